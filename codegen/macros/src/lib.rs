@@ -1,0 +1,1 @@
+//! The kfam proc-macro entry (compile-time manifest rejection).

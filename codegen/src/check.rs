@@ -1,0 +1,943 @@
+//! Check: enforce every manifest rule and, for declarations without errors,
+//! lower them into the IR. One walk per family, so each name is resolved once
+//! and a rule is stated in one place. All diagnostics of a run are collected.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+use std::path::Path;
+
+use crate::diag::{Code, Diagnostic, FileId, Report};
+use crate::ir::{self, fp4_lowered, nz_lowered, static_byte_size};
+use crate::load::Loaded;
+use crate::model::{self, AliasRef, Spanned};
+use crate::names::{identifier_problem, is_reserved};
+use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, ParamKind, Status};
+
+/// Longest free-text field.
+pub const MAX_TEXT_CHARS: usize = 1000;
+/// Upper bound of `max_rank` the generated tables support.
+pub const RANK_CEILING: u32 = 8;
+/// Upper bound of the tensor and scalar argument limits.
+pub const ARG_CEILING: u32 = 65535;
+
+/// Check a loaded manifest; `Some(ir)` when it has no errors.
+pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
+    let errors_before = report.error_count();
+    let abi = loaded.abi.as_ref().and_then(|(id, abi)| check_abi(*id, abi, report));
+    // Without a valid abi.toml, keep checking families against the documented
+    // default limits so one run still reports every mistake.
+    let limits = abi.as_ref().map_or(DEFAULT_LIMITS, |a| Limits {
+        max_tensor_args: a.max_tensor_args,
+        max_scalar_args: a.max_scalar_args,
+        max_rank: a.max_rank,
+    });
+
+    let mut families = Vec::new();
+    let mut seen: HashMap<&str, FileId> = HashMap::new();
+    let mut digests: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
+    for (id, file) in &loaded.families {
+        let name = &file.name;
+        if let Some(first) = seen.get(name.value.as_str()) {
+            let first_path = report.sources.get(*first).path.clone();
+            report.diagnostics.push(
+                Diagnostic::error(Code::DuplicateFamily, *id, name.span.clone(), format!("family `{}` is declared twice", name.value))
+                    .label("second declaration")
+                    .note(format!("first declared in {first_path}"))
+                    .help("family names are unique; rename one, or bump `revision` in the existing file"),
+            );
+        } else {
+            seen.insert(&name.value, *id);
+        }
+        for r in &file.receipts {
+            let sha = &r.value.sha256;
+            if let Some((first_id, _)) = digests.get(sha.value.as_str()) {
+                let first_path = report.sources.get(*first_id).path.clone();
+                report.diagnostics.push(
+                    Diagnostic::error(Code::DuplicateDigest, *id, sha.span.clone(), "artifact digest recorded twice")
+                        .label("already recorded by another receipt")
+                        .note(format!("first recorded in {first_path}")),
+                );
+            } else {
+                digests.insert(&sha.value, (*id, sha.span.clone()));
+            }
+        }
+        if let Some(f) = FamilyChecker::new(*id, file, &limits, report).run() {
+            families.push(f);
+        }
+    }
+
+    if report.error_count() > errors_before {
+        return None;
+    }
+    let abi = abi?;
+    families.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(ir::Ir { abi, families })
+}
+
+#[derive(Clone, Copy)]
+struct Limits {
+    max_tensor_args: u32,
+    max_scalar_args: u32,
+    max_rank: u32,
+}
+
+const DEFAULT_LIMITS: Limits = Limits { max_tensor_args: 256, max_scalar_args: 128, max_rank: 5 };
+
+fn err(code: Code, id: FileId, span: &Range<usize>, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, id, span.clone(), msg)
+}
+
+fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir::Abi> {
+    let before = report.error_count();
+    let rev = &abi.revision;
+    if !is_lower_hex(&rev.value, 40) {
+        report.diagnostics.push(
+            err(Code::BadAbiRevision, id, &rev.span, "ABI revision is not a 40-digit lowercase hex commit")
+                .label("expected 40 lowercase hex digits")
+                .help("pin the full commit id of the native runtime, e.g. from `git rev-parse HEAD`"),
+        );
+    }
+    let limits = &abi.limits.value;
+    for (key, v, ceiling) in [
+        ("max_tensor_args", &limits.max_tensor_args, ARG_CEILING),
+        ("max_scalar_args", &limits.max_scalar_args, ARG_CEILING),
+        ("max_rank", &limits.max_rank, RANK_CEILING),
+    ] {
+        if v.value == 0 || v.value > ceiling {
+            report.diagnostics.push(
+                err(Code::OutOfRange, id, &v.span, format!("`limits.{key}` must be between 1 and {ceiling}"))
+                    .label("out of range"),
+            );
+        }
+    }
+    let s = &abi.status.value;
+    let status = vec![
+        (Status::Ok, &s.ok),
+        (Status::Internal, &s.internal),
+        (Status::Unsupported, &s.unsupported),
+        (Status::PreparedIncompatible, &s.prepared_incompatible),
+        (Status::InvalidState, &s.invalid_state),
+        (Status::InvalidArgument, &s.invalid_argument),
+        (Status::NotFound, &s.not_found),
+        (Status::RecompileRequired, &s.recompile_required),
+        (Status::NotApproved, &s.not_approved),
+    ];
+    let mut values: HashMap<i32, Status> = HashMap::new();
+    for (name, v) in &status {
+        if *name == Status::Ok && v.value != 0 {
+            report.diagnostics.push(err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"));
+        } else if *name != Status::Ok && v.value >= 0 {
+            report.diagnostics.push(
+                err(Code::StatusCodes, id, &v.span, format!("status `{name}` must be negative")).label("not negative"),
+            );
+        }
+        if let Some(other) = values.insert(v.value, *name) {
+            report.diagnostics.push(
+                err(Code::StatusCodes, id, &v.span, format!("status `{name}` reuses the value of `{other}`"))
+                    .label("duplicate value"),
+            );
+        }
+    }
+    if report.error_count() > before {
+        return None;
+    }
+    Some(ir::Abi {
+        revision: rev.value.clone(),
+        major: abi.major.value,
+        minor: abi.minor.value,
+        max_tensor_args: limits.max_tensor_args.value,
+        max_scalar_args: limits.max_scalar_args.value,
+        max_rank: limits.max_rank.value,
+        status: status.into_iter().map(|(k, v)| (k, v.value)).collect(),
+    })
+}
+
+fn is_lower_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// Checks one family and lowers it when it has no errors.
+struct FamilyChecker<'a> {
+    id: FileId,
+    file: &'a model::FamilyFile,
+    limits: &'a Limits,
+    report: &'a mut Report,
+    errors_before: usize,
+    /// Name -> index into `params`, first declaration wins.
+    param_index: HashMap<&'a str, usize>,
+    params: Vec<ir::Param>,
+    /// Parameters whose own declaration had errors; rules that combine
+    /// parameters skip them so one mistake is reported once.
+    bad_params: HashSet<usize>,
+}
+
+impl<'a> FamilyChecker<'a> {
+    fn new(id: FileId, file: &'a model::FamilyFile, limits: &'a Limits, report: &'a mut Report) -> Self {
+        let errors_before = report.error_count();
+        FamilyChecker { id, file, limits, report, errors_before, param_index: HashMap::new(), params: Vec::new(), bad_params: HashSet::new() }
+    }
+
+    fn push(&mut self, d: Diagnostic) {
+        self.report.diagnostics.push(d);
+    }
+
+    fn run(mut self) -> Option<ir::Family> {
+        let f = self.file;
+        self.check_name(&f.name, "family");
+        let stem = Path::new(&self.report.sources.get(self.id).path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if stem != f.name.value && identifier_problem(&f.name.value).is_none() {
+            self.push(
+                err(Code::FileNameMismatch, self.id, &f.name.span, format!("family `{}` is declared in `{stem}.toml`", f.name.value))
+                    .label("does not match the file name")
+                    .help(format!("rename the file to `{}.toml`", f.name.value)),
+            );
+        }
+        if f.revision.value == 0 {
+            self.push(
+                err(Code::OutOfRange, self.id, &f.revision.span, "`revision` starts at 1")
+                    .label("out of range")
+                    .help("use `revision = 1` for a new family"),
+            );
+        }
+        self.check_text(&f.summary, "summary", true, true);
+
+        for p in &f.params {
+            let before = self.report.error_count();
+            self.check_param(p);
+            if self.report.error_count() > before {
+                self.bad_params.insert(self.params.len() - 1);
+            }
+        }
+        self.check_counts();
+        let returns = self.check_returns();
+        let operation = self.check_operation();
+        let profiles = self.check_profiles();
+        let receipts = self.check_receipts(&profiles);
+        self.check_torch();
+
+        if self.report.error_count() > self.errors_before {
+            return None;
+        }
+        let tensor_count = self.params.iter().filter(|p| p.is_tensor()).count();
+        let scalar_count = self.params.len() - tensor_count;
+        let mut family = ir::Family {
+            name: f.name.value.clone(),
+            revision: f.revision.value,
+            summary: f.summary.value.clone(),
+            contract: f.contract.value,
+            torch: f.torch.as_ref().is_some_and(|t| t.value),
+            operation: operation?,
+            params: self.params,
+            returns,
+            profiles,
+            receipts,
+            tensor_count,
+            scalar_count,
+            identity: String::new(),
+            source: self.report.sources.get(self.id).path.clone(),
+        };
+        family.identity = ir::sha256_hex(family.canonical_identity().as_bytes());
+        Some(family)
+    }
+
+    fn check_name(&mut self, name: &Spanned<String>, what: &str) {
+        if let Some(problem) = identifier_problem(&name.value) {
+            let suggestion = suggest_identifier(&name.value);
+            let mut d = err(Code::InvalidIdentifier, self.id, &name.span, format!("{what} name `{}` is not a valid identifier", name.value))
+                .label(problem);
+            if let Some(s) = suggestion {
+                d = d.help(format!("use lowercase snake_case, e.g. `{s}`"));
+            }
+            self.push(d);
+        } else if is_reserved(&name.value) {
+            self.push(
+                err(Code::ReservedWord, self.id, &name.span, format!("{what} name `{}` is a reserved word", name.value))
+                    .label("reserved in Rust, C, C++ or Python")
+                    .help(format!("pick another name, e.g. `{}_value`", name.value)),
+            );
+        }
+    }
+
+    /// Free text goes into comments and strings of every generated language.
+    fn check_text(&mut self, text: &Spanned<String>, field: &str, allow_newline: bool, required: bool) {
+        if let Some(c) = text.value.chars().find(|&c| is_forbidden_char(c, allow_newline)) {
+            self.push(
+                err(Code::ControlCharacter, self.id, &text.span, format!("`{field}` contains the character U+{:04X}", c as u32))
+                    .label("control or bidirectional character")
+                    .help("remove it; free text is copied into generated comments and strings"),
+            );
+        }
+        let chars = text.value.chars().count();
+        if (required && text.value.trim().is_empty()) || chars > MAX_TEXT_CHARS {
+            let msg = if chars > MAX_TEXT_CHARS {
+                format!("`{field}` is {chars} characters, over the limit of {MAX_TEXT_CHARS}")
+            } else {
+                format!("`{field}` is empty")
+            };
+            self.push(err(Code::TextLength, self.id, &text.span, msg).label("here"));
+        }
+    }
+
+    fn check_param(&mut self, p: &'a Spanned<model::Param>) {
+        let id = self.id;
+        let decl = &p.value;
+        let name = &decl.name;
+        self.check_name(name, "parameter");
+        let index = self.params.len();
+        if self.param_index.contains_key(name.value.as_str()) {
+            self.push(
+                err(Code::DuplicateParam, id, &name.span, format!("parameter `{}` is declared twice", name.value))
+                    .label("second declaration")
+                    .help("parameter names are unique within a family"),
+            );
+        } else {
+            self.param_index.insert(&name.value, index);
+        }
+        if let Some(doc) = &decl.doc {
+            self.check_text(doc, "doc", true, false);
+        }
+        let kind = decl.kind.as_ref().map_or(ParamKind::Tensor, |k| k.value);
+        let direction = decl.direction.as_ref().map_or(Direction::In, |d| d.value);
+        let dtype = decl.dtype.value;
+        let layout = decl.layout.as_ref().map_or(Layout::Nd, |l| l.value);
+        let shape: Vec<i64> = decl.shape.as_ref().map(|s| s.value.iter().map(|d| d.value).collect()).unwrap_or_default();
+        let mut lowered = shape.clone();
+
+        match kind {
+            ParamKind::Scalar => {
+                if let Some(s) = &decl.shape {
+                    self.push(
+                        err(Code::ScalarShape, id, &s.span, format!("scalar `{}` has a shape", name.value))
+                            .label("scalars have no shape")
+                            .help("remove `shape`, or remove `kind = \"scalar\"` to declare a tensor"),
+                    );
+                }
+                if let Some(l) = &decl.layout {
+                    self.push(
+                        err(Code::ScalarShape, id, &l.span, format!("scalar `{}` has a layout", name.value))
+                            .label("scalars have no layout")
+                            .help("remove `layout`"),
+                    );
+                }
+                if let Some(d) = decl.direction.as_ref().filter(|d| d.value != Direction::In) {
+                    self.push(
+                        err(Code::ScalarDirection, id, &d.span, format!("scalar `{}` is `{}`", name.value, d.value))
+                            .label("scalars are always `in`")
+                            .help("write results into an `out` or `inout` tensor"),
+                    );
+                }
+                if !dtype.scalar_allowed() {
+                    self.push(
+                        err(Code::ScalarDType, id, &decl.dtype.span, format!("scalar `{}` cannot have dtype `{dtype}`", name.value))
+                            .label("no scalar representation")
+                            .help("use `fp32` or `fp16`"),
+                    );
+                }
+            }
+            ParamKind::Tensor => {
+                lowered = self.check_tensor_shape(p, dtype, direction, layout, &shape);
+            }
+        }
+        let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
+        self.params.push(ir::Param {
+            name: name.value.clone(),
+            index,
+            kind,
+            direction,
+            dtype,
+            shape,
+            layout,
+            lowered_shape: lowered,
+            pool_index,
+            doc: decl.doc.as_ref().map(|d| d.value.clone()),
+        });
+    }
+
+    /// Shape, layout and packing rules of one tensor; returns its lowered shape.
+    fn check_tensor_shape(
+        &mut self,
+        p: &Spanned<model::Param>,
+        dtype: DType,
+        direction: Direction,
+        layout: Layout,
+        shape: &[i64],
+    ) -> Vec<i64> {
+        let id = self.id;
+        let decl = &p.value;
+        let name = &decl.name.value;
+        let max_rank = self.limits.max_rank as usize;
+        let shape_span = decl.shape.as_ref().map_or(p.span.clone(), |s| s.span.clone());
+        if shape.is_empty() || shape.len() > max_rank {
+            let mut d = err(Code::RankOutOfBounds, id, &shape_span, format!("tensor `{name}` has rank {}, outside 1..={max_rank}", shape.len()))
+                .label(if shape.is_empty() { "no extents" } else { "too many extents" });
+            d = if decl.shape.is_none() {
+                d.help("declare `shape = [...]`, or `kind = \"scalar\"` for a scalar")
+            } else {
+                d.help(format!("`limits.max_rank` in abi.toml is {max_rank}"))
+            };
+            self.push(d);
+        }
+        let mut dims_ok = true;
+        for d in decl.shape.iter().flat_map(|s| s.value.iter()) {
+            if d.value != -1 && !(1..=i64::from(u32::MAX)).contains(&d.value) {
+                dims_ok = false;
+                self.push(
+                    err(Code::DimOutOfBounds, id, &d.span, format!("dimension {} of `{name}` is out of bounds", d.value))
+                        .label("expected 1..=4294967295, or -1 for a dynamic extent"),
+                );
+            }
+        }
+        if dims_ok && static_byte_size(shape, dtype).is_none() {
+            self.push(
+                err(Code::ByteSizeOverflow, id, &shape_span, format!("the byte size of `{name}` overflows 64 bits"))
+                    .label("product of extents too large"),
+            );
+        }
+        let layout_span = decl.layout.as_ref().map_or(p.span.clone(), |l| l.span.clone());
+        let mut lowered = shape.to_vec();
+        match layout {
+            Layout::Nd => {}
+            Layout::Nchw => {
+                if shape.len() != 4 {
+                    self.push(
+                        err(Code::NchwRank, id, &layout_span, format!("`nchw` tensor `{name}` has rank {}", shape.len()))
+                            .label("needs rank 4")
+                            .help("use `nd` for other ranks"),
+                    );
+                }
+            }
+            Layout::Nz => {
+                if !dtype.nz_allowed() {
+                    self.push(
+                        err(Code::NzDType, id, &decl.dtype.span, format!("NZ tensor `{name}` has dtype `{dtype}`"))
+                            .label("NZ is defined for fp16, bf16 and int8")
+                            .help("use `nd`, or one of fp16, bf16, int8"),
+                    );
+                } else if direction != Direction::In {
+                    let span = decl.direction.as_ref().map_or(layout_span.clone(), |d| d.span.clone());
+                    self.push(
+                        err(Code::NzDirection, id, &span, format!("NZ tensor `{name}` is `{direction}`"))
+                            .label("NZ is accepted for read-only inputs only")
+                            .help("make it `in`, or use `nd`"),
+                    );
+                } else if shape.len() < 2 {
+                    self.push(
+                        err(Code::NzRank, id, &layout_span, format!("NZ tensor `{name}` has rank {}", shape.len()))
+                            .label("NZ blocks the last two dimensions"),
+                    );
+                } else {
+                    match nz_lowered(shape, dtype) {
+                        Some(l) => lowered = l,
+                        None => self.push(
+                            err(Code::NzExtent, id, &shape_span, format!("NZ tensor `{name}` cannot be blocked"))
+                                .label(format!(
+                                    "last two extents must be static multiples of 16 and {}",
+                                    ir::nz_c0(dtype)
+                                )),
+                        ),
+                    }
+                }
+            }
+        }
+        if dtype == DType::Fp4 && !shape.is_empty() {
+            match fp4_lowered(&lowered) {
+                Some(l) => lowered = l,
+                None => self.push(
+                    err(Code::Fp4Packing, id, &shape_span, format!("fp4 tensor `{name}` has no static even last dimension"))
+                        .label("packed fp4 halves the last dimension")
+                        .help("make the last extent static and even"),
+                ),
+            }
+        }
+        lowered
+    }
+
+    fn check_counts(&mut self) {
+        let f = self.file;
+        let (mut tensors, mut scalars) = (0u32, 0u32);
+        for (p, decl) in self.params.iter().zip(&f.params) {
+            let (count, limit, code, what) = if p.is_tensor() {
+                tensors += 1;
+                (tensors, self.limits.max_tensor_args, Code::TensorLimit, "tensor")
+            } else {
+                scalars += 1;
+                (scalars, self.limits.max_scalar_args, Code::ScalarLimit, "scalar")
+            };
+            if count == limit + 1 {
+                let key = if p.is_tensor() { "max_tensor_args" } else { "max_scalar_args" };
+                self.report.diagnostics.push(
+                    err(code, self.id, &decl.value.name.span, format!("more than {limit} {what} parameters"))
+                        .label(format!("{what} parameter {count}"))
+                        .help(format!("`limits.{key}` in abi.toml is {limit}")),
+                );
+            }
+        }
+    }
+
+    fn check_returns(&mut self) -> Vec<usize> {
+        let id = self.id;
+        let f = self.file;
+        let mut out = Vec::new();
+        for r in &f.returns {
+            let idx = match &r.value {
+                AliasRef::Name(n) => match self.param_index.get(n.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        self.push(
+                            err(Code::AliasUnknownParam, id, &r.span, format!("return alias `{n}` names no parameter"))
+                                .label("unknown parameter")
+                                .help(self.known_params_help()),
+                        );
+                        continue;
+                    }
+                },
+                AliasRef::Index(i) => match usize::try_from(*i).ok().filter(|&i| i < self.params.len()) {
+                    Some(i) => i,
+                    None => {
+                        self.push(
+                            err(Code::AliasOutOfRange, id, &r.span, format!("return alias index {i} is out of range"))
+                                .label(format!("the signature has {} parameters", self.params.len()))
+                                .help("indices count every parameter, scalars included, from 0"),
+                        );
+                        continue;
+                    }
+                },
+            };
+            let p = &self.params[idx];
+            if !p.is_tensor() {
+                let msg = format!("return alias `{}` names a scalar parameter", p.name);
+                let help = self.output_help();
+                self.push(err(Code::AliasScalar, id, &r.span, msg).label("aliases must name `out` or `inout` tensors").help(help));
+                continue;
+            }
+            if p.direction == Direction::In {
+                let msg = format!("return alias `{}` names an `in` tensor", p.name);
+                let help = self.output_help();
+                self.push(err(Code::AliasInput, id, &r.span, msg).label("aliases must name `out` or `inout` tensors").help(help));
+                continue;
+            }
+            out.push(idx);
+        }
+        if f.contract.value == Contract::Kernel
+            && !self.params.iter().any(|p| p.is_tensor() && p.direction != Direction::In)
+        {
+            self.push(
+                err(Code::KernelWithoutOutput, id, &f.contract.span, "kernel family has no `out` or `inout` tensor")
+                    .label("kernel contract")
+                    .help("declare the caller-supplied result buffer as an `out` tensor"),
+            );
+        }
+        out
+    }
+
+    fn known_params_help(&self) -> String {
+        let names: Vec<String> = self.params.iter().map(|p| format!("`{}`", p.name)).collect();
+        if names.is_empty() {
+            "the family declares no parameters".to_owned()
+        } else {
+            format!("declared parameters: {}", names.join(", "))
+        }
+    }
+
+    fn output_help(&self) -> String {
+        match self.params.iter().find(|p| p.is_tensor() && p.direction != Direction::In) {
+            Some(p) => format!("return the tensor that holds the result, e.g. `{}`", p.name),
+            None => "declare the result as an `out` tensor and return it".to_owned(),
+        }
+    }
+
+    /// Resolve an operand; diagnose unknown names.
+    fn operand(&mut self, s: &Spanned<String>) -> Option<usize> {
+        match self.param_index.get(s.value.as_str()) {
+            Some(&i) => Some(i),
+            None => {
+                let help = self.known_params_help();
+                self.push(
+                    err(Code::OperandUnknown, self.id, &s.span, format!("operand `{}` names no parameter", s.value))
+                        .label("unknown parameter")
+                        .help(help),
+                );
+                None
+            }
+        }
+    }
+
+    /// Operand kind and direction: inputs are read tensors, the result is written.
+    fn operand_role(&mut self, s: &Spanned<String>, i: usize, output: bool, accumulate: bool) -> bool {
+        let p = &self.params[i];
+        let problem = if !p.is_tensor() {
+            Some("operands are tensors".to_owned())
+        } else if output && accumulate && p.direction != Direction::InOut {
+            Some("an accumulating result must be `inout`".to_owned())
+        } else if output && p.direction == Direction::In {
+            Some("the result must be `out` or `inout`".to_owned())
+        } else if !output && p.direction == Direction::Out {
+            Some("inputs must be `in` or `inout`".to_owned())
+        } else {
+            None
+        };
+        if let Some(label) = problem {
+            let msg = format!("operand `{}` is a {} `{}` {}", p.name, p.direction, p.dtype, if p.is_tensor() { "tensor" } else { "scalar" });
+            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
+            return false;
+        }
+        true
+    }
+
+    fn check_operation(&mut self) -> Option<ir::Operation> {
+        let id = self.id;
+        match &self.file.operation.value {
+            model::Operation::ElementwiseBinary(e) => {
+                let (lhs, rhs, out) = (self.operand(&e.lhs), self.operand(&e.rhs), self.operand(&e.out));
+                let (lhs, rhs, out) = (lhs?, rhs?, out?);
+                let roles = self.operand_role(&e.lhs, lhs, false, false)
+                    & self.operand_role(&e.rhs, rhs, false, false)
+                    & self.operand_role(&e.out, out, true, false);
+                if roles && ![lhs, rhs, out].iter().any(|i| self.bad_params.contains(i)) {
+                    for (s, i) in [(&e.rhs, rhs), (&e.out, out)] {
+                        let (base, p) = (&self.params[lhs], &self.params[i]);
+                        if p.dtype != base.dtype || p.shape != base.shape {
+                            let msg = format!(
+                                "elementwise operand `{}` is {} {:?}, but `{}` is {} {:?}",
+                                p.name, p.dtype, p.shape, base.name, base.dtype, base.shape
+                            );
+                            self.push(
+                                err(Code::ElementwiseMismatch, id, &s.span, msg)
+                                    .label("dtype and shape must equal the other operands'")
+                                    .help("elementwise operations do not broadcast; declare equal shapes"),
+                            );
+                        }
+                    }
+                }
+                Some(ir::Operation::ElementwiseBinary { op: e.op.value, lhs, rhs, out })
+            }
+            model::Operation::Matmul(m) => {
+                let (a, b, c) = (self.operand(&m.a), self.operand(&m.b), self.operand(&m.c));
+                let (a, b, c) = (a?, b?, c?);
+                let accumulate = m.accumulate.as_ref().is_some_and(|x| x.value);
+                let roles = self.operand_role(&m.a, a, false, false)
+                    & self.operand_role(&m.b, b, false, false)
+                    & self.operand_role(&m.c, c, true, accumulate);
+                if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
+                    self.check_matmul_shapes(m, a, b, c);
+                }
+                Some(ir::Operation::Matmul { m: m.m.value, k: m.k.value, n: m.n.value, a, b, c, accumulate })
+            }
+        }
+    }
+
+    fn check_matmul_shapes(&mut self, m: &model::Matmul, a: usize, b: usize, c: usize) {
+        let (pa, pb, pc) = (&self.params[a], &self.params[b], &self.params[c]);
+        let mut problems: Vec<(Range<usize>, String)> = Vec::new();
+        let (ra, rb, rc) = (pa.shape.len(), pb.shape.len(), pc.shape.len());
+        if ra < 2 || rc != ra || !(rb == 2 || rb == ra) {
+            problems.push((
+                m.a.span.clone(),
+                format!("matmul ranks are a {ra}, b {rb}, c {rc}; expected a and c of equal rank >= 2 and b of rank 2 or that rank"),
+            ));
+        } else {
+            let dim = |s: &[i64], from_end: usize| s[s.len() - from_end];
+            let checks = [
+                ("m", &m.m, [(pa, dim(&pa.shape, 2), "a", -2), (pc, dim(&pc.shape, 2), "c", -2)]),
+                ("k", &m.k, [(pa, dim(&pa.shape, 1), "a", -1), (pb, dim(&pb.shape, 2), "b", -2)]),
+                ("n", &m.n, [(pb, dim(&pb.shape, 1), "b", -1), (pc, dim(&pc.shape, 1), "c", -1)]),
+            ];
+            for (key, declared, operands) in checks {
+                for (p, extent, role, axis) in operands {
+                    if extent != declared.value {
+                        problems.push((
+                            declared.span.clone(),
+                            format!("`{key} = {}` but `{role}` (`{}`) has extent {extent} on axis {axis}", declared.value, p.name),
+                        ));
+                    }
+                }
+            }
+            if pa.shape[..ra - 2] != pc.shape[..rc - 2] || (rb == ra && pb.shape[..rb - 2] != pa.shape[..ra - 2]) {
+                problems.push((m.c.span.clone(), "matmul batch dimensions of the operands differ".to_owned()));
+            }
+            if pa.dtype != pb.dtype {
+                problems.push((m.b.span.clone(), format!("`a` is {} but `b` is {}", pa.dtype, pb.dtype)));
+            }
+        }
+        for (span, msg) in problems {
+            self.push(
+                err(Code::MatmulMismatch, self.id, &span, msg)
+                    .label("inconsistent with the parameters")
+                    .help("a matmul is [.., M, K] @ [K, N] -> [.., M, N]; use -1 where the extent is dynamic"),
+            );
+        }
+    }
+
+    fn check_profiles(&mut self) -> Vec<ir::Profile> {
+        let id = self.id;
+        let mut out = Vec::new();
+        let mut names = HashSet::new();
+        for pr in &self.file.profiles {
+            let decl = &pr.value;
+            self.check_name(&decl.name, "profile");
+            if !names.insert(decl.name.value.as_str()) {
+                self.push(
+                    err(Code::DuplicateProfile, id, &decl.name.span, format!("profile `{}` is declared twice", decl.name.value))
+                        .label("second declaration"),
+                );
+            }
+            let platform = decl.platform.value;
+            if !platform.backends().contains(&decl.backend.value) {
+                self.push(
+                    err(Code::PlatformBackend, id, &decl.backend.span, format!("backend `{}` is not available on `{platform}`", decl.backend.value))
+                        .label("wrong backend")
+                        .help(format!("`{platform}` supports: {}", join_ticks(platform.backends()))),
+                );
+            }
+            if !platform.runtimes().contains(&decl.runtime.value) {
+                self.push(
+                    err(Code::PlatformBackend, id, &decl.runtime.span, format!("runtime `{}` is not available on `{platform}`", decl.runtime.value))
+                        .label("wrong runtime")
+                        .help(format!("`{platform}` supports: {}", join_ticks(platform.runtimes()))),
+                );
+            }
+            if !platform.supports_nz() {
+                if let Some(p) = self.params.iter().find(|p| p.layout == Layout::Nz) {
+                    let msg = format!("NZ tensor `{}` cannot run on `{platform}`", p.name);
+                    self.push(
+                        err(Code::NzPlatform, id, &decl.platform.span, msg)
+                            .label("platform without NZ support")
+                            .help("NZ is supported on `a2a3`; use `nd` or another platform"),
+                    );
+                }
+            }
+            let bindings = self.check_bindings(pr);
+            out.push(ir::Profile {
+                name: decl.name.value.clone(),
+                platform,
+                backend: decl.backend.value,
+                runtime: decl.runtime.value,
+                execution_mode: decl.execution_mode.value,
+                bindings,
+            });
+        }
+        out
+    }
+
+    fn check_bindings(&mut self, pr: &Spanned<model::Profile>) -> Vec<ir::Binding> {
+        let id = self.id;
+        let mut bound: BTreeMap<usize, ()> = BTreeMap::new();
+        let mut slots: HashMap<u32, &str> = HashMap::new();
+        let mut out = Vec::new();
+        for b in &pr.value.bindings {
+            let b = &b.value;
+            let Some(&i) = self.param_index.get(b.param.value.as_str()) else {
+                let help = self.known_params_help();
+                self.push(
+                    err(Code::BindingUnknownParam, id, &b.param.span, format!("binding names unknown parameter `{}`", b.param.value))
+                        .label("unknown parameter")
+                        .help(help),
+                );
+                continue;
+            };
+            if bound.insert(i, ()).is_some() {
+                self.push(
+                    err(Code::BindingDuplicateParam, id, &b.param.span, format!("parameter `{}` is bound twice", b.param.value))
+                        .label("second binding")
+                        .help("each parameter sits in exactly one slot"),
+                );
+            }
+            if let Some(other) = slots.insert(b.slot.value, &b.param.value) {
+                self.push(
+                    err(Code::BindingDuplicateSlot, id, &b.slot.span, format!("slot {} is bound to `{other}` and `{}`", b.slot.value, b.param.value))
+                        .label("slot already taken"),
+                );
+            }
+            let p = &self.params[i];
+            let fits = match b.kind.value {
+                BindingKind::ScalarArg => !p.is_tensor(),
+                BindingKind::TensorArg | BindingKind::BufferObject => p.is_tensor(),
+            };
+            if !fits {
+                let want = if p.is_tensor() { "`tensor_arg` or `buffer_object`" } else { "`scalar_arg`" };
+                self.push(
+                    err(Code::BindingKindMismatch, id, &b.kind.span, format!("{} `{}` cannot bind to a `{}` slot", p.kind, p.name, b.kind.value))
+                        .label("wrong slot kind")
+                        .help(format!("use {want}")),
+                );
+            }
+            out.push(ir::Binding { param: i, slot: b.slot.value, kind: b.kind.value });
+        }
+        let missing: Vec<String> =
+            self.params.iter().filter(|p| !bound.contains_key(&p.index)).map(|p| format!("`{}`", p.name)).collect();
+        if !missing.is_empty() {
+            self.push(
+                err(Code::BindingMissing, id, &pr.value.name.span, format!("profile `{}` binds no slot for {}", pr.value.name.value, missing.join(", ")))
+                    .label("incomplete final ABI")
+                    .help("add a `[[profiles.bindings]]` entry for every parameter"),
+            );
+        }
+        out.sort_by_key(|b| b.slot);
+        out
+    }
+
+    fn check_receipts(&mut self, profiles: &[ir::Profile]) -> Vec<ir::Receipt> {
+        let id = self.id;
+        let mut out = Vec::new();
+        for r in &self.file.receipts {
+            let r = &r.value;
+            let profile = profiles.iter().position(|p| p.name == r.profile.value);
+            if profile.is_none() {
+                let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+                self.push(
+                    err(Code::ReceiptUnknownProfile, id, &r.profile.span, format!("receipt names unknown profile `{}`", r.profile.value))
+                        .label("unknown profile")
+                        .help(if names.is_empty() {
+                            "declare the profile under `[[profiles]]`".to_owned()
+                        } else {
+                            format!("declared profiles: {}", join_ticks(&names))
+                        }),
+                );
+            }
+            if !is_lower_hex(&r.sha256.value, 64) {
+                self.push(
+                    err(Code::BadDigest, id, &r.sha256.span, "artifact digest is not 64 lowercase hex digits")
+                        .label("not a SHA-256 digest")
+                        .help("write the output of `sha256sum ARTIFACT`, lowercase"),
+                );
+            }
+            if let Some(problem) = artifact_path_problem(&r.artifact.value) {
+                self.push(
+                    err(Code::BadArtifactPath, id, &r.artifact.span, format!("artifact path `{}` is not allowed", r.artifact.value.escape_debug()))
+                        .label(problem)
+                        .help("use a relative path below the artifact root, with `/` separators"),
+                );
+            }
+            if !is_codec(&r.codec.value) {
+                self.push(
+                    err(Code::BadCodec, id, &r.codec.span, format!("codec `{}` is not a valid identifier", r.codec.value.escape_debug()))
+                        .label("expected lowercase letters, digits, `_`, `.`, `-`"),
+                );
+            }
+            let ev = &r.evidence.value;
+            if !is_date(&ev.date.value) {
+                self.push(
+                    err(Code::BadDate, id, &ev.date.span, format!("`{}` is not a date", ev.date.value.escape_debug()))
+                        .label("expected YYYY-MM-DD"),
+                );
+            }
+            self.check_text(&ev.hardware, "evidence.hardware", false, true);
+            if let Some(note) = &ev.note {
+                self.check_text(note, "evidence.note", true, false);
+            }
+            if let Some(profile) = profile {
+                out.push(ir::Receipt {
+                    profile,
+                    codec: r.codec.value.clone(),
+                    artifact: r.artifact.value.clone(),
+                    sha256: r.sha256.value.clone(),
+                    evidence: ir::Evidence {
+                        date: ev.date.value.clone(),
+                        hardware: ev.hardware.value.clone(),
+                        note: ev.note.as_ref().map(|n| n.value.clone()),
+                    },
+                });
+            }
+        }
+        for (i, pr) in self.file.profiles.iter().enumerate() {
+            if !out.iter().any(|r| r.profile == i) && profiles.get(i).is_some() {
+                self.push(
+                    Diagnostic::warning(Code::ProfileWithoutReceipt, id, pr.value.name.span.clone(), format!("profile `{}` has no receipt", pr.value.name.value))
+                        .label("not loadable here")
+                        .help("add a `[[receipts]]` entry once an artifact has qualified on this profile"),
+                );
+            }
+        }
+        out
+    }
+
+    fn check_torch(&mut self) {
+        let Some(torch) = self.file.torch.as_ref().filter(|t| t.value) else { return };
+        if let Some((p, decl)) = self
+            .params
+            .iter()
+            .zip(&self.file.params)
+            .find(|(p, _)| !p.is_tensor() && p.dtype == DType::Uint64)
+        {
+            let msg = format!("torch cannot represent uint64 scalar `{}`", p.name);
+            self.push(
+                err(Code::TorchUnrepresentable, self.id, &decl.value.dtype.span, msg)
+                    .label("no torch scalar type")
+                    .help("use an `int64` scalar, or set `torch = false`"),
+            );
+        }
+        let _ = torch;
+    }
+}
+
+fn join_ticks<T: std::fmt::Display>(items: &[T]) -> String {
+    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// Characters free text may not contain: controls (newline allowed where
+/// `allow_newline`), bidirectional controls and invisible format characters.
+pub fn is_forbidden_char(c: char, allow_newline: bool) -> bool {
+    if c == '\n' {
+        return !allow_newline;
+    }
+    c.is_control()
+        || matches!(c,
+            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// Why an artifact path is unsafe, if it is.
+pub fn artifact_path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("empty path");
+    }
+    if path.starts_with('/') {
+        return Some("absolute path");
+    }
+    if path.contains('\\') {
+        return Some("backslash separator");
+    }
+    if path.len() >= 2 && path.as_bytes()[1] == b':' {
+        return Some("drive prefix");
+    }
+    if path.chars().any(|c| is_forbidden_char(c, false)) {
+        return Some("control character");
+    }
+    for seg in path.split('/') {
+        match seg {
+            "" => return Some("empty path segment"),
+            "." => return Some("`.` segment"),
+            ".." => return Some("climbs out with `..`"),
+            _ => {}
+        }
+    }
+    None
+}
+
+fn is_codec(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.as_bytes()[0].is_ascii_lowercase()
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+fn is_date(s: &str) -> bool {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return false;
+    }
+    let num = |r: Range<usize>| s.get(r).filter(|t| t.bytes().all(|c| c.is_ascii_digit())).and_then(|t| t.parse::<u32>().ok());
+    match (num(0..4), num(5..7), num(8..10)) {
+        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
+        _ => false,
+    }
+}
+
+/// A snake_case spelling of an invalid name, when one exists.
+fn suggest_identifier(name: &str) -> Option<String> {
+    let s = heck::ToSnakeCase::to_snake_case(name);
+    let s: String = s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    (identifier_problem(&s).is_none() && !is_reserved(&s) && s != name).then_some(s)
+}

@@ -1,0 +1,167 @@
+//! The one list of diagnostic codes. Each code has a category (the corpus and
+//! UI-test folder it belongs to), a one-line title and a long explanation
+//! (`kfam explain KFnnnn`). Codes are stable: never reuse a retired one.
+
+macro_rules! codes {
+    ( $( $variant:ident = $code:literal, $category:literal, $title:literal, $explain:literal; )+ ) => {
+        /// A diagnostic code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code { $( $variant, )+ }
+
+        impl Code {
+            pub const ALL: &'static [Code] = &[$(Code::$variant),+];
+
+            /// `KFnnnn`.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $code, )+ }
+            }
+
+            /// The folder of the diagnostics corpus and of the UI tests.
+            pub const fn category(self) -> &'static str {
+                match self { $( Code::$variant => $category, )+ }
+            }
+
+            pub const fn title(self) -> &'static str {
+                match self { $( Code::$variant => $title, )+ }
+            }
+
+            pub const fn explanation(self) -> &'static str {
+                match self { $( Code::$variant => $explain, )+ }
+            }
+
+            pub fn parse(s: &str) -> Option<Code> {
+                let s = s.trim();
+                Code::ALL.iter().copied().find(|c| c.as_str().eq_ignore_ascii_case(s))
+            }
+        }
+
+        impl std::fmt::Display for Code {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+codes! {
+    Io = "KF0001", "syntax", "a manifest file or directory cannot be read",
+        "kfam could not read a path it needs: the manifest directory, `abi.toml`, the\n`families/` directory or one family file. The path may be missing, unreadable,\nnot UTF-8, a directory where a file is expected, or larger than the size\nlimit (1 MiB per manifest file).\n\nCheck the path you passed (the default is `manifest/` in the current directory).";
+    Syntax = "KF0002", "syntax", "invalid TOML syntax",
+        "The file is not valid TOML (v1.0). The location points at the first\ncharacter the parser could not accept. Fix the syntax; later checks of this\nfile run once it parses.";
+    UnknownKey = "KF0003", "unknown_key", "unknown key",
+        "The manifest is closed: every table accepts only the keys documented in\n`docs/manifest.md`. A misspelt key (`dtpye`) is an error rather than being\nignored, so a typo can never silently change a contract.\n\nThe help lists the keys this table accepts.";
+    MissingKey = "KF0004", "type", "missing required key",
+        "A required key is absent. See `docs/manifest.md` for the keys each table\nrequires.";
+    WrongType = "KF0005", "type", "value has the wrong type",
+        "A value has the wrong TOML type: for example a string where an integer is\nexpected, or an integer outside the range of its field (a negative revision,\na slot above 2^32-1).";
+    UnknownVariant = "KF0006", "type", "value is not a member of its vocabulary",
+        "Every vocabulary (dtype, direction, layout, platform, backend, runtime,\nexecution mode, contract, binding kind, operation kind, operator) is closed.\nAn unknown value is rejected; the help lists the accepted spellings. A new\nmember needs a reviewed change to the generator, because its numeric code\nbecomes part of the C, Rust and Python ABI.";
+    OutOfRange = "KF0007", "type", "value out of range",
+        "A numeric value is outside the range its field allows: a family `revision`\nmust be at least 1; ABI limits must be positive and within the bounds the\ngenerated tables support (`max_rank` at most 8, `max_tensor_args` and\n`max_scalar_args` at most 65535).";
+
+    InvalidIdentifier = "KF0101", "naming", "name is not a valid identifier",
+        "Family, parameter and profile names become identifiers in Rust, C, C++ and\nPython. They must be lowercase snake_case ASCII: a letter first, then\nletters, digits or single underscores, at most 64 characters, no leading,\ntrailing or doubled underscore.";
+    ReservedWord = "KF0102", "naming", "name is a reserved word",
+        "A name that is a keyword or reserved identifier in Rust, C, C++ or Python\n(`type`, `in`, `class`, `int`, `None`...) cannot be used, because one of the\ngenerated bindings could not spell it. Pick another name, e.g. `kind` for\n`type`, `src` for `in`.";
+    DuplicateFamily = "KF0103", "naming", "family name declared twice",
+        "Two family files declare the same `name`. Family names are unique across\nthe manifest; they key every generated table and the review lock.";
+    DuplicateParam = "KF0104", "naming", "parameter name declared twice",
+        "Two parameters of one family have the same name. Parameter names are\nunique within a family: aliases, bindings and operation payloads refer to\nparameters by name.";
+    DuplicateProfile = "KF0105", "naming", "profile name declared twice",
+        "Two artifact profiles of one family have the same name. Receipts refer to\nprofiles by name, so names are unique within a family.";
+    FileNameMismatch = "KF0106", "naming", "file name does not match the family name",
+        "A family is declared in `manifest/families/<name>.toml`, so that a\nreviewer finds it by name and two files can never fight over one family.\nRename the file or the family.";
+
+    RankOutOfBounds = "KF0201", "shape", "tensor rank out of bounds",
+        "A tensor's rank (the length of `shape`) must be between 1 and `max_rank`\nfrom `abi.toml`. A tensor without `shape` has rank 0 and is rejected:\ndeclare a scalar with `kind = \"scalar\"` instead.";
+    DimOutOfBounds = "KF0202", "shape", "dimension out of bounds",
+        "A static dimension is between 1 and 2^32-1; `-1` declares a dynamic\nextent that takes the caller's current size. Zero and other negative\nvalues are rejected.";
+    ScalarShape = "KF0203", "shape", "scalar parameter has a shape or layout",
+        "A scalar parameter (`kind = \"scalar\"`) carries one value; it has no\n`shape` and no `layout`. Remove the key, or make the parameter a tensor.";
+    ScalarDirection = "KF0204", "shape", "scalar parameter is not `in`",
+        "Scalars are passed by value and are always `in`. A result must be written\ninto an `out` or `inout` tensor.";
+    ScalarDType = "KF0205", "shape", "dtype has no scalar representation",
+        "Packed fp4 and the 8-bit float formats exist only as tensor storage; a\nscalar of these dtypes cannot be passed by value. Use fp32 or fp16.";
+    ByteSizeOverflow = "KF0206", "shape", "tensor byte size overflows",
+        "The product of a tensor's static dimensions times its element size does\nnot fit in 64 bits. Such a tensor could never be allocated, and its size\nwould wrap in the generated tables.";
+    Fp4Packing = "KF0207", "shape", "packed fp4 needs a static even last dimension",
+        "fp4 tensors are stored packed, two elements per byte along the last\ndimension, and the lowered (carrier) shape halves that dimension. It must\ntherefore be static and even.";
+
+    AliasOutOfRange = "KF0301", "alias", "return alias index out of range",
+        "A return alias given as an index points into the complete signature,\nscalars included, counting from 0. The index is past the last parameter.";
+    AliasUnknownParam = "KF0302", "alias", "return alias names an unknown parameter",
+        "A return alias given as a name must name a declared parameter.";
+    AliasScalar = "KF0303", "alias", "return alias names a scalar parameter",
+        "Returns alias caller-supplied tensors; a scalar slot cannot be returned.";
+    AliasInput = "KF0304", "alias", "return alias names an `in` tensor",
+        "A returned tensor is written by the kernel, so it must be an `out` or\n`inout` tensor. Returning a read-only input would let the caller mutate\nwhat the kernel reads.";
+    KernelWithoutOutput = "KF0305", "alias", "kernel family has no `out` or `inout` tensor",
+        "A kernel-contract family writes only into caller-supplied buffers; without\nan `out` or `inout` tensor it could produce no result.";
+
+    NzDType = "KF0401", "layout", "NZ layout on a dtype without a fractal format",
+        "NZ is defined for fp16, bf16 and int8 only (32-byte fractal rows of\n`c0 = 32 / element size` elements).";
+    NzDirection = "KF0402", "layout", "NZ layout on a tensor that is written",
+        "NZ tensors are physically blocked; the runtime accepts them only as\nread-only inputs. Make the parameter `in`, or use `nd`.";
+    NzRank = "KF0403", "layout", "NZ layout needs rank 2 or more",
+        "NZ blocks the last two dimensions `[.., R, C]`; a rank-1 tensor cannot be\nblocked.";
+    NzExtent = "KF0404", "layout", "NZ extents are not static multiples of the fractal block",
+        "NZ lowers `[.., R, C]` to `[prod(leading), C/c0, R/16, 16, c0]`. `R` must\nbe a static multiple of 16 and `C` a static multiple of `c0` (16 for\nfp16/bf16, 32 for int8). Leading dimensions may be dynamic.";
+    NzPlatform = "KF0405", "layout", "NZ layout on a platform without NZ support",
+        "A profile targets a platform whose runtime does not accept the NZ storage\nformat (only `a2a3` does). Drop the profile or use `nd`.";
+    NchwRank = "KF0406", "layout", "NCHW layout needs rank 4",
+        "`nchw` names the four dimensions batch, channel, height and width.";
+
+    OperandUnknown = "KF0501", "operation", "operation operand names an unknown parameter",
+        "The operation payload names its operands by parameter name; each must be\ndeclared under `[[params]]`.";
+    OperandKind = "KF0502", "operation", "operation operand has the wrong kind or direction",
+        "Operation inputs must be tensors read by the kernel (`in`, or `inout` for\nan accumulating output); the result operand must be an `out` or `inout`\ntensor.";
+    ElementwiseMismatch = "KF0503", "operation", "elementwise operands disagree",
+        "An elementwise binary operation takes two inputs and one output of the\nsame dtype and the same shape. kfam does not declare broadcasting.";
+    MatmulMismatch = "KF0504", "operation", "matmul operands disagree",
+        "A matmul is `[.., M, K] @ [K, N] -> [.., M, N]` (or with equal batch\ndimensions on `b`). The payload's `m`, `k` and `n` (each `-1` when dynamic)\nmust equal the corresponding extents of `a`, `b` and `c`, and `a` and `b`\nmust share a dtype.";
+
+    BindingUnknownParam = "KF0601", "profile", "binding names an unknown parameter",
+        "A final-ABI binding places a declared parameter into a launch slot.";
+    BindingDuplicateParam = "KF0602", "profile", "parameter bound twice",
+        "Each parameter sits in exactly one launch slot of a profile.";
+    BindingDuplicateSlot = "KF0603", "profile", "launch slot bound twice",
+        "Two parameters of one profile are bound to the same slot.";
+    BindingMissing = "KF0604", "profile", "parameter has no binding",
+        "The final ABI of a profile covers the complete signature: every parameter\nneeds a binding, so that native code never guesses a slot.";
+    BindingKindMismatch = "KF0605", "profile", "binding kind does not fit the parameter",
+        "Scalars bind to `scalar_arg` slots; tensors bind to `tensor_arg` or\n`buffer_object` slots.";
+    PlatformBackend = "KF0606", "profile", "backend or runtime not available on the platform",
+        "Each platform has its own backends and runtimes: `a2a3` and `a5` use `cce`\nor `pto` with `tensormap_and_ringbuffer` or `host_build_graph`; `xdna2`\nuses `aie` with `xrt_direct`.";
+    ProfileWithoutReceipt = "KF0607", "profile", "profile has no receipt",
+        "A family is supported on a profile only when a receipt records that an\nartifact passed qualification there. This is a warning: the profile is\ndeclared but no artifact can be admitted for it.";
+
+    ReceiptUnknownProfile = "KF0701", "receipt", "receipt names an unknown profile",
+        "A receipt records qualification of one artifact on one of the family's\nprofiles, named by `profile`.";
+    BadDigest = "KF0702", "receipt", "digest is not 64 lowercase hex digits",
+        "Artifact digests are SHA-256, written as exactly 64 lowercase hexadecimal\ndigits, so that they compare byte for byte in every language.";
+    BadArtifactPath = "KF0703", "receipt", "artifact path is absolute or leaves the artifact root",
+        "Artifact paths are relative to the artifact root and use `/`. An absolute\npath, a drive prefix, a backslash, an empty segment, `.` or `..` is\nrejected, so that no declaration can point a loader outside its root.";
+    BadCodec = "KF0704", "receipt", "codec is not a valid wire-format identifier",
+        "A codec names the receipt's wire format: lowercase ASCII letters, digits,\n`_`, `.` or `-`, starting with a letter, at most 64 characters.";
+    DuplicateDigest = "KF0705", "receipt", "artifact digest recorded twice",
+        "An artifact digest identifies exactly one (family, profile, receipt):\nloaders look artifacts up by digest. The same digest appears in two\nreceipts.";
+    BadDate = "KF0706", "receipt", "qualification date is not YYYY-MM-DD",
+        "`evidence.date` is a calendar date, e.g. `2026-10-14`.";
+
+    TensorLimit = "KF0801", "limits", "too many tensor parameters",
+        "The family declares more tensor parameters than `limits.max_tensor_args`\nin `abi.toml` allows.";
+    ScalarLimit = "KF0802", "limits", "too many scalar parameters",
+        "The family declares more scalar parameters than `limits.max_scalar_args`\nin `abi.toml` allows.";
+    BadAbiRevision = "KF0803", "limits", "ABI revision is not a 40-digit lowercase hex commit",
+        "`abi.toml`'s `revision` pins the native runtime commit the artifacts\ntarget: exactly 40 lowercase hexadecimal digits.";
+    StatusCodes = "KF0804", "limits", "ABI status codes are inconsistent",
+        "`ok` must be 0 and every other status code negative and distinct, so that\nC callers can test `status < 0` and switch on the value.";
+
+    TorchUnrepresentable = "KF0901", "torch", "torch binding requested but not representable",
+        "`torch = true` asks for a torch dispatcher schema. Torch has no unsigned\n64-bit scalar type, and a returned tensor must be mutable (`Tensor(a!)`),\nso uint64 scalars and returns of read-only tensors cannot be expressed.";
+
+    ControlCharacter = "KF1001", "text", "free text contains control or bidirectional characters",
+        "Summaries, docs and evidence are copied into comments and strings of\nevery generated language. Control characters (other than newline in\nsummaries and docs) and Unicode bidirectional overrides (U+202A..U+202E,\nU+2066..U+2069) and other invisible format characters are rejected, so\nthat text can never hide or reorder code in a review.";
+    TextLength = "KF1002", "text", "free text is empty or too long",
+        "A summary is required and at most 1000 characters; other free-text fields\nare at most 1000 characters.";
+}

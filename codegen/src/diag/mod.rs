@@ -1,0 +1,271 @@
+//! Diagnostics: what went wrong, where, and how to fix it.
+//!
+//! Checks produce [`Diagnostic`]s pointing at byte spans of source files held
+//! in a [`SourceMap`]; rendering (rustc style via annotate-snippets, or JSON)
+//! happens once, at the edge.
+
+mod codes;
+
+pub use codes::Code;
+
+use std::ops::Range;
+
+use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use serde::Serialize;
+
+/// Index of a file in a [`SourceMap`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub usize);
+
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// The path as shown to the user (as given on the command line, joined).
+    pub path: String,
+    pub text: String,
+}
+
+/// Every file read during one run, kept so diagnostics can show snippets.
+#[derive(Debug, Default, Clone)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    pub fn add(&mut self, path: String, text: String) -> FileId {
+        self.files.push(SourceFile { path, text });
+        FileId(self.files.len() - 1)
+    }
+
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0]
+    }
+
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(i, f)| (FileId(i), f))
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
+        line_col(&self.get(id).text, offset)
+    }
+}
+
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..offset].chars().count() + 1;
+    (line, column)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// Where a diagnostic points: a byte span of a file, or a whole path that
+/// could not be read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Location {
+    Span { file: FileId, span: Range<usize> },
+    Path(String),
+}
+
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    pub location: Location,
+    /// Text under the caret.
+    pub label: Option<String>,
+    pub help: Option<String>,
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn error(code: Code, file: FileId, span: Range<usize>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            location: Location::Span { file, span },
+            label: None,
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn warning(code: Code, file: FileId, span: Range<usize>, message: impl Into<String>) -> Self {
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, file, span, message) }
+    }
+
+    pub fn at_path(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Diagnostic {
+            code,
+            severity: Severity::Error,
+            message: message.into(),
+            location: Location::Path(path.into()),
+            label: None,
+            help: None,
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// Sort key: file path, then position, then code.
+    fn sort_key(&self, sources: &SourceMap) -> (String, usize, Code) {
+        match &self.location {
+            Location::Span { file, span } => (sources.get(*file).path.clone(), span.start, self.code),
+            Location::Path(p) => (p.clone(), 0, self.code),
+        }
+    }
+
+    /// `(path, line, column)` of the diagnostic's start.
+    pub fn position(&self, sources: &SourceMap) -> (String, usize, usize) {
+        match &self.location {
+            Location::Span { file, span } => {
+                let (l, c) = sources.line_col(*file, span.start);
+                (sources.get(*file).path.clone(), l, c)
+            }
+            Location::Path(p) => (p.clone(), 0, 0),
+        }
+    }
+
+    /// Render in the rustc style.
+    pub fn render(&self, sources: &SourceMap, renderer: &Renderer) -> String {
+        let level = match self.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        let title = level.primary_title(self.message.as_str()).id(self.code.as_str());
+        let mut group = match &self.location {
+            Location::Span { file, span } => {
+                let src = sources.get(*file);
+                let span = visible_span(&src.text, span.clone());
+                let mut ann = AnnotationKind::Primary.span(span);
+                if let Some(label) = &self.label {
+                    ann = ann.label(label.as_str());
+                }
+                title.element(Snippet::source(src.text.as_str()).path(src.path.as_str()).annotation(ann))
+            }
+            Location::Path(p) => title.element(
+                Snippet::<annotate_snippets::Annotation>::source("").path(p.as_str()).fold(true),
+            ),
+        };
+        for note in &self.notes {
+            group = group.element(Level::NOTE.message(note.as_str()));
+        }
+        if let Some(help) = &self.help {
+            group = group.element(Level::HELP.message(help.as_str()));
+        }
+        renderer.render(&[group])
+    }
+
+    pub fn to_json(&self, sources: &SourceMap) -> serde_json::Value {
+        let (file, line, column) = self.position(sources);
+        serde_json::json!({
+            "code": self.code.as_str(),
+            "severity": self.severity,
+            "message": self.message,
+            "file": file,
+            "line": line,
+            "column": column,
+            "label": self.label,
+            "help": self.help,
+            "notes": self.notes,
+        })
+    }
+}
+
+/// Zero-width and out-of-range spans would render without a caret; widen to
+/// one character, staying on a char boundary.
+fn visible_span(text: &str, span: Range<usize>) -> Range<usize> {
+    let mut start = span.start.min(text.len());
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let mut end = span.end.clamp(start, text.len());
+    while !text.is_char_boundary(end) {
+        end += 1;
+    }
+    if end == start {
+        end = text[start..].chars().next().map_or(start, |c| start + c.len_utf8());
+        if end == start && start > 0 {
+            // At end of file: point at the last character instead.
+            let prev = text[..start].chars().next_back().map_or(0, char::len_utf8);
+            return start - prev..start;
+        }
+    }
+    start..end
+}
+
+/// All diagnostics of a run, with the sources they point into.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub sources: SourceMap,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    pub fn sort(&mut self) {
+        let sources = &self.sources;
+        self.diagnostics.sort_by_cached_key(|d| d.sort_key(sources));
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// Whether the failure is about reading input rather than its content
+    /// (the CLI exits 2 for those).
+    pub fn has_io_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.code == Code::Io)
+    }
+
+    pub fn render_human(&self, renderer: &Renderer) -> String {
+        let mut out = String::new();
+        for d in &self.diagnostics {
+            out.push_str(&d.render(&self.sources, renderer));
+            out.push_str("\n\n");
+        }
+        out
+    }
+
+    pub fn render_json(&self) -> String {
+        let mut out = String::new();
+        for d in &self.diagnostics {
+            out.push_str(&d.to_json(&self.sources).to_string());
+            out.push('\n');
+        }
+        out
+    }
+}

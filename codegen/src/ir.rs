@@ -1,0 +1,276 @@
+//! The lowered model: everything a consumer needs, derived once.
+//!
+//! Emitters read only this. Names are resolved to indices, the lowered
+//! (assembly) signature and pool indices are computed, and each family carries
+//! its identity digest. Built by `check` from a manifest without errors.
+
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
+    OperationKind, ParamKind, Platform, Runtime, Status,
+};
+
+/// Identity format version, part of every canonical form (see `docs/identity.md`).
+pub const IDENTITY_FORMAT: u32 = 1;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Ir {
+    pub abi: Abi,
+    /// Sorted by name.
+    pub families: Vec<Family>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Abi {
+    pub revision: String,
+    pub major: u16,
+    pub minor: u16,
+    pub max_tensor_args: u32,
+    pub max_scalar_args: u32,
+    pub max_rank: u32,
+    /// Every status, in vocabulary order, with its declared value.
+    pub status: Vec<(Status, i32)>,
+}
+
+impl Abi {
+    pub fn status(&self, s: Status) -> i32 {
+        self.status.iter().find(|(k, _)| *k == s).map_or(0, |(_, v)| *v)
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Family {
+    pub name: String,
+    pub revision: u32,
+    pub summary: String,
+    pub contract: Contract,
+    pub torch: bool,
+    pub operation: Operation,
+    pub params: Vec<Param>,
+    /// Resolved return aliases: indices into `params`, repeats kept.
+    pub returns: Vec<usize>,
+    pub profiles: Vec<Profile>,
+    pub receipts: Vec<Receipt>,
+    pub tensor_count: usize,
+    pub scalar_count: usize,
+    /// SHA-256 (lowercase hex) of [`Family::canonical_identity`].
+    pub identity: String,
+    /// The declaring file, as the user named it.
+    pub source: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Operation {
+    ElementwiseBinary { op: BinaryOp, lhs: usize, rhs: usize, out: usize },
+    Matmul { m: i64, k: i64, n: i64, a: usize, b: usize, c: usize, accumulate: bool },
+}
+
+impl Operation {
+    pub fn kind(&self) -> OperationKind {
+        match self {
+            Operation::ElementwiseBinary { .. } => OperationKind::ElementwiseBinary,
+            Operation::Matmul { .. } => OperationKind::Matmul,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Param {
+    pub name: String,
+    /// Position in the complete signature.
+    pub index: usize,
+    pub kind: ParamKind,
+    pub direction: Direction,
+    pub dtype: DType,
+    /// Logical shape (empty for scalars); `-1` is dynamic.
+    pub shape: Vec<i64>,
+    pub layout: Layout,
+    /// Assembly shape: NZ blocked, fp4 packed, otherwise the logical shape.
+    pub lowered_shape: Vec<i64>,
+    /// Index among tensors (for tensors) or among scalars (for scalars).
+    pub pool_index: usize,
+    pub doc: Option<String>,
+}
+
+impl Param {
+    pub fn is_tensor(&self) -> bool {
+        self.kind == ParamKind::Tensor
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Profile {
+    pub name: String,
+    pub platform: Platform,
+    pub backend: Backend,
+    pub runtime: Runtime,
+    pub execution_mode: ExecutionMode,
+    /// Sorted by slot.
+    pub bindings: Vec<Binding>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Binding {
+    pub param: usize,
+    pub slot: u32,
+    pub kind: BindingKind,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Receipt {
+    /// Index into the family's `profiles`.
+    pub profile: usize,
+    pub codec: String,
+    pub artifact: String,
+    pub sha256: String,
+    pub evidence: Evidence,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Evidence {
+    pub date: String,
+    pub hardware: String,
+    pub note: Option<String>,
+}
+
+/// NZ fractal row width in elements: 32 bytes of the element type.
+pub fn nz_c0(dtype: DType) -> i64 {
+    (256 / dtype.bits()) as i64
+}
+
+/// `[.., R, C]` -> `[prod(leading), C/c0, R/16, 16, c0]`. `None` when the
+/// shape cannot be blocked (rank < 2, dynamic or indivisible R/C).
+pub fn nz_lowered(shape: &[i64], dtype: DType) -> Option<Vec<i64>> {
+    let (&c, rest) = shape.split_last()?;
+    let (&r, leading) = rest.split_last()?;
+    let c0 = nz_c0(dtype);
+    if r <= 0 || c <= 0 || r % 16 != 0 || c % c0 != 0 {
+        return None;
+    }
+    let batch = if leading.iter().any(|&d| d < 0) {
+        -1
+    } else {
+        leading.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d))?
+    };
+    Some(vec![batch, c / c0, r / 16, 16, c0])
+}
+
+/// Packed fp4 halves the last (static, even) dimension.
+pub fn fp4_lowered(shape: &[i64]) -> Option<Vec<i64>> {
+    let (&last, _) = shape.split_last()?;
+    if last <= 0 || last % 2 != 0 {
+        return None;
+    }
+    let mut out = shape.to_vec();
+    *out.last_mut()? = last / 2;
+    Some(out)
+}
+
+/// Bytes of a tensor with all-static `shape`, `None` on overflow; dynamic
+/// dims count as 1 (the static part must fit on its own).
+pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
+    let elems = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(if d < 0 { 1 } else { d as u64 }))?;
+    let bits = elems.checked_mul(u64::from(dtype.bits()))?;
+    Some(bits.div_ceil(8))
+}
+
+impl Family {
+    /// The canonical JSON form the identity digest is taken over: sorted
+    /// keys, no whitespace, exact JSON types, parameters referred to by name.
+    /// Summary, docs and receipts are not part of it (see `docs/identity.md`).
+    pub fn canonical_identity(&self) -> String {
+        use serde_json::{json, Value};
+        let pname = |i: usize| Value::from(self.params[i].name.as_str());
+        let operation = match &self.operation {
+            Operation::ElementwiseBinary { op, lhs, rhs, out } => json!({
+                "kind": "elementwise_binary", "op": op.as_str(),
+                "lhs": pname(*lhs), "rhs": pname(*rhs), "out": pname(*out),
+            }),
+            Operation::Matmul { m, k, n, a, b, c, accumulate } => json!({
+                "kind": "matmul", "m": m, "k": k, "n": n,
+                "a": pname(*a), "b": pname(*b), "c": pname(*c), "accumulate": accumulate,
+            }),
+        };
+        let params: Vec<Value> = self
+            .params
+            .iter()
+            .map(|p| {
+                json!({
+                    "name": p.name, "kind": p.kind.as_str(), "direction": p.direction.as_str(),
+                    "dtype": p.dtype.as_str(), "shape": p.shape, "layout": p.layout.as_str(),
+                })
+            })
+            .collect();
+        let profiles: Vec<Value> = self
+            .profiles
+            .iter()
+            .map(|pr| {
+                let bindings: Vec<Value> = pr
+                    .bindings
+                    .iter()
+                    .map(|b| json!({"param": pname(b.param), "slot": b.slot, "kind": b.kind.as_str()}))
+                    .collect();
+                json!({
+                    "name": pr.name, "platform": pr.platform.as_str(), "backend": pr.backend.as_str(),
+                    "runtime": pr.runtime.as_str(), "execution_mode": pr.execution_mode.as_str(),
+                    "bindings": bindings,
+                })
+            })
+            .collect();
+        // serde_json's map is a BTreeMap (no `preserve_order`), so keys are sorted.
+        json!({
+            "identity_format": IDENTITY_FORMAT,
+            "name": self.name,
+            "revision": self.revision,
+            "contract": self.contract.as_str(),
+            "torch": self.torch,
+            "operation": operation,
+            "params": params,
+            "returns": self.returns,
+            "profiles": profiles,
+        })
+        .to_string()
+    }
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut s = String::with_capacity(64);
+    for b in digest {
+        s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nz_blocking() {
+        assert_eq!(nz_lowered(&[64, 128], DType::Bf16), Some(vec![1, 8, 4, 16, 16]));
+        assert_eq!(nz_lowered(&[-1, 32, 64], DType::Int8), Some(vec![-1, 2, 2, 16, 32]));
+        assert_eq!(nz_lowered(&[2, 3, 32, 32], DType::Fp16), Some(vec![6, 2, 2, 16, 16]));
+        assert_eq!(nz_lowered(&[8, 128], DType::Bf16), None);
+        assert_eq!(nz_lowered(&[-1, 128], DType::Bf16), None);
+        assert_eq!(nz_lowered(&[128], DType::Bf16), None);
+    }
+
+    #[test]
+    fn fp4_packing() {
+        assert_eq!(fp4_lowered(&[-1, 64]), Some(vec![-1, 32]));
+        assert_eq!(fp4_lowered(&[3]), None);
+        assert_eq!(fp4_lowered(&[-1]), None);
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(static_byte_size(&[1024], DType::Bf16), Some(2048));
+        assert_eq!(static_byte_size(&[3], DType::Fp4), Some(2));
+        assert_eq!(static_byte_size(&[u32::MAX as i64, u32::MAX as i64, 4], DType::Int64), None);
+    }
+}

@@ -1,0 +1,108 @@
+//! The `kfam` command line. Exit codes: 0 clean, 1 manifest errors (or stale
+//! output with `--check`), 2 usage or I/O errors.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use annotate_snippets::Renderer;
+use clap::{Parser, Subcommand, ValueEnum};
+use kfam_codegen::diag::{Code, Report};
+
+#[derive(Parser)]
+#[command(name = "kfam", version, about = "Check and generate approved kernel-family tables")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum MessageFormat {
+    Human,
+    Json,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load and check the manifest; print one line per family when clean.
+    Check {
+        /// Manifest directory (holds `abi.toml` and `families/`).
+        #[arg(default_value = "manifest")]
+        manifest_dir: PathBuf,
+        #[arg(long, value_enum, default_value = "human")]
+        message_format: MessageFormat,
+    },
+    /// Print the long explanation of a diagnostic code.
+    Explain {
+        /// A code such as KF0301.
+        code: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // clap exits 0 for --help/--version and 2 for usage errors.
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match cli.command {
+        Command::Check { manifest_dir, message_format } => {
+            let (ir, report) = kfam_codegen::check_dir(&manifest_dir);
+            print_report(&report, message_format);
+            if report.has_io_errors() {
+                return ExitCode::from(2);
+            }
+            match ir {
+                Some(ir) => {
+                    for f in &ir.families {
+                        println!(
+                            "{} r{} {}: {} params ({} tensors, {} scalars), {} profiles, {} receipts, identity {}",
+                            f.name,
+                            f.revision,
+                            f.contract,
+                            f.params.len(),
+                            f.tensor_count,
+                            f.scalar_count,
+                            f.profiles.len(),
+                            f.receipts.len(),
+                            &f.identity[..16],
+                        );
+                    }
+                    println!("checked {} families: ok", ir.families.len());
+                    ExitCode::SUCCESS
+                }
+                None => ExitCode::from(1),
+            }
+        }
+        Command::Explain { code } => match Code::parse(&code) {
+            Some(c) => {
+                println!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
+                ExitCode::SUCCESS
+            }
+            None => {
+                eprintln!("error: `{code}` is not a kfam diagnostic code");
+                ExitCode::from(2)
+            }
+        },
+    }
+}
+
+fn print_report(report: &Report, format: MessageFormat) {
+    match format {
+        MessageFormat::Json => eprint!("{}", report.render_json()),
+        MessageFormat::Human => {
+            let renderer = if std::io::stderr().is_terminal() { Renderer::styled() } else { Renderer::plain() };
+            eprint!("{}", report.render_human(&renderer));
+            let errors = report.error_count();
+            let warnings = report.diagnostics.len() - errors;
+            if errors > 0 {
+                eprintln!("error: the manifest has {errors} error(s) and {warnings} warning(s)");
+            } else if warnings > 0 {
+                eprintln!("warning: {warnings} warning(s)");
+            }
+        }
+    }
+}

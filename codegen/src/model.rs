@@ -1,0 +1,264 @@
+//! The manifest as written: serde types read from TOML with spans kept.
+//!
+//! These are the only types serde reads, and schemars derives the published
+//! JSON Schemas from the same types, so the schema and the loader cannot
+//! drift. Nothing here is checked or derived yet: see `check` and `ir`.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::{Deserialize, Deserializer};
+
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
+    Platform, Runtime,
+};
+
+/// A value with the byte range it was read from. Its JSON Schema is that of
+/// the value: spans are a loader detail, not part of the format.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Spanned<T> {
+    pub span: Range<usize>,
+    pub value: T,
+}
+
+impl<T> Spanned<T> {
+    pub fn get(&self) -> &T {
+        &self.value
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = serde_spanned::Spanned::<T>::deserialize(d)?;
+        Ok(Spanned { span: s.span(), value: s.into_inner() })
+    }
+}
+
+impl<T: JsonSchema> JsonSchema for Spanned<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        T::json_schema(generator)
+    }
+}
+
+/// `manifest/abi.toml`: the native ABI the artifacts target.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "kfam ABI declaration (manifest/abi.toml)")]
+pub struct AbiFile {
+    /// Native runtime commit the artifacts target (40 lowercase hex digits).
+    pub revision: Spanned<String>,
+    /// ABI major version: bumped on any incompatible change of the tables or C functions.
+    pub major: Spanned<u16>,
+    /// ABI minor version: bumped on compatible additions.
+    pub minor: Spanned<u16>,
+    pub limits: Spanned<Limits>,
+    /// Values of the C status codes.
+    pub status: Spanned<StatusCodes>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// Most tensor parameters one family may declare.
+    pub max_tensor_args: Spanned<u32>,
+    /// Most scalar parameters one family may declare.
+    pub max_scalar_args: Spanned<u32>,
+    /// Highest tensor rank.
+    pub max_rank: Spanned<u32>,
+}
+
+/// C status code values. `ok` is 0; every other code is negative and distinct.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusCodes {
+    pub ok: Spanned<i32>,
+    pub internal: Spanned<i32>,
+    pub unsupported: Spanned<i32>,
+    pub prepared_incompatible: Spanned<i32>,
+    pub invalid_state: Spanned<i32>,
+    pub invalid_argument: Spanned<i32>,
+    pub not_found: Spanned<i32>,
+    pub recompile_required: Spanned<i32>,
+    pub not_approved: Spanned<i32>,
+}
+
+/// `manifest/families/<name>.toml`: one reviewed kernel family.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "kfam kernel family (manifest/families/<name>.toml)")]
+pub struct FamilyFile {
+    /// Unique snake_case identifier; equals the file stem.
+    pub name: Spanned<String>,
+    /// Revision of this contract, from 1. Bump it whenever the identity changes.
+    pub revision: Spanned<u32>,
+    /// One-paragraph description for generated docs (not part of the identity).
+    pub summary: Spanned<String>,
+    /// Calling rules: `program` or `kernel`, never both.
+    pub contract: Spanned<Contract>,
+    /// Whether a torch dispatcher schema is generated for this family.
+    #[serde(default)]
+    pub torch: Option<Spanned<bool>>,
+    /// The typed operation the kernel implements.
+    pub operation: Spanned<Operation>,
+    /// The ordered logical signature (ParamInfo).
+    #[serde(default)]
+    pub params: Vec<Spanned<Param>>,
+    /// Return aliases: parameter names or indices into the complete signature.
+    #[serde(default)]
+    pub returns: Vec<Spanned<AliasRef>>,
+    /// Where and how artifacts of this family run.
+    #[serde(default)]
+    pub profiles: Vec<Spanned<Profile>>,
+    /// Qualified artifacts.
+    #[serde(default)]
+    pub receipts: Vec<Spanned<Receipt>>,
+}
+
+/// The operation payload: exactly one table, named by its kind.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum Operation {
+    /// `out = lhs <op> rhs`, same shape and dtype, no broadcasting.
+    ElementwiseBinary(ElementwiseBinary),
+    /// `c = a @ b` (`c += a @ b` when `accumulate`).
+    Matmul(Matmul),
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElementwiseBinary {
+    pub op: Spanned<BinaryOp>,
+    pub lhs: Spanned<String>,
+    pub rhs: Spanned<String>,
+    pub out: Spanned<String>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Matmul {
+    /// Rows of `a` and `c` (`-1` when dynamic).
+    pub m: Spanned<i64>,
+    /// Columns of `a`, rows of `b`.
+    pub k: Spanned<i64>,
+    /// Columns of `b` and `c`.
+    pub n: Spanned<i64>,
+    pub a: Spanned<String>,
+    pub b: Spanned<String>,
+    pub c: Spanned<String>,
+    /// `c += a @ b`; `c` must then be `inout`.
+    #[serde(default)]
+    pub accumulate: Option<Spanned<bool>>,
+}
+
+/// One entry of the ordered signature.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    pub name: Spanned<String>,
+    /// `tensor` (default) or `scalar`.
+    #[serde(default)]
+    pub kind: Option<Spanned<ParamKind>>,
+    /// `in` (default), `out` or `inout`. Scalars are always `in`.
+    #[serde(default)]
+    pub direction: Option<Spanned<Direction>>,
+    pub dtype: Spanned<DType>,
+    /// Tensor extents; `-1` is dynamic. Absent for scalars.
+    #[serde(default)]
+    pub shape: Option<Spanned<Vec<Spanned<i64>>>>,
+    /// `nd` (default), `nchw` or `nz`. Tensors only.
+    #[serde(default)]
+    pub layout: Option<Spanned<Layout>>,
+    /// Free-text description for generated docs.
+    #[serde(default)]
+    pub doc: Option<Spanned<String>>,
+}
+
+/// A return alias: a parameter name, or an index into the complete signature.
+#[derive(Clone, Debug, PartialEq, Eq, JsonSchema)]
+#[serde(untagged)]
+pub enum AliasRef {
+    Name(String),
+    Index(i64),
+}
+
+impl<'de> Deserialize<'de> for AliasRef {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = AliasRef;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a parameter name or an index into the signature")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<AliasRef, E> {
+                Ok(AliasRef::Name(v.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<AliasRef, E> {
+                Ok(AliasRef::Index(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<AliasRef, E> {
+                Ok(AliasRef::Index(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// An artifact profile: where and how an artifact runs.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Profile {
+    /// Unique within the family; receipts refer to it.
+    pub name: Spanned<String>,
+    pub platform: Spanned<Platform>,
+    pub backend: Spanned<Backend>,
+    pub runtime: Spanned<Runtime>,
+    pub execution_mode: Spanned<ExecutionMode>,
+    /// The final ABI: which parameter sits in which launch slot.
+    #[serde(default)]
+    pub bindings: Vec<Spanned<Binding>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Binding {
+    pub param: Spanned<String>,
+    pub slot: Spanned<u32>,
+    pub kind: Spanned<BindingKind>,
+}
+
+/// The record that one artifact passed physical qualification on a profile.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Receipt {
+    pub profile: Spanned<String>,
+    /// Wire-format identifier of the receipt.
+    pub codec: Spanned<String>,
+    /// Artifact path relative to the artifact root.
+    pub artifact: Spanned<String>,
+    /// SHA-256 of the artifact, 64 lowercase hex digits.
+    pub sha256: Spanned<String>,
+    pub evidence: Spanned<Evidence>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    /// Qualification date, `YYYY-MM-DD`.
+    pub date: Spanned<String>,
+    /// Hardware (or simulator) the qualification ran on.
+    pub hardware: Spanned<String>,
+    /// Free-text note: test plan, results.
+    #[serde(default)]
+    pub note: Option<Spanned<String>>,
+}

@@ -1,0 +1,93 @@
+//! Naming: which declared names are legal, and how each language spells them.
+//! Every case conversion and keyword decision lives here, so emitters stay dumb.
+
+use heck::{ToShoutySnakeCase, ToUpperCamelCase};
+
+/// Longest family, parameter or profile name.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Keywords and reserved identifiers of Rust, C (C23), C++ (C++23) and Python
+/// (3.12, soft keywords included), lowercase only because declared names are.
+/// Sorted, for binary search.
+const RESERVED: &[&str] = &[
+    "abstract", "alignas", "alignof", "and", "and_eq", "as", "asm", "assert", "async", "atomic_cancel",
+    "atomic_commit", "atomic_noexcept", "auto", "await", "become", "bitand", "bitor", "bool", "box",
+    "break", "case", "catch", "char", "char16_t", "char32_t", "char8_t", "class", "co_await",
+    "co_return", "co_yield", "compl", "concept", "const", "const_cast", "consteval", "constexpr",
+    "constinit", "continue", "crate", "decltype", "def", "default", "del", "delete", "do", "double",
+    "dyn", "dynamic_cast", "elif", "else", "enum", "except", "explicit", "export", "extern", "false",
+    "final", "finally", "float", "fn", "for", "friend", "from", "gen", "global", "goto", "if", "impl",
+    "import", "in", "inline", "int", "is", "lambda", "let", "long", "loop", "macro", "match", "mod",
+    "move", "mut", "mutable", "namespace", "new", "noexcept", "nonlocal", "not", "not_eq", "nullptr",
+    "operator", "or", "or_eq", "override", "pass", "priv", "private", "protected", "pub", "raise",
+    "ref", "reflexpr", "register", "reinterpret_cast", "requires", "restrict", "return", "self",
+    "short", "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "super", "switch",
+    "synchronized", "template", "this", "thread_local", "throw", "trait", "true", "try", "type",
+    "typedef", "typeid", "typename", "typeof", "typeof_unqual", "union", "unsafe", "unsigned",
+    "unsized", "use", "using", "virtual", "void", "volatile", "wchar_t", "where", "while", "with",
+    "xor", "xor_eq", "yield",
+];
+
+/// Why a name is not acceptable, if it is not.
+pub fn identifier_problem(name: &str) -> Option<&'static str> {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() {
+        return Some("a name cannot be empty");
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Some("a name is at most 64 characters");
+    }
+    if !bytes[0].is_ascii_lowercase() {
+        return Some("a name starts with a lowercase ASCII letter");
+    }
+    if !bytes.iter().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'_') {
+        return Some("a name uses only lowercase ASCII letters, digits and `_`");
+    }
+    if name.ends_with('_') || name.contains("__") {
+        return Some("a name has no trailing or doubled `_`");
+    }
+    None
+}
+
+pub fn is_reserved(name: &str) -> bool {
+    RESERVED.binary_search(&name).is_ok()
+}
+
+/// `add_bf16_1024` -> `AddBf161024` (Rust and Python type names).
+pub fn camel(name: &str) -> String {
+    name.to_upper_camel_case()
+}
+
+/// `add_bf16_1024` -> `ADD_BF16_1024` (C macros and Rust constants).
+pub fn shouty(name: &str) -> String {
+    name.to_shouty_snake_case()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_list_is_sorted_and_unique() {
+        assert!(RESERVED.windows(2).all(|w| w[0] < w[1]), "RESERVED must stay sorted");
+    }
+
+    #[test]
+    fn identifiers() {
+        assert_eq!(identifier_problem("add_bf16_1024"), None);
+        assert!(identifier_problem("Add").is_some());
+        assert!(identifier_problem("1x").is_some());
+        assert!(identifier_problem("a__b").is_some());
+        assert!(identifier_problem("a_").is_some());
+        assert!(identifier_problem("").is_some());
+        assert!(identifier_problem("é").is_some());
+        assert!(is_reserved("in") && is_reserved("class") && is_reserved("int"));
+        assert!(!is_reserved("lhs"));
+    }
+
+    #[test]
+    fn cases() {
+        assert_eq!(shouty("add_bf16_1024"), "ADD_BF16_1024");
+        assert_eq!(camel("matmul_bf16_128x64x128"), "MatmulBf16128x64x128");
+    }
+}

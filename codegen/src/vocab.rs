@@ -1,0 +1,257 @@
+//! Every closed vocabulary of the manifest, one enum each.
+//!
+//! Each member has a stable numeric code (emitted into C, Rust and Python) and
+//! a stable spelling (the TOML value). Codes are part of the ABI: never reuse
+//! or renumber one; add new members at the end.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+macro_rules! vocab {
+    (
+        $(#[$meta:meta])*
+        $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident = $code:literal => $text:literal, )+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema)]
+        pub enum $name {
+            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+        }
+
+        impl $name {
+            /// Every member, in code order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),+];
+            /// The vocabulary's name as the generators spell it (CamelCase).
+            pub const NAME: &'static str = stringify!($name);
+
+            /// The stable numeric code.
+            pub const fn code(self) -> i32 {
+                match self { $($name::$variant => $code),+ }
+            }
+
+            /// The manifest spelling.
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+
+            /// The Rust variant name (CamelCase), for emitters.
+            pub const fn variant_name(self) -> &'static str {
+                match self { $($name::$variant => stringify!($variant)),+ }
+            }
+
+            pub fn from_str_opt(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
+}
+
+vocab! {
+    /// Element type. Codes follow the native runtime's dtype tags.
+    DType {
+        Fp32 = 0 => "fp32",
+        Fp16 = 1 => "fp16",
+        Int32 = 2 => "int32",
+        Int16 = 3 => "int16",
+        Int8 = 4 => "int8",
+        Uint8 = 5 => "uint8",
+        Bf16 = 6 => "bf16",
+        Int64 = 7 => "int64",
+        Uint64 = 8 => "uint64",
+        Uint16 = 9 => "uint16",
+        Uint32 = 10 => "uint32",
+        Bool = 11 => "bool",
+        Fp8e4m3fn = 12 => "fp8e4m3fn",
+        Fp8e8m0 = 13 => "fp8e8m0",
+        /// Packed 4-bit float: two elements per byte along the last dimension.
+        Fp4 = 14 => "fp4",
+    }
+}
+
+vocab! {
+    /// Data flow of a parameter. Scalars are always `in`.
+    Direction {
+        In = 0 => "in",
+        Out = 1 => "out",
+        InOut = 2 => "inout",
+    }
+}
+
+vocab! {
+    /// Whether a parameter is a tensor or a scalar.
+    ParamKind {
+        Tensor = 0 => "tensor",
+        Scalar = 1 => "scalar",
+    }
+}
+
+vocab! {
+    /// Storage layout of a tensor parameter.
+    Layout {
+        /// Row-major contiguous (the default).
+        Nd = 0 => "nd",
+        /// Row-major contiguous, rank 4, batch/channel/height/width.
+        Nchw = 1 => "nchw",
+        /// Ascend fractal blocked layout; lowered to `[prod(leading), C/c0, R/16, 16, c0]`.
+        Nz = 2 => "nz",
+    }
+}
+
+vocab! {
+    /// Hardware platform an artifact targets.
+    Platform {
+        /// Ascend A2/A3.
+        A2a3 = 0 => "a2a3",
+        /// Ascend A5.
+        A5 = 1 => "a5",
+        /// AMD XDNA2 NPU.
+        Xdna2 = 2 => "xdna2",
+    }
+}
+
+vocab! {
+    /// Compiler backend that produced an artifact.
+    Backend {
+        /// Ascend CCE C compiler.
+        Cce = 0 => "cce",
+        /// PTO instruction backend.
+        Pto = 1 => "pto",
+        /// AMD AIE compiler (generated ELF).
+        Aie = 2 => "aie",
+    }
+}
+
+vocab! {
+    /// Runtime that launches an artifact.
+    Runtime {
+        TensormapAndRingbuffer = 0 => "tensormap_and_ringbuffer",
+        HostBuildGraph = 1 => "host_build_graph",
+        /// XRT buffer objects passed directly to the kernel.
+        XrtDirect = 2 => "xrt_direct",
+    }
+}
+
+vocab! {
+    /// Whether an artifact runs on a simulator or on the device.
+    ExecutionMode {
+        Sim = 0 => "sim",
+        Onboard = 1 => "onboard",
+    }
+}
+
+vocab! {
+    /// Calling rules of a family. Exactly one per family; never both.
+    Contract {
+        Program = 0 => "program",
+        Kernel = 1 => "kernel",
+    }
+}
+
+vocab! {
+    /// Kind of a final-ABI binding slot.
+    BindingKind {
+        /// A device buffer object (XRT BO).
+        BufferObject = 0 => "buffer_object",
+        /// A tensor argument slot of the launch arguments.
+        TensorArg = 1 => "tensor_arg",
+        /// A typed scalar slot of the launch arguments.
+        ScalarArg = 2 => "scalar_arg",
+    }
+}
+
+vocab! {
+    /// The closed set of operation kinds. A new kind needs reviewed generator code.
+    OperationKind {
+        ElementwiseBinary = 0 => "elementwise_binary",
+        Matmul = 1 => "matmul",
+    }
+}
+
+vocab! {
+    /// Elementwise binary operator.
+    BinaryOp {
+        Add = 0 => "add",
+        Sub = 1 => "sub",
+        Mul = 2 => "mul",
+        Div = 3 => "div",
+        Max = 4 => "max",
+        Min = 5 => "min",
+    }
+}
+
+vocab! {
+    /// Status codes of the native C ABI; their values are declared in `abi.toml`.
+    Status {
+        Ok = 0 => "ok",
+        Internal = 1 => "internal",
+        Unsupported = 2 => "unsupported",
+        PreparedIncompatible = 3 => "prepared_incompatible",
+        InvalidState = 4 => "invalid_state",
+        InvalidArgument = 5 => "invalid_argument",
+        NotFound = 6 => "not_found",
+        RecompileRequired = 7 => "recompile_required",
+        NotApproved = 8 => "not_approved",
+    }
+}
+
+impl DType {
+    /// Storage size of one element in bits.
+    pub const fn bits(self) -> u32 {
+        match self {
+            DType::Fp4 => 4,
+            DType::Bool | DType::Int8 | DType::Uint8 | DType::Fp8e4m3fn | DType::Fp8e8m0 => 8,
+            DType::Fp16 | DType::Bf16 | DType::Int16 | DType::Uint16 => 16,
+            DType::Fp32 | DType::Int32 | DType::Uint32 => 32,
+            DType::Int64 | DType::Uint64 => 64,
+        }
+    }
+
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            DType::Fp32 | DType::Fp16 | DType::Bf16 | DType::Fp8e4m3fn | DType::Fp8e8m0 | DType::Fp4
+        )
+    }
+
+    /// Whether a scalar parameter may have this dtype (sub-byte and 8-bit
+    /// float formats have no scalar representation on the host).
+    pub const fn scalar_allowed(self) -> bool {
+        !matches!(self, DType::Fp8e4m3fn | DType::Fp8e8m0 | DType::Fp4)
+    }
+
+    /// Whether NZ (fractal) layout is defined for this dtype.
+    pub const fn nz_allowed(self) -> bool {
+        matches!(self, DType::Fp16 | DType::Bf16 | DType::Int8)
+    }
+}
+
+impl Platform {
+    /// Whether the platform's runtime accepts the NZ storage format.
+    pub const fn supports_nz(self) -> bool {
+        matches!(self, Platform::A2a3)
+    }
+
+    pub fn backends(self) -> &'static [Backend] {
+        match self {
+            Platform::A2a3 | Platform::A5 => &[Backend::Cce, Backend::Pto],
+            Platform::Xdna2 => &[Backend::Aie],
+        }
+    }
+
+    pub fn runtimes(self) -> &'static [Runtime] {
+        match self {
+            Platform::A2a3 | Platform::A5 => {
+                &[Runtime::TensormapAndRingbuffer, Runtime::HostBuildGraph]
+            }
+            Platform::Xdna2 => &[Runtime::XrtDirect],
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! kfam runtime: the approved kernel-family tables generated from `manifest/`.
