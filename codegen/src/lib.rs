@@ -6,11 +6,13 @@
 
 pub mod check;
 pub mod diag;
+pub mod emit;
 pub mod ir;
 pub mod load;
 pub mod model;
 pub mod names;
 pub mod vocab;
+pub mod write;
 
 use std::path::Path;
 
@@ -34,4 +36,36 @@ pub fn check_sources(abi: Option<(String, String)>, families: Vec<(String, Strin
     let ir = check::check(&loaded, &mut report);
     report.sort();
     (ir, report)
+}
+
+/// Why [`generate_dir`] failed.
+#[derive(Debug)]
+pub enum GenerateError {
+    /// The manifest has errors; the report holds them.
+    Manifest(Report),
+    Write(write::WriteError),
+}
+
+/// What [`generate_dir`] did or found.
+#[derive(Debug)]
+pub enum GenerateOutcome {
+    Written { report: Report, outcome: write::Outcome },
+    /// `check` mode: the problems found (empty when `out` is up to date).
+    Checked { report: Report, problems: Vec<write::Problem> },
+}
+
+/// The one entry of generation (rust-analyzer's `generate(check)` shape):
+/// load, check, lower and emit the manifest in `manifest_dir`, then write the
+/// outputs into `out_dir` or, with `check`, only compare them.
+pub fn generate_dir(manifest_dir: &Path, out_dir: &Path, check: bool) -> Result<GenerateOutcome, GenerateError> {
+    let (ir, report) = check_dir(manifest_dir);
+    let Some(ir) = ir else { return Err(GenerateError::Manifest(report)) };
+    let files = emit::generate(&ir);
+    if check {
+        let problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;
+        Ok(GenerateOutcome::Checked { report, problems })
+    } else {
+        let outcome = write::write(out_dir, &files).map_err(GenerateError::Write)?;
+        Ok(GenerateOutcome::Written { report, outcome })
+    }
 }

@@ -2,12 +2,13 @@
 //! output with `--check`), 2 usage or I/O errors.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
 use kfam_codegen::diag::{Code, Report};
+use kfam_codegen::{GenerateError, GenerateOutcome};
 
 #[derive(Parser)]
 #[command(name = "kfam", version, about = "Check and generate approved kernel-family tables")]
@@ -29,6 +30,20 @@ enum Command {
         /// Manifest directory (holds `abi.toml` and `families/`).
         #[arg(default_value = "manifest")]
         manifest_dir: PathBuf,
+        #[arg(long, value_enum, default_value = "human")]
+        message_format: MessageFormat,
+    },
+    /// Write every generated output (only files whose content changed).
+    Generate {
+        /// Manifest directory (holds `abi.toml` and `families/`).
+        #[arg(default_value = "manifest")]
+        manifest_dir: PathBuf,
+        /// Output directory; defaults to `generated` beside the manifest directory.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write nothing; exit 1 naming each stale, missing or unexpected file.
+        #[arg(long)]
+        check: bool,
         #[arg(long, value_enum, default_value = "human")]
         message_format: MessageFormat,
     },
@@ -75,6 +90,50 @@ fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 None => ExitCode::from(1),
+            }
+        }
+        Command::Generate { manifest_dir, out, check, message_format } => {
+            let out = out.unwrap_or_else(|| {
+                let parent = manifest_dir.parent().unwrap_or(Path::new(""));
+                parent.join("generated")
+            });
+            match kfam_codegen::generate_dir(&manifest_dir, &out, check) {
+                Err(GenerateError::Manifest(report)) => {
+                    print_report(&report, message_format);
+                    ExitCode::from(if report.has_io_errors() { 2 } else { 1 })
+                }
+                Err(GenerateError::Write(e)) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+                Ok(GenerateOutcome::Written { report, outcome }) => {
+                    print_report(&report, message_format);
+                    for p in &outcome.written {
+                        println!("wrote {}", out.join(p).display());
+                    }
+                    for p in &outcome.removed {
+                        println!("removed {}", out.join(p).display());
+                    }
+                    println!(
+                        "{} written, {} removed, {} unchanged",
+                        outcome.written.len(),
+                        outcome.removed.len(),
+                        outcome.unchanged
+                    );
+                    ExitCode::SUCCESS
+                }
+                Ok(GenerateOutcome::Checked { report, problems }) => {
+                    print_report(&report, message_format);
+                    if problems.is_empty() {
+                        println!("{} is up to date", out.display());
+                        return ExitCode::SUCCESS;
+                    }
+                    for p in &problems {
+                        eprintln!("error: {}: {p}", out.display());
+                    }
+                    eprintln!("error: generated files are not up to date; run `{}`", kfam_codegen::emit::REGENERATE);
+                    ExitCode::from(1)
+                }
             }
         }
         Command::Explain { code } => match Code::parse(&code) {
