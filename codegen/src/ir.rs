@@ -36,7 +36,10 @@ pub struct Abi {
 
 impl Abi {
     pub fn status(&self, s: Status) -> i32 {
-        self.status.iter().find(|(k, _)| *k == s).map_or(0, |(_, v)| *v)
+        self.status
+            .iter()
+            .find(|(k, _)| *k == s)
+            .map_or(0, |(_, v)| *v)
     }
 }
 
@@ -64,8 +67,21 @@ pub struct Family {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Operation {
-    ElementwiseBinary { op: BinaryOp, lhs: usize, rhs: usize, out: usize },
-    Matmul { m: i64, k: i64, n: i64, a: usize, b: usize, c: usize, accumulate: bool },
+    ElementwiseBinary {
+        op: BinaryOp,
+        lhs: usize,
+        rhs: usize,
+        out: usize,
+    },
+    Matmul {
+        m: i64,
+        k: i64,
+        n: i64,
+        a: usize,
+        b: usize,
+        c: usize,
+        accumulate: bool,
+    },
 }
 
 impl Operation {
@@ -153,7 +169,9 @@ pub fn nz_lowered(shape: &[i64], dtype: DType) -> Option<Vec<i64>> {
     let batch = if leading.iter().any(|&d| d < 0) {
         -1
     } else {
-        leading.iter().try_fold(1i64, |acc, &d| acc.checked_mul(d))?
+        leading
+            .iter()
+            .try_fold(1i64, |acc, &d| acc.checked_mul(d))?
     };
     Some(vec![batch, c / c0, r / 16, 16, c0])
 }
@@ -172,7 +190,9 @@ pub fn fp4_lowered(shape: &[i64]) -> Option<Vec<i64>> {
 /// Bytes of a tensor with all-static `shape`, `None` on overflow; dynamic
 /// dims count as 1 (the static part must fit on its own).
 pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
-    let elems = shape.iter().try_fold(1u64, |acc, &d| acc.checked_mul(if d < 0 { 1 } else { d as u64 }))?;
+    let elems = shape.iter().try_fold(1u64, |acc, &d| {
+        acc.checked_mul(if d < 0 { 1 } else { d as u64 })
+    })?;
     let bits = elems.checked_mul(u64::from(dtype.bits()))?;
     Some(bits.div_ceil(8))
 }
@@ -189,7 +209,15 @@ impl Family {
                 "kind": "elementwise_binary", "op": op.as_str(),
                 "lhs": pname(*lhs), "rhs": pname(*rhs), "out": pname(*out),
             }),
-            Operation::Matmul { m, k, n, a, b, c, accumulate } => json!({
+            Operation::Matmul {
+                m,
+                k,
+                n,
+                a,
+                b,
+                c,
+                accumulate,
+            } => json!({
                 "kind": "matmul", "m": m, "k": k, "n": n,
                 "a": pname(*a), "b": pname(*b), "c": pname(*c), "accumulate": accumulate,
             }),
@@ -252,9 +280,18 @@ mod tests {
 
     #[test]
     fn nz_blocking() {
-        assert_eq!(nz_lowered(&[64, 128], DType::Bf16), Some(vec![1, 8, 4, 16, 16]));
-        assert_eq!(nz_lowered(&[-1, 32, 64], DType::Int8), Some(vec![-1, 2, 2, 16, 32]));
-        assert_eq!(nz_lowered(&[2, 3, 32, 32], DType::Fp16), Some(vec![6, 2, 2, 16, 16]));
+        assert_eq!(
+            nz_lowered(&[64, 128], DType::Bf16),
+            Some(vec![1, 8, 4, 16, 16])
+        );
+        assert_eq!(
+            nz_lowered(&[-1, 32, 64], DType::Int8),
+            Some(vec![-1, 2, 2, 16, 32])
+        );
+        assert_eq!(
+            nz_lowered(&[2, 3, 32, 32], DType::Fp16),
+            Some(vec![6, 2, 2, 16, 16])
+        );
         assert_eq!(nz_lowered(&[8, 128], DType::Bf16), None);
         assert_eq!(nz_lowered(&[-1, 128], DType::Bf16), None);
         assert_eq!(nz_lowered(&[128], DType::Bf16), None);
@@ -271,6 +308,9 @@ mod tests {
     fn byte_sizes() {
         assert_eq!(static_byte_size(&[1024], DType::Bf16), Some(2048));
         assert_eq!(static_byte_size(&[3], DType::Fp4), Some(2));
-        assert_eq!(static_byte_size(&[u32::MAX as i64, u32::MAX as i64, 4], DType::Int64), None);
+        assert_eq!(
+            static_byte_size(&[u32::MAX as i64, u32::MAX as i64, 4], DType::Int64),
+            None
+        );
     }
 }

@@ -11,7 +11,11 @@ use kfam_codegen::diag::{Code, Report};
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
 #[derive(Parser)]
-#[command(name = "kfam", version, about = "Check and generate approved kernel-family tables")]
+#[command(
+    name = "kfam",
+    version,
+    about = "Check and generate approved kernel-family tables"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -64,7 +68,10 @@ fn main() -> ExitCode {
         }
     };
     match cli.command {
-        Command::Check { manifest_dir, message_format } => {
+        Command::Check {
+            manifest_dir,
+            message_format,
+        } => {
             let (ir, report) = kfam_codegen::check_dir(&manifest_dir);
             print_report(&report, message_format);
             if report.has_io_errors() {
@@ -92,7 +99,12 @@ fn main() -> ExitCode {
                 None => ExitCode::from(1),
             }
         }
-        Command::Generate { manifest_dir, out, check, message_format } => {
+        Command::Generate {
+            manifest_dir,
+            out,
+            check,
+            message_format,
+        } => {
             let out = out.unwrap_or_else(|| {
                 let parent = manifest_dir.parent().unwrap_or(Path::new(""));
                 parent.join("generated")
@@ -131,7 +143,10 @@ fn main() -> ExitCode {
                     for p in &problems {
                         eprintln!("error: {}: {p}", out.display());
                     }
-                    eprintln!("error: generated files are not up to date; run `{}`", kfam_codegen::emit::REGENERATE);
+                    eprintln!(
+                        "error: generated files are not up to date; run `{}`",
+                        kfam_codegen::emit::REGENERATE
+                    );
                     ExitCode::from(1)
                 }
             }
@@ -153,7 +168,11 @@ fn print_report(report: &Report, format: MessageFormat) {
     match format {
         MessageFormat::Json => eprint!("{}", report.render_json()),
         MessageFormat::Human => {
-            let renderer = if std::io::stderr().is_terminal() { Renderer::styled() } else { Renderer::plain() };
+            let renderer = if std::io::stderr().is_terminal() {
+                Renderer::styled()
+            } else {
+                Renderer::plain()
+            };
             eprint!("{}", report.render_human(&renderer));
             let errors = report.error_count();
             let warnings = report.diagnostics.len() - errors;

@@ -7,17 +7,37 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// One vocabulary as emitters see it: its name, doc and members in code order.
+#[derive(Clone, Copy, Debug)]
+pub struct Catalog {
+    /// CamelCase type name, e.g. `DType`.
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub members: &'static [Member],
+}
+
+/// One member of a vocabulary.
+#[derive(Clone, Copy, Debug)]
+pub struct Member {
+    /// CamelCase variant name, e.g. `Bf16`.
+    pub variant: &'static str,
+    /// Manifest spelling, e.g. `bf16`.
+    pub spelling: &'static str,
+    pub code: i32,
+    pub doc: &'static str,
+}
+
 macro_rules! vocab {
     (
-        $(#[$meta:meta])*
+        $(#[doc = $doc:literal])*
         $name:ident {
-            $( $(#[$vmeta:meta])* $variant:ident = $code:literal => $text:literal, )+
+            $( $(#[doc = $vdoc:literal])* $variant:ident = $code:literal => $text:literal, )+
         }
     ) => {
-        $(#[$meta])*
+        $(#[doc = $doc])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize, JsonSchema)]
         pub enum $name {
-            $( $(#[$vmeta])* #[serde(rename = $text)] $variant, )+
+            $( $(#[doc = $vdoc])* #[serde(rename = $text)] $variant, )+
         }
 
         impl $name {
@@ -25,6 +45,17 @@ macro_rules! vocab {
             pub const ALL: &'static [$name] = &[$($name::$variant),+];
             /// The vocabulary's name as the generators spell it (CamelCase).
             pub const NAME: &'static str = stringify!($name);
+            /// Emitters' view of this vocabulary.
+            pub const CATALOG: Catalog = Catalog {
+                name: stringify!($name),
+                doc: concat!("" $(, $doc)*),
+                members: &[$( Member {
+                    variant: stringify!($variant),
+                    spelling: $text,
+                    code: $code,
+                    doc: concat!("" $(, $vdoc)*),
+                } ),+],
+            };
 
             /// The stable numeric code.
             pub const fn code(self) -> i32 {
@@ -53,6 +84,23 @@ macro_rules! vocab {
         }
     };
 }
+
+/// Every vocabulary whose codes are fixed by kfam, in the order emitters
+/// write them. `Status` is separate: its values come from `abi.toml`.
+pub const CATALOGS: &[Catalog] = &[
+    DType::CATALOG,
+    Direction::CATALOG,
+    ParamKind::CATALOG,
+    Layout::CATALOG,
+    Platform::CATALOG,
+    Backend::CATALOG,
+    Runtime::CATALOG,
+    ExecutionMode::CATALOG,
+    Contract::CATALOG,
+    BindingKind::CATALOG,
+    OperationKind::CATALOG,
+    BinaryOp::CATALOG,
+];
 
 vocab! {
     /// Element type. Codes follow the native runtime's dtype tags.
@@ -217,7 +265,12 @@ impl DType {
     pub const fn is_float(self) -> bool {
         matches!(
             self,
-            DType::Fp32 | DType::Fp16 | DType::Bf16 | DType::Fp8e4m3fn | DType::Fp8e8m0 | DType::Fp4
+            DType::Fp32
+                | DType::Fp16
+                | DType::Bf16
+                | DType::Fp8e4m3fn
+                | DType::Fp8e8m0
+                | DType::Fp4
         )
     }
 

@@ -1,1 +1,49 @@
-//! kfam runtime: the approved kernel-family tables generated from `manifest/`.
+//! kfam runtime: the approved kernel-family tables generated from
+//! `manifest/`, and the decisions consumers make over them.
+//!
+//! The tables and vocabulary enums are compiled from `generated/rust/`, which
+//! `kfam generate` (or `cargo build`, through this crate's build script)
+//! writes from the manifest.
+
+mod types;
+
+/// The closed vocabularies, with their stable numeric codes.
+pub mod vocab {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../generated/rust/vocab.rs"
+    ));
+}
+
+mod tables {
+    include!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../generated/rust/tables.rs"
+    ));
+}
+
+pub use tables::{families, ABI, FAMILIES};
+pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt};
+pub use vocab::*;
+
+/// The approved family named `name`.
+pub fn find_family(name: &str) -> Option<&'static Family> {
+    FAMILIES
+        .binary_search_by(|f| f.name.cmp(name))
+        .ok()
+        .map(|i| &FAMILIES[i])
+}
+
+/// The family, profile and receipt of the artifact whose SHA-256 (lowercase
+/// hex) is `sha256`.
+pub fn find_artifact(
+    sha256: &str,
+) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
+    let i = tables::ARTIFACTS
+        .binary_search_by(|(digest, _, _)| (*digest).cmp(sha256))
+        .ok()?;
+    let (_, family, receipt) = tables::ARTIFACTS[i];
+    let family = &FAMILIES[family as usize];
+    let receipt = &family.receipts[receipt as usize];
+    Some((family, &family.profiles[receipt.profile as usize], receipt))
+}

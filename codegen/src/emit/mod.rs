@@ -31,7 +31,10 @@ pub struct GeneratedFile {
 
 impl GeneratedFile {
     pub fn new(path: impl Into<String>, contents: impl Into<String>) -> Self {
-        GeneratedFile { path: path.into(), contents: contents.into() }
+        GeneratedFile {
+            path: path.into(),
+            contents: contents.into(),
+        }
     }
 }
 

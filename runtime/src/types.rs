@@ -1,0 +1,120 @@
+//! The record types of the generated tables. The data (and the vocabulary
+//! enums) are generated from the manifest into `generated/rust/`; these
+//! definitions are the stable shape both the generated file and the
+//! `kfam_macros::manifest!` expansion fill in.
+
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
+    Platform, Runtime,
+};
+
+/// The native ABI the artifacts target (`manifest/abi.toml`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Abi {
+    /// Native runtime commit (40 lowercase hex digits).
+    pub revision: &'static str,
+    pub major: u16,
+    pub minor: u16,
+    pub max_tensor_args: u32,
+    pub max_scalar_args: u32,
+    pub max_rank: u32,
+}
+
+/// One approved kernel family revision.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Family {
+    pub name: &'static str,
+    pub revision: u32,
+    pub summary: &'static str,
+    pub contract: Contract,
+    /// Whether a torch dispatcher schema is offered.
+    pub torch: bool,
+    pub operation: Operation,
+    /// The ordered logical signature (ParamInfo).
+    pub params: &'static [Param],
+    /// Return aliases: indices into `params`, repeats kept.
+    pub returns: &'static [u32],
+    pub profiles: &'static [Profile],
+    pub receipts: &'static [Receipt],
+    pub tensor_count: u32,
+    pub scalar_count: u32,
+    /// SHA-256 (lowercase hex) of the family's canonical identity.
+    pub identity: &'static str,
+}
+
+/// The typed operation payload; operands are indices into `Family::params`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    ElementwiseBinary {
+        op: BinaryOp,
+        lhs: u32,
+        rhs: u32,
+        out: u32,
+    },
+    Matmul {
+        m: i64,
+        k: i64,
+        n: i64,
+        a: u32,
+        b: u32,
+        c: u32,
+        accumulate: bool,
+    },
+}
+
+/// One parameter of the signature.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    /// Position in the complete signature.
+    pub index: u32,
+    pub kind: ParamKind,
+    pub direction: Direction,
+    pub dtype: DType,
+    /// Logical shape; empty for scalars; `-1` is dynamic.
+    pub shape: &'static [i64],
+    pub layout: Layout,
+    /// Assembly shape (NZ blocked, fp4 packed).
+    pub lowered_shape: &'static [i64],
+    /// Index among the family's tensors, or among its scalars.
+    pub pool_index: u32,
+    pub doc: Option<&'static str>,
+}
+
+/// Where and how an artifact runs, with its final-ABI bindings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Profile {
+    pub name: &'static str,
+    pub platform: Platform,
+    pub backend: Backend,
+    pub runtime: Runtime,
+    pub execution_mode: ExecutionMode,
+    /// Sorted by slot.
+    pub bindings: &'static [Binding],
+}
+
+/// A parameter placed into a launch slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub param: u32,
+    pub slot: u32,
+    pub kind: BindingKind,
+}
+
+/// One artifact that passed qualification on one profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Receipt {
+    /// Index into `Family::profiles`.
+    pub profile: u32,
+    pub codec: &'static str,
+    pub artifact: &'static str,
+    pub sha256: &'static str,
+    pub evidence: Evidence,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Evidence {
+    pub date: &'static str,
+    pub hardware: &'static str,
+    pub note: Option<&'static str>,
+}

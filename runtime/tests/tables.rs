@@ -1,0 +1,61 @@
+//! The compiled tables answer lookups the way the manifest declares them.
+
+use kfam_runtime::{
+    families, find_artifact, find_family, DType, Direction, Operation, Platform, FAMILIES,
+};
+
+#[test]
+fn lookup_by_name() {
+    let f = find_family("add_bf16_1024").expect("shipped family");
+    assert_eq!(f.params.len(), 3);
+    assert_eq!(f.params[2].name, "out");
+    assert_eq!(f.params[2].direction, Direction::Out);
+    assert_eq!(f.params[0].dtype, DType::Bf16);
+    assert_eq!(f.returns, &[2]);
+    assert!(matches!(
+        f.operation,
+        Operation::ElementwiseBinary {
+            lhs: 0,
+            rhs: 1,
+            out: 2,
+            ..
+        }
+    ));
+    assert!(find_family("add_bf16_2048").is_none());
+    assert!(
+        FAMILIES.windows(2).all(|w| w[0].name < w[1].name),
+        "table sorted by name"
+    );
+    for f in FAMILIES {
+        assert_eq!(find_family(f.name).map(|g| g.name), Some(f.name));
+    }
+}
+
+#[test]
+fn lookup_by_artifact_digest() {
+    for f in FAMILIES {
+        for r in f.receipts {
+            let (family, profile, receipt) =
+                find_artifact(r.sha256).expect("every receipt is indexed");
+            assert_eq!(family.name, f.name);
+            assert_eq!(receipt.sha256, r.sha256);
+            assert_eq!(profile.name, f.profiles[r.profile as usize].name);
+        }
+    }
+    assert!(find_artifact(&"0".repeat(64)).is_none());
+}
+
+#[test]
+fn named_constants() {
+    use families::matmul_acc_nz_bf16 as m;
+    assert_eq!(m::FAMILY.name, "matmul_acc_nz_bf16");
+    assert_eq!(m::PARAM_ACC, 2);
+    assert_eq!(m::SLOT_ALPHA, 4);
+    assert_eq!(m::A2A3_SIM_SLOT_W, 1);
+    assert_eq!(m::FAMILY.returns, &[m::PARAM_ACC, m::PARAM_ACC]);
+    assert_eq!(m::FAMILY.params[1].lowered_shape, &[1, 8, 4, 16, 16]);
+    assert_eq!(m::FAMILY.profiles[0].platform, Platform::A2a3);
+    assert_eq!(m::IDENTITY, m::FAMILY.identity);
+    assert_eq!(kfam_runtime::Status::NotApproved.code(), -1007);
+    assert_eq!(DType::from_code(6), Some(DType::Bf16));
+}
