@@ -227,12 +227,20 @@ fn existing_files(out: &Path) -> Result<Vec<String>, WriteError> {
 /// Files below `out` that carry the marker but are not in `files`.
 fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteError> {
     let expected: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    // A symlink inside `out` may make two paths name one file: compare real paths.
+    let expected_real: BTreeSet<PathBuf> = files
+        .iter()
+        .filter_map(|f| fs::canonicalize(out.join(&f.path)).ok())
+        .collect();
     let mut result = Vec::new();
     for rel in existing_files(out)? {
         if expected.contains(rel.as_str()) {
             continue;
         }
         let path = out.join(&rel);
+        if fs::canonicalize(&path).is_ok_and(|real| expected_real.contains(&real)) {
+            continue;
+        }
         let ours = rel.ends_with(TMP_SUFFIX) || has_marker(&path).map_err(io_err(&path))?;
         if ours {
             result.push(rel);
