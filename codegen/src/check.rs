@@ -81,6 +81,7 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
         }
     }
 
+    crate::gate::check(loaded, &families, report);
     if report.error_count() > errors_before {
         return None;
     }

@@ -6,7 +6,9 @@
 
 pub mod check;
 pub mod diag;
+pub mod diff;
 pub mod emit;
+pub mod gate;
 pub mod ir;
 pub mod load;
 pub mod model;
@@ -21,11 +23,31 @@ use diag::Report;
 /// Load and check the manifest in `dir`. Returns the IR when there are no
 /// errors; the report holds every diagnostic (warnings included), sorted.
 pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
+    let (ir, report, _) = analyze_dir(dir);
+    (ir, report)
+}
+
+/// [`check_dir`] without the review gate: the lock and tombstones are not
+/// consulted. `kfam diff` uses it, so a reviewer can see what a change does
+/// before the lock accepts it.
+pub fn check_dir_ungated(dir: &Path) -> (Option<ir::Ir>, Report) {
+    let mut report = Report::default();
+    let mut loaded = load::load_dir(dir, &mut report);
+    loaded.lock = None;
+    loaded.retired = None;
+    let ir = check::check(&loaded, &mut report);
+    report.sort();
+    (ir, report)
+}
+
+/// [`check_dir`], plus the text of `approved.lock` after approving the IR.
+fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, Option<String>) {
     let mut report = Report::default();
     let loaded = load::load_dir(dir, &mut report);
     let ir = check::check(&loaded, &mut report);
     report.sort();
-    (ir, report)
+    let lock = ir.as_ref().map(|ir| gate::lock_contents(&loaded, ir));
+    (ir, report, lock)
 }
 
 /// Same as [`check_dir`] for documents already in memory: `abi` and
@@ -71,16 +93,22 @@ pub fn generate_dir(
     out_dir: &Path,
     check: bool,
 ) -> Result<GenerateOutcome, GenerateError> {
-    let (ir, report) = check_dir(manifest_dir);
-    let Some(ir) = ir else {
+    let (ir, report, lock) = analyze_dir(manifest_dir);
+    let (Some(ir), Some(lock)) = (ir, lock) else {
         return Err(GenerateError::Manifest(report));
     };
     let files = emit::generate(&ir);
+    let lock_path = manifest_dir.join(load::LOCK_FILE);
     if check {
-        let problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;
+        let mut problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;
+        if !write::is_current(&lock_path, &lock).map_err(GenerateError::Write)? {
+            problems.push(write::Problem::LockStale(lock_path.display().to_string()));
+        }
         Ok(GenerateOutcome::Checked { report, problems })
     } else {
-        let outcome = write::write(out_dir, &files).map_err(GenerateError::Write)?;
+        let mut outcome = write::write(out_dir, &files).map_err(GenerateError::Write)?;
+        outcome.lock_written =
+            write::write_if_changed(&lock_path, &lock).map_err(GenerateError::Write)?;
         Ok(GenerateOutcome::Written { report, outcome })
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde::de::DeserializeOwned;
 
 use crate::diag::{Code, Diagnostic, FileId, Report};
-use crate::model::{AbiFile, FamilyFile};
+use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -19,7 +19,16 @@ pub struct Loaded {
     pub root: PathBuf,
     pub abi: Option<(FileId, AbiFile)>,
     pub families: Vec<(FileId, FamilyFile)>,
+    /// `approved.lock`; `None` when absent (a new manifest) or unreadable.
+    pub lock: Option<(FileId, LockFile)>,
+    /// `retired.toml`; `None` when absent.
+    pub retired: Option<(FileId, RetiredFile)>,
 }
+
+/// The review lock's file name inside the manifest directory.
+pub const LOCK_FILE: &str = "approved.lock";
+/// The tombstone file's name inside the manifest directory.
+pub const RETIRED_FILE: &str = "retired.toml";
 
 /// Read the manifest directory `root`. Files that fail to read or parse are
 /// reported in `report` and left out of the result, so the remaining files
@@ -29,6 +38,8 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         root: root.to_path_buf(),
         abi: None,
         families: Vec::new(),
+        lock: None,
+        retired: None,
     };
     if !root.is_dir() {
         report.diagnostics.push(
@@ -41,6 +52,21 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     if let Some(text) = read_file(&abi_path, report) {
         let id = report.sources.add(display(&abi_path), text);
         loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
+    }
+
+    for (name, is_lock) in [(LOCK_FILE, true), (RETIRED_FILE, false)] {
+        let path = root.join(name);
+        if !path.exists() {
+            continue;
+        }
+        if let Some(text) = read_file(&path, report) {
+            let id = report.sources.add(display(&path), text);
+            if is_lock {
+                loaded.lock = parse::<LockFile>(id, report).map(|l| (id, l));
+            } else {
+                loaded.retired = parse::<RetiredFile>(id, report).map(|r| (id, r));
+            }
+        }
     }
 
     let dir = root.join("families");
@@ -66,6 +92,8 @@ pub fn load_sources(
         root: PathBuf::new(),
         abi: None,
         families: Vec::new(),
+        lock: None,
+        retired: None,
     };
     if let Some((path, text)) = abi {
         let id = report.sources.add(path, text);

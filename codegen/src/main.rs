@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
 use kfam_codegen::diag::{Code, Report};
+use kfam_codegen::diff::Class;
+use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
 #[derive(Parser)]
@@ -48,6 +50,13 @@ enum Command {
         /// Write nothing; exit 1 naming each stale, missing or unexpected file.
         #[arg(long)]
         check: bool,
+        #[arg(long, value_enum, default_value = "human")]
+        message_format: MessageFormat,
+    },
+    /// Classify every change between two manifest trees (exit 1 if any is breaking).
+    Diff {
+        old_dir: PathBuf,
+        new_dir: PathBuf,
         #[arg(long, value_enum, default_value = "human")]
         message_format: MessageFormat,
     },
@@ -126,6 +135,10 @@ fn main() -> ExitCode {
                     for p in &outcome.removed {
                         println!("removed {}", out.join(p).display());
                     }
+                    if outcome.lock_written {
+                        let lock = manifest_dir.join(kfam_codegen::load::LOCK_FILE);
+                        println!("wrote {}", lock.display());
+                    }
                     println!(
                         "{} written, {} removed, {} unchanged",
                         outcome.written.len(),
@@ -141,7 +154,10 @@ fn main() -> ExitCode {
                         return ExitCode::SUCCESS;
                     }
                     for p in &problems {
-                        eprintln!("error: {}: {p}", out.display());
+                        match p {
+                            Problem::LockStale(_) => eprintln!("error: {p}"),
+                            _ => eprintln!("error: {}: {p}", out.display()),
+                        }
                     }
                     eprintln!(
                         "error: generated files are not up to date; run `{}`",
@@ -150,6 +166,36 @@ fn main() -> ExitCode {
                     ExitCode::from(1)
                 }
             }
+        }
+        Command::Diff {
+            old_dir,
+            new_dir,
+            message_format,
+        } => {
+            let (old, old_report) = kfam_codegen::check_dir_ungated(&old_dir);
+            let (new, new_report) = kfam_codegen::check_dir_ungated(&new_dir);
+            let (Some(old), Some(new)) = (old, new) else {
+                for report in [&old_report, &new_report] {
+                    print_report(report, message_format);
+                }
+                eprintln!("error: both manifests must check cleanly before they can be compared");
+                return ExitCode::from(2);
+            };
+            let changes = kfam_codegen::diff::diff(&old, &new);
+            for c in &changes {
+                match message_format {
+                    MessageFormat::Json => println!("{}", c.to_json()),
+                    MessageFormat::Human => println!("{c}"),
+                }
+            }
+            let breaking = changes
+                .iter()
+                .filter(|c| c.rule.class() == Class::Breaking)
+                .count();
+            if message_format == MessageFormat::Human {
+                println!("{} changes, {breaking} breaking", changes.len());
+            }
+            ExitCode::from(u8::from(breaking > 0))
         }
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {

@@ -265,3 +265,50 @@ pub struct Evidence {
     #[serde(default)]
     pub note: Option<Spanned<String>>,
 }
+
+/// `manifest/retired.toml`: tombstones of families that were approved and
+/// then withdrawn. A tombstone keeps the name, so it is never reused for a
+/// different contract.
+#[derive(Debug, Default, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "kfam retired families (manifest/retired.toml)")]
+pub struct RetiredFile {
+    #[serde(default)]
+    pub retired: Vec<Spanned<Tombstone>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Tombstone {
+    pub name: Spanned<String>,
+    /// The last approved revision.
+    pub revision: Spanned<u32>,
+    /// Its identity digest, as recorded in `approved.lock`.
+    pub identity: Spanned<String>,
+    /// Why the family was retired.
+    pub reason: Spanned<String>,
+}
+
+/// `manifest/approved.lock`: every approved family revision. Written by
+/// `kfam generate`; reviewed, never edited by hand.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockFile {
+    pub version: Spanned<u32>,
+    #[serde(default)]
+    pub family: Vec<Spanned<LockEntry>>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockEntry {
+    pub name: Spanned<String>,
+    pub revision: Spanned<u32>,
+    pub identity: Spanned<String>,
+    /// Artifact digests of the receipts of this revision.
+    #[serde(default)]
+    pub receipts: Vec<Spanned<String>>,
+    /// The canonical identity form (see `docs/identity.md`), kept so a changed
+    /// revision can be reported field by field.
+    pub canonical: Spanned<String>,
+}

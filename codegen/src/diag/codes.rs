@@ -164,4 +164,17 @@ codes! {
         "Summaries, docs and evidence are copied into comments and strings of\nevery generated language. Control characters (other than newline in\nsummaries and docs) and Unicode bidirectional overrides (U+202A..U+202E,\nU+2066..U+2069) and other invisible format characters are rejected, so\nthat text can never hide or reorder code in a review.";
     TextLength = "KF1002", "text", "free text is empty or too long",
         "A summary is required and at most 1000 characters; other free-text fields\nare at most 1000 characters.";
+
+    ApprovedChanged = "KF1101", "review", "an approved revision's identity changed",
+        "`manifest/approved.lock` records the identity digest of every approved\nfamily revision. Consumers (native capability checks, loaders, bindings)\nmay depend on that exact contract, so an approved revision is immutable.\nThe notes list what changed. To change a contract, bump `revision` and\nattach a new receipt for an artifact qualified against the new revision;\n`kfam generate` then adds the new revision to the lock.";
+    LockedFamilyRemoved = "KF1102", "review", "an approved family was removed without retirement",
+        "A family recorded in `approved.lock` no longer has a file in\n`manifest/families/`. Removal must be explicit: restore the file, or add a\ntombstone to `manifest/retired.toml` with the family's name, last revision\nand identity digest (the help shows the exact entry). The tombstone keeps\nthe name reserved, so it is never reused for a different contract.";
+    RevisionRegressed = "KF1103", "review", "revision is lower than an approved revision",
+        "Revisions only move forward. `approved.lock` already records a higher\nrevision of this family; a lower revision that is not in the lock would be\na second, unreviewed contract under an old number.";
+    RetiredNameReused = "KF1104", "review", "a retired family name is reused",
+        "The name is retired in `manifest/retired.toml`. A retired name is never\nreused, so that an old artifact or consumer can never be matched against\na different contract under the same name. Choose a new name.";
+    BadTombstone = "KF1105", "review", "tombstone does not match the lock",
+        "A tombstone in `manifest/retired.toml` names the family's last approved\nrevision and its identity digest exactly as `approved.lock` records them.\nA tombstone for a name the lock does not know, or for a family that still\nhas a file, is also rejected.";
+    ReceiptReused = "KF1106", "review", "a new revision reuses a receipt of an approved revision",
+        "A receipt records that one artifact qualified against one contract. A new\nrevision is a new contract, so its receipts must name artifacts qualified\nagainst it: a digest that `approved.lock` records for another revision\ncannot be carried over. Qualify the rebuilt artifact and record its digest.";
 }

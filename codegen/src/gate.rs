@@ -1,0 +1,376 @@
+//! The review gate: `approved.lock` makes approved revisions immutable and
+//! removals explicit. `check` runs [`check`] over the lowered families;
+//! generation writes [`lock_contents`] back so the lock diff is what a
+//! reviewer reads.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use serde_json::Value;
+
+use crate::diag::{Code, Diagnostic, Report};
+use crate::ir;
+use crate::load::Loaded;
+use crate::model::{LockEntry, Spanned};
+
+/// Lock format version.
+pub const LOCK_VERSION: u32 = 1;
+/// Most field changes listed under one KF1101.
+const MAX_LISTED_CHANGES: usize = 12;
+
+/// Check the lowered families against the lock and the tombstones.
+pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
+    let declared: HashMap<&str, usize> = loaded
+        .families
+        .iter()
+        .enumerate()
+        .map(|(i, (_, f))| (f.name.value.as_str(), i))
+        .collect();
+    let tombstones: HashMap<&str, &Spanned<crate::model::Tombstone>> = loaded
+        .retired
+        .iter()
+        .flat_map(|(_, r)| r.retired.iter())
+        .map(|t| (t.value.name.value.as_str(), t))
+        .collect();
+    let mut locked: BTreeMap<&str, Vec<&Spanned<LockEntry>>> = BTreeMap::new();
+    if let Some((id, lock)) = &loaded.lock {
+        if lock.version.value != LOCK_VERSION {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::OutOfRange,
+                    *id,
+                    lock.version.span.clone(),
+                    "unsupported lock version",
+                )
+                .label(format!("expected {LOCK_VERSION}")),
+            );
+            return;
+        }
+        for e in &lock.family {
+            locked
+                .entry(e.value.name.value.as_str())
+                .or_default()
+                .push(e);
+        }
+    }
+
+    for f in families {
+        let Some(&i) = declared.get(f.name.as_str()) else {
+            continue;
+        };
+        let (fid, file) = &loaded.families[i];
+        if tombstones.contains_key(f.name.as_str()) {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::RetiredNameReused,
+                    *fid,
+                    file.name.span.clone(),
+                    format!("family name `{}` is retired", f.name),
+                )
+                .label("retired in retired.toml")
+                .help("choose a new name for the new contract"),
+            );
+            continue;
+        }
+        let entries = locked
+            .get(f.name.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if let Some(e) = entries
+            .iter()
+            .find(|e| e.value.revision.value == f.revision)
+        {
+            if e.value.identity.value != f.identity {
+                let mut d = Diagnostic::error(
+                    Code::ApprovedChanged,
+                    *fid,
+                    file.revision.span.clone(),
+                    format!("approved revision {} of `{}` changed", f.revision, f.name),
+                )
+                .label("this revision is locked in approved.lock");
+                for change in identity_changes(&e.value.canonical.value, &f.canonical_identity()) {
+                    d = d.note(change);
+                }
+                d = d.help(format!(
+                    "bump to `revision = {}` and attach a new receipt for an artifact qualified against it",
+                    entries.iter().map(|e| e.value.revision.value).max().unwrap_or(f.revision) + 1
+                ));
+                report.diagnostics.push(d);
+            }
+        } else if let Some((r, e)) = receipt_reused(f, &locked) {
+            // Lowered receipts keep declaration order (a family lowers only without errors).
+            let receipt = &file.receipts[r].value;
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::ReceiptReused,
+                    *fid,
+                    receipt.sha256.span.clone(),
+                    format!(
+                        "receipt of new revision {} reuses the artifact of approved revision {}",
+                        f.revision, e.value.revision.value
+                    ),
+                )
+                .label("qualified against another contract")
+                .help("record the digest of an artifact qualified against this revision"),
+            );
+        } else if let Some(max) = entries
+            .iter()
+            .map(|e| e.value.revision.value)
+            .max()
+            .filter(|&m| m > f.revision)
+        {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::RevisionRegressed,
+                    *fid,
+                    file.revision.span.clone(),
+                    format!(
+                        "revision {} of `{}` is below approved revision {max}",
+                        f.revision, f.name
+                    ),
+                )
+                .label("revisions only move forward")
+                .help(format!("use `revision = {}`", max + 1)),
+            );
+        }
+    }
+
+    let lock_id = loaded.lock.as_ref().map(|(id, _)| *id);
+    for (name, entries) in &locked {
+        if declared.contains_key(name) {
+            continue;
+        }
+        let last = entries
+            .iter()
+            .max_by_key(|e| e.value.revision.value)
+            .expect("non-empty group");
+        match tombstones.get(name) {
+            Some(t) => {
+                let (rid, _) = loaded
+                    .retired
+                    .as_ref()
+                    .expect("tombstone came from retired.toml");
+                if t.value.revision.value != last.value.revision.value
+                    || t.value.identity.value != last.value.identity.value
+                {
+                    report.diagnostics.push(
+                        Diagnostic::error(
+                            Code::BadTombstone,
+                            *rid,
+                            t.span.clone(),
+                            format!("tombstone of `{name}` does not match the lock"),
+                        )
+                        .label("revision or identity differs")
+                        .help(format!(
+                            "the last approved revision is {} with identity {}",
+                            last.value.revision.value, last.value.identity.value
+                        )),
+                    );
+                }
+            }
+            None => {
+                let Some(lid) = lock_id else { continue };
+                report.diagnostics.push(
+                    Diagnostic::error(Code::LockedFamilyRemoved, lid, last.value.name.span.clone(), format!("approved family `{name}` has no file in families/"))
+                        .label("approved here")
+                        .help(format!(
+                            "restore `families/{name}.toml`, or retire it by adding to retired.toml:\n[[retired]]\nname = \"{name}\"\nrevision = {}\nidentity = \"{}\"\nreason = \"...\"",
+                            last.value.revision.value, last.value.identity.value
+                        )),
+                );
+            }
+        }
+    }
+
+    if let Some((rid, retired)) = &loaded.retired {
+        for t in &retired.retired {
+            let name = t.value.name.value.as_str();
+            let problem = if !locked.contains_key(name) {
+                Some("approved.lock has no such family")
+            } else if declared.contains_key(name) {
+                Some("the family still has a file in families/")
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                report.diagnostics.push(
+                    Diagnostic::error(
+                        Code::BadTombstone,
+                        *rid,
+                        t.value.name.span.clone(),
+                        format!("tombstone of `{name}` is not valid"),
+                    )
+                    .label(problem),
+                );
+            }
+        }
+    }
+}
+
+/// A receipt of a new (unlocked) revision whose digest the lock records for
+/// another revision of the same family: `(receipt index, that entry)`.
+fn receipt_reused<'a>(
+    f: &ir::Family,
+    locked: &BTreeMap<&str, Vec<&'a Spanned<LockEntry>>>,
+) -> Option<(usize, &'a Spanned<LockEntry>)> {
+    let entries = locked.get(f.name.as_str())?;
+    f.receipts.iter().enumerate().find_map(|(i, r)| {
+        entries
+            .iter()
+            .find(|e| e.value.receipts.iter().any(|d| d.value == r.sha256))
+            .map(|e| (i, *e))
+    })
+}
+
+/// Field-level changes between two canonical identity forms, e.g.
+/// ``params.out.dtype: "bf16" -> "fp16"``.
+pub fn identity_changes(old: &str, new: &str) -> Vec<String> {
+    let (Ok(old), Ok(new)) = (
+        serde_json::from_str::<Value>(old),
+        serde_json::from_str::<Value>(new),
+    ) else {
+        return vec![
+            "the recorded canonical form cannot be read; compare the files in version control"
+                .to_owned(),
+        ];
+    };
+    let mut out = Vec::new();
+    diff_values("", &old, &new, &mut out);
+    if out.len() > MAX_LISTED_CHANGES {
+        let more = out.len() - MAX_LISTED_CHANGES;
+        out.truncate(MAX_LISTED_CHANGES);
+        out.push(format!("... and {more} more changes"));
+    }
+    out
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// Arrays of named objects (params, profiles) are matched by name.
+fn named(v: &[Value]) -> Option<Vec<(&str, &Value)>> {
+    v.iter()
+        .map(|x| x.get("name").and_then(Value::as_str).map(|n| (n, x)))
+        .collect()
+}
+
+fn diff_values(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
+    match (old, new) {
+        (Value::Object(a), Value::Object(b)) => {
+            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                match (a.get(k), b.get(k)) {
+                    (Some(x), Some(y)) => diff_values(&join(path, k), x, y, out),
+                    (Some(x), None) => out.push(format!("{}: removed (was {x})", join(path, k))),
+                    (None, Some(y)) => out.push(format!("{}: added {y}", join(path, k))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if let (Some(na), Some(nb)) = (named(a), named(b)) {
+                let names_a: Vec<&str> = na.iter().map(|(n, _)| *n).collect();
+                let names_b: Vec<&str> = nb.iter().map(|(n, _)| *n).collect();
+                let set_b: HashSet<&str> = names_b.iter().copied().collect();
+                for (n, x) in &na {
+                    match nb.iter().find(|(m, _)| m == n) {
+                        Some((_, y)) => diff_values(&join(path, n), x, y, out),
+                        None => out.push(format!("{}: removed", join(path, n))),
+                    }
+                }
+                for n in names_b.iter().filter(|n| !names_a.contains(n)) {
+                    out.push(format!("{}: added", join(path, n)));
+                }
+                let common_a: Vec<&str> = names_a
+                    .iter()
+                    .copied()
+                    .filter(|n| set_b.contains(n))
+                    .collect();
+                let common_b: Vec<&str> = names_b
+                    .iter()
+                    .copied()
+                    .filter(|n| names_a.contains(n))
+                    .collect();
+                if common_a != common_b {
+                    out.push(format!(
+                        "{path}: order changed from [{}] to [{}]",
+                        common_a.join(", "),
+                        common_b.join(", ")
+                    ));
+                }
+            } else if a.len() == b.len() {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    diff_values(&format!("{path}[{i}]"), x, y, out);
+                }
+            } else {
+                out.push(format!("{path}: {old} -> {new}"));
+            }
+        }
+        _ if old != new => out.push(format!("{path}: {old} -> {new}")),
+        _ => {}
+    }
+}
+
+/// The lock after approving `ir`: every previously locked revision is kept
+/// (history, and the last digest of retired families), each current family
+/// revision is recorded with its receipts. Stable order: name, revision.
+pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
+    struct Row {
+        name: String,
+        revision: u32,
+        identity: String,
+        receipts: Vec<String>,
+        canonical: String,
+    }
+    let mut rows: BTreeMap<(String, u32), Row> = BTreeMap::new();
+    if let Some((_, lock)) = &loaded.lock {
+        for e in &lock.family {
+            let e = &e.value;
+            rows.insert(
+                (e.name.value.clone(), e.revision.value),
+                Row {
+                    name: e.name.value.clone(),
+                    revision: e.revision.value,
+                    identity: e.identity.value.clone(),
+                    receipts: e.receipts.iter().map(|r| r.value.clone()).collect(),
+                    canonical: e.canonical.value.clone(),
+                },
+            );
+        }
+    }
+    for f in &ir.families {
+        let mut receipts: Vec<String> = f.receipts.iter().map(|r| r.sha256.clone()).collect();
+        receipts.sort();
+        rows.insert(
+            (f.name.clone(), f.revision),
+            Row {
+                name: f.name.clone(),
+                revision: f.revision,
+                identity: f.identity.clone(),
+                receipts,
+                canonical: f.canonical_identity(),
+            },
+        );
+    }
+    let q = |s: &str| toml::Value::String(s.to_owned()).to_string();
+    let mut out = String::from(
+        "# approved.lock: every approved kernel-family revision (the kfam review gate).\n\
+         # Written by `kfam generate` (and `cargo build`); review its diff, do not edit it.\n\
+         # An approved revision is immutable: change a contract by bumping `revision`.\n",
+    );
+    out.push_str(&format!("version = {LOCK_VERSION}\n"));
+    for r in rows.values() {
+        out.push_str("\n[[family]]\n");
+        out.push_str(&format!("name = {}\n", q(&r.name)));
+        out.push_str(&format!("revision = {}\n", r.revision));
+        out.push_str(&format!("identity = {}\n", q(&r.identity)));
+        let receipts: Vec<String> = r.receipts.iter().map(|d| q(d)).collect();
+        out.push_str(&format!("receipts = [{}]\n", receipts.join(", ")));
+        out.push_str(&format!("canonical = {}\n", q(&r.canonical)));
+    }
+    out
+}
