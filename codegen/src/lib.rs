@@ -50,6 +50,16 @@ fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, Option<String>) {
     (ir, report, lock)
 }
 
+/// Check one family file against an ABI file (no review gate): the
+/// proc-macro's single-family mode.
+pub fn check_files(abi: &Path, families: &[std::path::PathBuf]) -> (Option<ir::Ir>, Report) {
+    let mut report = Report::default();
+    let loaded = load::load_files(abi, families, &mut report);
+    let ir = check::check(&loaded, &mut report);
+    report.sort();
+    (ir, report)
+}
+
 /// Same as [`check_dir`] for documents already in memory: `abi` and
 /// `families` are `(display path, text)` pairs.
 pub fn check_sources(

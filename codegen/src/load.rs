@@ -81,6 +81,31 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     loaded
 }
 
+/// Read one ABI file and the given family files (no lock, no tombstones):
+/// the proc-macro's single-family mode.
+pub fn load_files(abi: &Path, families: &[PathBuf], report: &mut Report) -> Loaded {
+    let mut loaded = Loaded {
+        root: abi.parent().map(Path::to_path_buf).unwrap_or_default(),
+        abi: None,
+        families: Vec::new(),
+        lock: None,
+        retired: None,
+    };
+    if let Some(text) = read_file(abi, report) {
+        let id = report.sources.add(display(abi), text);
+        loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
+    }
+    for path in families {
+        if let Some(text) = read_file(path, report) {
+            let id = report.sources.add(display(path), text);
+            if let Some(family) = parse::<FamilyFile>(id, report) {
+                loaded.families.push((id, family));
+            }
+        }
+    }
+    loaded
+}
+
 /// Load one in-memory document set (used by tests and the proc-macro, which
 /// read files themselves).
 pub fn load_sources(

@@ -22,6 +22,8 @@ mod tables {
     ));
 }
 
+/// Embed and check a manifest at compile time: see `docs/macro.md`.
+pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES};
 pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt};
 pub use vocab::*;

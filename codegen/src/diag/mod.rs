@@ -36,6 +36,16 @@ impl SourceMap {
         FileId(self.files.len() - 1)
     }
 
+    /// Show paths under `from` as under `to` (the proc-macro reads absolute
+    /// paths but reports them as the user wrote them).
+    pub fn rebase(&mut self, from: &str, to: &str) {
+        for f in &mut self.files {
+            if let Some(rest) = f.path.strip_prefix(from) {
+                f.path = format!("{to}{rest}");
+            }
+        }
+    }
+
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0]
     }
@@ -256,6 +266,19 @@ impl Report {
     pub fn sort(&mut self) {
         let sources = &self.sources;
         self.diagnostics.sort_by_cached_key(|d| d.sort_key(sources));
+    }
+
+    /// See [`SourceMap::rebase`]; also rewrites path-only locations.
+    pub fn rebase_paths(&mut self, from: &str, to: &str) {
+        self.sources.rebase(from, to);
+        for d in &mut self.diagnostics {
+            if let Location::Path(p) = &mut d.location {
+                if let Some(rest) = p.strip_prefix(from) {
+                    *p = format!("{to}{rest}");
+                }
+            }
+            d.message = d.message.replace(from, to);
+        }
     }
 
     pub fn has_errors(&self) -> bool {
