@@ -306,9 +306,11 @@ impl<'a> FamilyChecker<'a> {
             tensor_count,
             scalar_count,
             identity: String::new(),
+            torch_schema: None,
             source: self.report.sources.get(self.id).path.clone(),
         };
         family.identity = ir::sha256_hex(family.canonical_identity().as_bytes());
+        family.torch_schema = family.torch_schema_string();
         Some(family)
     }
 

@@ -60,7 +60,12 @@ pub struct Family {
     pub scalar_count: usize,
     /// SHA-256 (lowercase hex) of [`Family::canonical_identity`].
     pub identity: String,
-    /// The declaring file, as the user named it.
+    /// The torch dispatcher schema (see [`Family::torch_schema_string`]);
+    /// `None` when the signature has no torch spelling (a uint64 scalar).
+    pub torch_schema: Option<String>,
+    /// The declaring file, as the user named it. Not serialized: it depends
+    /// on how the generator was invoked, and outputs must not.
+    #[serde(skip)]
     pub source: String,
 }
 
@@ -261,6 +266,46 @@ impl Family {
             "profiles": profiles,
         })
         .to_string()
+    }
+}
+
+impl Family {
+    /// `kfam::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) -> Tensor(a2!)`:
+    /// `Tensor(aN!)` for written tensors and `Tensor(aN)` for read ones (N is
+    /// the signature index), `bool`, `float` for float dtypes and `SymInt`
+    /// for integer dtypes; the return is the aliased tensors (a tuple when
+    /// several, `()` when none). `None` for uint64 scalars, which torch
+    /// cannot represent.
+    pub fn torch_schema_string(&self) -> Option<String> {
+        let tensor = |p: &Param| {
+            let bang = if p.direction == Direction::In {
+                ""
+            } else {
+                "!"
+            };
+            format!("Tensor(a{}{bang})", p.index)
+        };
+        let mut args = Vec::with_capacity(self.params.len());
+        for p in &self.params {
+            let ty = match (p.kind, p.dtype) {
+                (ParamKind::Tensor, _) => tensor(p),
+                (ParamKind::Scalar, DType::Uint64) => return None,
+                (ParamKind::Scalar, DType::Bool) => "bool".to_owned(),
+                (ParamKind::Scalar, d) if d.is_float() => "float".to_owned(),
+                (ParamKind::Scalar, _) => "SymInt".to_owned(),
+            };
+            args.push(format!("{ty} {}", p.name));
+        }
+        let rets: Vec<String> = self
+            .returns
+            .iter()
+            .map(|&i| tensor(&self.params[i]))
+            .collect();
+        let ret = match rets.len() {
+            1 => rets[0].clone(),
+            _ => format!("({})", rets.join(", ")),
+        };
+        Some(format!("kfam::{}({}) -> {ret}", self.name, args.join(", ")))
     }
 }
 

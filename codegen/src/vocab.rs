@@ -100,6 +100,11 @@ pub const CATALOGS: &[Catalog] = &[
     BindingKind::CATALOG,
     OperationKind::CATALOG,
     BinaryOp::CATALOG,
+    StorageFormat::CATALOG,
+    ScalarValueKind::CATALOG,
+    CallRule::CATALOG,
+    Capability::CATALOG,
+    Admission::CATALOG,
 ];
 
 vocab! {
@@ -247,6 +252,86 @@ vocab! {
         NotFound = 6 => "not_found",
         RecompileRequired = 7 => "recompile_required",
         NotApproved = 8 => "not_approved",
+    }
+}
+
+vocab! {
+    /// Physical storage format of a tensor argument (the native format tags).
+    StorageFormat {
+        Nchw = 0 => "nchw",
+        Nd = 2 => "nd",
+        /// Ascend fractal NZ; accepted only for parameters declared `nz`.
+        FractalNz = 29 => "fractal_nz",
+    }
+}
+
+vocab! {
+    /// Type tag of a scalar argument's value.
+    ScalarValueKind {
+        Bool = 0 => "bool",
+        Int = 1 => "int",
+        Uint = 2 => "uint",
+        Float = 3 => "float",
+    }
+}
+
+vocab! {
+    /// Why call validation rejected a call (0 means accepted).
+    CallRule {
+        Ok = 0 => "ok",
+        /// Wrong number of tensor or scalar arguments.
+        ArgCount = 1 => "arg_count",
+        DType = 2 => "dtype",
+        Rank = 3 => "rank",
+        /// A static extent differs, or an extent is negative.
+        Shape = 4 => "shape",
+        /// Storage format not accepted for the parameter's layout.
+        Format = 5 => "format",
+        /// Strides do not describe a contiguous row-major view.
+        NotContiguous = 6 => "not_contiguous",
+        /// NZ tensors must start at storage offset 0.
+        NzOffset = 7 => "nz_offset",
+        /// A nonempty view reaches past its storage, or the offset is negative.
+        StorageBounds = 8 => "storage_bounds",
+        /// Tensors are on different devices.
+        Device = 9 => "device",
+        /// Partial overlap of views where one is written.
+        Overlap = 10 => "overlap",
+        /// A scalar value of the wrong kind (a float for an integer, ...).
+        ScalarType = 11 => "scalar_type",
+        /// An integer scalar outside its declared type's range.
+        ScalarRange = 12 => "scalar_range",
+        /// A finite float scalar beyond its declared type's largest value.
+        FloatOverflow = 13 => "float_overflow",
+    }
+}
+
+vocab! {
+    /// Why a capability query was refused (0 means supported).
+    Capability {
+        Supported = 0 => "supported",
+        UnknownFamily = 1 => "unknown_family",
+        /// The family declares the other contract.
+        ContractMismatch = 2 => "contract_mismatch",
+        /// No profile for this platform and execution mode.
+        NoProfile = 3 => "no_profile",
+        /// A profile exists but no artifact qualified on it.
+        NoReceipt = 4 => "no_receipt",
+    }
+}
+
+vocab! {
+    /// Outcome of artifact admission (0 means admitted).
+    Admission {
+        Admitted = 0 => "admitted",
+        /// Not valid JSON, wrong types, duplicate or unknown keys, too large.
+        Malformed = 1 => "malformed",
+        /// Names a family that is not approved.
+        UnknownFamily = 2 => "unknown_family",
+        /// Legacy or incomplete kernel metadata: the artifact must be rebuilt.
+        RecompileRequired = 3 => "recompile_required",
+        /// A field differs from every approved family, profile and receipt.
+        NotApproved = 4 => "not_approved",
     }
 }
 

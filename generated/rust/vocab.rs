@@ -596,6 +596,319 @@ impl core::fmt::Display for BinaryOp {
         f.write_str(self.as_str())
     }
 }
+/// Physical storage format of a tensor argument (the native format tags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum StorageFormat {
+    Nchw = 0,
+    Nd = 2,
+    /// Ascend fractal NZ; accepted only for parameters declared `nz`.
+    FractalNz = 29,
+}
+impl StorageFormat {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [StorageFormat] = &[
+        StorageFormat::Nchw,
+        StorageFormat::Nd,
+        StorageFormat::FractalNz,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(StorageFormat::Nchw),
+            2 => Some(StorageFormat::Nd),
+            29 => Some(StorageFormat::FractalNz),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            StorageFormat::Nchw => "nchw",
+            StorageFormat::Nd => "nd",
+            StorageFormat::FractalNz => "fractal_nz",
+        }
+    }
+    /// The member spelled `s` in the manifest.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+    }
+}
+impl core::fmt::Display for StorageFormat {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Type tag of a scalar argument's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum ScalarValueKind {
+    Bool = 0,
+    Int = 1,
+    Uint = 2,
+    Float = 3,
+}
+impl ScalarValueKind {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [ScalarValueKind] = &[
+        ScalarValueKind::Bool,
+        ScalarValueKind::Int,
+        ScalarValueKind::Uint,
+        ScalarValueKind::Float,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(ScalarValueKind::Bool),
+            1 => Some(ScalarValueKind::Int),
+            2 => Some(ScalarValueKind::Uint),
+            3 => Some(ScalarValueKind::Float),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ScalarValueKind::Bool => "bool",
+            ScalarValueKind::Int => "int",
+            ScalarValueKind::Uint => "uint",
+            ScalarValueKind::Float => "float",
+        }
+    }
+    /// The member spelled `s` in the manifest.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+    }
+}
+impl core::fmt::Display for ScalarValueKind {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Why call validation rejected a call (0 means accepted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum CallRule {
+    Ok = 0,
+    /// Wrong number of tensor or scalar arguments.
+    ArgCount = 1,
+    DType = 2,
+    Rank = 3,
+    /// A static extent differs, or an extent is negative.
+    Shape = 4,
+    /// Storage format not accepted for the parameter's layout.
+    Format = 5,
+    /// Strides do not describe a contiguous row-major view.
+    NotContiguous = 6,
+    /// NZ tensors must start at storage offset 0.
+    NzOffset = 7,
+    /// A nonempty view reaches past its storage, or the offset is negative.
+    StorageBounds = 8,
+    /// Tensors are on different devices.
+    Device = 9,
+    /// Partial overlap of views where one is written.
+    Overlap = 10,
+    /// A scalar value of the wrong kind (a float for an integer, ...).
+    ScalarType = 11,
+    /// An integer scalar outside its declared type's range.
+    ScalarRange = 12,
+    /// A finite float scalar beyond its declared type's largest value.
+    FloatOverflow = 13,
+}
+impl CallRule {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [CallRule] = &[
+        CallRule::Ok,
+        CallRule::ArgCount,
+        CallRule::DType,
+        CallRule::Rank,
+        CallRule::Shape,
+        CallRule::Format,
+        CallRule::NotContiguous,
+        CallRule::NzOffset,
+        CallRule::StorageBounds,
+        CallRule::Device,
+        CallRule::Overlap,
+        CallRule::ScalarType,
+        CallRule::ScalarRange,
+        CallRule::FloatOverflow,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(CallRule::Ok),
+            1 => Some(CallRule::ArgCount),
+            2 => Some(CallRule::DType),
+            3 => Some(CallRule::Rank),
+            4 => Some(CallRule::Shape),
+            5 => Some(CallRule::Format),
+            6 => Some(CallRule::NotContiguous),
+            7 => Some(CallRule::NzOffset),
+            8 => Some(CallRule::StorageBounds),
+            9 => Some(CallRule::Device),
+            10 => Some(CallRule::Overlap),
+            11 => Some(CallRule::ScalarType),
+            12 => Some(CallRule::ScalarRange),
+            13 => Some(CallRule::FloatOverflow),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CallRule::Ok => "ok",
+            CallRule::ArgCount => "arg_count",
+            CallRule::DType => "dtype",
+            CallRule::Rank => "rank",
+            CallRule::Shape => "shape",
+            CallRule::Format => "format",
+            CallRule::NotContiguous => "not_contiguous",
+            CallRule::NzOffset => "nz_offset",
+            CallRule::StorageBounds => "storage_bounds",
+            CallRule::Device => "device",
+            CallRule::Overlap => "overlap",
+            CallRule::ScalarType => "scalar_type",
+            CallRule::ScalarRange => "scalar_range",
+            CallRule::FloatOverflow => "float_overflow",
+        }
+    }
+    /// The member spelled `s` in the manifest.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+    }
+}
+impl core::fmt::Display for CallRule {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Why a capability query was refused (0 means supported).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum Capability {
+    Supported = 0,
+    UnknownFamily = 1,
+    /// The family declares the other contract.
+    ContractMismatch = 2,
+    /// No profile for this platform and execution mode.
+    NoProfile = 3,
+    /// A profile exists but no artifact qualified on it.
+    NoReceipt = 4,
+}
+impl Capability {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [Capability] = &[
+        Capability::Supported,
+        Capability::UnknownFamily,
+        Capability::ContractMismatch,
+        Capability::NoProfile,
+        Capability::NoReceipt,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(Capability::Supported),
+            1 => Some(Capability::UnknownFamily),
+            2 => Some(Capability::ContractMismatch),
+            3 => Some(Capability::NoProfile),
+            4 => Some(Capability::NoReceipt),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Capability::Supported => "supported",
+            Capability::UnknownFamily => "unknown_family",
+            Capability::ContractMismatch => "contract_mismatch",
+            Capability::NoProfile => "no_profile",
+            Capability::NoReceipt => "no_receipt",
+        }
+    }
+    /// The member spelled `s` in the manifest.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+    }
+}
+impl core::fmt::Display for Capability {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Outcome of artifact admission (0 means admitted).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum Admission {
+    Admitted = 0,
+    /// Not valid JSON, wrong types, duplicate or unknown keys, too large.
+    Malformed = 1,
+    /// Names a family that is not approved.
+    UnknownFamily = 2,
+    /// Legacy or incomplete kernel metadata: the artifact must be rebuilt.
+    RecompileRequired = 3,
+    /// A field differs from every approved family, profile and receipt.
+    NotApproved = 4,
+}
+impl Admission {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [Admission] = &[
+        Admission::Admitted,
+        Admission::Malformed,
+        Admission::UnknownFamily,
+        Admission::RecompileRequired,
+        Admission::NotApproved,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(Admission::Admitted),
+            1 => Some(Admission::Malformed),
+            2 => Some(Admission::UnknownFamily),
+            3 => Some(Admission::RecompileRequired),
+            4 => Some(Admission::NotApproved),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Admission::Admitted => "admitted",
+            Admission::Malformed => "malformed",
+            Admission::UnknownFamily => "unknown_family",
+            Admission::RecompileRequired => "recompile_required",
+            Admission::NotApproved => "not_approved",
+        }
+    }
+    /// The member spelled `s` in the manifest.
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+    }
+}
+impl core::fmt::Display for Admission {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 /// Status codes of the native C ABI; their values are declared in `abi.toml`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]

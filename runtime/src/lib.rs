@@ -5,6 +5,9 @@
 //! `kfam generate` (or `cargo build`, through this crate's build script)
 //! writes from the manifest.
 
+pub mod admission;
+pub mod call;
+pub mod capability;
 mod types;
 
 /// The closed vocabularies, with their stable numeric codes.
@@ -22,6 +25,9 @@ mod tables {
     ));
 }
 
+pub use admission::{admit, Admitted, Refused};
+pub use call::{validate_call, CallError, ScalarValue, TensorArg};
+pub use capability::{capability, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES};

@@ -40,6 +40,9 @@ pub struct Family {
     pub scalar_count: u32,
     /// SHA-256 (lowercase hex) of the family's canonical identity.
     pub identity: &'static str,
+    /// The torch dispatcher schema; `None` when a uint64 scalar makes the
+    /// signature unrepresentable in torch.
+    pub torch_schema: Option<&'static str>,
 }
 
 /// The typed operation payload; operands are indices into `Family::params`.

@@ -216,11 +216,13 @@ fn family_tokens(f: &Family, k: &TokenStream) -> TokenStream {
         })
     });
     let (tensors, scalars) = (u32_lit(f.tensor_count), u32_lit(f.scalar_count));
+    let torch_schema = opt_str(&f.torch_schema);
     quote!(#k::Family {
         name: #name, revision: #revision, summary: #summary, contract: #k::Contract::#contract,
         torch: #torch, operation: #operation, params: &[#(#params),*], returns: &[#(#returns),*],
         profiles: &[#(#profiles),*], receipts: &[#(#receipts),*],
         tensor_count: #tensors, scalar_count: #scalars, identity: #identity,
+        torch_schema: #torch_schema,
     })
 }
 

@@ -1,0 +1,343 @@
+//! Admission of a compiled artifact: its `compiled_meta.json` and digest
+//! must exact-match an approved family, profile and receipt before a loader
+//! builds any cache entry. The accepted document is the one described by
+//! `generated/schema/compiled_meta.schema.json`.
+
+use serde::Deserialize;
+
+use crate::types::{Family, Param, Profile, Receipt};
+use crate::vocab::{
+    Admission, Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform,
+    Runtime,
+};
+
+/// Largest document accepted.
+pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+
+/// An admitted artifact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Admitted {
+    pub family: &'static Family,
+    pub profile: &'static Profile,
+    pub receipt: &'static Receipt,
+    /// The contract the artifact may be loaded with (always `program` for
+    /// schema 1 and 2 documents).
+    pub contract: Contract,
+}
+
+/// A refusal: the outcome and, for `not_approved`, the first field that
+/// differs (e.g. `params`, `artifact.sha256`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub outcome: Admission,
+    pub field: Option<&'static str>,
+}
+
+impl core::fmt::Display for Refused {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match self.field {
+            Some(field) => write!(f, "{} (`{field}` differs)", self.outcome),
+            None => write!(f, "{}", self.outcome),
+        }
+    }
+}
+
+impl std::error::Error for Refused {}
+
+fn refuse(outcome: Admission) -> Refused {
+    Refused {
+        outcome,
+        field: None,
+    }
+}
+
+fn differs(field: &'static str) -> Refused {
+    Refused {
+        outcome: Admission::NotApproved,
+        field: Some(field),
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParamDoc<'a> {
+    #[serde(borrow)]
+    name: &'a str,
+    kind: &'a str,
+    direction: &'a str,
+    dtype: &'a str,
+    shape: Vec<i64>,
+    layout: &'a str,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CapabilityDoc<'a> {
+    #[serde(borrow)]
+    contract: &'a str,
+    execution_mode: &'a str,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArtifactDoc<'a> {
+    #[serde(borrow)]
+    path: &'a str,
+    sha256: &'a str,
+}
+
+/// Every field of every schema version; which are required depends on
+/// `schema` and is decided after parsing.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Doc<'a> {
+    #[serde(rename = "$comment", default, borrow)]
+    _comment: Option<std::borrow::Cow<'a, str>>,
+    schema: u32,
+    #[serde(default, borrow)]
+    family: Option<&'a str>,
+    #[serde(default)]
+    revision: Option<u32>,
+    #[serde(default, borrow)]
+    contract: Option<&'a str>,
+    #[serde(borrow)]
+    params: Vec<ParamDoc<'a>>,
+    #[serde(default, borrow)]
+    lowered_params: Option<Vec<ParamDoc<'a>>>,
+    #[serde(default)]
+    return_count: Option<u32>,
+    #[serde(default)]
+    return_aliases: Option<Vec<u32>>,
+    #[serde(borrow)]
+    platform: &'a str,
+    #[serde(borrow)]
+    backend: &'a str,
+    #[serde(default, borrow)]
+    runtime: Option<&'a str>,
+    #[serde(default, borrow)]
+    execution_mode: Option<&'a str>,
+    #[serde(default, borrow)]
+    capabilities: Option<Vec<CapabilityDoc<'a>>>,
+    #[serde(default, borrow)]
+    artifact: Option<ArtifactDoc<'a>>,
+}
+
+/// A parsed vocabulary value, or a malformed document.
+fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>) -> Result<T, Refused> {
+    parse(s).ok_or(refuse(Admission::Malformed))
+}
+
+struct ParamView {
+    kind: ParamKind,
+    direction: Direction,
+    dtype: DType,
+    layout: Layout,
+}
+
+fn param_view(p: &ParamDoc<'_>) -> Result<ParamView, Refused> {
+    Ok(ParamView {
+        kind: vocab(p.kind, ParamKind::parse)?,
+        direction: vocab(p.direction, Direction::parse)?,
+        dtype: vocab(p.dtype, DType::parse)?,
+        layout: vocab(p.layout, Layout::parse)?,
+    })
+}
+
+/// Compare a signature with the approved one, using `lowered` shapes or not.
+fn same_signature(
+    docs: &[ParamDoc<'_>],
+    approved: &[Param],
+    lowered: bool,
+) -> Result<bool, Refused> {
+    if docs.len() != approved.len() {
+        return Ok(false);
+    }
+    for (d, p) in docs.iter().zip(approved) {
+        let v = param_view(d)?;
+        let shape = if lowered { p.lowered_shape } else { p.shape };
+        if d.name != p.name
+            || v.kind != p.kind
+            || v.direction != p.direction
+            || v.dtype != p.dtype
+            || v.layout != p.layout
+            || d.shape != shape
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Admit `json` (the artifact's `compiled_meta.json`) for the artifact whose
+/// SHA-256 is `sha256` (lowercase hex).
+pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+    if json.len() > MAX_DOCUMENT_BYTES {
+        return Err(refuse(Admission::Malformed));
+    }
+    // serde_json rejects trailing data, bools as integers and (through the
+    // derived visitors) duplicate and unknown keys.
+    let doc: Doc<'_> = serde_json::from_slice(json).map_err(|_| refuse(Admission::Malformed))?;
+    // Vocabulary values are checked up front, so a bad spelling is always
+    // "malformed" whatever else differs.
+    let platform = vocab(doc.platform, Platform::parse)?;
+    let backend = vocab(doc.backend, Backend::parse)?;
+    for p in doc.params.iter().chain(doc.lowered_params.iter().flatten()) {
+        param_view(p)?;
+    }
+    match doc.schema {
+        1 | 2 => admit_legacy(&doc, platform, backend, sha256),
+        3 => admit_v3(&doc, platform, backend, sha256),
+        _ => Err(refuse(Admission::Malformed)),
+    }
+}
+
+/// Schema 1/2: program metadata, matched through the artifact digest. It
+/// never establishes a kernel contract.
+fn admit_legacy(
+    doc: &Doc<'_>,
+    platform: Platform,
+    backend: Backend,
+    sha256: &str,
+) -> Result<Admitted, Refused> {
+    let kernel_fields = doc.family.is_some()
+        || doc.revision.is_some()
+        || doc.contract.is_some()
+        || doc.lowered_params.is_some()
+        || doc.return_aliases.is_some()
+        || doc.runtime.is_some()
+        || doc.execution_mode.is_some()
+        || doc.capabilities.is_some()
+        || doc.artifact.is_some();
+    if kernel_fields {
+        return Err(refuse(Admission::Malformed));
+    }
+    let Some(return_count) = doc.return_count else {
+        return Err(refuse(Admission::Malformed));
+    };
+    let (family, profile, receipt) =
+        crate::find_artifact(sha256).ok_or(differs("artifact.sha256"))?;
+    if family.contract != Contract::Program {
+        return Err(refuse(Admission::RecompileRequired));
+    }
+    if !same_signature(&doc.params, family.params, false)? {
+        return Err(differs("params"));
+    }
+    if return_count as usize != family.returns.len() {
+        return Err(differs("return_count"));
+    }
+    if platform != profile.platform {
+        return Err(differs("platform"));
+    }
+    if backend != profile.backend {
+        return Err(differs("backend"));
+    }
+    Ok(Admitted {
+        family,
+        profile,
+        receipt,
+        contract: Contract::Program,
+    })
+}
+
+fn admit_v3(
+    doc: &Doc<'_>,
+    platform: Platform,
+    backend: Backend,
+    sha256: &str,
+) -> Result<Admitted, Refused> {
+    let malformed = || refuse(Admission::Malformed);
+    let name = doc.family.ok_or_else(malformed)?;
+    let revision = doc.revision.ok_or_else(malformed)?;
+    let contract = vocab(doc.contract.ok_or_else(malformed)?, Contract::parse)?;
+    let runtime = vocab(doc.runtime.ok_or_else(malformed)?, Runtime::parse)?;
+    let mode = vocab(
+        doc.execution_mode.ok_or_else(malformed)?,
+        ExecutionMode::parse,
+    )?;
+    let artifact = doc.artifact.as_ref().ok_or_else(malformed)?;
+
+    // Kernel fields an older producer did not write: rebuild the artifact.
+    let recompile = || refuse(Admission::RecompileRequired);
+    let (Some(lowered), Some(return_count), Some(aliases), Some(caps)) = (
+        &doc.lowered_params,
+        doc.return_count,
+        &doc.return_aliases,
+        &doc.capabilities,
+    ) else {
+        return Err(recompile());
+    };
+    if return_count as usize != aliases.len()
+        || aliases.iter().any(|&a| {
+            doc.params.get(a as usize).is_none_or(|p| {
+                p.kind != ParamKind::Tensor.as_str() || p.direction == Direction::In.as_str()
+            })
+        })
+    {
+        return Err(recompile());
+    }
+    // Exactly the requested capability, never an implied dual mode.
+    let [cap] = caps.as_slice() else {
+        return Err(recompile());
+    };
+    if vocab(cap.contract, Contract::parse)? != contract
+        || vocab(cap.execution_mode, ExecutionMode::parse)? != mode
+    {
+        return Err(recompile());
+    }
+
+    let family = crate::find_family(name).ok_or(refuse(Admission::UnknownFamily))?;
+    if revision != family.revision {
+        return Err(differs("revision"));
+    }
+    if contract != family.contract {
+        return Err(differs("contract"));
+    }
+    if !same_signature(&doc.params, family.params, false)? {
+        return Err(differs("params"));
+    }
+    if !same_signature(lowered, family.params, true)? {
+        return Err(differs("lowered_params"));
+    }
+    if return_count as usize != family.returns.len() {
+        return Err(differs("return_count"));
+    }
+    if aliases.as_slice() != family.returns {
+        return Err(differs("return_aliases"));
+    }
+    let matching = |p: &&Profile| p.platform == platform;
+    if !family.profiles.iter().any(|p| matching(&p)) {
+        return Err(differs("platform"));
+    }
+    let matching = |p: &&Profile| matching(p) && p.backend == backend;
+    if !family.profiles.iter().any(|p| matching(&p)) {
+        return Err(differs("backend"));
+    }
+    let matching = |p: &&Profile| matching(p) && p.runtime == runtime;
+    if !family.profiles.iter().any(|p| matching(&p)) {
+        return Err(differs("runtime"));
+    }
+    let matching = |p: &&Profile| matching(p) && p.execution_mode == mode;
+    let profile_index = family
+        .profiles
+        .iter()
+        .position(|p| matching(&p))
+        .ok_or(differs("execution_mode"))?;
+    let profile = &family.profiles[profile_index];
+    if artifact.sha256 != sha256 {
+        return Err(differs("artifact.sha256"));
+    }
+    let receipt = family
+        .receipts
+        .iter()
+        .find(|r| r.profile as usize == profile_index && r.sha256 == sha256)
+        .ok_or(differs("artifact.sha256"))?;
+    if artifact.path != receipt.artifact {
+        return Err(differs("artifact.path"));
+    }
+    Ok(Admitted {
+        family,
+        profile,
+        receipt,
+        contract,
+    })
+}
