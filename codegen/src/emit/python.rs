@@ -17,11 +17,12 @@
 use std::fmt::Write as _;
 
 use super::{marker_line, GeneratedFile};
+use crate::check::is_forbidden_char;
 use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
 use crate::names;
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
-    OperationKind, ParamKind, Platform, Runtime, Status,
+    Backend, BinaryOp, BindingKind, Catalog, Contract, DType, Direction, ExecutionMode, Layout,
+    Member, OperationKind, ParamKind, Platform, Runtime, Status, CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -288,20 +289,8 @@ fn records_py() -> String {
         .iter()
         .map(|&k| format!("\n\n{}", operation_class(k)))
         .collect();
-    let vocab = vec![
-        BindingKind::NAME,
-        BinaryOp::NAME,
-        Backend::NAME,
-        Contract::NAME,
-        DType::NAME,
-        Direction::NAME,
-        ExecutionMode::NAME,
-        Layout::NAME,
-        OperationKind::NAME,
-        ParamKind::NAME,
-        Platform::NAME,
-        Runtime::NAME,
-    ];
+    // Every fixed vocabulary appears in a record field (`Status` in none).
+    let vocab: Vec<&str> = CATALOGS.iter().map(|c| c.name).collect();
     format!(
         r#"{header}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic)."""
 
@@ -437,83 +426,44 @@ class Family:
 
 // ---------------------------------------------------------------- _vocab
 
-struct Vocab {
-    name: &'static str,
-    doc: &'static str,
-    /// `(manifest spelling, value)`.
-    members: Vec<(&'static str, i64)>,
+/// Every vocabulary with the values Python gets: the fixed codes, and
+/// `Status` valued as `abi.toml` declares.
+fn vocabularies(ir: &Ir) -> Vec<(Catalog, Vec<(Member, i64)>)> {
+    let mut all: Vec<(Catalog, Vec<(Member, i64)>)> = CATALOGS
+        .iter()
+        .map(|c| {
+            (
+                *c,
+                c.members.iter().map(|m| (*m, i64::from(m.code))).collect(),
+            )
+        })
+        .collect();
+    let status = Status::ALL
+        .iter()
+        .zip(Status::CATALOG.members)
+        .map(|(s, m)| (*m, i64::from(ir.abi.status(*s))))
+        .collect();
+    all.push((Status::CATALOG, status));
+    all
 }
 
-macro_rules! vocab {
-    ($t:ident, $doc:literal) => {
-        Vocab {
-            name: $t::NAME,
-            doc: $doc,
-            members: $t::ALL
-                .iter()
-                .map(|v| (v.as_str(), i64::from(v.code())))
-                .collect(),
-        }
-    };
-}
-
-fn vocabularies(ir: &Ir) -> Vec<Vocab> {
-    vec![
-        vocab!(
-            DType,
-            "Element type; values are the native runtime's dtype tags."
-        ),
-        vocab!(
-            Direction,
-            "Data flow of a parameter; scalars are always ``IN``."
-        ),
-        vocab!(ParamKind, "Whether a parameter is a tensor or a scalar."),
-        vocab!(Layout, "Storage layout of a tensor parameter."),
-        vocab!(Platform, "Hardware platform an artifact targets."),
-        vocab!(Backend, "Compiler backend that produced an artifact."),
-        vocab!(Runtime, "Runtime that launches an artifact."),
-        vocab!(
-            ExecutionMode,
-            "Whether an artifact runs on a simulator or on the device."
-        ),
-        vocab!(
-            Contract,
-            "Calling rules of a family: exactly one per family."
-        ),
-        vocab!(BindingKind, "Kind of a final-ABI binding slot."),
-        vocab!(OperationKind, "The closed set of operation kinds."),
-        vocab!(BinaryOp, "Elementwise binary operator."),
-        Vocab {
-            name: Status::NAME,
-            doc: "Status codes of the native C ABI, valued as ``manifest/abi.toml`` declares.",
-            members: ir
-                .abi
-                .status
-                .iter()
-                .map(|(s, v)| (s.as_str(), i64::from(*v)))
-                .collect(),
-        },
-    ]
-}
-
+/// The class names of [`vocabularies`], sorted.
 fn vocabularies_names() -> Vec<&'static str> {
-    let mut v = vec![
-        DType::NAME,
-        Direction::NAME,
-        ParamKind::NAME,
-        Layout::NAME,
-        Platform::NAME,
-        Backend::NAME,
-        Runtime::NAME,
-        ExecutionMode::NAME,
-        Contract::NAME,
-        BindingKind::NAME,
-        OperationKind::NAME,
-        BinaryOp::NAME,
-        Status::NAME,
-    ];
+    let mut v: Vec<&str> = CATALOGS.iter().map(|c| c.name).collect();
+    v.push(Status::CATALOG.name);
     v.sort_unstable();
     v
+}
+
+/// Generator-written prose as a one-line `#:` comment (whitespace collapsed,
+/// control characters dropped); `None` when there is none.
+fn doc_comment(text: &str) -> Option<String> {
+    let clean: String = text
+        .chars()
+        .map(|c| if is_forbidden_char(c, false) { ' ' } else { c })
+        .collect();
+    let words: Vec<&str> = clean.split_whitespace().collect();
+    (!words.is_empty()).then(|| format!("#: {}", words.join(" ")))
 }
 
 /// `Vocab.MEMBER`: the Python spelling of a vocabulary member.
@@ -555,16 +505,21 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 "#,
     );
-    for v in vocabularies(ir) {
+    for (catalog, members) in vocabularies(ir) {
+        let doc = catalog.doc.split_whitespace().collect::<Vec<_>>().join(" ");
         let _ = write!(
             s,
-            "\n\n@unique\nclass {}(_KfamVocab):\n    \"\"\"{}\"\"\"\n\n",
-            v.name, v.doc
+            "\n\n@unique\nclass {}(_KfamVocab):\n    {}\n\n",
+            catalog.name,
+            py_str_literal(&doc)
         );
-        for (spelling, value) in &v.members {
-            let _ = writeln!(s, "    {} = {value}", names::shouty(spelling));
+        for (m, value) in &members {
+            if let Some(comment) = doc_comment(m.doc) {
+                let _ = writeln!(s, "    {comment}");
+            }
+            let _ = writeln!(s, "    {} = {value}", names::shouty(m.spelling));
         }
-        if v.name == DType::NAME {
+        if catalog.name == DType::NAME {
             s.push_str(
                 "\n    @property\n    def bits(self) -> int:\n        \
                  \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"\n        \
@@ -988,10 +943,10 @@ mod tests {
             families: vec![],
         };
         // `_KfamVocab.spelling` is the member name in lower case.
-        for v in vocabularies(&ir) {
-            for (spelling, _) in &v.members {
-                let name = names::shouty(spelling);
-                assert_eq!(name.to_lowercase(), *spelling, "{}", v.name);
+        for (catalog, members) in vocabularies(&ir) {
+            for (m, _) in &members {
+                let name = names::shouty(m.spelling);
+                assert_eq!(name.to_lowercase(), m.spelling, "{}", catalog.name);
                 assert!(
                     name.bytes()
                         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'),
@@ -999,7 +954,7 @@ mod tests {
                 );
             }
         }
-        let mut listed: Vec<&str> = vocabularies(&ir).iter().map(|v| v.name).collect();
+        let mut listed: Vec<&str> = vocabularies(&ir).iter().map(|(c, _)| c.name).collect();
         listed.sort_unstable();
         assert_eq!(listed, vocabularies_names());
     }

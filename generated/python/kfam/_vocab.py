@@ -32,7 +32,7 @@ class _KfamVocab(IntEnum):
 
 @unique
 class DType(_KfamVocab):
-    """Element type; values are the native runtime's dtype tags."""
+    "Element type. Codes follow the native runtime's dtype tags."
 
     FP32 = 0
     FP16 = 1
@@ -48,6 +48,7 @@ class DType(_KfamVocab):
     BOOL = 11
     FP8E4M3FN = 12
     FP8E8M0 = 13
+    #: Packed 4-bit float: two elements per byte along the last dimension.
     FP4 = 14
 
     @property
@@ -58,7 +59,7 @@ class DType(_KfamVocab):
 
 @unique
 class Direction(_KfamVocab):
-    """Data flow of a parameter; scalars are always ``IN``."""
+    "Data flow of a parameter. Scalars are always `in`."
 
     IN = 0
     OUT = 1
@@ -67,7 +68,7 @@ class Direction(_KfamVocab):
 
 @unique
 class ParamKind(_KfamVocab):
-    """Whether a parameter is a tensor or a scalar."""
+    "Whether a parameter is a tensor or a scalar."
 
     TENSOR = 0
     SCALAR = 1
@@ -75,43 +76,53 @@ class ParamKind(_KfamVocab):
 
 @unique
 class Layout(_KfamVocab):
-    """Storage layout of a tensor parameter."""
+    "Storage layout of a tensor parameter."
 
+    #: Row-major contiguous (the default).
     ND = 0
+    #: Row-major contiguous, rank 4, batch/channel/height/width.
     NCHW = 1
+    #: Ascend fractal blocked layout; lowered to `[prod(leading), C/c0, R/16, 16, c0]`.
     NZ = 2
 
 
 @unique
 class Platform(_KfamVocab):
-    """Hardware platform an artifact targets."""
+    "Hardware platform an artifact targets."
 
+    #: Ascend A2/A3.
     A2A3 = 0
+    #: Ascend A5.
     A5 = 1
+    #: AMD XDNA2 NPU.
     XDNA2 = 2
 
 
 @unique
 class Backend(_KfamVocab):
-    """Compiler backend that produced an artifact."""
+    "Compiler backend that produced an artifact."
 
+    #: Ascend CCE C compiler.
     CCE = 0
+    #: PTO instruction backend.
     PTO = 1
+    #: AMD AIE compiler (generated ELF).
     AIE = 2
 
 
 @unique
 class Runtime(_KfamVocab):
-    """Runtime that launches an artifact."""
+    "Runtime that launches an artifact."
 
     TENSORMAP_AND_RINGBUFFER = 0
     HOST_BUILD_GRAPH = 1
+    #: XRT buffer objects passed directly to the kernel.
     XRT_DIRECT = 2
 
 
 @unique
 class ExecutionMode(_KfamVocab):
-    """Whether an artifact runs on a simulator or on the device."""
+    "Whether an artifact runs on a simulator or on the device."
 
     SIM = 0
     ONBOARD = 1
@@ -119,7 +130,7 @@ class ExecutionMode(_KfamVocab):
 
 @unique
 class Contract(_KfamVocab):
-    """Calling rules of a family: exactly one per family."""
+    "Calling rules of a family. Exactly one per family; never both."
 
     PROGRAM = 0
     KERNEL = 1
@@ -127,16 +138,19 @@ class Contract(_KfamVocab):
 
 @unique
 class BindingKind(_KfamVocab):
-    """Kind of a final-ABI binding slot."""
+    "Kind of a final-ABI binding slot."
 
+    #: A device buffer object (XRT BO).
     BUFFER_OBJECT = 0
+    #: A tensor argument slot of the launch arguments.
     TENSOR_ARG = 1
+    #: A typed scalar slot of the launch arguments.
     SCALAR_ARG = 2
 
 
 @unique
 class OperationKind(_KfamVocab):
-    """The closed set of operation kinds."""
+    "The closed set of operation kinds. A new kind needs reviewed generator code."
 
     ELEMENTWISE_BINARY = 0
     MATMUL = 1
@@ -144,7 +158,7 @@ class OperationKind(_KfamVocab):
 
 @unique
 class BinaryOp(_KfamVocab):
-    """Elementwise binary operator."""
+    "Elementwise binary operator."
 
     ADD = 0
     SUB = 1
@@ -156,7 +170,7 @@ class BinaryOp(_KfamVocab):
 
 @unique
 class Status(_KfamVocab):
-    """Status codes of the native C ABI, valued as ``manifest/abi.toml`` declares."""
+    "Status codes of the native C ABI; their values are declared in `abi.toml`."
 
     OK = 0
     INTERNAL = -1000
