@@ -1,6 +1,7 @@
 //! Python: a pip-installable, standard-library-only package under `python/`.
 //!
 //! - `python/pyproject.toml`: setuptools build of the package `kfam`, no dependencies.
+//! - `python/.gitignore`: what an in-tree `pip install` leaves behind.
 //! - `python/kfam/__init__.py`: the public API (lookups and re-exports).
 //! - `python/kfam/_vocab.py`: one `IntEnum` per vocabulary, valued by its stable
 //!   code; `Status` valued as `abi.toml` declares.
@@ -36,6 +37,7 @@ const WIDTH: usize = 99;
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
+        GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore()),
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject()),
         GeneratedFile::new(format!("{ROOT}/kfam/__init__.py"), init_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_records.py"), records_py()),
@@ -84,6 +86,11 @@ fn header() -> String {
 }
 
 // ---------------------------------------------------------------- pyproject
+
+/// What an in-tree `pip install generated/python` leaves behind.
+fn gitignore() -> String {
+    format!("{}/build/\n/*.egg-info/\n__pycache__/\n", header())
+}
 
 fn pyproject() -> String {
     format!(
