@@ -119,30 +119,39 @@ kfam = ["py.typed"]
 
 // ---------------------------------------------------------------- __init__
 
+/// Record classes every manifest gets (the operation classes come from
+/// [`operation_classes`]).
+const RECORDS: &[&str] = &[
+    "Binding", "Evidence", "Family", "Param", "Profile", "Receipt",
+];
+/// Constants of `_tables.py`.
+const TABLES: &[&str] = &[
+    "ABI_MAJOR",
+    "ABI_MINOR",
+    "ABI_REVISION",
+    "FAMILIES",
+    "IDENTITY_FORMAT",
+    "MAX_RANK",
+    "MAX_SCALAR_ARGS",
+    "MAX_TENSOR_ARGS",
+];
+/// Functions of `__init__.py`.
+const FUNCTIONS: &[&str] = &["family", "find_artifact", "find_family"];
+
+/// The record classes, operation variants included.
+fn record_classes() -> Vec<&'static str> {
+    let mut v = RECORDS.to_vec();
+    v.extend(operation_classes());
+    v
+}
+
 /// Public names of the package, sorted (`__all__`).
 fn public_names() -> Vec<&'static str> {
-    let mut names = vec![
-        "ABI_MAJOR",
-        "ABI_MINOR",
-        "ABI_REVISION",
-        "Binding",
-        "Evidence",
-        "FAMILIES",
-        "Family",
-        "IDENTITY_FORMAT",
-        "MAX_RANK",
-        "MAX_SCALAR_ARGS",
-        "MAX_TENSOR_ARGS",
-        "Operation",
-        "Param",
-        "Profile",
-        "Receipt",
-        "family",
-        "find_artifact",
-        "find_family",
-    ];
-    names.extend(operation_classes());
+    let mut names = record_classes();
+    names.push("Operation");
+    names.extend(TABLES);
     names.extend(vocabularies_names());
+    names.extend(FUNCTIONS);
     names.sort_unstable();
     names
 }
@@ -162,29 +171,8 @@ fn import_list(module: &str, mut items: Vec<&str>) -> String {
 }
 
 fn init_py() -> String {
-    let records = {
-        let mut v = vec![
-            "Binding",
-            "Evidence",
-            "Family",
-            "Operation",
-            "Param",
-            "Profile",
-            "Receipt",
-        ];
-        v.extend(operation_classes());
-        v
-    };
-    let tables = vec![
-        "ABI_MAJOR",
-        "ABI_MINOR",
-        "ABI_REVISION",
-        "FAMILIES",
-        "IDENTITY_FORMAT",
-        "MAX_RANK",
-        "MAX_SCALAR_ARGS",
-        "MAX_TENSOR_ARGS",
-    ];
+    let mut records = record_classes();
+    records.push("Operation");
     let mut all = String::from("__all__ = [\n");
     for n in public_names() {
         let _ = writeln!(all, "    {},", py_str_literal(n));
@@ -243,7 +231,7 @@ def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
 "#,
         header = header(),
         records = import_list("._records", records),
-        tables = import_list("._tables", tables),
+        tables = import_list("._tables", TABLES.to_vec()),
         vocab = import_list("._vocab", vocabularies_names()),
         version = py_str_literal(VERSION),
     )
@@ -538,9 +526,8 @@ class _KfamVocab(IntEnum):
         .iter()
         .map(|d| format!("{}: {}", member(DType::NAME, d.as_str()), d.bits()))
         .collect();
-    s.push_str("\n\n_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ");
-    s.push_str(&Expr::Dict(bits).render(0, "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ".len()));
-    s.push('\n');
+    let lead = "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ";
+    let _ = writeln!(s, "\n\n{lead}{}", Expr::Dict(bits).render(0, lead.len()));
     s
 }
 
@@ -790,10 +777,6 @@ fn family_expr(f: &Family) -> Expr {
 
 fn tables_py(ir: &Ir) -> String {
     let abi = &ir.abi;
-    let mut records = vec![
-        "Binding", "Evidence", "Family", "Param", "Profile", "Receipt",
-    ];
-    records.extend(operation_classes());
     let vocab = vec![
         Backend::NAME,
         BinaryOp::NAME,
@@ -833,7 +816,7 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
 {lead}{families}
 "#,
         header = header(),
-        records = import_list("._records", records),
+        records = import_list("._records", record_classes()),
         vocab = import_list("._vocab", vocab),
         revision = py_str_literal(&abi.revision),
         major = abi.major,
