@@ -49,11 +49,11 @@ def to_json(value: object) -> object:
     """A record as the IR serialises it: enums by spelling, tuples as lists, operations tagged."""
     if isinstance(value, enum.Enum):
         assert isinstance(value, enum.IntEnum)
-        return value.spelling  # type: ignore[attr-defined]
+        return value.spelling
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
         if isinstance(value, typing.get_args(kfam.Operation)):
-            out = {"kind": to_json(value.kind), **out}  # type: ignore[union-attr]
+            out = {"kind": to_json(value.kind), **out}
         return out
     if isinstance(value, tuple):
         return [to_json(v) for v in value]
@@ -172,16 +172,16 @@ def test_artifact_lookup_is_an_index(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_vocabulary_codes_match_rust() -> None:
     for name, pairs in VOCAB["codes"].items():
         cls = VOCAB_CLASSES[name]
-        assert [(m.spelling, m.value) for m in cls] == [tuple(p) for p in pairs], name  # type: ignore[attr-defined]
+        assert [(m.spelling, m.value) for m in cls] == [tuple(p) for p in pairs], name
 
 
 def test_vocabulary_spellings() -> None:
     for name, cls in VOCAB_CLASSES.items():
         for m in cls:
-            assert cls.from_spelling(m.spelling) is m  # type: ignore[attr-defined]
-            assert m.name == m.spelling.upper()  # type: ignore[attr-defined]
+            assert cls.from_spelling(m.spelling) is m
+            assert m.name == m.spelling.upper()
         with pytest.raises(ValueError):
-            cls.from_spelling("no such member")  # type: ignore[attr-defined]
+            cls.from_spelling("no such member")
     with pytest.raises(ValueError):
         kfam.DType.from_spelling("BF16")
     with pytest.raises(ValueError):
@@ -208,7 +208,7 @@ def test_records_are_frozen() -> None:
     for r in fam.receipts:
         records.extend([r, r.evidence])
     for rec in records:
-        field = dataclasses.fields(rec)[0].name  # type: ignore[arg-type]
+        field = dataclasses.fields(rec)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
             setattr(rec, field, None)
         with pytest.raises((dataclasses.FrozenInstanceError, AttributeError, TypeError)):
