@@ -1,0 +1,464 @@
+//! The generated Python package from its users' side: generated into a
+//! temporary directory, imported by real Python and checked by pytest
+//! (`tests/python/test_tables.py`) against a JSON dump of the Rust IR,
+//! type-checked with `mypy --strict`, its example consumer run, and its
+//! packaging metadata validated.
+//!
+//! These tests need `python3` (>= 3.11, for `tomllib`) with `pytest` and `mypy`
+//! (`.ci/run` installs them). A missing tool fails the test with a message
+//! saying so; nothing is skipped.
+
+use std::io::ErrorKind;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kfam_codegen::emit::{marker_line, python};
+use kfam_codegen::ir::{sha256_hex, Ir};
+use kfam_codegen::vocab::{DType, Status, CATALOGS};
+use serde_json::json;
+use tempfile::TempDir;
+
+const INSTALL_HINT: &str = "install Python >= 3.11 and run `python3 -m pip install pytest mypy` (see .ci/run); these tests never skip";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn tests_dir() -> PathBuf {
+    repo().join("tests").join("python")
+}
+
+/// `python3` with a clean environment for imports and no bytecode written
+/// into the source tree.
+fn python() -> Command {
+    let mut c = Command::new("python3");
+    c.env("PYTHONDONTWRITEBYTECODE", "1")
+        .env("PYTHONNOUSERSITE", "1")
+        .env_remove("PYTHONPATH")
+        .env_remove("MYPYPATH");
+    c
+}
+
+fn run(cmd: &mut Command) -> Output {
+    match cmd.output() {
+        Ok(out) => out,
+        Err(e) if e.kind() == ErrorKind::NotFound => {
+            panic!("`python3` was not found on PATH: {INSTALL_HINT}")
+        }
+        Err(e) => panic!("cannot run {cmd:?}: {e}"),
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "--- stdout\n{}\n--- stderr\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// Fail (never skip) when python3 or one of `modules` is missing.
+fn require_python(modules: &[&str]) {
+    let out = run(python().args([
+        "-c",
+        "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 3)",
+    ]));
+    assert!(
+        out.status.success(),
+        "python3 is older than 3.11: {INSTALL_HINT}"
+    );
+    for m in modules {
+        let out = run(python().args(["-c", &format!("import {m}")]));
+        assert!(
+            out.status.success(),
+            "python3 cannot import `{m}`: {INSTALL_HINT}\n{}",
+            text(&out)
+        );
+    }
+}
+
+fn shipped_ir() -> Ir {
+    let (ir, report) = kfam_codegen::check_dir(&repo().join("manifest"));
+    ir.unwrap_or_else(|| {
+        panic!(
+            "the shipped manifest has errors:\n{}",
+            report.render_human(&annotate_snippets::Renderer::plain())
+        )
+    })
+}
+
+/// The Python package of `ir` written into a fresh directory; the package
+/// root (holding `pyproject.toml` and `kfam/`) is `dir/python`.
+struct Generated {
+    dir: TempDir,
+    ir: Ir,
+}
+
+impl Generated {
+    fn new(ir: Ir) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        kfam_codegen::write::write(dir.path(), &python::emit(&ir)).unwrap();
+        Generated { dir, ir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("python")
+    }
+
+    /// Write the IR and vocabulary dumps the pytest suite compares against.
+    fn dumps(&self) -> (PathBuf, PathBuf) {
+        let ir_path = self.dir.path().join("ir.json");
+        std::fs::write(&ir_path, serde_json::to_string(&self.ir).unwrap()).unwrap();
+        let mut codes = serde_json::Map::new();
+        for c in CATALOGS {
+            let pairs: Vec<_> = c
+                .members
+                .iter()
+                .map(|m| json!([m.spelling, m.code]))
+                .collect();
+            codes.insert(c.name.to_owned(), pairs.into());
+        }
+        let status: Vec<_> = Status::ALL
+            .iter()
+            .map(|s| json!([s.as_str(), self.ir.abi.status(*s)]))
+            .collect();
+        codes.insert(Status::NAME.to_owned(), status.into());
+        let bits: serde_json::Map<_, _> = DType::ALL
+            .iter()
+            .map(|d| (d.as_str().to_owned(), json!(d.bits())))
+            .collect();
+        let vocab = json!({
+            "codes": codes,
+            "dtype_bits": bits,
+            "identity_format": kfam_codegen::ir::IDENTITY_FORMAT,
+        });
+        let vocab_path = self.dir.path().join("vocab.json");
+        std::fs::write(&vocab_path, vocab.to_string()).unwrap();
+        (ir_path, vocab_path)
+    }
+
+    /// `python3` with this package importable.
+    fn python(&self) -> Command {
+        let mut c = python();
+        c.env("PYTHONPATH", self.root());
+        c
+    }
+
+    /// Run the pytest suite against this package; `extra` selects tests.
+    fn pytest(&self, extra: &[&str]) {
+        let (ir_path, vocab_path) = self.dumps();
+        let out = run(self
+            .python()
+            .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
+            .arg(tests_dir().join("test_tables.py"))
+            .args(extra)
+            .env("KFAM_IR_JSON", ir_path)
+            .env("KFAM_VOCAB_JSON", vocab_path)
+            .env("KFAM_PYTHON_DIR", self.root()));
+        assert!(
+            out.status.success(),
+            "pytest failed on the generated package:\n{}",
+            text(&out)
+        );
+        // Nothing may be skipped: the summary line is `N passed[, M deselected] in ...`.
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let summary = stdout
+            .lines()
+            .rev()
+            .find(|l| l.contains(" in "))
+            .unwrap_or("");
+        assert!(
+            summary.contains(" passed")
+                && !summary.contains("skipped")
+                && !summary.contains("xfail"),
+            "unexpected pytest summary `{summary}`:\n{}",
+            text(&out)
+        );
+        eprintln!("pytest: {summary}");
+    }
+}
+
+#[test]
+fn pytest_checks_the_package_against_the_ir() {
+    require_python(&["pytest"]);
+    Generated::new(shipped_ir()).pytest(&[]);
+}
+
+#[test]
+fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
+    require_python(&["mypy"]);
+    let g = Generated::new(shipped_ir());
+    let consumer = tests_dir().join("consumer.py");
+    let cache = g.dir.path().join("mypy-cache");
+    let mypy = |search: &Path, targets: &[&Path]| {
+        run(python()
+            .args([
+                "-m",
+                "mypy",
+                "--strict",
+                "--disallow-any-expr",
+                "--cache-dir",
+            ])
+            .arg(&cache)
+            .args(targets)
+            .env("MYPYPATH", search))
+    };
+    let out = mypy(&g.root(), &[&g.root().join("kfam"), &consumer]);
+    assert!(
+        out.status.success(),
+        "mypy --strict rejects the generated package or tests/python/consumer.py:\n{}",
+        text(&out)
+    );
+
+    // Control: the same consumer against a package whose every name is
+    // `Any` must fail, so the check above really depends on kfam's types.
+    let any = g.dir.path().join("any");
+    std::fs::create_dir_all(any.join("kfam")).unwrap();
+    std::fs::write(
+        any.join("kfam/__init__.py"),
+        "from typing import Any\n\ndef __getattr__(name: str) -> Any: ...\n",
+    )
+    .unwrap();
+    std::fs::write(any.join("kfam/py.typed"), "").unwrap();
+    let out = mypy(&any, &[&consumer]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.code() == Some(1) && stdout.contains("consumer.py") && stdout.contains("Any"),
+        "mypy should reject the consumer when kfam is untyped:\n{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn consumer_example_runs() {
+    require_python(&[]);
+    let g = Generated::new(shipped_ir());
+    let consumer = tests_dir().join("consumer.py");
+    let out = run(g.python().arg(&consumer));
+    assert!(out.status.success(), "consumer.py failed:\n{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for f in &g.ir.families {
+        assert!(stdout.contains(&f.name), "{} not listed:\n{stdout}", f.name);
+    }
+
+    let artifact = g.dir.path().join("unapproved.bin");
+    std::fs::write(&artifact, b"not an approved artifact").unwrap();
+    let out = run(g.python().arg(&consumer).arg(&artifact));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not approved"));
+}
+
+/// `pip wheel` would need the network (build isolation) or the `wheel`
+/// package, so the metadata is validated offline: always with `tomllib`, and
+/// when setuptools >= 61 is importable also by building the sdist with it.
+#[test]
+fn pyproject_is_valid() {
+    require_python(&[]);
+    let g = Generated::new(shipped_ir());
+    let script = r#"
+import ast, pathlib, sys, tarfile, tomllib
+root = pathlib.Path(sys.argv[1])
+data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+build, project = data["build-system"], data["project"]
+assert build["build-backend"] == "setuptools.build_meta", build
+assert [r for r in build["requires"] if r.startswith("setuptools")], build
+assert project["name"] == "kfam", project
+assert project["dependencies"] == [], "the package has runtime dependencies"
+assert project["requires-python"] == ">=3.10", project
+assert data["tool"]["setuptools"]["packages"] == ["kfam"], data["tool"]
+assert data["tool"]["setuptools"]["package-data"]["kfam"] == ["py.typed"], data["tool"]
+assert (root / "kfam" / "py.typed").is_file()
+init = ast.parse((root / "kfam" / "__init__.py").read_text(encoding="utf-8"))
+versions = [ast.literal_eval(n.value) for n in init.body
+            if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__version__"]
+assert versions == [project["version"]], (versions, project["version"])
+try:
+    import setuptools
+    from setuptools import build_meta
+    major = int(setuptools.__version__.split(".")[0])
+except ImportError:
+    major = 0
+if major < 61:
+    print("setuptools >= 61 is not importable: validated with tomllib only")
+    sys.exit(0)
+import os, warnings
+warnings.simplefilter("ignore")
+out = pathlib.Path(sys.argv[2])
+os.chdir(root)
+name = build_meta.build_sdist(str(out))
+with tarfile.open(out / name) as tar:
+    names = set(tar.getnames())
+    top = name.removesuffix(".tar.gz")
+    pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
+for f in ("__init__.py", "_records.py", "_tables.py", "_vocab.py", "py.typed"):
+    assert f"{top}/kfam/{f}" in names, (f, sorted(names))
+assert "Name: kfam\n" in pkg_info and "Requires-Dist" not in pkg_info, pkg_info
+print("built", name)
+"#;
+    let sdist = g.dir.path().join("sdist");
+    std::fs::create_dir_all(&sdist).unwrap();
+    let out = run(python().args(["-c", script]).arg(g.root()).arg(&sdist));
+    assert!(
+        out.status.success(),
+        "pyproject.toml is not valid:\n{}",
+        text(&out)
+    );
+    eprintln!("{}", String::from_utf8_lossy(&out.stdout).trim());
+}
+
+#[test]
+fn every_file_is_marked_and_output_is_deterministic() {
+    let ir = shipped_ir();
+    let a = python::emit(&ir);
+    assert_eq!(a, python::emit(&ir));
+    let first = format!("# {}", marker_line());
+    let paths: Vec<&str> = a.iter().map(|f| f.path.as_str()).collect();
+    for must in [
+        "python/pyproject.toml",
+        "python/kfam/__init__.py",
+        "python/kfam/py.typed",
+    ] {
+        assert!(paths.contains(&must), "{must} missing from {paths:?}");
+    }
+    for f in &a {
+        assert!(f.path.starts_with("python/"), "{}", f.path);
+        assert_eq!(
+            f.contents.lines().next(),
+            Some(first.as_str()),
+            "{}",
+            f.path
+        );
+        assert!(
+            f.contents.ends_with('\n') && !f.contents.contains('\r'),
+            "{}",
+            f.path
+        );
+    }
+}
+
+/// Free text with every troublesome character the checker lets through
+/// reaches Python unchanged; declared names that look like the package's own
+/// API stay data. An artifact whose digest has a receipt is admitted.
+#[test]
+fn hostile_text_and_names_survive() {
+    require_python(&["pytest"]);
+    let artifact_bytes = b"kfam test artifact\n";
+    let digest = sha256_hex(artifact_bytes);
+    let family = format!(
+        r#"name = "hostile_text"
+revision = 3
+summary = """
+Triple \"\"\" double, ''' single, back\\slash \\n \\x00 \\N{{DIGIT ONE}}, # not a comment,
+ünïcödé 漢字 😀 𝔸, {{braces}} %s f'{{x}}'; trailing backslash \\"""
+contract = "program"
+returns = ["families"]
+
+[operation.elementwise_binary]
+op = "sub"
+lhs = "kfam"
+rhs = "find_family"
+out = "families"
+
+[[params]]
+name = "kfam"
+dtype = "fp16"
+shape = [-1, 32]
+doc = "\"\"\"\n'''\\ #"
+
+[[params]]
+name = "find_family"
+dtype = "fp16"
+shape = [-1, 32]
+
+[[params]]
+name = "families"
+direction = "out"
+dtype = "fp16"
+shape = [-1, 32]
+
+[[params]]
+name = "status"
+kind = "scalar"
+dtype = "int64"
+
+[[profiles]]
+name = "a5_sim"
+platform = "a5"
+backend = "pto"
+runtime = "host_build_graph"
+execution_mode = "sim"
+bindings = [
+  {{ param = "kfam", slot = 0, kind = "tensor_arg" }},
+  {{ param = "find_family", slot = 1, kind = "tensor_arg" }},
+  {{ param = "families", slot = 2, kind = "tensor_arg" }},
+  {{ param = "status", slot = 3, kind = "scalar_arg" }},
+]
+
+[[profiles]]
+name = "a5_onboard"
+platform = "a5"
+backend = "pto"
+runtime = "host_build_graph"
+execution_mode = "onboard"
+bindings = [
+  {{ param = "kfam", slot = 0, kind = "tensor_arg" }},
+  {{ param = "find_family", slot = 1, kind = "tensor_arg" }},
+  {{ param = "families", slot = 2, kind = "tensor_arg" }},
+  {{ param = "status", slot = 3, kind = "scalar_arg" }},
+]
+
+[[receipts]]
+profile = "a5_sim"
+codec = "x.y-z_1"
+artifact = "a5/sim/hostile text.so"
+sha256 = "{digest}"
+evidence = {{ date = "2026-01-02", hardware = "\"quoted\" \\ board #1 — ü", note = "line\n'''two'''" }}
+"#
+    );
+    let abi = std::fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+    let (ir, report) = kfam_codegen::check_sources(
+        Some(("manifest/abi.toml".into(), abi)),
+        vec![("manifest/families/hostile_text.toml".into(), family)],
+    );
+    let ir = ir.unwrap_or_else(|| {
+        panic!(
+            "synthetic manifest rejected:\n{}",
+            report.render_human(&annotate_snippets::Renderer::plain())
+        )
+    });
+    let f = &ir.families[0];
+    assert!(f.summary.contains(r#"""""#) && f.summary.contains('\\') && f.summary.contains('😀'));
+
+    let g = Generated::new(ir.clone());
+    // The generic checks of the suite (everything but the shipped-manifest
+    // expectations) hold for this manifest too.
+    g.pytest(&["-m", "not shipped"]);
+
+    let script = r#"
+import json, kfam
+f = kfam.family("hostile_text")
+r = f.receipts[0]
+print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
+                  "hardware": r.evidence.hardware, "note": r.evidence.note,
+                  "artifact": r.artifact, "names": [p.name for p in f.params]}))
+"#;
+    let out = run(g.python().args(["-c", script]));
+    assert!(out.status.success(), "{}", text(&out));
+    let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = &f.receipts[0];
+    assert_eq!(
+        got,
+        json!({
+            "summary": f.summary, "doc": f.params[0].doc,
+            "hardware": r.evidence.hardware, "note": r.evidence.note,
+            "artifact": r.artifact, "names": ["kfam", "find_family", "families", "status"],
+        })
+    );
+
+    // Admission through the example consumer: the approved artifact passes.
+    let path = g.dir.path().join("artifact.so");
+    std::fs::write(&path, artifact_bytes).unwrap();
+    let out = run(g.python().arg(tests_dir().join("consumer.py")).arg(&path));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("hostile_text r3 on a5_sim (x.y-z_1)"));
+}
