@@ -389,6 +389,8 @@ class Family:
     scalar_count: int
     #: SHA-256 (lowercase hex) of the canonical identity, as in ``manifest/approved.lock``.
     identity: str
+    #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
+    torch_schema: str | None
 
     @property
     def return_params(self) -> tuple[Param, ...]:
@@ -771,6 +773,7 @@ fn family_expr(f: &Family) -> Expr {
             ("tensor_count", atom(f.tensor_count)),
             ("scalar_count", atom(f.scalar_count)),
             ("identity", str_lit(&f.identity)),
+            ("torch_schema", py_opt_str(f.torch_schema.as_deref())),
         ],
     )
 }

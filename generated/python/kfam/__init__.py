@@ -36,9 +36,12 @@ from ._tables import (
     MAX_TENSOR_ARGS,
 )
 from ._vocab import (
+    Admission,
     Backend,
     BinaryOp,
     BindingKind,
+    CallRule,
+    Capability,
     Contract,
     DType,
     Direction,
@@ -48,7 +51,9 @@ from ._vocab import (
     ParamKind,
     Platform,
     Runtime,
+    ScalarValueKind,
     Status,
+    StorageFormat,
 )
 
 __version__: Final[str] = "0.1.0"
@@ -57,10 +62,13 @@ __all__ = [
     "ABI_MAJOR",
     "ABI_MINOR",
     "ABI_REVISION",
+    "Admission",
     "Backend",
     "BinaryOp",
     "Binding",
     "BindingKind",
+    "CallRule",
+    "Capability",
     "Contract",
     "DType",
     "Direction",
@@ -83,7 +91,9 @@ __all__ = [
     "Profile",
     "Receipt",
     "Runtime",
+    "ScalarValueKind",
     "Status",
+    "StorageFormat",
     "family",
     "find_artifact",
     "find_family",

@@ -7,9 +7,12 @@ from dataclasses import dataclass
 from typing import TypeAlias, Union
 
 from ._vocab import (
+    Admission,
     Backend,
     BinaryOp,
     BindingKind,
+    CallRule,
+    Capability,
     Contract,
     DType,
     Direction,
@@ -19,6 +22,8 @@ from ._vocab import (
     ParamKind,
     Platform,
     Runtime,
+    ScalarValueKind,
+    StorageFormat,
 )
 
 
@@ -153,6 +158,8 @@ class Family:
     scalar_count: int
     #: SHA-256 (lowercase hex) of the canonical identity, as in ``manifest/approved.lock``.
     identity: str
+    #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
+    torch_schema: str | None
 
     @property
     def return_params(self) -> tuple[Param, ...]:

@@ -108,6 +108,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         tensor_count=3,
         scalar_count=0,
         identity="4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
+        torch_schema="kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
     ),
     Family(
         name="matmul_acc_nz_bf16",
@@ -236,6 +237,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         tensor_count=3,
         scalar_count=2,
         identity="3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae",
+        torch_schema="kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",
     ),
     Family(
         name="matmul_bf16_128x64x128",
@@ -313,6 +315,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         tensor_count=3,
         scalar_count=0,
         identity="dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13",
+        torch_schema="kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",
     ),
     Family(
         name="mul_fp4_dequant",
@@ -390,5 +393,6 @@ FAMILIES: Final[tuple[Family, ...]] = (
         tensor_count=3,
         scalar_count=0,
         identity="b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
+        torch_schema="kfam::mul_fp4_dequant(Tensor(a0) codes, Tensor(a1) scales, Tensor(a2!) out) -> Tensor(a2!)",
     ),
 )

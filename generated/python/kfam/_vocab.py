@@ -169,6 +169,86 @@ class BinaryOp(_KfamVocab):
 
 
 @unique
+class StorageFormat(_KfamVocab):
+    "Physical storage format of a tensor argument (the native format tags)."
+
+    NCHW = 0
+    ND = 2
+    #: Ascend fractal NZ; accepted only for parameters declared `nz`.
+    FRACTAL_NZ = 29
+
+
+@unique
+class ScalarValueKind(_KfamVocab):
+    "Type tag of a scalar argument's value."
+
+    BOOL = 0
+    INT = 1
+    UINT = 2
+    FLOAT = 3
+
+
+@unique
+class CallRule(_KfamVocab):
+    "Why call validation rejected a call (0 means accepted)."
+
+    OK = 0
+    #: Wrong number of tensor or scalar arguments.
+    ARG_COUNT = 1
+    DTYPE = 2
+    RANK = 3
+    #: A static extent differs, or an extent is negative.
+    SHAPE = 4
+    #: Storage format not accepted for the parameter's layout.
+    FORMAT = 5
+    #: Strides do not describe a contiguous row-major view.
+    NOT_CONTIGUOUS = 6
+    #: NZ tensors must start at storage offset 0.
+    NZ_OFFSET = 7
+    #: A nonempty view reaches past its storage, or the offset is negative.
+    STORAGE_BOUNDS = 8
+    #: Tensors are on different devices.
+    DEVICE = 9
+    #: Partial overlap of views where one is written.
+    OVERLAP = 10
+    #: A scalar value of the wrong kind (a float for an integer, ...).
+    SCALAR_TYPE = 11
+    #: An integer scalar outside its declared type's range.
+    SCALAR_RANGE = 12
+    #: A finite float scalar beyond its declared type's largest value.
+    FLOAT_OVERFLOW = 13
+
+
+@unique
+class Capability(_KfamVocab):
+    "Why a capability query was refused (0 means supported)."
+
+    SUPPORTED = 0
+    UNKNOWN_FAMILY = 1
+    #: The family declares the other contract.
+    CONTRACT_MISMATCH = 2
+    #: No profile for this platform and execution mode.
+    NO_PROFILE = 3
+    #: A profile exists but no artifact qualified on it.
+    NO_RECEIPT = 4
+
+
+@unique
+class Admission(_KfamVocab):
+    "Outcome of artifact admission (0 means admitted)."
+
+    ADMITTED = 0
+    #: Not valid JSON, wrong types, duplicate or unknown keys, too large.
+    MALFORMED = 1
+    #: Names a family that is not approved.
+    UNKNOWN_FAMILY = 2
+    #: Legacy or incomplete kernel metadata: the artifact must be rebuilt.
+    RECOMPILE_REQUIRED = 3
+    #: A field differs from every approved family, profile and receipt.
+    NOT_APPROVED = 4
+
+
+@unique
 class Status(_KfamVocab):
     "Status codes of the native C ABI; their values are declared in `abi.toml`."
 
