@@ -332,6 +332,8 @@ vocab! {
         RecompileRequired = 3 => "recompile_required",
         /// A field differs from every approved family, profile and receipt.
         NotApproved = 4 => "not_approved",
+        /// Built against another native runtime revision than `abi.toml` pins.
+        PreparedIncompatible = 5 => "prepared_incompatible",
     }
 }
 

@@ -864,6 +864,8 @@ pub enum Admission {
     RecompileRequired = 3,
     /// A field differs from every approved family, profile and receipt.
     NotApproved = 4,
+    /// Built against another native runtime revision than `abi.toml` pins.
+    PreparedIncompatible = 5,
 }
 impl Admission {
     /// Every member, in declaration order.
@@ -873,6 +875,7 @@ impl Admission {
         Admission::UnknownFamily,
         Admission::RecompileRequired,
         Admission::NotApproved,
+        Admission::PreparedIncompatible,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -886,6 +889,7 @@ impl Admission {
             2 => Some(Admission::UnknownFamily),
             3 => Some(Admission::RecompileRequired),
             4 => Some(Admission::NotApproved),
+            5 => Some(Admission::PreparedIncompatible),
             _ => None,
         }
     }
@@ -897,6 +901,7 @@ impl Admission {
             Admission::UnknownFamily => "unknown_family",
             Admission::RecompileRequired => "recompile_required",
             Admission::NotApproved => "not_approved",
+            Admission::PreparedIncompatible => "prepared_incompatible",
         }
     }
     /// The member spelled `s` in the manifest.

@@ -246,6 +246,8 @@ class Admission(_KfamVocab):
     RECOMPILE_REQUIRED = 3
     #: A field differs from every approved family, profile and receipt.
     NOT_APPROVED = 4
+    #: Built against another native runtime revision than `abi.toml` pins.
+    PREPARED_INCOMPATIBLE = 5
 
 
 @unique
