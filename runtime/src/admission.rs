@@ -120,6 +120,9 @@ struct Doc<'a> {
     capabilities: Option<Vec<CapabilityDoc<'a>>>,
     #[serde(default, borrow)]
     artifact: Option<ArtifactDoc<'a>>,
+    /// The native runtime revision the artifact was built against.
+    #[serde(default, borrow)]
+    abi_revision: Option<&'a str>,
 }
 
 /// A parsed vocabulary value, or a malformed document.
@@ -207,7 +210,8 @@ fn admit_legacy(
         || doc.runtime.is_some()
         || doc.execution_mode.is_some()
         || doc.capabilities.is_some()
-        || doc.artifact.is_some();
+        || doc.artifact.is_some()
+        || doc.abi_revision.is_some();
     if kernel_fields {
         return Err(refuse(Admission::Malformed));
     }
@@ -258,11 +262,12 @@ fn admit_v3(
 
     // Kernel fields an older producer did not write: rebuild the artifact.
     let recompile = || refuse(Admission::RecompileRequired);
-    let (Some(lowered), Some(return_count), Some(aliases), Some(caps)) = (
+    let (Some(lowered), Some(return_count), Some(aliases), Some(caps), Some(abi_revision)) = (
         &doc.lowered_params,
         doc.return_count,
         &doc.return_aliases,
         &doc.capabilities,
+        doc.abi_revision,
     ) else {
         return Err(recompile());
     };
@@ -285,6 +290,10 @@ fn admit_v3(
         return Err(recompile());
     }
 
+    // Built against another native runtime: its entry ABI cannot be trusted.
+    if abi_revision != crate::ABI.revision {
+        return Err(refuse(Admission::PreparedIncompatible));
+    }
     let family = crate::find_family(name).ok_or(refuse(Admission::UnknownFamily))?;
     if revision != family.revision {
         return Err(differs("revision"));
