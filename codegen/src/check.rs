@@ -23,7 +23,10 @@ pub const ARG_CEILING: u32 = 65535;
 /// Check a loaded manifest; `Some(ir)` when it has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     let errors_before = report.error_count();
-    let abi = loaded.abi.as_ref().and_then(|(id, abi)| check_abi(*id, abi, report));
+    let abi = loaded
+        .abi
+        .as_ref()
+        .and_then(|(id, abi)| check_abi(*id, abi, report));
     // Without a valid abi.toml, keep checking families against the documented
     // default limits so one run still reports every mistake.
     let limits = abi.as_ref().map_or(DEFAULT_LIMITS, |a| Limits {
@@ -40,10 +43,17 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
         if let Some(first) = seen.get(name.value.as_str()) {
             let first_path = report.sources.get(*first).path.clone();
             report.diagnostics.push(
-                Diagnostic::error(Code::DuplicateFamily, *id, name.span.clone(), format!("family `{}` is declared twice", name.value))
-                    .label("second declaration")
-                    .note(format!("first declared in {first_path}"))
-                    .help("family names are unique; rename one, or bump `revision` in the existing file"),
+                Diagnostic::error(
+                    Code::DuplicateFamily,
+                    *id,
+                    name.span.clone(),
+                    format!("family `{}` is declared twice", name.value),
+                )
+                .label("second declaration")
+                .note(format!("first declared in {first_path}"))
+                .help(
+                    "family names are unique; rename one, or bump `revision` in the existing file",
+                ),
             );
         } else {
             seen.insert(&name.value, *id);
@@ -53,9 +63,14 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
             if let Some((first_id, _)) = digests.get(sha.value.as_str()) {
                 let first_path = report.sources.get(*first_id).path.clone();
                 report.diagnostics.push(
-                    Diagnostic::error(Code::DuplicateDigest, *id, sha.span.clone(), "artifact digest recorded twice")
-                        .label("already recorded by another receipt")
-                        .note(format!("first recorded in {first_path}")),
+                    Diagnostic::error(
+                        Code::DuplicateDigest,
+                        *id,
+                        sha.span.clone(),
+                        "artifact digest recorded twice",
+                    )
+                    .label("already recorded by another receipt")
+                    .note(format!("first recorded in {first_path}")),
                 );
             } else {
                 digests.insert(&sha.value, (*id, sha.span.clone()));
@@ -81,7 +96,11 @@ struct Limits {
     max_rank: u32,
 }
 
-const DEFAULT_LIMITS: Limits = Limits { max_tensor_args: 256, max_scalar_args: 128, max_rank: 5 };
+const DEFAULT_LIMITS: Limits = Limits {
+    max_tensor_args: 256,
+    max_scalar_args: 128,
+    max_rank: 5,
+};
 
 fn err(code: Code, id: FileId, span: &Range<usize>, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, id, span.clone(), msg)
@@ -92,9 +111,14 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     let rev = &abi.revision;
     if !is_lower_hex(&rev.value, 40) {
         report.diagnostics.push(
-            err(Code::BadAbiRevision, id, &rev.span, "ABI revision is not a 40-digit lowercase hex commit")
-                .label("expected 40 lowercase hex digits")
-                .help("pin the full commit id of the native runtime, e.g. from `git rev-parse HEAD`"),
+            err(
+                Code::BadAbiRevision,
+                id,
+                &rev.span,
+                "ABI revision is not a 40-digit lowercase hex commit",
+            )
+            .label("expected 40 lowercase hex digits")
+            .help("pin the full commit id of the native runtime, e.g. from `git rev-parse HEAD`"),
         );
     }
     let limits = &abi.limits.value;
@@ -105,8 +129,13 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     ] {
         if v.value == 0 || v.value > ceiling {
             report.diagnostics.push(
-                err(Code::OutOfRange, id, &v.span, format!("`limits.{key}` must be between 1 and {ceiling}"))
-                    .label("out of range"),
+                err(
+                    Code::OutOfRange,
+                    id,
+                    &v.span,
+                    format!("`limits.{key}` must be between 1 and {ceiling}"),
+                )
+                .label("out of range"),
             );
         }
     }
@@ -125,16 +154,29 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     let mut values: HashMap<i32, Status> = HashMap::new();
     for (name, v) in &status {
         if *name == Status::Ok && v.value != 0 {
-            report.diagnostics.push(err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"));
+            report.diagnostics.push(
+                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"),
+            );
         } else if *name != Status::Ok && v.value >= 0 {
             report.diagnostics.push(
-                err(Code::StatusCodes, id, &v.span, format!("status `{name}` must be negative")).label("not negative"),
+                err(
+                    Code::StatusCodes,
+                    id,
+                    &v.span,
+                    format!("status `{name}` must be negative"),
+                )
+                .label("not negative"),
             );
         }
         if let Some(other) = values.insert(v.value, *name) {
             report.diagnostics.push(
-                err(Code::StatusCodes, id, &v.span, format!("status `{name}` reuses the value of `{other}`"))
-                    .label("duplicate value"),
+                err(
+                    Code::StatusCodes,
+                    id,
+                    &v.span,
+                    format!("status `{name}` reuses the value of `{other}`"),
+                )
+                .label("duplicate value"),
             );
         }
     }
@@ -153,7 +195,9 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
 }
 
 fn is_lower_hex(s: &str, len: usize) -> bool {
-    s.len() == len && s.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    s.len() == len
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
 /// Checks one family and lowers it when it has no errors.
@@ -172,9 +216,23 @@ struct FamilyChecker<'a> {
 }
 
 impl<'a> FamilyChecker<'a> {
-    fn new(id: FileId, file: &'a model::FamilyFile, limits: &'a Limits, report: &'a mut Report) -> Self {
+    fn new(
+        id: FileId,
+        file: &'a model::FamilyFile,
+        limits: &'a Limits,
+        report: &'a mut Report,
+    ) -> Self {
         let errors_before = report.error_count();
-        FamilyChecker { id, file, limits, report, errors_before, param_index: HashMap::new(), params: Vec::new(), bad_params: HashSet::new() }
+        FamilyChecker {
+            id,
+            file,
+            limits,
+            report,
+            errors_before,
+            param_index: HashMap::new(),
+            params: Vec::new(),
+            bad_params: HashSet::new(),
+        }
     }
 
     fn push(&mut self, d: Diagnostic) {
@@ -190,16 +248,26 @@ impl<'a> FamilyChecker<'a> {
             .unwrap_or_default();
         if stem != f.name.value && identifier_problem(&f.name.value).is_none() {
             self.push(
-                err(Code::FileNameMismatch, self.id, &f.name.span, format!("family `{}` is declared in `{stem}.toml`", f.name.value))
-                    .label("does not match the file name")
-                    .help(format!("rename the file to `{}.toml`", f.name.value)),
+                err(
+                    Code::FileNameMismatch,
+                    self.id,
+                    &f.name.span,
+                    format!("family `{}` is declared in `{stem}.toml`", f.name.value),
+                )
+                .label("does not match the file name")
+                .help(format!("rename the file to `{}.toml`", f.name.value)),
             );
         }
         if f.revision.value == 0 {
             self.push(
-                err(Code::OutOfRange, self.id, &f.revision.span, "`revision` starts at 1")
-                    .label("out of range")
-                    .help("use `revision = 1` for a new family"),
+                err(
+                    Code::OutOfRange,
+                    self.id,
+                    &f.revision.span,
+                    "`revision` starts at 1",
+                )
+                .label("out of range")
+                .help("use `revision = 1` for a new family"),
             );
         }
         self.check_text(&f.summary, "summary", true, true);
@@ -246,28 +314,53 @@ impl<'a> FamilyChecker<'a> {
     fn check_name(&mut self, name: &Spanned<String>, what: &str) {
         if let Some(problem) = identifier_problem(&name.value) {
             let suggestion = suggest_identifier(&name.value);
-            let mut d = err(Code::InvalidIdentifier, self.id, &name.span, format!("{what} name `{}` is not a valid identifier", name.value))
-                .label(problem);
+            let mut d = err(
+                Code::InvalidIdentifier,
+                self.id,
+                &name.span,
+                format!("{what} name `{}` is not a valid identifier", name.value),
+            )
+            .label(problem);
             if let Some(s) = suggestion {
                 d = d.help(format!("use lowercase snake_case, e.g. `{s}`"));
             }
             self.push(d);
         } else if is_reserved(&name.value) {
             self.push(
-                err(Code::ReservedWord, self.id, &name.span, format!("{what} name `{}` is a reserved word", name.value))
-                    .label("reserved in Rust, C, C++ or Python")
-                    .help(format!("pick another name, e.g. `{}_value`", name.value)),
+                err(
+                    Code::ReservedWord,
+                    self.id,
+                    &name.span,
+                    format!("{what} name `{}` is a reserved word", name.value),
+                )
+                .label("reserved in Rust, C, C++ or Python")
+                .help(format!("pick another name, e.g. `{}_value`", name.value)),
             );
         }
     }
 
     /// Free text goes into comments and strings of every generated language.
-    fn check_text(&mut self, text: &Spanned<String>, field: &str, allow_newline: bool, required: bool) {
-        if let Some(c) = text.value.chars().find(|&c| is_forbidden_char(c, allow_newline)) {
+    fn check_text(
+        &mut self,
+        text: &Spanned<String>,
+        field: &str,
+        allow_newline: bool,
+        required: bool,
+    ) {
+        if let Some(c) = text
+            .value
+            .chars()
+            .find(|&c| is_forbidden_char(c, allow_newline))
+        {
             self.push(
-                err(Code::ControlCharacter, self.id, &text.span, format!("`{field}` contains the character U+{:04X}", c as u32))
-                    .label("control or bidirectional character")
-                    .help("remove it; free text is copied into generated comments and strings"),
+                err(
+                    Code::ControlCharacter,
+                    self.id,
+                    &text.span,
+                    format!("`{field}` contains the character U+{:04X}", c as u32),
+                )
+                .label("control or bidirectional character")
+                .help("remove it; free text is copied into generated comments and strings"),
             );
         }
         let chars = text.value.chars().count();
@@ -289,9 +382,14 @@ impl<'a> FamilyChecker<'a> {
         let index = self.params.len();
         if self.param_index.contains_key(name.value.as_str()) {
             self.push(
-                err(Code::DuplicateParam, id, &name.span, format!("parameter `{}` is declared twice", name.value))
-                    .label("second declaration")
-                    .help("parameter names are unique within a family"),
+                err(
+                    Code::DuplicateParam,
+                    id,
+                    &name.span,
+                    format!("parameter `{}` is declared twice", name.value),
+                )
+                .label("second declaration")
+                .help("parameter names are unique within a family"),
             );
         } else {
             self.param_index.insert(&name.value, index);
@@ -303,37 +401,61 @@ impl<'a> FamilyChecker<'a> {
         let direction = decl.direction.as_ref().map_or(Direction::In, |d| d.value);
         let dtype = decl.dtype.value;
         let layout = decl.layout.as_ref().map_or(Layout::Nd, |l| l.value);
-        let shape: Vec<i64> = decl.shape.as_ref().map(|s| s.value.iter().map(|d| d.value).collect()).unwrap_or_default();
+        let shape: Vec<i64> = decl
+            .shape
+            .as_ref()
+            .map(|s| s.value.iter().map(|d| d.value).collect())
+            .unwrap_or_default();
         let mut lowered = shape.clone();
 
         match kind {
             ParamKind::Scalar => {
                 if let Some(s) = &decl.shape {
                     self.push(
-                        err(Code::ScalarShape, id, &s.span, format!("scalar `{}` has a shape", name.value))
-                            .label("scalars have no shape")
-                            .help("remove `shape`, or remove `kind = \"scalar\"` to declare a tensor"),
+                        err(
+                            Code::ScalarShape,
+                            id,
+                            &s.span,
+                            format!("scalar `{}` has a shape", name.value),
+                        )
+                        .label("scalars have no shape")
+                        .help("remove `shape`, or remove `kind = \"scalar\"` to declare a tensor"),
                     );
                 }
                 if let Some(l) = &decl.layout {
                     self.push(
-                        err(Code::ScalarShape, id, &l.span, format!("scalar `{}` has a layout", name.value))
-                            .label("scalars have no layout")
-                            .help("remove `layout`"),
+                        err(
+                            Code::ScalarShape,
+                            id,
+                            &l.span,
+                            format!("scalar `{}` has a layout", name.value),
+                        )
+                        .label("scalars have no layout")
+                        .help("remove `layout`"),
                     );
                 }
                 if let Some(d) = decl.direction.as_ref().filter(|d| d.value != Direction::In) {
                     self.push(
-                        err(Code::ScalarDirection, id, &d.span, format!("scalar `{}` is `{}`", name.value, d.value))
-                            .label("scalars are always `in`")
-                            .help("write results into an `out` or `inout` tensor"),
+                        err(
+                            Code::ScalarDirection,
+                            id,
+                            &d.span,
+                            format!("scalar `{}` is `{}`", name.value, d.value),
+                        )
+                        .label("scalars are always `in`")
+                        .help("write results into an `out` or `inout` tensor"),
                     );
                 }
                 if !dtype.scalar_allowed() {
                     self.push(
-                        err(Code::ScalarDType, id, &decl.dtype.span, format!("scalar `{}` cannot have dtype `{dtype}`", name.value))
-                            .label("no scalar representation")
-                            .help("use `fp32` or `fp16`"),
+                        err(
+                            Code::ScalarDType,
+                            id,
+                            &decl.dtype.span,
+                            format!("scalar `{}` cannot have dtype `{dtype}`", name.value),
+                        )
+                        .label("no scalar representation")
+                        .help("use `fp32` or `fp16`"),
                     );
                 }
             }
@@ -369,10 +491,25 @@ impl<'a> FamilyChecker<'a> {
         let decl = &p.value;
         let name = &decl.name.value;
         let max_rank = self.limits.max_rank as usize;
-        let shape_span = decl.shape.as_ref().map_or(p.span.clone(), |s| s.span.clone());
+        let shape_span = decl
+            .shape
+            .as_ref()
+            .map_or(p.span.clone(), |s| s.span.clone());
         if shape.is_empty() || shape.len() > max_rank {
-            let mut d = err(Code::RankOutOfBounds, id, &shape_span, format!("tensor `{name}` has rank {}, outside 1..={max_rank}", shape.len()))
-                .label(if shape.is_empty() { "no extents" } else { "too many extents" });
+            let mut d = err(
+                Code::RankOutOfBounds,
+                id,
+                &shape_span,
+                format!(
+                    "tensor `{name}` has rank {}, outside 1..={max_rank}",
+                    shape.len()
+                ),
+            )
+            .label(if shape.is_empty() {
+                "no extents"
+            } else {
+                "too many extents"
+            });
             d = if decl.shape.is_none() {
                 d.help("declare `shape = [...]`, or `kind = \"scalar\"` for a scalar")
             } else {
@@ -385,58 +522,99 @@ impl<'a> FamilyChecker<'a> {
             if d.value != -1 && !(1..=i64::from(u32::MAX)).contains(&d.value) {
                 dims_ok = false;
                 self.push(
-                    err(Code::DimOutOfBounds, id, &d.span, format!("dimension {} of `{name}` is out of bounds", d.value))
-                        .label("expected 1..=4294967295, or -1 for a dynamic extent"),
+                    err(
+                        Code::DimOutOfBounds,
+                        id,
+                        &d.span,
+                        format!("dimension {} of `{name}` is out of bounds", d.value),
+                    )
+                    .label("expected 1..=4294967295, or -1 for a dynamic extent"),
                 );
             }
         }
         if dims_ok && static_byte_size(shape, dtype).is_none() {
             self.push(
-                err(Code::ByteSizeOverflow, id, &shape_span, format!("the byte size of `{name}` overflows 64 bits"))
-                    .label("product of extents too large"),
+                err(
+                    Code::ByteSizeOverflow,
+                    id,
+                    &shape_span,
+                    format!("the byte size of `{name}` overflows 64 bits"),
+                )
+                .label("product of extents too large"),
             );
         }
-        let layout_span = decl.layout.as_ref().map_or(p.span.clone(), |l| l.span.clone());
+        let layout_span = decl
+            .layout
+            .as_ref()
+            .map_or(p.span.clone(), |l| l.span.clone());
         let mut lowered = shape.to_vec();
         match layout {
             Layout::Nd => {}
             Layout::Nchw => {
                 if shape.len() != 4 {
                     self.push(
-                        err(Code::NchwRank, id, &layout_span, format!("`nchw` tensor `{name}` has rank {}", shape.len()))
-                            .label("needs rank 4")
-                            .help("use `nd` for other ranks"),
+                        err(
+                            Code::NchwRank,
+                            id,
+                            &layout_span,
+                            format!("`nchw` tensor `{name}` has rank {}", shape.len()),
+                        )
+                        .label("needs rank 4")
+                        .help("use `nd` for other ranks"),
                     );
                 }
             }
             Layout::Nz => {
                 if !dtype.nz_allowed() {
                     self.push(
-                        err(Code::NzDType, id, &decl.dtype.span, format!("NZ tensor `{name}` has dtype `{dtype}`"))
-                            .label("NZ is defined for fp16, bf16 and int8")
-                            .help("use `nd`, or one of fp16, bf16, int8"),
+                        err(
+                            Code::NzDType,
+                            id,
+                            &decl.dtype.span,
+                            format!("NZ tensor `{name}` has dtype `{dtype}`"),
+                        )
+                        .label("NZ is defined for fp16, bf16 and int8")
+                        .help("use `nd`, or one of fp16, bf16, int8"),
                     );
                 } else if direction != Direction::In {
-                    let span = decl.direction.as_ref().map_or(layout_span.clone(), |d| d.span.clone());
+                    let span = decl
+                        .direction
+                        .as_ref()
+                        .map_or(layout_span.clone(), |d| d.span.clone());
                     self.push(
-                        err(Code::NzDirection, id, &span, format!("NZ tensor `{name}` is `{direction}`"))
-                            .label("NZ is accepted for read-only inputs only")
-                            .help("make it `in`, or use `nd`"),
+                        err(
+                            Code::NzDirection,
+                            id,
+                            &span,
+                            format!("NZ tensor `{name}` is `{direction}`"),
+                        )
+                        .label("NZ is accepted for read-only inputs only")
+                        .help("make it `in`, or use `nd`"),
                     );
                 } else if shape.len() < 2 {
                     self.push(
-                        err(Code::NzRank, id, &layout_span, format!("NZ tensor `{name}` has rank {}", shape.len()))
-                            .label("NZ blocks the last two dimensions"),
+                        err(
+                            Code::NzRank,
+                            id,
+                            &layout_span,
+                            format!("NZ tensor `{name}` has rank {}", shape.len()),
+                        )
+                        .label("NZ blocks the last two dimensions"),
                     );
                 } else {
                     match nz_lowered(shape, dtype) {
                         Some(l) => lowered = l,
                         None => self.push(
-                            err(Code::NzExtent, id, &shape_span, format!("NZ tensor `{name}` cannot be blocked"))
-                                .label(format!(
-                                    "last two extents must be static multiples of 16 and {}",
-                                    ir::nz_c0(dtype)
-                                )),
+                            err(
+                                Code::NzExtent,
+                                id,
+                                &shape_span,
+                                format!("NZ tensor `{name}` cannot be blocked"),
+                            )
+                            .label(format!(
+                                "last two extents must be static multiples of 16 and {}",
+                                ir::nz_c0(dtype)
+                            )),
                         ),
                     }
                 }
@@ -446,9 +624,14 @@ impl<'a> FamilyChecker<'a> {
             match fp4_lowered(&lowered) {
                 Some(l) => lowered = l,
                 None => self.push(
-                    err(Code::Fp4Packing, id, &shape_span, format!("fp4 tensor `{name}` has no static even last dimension"))
-                        .label("packed fp4 halves the last dimension")
-                        .help("make the last extent static and even"),
+                    err(
+                        Code::Fp4Packing,
+                        id,
+                        &shape_span,
+                        format!("fp4 tensor `{name}` has no static even last dimension"),
+                    )
+                    .label("packed fp4 halves the last dimension")
+                    .help("make the last extent static and even"),
                 ),
             }
         }
@@ -461,17 +644,36 @@ impl<'a> FamilyChecker<'a> {
         for (p, decl) in self.params.iter().zip(&f.params) {
             let (count, limit, code, what) = if p.is_tensor() {
                 tensors += 1;
-                (tensors, self.limits.max_tensor_args, Code::TensorLimit, "tensor")
+                (
+                    tensors,
+                    self.limits.max_tensor_args,
+                    Code::TensorLimit,
+                    "tensor",
+                )
             } else {
                 scalars += 1;
-                (scalars, self.limits.max_scalar_args, Code::ScalarLimit, "scalar")
+                (
+                    scalars,
+                    self.limits.max_scalar_args,
+                    Code::ScalarLimit,
+                    "scalar",
+                )
             };
             if count == limit + 1 {
-                let key = if p.is_tensor() { "max_tensor_args" } else { "max_scalar_args" };
+                let key = if p.is_tensor() {
+                    "max_tensor_args"
+                } else {
+                    "max_scalar_args"
+                };
                 self.report.diagnostics.push(
-                    err(code, self.id, &decl.value.name.span, format!("more than {limit} {what} parameters"))
-                        .label(format!("{what} parameter {count}"))
-                        .help(format!("`limits.{key}` in abi.toml is {limit}")),
+                    err(
+                        code,
+                        self.id,
+                        &decl.value.name.span,
+                        format!("more than {limit} {what} parameters"),
+                    )
+                    .label(format!("{what} parameter {count}"))
+                    .help(format!("`limits.{key}` in abi.toml is {limit}")),
                 );
             }
         }
@@ -487,54 +689,89 @@ impl<'a> FamilyChecker<'a> {
                     Some(&i) => i,
                     None => {
                         self.push(
-                            err(Code::AliasUnknownParam, id, &r.span, format!("return alias `{n}` names no parameter"))
-                                .label("unknown parameter")
-                                .help(self.known_params_help()),
+                            err(
+                                Code::AliasUnknownParam,
+                                id,
+                                &r.span,
+                                format!("return alias `{n}` names no parameter"),
+                            )
+                            .label("unknown parameter")
+                            .help(self.known_params_help()),
                         );
                         continue;
                     }
                 },
-                AliasRef::Index(i) => match usize::try_from(*i).ok().filter(|&i| i < self.params.len()) {
-                    Some(i) => i,
-                    None => {
-                        self.push(
-                            err(Code::AliasOutOfRange, id, &r.span, format!("return alias index {i} is out of range"))
-                                .label(format!("the signature has {} parameters", self.params.len()))
+                AliasRef::Index(i) => {
+                    match usize::try_from(*i).ok().filter(|&i| i < self.params.len()) {
+                        Some(i) => i,
+                        None => {
+                            self.push(
+                                err(
+                                    Code::AliasOutOfRange,
+                                    id,
+                                    &r.span,
+                                    format!("return alias index {i} is out of range"),
+                                )
+                                .label(format!(
+                                    "the signature has {} parameters",
+                                    self.params.len()
+                                ))
                                 .help("indices count every parameter, scalars included, from 0"),
-                        );
-                        continue;
+                            );
+                            continue;
+                        }
                     }
-                },
+                }
             };
             let p = &self.params[idx];
             if !p.is_tensor() {
                 let msg = format!("return alias `{}` names a scalar parameter", p.name);
                 let help = self.output_help();
-                self.push(err(Code::AliasScalar, id, &r.span, msg).label("aliases must name `out` or `inout` tensors").help(help));
+                self.push(
+                    err(Code::AliasScalar, id, &r.span, msg)
+                        .label("aliases must name `out` or `inout` tensors")
+                        .help(help),
+                );
                 continue;
             }
             if p.direction == Direction::In {
                 let msg = format!("return alias `{}` names an `in` tensor", p.name);
                 let help = self.output_help();
-                self.push(err(Code::AliasInput, id, &r.span, msg).label("aliases must name `out` or `inout` tensors").help(help));
+                self.push(
+                    err(Code::AliasInput, id, &r.span, msg)
+                        .label("aliases must name `out` or `inout` tensors")
+                        .help(help),
+                );
                 continue;
             }
             out.push(idx);
         }
         if f.contract.value == Contract::Kernel
-            && !self.params.iter().any(|p| p.is_tensor() && p.direction != Direction::In)
+            && !self
+                .params
+                .iter()
+                .any(|p| p.is_tensor() && p.direction != Direction::In)
         {
             self.push(
-                err(Code::KernelWithoutOutput, id, &f.contract.span, "kernel family has no `out` or `inout` tensor")
-                    .label("kernel contract")
-                    .help("declare the caller-supplied result buffer as an `out` tensor"),
+                err(
+                    Code::KernelWithoutOutput,
+                    id,
+                    &f.contract.span,
+                    "kernel family has no `out` or `inout` tensor",
+                )
+                .label("kernel contract")
+                .help("declare the caller-supplied result buffer as an `out` tensor"),
             );
         }
         out
     }
 
     fn known_params_help(&self) -> String {
-        let names: Vec<String> = self.params.iter().map(|p| format!("`{}`", p.name)).collect();
+        let names: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| format!("`{}`", p.name))
+            .collect();
         if names.is_empty() {
             "the family declares no parameters".to_owned()
         } else {
@@ -543,7 +780,11 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn output_help(&self) -> String {
-        match self.params.iter().find(|p| p.is_tensor() && p.direction != Direction::In) {
+        match self
+            .params
+            .iter()
+            .find(|p| p.is_tensor() && p.direction != Direction::In)
+        {
             Some(p) => format!("return the tensor that holds the result, e.g. `{}`", p.name),
             None => "declare the result as an `out` tensor and return it".to_owned(),
         }
@@ -556,9 +797,14 @@ impl<'a> FamilyChecker<'a> {
             None => {
                 let help = self.known_params_help();
                 self.push(
-                    err(Code::OperandUnknown, self.id, &s.span, format!("operand `{}` names no parameter", s.value))
-                        .label("unknown parameter")
-                        .help(help),
+                    err(
+                        Code::OperandUnknown,
+                        self.id,
+                        &s.span,
+                        format!("operand `{}` names no parameter", s.value),
+                    )
+                    .label("unknown parameter")
+                    .help(help),
                 );
                 None
             }
@@ -566,7 +812,13 @@ impl<'a> FamilyChecker<'a> {
     }
 
     /// Operand kind and direction: inputs are read tensors, the result is written.
-    fn operand_role(&mut self, s: &Spanned<String>, i: usize, output: bool, accumulate: bool) -> bool {
+    fn operand_role(
+        &mut self,
+        s: &Spanned<String>,
+        i: usize,
+        output: bool,
+        accumulate: bool,
+    ) -> bool {
         let p = &self.params[i];
         let problem = if !p.is_tensor() {
             Some("operands are tensors".to_owned())
@@ -580,7 +832,13 @@ impl<'a> FamilyChecker<'a> {
             None
         };
         if let Some(label) = problem {
-            let msg = format!("operand `{}` is a {} `{}` {}", p.name, p.direction, p.dtype, if p.is_tensor() { "tensor" } else { "scalar" });
+            let msg = format!(
+                "operand `{}` is a {} `{}` {}",
+                p.name,
+                p.direction,
+                p.dtype,
+                if p.is_tensor() { "tensor" } else { "scalar" }
+            );
             self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
             return false;
         }
@@ -591,7 +849,11 @@ impl<'a> FamilyChecker<'a> {
         let id = self.id;
         match &self.file.operation.value {
             model::Operation::ElementwiseBinary(e) => {
-                let (lhs, rhs, out) = (self.operand(&e.lhs), self.operand(&e.rhs), self.operand(&e.out));
+                let (lhs, rhs, out) = (
+                    self.operand(&e.lhs),
+                    self.operand(&e.rhs),
+                    self.operand(&e.out),
+                );
                 let (lhs, rhs, out) = (lhs?, rhs?, out?);
                 let roles = self.operand_role(&e.lhs, lhs, false, false)
                     & self.operand_role(&e.rhs, rhs, false, false)
@@ -612,7 +874,12 @@ impl<'a> FamilyChecker<'a> {
                         }
                     }
                 }
-                Some(ir::Operation::ElementwiseBinary { op: e.op.value, lhs, rhs, out })
+                Some(ir::Operation::ElementwiseBinary {
+                    op: e.op.value,
+                    lhs,
+                    rhs,
+                    out,
+                })
             }
             model::Operation::Matmul(m) => {
                 let (a, b, c) = (self.operand(&m.a), self.operand(&m.b), self.operand(&m.c));
@@ -624,7 +891,15 @@ impl<'a> FamilyChecker<'a> {
                 if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
                     self.check_matmul_shapes(m, a, b, c);
                 }
-                Some(ir::Operation::Matmul { m: m.m.value, k: m.k.value, n: m.n.value, a, b, c, accumulate })
+                Some(ir::Operation::Matmul {
+                    m: m.m.value,
+                    k: m.k.value,
+                    n: m.n.value,
+                    a,
+                    b,
+                    c,
+                    accumulate,
+                })
             }
         }
     }
@@ -641,9 +916,30 @@ impl<'a> FamilyChecker<'a> {
         } else {
             let dim = |s: &[i64], from_end: usize| s[s.len() - from_end];
             let checks = [
-                ("m", &m.m, [(pa, dim(&pa.shape, 2), "a", -2), (pc, dim(&pc.shape, 2), "c", -2)]),
-                ("k", &m.k, [(pa, dim(&pa.shape, 1), "a", -1), (pb, dim(&pb.shape, 2), "b", -2)]),
-                ("n", &m.n, [(pb, dim(&pb.shape, 1), "b", -1), (pc, dim(&pc.shape, 1), "c", -1)]),
+                (
+                    "m",
+                    &m.m,
+                    [
+                        (pa, dim(&pa.shape, 2), "a", -2),
+                        (pc, dim(&pc.shape, 2), "c", -2),
+                    ],
+                ),
+                (
+                    "k",
+                    &m.k,
+                    [
+                        (pa, dim(&pa.shape, 1), "a", -1),
+                        (pb, dim(&pb.shape, 2), "b", -2),
+                    ],
+                ),
+                (
+                    "n",
+                    &m.n,
+                    [
+                        (pb, dim(&pb.shape, 1), "b", -1),
+                        (pc, dim(&pc.shape, 1), "c", -1),
+                    ],
+                ),
             ];
             for (key, declared, operands) in checks {
                 for (p, extent, role, axis) in operands {
@@ -655,11 +951,19 @@ impl<'a> FamilyChecker<'a> {
                     }
                 }
             }
-            if pa.shape[..ra - 2] != pc.shape[..rc - 2] || (rb == ra && pb.shape[..rb - 2] != pa.shape[..ra - 2]) {
-                problems.push((m.c.span.clone(), "matmul batch dimensions of the operands differ".to_owned()));
+            if pa.shape[..ra - 2] != pc.shape[..rc - 2]
+                || (rb == ra && pb.shape[..rb - 2] != pa.shape[..ra - 2])
+            {
+                problems.push((
+                    m.c.span.clone(),
+                    "matmul batch dimensions of the operands differ".to_owned(),
+                ));
             }
             if pa.dtype != pb.dtype {
-                problems.push((m.b.span.clone(), format!("`a` is {} but `b` is {}", pa.dtype, pb.dtype)));
+                problems.push((
+                    m.b.span.clone(),
+                    format!("`a` is {} but `b` is {}", pa.dtype, pb.dtype),
+                ));
             }
         }
         for (span, msg) in problems {
@@ -680,23 +984,50 @@ impl<'a> FamilyChecker<'a> {
             self.check_name(&decl.name, "profile");
             if !names.insert(decl.name.value.as_str()) {
                 self.push(
-                    err(Code::DuplicateProfile, id, &decl.name.span, format!("profile `{}` is declared twice", decl.name.value))
-                        .label("second declaration"),
+                    err(
+                        Code::DuplicateProfile,
+                        id,
+                        &decl.name.span,
+                        format!("profile `{}` is declared twice", decl.name.value),
+                    )
+                    .label("second declaration"),
                 );
             }
             let platform = decl.platform.value;
             if !platform.backends().contains(&decl.backend.value) {
                 self.push(
-                    err(Code::PlatformBackend, id, &decl.backend.span, format!("backend `{}` is not available on `{platform}`", decl.backend.value))
-                        .label("wrong backend")
-                        .help(format!("`{platform}` supports: {}", join_ticks(platform.backends()))),
+                    err(
+                        Code::PlatformBackend,
+                        id,
+                        &decl.backend.span,
+                        format!(
+                            "backend `{}` is not available on `{platform}`",
+                            decl.backend.value
+                        ),
+                    )
+                    .label("wrong backend")
+                    .help(format!(
+                        "`{platform}` supports: {}",
+                        join_ticks(platform.backends())
+                    )),
                 );
             }
             if !platform.runtimes().contains(&decl.runtime.value) {
                 self.push(
-                    err(Code::PlatformBackend, id, &decl.runtime.span, format!("runtime `{}` is not available on `{platform}`", decl.runtime.value))
-                        .label("wrong runtime")
-                        .help(format!("`{platform}` supports: {}", join_ticks(platform.runtimes()))),
+                    err(
+                        Code::PlatformBackend,
+                        id,
+                        &decl.runtime.span,
+                        format!(
+                            "runtime `{}` is not available on `{platform}`",
+                            decl.runtime.value
+                        ),
+                    )
+                    .label("wrong runtime")
+                    .help(format!(
+                        "`{platform}` supports: {}",
+                        join_ticks(platform.runtimes())
+                    )),
                 );
             }
             if !platform.supports_nz() {
@@ -732,23 +1063,41 @@ impl<'a> FamilyChecker<'a> {
             let Some(&i) = self.param_index.get(b.param.value.as_str()) else {
                 let help = self.known_params_help();
                 self.push(
-                    err(Code::BindingUnknownParam, id, &b.param.span, format!("binding names unknown parameter `{}`", b.param.value))
-                        .label("unknown parameter")
-                        .help(help),
+                    err(
+                        Code::BindingUnknownParam,
+                        id,
+                        &b.param.span,
+                        format!("binding names unknown parameter `{}`", b.param.value),
+                    )
+                    .label("unknown parameter")
+                    .help(help),
                 );
                 continue;
             };
             if bound.insert(i, ()).is_some() {
                 self.push(
-                    err(Code::BindingDuplicateParam, id, &b.param.span, format!("parameter `{}` is bound twice", b.param.value))
-                        .label("second binding")
-                        .help("each parameter sits in exactly one slot"),
+                    err(
+                        Code::BindingDuplicateParam,
+                        id,
+                        &b.param.span,
+                        format!("parameter `{}` is bound twice", b.param.value),
+                    )
+                    .label("second binding")
+                    .help("each parameter sits in exactly one slot"),
                 );
             }
             if let Some(other) = slots.insert(b.slot.value, &b.param.value) {
                 self.push(
-                    err(Code::BindingDuplicateSlot, id, &b.slot.span, format!("slot {} is bound to `{other}` and `{}`", b.slot.value, b.param.value))
-                        .label("slot already taken"),
+                    err(
+                        Code::BindingDuplicateSlot,
+                        id,
+                        &b.slot.span,
+                        format!(
+                            "slot {} is bound to `{other}` and `{}`",
+                            b.slot.value, b.param.value
+                        ),
+                    )
+                    .label("slot already taken"),
                 );
             }
             let p = &self.params[i];
@@ -757,22 +1106,51 @@ impl<'a> FamilyChecker<'a> {
                 BindingKind::TensorArg | BindingKind::BufferObject => p.is_tensor(),
             };
             if !fits {
-                let want = if p.is_tensor() { "`tensor_arg` or `buffer_object`" } else { "`scalar_arg`" };
+                let want = if p.is_tensor() {
+                    "`tensor_arg` or `buffer_object`"
+                } else {
+                    "`scalar_arg`"
+                };
                 self.push(
-                    err(Code::BindingKindMismatch, id, &b.kind.span, format!("{} `{}` cannot bind to a `{}` slot", p.kind, p.name, b.kind.value))
-                        .label("wrong slot kind")
-                        .help(format!("use {want}")),
+                    err(
+                        Code::BindingKindMismatch,
+                        id,
+                        &b.kind.span,
+                        format!(
+                            "{} `{}` cannot bind to a `{}` slot",
+                            p.kind, p.name, b.kind.value
+                        ),
+                    )
+                    .label("wrong slot kind")
+                    .help(format!("use {want}")),
                 );
             }
-            out.push(ir::Binding { param: i, slot: b.slot.value, kind: b.kind.value });
+            out.push(ir::Binding {
+                param: i,
+                slot: b.slot.value,
+                kind: b.kind.value,
+            });
         }
-        let missing: Vec<String> =
-            self.params.iter().filter(|p| !bound.contains_key(&p.index)).map(|p| format!("`{}`", p.name)).collect();
+        let missing: Vec<String> = self
+            .params
+            .iter()
+            .filter(|p| !bound.contains_key(&p.index))
+            .map(|p| format!("`{}`", p.name))
+            .collect();
         if !missing.is_empty() {
             self.push(
-                err(Code::BindingMissing, id, &pr.value.name.span, format!("profile `{}` binds no slot for {}", pr.value.name.value, missing.join(", ")))
-                    .label("incomplete final ABI")
-                    .help("add a `[[profiles.bindings]]` entry for every parameter"),
+                err(
+                    Code::BindingMissing,
+                    id,
+                    &pr.value.name.span,
+                    format!(
+                        "profile `{}` binds no slot for {}",
+                        pr.value.name.value,
+                        missing.join(", ")
+                    ),
+                )
+                .label("incomplete final ABI")
+                .help("add a `[[profiles.bindings]]` entry for every parameter"),
             );
         }
         out.sort_by_key(|b| b.slot);
@@ -788,40 +1166,71 @@ impl<'a> FamilyChecker<'a> {
             if profile.is_none() {
                 let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
                 self.push(
-                    err(Code::ReceiptUnknownProfile, id, &r.profile.span, format!("receipt names unknown profile `{}`", r.profile.value))
-                        .label("unknown profile")
-                        .help(if names.is_empty() {
-                            "declare the profile under `[[profiles]]`".to_owned()
-                        } else {
-                            format!("declared profiles: {}", join_ticks(&names))
-                        }),
+                    err(
+                        Code::ReceiptUnknownProfile,
+                        id,
+                        &r.profile.span,
+                        format!("receipt names unknown profile `{}`", r.profile.value),
+                    )
+                    .label("unknown profile")
+                    .help(if names.is_empty() {
+                        "declare the profile under `[[profiles]]`".to_owned()
+                    } else {
+                        format!("declared profiles: {}", join_ticks(&names))
+                    }),
                 );
             }
             if !is_lower_hex(&r.sha256.value, 64) {
                 self.push(
-                    err(Code::BadDigest, id, &r.sha256.span, "artifact digest is not 64 lowercase hex digits")
-                        .label("not a SHA-256 digest")
-                        .help("write the output of `sha256sum ARTIFACT`, lowercase"),
+                    err(
+                        Code::BadDigest,
+                        id,
+                        &r.sha256.span,
+                        "artifact digest is not 64 lowercase hex digits",
+                    )
+                    .label("not a SHA-256 digest")
+                    .help("write the output of `sha256sum ARTIFACT`, lowercase"),
                 );
             }
             if let Some(problem) = artifact_path_problem(&r.artifact.value) {
                 self.push(
-                    err(Code::BadArtifactPath, id, &r.artifact.span, format!("artifact path `{}` is not allowed", r.artifact.value.escape_debug()))
-                        .label(problem)
-                        .help("use a relative path below the artifact root, with `/` separators"),
+                    err(
+                        Code::BadArtifactPath,
+                        id,
+                        &r.artifact.span,
+                        format!(
+                            "artifact path `{}` is not allowed",
+                            r.artifact.value.escape_debug()
+                        ),
+                    )
+                    .label(problem)
+                    .help("use a relative path below the artifact root, with `/` separators"),
                 );
             }
             if !is_codec(&r.codec.value) {
                 self.push(
-                    err(Code::BadCodec, id, &r.codec.span, format!("codec `{}` is not a valid identifier", r.codec.value.escape_debug()))
-                        .label("expected lowercase letters, digits, `_`, `.`, `-`"),
+                    err(
+                        Code::BadCodec,
+                        id,
+                        &r.codec.span,
+                        format!(
+                            "codec `{}` is not a valid identifier",
+                            r.codec.value.escape_debug()
+                        ),
+                    )
+                    .label("expected lowercase letters, digits, `_`, `.`, `-`"),
                 );
             }
             let ev = &r.evidence.value;
             if !is_date(&ev.date.value) {
                 self.push(
-                    err(Code::BadDate, id, &ev.date.span, format!("`{}` is not a date", ev.date.value.escape_debug()))
-                        .label("expected YYYY-MM-DD"),
+                    err(
+                        Code::BadDate,
+                        id,
+                        &ev.date.span,
+                        format!("`{}` is not a date", ev.date.value.escape_debug()),
+                    )
+                    .label("expected YYYY-MM-DD"),
                 );
             }
             self.check_text(&ev.hardware, "evidence.hardware", false, true);
@@ -845,9 +1254,16 @@ impl<'a> FamilyChecker<'a> {
         for (i, pr) in self.file.profiles.iter().enumerate() {
             if !out.iter().any(|r| r.profile == i) && profiles.get(i).is_some() {
                 self.push(
-                    Diagnostic::warning(Code::ProfileWithoutReceipt, id, pr.value.name.span.clone(), format!("profile `{}` has no receipt", pr.value.name.value))
-                        .label("not loadable here")
-                        .help("add a `[[receipts]]` entry once an artifact has qualified on this profile"),
+                    Diagnostic::warning(
+                        Code::ProfileWithoutReceipt,
+                        id,
+                        pr.value.name.span.clone(),
+                        format!("profile `{}` has no receipt", pr.value.name.value),
+                    )
+                    .label("not loadable here")
+                    .help(
+                        "add a `[[receipts]]` entry once an artifact has qualified on this profile",
+                    ),
                 );
             }
         }
@@ -855,7 +1271,9 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn check_torch(&mut self) {
-        let Some(torch) = self.file.torch.as_ref().filter(|t| t.value) else { return };
+        let Some(torch) = self.file.torch.as_ref().filter(|t| t.value) else {
+            return;
+        };
         if let Some((p, decl)) = self
             .params
             .iter()
@@ -864,9 +1282,14 @@ impl<'a> FamilyChecker<'a> {
         {
             let msg = format!("torch cannot represent uint64 scalar `{}`", p.name);
             self.push(
-                err(Code::TorchUnrepresentable, self.id, &decl.value.dtype.span, msg)
-                    .label("no torch scalar type")
-                    .help("use an `int64` scalar, or set `torch = false`"),
+                err(
+                    Code::TorchUnrepresentable,
+                    self.id,
+                    &decl.value.dtype.span,
+                    msg,
+                )
+                .label("no torch scalar type")
+                .help("use an `int64` scalar, or set `torch = false`"),
             );
         }
         let _ = torch;
@@ -874,7 +1297,11 @@ impl<'a> FamilyChecker<'a> {
 }
 
 fn join_ticks<T: std::fmt::Display>(items: &[T]) -> String {
-    items.iter().map(|i| format!("`{i}`")).collect::<Vec<_>>().join(", ")
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Characters free text may not contain: controls (newline allowed where
@@ -920,7 +1347,9 @@ fn is_codec(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && s.as_bytes()[0].is_ascii_lowercase()
-        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'-'))
+        && s.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'_' | b'.' | b'-')
+        })
 }
 
 fn is_date(s: &str) -> bool {
@@ -928,7 +1357,11 @@ fn is_date(s: &str) -> bool {
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let num = |r: Range<usize>| s.get(r).filter(|t| t.bytes().all(|c| c.is_ascii_digit())).and_then(|t| t.parse::<u32>().ok());
+    let num = |r: Range<usize>| {
+        s.get(r)
+            .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))
+            .and_then(|t| t.parse::<u32>().ok())
+    };
     match (num(0..4), num(5..7), num(8..10)) {
         (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
         _ => false,
@@ -938,6 +1371,9 @@ fn is_date(s: &str) -> bool {
 /// A snake_case spelling of an invalid name, when one exists.
 fn suggest_identifier(name: &str) -> Option<String> {
     let s = heck::ToSnakeCase::to_snake_case(name);
-    let s: String = s.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+    let s: String = s
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '_')
+        .collect();
     (identifier_problem(&s).is_none() && !is_reserved(&s) && s != name).then_some(s)
 }

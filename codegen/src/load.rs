@@ -25,7 +25,11 @@ pub struct Loaded {
 /// reported in `report` and left out of the result, so the remaining files
 /// are still checked and every mistake of a run is reported together.
 pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
-    let mut loaded = Loaded { root: root.to_path_buf(), abi: None, families: Vec::new() };
+    let mut loaded = Loaded {
+        root: root.to_path_buf(),
+        abi: None,
+        families: Vec::new(),
+    };
     if !root.is_dir() {
         report.diagnostics.push(
             Diagnostic::at_path(Code::Io, display(root), "manifest directory not found")
@@ -58,7 +62,11 @@ pub fn load_sources(
     families: Vec<(String, String)>,
     report: &mut Report,
 ) -> Loaded {
-    let mut loaded = Loaded { root: PathBuf::new(), abi: None, families: Vec::new() };
+    let mut loaded = Loaded {
+        root: PathBuf::new(),
+        abi: None,
+        families: Vec::new(),
+    };
     if let Some((path, text)) = abi {
         let id = report.sources.add(path, text);
         loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
@@ -79,8 +87,12 @@ fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
         Ok(entries) => entries,
         Err(e) => {
             report.diagnostics.push(
-                Diagnostic::at_path(Code::Io, display(dir), format!("cannot read directory: {e}"))
-                    .help("a manifest keeps one file per family in `families/`"),
+                Diagnostic::at_path(
+                    Code::Io,
+                    display(dir),
+                    format!("cannot read directory: {e}"),
+                )
+                .help("a manifest keeps one file per family in `families/`"),
             );
             return Vec::new();
         }
@@ -99,7 +111,9 @@ fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
 
 fn read_file(path: &Path, report: &mut Report) -> Option<String> {
     let fail = |report: &mut Report, msg: String| {
-        report.diagnostics.push(Diagnostic::at_path(Code::Io, display(path), msg));
+        report
+            .diagnostics
+            .push(Diagnostic::at_path(Code::Io, display(path), msg));
         None
     };
     let meta = match fs::metadata(path) {
@@ -112,7 +126,11 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
     if meta.len() > MAX_FILE_BYTES {
         return fail(
             report,
-            format!("`{}` is {} bytes, over the limit of {MAX_FILE_BYTES}", display(path), meta.len()),
+            format!(
+                "`{}` is {} bytes, over the limit of {MAX_FILE_BYTES}",
+                display(path),
+                meta.len()
+            ),
         );
     }
     match fs::read(path) {
@@ -135,7 +153,10 @@ fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
         report.diagnostics.push(Diagnostic::at_path(
             Code::Io,
             report.sources.get(id).path.clone(),
-            format!("file is {} bytes, over the limit of {MAX_FILE_BYTES}", text.len()),
+            format!(
+                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
+                text.len()
+            ),
         ));
         return None;
     }
@@ -144,8 +165,13 @@ fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
         Err(e) => {
             let span = e.span().unwrap_or(0..0);
             report.diagnostics.push(
-                Diagnostic::error(Code::Syntax, id, span, format!("invalid TOML: {}", first_line(e.message())))
-                    .label("here"),
+                Diagnostic::error(
+                    Code::Syntax,
+                    id,
+                    span,
+                    format!("invalid TOML: {}", first_line(e.message())),
+                )
+                .label("here"),
             );
             return None;
         }
@@ -169,9 +195,19 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
     let msg = first_line(e.message());
     let (code, message, label, help) = if let Some(rest) = msg.strip_prefix("unknown field ") {
         let (field, expected) = split_expected(rest);
-        (Code::UnknownKey, format!("unknown key {}", ticks(field)), "unknown key".to_owned(), expected)
+        (
+            Code::UnknownKey,
+            format!("unknown key {}", ticks(field)),
+            "unknown key".to_owned(),
+            expected,
+        )
     } else if let Some(rest) = msg.strip_prefix("missing field ") {
-        (Code::MissingKey, format!("missing key {}", ticks(rest)), "in this table".to_owned(), None)
+        (
+            Code::MissingKey,
+            format!("missing key {}", ticks(rest)),
+            "in this table".to_owned(),
+            None,
+        )
     } else if let Some(rest) = msg.strip_prefix("unknown variant ") {
         let (value, expected) = split_expected(rest);
         (
@@ -181,7 +217,11 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
             expected,
         )
     } else {
-        let label = if msg.starts_with("invalid type") { "wrong type" } else { "invalid value" };
+        let label = if msg.starts_with("invalid type") {
+            "wrong type"
+        } else {
+            "invalid value"
+        };
         (Code::WrongType, msg.to_owned(), label.to_owned(), None)
     };
     let mut d = Diagnostic::error(code, id, span, message).label(label);

@@ -102,8 +102,16 @@ impl Diagnostic {
         }
     }
 
-    pub fn warning(code: Code, file: FileId, span: Range<usize>, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, file, span, message) }
+    pub fn warning(
+        code: Code,
+        file: FileId,
+        span: Range<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(code, file, span, message)
+        }
     }
 
     pub fn at_path(code: Code, path: impl Into<String>, message: impl Into<String>) -> Self {
@@ -140,7 +148,9 @@ impl Diagnostic {
     /// Sort key: file path, then position, then code.
     fn sort_key(&self, sources: &SourceMap) -> (String, usize, Code) {
         match &self.location {
-            Location::Span { file, span } => (sources.get(*file).path.clone(), span.start, self.code),
+            Location::Span { file, span } => {
+                (sources.get(*file).path.clone(), span.start, self.code)
+            }
             Location::Path(p) => (p.clone(), 0, self.code),
         }
     }
@@ -162,7 +172,9 @@ impl Diagnostic {
             Severity::Error => Level::ERROR,
             Severity::Warning => Level::WARNING,
         };
-        let title = level.primary_title(self.message.as_str()).id(self.code.as_str());
+        let title = level
+            .primary_title(self.message.as_str())
+            .id(self.code.as_str());
         let mut group = match &self.location {
             Location::Span { file, span } => {
                 let src = sources.get(*file);
@@ -171,10 +183,16 @@ impl Diagnostic {
                 if let Some(label) = &self.label {
                     ann = ann.label(label.as_str());
                 }
-                title.element(Snippet::source(src.text.as_str()).path(src.path.as_str()).annotation(ann))
+                title.element(
+                    Snippet::source(src.text.as_str())
+                        .path(src.path.as_str())
+                        .annotation(ann),
+                )
             }
             Location::Path(p) => title.element(
-                Snippet::<annotate_snippets::Annotation>::source("").path(p.as_str()).fold(true),
+                Snippet::<annotate_snippets::Annotation>::source("")
+                    .path(p.as_str())
+                    .fold(true),
             ),
         };
         for note in &self.notes {
@@ -214,7 +232,10 @@ fn visible_span(text: &str, span: Range<usize>) -> Range<usize> {
         end += 1;
     }
     if end == start {
-        end = text[start..].chars().next().map_or(start, |c| start + c.len_utf8());
+        end = text[start..]
+            .chars()
+            .next()
+            .map_or(start, |c| start + c.len_utf8());
         if end == start && start > 0 {
             // At end of file: point at the last character instead.
             let prev = text[..start].chars().next_back().map_or(0, char::len_utf8);
