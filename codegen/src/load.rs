@@ -234,7 +234,12 @@ fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic 
             .label("defined again here")
             .help("a key or table is defined once; `[[name]]` (double brackets) starts another entry of an array of tables");
     }
-    Diagnostic::error(Code::Syntax, id, span, format!("invalid TOML: {msg}")).label("here")
+    let d = Diagnostic::error(Code::Syntax, id, span, format!("invalid TOML: {msg}")).label("here");
+    if msg.starts_with("missing comma between array elements") {
+        // The parser only notices an unclosed array at the next line.
+        return d.help("if the array was meant to end before this point, add its closing `]`");
+    }
+    d
 }
 
 /// The span of an unquoted word in value position (`key = word`, `[word`,
@@ -281,7 +286,13 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
         (
             Code::MissingKey,
             format!("missing key {}", ticks(rest)),
-            "in this table".to_owned(),
+            // The top-level table spans no key of its own: toml reports 0..0.
+            if span.end == 0 {
+                "in the top-level table of this file"
+            } else {
+                "in this table"
+            }
+            .to_owned(),
             None,
         )
     } else if let Some(rest) = msg.strip_prefix("unknown variant ") {
