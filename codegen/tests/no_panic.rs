@@ -271,7 +271,8 @@ fn apply(text: &str, mutations: &[Mutation]) -> String {
                 let toks = tokens(&lines[l]);
                 if !toks.is_empty() {
                     let r = toks[t.index(toks.len())].clone();
-                    lines[l].replace_range(r, *v.get(POOL));
+                    let value = v.get::<&str>(POOL);
+                    lines[l].replace_range(r, value);
                 }
             }
             Mutation::ReplaceValue(l, t, v) => {
@@ -282,7 +283,8 @@ fn apply(text: &str, mutations: &[Mutation]) -> String {
                     let l = candidates[l.index(candidates.len())];
                     let toks = value_tokens(&lines[l]);
                     let r = toks[t.index(toks.len())].clone();
-                    lines[l].replace_range(r, *v.get(POOL));
+                    let value = v.get::<&str>(POOL);
+                    lines[l].replace_range(r, value);
                 }
             }
             Mutation::Truncate(i) => {
