@@ -22,7 +22,6 @@ pub const ARG_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when it has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
-    let errors_before = report.error_count();
     let abi = loaded
         .abi
         .as_ref()
@@ -82,7 +81,10 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     }
 
     crate::gate::check(loaded, &families, report);
-    if report.error_count() > errors_before {
+    // Errors already in `report` are the loader's: a file that did not parse
+    // is missing from `loaded` (a lock that did not parse would be rewritten
+    // without its history), so they fail the check too.
+    if report.error_count() > 0 {
         return None;
     }
     let abi = abi?;
