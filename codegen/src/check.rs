@@ -83,7 +83,8 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
 
     crate::gate::check(loaded, &families, report);
     // Any error fails the manifest, including those `load` reported for
-    // files that never reached the checker (syntax, types, I/O).
+    // files that never reached the checker (syntax, types, I/O): a lock that
+    // did not parse would otherwise be rewritten without its history.
     if report.has_errors() {
         return None;
     }
