@@ -15,6 +15,31 @@ use crate::vocab::{
     Platform, Runtime,
 };
 
+/// Regular expressions the JSON Schemas attach to string fields, so that
+/// editors flag a malformed value while it is typed. Each accepts exactly what
+/// `check` accepts, or more (never less: the schema must accept every valid
+/// manifest); `check` stays the authority. Plain syntax without lookaround, so
+/// ECMA-262, Rust `regex` and Python `re` read them alike.
+pub mod pattern {
+    /// Family, parameter and profile names (`names::identifier_problem`).
+    pub const IDENTIFIER: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
+    /// An artifact SHA-256 digest.
+    pub const SHA256: &str = "^[0-9a-f]{64}$";
+    /// The native runtime commit of `abi.toml`.
+    pub const COMMIT: &str = "^[0-9a-f]{40}$";
+    /// A receipt codec (wire-format identifier).
+    pub const CODEC: &str = "^[a-z][a-z0-9_.-]*$";
+    /// A calendar date `YYYY-MM-DD`.
+    pub const DATE: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+    /// A relative `/`-separated artifact path: no leading `/`, no backslash,
+    /// no empty, `.` or `..` segment. (Drive prefixes and control characters
+    /// are left to `check`.)
+    pub const ARTIFACT_PATH: &str = concat!(
+        r"^([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)",
+        r"(/([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$"
+    );
+}
+
 /// A value with the byte range it was read from. Its JSON Schema is that of
 /// the value: spans are a loader detail, not part of the format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +57,10 @@ impl<T> Spanned<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = serde_spanned::Spanned::<T>::deserialize(d)?;
-        Ok(Spanned { span: s.span(), value: s.into_inner() })
+        Ok(Spanned {
+            span: s.span(),
+            value: s.into_inner(),
+        })
     }
 }
 
@@ -57,6 +85,7 @@ impl<T: JsonSchema> JsonSchema for Spanned<T> {
 #[schemars(title = "kfam ABI declaration (manifest/abi.toml)")]
 pub struct AbiFile {
     /// Native runtime commit the artifacts target (40 lowercase hex digits).
+    #[schemars(pattern(pattern::COMMIT))]
     pub revision: Spanned<String>,
     /// ABI major version: bumped on any incompatible change of the tables or C functions.
     pub major: Spanned<u16>,
@@ -71,10 +100,13 @@ pub struct AbiFile {
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Most tensor parameters one family may declare.
+    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
     pub max_tensor_args: Spanned<u32>,
     /// Most scalar parameters one family may declare.
+    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
     pub max_scalar_args: Spanned<u32>,
     /// Highest tensor rank.
+    #[schemars(range(min = 1, max = crate::check::RANK_CEILING))]
     pub max_rank: Spanned<u32>,
 }
 
@@ -99,10 +131,13 @@ pub struct StatusCodes {
 #[schemars(title = "kfam kernel family (manifest/families/<name>.toml)")]
 pub struct FamilyFile {
     /// Unique snake_case identifier; equals the file stem.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     /// Revision of this contract, from 1. Bump it whenever the identity changes.
+    #[schemars(range(min = 1))]
     pub revision: Spanned<u32>,
     /// One-paragraph description for generated docs (not part of the identity).
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
     pub summary: Spanned<String>,
     /// Calling rules: `program` or `kernel`, never both.
     pub contract: Spanned<Contract>,
@@ -165,6 +200,8 @@ pub struct Matmul {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
+    /// Unique within the family; becomes an identifier in every binding.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     /// `tensor` (default) or `scalar`.
     #[serde(default)]
@@ -175,12 +212,14 @@ pub struct Param {
     pub dtype: Spanned<DType>,
     /// Tensor extents; `-1` is dynamic. Absent for scalars.
     #[serde(default)]
+    #[schemars(length(min = 1), inner(range(min = -1, max = u32::MAX)))]
     pub shape: Option<Spanned<Vec<Spanned<i64>>>>,
     /// `nd` (default), `nchw` or `nz`. Tensors only.
     #[serde(default)]
     pub layout: Option<Spanned<Layout>>,
     /// Free-text description for generated docs.
     #[serde(default)]
+    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
     pub doc: Option<Spanned<String>>,
 }
 
@@ -219,6 +258,7 @@ impl<'de> Deserialize<'de> for AliasRef {
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     /// Unique within the family; receipts refer to it.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     pub platform: Spanned<Platform>,
     pub backend: Spanned<Backend>,
@@ -243,10 +283,13 @@ pub struct Binding {
 pub struct Receipt {
     pub profile: Spanned<String>,
     /// Wire-format identifier of the receipt.
+    #[schemars(pattern(pattern::CODEC), length(max = 64))]
     pub codec: Spanned<String>,
     /// Artifact path relative to the artifact root.
+    #[schemars(pattern(pattern::ARTIFACT_PATH))]
     pub artifact: Spanned<String>,
     /// SHA-256 of the artifact, 64 lowercase hex digits.
+    #[schemars(pattern(pattern::SHA256))]
     pub sha256: Spanned<String>,
     pub evidence: Spanned<Evidence>,
 }
@@ -255,10 +298,13 @@ pub struct Receipt {
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     /// Qualification date, `YYYY-MM-DD`.
+    #[schemars(pattern(pattern::DATE))]
     pub date: Spanned<String>,
     /// Hardware (or simulator) the qualification ran on.
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
     pub hardware: Spanned<String>,
     /// Free-text note: test plan, results.
     #[serde(default)]
+    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
     pub note: Option<Spanned<String>>,
 }
