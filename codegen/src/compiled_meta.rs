@@ -78,9 +78,13 @@ pub struct CompiledMetaV3 {
     /// For each return, its index into the complete signature `params`
     /// (scalars included). Indices may repeat.
     pub return_aliases: Vec<u32>,
+    /// Platform of the receipt's profile.
     pub platform: Platform,
+    /// Backend of the receipt's profile.
     pub backend: Backend,
+    /// Runtime of the receipt's profile.
     pub runtime: Runtime,
+    /// Execution mode of the receipt's profile; independent of `contract`.
     pub execution_mode: ExecutionMode,
     /// The verified execution capabilities: exactly the one requested
     /// `(contract, execution_mode)`, never an implied dual mode.
@@ -109,7 +113,9 @@ pub struct CompiledMetaLegacy {
     pub params: Vec<ParamInfo>,
     /// Number of values the program returns.
     pub return_count: u32,
+    /// Platform the program was compiled for.
     pub platform: Platform,
+    /// Backend that compiled it.
     pub backend: Backend,
 }
 
@@ -118,11 +124,14 @@ pub struct CompiledMetaLegacy {
 #[serde(deny_unknown_fields)]
 #[schemars(transform = param_info_rules)]
 pub struct ParamInfo {
+    /// Parameter name.
     #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: String,
+    /// Tensor or scalar.
     pub kind: ParamKind,
     /// Always `in` for scalars.
     pub direction: Direction,
+    /// Element type (unchanged by lowering).
     pub dtype: DType,
     /// Extents, `-1` for a dynamic one; `[]` for scalars.
     #[schemars(inner(range(min = -1, max = u32::MAX)))]
@@ -135,7 +144,9 @@ pub struct ParamInfo {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Capability {
+    /// Equals the document's `contract`.
     pub contract: Contract,
+    /// Equals the document's `execution_mode`.
     pub execution_mode: ExecutionMode,
 }
 

@@ -91,6 +91,7 @@ pub struct AbiFile {
     pub major: Spanned<u16>,
     /// ABI minor version: bumped on compatible additions.
     pub minor: Spanned<u16>,
+    /// Bounds every family is checked against.
     pub limits: Spanned<Limits>,
     /// Values of the C status codes.
     pub status: Spanned<StatusCodes>,
@@ -170,15 +171,21 @@ pub enum Operation {
     Matmul(Matmul),
 }
 
+/// `[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ElementwiseBinary {
+    /// The operator.
     pub op: Spanned<BinaryOp>,
+    /// Name of the left input tensor (`in` or `inout`).
     pub lhs: Spanned<String>,
+    /// Name of the right input tensor (`in` or `inout`).
     pub rhs: Spanned<String>,
+    /// Name of the result tensor (`out` or `inout`).
     pub out: Spanned<String>,
 }
 
+/// `[operation.matmul]`: `[.., M, K] @ [K, N] -> [.., M, N]`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Matmul {
@@ -188,8 +195,11 @@ pub struct Matmul {
     pub k: Spanned<i64>,
     /// Columns of `b` and `c`.
     pub n: Spanned<i64>,
+    /// Name of the left input tensor.
     pub a: Spanned<String>,
+    /// Name of the right input tensor (same dtype as `a`).
     pub b: Spanned<String>,
+    /// Name of the result tensor (`out`, or `inout` when accumulating).
     pub c: Spanned<String>,
     /// `c += a @ b`; `c` must then be `inout`.
     #[serde(default)]
@@ -209,6 +219,7 @@ pub struct Param {
     /// `in` (default), `out` or `inout`. Scalars are always `in`.
     #[serde(default)]
     pub direction: Option<Spanned<Direction>>,
+    /// Element type.
     pub dtype: Spanned<DType>,
     /// Tensor extents; `-1` is dynamic. Absent for scalars.
     #[serde(default)]
@@ -260,9 +271,13 @@ pub struct Profile {
     /// Unique within the family; receipts refer to it.
     #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
+    /// Hardware platform the artifact targets.
     pub platform: Spanned<Platform>,
+    /// Compiler backend; one the platform offers.
     pub backend: Spanned<Backend>,
+    /// Launch runtime; one the platform offers.
     pub runtime: Spanned<Runtime>,
+    /// Simulator or device.
     pub execution_mode: Spanned<ExecutionMode>,
     /// The final ABI: which parameter sits in which launch slot.
     #[serde(default)]
@@ -272,8 +287,11 @@ pub struct Profile {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Binding {
+    /// Name of the parameter placed in the slot.
     pub param: Spanned<String>,
+    /// Launch slot (or buffer-object index).
     pub slot: Spanned<u32>,
+    /// What the slot holds: `scalar_arg` for scalars, `tensor_arg` or `buffer_object` for tensors.
     pub kind: Spanned<BindingKind>,
 }
 
@@ -281,6 +299,7 @@ pub struct Binding {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
+    /// Name of the profile the artifact qualified on.
     pub profile: Spanned<String>,
     /// Wire-format identifier of the receipt.
     #[schemars(pattern(pattern::CODEC), length(max = 64))]
@@ -291,6 +310,7 @@ pub struct Receipt {
     /// SHA-256 of the artifact, 64 lowercase hex digits.
     #[schemars(pattern(pattern::SHA256))]
     pub sha256: Spanned<String>,
+    /// What the qualification was: when, on what hardware.
     pub evidence: Spanned<Evidence>,
 }
 

@@ -71,6 +71,59 @@ fn schemas_are_valid_draft_2020_12() {
     }
 }
 
+/// Editors show descriptions on hover: every property of every schema has one.
+#[test]
+fn every_property_is_described() {
+    fn walk(v: &Value, at: &str, missing: &mut Vec<String>) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(props)) = m.get("properties") {
+                    for (k, p) in props {
+                        // Conditional rules restate constraints of described properties.
+                        let conditional =
+                            at.contains("/if") || at.contains("/then") || at.contains("/else");
+                        if !conditional && p.get("description").is_none() {
+                            missing.push(format!("{at}/properties/{k}"));
+                        }
+                    }
+                }
+                for (k, x) in m {
+                    walk(x, &format!("{at}/{k}"), missing);
+                }
+            }
+            Value::Array(a) => a
+                .iter()
+                .enumerate()
+                .for_each(|(i, x)| walk(x, &format!("{at}/{i}"), missing)),
+            _ => {}
+        }
+    }
+    for (name, schema) in [
+        ("family", family_schema()),
+        ("abi", abi_schema()),
+        ("compiled_meta", compiled_meta_schema()),
+    ] {
+        let mut missing = Vec::new();
+        walk(&schema, "#", &mut missing);
+        assert!(
+            missing.is_empty(),
+            "{name} schema: properties without a description: {missing:#?}"
+        );
+        for (def, body) in schema["$defs"].as_object().unwrap() {
+            let vocab = body.get("enum").is_some();
+            if vocab {
+                let one_of = body["oneOf"]
+                    .as_array()
+                    .expect("vocabularies list their members");
+                assert!(
+                    one_of.iter().all(|m| m.get("description").is_some()),
+                    "{name}: {def}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn committed_outputs_are_current() {
     // Only this emitter's files; the full `generate --check` test covers all.

@@ -153,6 +153,7 @@ fn root_schema<T: JsonSchema>() -> Value {
 /// Make a derived schema complete (see the module docs), and mark it.
 fn finish(root: &mut Value) {
     walk(root);
+    describe_refs(root);
     if let Some(defs) = root.get_mut("$defs").and_then(Value::as_object_mut) {
         for (name, members) in vocabularies() {
             if let Some(def) = defs.get_mut(name) {
@@ -163,6 +164,36 @@ fn finish(root: &mut Value) {
     root.as_object_mut()
         .expect("a root schema is an object")
         .insert("$comment".into(), json!(marker_line()));
+}
+
+/// A property that is only a `$ref` shows its definition's description.
+fn describe_refs(root: &mut Value) {
+    let defs = root.get("$defs").cloned().unwrap_or(Value::Null);
+    fn fill(v: &mut Value, defs: &Value) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(props)) = m.get_mut("properties") {
+                    for p in props.values_mut() {
+                        let target = p
+                            .get("$ref")
+                            .and_then(Value::as_str)
+                            .and_then(|r| r.strip_prefix("#/$defs/"));
+                        let doc = target
+                            .and_then(|t| defs.get(t))
+                            .and_then(|d| d.get("description"))
+                            .cloned();
+                        if let (Some(doc), Value::Object(pm)) = (doc, p) {
+                            pm.entry("description").or_insert(doc);
+                        }
+                    }
+                }
+                m.values_mut().for_each(|x| fill(x, defs));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| fill(x, defs)),
+            _ => {}
+        }
+    }
+    fill(root, &defs);
 }
 
 /// Recursive clean-up of every subschema: drop `null` (the documents have
@@ -243,7 +274,7 @@ fn def_mut<'a>(root: &'a mut Value, name: &str) -> &'a mut Value {
 /// A closed vocabulary: `enum` lists every spelling (validators report it
 /// plainly, editors complete it); `oneOf` repeats each with its description
 /// and numeric code for hover text.
-fn vocab_schema(description: Option<&str>, members: &[(&'static str, i32, String)]) -> Value {
+fn vocab_schema(description: Option<&str>, members: &Members) -> Value {
     let mut m = Map::new();
     if let Some(d) = description {
         m.insert("description".into(), json!(d));
@@ -263,15 +294,18 @@ fn vocab_schema(description: Option<&str>, members: &[(&'static str, i32, String
     Value::Object(m)
 }
 
+/// The members of one vocabulary: spelling, numeric code, description.
+pub type Members = Vec<(&'static str, i32, String)>;
+
 /// Every vocabulary a schema can use, by schemars definition name, with each
 /// member's spelling, numeric code and description.
-pub fn vocabularies() -> Vec<(&'static str, Vec<(&'static str, i32, String)>)> {
+pub fn vocabularies() -> Vec<(&'static str, Members)> {
     fn list<T: Copy>(
         all: &[T],
         s: fn(T) -> &'static str,
         c: fn(T) -> i32,
         d: fn(T) -> String,
-    ) -> Vec<(&'static str, i32, String)> {
+    ) -> Members {
         all.iter().map(|&v| (s(v), c(v), d(v))).collect()
     }
     vec![
