@@ -31,10 +31,7 @@ pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
 
 /// Same as [`check_dir`] for documents already in memory: `abi` and
 /// `families` are `(display path, text)` pairs.
-pub fn check_sources(
-    abi: Option<(String, String)>,
-    families: Vec<(String, String)>,
-) -> (Option<ir::Ir>, Report) {
+pub fn check_sources(abi: Option<(String, String)>, families: Vec<(String, String)>) -> (Option<ir::Ir>, Report) {
     let mut report = Report::default();
     let loaded = load::load_sources(abi, families, &mut report);
     let ir = check::check(&loaded, &mut report);
@@ -53,29 +50,17 @@ pub enum GenerateError {
 /// What [`generate_dir`] did or found.
 #[derive(Debug)]
 pub enum GenerateOutcome {
-    Written {
-        report: Report,
-        outcome: write::Outcome,
-    },
+    Written { report: Report, outcome: write::Outcome },
     /// `check` mode: the problems found (empty when `out` is up to date).
-    Checked {
-        report: Report,
-        problems: Vec<write::Problem>,
-    },
+    Checked { report: Report, problems: Vec<write::Problem> },
 }
 
 /// The one entry of generation (rust-analyzer's `generate(check)` shape):
 /// load, check, lower and emit the manifest in `manifest_dir`, then write the
 /// outputs into `out_dir` or, with `check`, only compare them.
-pub fn generate_dir(
-    manifest_dir: &Path,
-    out_dir: &Path,
-    check: bool,
-) -> Result<GenerateOutcome, GenerateError> {
+pub fn generate_dir(manifest_dir: &Path, out_dir: &Path, check: bool) -> Result<GenerateOutcome, GenerateError> {
     let (ir, report) = check_dir(manifest_dir);
-    let Some(ir) = ir else {
-        return Err(GenerateError::Manifest(report));
-    };
+    let Some(ir) = ir else { return Err(GenerateError::Manifest(report)) };
     let files = emit::generate(&ir);
     if check {
         let problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;

@@ -57,10 +57,7 @@ impl<T> Spanned<T> {
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = serde_spanned::Spanned::<T>::deserialize(d)?;
-        Ok(Spanned {
-            span: s.span(),
-            value: s.into_inner(),
-        })
+        Ok(Spanned { span: s.span(), value: s.into_inner() })
     }
 }
 
