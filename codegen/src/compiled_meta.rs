@@ -86,6 +86,11 @@ pub struct CompiledMetaV3 {
     pub runtime: Runtime,
     /// Execution mode of the receipt's profile; independent of `contract`.
     pub execution_mode: ExecutionMode,
+    /// The native runtime commit the artifact was built against (`revision`
+    /// of `abi.toml`, 40 lowercase hex digits). Another pin means the entry
+    /// ABI cannot be trusted: the loader answers `prepared_incompatible`.
+    #[schemars(pattern(pattern::COMMIT))]
+    pub abi_revision: String,
     /// The verified execution capabilities: exactly the one requested
     /// `(contract, execution_mode)`, never an implied dual mode.
     #[schemars(length(min = 1, max = 1))]
@@ -338,6 +343,8 @@ struct RawMeta {
     #[serde(default, deserialize_with = "present")]
     execution_mode: Option<ExecutionMode>,
     #[serde(default, deserialize_with = "present")]
+    abi_revision: Option<String>,
+    #[serde(default, deserialize_with = "present")]
     capabilities: Option<Vec<Capability>>,
     #[serde(default, deserialize_with = "present")]
     artifact: Option<ArtifactRef>,
@@ -423,6 +430,7 @@ impl TryFrom<RawMeta> for CompiledMeta {
                     backend: req(r.backend, "backend")?,
                     runtime: req(r.runtime, "runtime")?,
                     execution_mode: req(r.execution_mode, "execution_mode")?,
+                    abi_revision: req(r.abi_revision, "abi_revision")?,
                     capabilities: req(r.capabilities, "capabilities")?,
                     artifact: req(r.artifact, "artifact")?,
                 };
@@ -445,6 +453,7 @@ impl TryFrom<RawMeta> for CompiledMeta {
                     ("return_aliases", r.return_aliases.is_some()),
                     ("runtime", r.runtime.is_some()),
                     ("execution_mode", r.execution_mode.is_some()),
+                    ("abi_revision", r.abi_revision.is_some()),
                     ("capabilities", r.capabilities.is_some()),
                     ("artifact", r.artifact.is_some()),
                 ];
@@ -526,10 +535,11 @@ impl ParamInfo {
     }
 }
 
-/// The exact document an artifact approved by `receipt` of `family` carries
-/// (without `$comment`). A loader admits a document only when it equals this
-/// for the receipt whose `sha256` matches the artifact.
-pub fn expected(family: &ir::Family, receipt: &ir::Receipt) -> CompiledMetaV3 {
+/// The exact document an artifact approved by `receipt` of `family`, built
+/// against the native runtime pinned by `abi`, carries (without `$comment`).
+/// A loader admits a document only when it equals this for the receipt whose
+/// `sha256` matches the artifact.
+pub fn expected(abi: &ir::Abi, family: &ir::Family, receipt: &ir::Receipt) -> CompiledMetaV3 {
     let profile = &family.profiles[receipt.profile];
     CompiledMetaV3 {
         comment: None,
@@ -545,6 +555,7 @@ pub fn expected(family: &ir::Family, receipt: &ir::Receipt) -> CompiledMetaV3 {
         backend: profile.backend,
         runtime: profile.runtime,
         execution_mode: profile.execution_mode,
+        abi_revision: abi.revision.clone(),
         capabilities: vec![Capability {
             contract: family.contract,
             execution_mode: profile.execution_mode,
@@ -567,6 +578,7 @@ mod tests {
             "lowered_params": [{"name": "x", "kind": "tensor", "direction": "out", "dtype": "fp32", "shape": [4], "layout": "nd"}],
             "return_count": 1, "return_aliases": [0], "platform": "a2a3", "backend": "pto",
             "runtime": "tensormap_and_ringbuffer", "execution_mode": "sim",
+            "abi_revision": "ab".repeat(20),
             "capabilities": [{"contract": "kernel", "execution_mode": "sim"}],
             "artifact": {"path": "a/b.so", "sha256": "00".repeat(32)},
         })

@@ -676,7 +676,11 @@ fn compiled_meta_examples_validate_and_match_the_ir() {
             .iter()
             .find(|r| r.sha256 == meta.artifact.sha256)
             .unwrap();
-        assert_eq!(meta, compiled_meta::expected(family, receipt), "{path}");
+        assert_eq!(
+            meta,
+            compiled_meta::expected(&ir.abi, family, receipt),
+            "{path}"
+        );
         assert!(path.starts_with(&format!(
             "schema/examples/{}.{}",
             family.name, family.profiles[receipt.profile].name
@@ -691,7 +695,7 @@ fn example_doc() -> Value {
         .iter()
         .find(|f| f.name == "matmul_acc_nz_bf16")
         .expect("shipped family");
-    serde_json::to_value(compiled_meta::expected(f, &f.receipts[0])).unwrap()
+    serde_json::to_value(compiled_meta::expected(&ir.abi, f, &f.receipts[0])).unwrap()
 }
 
 /// Hand-written bad documents: each is rejected by the schema and by the
@@ -720,6 +724,12 @@ fn bad_compiled_meta_is_rejected() {
         }),
         ("schema 3 missing lowered_params", |d| {
             d.as_object_mut().unwrap().remove("lowered_params");
+        }),
+        ("schema 3 missing abi_revision", |d| {
+            d.as_object_mut().unwrap().remove("abi_revision");
+        }),
+        ("short abi_revision", |d| {
+            d["abi_revision"] = json!("6b6b88f")
         }),
         ("schema 3 missing capabilities", |d| {
             d.as_object_mut().unwrap().remove("capabilities");
@@ -773,6 +783,7 @@ fn bad_compiled_meta_is_rejected() {
                 | "absolute artifact path"
                 | "bad family name"
                 | "revision 0"
+                | "short abi_revision"
         );
         if structural {
             assert!(

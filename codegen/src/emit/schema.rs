@@ -131,7 +131,7 @@ pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
             } else {
                 format!("{}.{profile}", f.name)
             };
-            let mut doc = compiled_meta::expected(f, r);
+            let mut doc = compiled_meta::expected(&ir.abi, f, r);
             doc.comment = Some(marker_line());
             // Serialized from the struct, so fields keep their documented order.
             let mut text = serde_json::to_string_pretty(&doc).expect("metadata serializes");
