@@ -94,14 +94,16 @@ pub fn compiled_meta_schema() -> Value {
 }
 
 /// The resolved manifest: the IR as JSON, with the marker as `$comment`.
-/// Each family's `source` is given relative to the manifest directory
-/// (`families/<name>.toml`), so the output does not depend on the directory
-/// the generator was started from.
+/// A family's `source`, if the IR serializes it, is given relative to the
+/// manifest directory (`families/<name>.toml`), so the output does not depend
+/// on the directory the generator was started from.
 pub fn families_json(ir: &Ir) -> Value {
     let mut v = serde_json::to_value(ir).expect("the IR serializes");
     if let Some(families) = v.get_mut("families").and_then(Value::as_array_mut) {
         for (f, ir_f) in families.iter_mut().zip(&ir.families) {
-            f["source"] = json!(format!("families/{}.toml", ir_f.name));
+            if let Some(source) = f.get_mut("source") {
+                *source = json!(format!("families/{}.toml", ir_f.name));
+            }
         }
     }
     v.as_object_mut()
