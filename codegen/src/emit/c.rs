@@ -662,10 +662,14 @@ fn emit_enum(w: &mut W, name: &str, doc: &str, members: &[(i32, String, &str)], 
     }
     w.line(&format!("}} {name};"));
     if with_count {
-        w.define(
-            &format!("{}_COUNT", name.to_uppercase()),
-            &members.len().to_string(),
+        // Vocabulary codes are dense (vocab.rs only appends; see the test
+        // `vocabulary_codes_are_dense`), so COUNT bounds every code.
+        let count = format!("{}_COUNT", name.to_uppercase());
+        w.doc(
+            0,
+            &format!("Members of {name}; their codes run from 0 to {count} - 1."),
         );
+        w.define(&count, &members.len().to_string());
     }
     w.blank();
 }
@@ -1703,6 +1707,19 @@ mod tests {
         let mut w = W::new();
         w.doc(0, " \n ");
         assert_eq!(w.out, "");
+    }
+
+    #[test]
+    fn vocabulary_codes_are_dense() {
+        for cat in CATALOGS {
+            for (i, m) in cat.members.iter().enumerate() {
+                assert_eq!(
+                    m.code as usize, i,
+                    "{}::{} breaks KFAM_*_COUNT",
+                    cat.name, m.variant
+                );
+            }
+        }
     }
 
     #[test]

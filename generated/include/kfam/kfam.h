@@ -86,6 +86,7 @@ typedef enum kfam_dtype {
     /** Packed 4-bit float: two elements per byte along the last dimension. */
     KFAM_DTYPE_FP4 = 14
 } kfam_dtype;
+/** Members of kfam_dtype; their codes run from 0 to KFAM_DTYPE_COUNT - 1. */
 #define KFAM_DTYPE_COUNT 15
 
 /** The manifest spelling of a kfam_dtype code, or NULL for an unknown code. */
@@ -117,6 +118,7 @@ typedef enum kfam_direction {
     KFAM_DIRECTION_OUT = 1,
     KFAM_DIRECTION_INOUT = 2
 } kfam_direction;
+/** Members of kfam_direction; their codes run from 0 to KFAM_DIRECTION_COUNT - 1. */
 #define KFAM_DIRECTION_COUNT 3
 
 /** The manifest spelling of a kfam_direction code, or NULL for an unknown code. */
@@ -135,6 +137,7 @@ typedef enum kfam_param_kind {
     KFAM_PARAM_KIND_TENSOR = 0,
     KFAM_PARAM_KIND_SCALAR = 1
 } kfam_param_kind;
+/** Members of kfam_param_kind; their codes run from 0 to KFAM_PARAM_KIND_COUNT - 1. */
 #define KFAM_PARAM_KIND_COUNT 2
 
 /** The manifest spelling of a kfam_param_kind code, or NULL for an unknown code. */
@@ -156,6 +159,7 @@ typedef enum kfam_layout {
     /** Ascend fractal blocked layout; lowered to `[prod(leading), C/c0, R/16, 16, c0]`. */
     KFAM_LAYOUT_NZ = 2
 } kfam_layout;
+/** Members of kfam_layout; their codes run from 0 to KFAM_LAYOUT_COUNT - 1. */
 #define KFAM_LAYOUT_COUNT 3
 
 /** The manifest spelling of a kfam_layout code, or NULL for an unknown code. */
@@ -178,6 +182,7 @@ typedef enum kfam_platform {
     /** AMD XDNA2 NPU. */
     KFAM_PLATFORM_XDNA2 = 2
 } kfam_platform;
+/** Members of kfam_platform; their codes run from 0 to KFAM_PLATFORM_COUNT - 1. */
 #define KFAM_PLATFORM_COUNT 3
 
 /** The manifest spelling of a kfam_platform code, or NULL for an unknown code. */
@@ -200,6 +205,7 @@ typedef enum kfam_backend {
     /** AMD AIE compiler (generated ELF). */
     KFAM_BACKEND_AIE = 2
 } kfam_backend;
+/** Members of kfam_backend; their codes run from 0 to KFAM_BACKEND_COUNT - 1. */
 #define KFAM_BACKEND_COUNT 3
 
 /** The manifest spelling of a kfam_backend code, or NULL for an unknown code. */
@@ -220,6 +226,7 @@ typedef enum kfam_runtime {
     /** XRT buffer objects passed directly to the kernel. */
     KFAM_RUNTIME_XRT_DIRECT = 2
 } kfam_runtime;
+/** Members of kfam_runtime; their codes run from 0 to KFAM_RUNTIME_COUNT - 1. */
 #define KFAM_RUNTIME_COUNT 3
 
 /** The manifest spelling of a kfam_runtime code, or NULL for an unknown code. */
@@ -238,6 +245,7 @@ typedef enum kfam_execution_mode {
     KFAM_EXECUTION_MODE_SIM = 0,
     KFAM_EXECUTION_MODE_ONBOARD = 1
 } kfam_execution_mode;
+/** Members of kfam_execution_mode; their codes run from 0 to KFAM_EXECUTION_MODE_COUNT - 1. */
 #define KFAM_EXECUTION_MODE_COUNT 2
 
 /** The manifest spelling of a kfam_execution_mode code, or NULL for an unknown code. */
@@ -255,6 +263,7 @@ typedef enum kfam_contract {
     KFAM_CONTRACT_PROGRAM = 0,
     KFAM_CONTRACT_KERNEL = 1
 } kfam_contract;
+/** Members of kfam_contract; their codes run from 0 to KFAM_CONTRACT_COUNT - 1. */
 #define KFAM_CONTRACT_COUNT 2
 
 /** The manifest spelling of a kfam_contract code, or NULL for an unknown code. */
@@ -276,6 +285,7 @@ typedef enum kfam_binding_kind {
     /** A typed scalar slot of the launch arguments. */
     KFAM_BINDING_KIND_SCALAR_ARG = 2
 } kfam_binding_kind;
+/** Members of kfam_binding_kind; their codes run from 0 to KFAM_BINDING_KIND_COUNT - 1. */
 #define KFAM_BINDING_KIND_COUNT 3
 
 /** The manifest spelling of a kfam_binding_kind code, or NULL for an unknown code. */
@@ -294,6 +304,7 @@ typedef enum kfam_operation_kind {
     KFAM_OPERATION_KIND_ELEMENTWISE_BINARY = 0,
     KFAM_OPERATION_KIND_MATMUL = 1
 } kfam_operation_kind;
+/** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
 #define KFAM_OPERATION_KIND_COUNT 2
 
 /** The manifest spelling of a kfam_operation_kind code, or NULL for an unknown code. */
@@ -315,6 +326,7 @@ typedef enum kfam_binary_op {
     KFAM_BINARY_OP_MAX = 4,
     KFAM_BINARY_OP_MIN = 5
 } kfam_binary_op;
+/** Members of kfam_binary_op; their codes run from 0 to KFAM_BINARY_OP_COUNT - 1. */
 #define KFAM_BINARY_OP_COUNT 6
 
 /** The manifest spelling of a kfam_binary_op code, or NULL for an unknown code. */
