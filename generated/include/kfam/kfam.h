@@ -832,8 +832,8 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
 /**
  * Admit a compiled artifact: `json` (`len` bytes, not NUL-terminated) is
  * its compiled_meta.json, `sha256_hex` the digest of the artifact file.
- * Strict JSON (duplicate keys and non-integer numbers for integer fields are
- * refused; the size is bounded). Schema 1 and 2 reload as program only and
+ * Strict JSON: exact types (a bool is not an integer), duplicate keys
+ * refused, size bounded. Schema 1 and 2 reload as program only and
  * never establish a kernel contract. Params, lowered params, aliases,
  * platform/backend, capabilities and the digest must exact-match an
  * approved family, profile and receipt.
