@@ -193,6 +193,11 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
     let _ = writeln!(s, "identity {}", f.identity);
     let _ = writeln!(s, "contract {}", f.contract.as_str());
     let _ = writeln!(s, "torch {}", u8::from(f.torch));
+    let _ = writeln!(
+        s,
+        "torch_schema {}",
+        f.torch_schema.as_deref().unwrap_or("-")
+    );
     match &f.operation {
         Operation::ElementwiseBinary { op, lhs, rhs, out } => {
             let _ = writeln!(

@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     printf("identity %s\n", f->identity);
     printf("contract %s\n", kfam_contract_name(f->contract));
     printf("torch %" PRId32 "\n", f->torch);
+    printf("torch_schema %s\n", f->torch_schema != NULL ? f->torch_schema : "-");
     printf("operation %s", kfam_operation_kind_name(f->operation_kind));
     if (f->operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
         printf(" op %s", kfam_binary_op_name(f->binary_op));

@@ -68,6 +68,7 @@ int main(int argc, char **argv)
     out << "identity " << f.identity << '\n';
     out << "contract " << kfam_contract_name(f.contract) << '\n';
     out << "torch " << f.torch << '\n';
+    out << "torch_schema " << (f.torch_schema != nullptr ? f.torch_schema : "-") << '\n';
     out << "operation " << kfam_operation_kind_name(f.operation_kind);
     if (f.operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
         out << " op " << kfam_binary_op_name(f.binary_op);

@@ -28,9 +28,6 @@ use crate::vocab::{
 /// Where the header goes, relative to the output directory.
 pub const HEADER_PATH: &str = "include/kfam/kfam.h";
 
-/// Bytes of the fixed message buffers in the out-structs (NUL included).
-pub const MESSAGE_CAPACITY: u32 = 256;
-
 /// Rank of an NZ-lowered shape, `[prod(leading), C/c0, R/16, 16, c0]`.
 const NZ_LOWERED_RANK: usize = 5;
 
@@ -347,8 +344,13 @@ const FAMILY_FIELDS: &[Field] = &[
     f("const char *", "name", "Family name (snake_case identifier, unique)."),
     f("const char *", "identity", "Identity digest of this revision: 64 lowercase hex digits (as in approved.lock)."),
     f("const char *", "summary", "One-paragraph description (not part of the identity)."),
+    f(
+        "const char *",
+        "torch_schema",
+        "The torch dispatcher schema (`kfam::NAME(...) -> ...`), or NULL when the signature has no torch spelling (a uint64 scalar).",
+    ),
     f("int32_t", "contract", "A kfam_contract code."),
-    f("int32_t", "torch", "1 when a torch dispatcher schema exists for the family, else 0."),
+    f("int32_t", "torch", "1 when the family offers a torch dispatcher binding (manifest `torch = true`), else 0."),
     f("int32_t", "operation_kind", "A kfam_operation_kind code."),
     f("int32_t", "binary_op", "A kfam_binary_op code for KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, else -1."),
     fa(
@@ -449,11 +451,10 @@ const CAPABILITY_FIELDS: &[Field] = &[
         "struct_size",
         "In: sizeof(kfam_capability_result) as the caller compiled it.",
     ),
-    f("int32_t", "supported", "Out: 1 when supported, else 0."),
     f(
         "int32_t",
-        "refusal",
-        "Out: a kfam_refusal code; KFAM_REFUSAL_NONE when supported.",
+        "outcome",
+        "Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported.",
     ),
     f(
         "uint32_t",
@@ -489,37 +490,40 @@ const CAPABILITY_FIELDS: &[Field] = &[
 
 const ADMISSION_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "In: sizeof(kfam_admission) as the caller compiled it."),
-    f("uint32_t", "meta_schema", "Out: the `schema` of compiled_meta.json, 0 when it could not be read."),
-    f("int32_t", "contract", "Out: kfam_contract the artifact is admitted under (schema 1 and 2: always program); -1 when refused."),
+    f("int32_t", "outcome", "Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted."),
+    f("int32_t", "contract", "Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused."),
     f("uint32_t", "family_index", "Out: index of the admitted family in the library's table."),
     f("uint32_t", "profile_index", "Out: index of the matching profile."),
     f("uint32_t", "receipt_index", "Out: index of the matching receipt."),
     f("const kfam_family *", "family", "Out: the admitted family, or NULL when refused."),
     f("const kfam_profile *", "profile", "Out: the matching profile, or NULL."),
     f("const kfam_receipt *", "receipt", "Out: the matching receipt, or NULL."),
-    fa(
-        "char",
-        "message",
-        "KFAM_MESSAGE_CAPACITY",
-        "Out: NUL-terminated reason for a refusal (first mismatching field), empty when admitted; truncated to fit.",
+    f(
+        "const char *",
+        "field",
+        "Out: for KFAM_ADMISSION_NOT_APPROVED, the first field that differs (e.g. \"params\", \"artifact.sha256\"); else NULL. Library-owned.",
     ),
 ];
 
 const TENSOR_ARG_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "sizeof(kfam_tensor_arg) as the caller compiled it; equal in every element of an array."),
     f("int32_t", "dtype", "A kfam_dtype code."),
-    f("int32_t", "format", "Storage format, a kfam_layout code (KFAM_LAYOUT_ND for plain strided tensors)."),
+    f("int32_t", "format", "Physical storage format, a kfam_storage_format code (KFAM_STORAGE_FORMAT_ND for plain strided tensors)."),
     f("uint32_t", "rank", "Entries of `shape` and `strides`."),
-    f("const int64_t *", "shape", "Logical shape of the view (what kfam_param.shape describes), `rank` entries."),
+    f("const int64_t *", "shape", "Logical extents of the view (what kfam_param.shape describes; for NZ too), `rank` entries."),
     f(
         "const int64_t *",
         "strides",
-        "Element strides of the view, `rank` entries; NULL means contiguous row-major. Ignored for KFAM_LAYOUT_NZ (its storage is the contiguous lowered shape).",
+        "Strides in elements, `rank` entries; NULL means contiguous row-major. Ignored for KFAM_STORAGE_FORMAT_FRACTAL_NZ.",
     ),
-    f("int64_t", "storage_offset", "Elements from `data` to the first element of the view (must be >= 0)."),
-    f("uint64_t", "storage_bytes", "Bytes of the storage that starts at `data`; the view must lie inside it."),
-    f("uint64_t", "data", "Address of the storage base (host or device), as an integer."),
-    f("int32_t", "device_index", "Device ordinal of the storage; -1 for host memory."),
+    f("int64_t", "storage_offset", "Offset of the view's first element into its storage, in elements (0 for NZ)."),
+    f("uint64_t", "storage_bytes", "Capacity of the underlying storage in bytes."),
+    f(
+        "uint64_t",
+        "storage",
+        "Identity of the underlying storage (its base address, host or device): views of one storage share it.",
+    ),
+    f("int32_t", "device_index", "Device ordinal of the storage; every tensor of a call is on the same one."),
 ];
 
 const SCALAR_ARG_FIELDS: &[Field] = &[
@@ -530,63 +534,29 @@ const SCALAR_ARG_FIELDS: &[Field] = &[
     ),
     f(
         "int32_t",
-        "dtype",
-        "The parameter's kfam_dtype as the caller understands it; must equal kfam_param.dtype.",
-    ),
-    f(
-        "int32_t",
-        "value_kind",
-        "A kfam_scalar_value_kind code: which member of `value` holds the value.",
+        "kind",
+        "A kfam_scalar_value_kind code: the caller's host type, which names the member of `value`.",
     ),
     f(
         "kfam_scalar_value",
         "value",
-        "The value, in the member named by `value_kind`.",
+        "The value, in the member named by `kind`.",
     ),
 ];
 
 const CALL_ERROR_FIELDS: &[Field] = &[
-    f(
-        "uint32_t",
-        "struct_size",
-        "In: sizeof(kfam_call_error) as the caller compiled it.",
-    ),
+    f("uint32_t", "struct_size", "In: sizeof(kfam_call_error) as the caller compiled it."),
     f(
         "int32_t",
-        "kind",
-        "Out: a kfam_call_error_kind code; KFAM_CALL_ERROR_NONE when the call is valid.",
+        "rule",
+        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code).",
     ),
-    f(
-        "int32_t",
-        "param_index",
-        "Out: signature index of the offending parameter, or -1.",
-    ),
-    f(
-        "int32_t",
-        "other_param_index",
-        "Out: the other parameter of a KFAM_CALL_ERROR_OVERLAP, or -1.",
-    ),
-    f(
-        "int32_t",
-        "dim",
-        "Out: offending dimension for shape and stride errors, or -1.",
-    ),
-    f(
-        "int64_t",
-        "expected",
-        "Out: expected value (extent, rank, dtype code, count), when one applies.",
-    ),
-    f("int64_t", "actual", "Out: actual value, when one applies."),
-    fa(
-        "char",
-        "message",
-        "KFAM_MESSAGE_CAPACITY",
-        "Out: NUL-terminated description, empty when valid; truncated to fit.",
-    ),
+    f("int32_t", "param_index", "Out: signature index of the parameter concerned, or -1 (argument counts)."),
 ];
 
 fn emit_struct(w: &mut W, name: &str, doc: &str, fields: &[Field]) {
     w.doc(0, doc);
+    w.record(name);
     w.line(&format!("typedef struct {name} {{"));
     for fld in fields {
         w.doc(4, fld.doc);
@@ -637,22 +607,47 @@ fn padded(values: &[i64], len: usize) -> String {
 // ---------------------------------------------------------------------------
 // Vocabularies
 
-/// `kfam_dtype`, `kfam_execution_mode`.
+/// C type names that differ from `kfam_<vocabulary>`, because that name is
+/// taken by a function or struct of the C ABI (`kfam_capability()`,
+/// `struct kfam_admission`). Their enumerators keep the vocabulary prefix
+/// (`KFAM_CAPABILITY_SUPPORTED`).
+const C_TYPE_RENAMES: &[(&str, &str)] = &[
+    ("Capability", "kfam_capability_outcome"),
+    ("Admission", "kfam_admission_outcome"),
+];
+
+/// `kfam_dtype`, `kfam_execution_mode`, `kfam_capability_outcome`.
 fn c_type(vocab_name: &str) -> String {
-    format!("kfam_{}", vocab_snake(vocab_name))
+    C_TYPE_RENAMES
+        .iter()
+        .find(|(v, _)| *v == vocab_name)
+        .map_or_else(
+            || format!("kfam_{}", vocab_snake(vocab_name)),
+            |(_, c)| (*c).to_owned(),
+        )
+}
+
+/// `KFAM_DTYPE`: the prefix of a vocabulary's enumerators and macros.
+fn enum_prefix(vocab_name: &str) -> String {
+    format!("KFAM_{}", shouty(&vocab_snake(vocab_name)))
 }
 
 /// `KFAM_DTYPE_BF16`.
 fn enumerator(vocab_name: &str, member: &str) -> String {
-    format!(
-        "KFAM_{}_{}",
-        shouty(&vocab_snake(vocab_name)),
-        shouty(member)
-    )
+    format!("{}_{}", enum_prefix(vocab_name), shouty(member))
 }
 
-fn emit_enum(w: &mut W, name: &str, doc: &str, members: &[(i32, String, &str)], with_count: bool) {
+/// Whether the codes are exactly 0..n-1, so `<PREFIX>_COUNT` bounds them.
+fn is_dense(codes: impl IntoIterator<Item = i32>) -> bool {
+    codes
+        .into_iter()
+        .enumerate()
+        .all(|(i, c)| usize::try_from(c) == Ok(i))
+}
+
+fn emit_enum(w: &mut W, name: &str, prefix: &str, doc: &str, members: &[(i32, String, &str)]) {
     w.doc(0, doc);
+    w.record(name);
     w.line(&format!("typedef enum {name} {{"));
     for (i, (value, ident, mdoc)) in members.iter().enumerate() {
         w.doc(4, mdoc);
@@ -661,10 +656,8 @@ fn emit_enum(w: &mut W, name: &str, doc: &str, members: &[(i32, String, &str)], 
         w.line(&format!("    {ident} = {value}{comma}"));
     }
     w.line(&format!("}} {name};"));
-    if with_count {
-        // Vocabulary codes are dense (vocab.rs only appends; see the test
-        // `vocabulary_codes_are_dense`), so COUNT bounds every code.
-        let count = format!("{}_COUNT", name.to_uppercase());
+    if is_dense(members.iter().map(|m| m.0)) {
+        let count = format!("{prefix}_COUNT");
         w.doc(
             0,
             &format!("Members of {name}; their codes run from 0 to {count} - 1."),
@@ -679,10 +672,12 @@ fn emit_enum(w: &mut W, name: &str, doc: &str, members: &[(i32, String, &str)], 
 fn emit_name_fn(w: &mut W, type_name: &str, members: &[(i32, String, &str)], spellings: &[&str]) {
     w.doc(
         0,
-        &format!("The manifest spelling of a {type_name} code, or NULL for an unknown code."),
+        &format!("The spelling of a {type_name} code, or NULL for an unknown code."),
     );
+    let fn_name = format!("{type_name}_name");
+    w.record(&fn_name);
     w.line(&format!(
-        "static inline const char *{type_name}_name(int32_t code)"
+        "static inline const char *{fn_name}(int32_t code)"
     ));
     w.line("{");
     w.line("    switch (code) {");
@@ -703,6 +698,7 @@ fn emit_vocabularies(w: &mut W, ir: &Ir) {
     w.line(" * int-sized, which is not a fixed width, so every table and descriptor");
     w.line(" * stores codes as int32_t; the enum types name the codes, and the functions");
     w.line(" * that take them by value are guarded by the size check below.");
+    w.line(" * <PREFIX>_COUNT exists where the codes run from 0 without gaps.");
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
     let mut types = Vec::new();
@@ -713,7 +709,7 @@ fn emit_vocabularies(w: &mut W, ir: &Ir) {
             .iter()
             .map(|m| (m.code, enumerator(cat.name, m.spelling), m.doc))
             .collect();
-        emit_enum(w, &ty, cat.doc, &members, true);
+        emit_enum(w, &ty, &enum_prefix(cat.name), cat.doc, &members);
         let spellings: Vec<&str> = cat.members.iter().map(|m| m.spelling).collect();
         emit_name_fn(w, &ty, &members, &spellings);
         types.push(ty);
@@ -739,11 +735,10 @@ fn emit_vocabularies(w: &mut W, ir: &Ir) {
         "{}\nEvery function of the runtime library returns one of these as int32_t.",
         status.doc.trim()
     );
-    emit_enum(w, &status_ty, &doc, &members, false);
+    emit_enum(w, &status_ty, &enum_prefix(status.name), &doc, &members);
     let spellings: Vec<&str> = ir.abi.status.iter().map(|(s, _)| s.as_str()).collect();
     emit_name_fn(w, &status_ty, &members, &spellings);
     types.push(status_ty);
-    emit_runtime_enums(w, &mut types);
 
     w.comment(0, "Compile-time check: every kfam enum is exactly as wide as int32_t (fails on -fshort-enums).");
     let cond = types
@@ -755,144 +750,6 @@ fn emit_vocabularies(w: &mut W, ir: &Ir) {
         "typedef char kfam_gen_enums_are_int32[({cond}) ? 1 : -1];"
     ));
     w.blank();
-}
-
-/// Enums of the C ABI itself (not manifest vocabularies): their codes are
-/// defined here and mirrored by the runtime library.
-fn emit_runtime_enums(w: &mut W, types: &mut Vec<String>) {
-    let refusal: &[(i32, &str, &str)] = &[
-        (0, "KFAM_REFUSAL_NONE", "Supported."),
-        (
-            1,
-            "KFAM_REFUSAL_UNKNOWN_FAMILY",
-            "No approved family has this name.",
-        ),
-        (
-            2,
-            "KFAM_REFUSAL_CONTRACT_MISMATCH",
-            "The family is approved under the other contract (program vs kernel).",
-        ),
-        (
-            3,
-            "KFAM_REFUSAL_NO_PROFILE",
-            "The family has no profile for this platform and execution mode.",
-        ),
-        (
-            4,
-            "KFAM_REFUSAL_NO_RECEIPT",
-            "A profile matches, but no artifact qualified on it (no receipt).",
-        ),
-    ];
-    let value_kind: &[(i32, &str, &str)] = &[
-        (
-            0,
-            "KFAM_SCALAR_VALUE_INT64",
-            "`value.i64` holds a signed integer.",
-        ),
-        (
-            1,
-            "KFAM_SCALAR_VALUE_UINT64",
-            "`value.u64` holds an unsigned integer.",
-        ),
-        (
-            2,
-            "KFAM_SCALAR_VALUE_DOUBLE",
-            "`value.f64` holds a floating-point number.",
-        ),
-        (
-            3,
-            "KFAM_SCALAR_VALUE_BOOL",
-            "`value.i64` holds a boolean, 0 or 1.",
-        ),
-    ];
-    let call_error: &[(i32, &str, &str)] = &[
-        (0, "KFAM_CALL_ERROR_NONE", "The call is valid."),
-        (
-            1,
-            "KFAM_CALL_ERROR_DESCRIPTOR",
-            "A malformed argument: NULL pointer, bad struct_size, unknown code.",
-        ),
-        (
-            2,
-            "KFAM_CALL_ERROR_NOT_APPROVED",
-            "The family record does not match an approved family of the library (name, identity).",
-        ),
-        (
-            3,
-            "KFAM_CALL_ERROR_ARG_COUNT",
-            "n_tensors or n_scalars differs from the family's counts.",
-        ),
-        (
-            4,
-            "KFAM_CALL_ERROR_DTYPE",
-            "A dtype differs from the parameter's.",
-        ),
-        (
-            5,
-            "KFAM_CALL_ERROR_RANK",
-            "A tensor's rank differs from the parameter's.",
-        ),
-        (
-            6,
-            "KFAM_CALL_ERROR_SHAPE",
-            "A static extent differs (or an extent is negative).",
-        ),
-        (
-            7,
-            "KFAM_CALL_ERROR_FORMAT",
-            "The storage format is not allowed for the parameter (e.g. NZ where ND is declared).",
-        ),
-        (
-            8,
-            "KFAM_CALL_ERROR_NOT_CONTIGUOUS",
-            "The view is not a contiguous strided view of its layout.",
-        ),
-        (
-            9,
-            "KFAM_CALL_ERROR_STORAGE_BOUNDS",
-            "A nonempty view reaches outside its storage (offset, bytes).",
-        ),
-        (
-            10,
-            "KFAM_CALL_ERROR_OVERLAP",
-            "Partial overlap of two views, one of them out or inout.",
-        ),
-        (
-            11,
-            "KFAM_CALL_ERROR_SCALAR_KIND",
-            "The scalar's value kind cannot represent the dtype (e.g. a float for an integer).",
-        ),
-        (
-            12,
-            "KFAM_CALL_ERROR_SCALAR_RANGE",
-            "The scalar does not fit its dtype (integer range, finite float overflow).",
-        ),
-    ];
-    let groups: [(&str, &str, &[(i32, &str, &str)]); 3] = [
-        (
-            "kfam_refusal",
-            "Why kfam_capability refused (kfam_capability_result.refusal).",
-            refusal,
-        ),
-        (
-            "kfam_scalar_value_kind",
-            "Which member of kfam_scalar_value holds a scalar argument (the caller's host type).",
-            value_kind,
-        ),
-        (
-            "kfam_call_error_kind",
-            "What kfam_validate_call rejected (kfam_call_error.kind).",
-            call_error,
-        ),
-    ];
-    for (name, doc, members) in groups {
-        let members: Vec<(i32, String, &str)> = members
-            .iter()
-            .map(|(v, n, d)| (*v, (*n).to_owned(), *d))
-            .collect();
-        emit_enum(w, name, doc, &members, false);
-        types.push(name.to_owned());
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1143,6 +1000,7 @@ fn emit_family_tables(
     let name = w.string(&f.name);
     let identity = w.string(&f.identity);
     let summary = w.string(&f.summary);
+    let torch_schema = w.opt_string(f.torch_schema.as_deref());
     vec![
         ("struct_size", "sizeof(kfam_family)".to_owned()),
         ("abi_major", "KFAM_ABI_MAJOR".to_owned()),
@@ -1154,6 +1012,7 @@ fn emit_family_tables(
         ("summary", summary),
         ("contract", enumerator(Contract::NAME, f.contract.as_str())),
         ("torch", i32::from(f.torch).to_string()),
+        ("torch_schema", torch_schema),
         (
             "operation_kind",
             enumerator(OperationKind::NAME, f.operation.kind().as_str()),
@@ -1200,6 +1059,17 @@ fn zero_values(fields: &[Field]) -> Vec<(&'static str, String)> {
 // ---------------------------------------------------------------------------
 // Functions of the runtime library
 
+/// The functions declared in [`FUNCTIONS`] (recorded for collision checks).
+const FUNCTION_NAMES: &[&str] = &[
+    "kfam_library_table",
+    "kfam_find_family",
+    "kfam_find_artifact",
+    "kfam_capability",
+    "kfam_admit",
+    "kfam_validate_call",
+    "kfam_torch_schema",
+];
+
 const FUNCTIONS: &str = r#"/* ------------------------------------------------------------------------
  * The runtime library (kfam-runtime, static or shared). These are
  * declarations only: link the library to call them. A header-only consumer
@@ -1208,10 +1078,10 @@ const FUNCTIONS: &str = r#"/* --------------------------------------------------
  * Conventions (see docs/c.md):
  *  - every function returns a kfam_status code as int32_t; KFAM_STATUS_OK is 0;
  *  - strings are NUL-terminated UTF-8; digests are 64 lowercase hex digits;
- *  - the caller sets `struct_size` of every in/out struct to sizeof(struct)
- *    (after zeroing it); the library writes only fields that fit in
+ *  - the caller zeroes every in/out struct and sets its struct_size to
+ *    sizeof(struct); the library reads and writes only fields that fit in
  *    struct_size and fails with KFAM_STATUS_INVALID_ARGUMENT when
- *    struct_size is below the size of the first ABI 1.x layout;
+ *    struct_size is below the size of the ABI 1.0 layout;
  *  - records returned by the library (kfam_family, ...) live in the
  *    library's own tables, for the life of the process; they may come from a
  *    newer ABI minor: index their arrays with KFAM_ELEMENT and test fields
@@ -1229,8 +1099,8 @@ KFAM_API int32_t kfam_library_table(const kfam_table **out);
 
 /**
  * Look up an approved family by name.
- * Returns KFAM_STATUS_OK and sets *out, KFAM_STATUS_NOT_FOUND (and sets *out
- * to NULL) when no approved family has this name, or
+ * Returns KFAM_STATUS_OK and sets *out; KFAM_STATUS_NOT_FOUND (and sets *out
+ * to NULL) when no approved family has this name; or
  * KFAM_STATUS_INVALID_ARGUMENT when name or out is NULL.
  */
 KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out);
@@ -1238,20 +1108,21 @@ KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out);
 /**
  * Look up the (family, profile, receipt) that records an artifact digest.
  * Digests are unique across the manifest, so there is at most one match.
- * Returns KFAM_STATUS_OK, KFAM_STATUS_NOT_FOUND when no receipt records the
- * digest, or KFAM_STATUS_INVALID_ARGUMENT when sha256_hex is not 64
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND when no receipt records the
+ * digest; or KFAM_STATUS_INVALID_ARGUMENT when sha256_hex is not 64
  * lowercase hex digits or out is NULL or too small.
  */
 KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match *out);
 
 /**
  * Is `family` supported on `platform` in `mode` under `contract`? Supported
- * means: the family is approved under this contract, one of its profiles has
- * this platform and execution mode, and a receipt qualifies that profile
- * (the first such profile in declaration order is reported).
- * Returns KFAM_STATUS_OK when supported; KFAM_STATUS_UNSUPPORTED with
- * out->refusal set when refused; KFAM_STATUS_NOT_FOUND (refusal
- * KFAM_REFUSAL_UNKNOWN_FAMILY) for an unknown family;
+ * means: the family declares this contract, one of its profiles has this
+ * platform and execution mode, and a receipt qualifies that profile (the
+ * first such profile in declaration order is reported). out->outcome says
+ * why not otherwise.
+ * Returns KFAM_STATUS_OK (KFAM_CAPABILITY_SUPPORTED); KFAM_STATUS_NOT_FOUND
+ * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
+ * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE, _NO_RECEIPT); or
  * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
  * unknown enum code.
  */
@@ -1259,50 +1130,56 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
                                  kfam_contract contract, kfam_capability_result *out);
 
 /**
- * Admit a compiled artifact: `json` (`len` bytes, not NUL-terminated) is
- * its compiled_meta.json, `sha256_hex` the digest of the artifact file.
- * Strict JSON: exact types (a bool is not an integer), duplicate keys
- * refused, size bounded. Schema 1 and 2 reload as program only and
- * never establish a kernel contract. Params, lowered params, aliases,
- * platform/backend, capabilities and the digest must exact-match an
- * approved family, profile and receipt.
- * Returns KFAM_STATUS_OK when admitted (out->family/profile/receipt set);
- * KFAM_STATUS_RECOMPILE_REQUIRED for metadata that must be rebuilt (old
- * schema for a kernel, missing kernel fields, invalid alias indices,
- * mismatched capabilities); KFAM_STATUS_NOT_APPROVED when no approved family,
- * profile and receipt match; KFAM_STATUS_INVALID_ARGUMENT for malformed or
- * oversized JSON, a malformed digest or bad pointers. out->message says why.
+ * Admit a compiled artifact before any cache entry is built: `json` (`len`
+ * bytes, need not be NUL-terminated) is its compiled_meta.json, `sha256_hex`
+ * the digest of the artifact file. Strict JSON: exact types (a bool is not
+ * an integer), duplicate and unknown keys refused, size bounded. Schema 1
+ * and 2 reload as program only and never establish a kernel contract.
+ * Params, lowered params, aliases, platform/backend, capabilities and the
+ * digest must exact-match an approved family, profile and receipt.
+ * Returns KFAM_STATUS_OK (KFAM_ADMISSION_ADMITTED; family, profile, receipt
+ * and contract set); KFAM_STATUS_RECOMPILE_REQUIRED
+ * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
+ * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
+ * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
+ * or digest).
  */
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
 
 /**
- * Validate one call of `family` before launch. `tensors` holds the
- * family's tensor arguments in tensor-pool order (kfam_param.pool_index),
- * `scalars` its scalar arguments in scalar-pool order; each array is read
- * with the stride of its first element's struct_size (NULL with a count of
- * 0 is allowed). `family` may be any record, from this header or from the
- * library: it is resolved by name and must carry the identity the library
- * approved. Applies the CallFrame rules: dtype and rank; static extents
- * equal, KFAM_DIM_DYNAMIC takes the current extent; contiguous strided views
- * in ND and NCHW; NZ only where the parameter is NZ; storage offsets kept
- * and storage bounds checked for nonempty views; identical byte spans and
- * disjoint views allowed, partial overlap involving out/inout rejected;
+ * Validate one call of `family` before launch (the CallFrame rules).
+ * `tensors` holds the family's tensor arguments in tensor-pool order
+ * (kfam_param.pool_index), `scalars` its scalar arguments in scalar-pool
+ * order; each array is read with the stride of its first element's
+ * struct_size (NULL with a count of 0 is allowed). `family` may be a record
+ * of this header or of the library: it is resolved by name and must carry
+ * the identity the library approved.
+ * Rules: dtype and rank; static extents equal, KFAM_DIM_DYNAMIC takes the
+ * current extent; contiguous row-major views in ND and NCHW (extents of 1
+ * may carry any stride); NZ storage only for NZ parameters, at offset 0;
+ * storage offsets kept and storage bounds checked for nonempty views; one
+ * device for every tensor; identical byte spans and disjoint views of one
+ * storage allowed, partial overlap involving a written tensor rejected;
  * integer scalars must fit their dtype, floats are never truncated to
  * integers, finite float overflow is rejected. Does not allocate.
- * Returns KFAM_STATUS_OK for a valid call; KFAM_STATUS_INVALID_ARGUMENT for
- * a rejected call (err->kind and err->message say why); KFAM_STATUS_NOT_APPROVED
- * when the family record is not approved by the library. `err` may be NULL.
+ * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
+ * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
+ * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * KFAM_STATUS_NOT_APPROVED when `family` is not a family the library
+ * approved (unknown name or another identity). `err` may be NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
 
 /**
- * The torch dispatcher schema string of a family (the same string as the
- * Python package's), library-owned and NUL-terminated.
- * Returns KFAM_STATUS_OK, KFAM_STATUS_NOT_FOUND for an unknown family,
- * KFAM_STATUS_UNSUPPORTED when the family declares no torch binding
- * (kfam_family.torch is 0), or KFAM_STATUS_INVALID_ARGUMENT for NULL
- * pointers. *out is NULL unless KFAM_STATUS_OK.
+ * The torch dispatcher schema string of a family (kfam_family.torch_schema:
+ * the same string as the Python package's), library-owned, NUL-terminated.
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND for an unknown family;
+ * KFAM_STATUS_UNSUPPORTED when the family offers no torch binding
+ * (kfam_family.torch is 0 or torch_schema is NULL); or
+ * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers. *out is NULL unless
+ * KFAM_STATUS_OK.
  */
 KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 "#;
@@ -1369,11 +1246,6 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         "Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.",
     );
     w.define("KFAM_SHA256_HEX_LEN", "64");
-    w.doc(
-        0,
-        "Bytes of the message buffers of kfam_admission and kfam_call_error, NUL included.",
-    );
-    w.define("KFAM_MESSAGE_CAPACITY", &MESSAGE_CAPACITY.to_string());
     w.doc(0, "Entries of kfam_family.operands.");
     w.define("KFAM_OPERAND_COUNT", "3");
     w.blank();
@@ -1463,18 +1335,24 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     emit_struct(
         &mut w,
         "kfam_tensor_arg",
-        "Descriptor of one tensor argument of a call (no data is read through it).\n\
-         Offsets and strides count elements; for fp4 (two elements per byte) the\n\
-         byte offset is elements / 2 and a view starts on a byte boundary.",
+        "Descriptor of one tensor argument of a call, DLPack-like; no data is read\n\
+         through it. Offsets and strides count elements (fp4: two per byte).",
         TENSOR_ARG_FIELDS,
     );
     w.doc(
         0,
-        "The value of a scalar argument; kfam_scalar_arg.value_kind names the member.",
+        "The value of a scalar argument; kfam_scalar_arg.kind names the member.",
     );
+    w.record("kfam_scalar_value");
     w.line("typedef union kfam_scalar_value {");
+    w.doc(
+        4,
+        "KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true).",
+    );
     w.line("    int64_t i64;");
+    w.doc(4, "KFAM_SCALAR_VALUE_KIND_UINT.");
     w.line("    uint64_t u64;");
+    w.doc(4, "KFAM_SCALAR_VALUE_KIND_FLOAT.");
     w.line("    double f64;");
     w.line("} kfam_scalar_value;");
     w.blank();
@@ -1514,16 +1392,8 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.blank();
 
     w.out.push_str(FUNCTIONS);
-    for name in [
-        "kfam_library_table",
-        "kfam_find_family",
-        "kfam_find_artifact",
-        "kfam_capability",
-        "kfam_admit",
-        "kfam_validate_call",
-        "kfam_torch_schema",
-    ] {
-        debug_assert!(FUNCTIONS.contains(&format!(" {name}(")));
+    for name in FUNCTION_NAMES {
+        w.record(name);
     }
     w.blank();
 
@@ -1566,6 +1436,7 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         0,
         "Every approved family, sorted by name; KFAM_FAMILY_COUNT entries.",
     );
+    w.record("kfam_families");
     w.line(&format!(
         "static const kfam_family kfam_families[{}] KFAM_GEN_MAYBE_UNUSED = {{",
         family_items.len()
@@ -1589,6 +1460,7 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
             ("families", "kfam_families".to_owned()),
         ],
     );
+    w.record("kfam_header_table");
     w.line(&format!(
         "static const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED = {table};"
     ));
@@ -1710,16 +1582,11 @@ mod tests {
     }
 
     #[test]
-    fn vocabulary_codes_are_dense() {
-        for cat in CATALOGS {
-            for (i, m) in cat.members.iter().enumerate() {
-                assert_eq!(
-                    m.code as usize, i,
-                    "{}::{} breaks KFAM_*_COUNT",
-                    cat.name, m.variant
-                );
-            }
-        }
+    fn count_only_for_dense_codes() {
+        assert!(is_dense([0, 1, 2]));
+        assert!(!is_dense([0, 2, 29]));
+        assert!(!is_dense([1, 2]));
+        assert!(is_dense(Vec::<i32>::new()));
     }
 
     #[test]
@@ -1738,5 +1605,11 @@ mod tests {
             "KFAM_STATUS_NOT_FOUND"
         );
         assert_eq!(c_type(BindingKind::NAME), "kfam_binding_kind");
+        assert_eq!(c_type("Capability"), "kfam_capability_outcome");
+        assert_eq!(
+            enumerator("Capability", "no_receipt"),
+            "KFAM_CAPABILITY_NO_RECEIPT"
+        );
+        assert_eq!(enumerator("CallRule", "dtype"), "KFAM_CALL_RULE_DTYPE");
     }
 }

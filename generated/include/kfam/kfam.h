@@ -41,8 +41,6 @@ extern "C" {
 #define KFAM_DIM_DYNAMIC (-1)
 /** Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL. */
 #define KFAM_SHA256_HEX_LEN 64
-/** Bytes of the message buffers of kfam_admission and kfam_call_error, NUL included. */
-#define KFAM_MESSAGE_CAPACITY 256
 /** Entries of kfam_family.operands. */
 #define KFAM_OPERAND_COUNT 3
 
@@ -65,6 +63,7 @@ extern "C" {
  * int-sized, which is not a fixed width, so every table and descriptor
  * stores codes as int32_t; the enum types name the codes, and the functions
  * that take them by value are guarded by the size check below.
+ * <PREFIX>_COUNT exists where the codes run from 0 without gaps.
  * --------------------------------------------------------------------- */
 
 /** Element type. Codes follow the native runtime's dtype tags. */
@@ -89,7 +88,7 @@ typedef enum kfam_dtype {
 /** Members of kfam_dtype; their codes run from 0 to KFAM_DTYPE_COUNT - 1. */
 #define KFAM_DTYPE_COUNT 15
 
-/** The manifest spelling of a kfam_dtype code, or NULL for an unknown code. */
+/** The spelling of a kfam_dtype code, or NULL for an unknown code. */
 static inline const char *kfam_dtype_name(int32_t code)
 {
     switch (code) {
@@ -121,7 +120,7 @@ typedef enum kfam_direction {
 /** Members of kfam_direction; their codes run from 0 to KFAM_DIRECTION_COUNT - 1. */
 #define KFAM_DIRECTION_COUNT 3
 
-/** The manifest spelling of a kfam_direction code, or NULL for an unknown code. */
+/** The spelling of a kfam_direction code, or NULL for an unknown code. */
 static inline const char *kfam_direction_name(int32_t code)
 {
     switch (code) {
@@ -140,7 +139,7 @@ typedef enum kfam_param_kind {
 /** Members of kfam_param_kind; their codes run from 0 to KFAM_PARAM_KIND_COUNT - 1. */
 #define KFAM_PARAM_KIND_COUNT 2
 
-/** The manifest spelling of a kfam_param_kind code, or NULL for an unknown code. */
+/** The spelling of a kfam_param_kind code, or NULL for an unknown code. */
 static inline const char *kfam_param_kind_name(int32_t code)
 {
     switch (code) {
@@ -162,7 +161,7 @@ typedef enum kfam_layout {
 /** Members of kfam_layout; their codes run from 0 to KFAM_LAYOUT_COUNT - 1. */
 #define KFAM_LAYOUT_COUNT 3
 
-/** The manifest spelling of a kfam_layout code, or NULL for an unknown code. */
+/** The spelling of a kfam_layout code, or NULL for an unknown code. */
 static inline const char *kfam_layout_name(int32_t code)
 {
     switch (code) {
@@ -185,7 +184,7 @@ typedef enum kfam_platform {
 /** Members of kfam_platform; their codes run from 0 to KFAM_PLATFORM_COUNT - 1. */
 #define KFAM_PLATFORM_COUNT 3
 
-/** The manifest spelling of a kfam_platform code, or NULL for an unknown code. */
+/** The spelling of a kfam_platform code, or NULL for an unknown code. */
 static inline const char *kfam_platform_name(int32_t code)
 {
     switch (code) {
@@ -208,7 +207,7 @@ typedef enum kfam_backend {
 /** Members of kfam_backend; their codes run from 0 to KFAM_BACKEND_COUNT - 1. */
 #define KFAM_BACKEND_COUNT 3
 
-/** The manifest spelling of a kfam_backend code, or NULL for an unknown code. */
+/** The spelling of a kfam_backend code, or NULL for an unknown code. */
 static inline const char *kfam_backend_name(int32_t code)
 {
     switch (code) {
@@ -229,7 +228,7 @@ typedef enum kfam_runtime {
 /** Members of kfam_runtime; their codes run from 0 to KFAM_RUNTIME_COUNT - 1. */
 #define KFAM_RUNTIME_COUNT 3
 
-/** The manifest spelling of a kfam_runtime code, or NULL for an unknown code. */
+/** The spelling of a kfam_runtime code, or NULL for an unknown code. */
 static inline const char *kfam_runtime_name(int32_t code)
 {
     switch (code) {
@@ -248,7 +247,7 @@ typedef enum kfam_execution_mode {
 /** Members of kfam_execution_mode; their codes run from 0 to KFAM_EXECUTION_MODE_COUNT - 1. */
 #define KFAM_EXECUTION_MODE_COUNT 2
 
-/** The manifest spelling of a kfam_execution_mode code, or NULL for an unknown code. */
+/** The spelling of a kfam_execution_mode code, or NULL for an unknown code. */
 static inline const char *kfam_execution_mode_name(int32_t code)
 {
     switch (code) {
@@ -266,7 +265,7 @@ typedef enum kfam_contract {
 /** Members of kfam_contract; their codes run from 0 to KFAM_CONTRACT_COUNT - 1. */
 #define KFAM_CONTRACT_COUNT 2
 
-/** The manifest spelling of a kfam_contract code, or NULL for an unknown code. */
+/** The spelling of a kfam_contract code, or NULL for an unknown code. */
 static inline const char *kfam_contract_name(int32_t code)
 {
     switch (code) {
@@ -288,7 +287,7 @@ typedef enum kfam_binding_kind {
 /** Members of kfam_binding_kind; their codes run from 0 to KFAM_BINDING_KIND_COUNT - 1. */
 #define KFAM_BINDING_KIND_COUNT 3
 
-/** The manifest spelling of a kfam_binding_kind code, or NULL for an unknown code. */
+/** The spelling of a kfam_binding_kind code, or NULL for an unknown code. */
 static inline const char *kfam_binding_kind_name(int32_t code)
 {
     switch (code) {
@@ -307,7 +306,7 @@ typedef enum kfam_operation_kind {
 /** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
 #define KFAM_OPERATION_KIND_COUNT 2
 
-/** The manifest spelling of a kfam_operation_kind code, or NULL for an unknown code. */
+/** The spelling of a kfam_operation_kind code, or NULL for an unknown code. */
 static inline const char *kfam_operation_kind_name(int32_t code)
 {
     switch (code) {
@@ -329,7 +328,7 @@ typedef enum kfam_binary_op {
 /** Members of kfam_binary_op; their codes run from 0 to KFAM_BINARY_OP_COUNT - 1. */
 #define KFAM_BINARY_OP_COUNT 6
 
-/** The manifest spelling of a kfam_binary_op code, or NULL for an unknown code. */
+/** The spelling of a kfam_binary_op code, or NULL for an unknown code. */
 static inline const char *kfam_binary_op_name(int32_t code)
 {
     switch (code) {
@@ -339,6 +338,155 @@ static inline const char *kfam_binary_op_name(int32_t code)
     case KFAM_BINARY_OP_DIV: return "div";
     case KFAM_BINARY_OP_MAX: return "max";
     case KFAM_BINARY_OP_MIN: return "min";
+    default: return NULL;
+    }
+}
+
+/** Physical storage format of a tensor argument (the native format tags). */
+typedef enum kfam_storage_format {
+    KFAM_STORAGE_FORMAT_NCHW = 0,
+    KFAM_STORAGE_FORMAT_ND = 2,
+    /** Ascend fractal NZ; accepted only for parameters declared `nz`. */
+    KFAM_STORAGE_FORMAT_FRACTAL_NZ = 29
+} kfam_storage_format;
+
+/** The spelling of a kfam_storage_format code, or NULL for an unknown code. */
+static inline const char *kfam_storage_format_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_STORAGE_FORMAT_NCHW: return "nchw";
+    case KFAM_STORAGE_FORMAT_ND: return "nd";
+    case KFAM_STORAGE_FORMAT_FRACTAL_NZ: return "fractal_nz";
+    default: return NULL;
+    }
+}
+
+/** Type tag of a scalar argument's value. */
+typedef enum kfam_scalar_value_kind {
+    KFAM_SCALAR_VALUE_KIND_BOOL = 0,
+    KFAM_SCALAR_VALUE_KIND_INT = 1,
+    KFAM_SCALAR_VALUE_KIND_UINT = 2,
+    KFAM_SCALAR_VALUE_KIND_FLOAT = 3
+} kfam_scalar_value_kind;
+/** Members of kfam_scalar_value_kind; their codes run from 0 to KFAM_SCALAR_VALUE_KIND_COUNT - 1. */
+#define KFAM_SCALAR_VALUE_KIND_COUNT 4
+
+/** The spelling of a kfam_scalar_value_kind code, or NULL for an unknown code. */
+static inline const char *kfam_scalar_value_kind_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_SCALAR_VALUE_KIND_BOOL: return "bool";
+    case KFAM_SCALAR_VALUE_KIND_INT: return "int";
+    case KFAM_SCALAR_VALUE_KIND_UINT: return "uint";
+    case KFAM_SCALAR_VALUE_KIND_FLOAT: return "float";
+    default: return NULL;
+    }
+}
+
+/** Why call validation rejected a call (0 means accepted). */
+typedef enum kfam_call_rule {
+    KFAM_CALL_RULE_OK = 0,
+    /** Wrong number of tensor or scalar arguments. */
+    KFAM_CALL_RULE_ARG_COUNT = 1,
+    KFAM_CALL_RULE_DTYPE = 2,
+    KFAM_CALL_RULE_RANK = 3,
+    /** A static extent differs, or an extent is negative. */
+    KFAM_CALL_RULE_SHAPE = 4,
+    /** Storage format not accepted for the parameter's layout. */
+    KFAM_CALL_RULE_FORMAT = 5,
+    /** Strides do not describe a contiguous row-major view. */
+    KFAM_CALL_RULE_NOT_CONTIGUOUS = 6,
+    /** NZ tensors must start at storage offset 0. */
+    KFAM_CALL_RULE_NZ_OFFSET = 7,
+    /** A nonempty view reaches past its storage, or the offset is negative. */
+    KFAM_CALL_RULE_STORAGE_BOUNDS = 8,
+    /** Tensors are on different devices. */
+    KFAM_CALL_RULE_DEVICE = 9,
+    /** Partial overlap of views where one is written. */
+    KFAM_CALL_RULE_OVERLAP = 10,
+    /** A scalar value of the wrong kind (a float for an integer, ...). */
+    KFAM_CALL_RULE_SCALAR_TYPE = 11,
+    /** An integer scalar outside its declared type's range. */
+    KFAM_CALL_RULE_SCALAR_RANGE = 12,
+    /** A finite float scalar beyond its declared type's largest value. */
+    KFAM_CALL_RULE_FLOAT_OVERFLOW = 13
+} kfam_call_rule;
+/** Members of kfam_call_rule; their codes run from 0 to KFAM_CALL_RULE_COUNT - 1. */
+#define KFAM_CALL_RULE_COUNT 14
+
+/** The spelling of a kfam_call_rule code, or NULL for an unknown code. */
+static inline const char *kfam_call_rule_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_CALL_RULE_OK: return "ok";
+    case KFAM_CALL_RULE_ARG_COUNT: return "arg_count";
+    case KFAM_CALL_RULE_DTYPE: return "dtype";
+    case KFAM_CALL_RULE_RANK: return "rank";
+    case KFAM_CALL_RULE_SHAPE: return "shape";
+    case KFAM_CALL_RULE_FORMAT: return "format";
+    case KFAM_CALL_RULE_NOT_CONTIGUOUS: return "not_contiguous";
+    case KFAM_CALL_RULE_NZ_OFFSET: return "nz_offset";
+    case KFAM_CALL_RULE_STORAGE_BOUNDS: return "storage_bounds";
+    case KFAM_CALL_RULE_DEVICE: return "device";
+    case KFAM_CALL_RULE_OVERLAP: return "overlap";
+    case KFAM_CALL_RULE_SCALAR_TYPE: return "scalar_type";
+    case KFAM_CALL_RULE_SCALAR_RANGE: return "scalar_range";
+    case KFAM_CALL_RULE_FLOAT_OVERFLOW: return "float_overflow";
+    default: return NULL;
+    }
+}
+
+/** Why a capability query was refused (0 means supported). */
+typedef enum kfam_capability_outcome {
+    KFAM_CAPABILITY_SUPPORTED = 0,
+    KFAM_CAPABILITY_UNKNOWN_FAMILY = 1,
+    /** The family declares the other contract. */
+    KFAM_CAPABILITY_CONTRACT_MISMATCH = 2,
+    /** No profile for this platform and execution mode. */
+    KFAM_CAPABILITY_NO_PROFILE = 3,
+    /** A profile exists but no artifact qualified on it. */
+    KFAM_CAPABILITY_NO_RECEIPT = 4
+} kfam_capability_outcome;
+/** Members of kfam_capability_outcome; their codes run from 0 to KFAM_CAPABILITY_COUNT - 1. */
+#define KFAM_CAPABILITY_COUNT 5
+
+/** The spelling of a kfam_capability_outcome code, or NULL for an unknown code. */
+static inline const char *kfam_capability_outcome_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_CAPABILITY_SUPPORTED: return "supported";
+    case KFAM_CAPABILITY_UNKNOWN_FAMILY: return "unknown_family";
+    case KFAM_CAPABILITY_CONTRACT_MISMATCH: return "contract_mismatch";
+    case KFAM_CAPABILITY_NO_PROFILE: return "no_profile";
+    case KFAM_CAPABILITY_NO_RECEIPT: return "no_receipt";
+    default: return NULL;
+    }
+}
+
+/** Outcome of artifact admission (0 means admitted). */
+typedef enum kfam_admission_outcome {
+    KFAM_ADMISSION_ADMITTED = 0,
+    /** Not valid JSON, wrong types, duplicate or unknown keys, too large. */
+    KFAM_ADMISSION_MALFORMED = 1,
+    /** Names a family that is not approved. */
+    KFAM_ADMISSION_UNKNOWN_FAMILY = 2,
+    /** Legacy or incomplete kernel metadata: the artifact must be rebuilt. */
+    KFAM_ADMISSION_RECOMPILE_REQUIRED = 3,
+    /** A field differs from every approved family, profile and receipt. */
+    KFAM_ADMISSION_NOT_APPROVED = 4
+} kfam_admission_outcome;
+/** Members of kfam_admission_outcome; their codes run from 0 to KFAM_ADMISSION_COUNT - 1. */
+#define KFAM_ADMISSION_COUNT 5
+
+/** The spelling of a kfam_admission_outcome code, or NULL for an unknown code. */
+static inline const char *kfam_admission_outcome_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_ADMISSION_ADMITTED: return "admitted";
+    case KFAM_ADMISSION_MALFORMED: return "malformed";
+    case KFAM_ADMISSION_UNKNOWN_FAMILY: return "unknown_family";
+    case KFAM_ADMISSION_RECOMPILE_REQUIRED: return "recompile_required";
+    case KFAM_ADMISSION_NOT_APPROVED: return "not_approved";
     default: return NULL;
     }
 }
@@ -359,7 +507,7 @@ typedef enum kfam_status {
     KFAM_STATUS_NOT_APPROVED = -1007
 } kfam_status;
 
-/** The manifest spelling of a kfam_status code, or NULL for an unknown code. */
+/** The spelling of a kfam_status code, or NULL for an unknown code. */
 static inline const char *kfam_status_name(int32_t code)
 {
     switch (code) {
@@ -376,62 +524,6 @@ static inline const char *kfam_status_name(int32_t code)
     }
 }
 
-/** Why kfam_capability refused (kfam_capability_result.refusal). */
-typedef enum kfam_refusal {
-    /** Supported. */
-    KFAM_REFUSAL_NONE = 0,
-    /** No approved family has this name. */
-    KFAM_REFUSAL_UNKNOWN_FAMILY = 1,
-    /** The family is approved under the other contract (program vs kernel). */
-    KFAM_REFUSAL_CONTRACT_MISMATCH = 2,
-    /** The family has no profile for this platform and execution mode. */
-    KFAM_REFUSAL_NO_PROFILE = 3,
-    /** A profile matches, but no artifact qualified on it (no receipt). */
-    KFAM_REFUSAL_NO_RECEIPT = 4
-} kfam_refusal;
-
-/** Which member of kfam_scalar_value holds a scalar argument (the caller's host type). */
-typedef enum kfam_scalar_value_kind {
-    /** `value.i64` holds a signed integer. */
-    KFAM_SCALAR_VALUE_INT64 = 0,
-    /** `value.u64` holds an unsigned integer. */
-    KFAM_SCALAR_VALUE_UINT64 = 1,
-    /** `value.f64` holds a floating-point number. */
-    KFAM_SCALAR_VALUE_DOUBLE = 2,
-    /** `value.i64` holds a boolean, 0 or 1. */
-    KFAM_SCALAR_VALUE_BOOL = 3
-} kfam_scalar_value_kind;
-
-/** What kfam_validate_call rejected (kfam_call_error.kind). */
-typedef enum kfam_call_error_kind {
-    /** The call is valid. */
-    KFAM_CALL_ERROR_NONE = 0,
-    /** A malformed argument: NULL pointer, bad struct_size, unknown code. */
-    KFAM_CALL_ERROR_DESCRIPTOR = 1,
-    /** The family record does not match an approved family of the library (name, identity). */
-    KFAM_CALL_ERROR_NOT_APPROVED = 2,
-    /** n_tensors or n_scalars differs from the family's counts. */
-    KFAM_CALL_ERROR_ARG_COUNT = 3,
-    /** A dtype differs from the parameter's. */
-    KFAM_CALL_ERROR_DTYPE = 4,
-    /** A tensor's rank differs from the parameter's. */
-    KFAM_CALL_ERROR_RANK = 5,
-    /** A static extent differs (or an extent is negative). */
-    KFAM_CALL_ERROR_SHAPE = 6,
-    /** The storage format is not allowed for the parameter (e.g. NZ where ND is declared). */
-    KFAM_CALL_ERROR_FORMAT = 7,
-    /** The view is not a contiguous strided view of its layout. */
-    KFAM_CALL_ERROR_NOT_CONTIGUOUS = 8,
-    /** A nonempty view reaches outside its storage (offset, bytes). */
-    KFAM_CALL_ERROR_STORAGE_BOUNDS = 9,
-    /** Partial overlap of two views, one of them out or inout. */
-    KFAM_CALL_ERROR_OVERLAP = 10,
-    /** The scalar's value kind cannot represent the dtype (e.g. a float for an integer). */
-    KFAM_CALL_ERROR_SCALAR_KIND = 11,
-    /** The scalar does not fit its dtype (integer range, finite float overflow). */
-    KFAM_CALL_ERROR_SCALAR_RANGE = 12
-} kfam_call_error_kind;
-
 /* Compile-time check: every kfam enum is exactly as wide as int32_t (fails on -fshort-enums). */
 typedef char kfam_gen_enums_are_int32[(sizeof(kfam_dtype) == sizeof(int32_t) &&
     sizeof(kfam_direction) == sizeof(int32_t) &&
@@ -445,10 +537,12 @@ typedef char kfam_gen_enums_are_int32[(sizeof(kfam_dtype) == sizeof(int32_t) &&
     sizeof(kfam_binding_kind) == sizeof(int32_t) &&
     sizeof(kfam_operation_kind) == sizeof(int32_t) &&
     sizeof(kfam_binary_op) == sizeof(int32_t) &&
-    sizeof(kfam_status) == sizeof(int32_t) &&
-    sizeof(kfam_refusal) == sizeof(int32_t) &&
+    sizeof(kfam_storage_format) == sizeof(int32_t) &&
     sizeof(kfam_scalar_value_kind) == sizeof(int32_t) &&
-    sizeof(kfam_call_error_kind) == sizeof(int32_t)) ? 1 : -1];
+    sizeof(kfam_call_rule) == sizeof(int32_t) &&
+    sizeof(kfam_capability_outcome) == sizeof(int32_t) &&
+    sizeof(kfam_admission_outcome) == sizeof(int32_t) &&
+    sizeof(kfam_status) == sizeof(int32_t)) ? 1 : -1];
 
 /* ------------------------------------------------------------------------
  * Table records. Every struct starts with struct_size; fields are only ever
@@ -557,9 +651,11 @@ typedef struct kfam_family {
     const char *identity;
     /** One-paragraph description (not part of the identity). */
     const char *summary;
+    /** The torch dispatcher schema (`kfam::NAME(...) -> ...`), or NULL when the signature has no torch spelling (a uint64 scalar). */
+    const char *torch_schema;
     /** A kfam_contract code. */
     int32_t contract;
-    /** 1 when a torch dispatcher schema exists for the family, else 0. */
+    /** 1 when the family offers a torch dispatcher binding (manifest `torch = true`), else 0. */
     int32_t torch;
     /** A kfam_operation_kind code. */
     int32_t operation_kind;
@@ -645,10 +741,8 @@ typedef struct kfam_artifact_match {
 typedef struct kfam_capability_result {
     /** In: sizeof(kfam_capability_result) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: 1 when supported, else 0. */
-    int32_t supported;
-    /** Out: a kfam_refusal code; KFAM_REFUSAL_NONE when supported. */
-    int32_t refusal;
+    /** Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported. */
+    int32_t outcome;
     /** Out: index of the family in the library's table (when the family is known). */
     uint32_t family_index;
     /** Out: index of the matching profile (when supported). */
@@ -667,9 +761,9 @@ typedef struct kfam_capability_result {
 typedef struct kfam_admission {
     /** In: sizeof(kfam_admission) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: the `schema` of compiled_meta.json, 0 when it could not be read. */
-    uint32_t meta_schema;
-    /** Out: kfam_contract the artifact is admitted under (schema 1 and 2: always program); -1 when refused. */
+    /** Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted. */
+    int32_t outcome;
+    /** Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused. */
     int32_t contract;
     /** Out: index of the admitted family in the library's table. */
     uint32_t family_index;
@@ -683,42 +777,44 @@ typedef struct kfam_admission {
     const kfam_profile *profile;
     /** Out: the matching receipt, or NULL. */
     const kfam_receipt *receipt;
-    /** Out: NUL-terminated reason for a refusal (first mismatching field), empty when admitted; truncated to fit. */
-    char message[KFAM_MESSAGE_CAPACITY];
+    /** Out: for KFAM_ADMISSION_NOT_APPROVED, the first field that differs (e.g. "params", "artifact.sha256"); else NULL. Library-owned. */
+    const char *field;
 } kfam_admission;
 
 /**
- * Descriptor of one tensor argument of a call (no data is read through it).
- * Offsets and strides count elements; for fp4 (two elements per byte) the
- * byte offset is elements / 2 and a view starts on a byte boundary.
+ * Descriptor of one tensor argument of a call, DLPack-like; no data is read
+ * through it. Offsets and strides count elements (fp4: two per byte).
  */
 typedef struct kfam_tensor_arg {
     /** sizeof(kfam_tensor_arg) as the caller compiled it; equal in every element of an array. */
     uint32_t struct_size;
     /** A kfam_dtype code. */
     int32_t dtype;
-    /** Storage format, a kfam_layout code (KFAM_LAYOUT_ND for plain strided tensors). */
+    /** Physical storage format, a kfam_storage_format code (KFAM_STORAGE_FORMAT_ND for plain strided tensors). */
     int32_t format;
     /** Entries of `shape` and `strides`. */
     uint32_t rank;
-    /** Logical shape of the view (what kfam_param.shape describes), `rank` entries. */
+    /** Logical extents of the view (what kfam_param.shape describes; for NZ too), `rank` entries. */
     const int64_t *shape;
-    /** Element strides of the view, `rank` entries; NULL means contiguous row-major. Ignored for KFAM_LAYOUT_NZ (its storage is the contiguous lowered shape). */
+    /** Strides in elements, `rank` entries; NULL means contiguous row-major. Ignored for KFAM_STORAGE_FORMAT_FRACTAL_NZ. */
     const int64_t *strides;
-    /** Elements from `data` to the first element of the view (must be >= 0). */
+    /** Offset of the view's first element into its storage, in elements (0 for NZ). */
     int64_t storage_offset;
-    /** Bytes of the storage that starts at `data`; the view must lie inside it. */
+    /** Capacity of the underlying storage in bytes. */
     uint64_t storage_bytes;
-    /** Address of the storage base (host or device), as an integer. */
-    uint64_t data;
-    /** Device ordinal of the storage; -1 for host memory. */
+    /** Identity of the underlying storage (its base address, host or device): views of one storage share it. */
+    uint64_t storage;
+    /** Device ordinal of the storage; every tensor of a call is on the same one. */
     int32_t device_index;
 } kfam_tensor_arg;
 
-/** The value of a scalar argument; kfam_scalar_arg.value_kind names the member. */
+/** The value of a scalar argument; kfam_scalar_arg.kind names the member. */
 typedef union kfam_scalar_value {
+    /** KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true). */
     int64_t i64;
+    /** KFAM_SCALAR_VALUE_KIND_UINT. */
     uint64_t u64;
+    /** KFAM_SCALAR_VALUE_KIND_FLOAT. */
     double f64;
 } kfam_scalar_value;
 
@@ -726,11 +822,9 @@ typedef union kfam_scalar_value {
 typedef struct kfam_scalar_arg {
     /** sizeof(kfam_scalar_arg) as the caller compiled it; equal in every element of an array. */
     uint32_t struct_size;
-    /** The parameter's kfam_dtype as the caller understands it; must equal kfam_param.dtype. */
-    int32_t dtype;
-    /** A kfam_scalar_value_kind code: which member of `value` holds the value. */
-    int32_t value_kind;
-    /** The value, in the member named by `value_kind`. */
+    /** A kfam_scalar_value_kind code: the caller's host type, which names the member of `value`. */
+    int32_t kind;
+    /** The value, in the member named by `kind`. */
     kfam_scalar_value value;
 } kfam_scalar_arg;
 
@@ -738,20 +832,10 @@ typedef struct kfam_scalar_arg {
 typedef struct kfam_call_error {
     /** In: sizeof(kfam_call_error) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: a kfam_call_error_kind code; KFAM_CALL_ERROR_NONE when the call is valid. */
-    int32_t kind;
-    /** Out: signature index of the offending parameter, or -1. */
+    /** Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code). */
+    int32_t rule;
+    /** Out: signature index of the parameter concerned, or -1 (argument counts). */
     int32_t param_index;
-    /** Out: the other parameter of a KFAM_CALL_ERROR_OVERLAP, or -1. */
-    int32_t other_param_index;
-    /** Out: offending dimension for shape and stride errors, or -1. */
-    int32_t dim;
-    /** Out: expected value (extent, rank, dtype code, count), when one applies. */
-    int64_t expected;
-    /** Out: actual value, when one applies. */
-    int64_t actual;
-    /** Out: NUL-terminated description, empty when valid; truncated to fit. */
-    char message[KFAM_MESSAGE_CAPACITY];
 } kfam_call_error;
 
 /* ------------------------------------------------------------------------
@@ -779,10 +863,10 @@ typedef struct kfam_call_error {
  * Conventions (see docs/c.md):
  *  - every function returns a kfam_status code as int32_t; KFAM_STATUS_OK is 0;
  *  - strings are NUL-terminated UTF-8; digests are 64 lowercase hex digits;
- *  - the caller sets `struct_size` of every in/out struct to sizeof(struct)
- *    (after zeroing it); the library writes only fields that fit in
+ *  - the caller zeroes every in/out struct and sets its struct_size to
+ *    sizeof(struct); the library reads and writes only fields that fit in
  *    struct_size and fails with KFAM_STATUS_INVALID_ARGUMENT when
- *    struct_size is below the size of the first ABI 1.x layout;
+ *    struct_size is below the size of the ABI 1.0 layout;
  *  - records returned by the library (kfam_family, ...) live in the
  *    library's own tables, for the life of the process; they may come from a
  *    newer ABI minor: index their arrays with KFAM_ELEMENT and test fields
@@ -800,8 +884,8 @@ KFAM_API int32_t kfam_library_table(const kfam_table **out);
 
 /**
  * Look up an approved family by name.
- * Returns KFAM_STATUS_OK and sets *out, KFAM_STATUS_NOT_FOUND (and sets *out
- * to NULL) when no approved family has this name, or
+ * Returns KFAM_STATUS_OK and sets *out; KFAM_STATUS_NOT_FOUND (and sets *out
+ * to NULL) when no approved family has this name; or
  * KFAM_STATUS_INVALID_ARGUMENT when name or out is NULL.
  */
 KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out);
@@ -809,20 +893,21 @@ KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out);
 /**
  * Look up the (family, profile, receipt) that records an artifact digest.
  * Digests are unique across the manifest, so there is at most one match.
- * Returns KFAM_STATUS_OK, KFAM_STATUS_NOT_FOUND when no receipt records the
- * digest, or KFAM_STATUS_INVALID_ARGUMENT when sha256_hex is not 64
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND when no receipt records the
+ * digest; or KFAM_STATUS_INVALID_ARGUMENT when sha256_hex is not 64
  * lowercase hex digits or out is NULL or too small.
  */
 KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match *out);
 
 /**
  * Is `family` supported on `platform` in `mode` under `contract`? Supported
- * means: the family is approved under this contract, one of its profiles has
- * this platform and execution mode, and a receipt qualifies that profile
- * (the first such profile in declaration order is reported).
- * Returns KFAM_STATUS_OK when supported; KFAM_STATUS_UNSUPPORTED with
- * out->refusal set when refused; KFAM_STATUS_NOT_FOUND (refusal
- * KFAM_REFUSAL_UNKNOWN_FAMILY) for an unknown family;
+ * means: the family declares this contract, one of its profiles has this
+ * platform and execution mode, and a receipt qualifies that profile (the
+ * first such profile in declaration order is reported). out->outcome says
+ * why not otherwise.
+ * Returns KFAM_STATUS_OK (KFAM_CAPABILITY_SUPPORTED); KFAM_STATUS_NOT_FOUND
+ * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
+ * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE, _NO_RECEIPT); or
  * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
  * unknown enum code.
  */
@@ -830,50 +915,56 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
                                  kfam_contract contract, kfam_capability_result *out);
 
 /**
- * Admit a compiled artifact: `json` (`len` bytes, not NUL-terminated) is
- * its compiled_meta.json, `sha256_hex` the digest of the artifact file.
- * Strict JSON: exact types (a bool is not an integer), duplicate keys
- * refused, size bounded. Schema 1 and 2 reload as program only and
- * never establish a kernel contract. Params, lowered params, aliases,
- * platform/backend, capabilities and the digest must exact-match an
- * approved family, profile and receipt.
- * Returns KFAM_STATUS_OK when admitted (out->family/profile/receipt set);
- * KFAM_STATUS_RECOMPILE_REQUIRED for metadata that must be rebuilt (old
- * schema for a kernel, missing kernel fields, invalid alias indices,
- * mismatched capabilities); KFAM_STATUS_NOT_APPROVED when no approved family,
- * profile and receipt match; KFAM_STATUS_INVALID_ARGUMENT for malformed or
- * oversized JSON, a malformed digest or bad pointers. out->message says why.
+ * Admit a compiled artifact before any cache entry is built: `json` (`len`
+ * bytes, need not be NUL-terminated) is its compiled_meta.json, `sha256_hex`
+ * the digest of the artifact file. Strict JSON: exact types (a bool is not
+ * an integer), duplicate and unknown keys refused, size bounded. Schema 1
+ * and 2 reload as program only and never establish a kernel contract.
+ * Params, lowered params, aliases, platform/backend, capabilities and the
+ * digest must exact-match an approved family, profile and receipt.
+ * Returns KFAM_STATUS_OK (KFAM_ADMISSION_ADMITTED; family, profile, receipt
+ * and contract set); KFAM_STATUS_RECOMPILE_REQUIRED
+ * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
+ * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
+ * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
+ * or digest).
  */
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
 
 /**
- * Validate one call of `family` before launch. `tensors` holds the
- * family's tensor arguments in tensor-pool order (kfam_param.pool_index),
- * `scalars` its scalar arguments in scalar-pool order; each array is read
- * with the stride of its first element's struct_size (NULL with a count of
- * 0 is allowed). `family` may be any record, from this header or from the
- * library: it is resolved by name and must carry the identity the library
- * approved. Applies the CallFrame rules: dtype and rank; static extents
- * equal, KFAM_DIM_DYNAMIC takes the current extent; contiguous strided views
- * in ND and NCHW; NZ only where the parameter is NZ; storage offsets kept
- * and storage bounds checked for nonempty views; identical byte spans and
- * disjoint views allowed, partial overlap involving out/inout rejected;
+ * Validate one call of `family` before launch (the CallFrame rules).
+ * `tensors` holds the family's tensor arguments in tensor-pool order
+ * (kfam_param.pool_index), `scalars` its scalar arguments in scalar-pool
+ * order; each array is read with the stride of its first element's
+ * struct_size (NULL with a count of 0 is allowed). `family` may be a record
+ * of this header or of the library: it is resolved by name and must carry
+ * the identity the library approved.
+ * Rules: dtype and rank; static extents equal, KFAM_DIM_DYNAMIC takes the
+ * current extent; contiguous row-major views in ND and NCHW (extents of 1
+ * may carry any stride); NZ storage only for NZ parameters, at offset 0;
+ * storage offsets kept and storage bounds checked for nonempty views; one
+ * device for every tensor; identical byte spans and disjoint views of one
+ * storage allowed, partial overlap involving a written tensor rejected;
  * integer scalars must fit their dtype, floats are never truncated to
  * integers, finite float overflow is rejected. Does not allocate.
- * Returns KFAM_STATUS_OK for a valid call; KFAM_STATUS_INVALID_ARGUMENT for
- * a rejected call (err->kind and err->message say why); KFAM_STATUS_NOT_APPROVED
- * when the family record is not approved by the library. `err` may be NULL.
+ * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
+ * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
+ * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * KFAM_STATUS_NOT_APPROVED when `family` is not a family the library
+ * approved (unknown name or another identity). `err` may be NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
 
 /**
- * The torch dispatcher schema string of a family (the same string as the
- * Python package's), library-owned and NUL-terminated.
- * Returns KFAM_STATUS_OK, KFAM_STATUS_NOT_FOUND for an unknown family,
- * KFAM_STATUS_UNSUPPORTED when the family declares no torch binding
- * (kfam_family.torch is 0), or KFAM_STATUS_INVALID_ARGUMENT for NULL
- * pointers. *out is NULL unless KFAM_STATUS_OK.
+ * The torch dispatcher schema string of a family (kfam_family.torch_schema:
+ * the same string as the Python package's), library-owned, NUL-terminated.
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND for an unknown family;
+ * KFAM_STATUS_UNSUPPORTED when the family offers no torch binding
+ * (kfam_family.torch is 0 or torch_schema is NULL); or
+ * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers. *out is NULL unless
+ * KFAM_STATUS_OK.
  */
 KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 
@@ -1396,6 +1487,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "add_bf16_1024", /* name */
         "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", /* identity */
         "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", /* summary */
+        "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)", /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         1, /* torch */
         KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
@@ -1425,6 +1517,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "matmul_acc_nz_bf16", /* name */
         "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", /* identity */
         "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", /* summary */
+        "kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))", /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         1, /* torch */
         KFAM_OPERATION_KIND_MATMUL, /* operation_kind */
@@ -1454,6 +1547,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "matmul_bf16_128x64x128", /* name */
         "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", /* identity */
         "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", /* summary */
+        "kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)", /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         1, /* torch */
         KFAM_OPERATION_KIND_MATMUL, /* operation_kind */
@@ -1483,6 +1577,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "mul_fp4_dequant", /* name */
         "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", /* identity */
         "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", /* summary */
+        "kfam::mul_fp4_dequant(Tensor(a0) codes, Tensor(a1) scales, Tensor(a2!) out) -> Tensor(a2!)", /* torch_schema */
         KFAM_CONTRACT_PROGRAM, /* contract */
         0, /* torch */
         KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
