@@ -1142,6 +1142,8 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
  * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
  * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
+ * built against another native runtime revision than KFAM_ABI_REVISION);
  * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
  * or digest).
  */

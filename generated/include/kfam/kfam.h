@@ -473,10 +473,12 @@ typedef enum kfam_admission_outcome {
     /** Legacy or incomplete kernel metadata: the artifact must be rebuilt. */
     KFAM_ADMISSION_RECOMPILE_REQUIRED = 3,
     /** A field differs from every approved family, profile and receipt. */
-    KFAM_ADMISSION_NOT_APPROVED = 4
+    KFAM_ADMISSION_NOT_APPROVED = 4,
+    /** Built against another native runtime revision than `abi.toml` pins. */
+    KFAM_ADMISSION_PREPARED_INCOMPATIBLE = 5
 } kfam_admission_outcome;
 /** Members of kfam_admission_outcome; their codes run from 0 to KFAM_ADMISSION_COUNT - 1. */
-#define KFAM_ADMISSION_COUNT 5
+#define KFAM_ADMISSION_COUNT 6
 
 /** The spelling of a kfam_admission_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_admission_outcome_name(int32_t code)
@@ -487,6 +489,7 @@ static inline const char *kfam_admission_outcome_name(int32_t code)
     case KFAM_ADMISSION_UNKNOWN_FAMILY: return "unknown_family";
     case KFAM_ADMISSION_RECOMPILE_REQUIRED: return "recompile_required";
     case KFAM_ADMISSION_NOT_APPROVED: return "not_approved";
+    case KFAM_ADMISSION_PREPARED_INCOMPATIBLE: return "prepared_incompatible";
     default: return NULL;
     }
 }
@@ -927,6 +930,8 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
  * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
  * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
+ * built against another native runtime revision than KFAM_ABI_REVISION);
  * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
  * or digest).
  */
