@@ -176,6 +176,15 @@ fn same_signature(
 /// Admit `json` (the artifact's `compiled_meta.json`) for the artifact whose
 /// SHA-256 is `sha256` (lowercase hex).
 pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+    // A digest that is not 64 lowercase hex digits is a caller error, refused
+    // before the document is read (as the C ABI does).
+    if sha256.len() != 64
+        || !sha256
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(refuse(Admission::Malformed));
+    }
     if json.len() > MAX_DOCUMENT_BYTES {
         return Err(refuse(Admission::Malformed));
     }

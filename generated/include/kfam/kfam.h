@@ -1586,7 +1586,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "mul_fp4_dequant", /* name */
         "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", /* identity */
         "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", /* summary */
-        "kfam::mul_fp4_dequant(Tensor(a0) codes, Tensor(a1) scales, Tensor(a2!) out) -> Tensor(a2!)", /* torch_schema */
+        NULL, /* torch_schema */
         KFAM_CONTRACT_PROGRAM, /* contract */
         0, /* torch */
         KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
