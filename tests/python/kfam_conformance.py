@@ -143,15 +143,18 @@ def load_file(path: Path, seen: dict[str, str] | None = None) -> list[Case]:
     return out
 
 
-_V = TypeVar("_V", bound=kfam.DType | kfam.StorageFormat | kfam.Platform | kfam.ExecutionMode | kfam.Contract | kfam.ScalarValueKind)  # fmt: skip
+_V = TypeVar(
+    "_V", kfam.DType, kfam.StorageFormat, kfam.Platform, kfam.ExecutionMode, kfam.Contract,
+    kfam.ScalarValueKind,
+)
 
 
 def _spelled(cls: type[_V], v: Json, where: str) -> _V:
     text = _str(v, where)
-    try:
-        return cls.from_spelling(text)
-    except ValueError:
-        raise VectorError(f"{where}: {text!r} is not a {cls.__name__}") from None
+    for member in cls:
+        if member.spelling == text:
+            return member
+    raise VectorError(f"{where}: {text!r} is not a {cls.__name__}")
 
 
 def _tensor(v: Json, where: str) -> kfam.TensorArg:

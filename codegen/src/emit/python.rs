@@ -1147,6 +1147,60 @@ mod tests {
     }
 
     #[test]
+    fn scalar_domains_follow_the_dtype() {
+        for &d in DType::ALL {
+            match scalar_domain(d) {
+                ScalarDomain::Bool => assert_eq!(d, DType::Bool),
+                ScalarDomain::Float(max) => {
+                    assert!(d.is_float() && max.is_finite() && max > 0.0, "{d}");
+                    assert_eq!(py_float(max).parse::<f64>().unwrap(), max);
+                }
+                ScalarDomain::Int(lo, hi) => {
+                    assert!(!d.is_float() && d != DType::Bool, "{d}");
+                    assert_eq!(hi - lo + 1, 1i128 << d.bits(), "{d}");
+                }
+            }
+        }
+        assert_eq!(py_float(f64::from(f32::MAX)), "3.4028234663852886e38");
+        assert_eq!(py_float(65504.0), "65504.0");
+    }
+
+    #[test]
+    fn runtime_module_gets_its_data_once() {
+        let text = runtime_py();
+        assert!(!text.contains(RUNTIME_DATA_MARKER.trim_end()));
+        assert_eq!(
+            text.matches("\nMAX_DOCUMENT_BYTES: Final[int] = 1048576\n")
+                .count(),
+            1
+        );
+        for name in [
+            "_FLOAT_MAX",
+            "_INT_RANGE",
+            "_CAPABILITY_STATUS",
+            "_ADMISSION_STATUS",
+        ] {
+            assert_eq!(
+                text.matches(&format!("\n{name}: Final[")).count(),
+                1,
+                "{name}"
+            );
+        }
+        for name in RUNTIME {
+            let defined = [
+                format!("\ndef {name}("),
+                format!("\nclass {name}("),
+                format!("\nclass {name}:"),
+                format!("\n{name}: Final["),
+            ];
+            assert!(
+                defined.iter().any(|d| text.contains(d.as_str())),
+                "{name} is exported but not defined in _runtime.py"
+            );
+        }
+    }
+
+    #[test]
     fn layout_breaks_long_lines_only() {
         let short = Expr::Call("Binding", vec![("param", atom(0)), ("slot", atom(1))]);
         assert_eq!(short.render(0, 0), "Binding(param=0, slot=1)");
