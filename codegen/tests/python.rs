@@ -231,6 +231,8 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
                 "mypy",
                 "--strict",
                 "--disallow-any-expr",
+                "--python-version",
+                "3.10",
                 "--cache-dir",
             ])
             .arg(&cache)
@@ -246,7 +248,14 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     // The conformance runner reads JSON, so `Any` is allowed there; the rest of
     // `--strict` holds.
     let out = run(python()
-        .args(["-m", "mypy", "--strict", "--cache-dir"])
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--python-version",
+            "3.10",
+            "--cache-dir",
+        ])
         .arg(&cache)
         .arg(tests_dir().join("kfam_conformance.py"))
         .arg(tests_dir().join("test_conformance.py"))
