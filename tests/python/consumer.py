@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """An example consumer of the generated ``kfam`` package (see docs/python.md).
 
-    python3 consumer.py                       # list the families, their capabilities, a sample call
-    python3 consumer.py ARTIFACT...           # admit artifacts by SHA-256; exit 1 if one is refused
-    python3 consumer.py --meta META ARTIFACT  # admit an artifact with its compiled_meta.json
+    python3 consumer.py                       # families, capabilities, sample calls
+    python3 consumer.py ARTIFACT...           # admit by SHA-256; exit 1 if one is refused
+    python3 consumer.py --meta META ARTIFACT  # admit with its compiled_meta.json
 
 CI type-checks this file with ``mypy --strict --disallow-any-expr`` against the generated
 package: every value below has a precise type, none is ``Any``.
@@ -161,7 +161,8 @@ def admit_with_meta(meta: Path, artifact: Path) -> int:
         print(f"{artifact}: refused, {e} (status {e.status.spelling})", file=sys.stderr)
         return 1
     fam, profile = admitted.family, admitted.profile
-    print(f"{artifact}: {fam.name} r{fam.revision} on {profile.name} as {admitted.contract.spelling}")
+    contract = admitted.contract.spelling
+    print(f"{artifact}: {fam.name} r{fam.revision} on {profile.name} as {contract}")
     return 0
 
 

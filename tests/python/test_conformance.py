@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import pickle
+from typing import cast
 
 import pytest
 
@@ -185,7 +186,10 @@ def test_arguments_outside_the_native_types_are_refused() -> None:
     assert kfam.ScalarArg.of(1 << 63).kind is kfam.ScalarValueKind.UINT
     assert kfam.ScalarArg.of(math.inf).kind is kfam.ScalarValueKind.FLOAT
     with pytest.raises(TypeError):
-        kfam.capability("add_bf16_1024", "xdna2", kfam.ExecutionMode.ONBOARD, kfam.Contract.KERNEL)  # type: ignore[arg-type]
+        not_a_platform = cast(kfam.Platform, "xdna2")
+        kfam.capability(
+            "add_bf16_1024", not_a_platform, kfam.ExecutionMode.ONBOARD, kfam.Contract.KERNEL
+        )
 
 
 def test_arguments_are_frozen() -> None:

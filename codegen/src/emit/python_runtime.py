@@ -157,7 +157,7 @@ class Supported:
 
 def _require(value: object, cls: type[object], what: str) -> None:
     if not isinstance(value, cls):
-        raise TypeError(f"{what} must be a kfam.{cls.__name__}, not {type(value).__name__}")
+        raise TypeError(f"{what} must be a {cls.__name__}, not {type(value).__name__}")
 
 
 def capability(
@@ -577,7 +577,9 @@ def _param_view(p: _ParamDoc) -> _ParamView:
     )
 
 
-def _same_signature(docs: tuple[_ParamDoc, ...], approved: tuple[Param, ...], lowered: bool) -> bool:
+def _same_signature(
+    docs: tuple[_ParamDoc, ...], approved: tuple[Param, ...], lowered: bool
+) -> bool:
     if len(docs) != len(approved):
         return False
     for d, p in zip(docs, approved):
