@@ -20,9 +20,8 @@ pub const RANK_CEILING: u32 = 8;
 /// Upper bound of the tensor and scalar argument limits.
 pub const ARG_CEILING: u32 = 65535;
 
-/// Check a loaded manifest; `Some(ir)` when it has no errors.
+/// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
-    let errors_before = report.error_count();
     let abi = loaded
         .abi
         .as_ref()
@@ -36,12 +35,12 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     });
 
     let mut families = Vec::new();
-    let mut seen: HashMap<&str, FileId> = HashMap::new();
     let mut digests: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
+    let mut seen: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
     for (id, file) in &loaded.families {
         let name = &file.name;
-        if let Some(first) = seen.get(name.value.as_str()) {
-            let first_path = report.sources.get(*first).path.clone();
+        let duplicate = if let Some((first, span)) = seen.get(name.value.as_str()) {
+            let first_at = position(report, *first, span);
             report.diagnostics.push(
                 Diagnostic::error(
                     Code::DuplicateFamily,
@@ -50,39 +49,43 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
                     format!("family `{}` is declared twice", name.value),
                 )
                 .label("second declaration")
-                .note(format!("first declared in {first_path}"))
+                .note(format!("first declared at {first_at}"))
                 .help(
                     "family names are unique; rename one, or bump `revision` in the existing file",
                 ),
             );
+            true
         } else {
-            seen.insert(&name.value, *id);
-        }
+            seen.insert(&name.value, (*id, name.span.clone()));
+            false
+        };
         for r in &file.receipts {
             let sha = &r.value.sha256;
-            if let Some((first_id, _)) = digests.get(sha.value.as_str()) {
-                let first_path = report.sources.get(*first_id).path.clone();
+            if let Some((first_id, first_span)) = digests.get(sha.value.as_str()) {
+                let first_at = position(report, *first_id, first_span);
                 report.diagnostics.push(
-                    Diagnostic::error(
-                        Code::DuplicateDigest,
-                        *id,
-                        sha.span.clone(),
-                        "artifact digest recorded twice",
-                    )
-                    .label("already recorded by another receipt")
-                    .note(format!("first recorded in {first_path}")),
+                    Diagnostic::error(Code::DuplicateDigest, *id, sha.span.clone(), "artifact digest recorded twice")
+                        .label("already recorded by another receipt")
+                        .note(format!("first recorded at {first_at}"))
+                        .help("each qualified artifact has its own digest; write the output of `sha256sum ARTIFACT`"),
                 );
             } else {
                 digests.insert(&sha.value, (*id, sha.span.clone()));
             }
         }
-        if let Some(f) = FamilyChecker::new(*id, file, &limits, report).run() {
+        if let Some(f) = FamilyChecker::new(*id, file, &limits, report)
+            .duplicate_name(duplicate)
+            .run()
+        {
             families.push(f);
         }
     }
 
     crate::gate::check(loaded, &families, report);
-    if report.error_count() > errors_before {
+    // Any error fails the manifest, including those `load` reported for
+    // files that never reached the checker (syntax, types, I/O): a lock that
+    // did not parse would otherwise be rewritten without its history.
+    if report.has_errors() {
         return None;
     }
     let abi = abi?;
@@ -102,6 +105,12 @@ const DEFAULT_LIMITS: Limits = Limits {
     max_scalar_args: 128,
     max_rank: 5,
 };
+
+/// `path:line:column` of a span's start, for notes that point at a second place.
+fn position(report: &Report, id: FileId, span: &Range<usize>) -> String {
+    let (line, column) = report.sources.line_col(id, span.start);
+    format!("{}:{line}:{column}", report.sources.get(id).path)
+}
 
 fn err(code: Code, id: FileId, span: &Range<usize>, msg: impl Into<String>) -> Diagnostic {
     Diagnostic::error(code, id, span.clone(), msg)
@@ -214,6 +223,8 @@ struct FamilyChecker<'a> {
     /// Parameters whose own declaration had errors; rules that combine
     /// parameters skip them so one mistake is reported once.
     bad_params: HashSet<usize>,
+    /// The family name is already declared by another file (reported there).
+    duplicate_name: bool,
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -233,7 +244,13 @@ impl<'a> FamilyChecker<'a> {
             param_index: HashMap::new(),
             params: Vec::new(),
             bad_params: HashSet::new(),
+            duplicate_name: false,
         }
+    }
+
+    fn duplicate_name(mut self, duplicate: bool) -> Self {
+        self.duplicate_name = duplicate;
+        self
     }
 
     fn push(&mut self, d: Diagnostic) {
@@ -247,7 +264,12 @@ impl<'a> FamilyChecker<'a> {
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
-        if stem != f.name.value && identifier_problem(&f.name.value).is_none() {
+        // A duplicate family is reported once, as a duplicate: renaming the file
+        // to the family name would only collide with the first declaration.
+        if stem != f.name.value
+            && identifier_problem(&f.name.value).is_none()
+            && !self.duplicate_name
+        {
             self.push(
                 err(
                     Code::FileNameMismatch,
@@ -355,15 +377,18 @@ impl<'a> FamilyChecker<'a> {
             .chars()
             .find(|&c| is_forbidden_char(c, allow_newline))
         {
+            let name = char_name(c).map_or(String::new(), |n| format!(" ({n})"));
+            // Point at the character (it may be invisible) or its escape.
+            let src = &self.report.sources.get(self.id).text;
+            let literal = src
+                .get(text.span.clone())
+                .filter(|_| c != '\n')
+                .and_then(|s| find_char_or_escape(s, c))
+                .map(|r| text.span.start + r.start..text.span.start + r.end);
             self.push(
-                err(
-                    Code::ControlCharacter,
-                    self.id,
-                    &text.span,
-                    format!("`{field}` contains the character U+{:04X}", c as u32),
-                )
-                .label("control or bidirectional character")
-                .help("remove it; free text is copied into generated comments and strings"),
+                err(Code::ControlCharacter, self.id, &literal.clone().unwrap_or(text.span.clone()), format!("`{field}` contains U+{:04X}{name}", c as u32))
+                    .label(if literal.is_some() { "this character" } else { "in this text" })
+                    .help("remove it; free text is copied into comments and strings of every generated language"),
             );
         }
         let chars = text.value.chars().count();
@@ -607,18 +632,14 @@ impl<'a> FamilyChecker<'a> {
                 } else {
                     match nz_lowered(shape, dtype) {
                         Some(l) => lowered = l,
-                        None => self.push(
-                            err(
-                                Code::NzExtent,
-                                id,
-                                &shape_span,
-                                format!("NZ tensor `{name}` cannot be blocked"),
+                        None => {
+                            let c0 = ir::nz_c0(dtype);
+                            self.push(
+                                err(Code::NzExtent, id, &shape_span, format!("NZ tensor `{name}` cannot be blocked into 16 x {c0} fractals"))
+                                    .label(format!("rows must be a static multiple of 16, columns a static multiple of {c0}"))
+                                    .help("only leading dimensions may be dynamic (-1) in NZ"),
                             )
-                            .label(format!(
-                                "last two extents must be static multiples of 16 and {}",
-                                ir::nz_c0(dtype)
-                            )),
-                        ),
+                        }
                     }
                 }
             }
@@ -835,13 +856,11 @@ impl<'a> FamilyChecker<'a> {
             None
         };
         if let Some(label) = problem {
-            let msg = format!(
-                "operand `{}` is a {} `{}` {}",
-                p.name,
-                p.direction,
-                p.dtype,
-                if p.is_tensor() { "tensor" } else { "scalar" }
-            );
+            let msg = if p.is_tensor() {
+                format!("operand `{}` is an `{}` tensor", p.name, p.direction)
+            } else {
+                format!("operand `{}` is a scalar", p.name)
+            };
             self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
             return false;
         }
@@ -947,9 +966,22 @@ impl<'a> FamilyChecker<'a> {
             for (key, declared, operands) in checks {
                 for (p, extent, role, axis) in operands {
                     if extent != declared.value {
+                        let operand = if p.name == role {
+                            format!("`{role}`")
+                        } else {
+                            format!("`{role}` (`{}`)", p.name)
+                        };
+                        let extent = if extent < 0 {
+                            "a dynamic extent".to_owned()
+                        } else {
+                            format!("extent {extent}")
+                        };
                         problems.push((
                             declared.span.clone(),
-                            format!("`{key} = {}` but `{role}` (`{}`) has extent {extent} on axis {axis}", declared.value, p.name),
+                            format!(
+                                "`{key} = {}` but operand {operand} has {extent} on axis {axis}",
+                                declared.value
+                            ),
                         ));
                     }
                 }
@@ -1061,20 +1093,11 @@ impl<'a> FamilyChecker<'a> {
         let mut bound: BTreeMap<usize, ()> = BTreeMap::new();
         let mut slots: HashMap<u32, &str> = HashMap::new();
         let mut out = Vec::new();
+        let mut unknown = Vec::new();
         for b in &pr.value.bindings {
             let b = &b.value;
             let Some(&i) = self.param_index.get(b.param.value.as_str()) else {
-                let help = self.known_params_help();
-                self.push(
-                    err(
-                        Code::BindingUnknownParam,
-                        id,
-                        &b.param.span,
-                        format!("binding names unknown parameter `{}`", b.param.value),
-                    )
-                    .label("unknown parameter")
-                    .help(help),
-                );
+                unknown.push(&b.param);
                 continue;
             };
             if bound.insert(i, ()).is_some() {
@@ -1134,13 +1157,37 @@ impl<'a> FamilyChecker<'a> {
                 kind: b.kind.value,
             });
         }
+        // A parameter declared twice is reported as a duplicate; only its
+        // first declaration can be bound by name.
         let missing: Vec<String> = self
             .params
             .iter()
-            .filter(|p| !bound.contains_key(&p.index))
+            .filter(|p| {
+                !bound.contains_key(&p.index)
+                    && self.param_index.get(p.name.as_str()) == Some(&p.index)
+            })
             .map(|p| format!("`{}`", p.name))
             .collect();
-        if !missing.is_empty() {
+        // An unknown name in a binding is usually a misspelt or renamed
+        // parameter: name the unbound ones there instead of reporting them again.
+        for param in &unknown {
+            let help = if missing.is_empty() {
+                self.known_params_help()
+            } else {
+                format!("parameters without a binding: {}", missing.join(", "))
+            };
+            self.push(
+                err(
+                    Code::BindingUnknownParam,
+                    id,
+                    &param.span,
+                    format!("binding names unknown parameter `{}`", param.value),
+                )
+                .label("unknown parameter")
+                .help(help),
+            );
+        }
+        if !missing.is_empty() && unknown.is_empty() {
             self.push(
                 err(
                     Code::BindingMissing,
@@ -1203,7 +1250,7 @@ impl<'a> FamilyChecker<'a> {
                         &r.artifact.span,
                         format!(
                             "artifact path `{}` is not allowed",
-                            r.artifact.value.escape_debug()
+                            printable(&r.artifact.value)
                         ),
                     )
                     .label(problem)
@@ -1218,7 +1265,7 @@ impl<'a> FamilyChecker<'a> {
                         &r.codec.span,
                         format!(
                             "codec `{}` is not a valid identifier",
-                            r.codec.value.escape_debug()
+                            printable(&r.codec.value)
                         ),
                     )
                     .label("expected lowercase letters, digits, `_`, `.`, `-`"),
@@ -1231,7 +1278,7 @@ impl<'a> FamilyChecker<'a> {
                         Code::BadDate,
                         id,
                         &ev.date.span,
-                        format!("`{}` is not a date", ev.date.value.escape_debug()),
+                        format!("`{}` is not a date", printable(&ev.date.value)),
                     )
                     .label("expected YYYY-MM-DD"),
                 );
@@ -1255,7 +1302,10 @@ impl<'a> FamilyChecker<'a> {
             }
         }
         for (i, pr) in self.file.profiles.iter().enumerate() {
-            if !out.iter().any(|r| r.profile == i) && profiles.get(i).is_some() {
+            // A profile whose name repeats an earlier one is reported as a
+            // duplicate; no receipt can name it.
+            let first = profiles.iter().position(|p| p.name == pr.value.name.value);
+            if !out.iter().any(|r| r.profile == i) && first == Some(i) {
                 self.push(
                     Diagnostic::warning(
                         Code::ProfileWithoutReceipt,
@@ -1297,6 +1347,79 @@ impl<'a> FamilyChecker<'a> {
         }
         let _ = torch;
     }
+}
+
+/// `s` with control, bidirectional and invisible characters escaped, for
+/// quoting user text in a message (other characters, `\` included, as is).
+fn printable(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if is_forbidden_char(c, false) {
+                c.escape_unicode().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
+/// Where `c` is written in the source of a TOML string: literally, or as an
+/// escape (`\t`, `\u202E`, ...) that is not itself an escaped backslash.
+fn find_char_or_escape(src: &str, c: char) -> Option<Range<usize>> {
+    if let Some(at) = src.find(c) {
+        return Some(at..at + c.len_utf8());
+    }
+    let short = match c {
+        '\t' => Some("\\t"),
+        '\r' => Some("\\r"),
+        '\u{8}' => Some("\\b"),
+        '\u{c}' => Some("\\f"),
+        '\u{1b}' => Some("\\e"),
+        _ => None,
+    };
+    let code = c as u32;
+    let escapes = [
+        format!("\\u{code:04X}"),
+        format!("\\u{code:04x}"),
+        format!("\\U{code:08X}"),
+        format!("\\U{code:08x}"),
+        format!("\\x{code:02X}"),
+        format!("\\x{code:02x}"),
+    ];
+    for e in short.into_iter().map(str::to_owned).chain(escapes) {
+        for (at, _) in src.match_indices(e.as_str()) {
+            let backslashes = src[..at].bytes().rev().take_while(|&b| b == b'\\').count();
+            if backslashes % 2 == 0 {
+                return Some(at..at + e.len());
+            }
+        }
+    }
+    None
+}
+
+/// Names of the forbidden characters people actually paste.
+fn char_name(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\t' => "TAB",
+        '\n' => "LINE FEED",
+        '\r' => "CARRIAGE RETURN",
+        '\u{200B}' => "ZERO WIDTH SPACE",
+        '\u{200C}' => "ZERO WIDTH NON-JOINER",
+        '\u{200D}' => "ZERO WIDTH JOINER",
+        '\u{200E}' => "LEFT-TO-RIGHT MARK",
+        '\u{200F}' => "RIGHT-TO-LEFT MARK",
+        '\u{202A}' => "LEFT-TO-RIGHT EMBEDDING",
+        '\u{202B}' => "RIGHT-TO-LEFT EMBEDDING",
+        '\u{202C}' => "POP DIRECTIONAL FORMATTING",
+        '\u{202D}' => "LEFT-TO-RIGHT OVERRIDE",
+        '\u{202E}' => "RIGHT-TO-LEFT OVERRIDE",
+        '\u{2066}' => "LEFT-TO-RIGHT ISOLATE",
+        '\u{2067}' => "RIGHT-TO-LEFT ISOLATE",
+        '\u{2068}' => "FIRST STRONG ISOLATE",
+        '\u{2069}' => "POP DIRECTIONAL ISOLATE",
+        '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
+        _ => return None,
+    })
 }
 
 fn join_ticks<T: std::fmt::Display>(items: &[T]) -> String {

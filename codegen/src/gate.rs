@@ -25,12 +25,11 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
         .enumerate()
         .map(|(i, (_, f))| (f.name.value.as_str(), i))
         .collect();
-    let tombstones: HashMap<&str, &Spanned<crate::model::Tombstone>> = loaded
-        .retired
-        .iter()
-        .flat_map(|(_, r)| r.retired.iter())
-        .map(|t| (t.value.name.value.as_str(), t))
-        .collect();
+    // The first tombstone of a name counts; a repeated one is KF1105 below.
+    let mut tombstones: HashMap<&str, &Spanned<crate::model::Tombstone>> = HashMap::new();
+    for t in loaded.retired.iter().flat_map(|(_, r)| r.retired.iter()) {
+        tombstones.entry(t.value.name.value.as_str()).or_insert(t);
+    }
     let mut locked: BTreeMap<&str, Vec<&Spanned<LockEntry>>> = BTreeMap::new();
     if let Some((id, lock)) = &loaded.lock {
         if lock.version.value != LOCK_VERSION {
@@ -53,12 +52,28 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
         }
     }
 
+    let mut reused: HashSet<&str> = HashSet::new();
     for f in families {
         let Some(&i) = declared.get(f.name.as_str()) else {
             continue;
         };
         let (fid, file) = &loaded.families[i];
-        if tombstones.contains_key(f.name.as_str()) {
+        let entries = locked
+            .get(f.name.as_str())
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        // A tombstoned name that still declares one of its approved
+        // revisions is a tombstone added without deleting the file (KF1105,
+        // below); any other contract under it reuses the retired name. A
+        // tombstone for a name the lock never approved is itself invalid
+        // (KF1105) and reserves nothing.
+        if tombstones.contains_key(f.name.as_str())
+            && !entries.is_empty()
+            && !entries.iter().any(|e| {
+                e.value.revision.value == f.revision && e.value.identity.value == f.identity
+            })
+        {
+            reused.insert(f.name.as_str());
             report.diagnostics.push(
                 Diagnostic::error(
                     Code::RetiredNameReused,
@@ -71,10 +86,6 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
             );
             continue;
         }
-        let entries = locked
-            .get(f.name.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or_default();
         if let Some(e) = entries
             .iter()
             .find(|e| e.value.revision.value == f.revision)
@@ -96,22 +107,6 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
                 ));
                 report.diagnostics.push(d);
             }
-        } else if let Some((r, e)) = receipt_reused(f, &locked) {
-            // Lowered receipts keep declaration order (a family lowers only without errors).
-            let receipt = &file.receipts[r].value;
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::ReceiptReused,
-                    *fid,
-                    receipt.sha256.span.clone(),
-                    format!(
-                        "receipt of new revision {} reuses the artifact of approved revision {}",
-                        f.revision, e.value.revision.value
-                    ),
-                )
-                .label("qualified against another contract")
-                .help("record the digest of an artifact qualified against this revision"),
-            );
         } else if let Some(max) = entries
             .iter()
             .map(|e| e.value.revision.value)
@@ -130,6 +125,22 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
                 )
                 .label("revisions only move forward")
                 .help(format!("use `revision = {}`", max + 1)),
+            );
+        } else if let Some((r, e)) = receipt_reused(f, &locked) {
+            // Lowered receipts keep declaration order (a family lowers only without errors).
+            let receipt = &file.receipts[r].value;
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::ReceiptReused,
+                    *fid,
+                    receipt.sha256.span.clone(),
+                    format!(
+                        "receipt of new revision {} reuses the artifact of approved revision {}",
+                        f.revision, e.value.revision.value
+                    ),
+                )
+                .label("qualified against another contract")
+                .help("record the digest of an artifact qualified against this revision"),
             );
         }
     }
@@ -169,6 +180,11 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
             }
             None => {
                 let Some(lid) = lock_id else { continue };
+                // A file that exists but did not load has its own diagnostic.
+                let path = loaded.root.join("families").join(format!("{name}.toml"));
+                if !loaded.root.as_os_str().is_empty() && path.exists() {
+                    continue;
+                }
                 report.diagnostics.push(
                     Diagnostic::error(Code::LockedFamilyRemoved, lid, last.value.name.span.clone(), format!("approved family `{name}` has no file in families/"))
                         .label("approved here")
@@ -182,26 +198,34 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
     }
 
     if let Some((rid, retired)) = &loaded.retired {
+        let mut seen: HashSet<&str> = HashSet::new();
         for t in &retired.retired {
             let name = t.value.name.value.as_str();
-            let problem = if !locked.contains_key(name) {
-                Some("approved.lock has no such family")
-            } else if declared.contains_key(name) {
-                Some("the family still has a file in families/")
+            let (problem, help) = if !seen.insert(name) {
+                ("retired twice", "keep one tombstone per family")
+            } else if !locked.contains_key(name) {
+                (
+                    "approved.lock has no such family",
+                    "only an approved family (one recorded in approved.lock) can be retired",
+                )
+            } else if declared.contains_key(name) && !reused.contains(name) {
+                (
+                    "the family still has a file in families/",
+                    "delete the family's file to retire it, or drop the tombstone to keep it",
+                )
             } else {
-                None
+                continue;
             };
-            if let Some(problem) = problem {
-                report.diagnostics.push(
-                    Diagnostic::error(
-                        Code::BadTombstone,
-                        *rid,
-                        t.value.name.span.clone(),
-                        format!("tombstone of `{name}` is not valid"),
-                    )
-                    .label(problem),
-                );
-            }
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::BadTombstone,
+                    *rid,
+                    t.value.name.span.clone(),
+                    format!("tombstone of `{name}` is not valid"),
+                )
+                .label(problem)
+                .help(help),
+            );
         }
     }
 }

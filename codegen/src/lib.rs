@@ -5,6 +5,7 @@
 //! all diagnostics; lowers valid declarations into [`ir`]) -> emit.
 
 pub mod check;
+pub mod compiled_meta;
 pub mod diag;
 pub mod diff;
 pub mod emit;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
-use crate::diag::{Code, Diagnostic, FileId, Report};
+use crate::diag::{line_col, Code, Diagnostic, FileId, Report};
 use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
@@ -162,36 +162,62 @@ fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
     files
 }
 
+/// Read one manifest file. The diagnostics name the path in their location,
+/// so their messages do not repeat it.
 fn read_file(path: &Path, report: &mut Report) -> Option<String> {
-    let fail = |report: &mut Report, msg: String| {
+    let fail = |report: &mut Report, msg: String, help: &str| {
         report
             .diagnostics
-            .push(Diagnostic::at_path(Code::Io, display(path), msg));
+            .push(Diagnostic::at_path(Code::Io, display(path), msg).help(help));
         None
     };
     let meta = match fs::metadata(path) {
         Ok(m) => m,
-        Err(e) => return fail(report, format!("cannot read `{}`: {e}", display(path))),
+        Err(e) => {
+            return fail(
+                report,
+                format!("cannot read file: {e}"),
+                "a manifest directory holds `abi.toml` and `families/*.toml`",
+            )
+        }
     };
     if !meta.is_file() {
-        return fail(report, format!("`{}` is not a file", display(path)));
+        return fail(
+            report,
+            "expected a file, found a directory or special file".to_owned(),
+            "a manifest directory holds `abi.toml` and `families/*.toml`",
+        );
     }
     if meta.len() > MAX_FILE_BYTES {
         return fail(
             report,
             format!(
-                "`{}` is {} bytes, over the limit of {MAX_FILE_BYTES}",
-                display(path),
+                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
                 meta.len()
             ),
+            "manifest files are a few KiB; split or shorten it",
         );
     }
     match fs::read(path) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) => Some(text),
-            Err(e) => fail(report, format!("`{}` is not UTF-8: {e}", display(path))),
+            Err(e) => {
+                let at = e.utf8_error().valid_up_to();
+                let bytes = e.as_bytes();
+                let (line, column) = line_col(std::str::from_utf8(&bytes[..at]).unwrap_or(""), at);
+                let byte = bytes.get(at).copied().unwrap_or(0);
+                fail(
+                    report,
+                    format!("file is not UTF-8: byte 0x{byte:02X} at line {line}, column {column}"),
+                    "TOML files are UTF-8; re-save the file with UTF-8 encoding",
+                )
+            }
         },
-        Err(e) => fail(report, format!("cannot read `{}`: {e}", display(path))),
+        Err(e) => fail(
+            report,
+            format!("cannot read file: {e}"),
+            "check the file's permissions",
+        ),
     }
 }
 
@@ -216,16 +242,7 @@ fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
     let de = match toml::de::Deserializer::parse(&text) {
         Ok(de) => de,
         Err(e) => {
-            let span = e.span().unwrap_or(0..0);
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::Syntax,
-                    id,
-                    span,
-                    format!("invalid TOML: {}", first_line(e.message())),
-                )
-                .label("here"),
-            );
+            report.diagnostics.push(syntax_diagnostic(id, &text, &e));
             return None;
         }
     };
@@ -236,6 +253,70 @@ fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
             None
         }
     }
+}
+
+/// A TOML syntax error, made specific for the mistakes people make most: an
+/// unquoted string value (the parser's own message then talks about booleans
+/// or floats) and a key or table defined twice.
+fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic {
+    let span = e.span().unwrap_or(0..0);
+    let msg = first_line(e.message());
+    if let Some(word) = bare_word(text, &span) {
+        return Diagnostic::error(
+            Code::Syntax,
+            id,
+            word.clone(),
+            format!(
+                "invalid TOML: string value `{}` is not quoted",
+                &text[word.clone()]
+            ),
+        )
+        .label("unquoted string")
+        .help(format!("quote it: `\"{}\"`", &text[word]));
+    }
+    if msg == "duplicate key" {
+        let key = text
+            .get(span.clone())
+            .map(|k| k.trim().trim_matches(['"', '\'']).to_owned())
+            .filter(|k| !k.is_empty());
+        let message = match &key {
+            Some(k) => format!("invalid TOML: `{k}` is defined twice"),
+            None => "invalid TOML: duplicate key".to_owned(),
+        };
+        return Diagnostic::error(Code::Syntax, id, span, message)
+            .label("defined again here")
+            .help("a key or table is defined once; `[[name]]` (double brackets) starts another entry of an array of tables");
+    }
+    let d = Diagnostic::error(Code::Syntax, id, span, format!("invalid TOML: {msg}")).label("here");
+    if msg.starts_with("missing comma between array elements") {
+        // The parser only notices an unclosed array at the next line.
+        return d.help("if the array was meant to end before this point, add its closing `]`");
+    }
+    d
+}
+
+/// The span of an unquoted word in value position (`key = word`, `[word`,
+/// `, word`) that is not a TOML literal, if the error points at one.
+fn bare_word(text: &str, span: &std::ops::Range<usize>) -> Option<std::ops::Range<usize>> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let start = span.start;
+    let rest = text.get(start..)?;
+    if !rest.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let end = start + rest.find(|c: char| !is_word(c)).unwrap_or(rest.len());
+    let word = &text[start..end];
+    if matches!(word, "true" | "false" | "inf" | "nan") {
+        return None;
+    }
+    // `[params]`: a table header, not an array value.
+    let line = text[..start].rfind('\n').map_or(0, |i| i + 1);
+    let prefix = text[line..start].trim_start();
+    if prefix.starts_with('[') && !prefix.contains('=') {
+        return None;
+    }
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    before.ends_with(['=', '[', ',']).then_some(start..end)
 }
 
 fn first_line(s: &str) -> &str {
@@ -258,7 +339,13 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
         (
             Code::MissingKey,
             format!("missing key {}", ticks(rest)),
-            "in this table".to_owned(),
+            // The top-level table spans no key of its own: toml reports 0..0.
+            if span.end == 0 {
+                "in the top-level table of this file"
+            } else {
+                "in this table"
+            }
+            .to_owned(),
             None,
         )
     } else if let Some(rest) = msg.strip_prefix("unknown variant ") {
@@ -275,13 +362,56 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
         } else {
             "invalid value"
         };
-        (Code::WrongType, msg.to_owned(), label.to_owned(), None)
+        (
+            Code::WrongType,
+            plain_types(msg),
+            label.to_owned(),
+            quoted_number_help(msg),
+        )
     };
     let mut d = Diagnostic::error(code, id, span, message).label(label);
     if let Some(h) = help {
         d = d.help(h);
     }
     d
+}
+
+/// serde names Rust types (`u32`, `a sequence`); say what a TOML author writes.
+fn plain_types(msg: &str) -> String {
+    if msg == "invalid type: unit variant, expected newtype variant" {
+        return "invalid type: string, expected a table such as `[operation.matmul]`".to_owned();
+    }
+    let Some((head, expected)) = msg.rsplit_once(", expected ") else {
+        return msg.to_owned();
+    };
+    let expected = match expected {
+        "i64" => "an integer",
+        "i32" => "an integer from -2147483648 to 2147483647",
+        "u32" => "an integer from 0 to 4294967295",
+        "u16" => "an integer from 0 to 65535",
+        "a sequence" => "an array",
+        "a map" => "a table",
+        e if e.starts_with("struct ") => "a table",
+        e => e,
+    };
+    let head = head
+        .replacen("floating point", "float", 1)
+        .replacen("sequence", "array", 1)
+        .replacen(": map", ": table", 1);
+    format!("{head}, expected {expected}")
+}
+
+/// `slot = "0"`: a number in quotes.
+fn quoted_number_help(msg: &str) -> Option<String> {
+    let rest = msg.strip_prefix("invalid type: string \"")?;
+    let (value, _) = rest.split_once('"')?;
+    value.parse::<i64>().ok()?;
+    let expected = msg.rsplit_once(", expected ").map_or("", |(_, e)| e);
+    if expected == "a sequence" {
+        Some(format!("write an array of extents: `[{value}]`"))
+    } else {
+        Some(format!("write the number without quotes: `{value}`"))
+    }
 }
 
 /// Split serde's "`x`, expected one of `a`, `b`" into the value and a help.

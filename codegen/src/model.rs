@@ -15,6 +15,31 @@ use crate::vocab::{
     Platform, Runtime,
 };
 
+/// Regular expressions the JSON Schemas attach to string fields, so that
+/// editors flag a malformed value while it is typed. Each accepts exactly what
+/// `check` accepts, or more (never less: the schema must accept every valid
+/// manifest); `check` stays the authority. Plain syntax without lookaround, so
+/// ECMA-262, Rust `regex` and Python `re` read them alike.
+pub mod pattern {
+    /// Family, parameter and profile names (`names::identifier_problem`).
+    pub const IDENTIFIER: &str = "^[a-z][a-z0-9]*(_[a-z0-9]+)*$";
+    /// An artifact SHA-256 digest.
+    pub const SHA256: &str = "^[0-9a-f]{64}$";
+    /// The native runtime commit of `abi.toml`.
+    pub const COMMIT: &str = "^[0-9a-f]{40}$";
+    /// A receipt codec (wire-format identifier).
+    pub const CODEC: &str = "^[a-z][a-z0-9_.-]*$";
+    /// A calendar date `YYYY-MM-DD`.
+    pub const DATE: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])$";
+    /// A relative `/`-separated artifact path: no leading `/`, no backslash,
+    /// no empty, `.` or `..` segment. (Drive prefixes and control characters
+    /// are left to `check`.)
+    pub const ARTIFACT_PATH: &str = concat!(
+        r"^([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)",
+        r"(/([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$"
+    );
+}
+
 /// A value with the byte range it was read from. Its JSON Schema is that of
 /// the value: spans are a loader detail, not part of the format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,11 +85,13 @@ impl<T: JsonSchema> JsonSchema for Spanned<T> {
 #[schemars(title = "kfam ABI declaration (manifest/abi.toml)")]
 pub struct AbiFile {
     /// Native runtime commit the artifacts target (40 lowercase hex digits).
+    #[schemars(pattern(pattern::COMMIT))]
     pub revision: Spanned<String>,
     /// ABI major version: bumped on any incompatible change of the tables or C functions.
     pub major: Spanned<u16>,
     /// ABI minor version: bumped on compatible additions.
     pub minor: Spanned<u16>,
+    /// Bounds every family is checked against.
     pub limits: Spanned<Limits>,
     /// Values of the C status codes.
     pub status: Spanned<StatusCodes>,
@@ -74,10 +101,13 @@ pub struct AbiFile {
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Most tensor parameters one family may declare.
+    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
     pub max_tensor_args: Spanned<u32>,
     /// Most scalar parameters one family may declare.
+    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
     pub max_scalar_args: Spanned<u32>,
     /// Highest tensor rank.
+    #[schemars(range(min = 1, max = crate::check::RANK_CEILING))]
     pub max_rank: Spanned<u32>,
 }
 
@@ -102,10 +132,13 @@ pub struct StatusCodes {
 #[schemars(title = "kfam kernel family (manifest/families/<name>.toml)")]
 pub struct FamilyFile {
     /// Unique snake_case identifier; equals the file stem.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     /// Revision of this contract, from 1. Bump it whenever the identity changes.
+    #[schemars(range(min = 1))]
     pub revision: Spanned<u32>,
     /// One-paragraph description for generated docs (not part of the identity).
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
     pub summary: Spanned<String>,
     /// Calling rules: `program` or `kernel`, never both.
     pub contract: Spanned<Contract>,
@@ -138,15 +171,21 @@ pub enum Operation {
     Matmul(Matmul),
 }
 
+/// `[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ElementwiseBinary {
+    /// The operator.
     pub op: Spanned<BinaryOp>,
+    /// Name of the left input tensor (`in` or `inout`).
     pub lhs: Spanned<String>,
+    /// Name of the right input tensor (`in` or `inout`).
     pub rhs: Spanned<String>,
+    /// Name of the result tensor (`out` or `inout`).
     pub out: Spanned<String>,
 }
 
+/// `[operation.matmul]`: `[.., M, K] @ [K, N] -> [.., M, N]`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Matmul {
@@ -156,8 +195,11 @@ pub struct Matmul {
     pub k: Spanned<i64>,
     /// Columns of `b` and `c`.
     pub n: Spanned<i64>,
+    /// Name of the left input tensor.
     pub a: Spanned<String>,
+    /// Name of the right input tensor (same dtype as `a`).
     pub b: Spanned<String>,
+    /// Name of the result tensor (`out`, or `inout` when accumulating).
     pub c: Spanned<String>,
     /// `c += a @ b`; `c` must then be `inout`.
     #[serde(default)]
@@ -168,6 +210,8 @@ pub struct Matmul {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
+    /// Unique within the family; becomes an identifier in every binding.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     /// `tensor` (default) or `scalar`.
     #[serde(default)]
@@ -175,15 +219,18 @@ pub struct Param {
     /// `in` (default), `out` or `inout`. Scalars are always `in`.
     #[serde(default)]
     pub direction: Option<Spanned<Direction>>,
+    /// Element type.
     pub dtype: Spanned<DType>,
     /// Tensor extents; `-1` is dynamic. Absent for scalars.
     #[serde(default)]
+    #[schemars(length(min = 1), inner(range(min = -1, max = u32::MAX)))]
     pub shape: Option<Spanned<Vec<Spanned<i64>>>>,
     /// `nd` (default), `nchw` or `nz`. Tensors only.
     #[serde(default)]
     pub layout: Option<Spanned<Layout>>,
     /// Free-text description for generated docs.
     #[serde(default)]
+    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
     pub doc: Option<Spanned<String>>,
 }
 
@@ -222,10 +269,15 @@ impl<'de> Deserialize<'de> for AliasRef {
 #[serde(deny_unknown_fields)]
 pub struct Profile {
     /// Unique within the family; receipts refer to it.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
+    /// Hardware platform the artifact targets.
     pub platform: Spanned<Platform>,
+    /// Compiler backend; one the platform offers.
     pub backend: Spanned<Backend>,
+    /// Launch runtime; one the platform offers.
     pub runtime: Spanned<Runtime>,
+    /// Simulator or device.
     pub execution_mode: Spanned<ExecutionMode>,
     /// The final ABI: which parameter sits in which launch slot.
     #[serde(default)]
@@ -235,8 +287,11 @@ pub struct Profile {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Binding {
+    /// Name of the parameter placed in the slot.
     pub param: Spanned<String>,
+    /// Launch slot (or buffer-object index).
     pub slot: Spanned<u32>,
+    /// What the slot holds: `scalar_arg` for scalars, `tensor_arg` or `buffer_object` for tensors.
     pub kind: Spanned<BindingKind>,
 }
 
@@ -244,13 +299,18 @@ pub struct Binding {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Receipt {
+    /// Name of the profile the artifact qualified on.
     pub profile: Spanned<String>,
     /// Wire-format identifier of the receipt.
+    #[schemars(pattern(pattern::CODEC), length(max = 64))]
     pub codec: Spanned<String>,
     /// Artifact path relative to the artifact root.
+    #[schemars(pattern(pattern::ARTIFACT_PATH))]
     pub artifact: Spanned<String>,
     /// SHA-256 of the artifact, 64 lowercase hex digits.
+    #[schemars(pattern(pattern::SHA256))]
     pub sha256: Spanned<String>,
+    /// What the qualification was: when, on what hardware.
     pub evidence: Spanned<Evidence>,
 }
 
@@ -258,11 +318,14 @@ pub struct Receipt {
 #[serde(deny_unknown_fields)]
 pub struct Evidence {
     /// Qualification date, `YYYY-MM-DD`.
+    #[schemars(pattern(pattern::DATE))]
     pub date: Spanned<String>,
     /// Hardware (or simulator) the qualification ran on.
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
     pub hardware: Spanned<String>,
     /// Free-text note: test plan, results.
     #[serde(default)]
+    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
     pub note: Option<Spanned<String>>,
 }
 

@@ -1,7 +1,7 @@
 //! Naming: which declared names are legal, and how each language spells them.
 //! Every case conversion and keyword decision lives here, so emitters stay dumb.
 
-use heck::{ToShoutySnakeCase, ToUpperCamelCase};
+use heck::{ToShoutySnakeCase, ToSnakeCase, ToUpperCamelCase};
 
 /// Longest family, parameter or profile name.
 pub const MAX_NAME_LEN: usize = 64;
@@ -197,6 +197,16 @@ pub fn shouty(name: &str) -> String {
     name.to_shouty_snake_case()
 }
 
+/// A vocabulary's Rust name as a snake_case word: `ExecutionMode` ->
+/// `execution_mode`, and `DType` -> `dtype` (one word, as in the manifest;
+/// heck alone would split it into `d_type`). C type names and macro prefixes.
+pub fn vocab_snake(vocab_name: &str) -> String {
+    match vocab_name {
+        "DType" => "dtype".to_owned(),
+        other => other.to_snake_case(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -226,5 +236,8 @@ mod tests {
     fn cases() {
         assert_eq!(shouty("add_bf16_1024"), "ADD_BF16_1024");
         assert_eq!(camel("matmul_bf16_128x64x128"), "MatmulBf16128x64x128");
+        assert_eq!(vocab_snake("DType"), "dtype");
+        assert_eq!(vocab_snake("ExecutionMode"), "execution_mode");
+        assert_eq!(vocab_snake("BinaryOp"), "binary_op");
     }
 }

@@ -3,6 +3,8 @@
 //! builds any cache entry. The accepted document is the one described by
 //! `generated/schema/compiled_meta.schema.json`.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 
 use crate::types::{Family, Param, Profile, Receipt};
@@ -62,28 +64,28 @@ fn differs(field: &'static str) -> Refused {
 #[serde(deny_unknown_fields)]
 struct ParamDoc<'a> {
     #[serde(borrow)]
-    name: &'a str,
-    kind: &'a str,
-    direction: &'a str,
-    dtype: &'a str,
+    name: Cow<'a, str>,
+    kind: Cow<'a, str>,
+    direction: Cow<'a, str>,
+    dtype: Cow<'a, str>,
     shape: Vec<i64>,
-    layout: &'a str,
+    layout: Cow<'a, str>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CapabilityDoc<'a> {
     #[serde(borrow)]
-    contract: &'a str,
-    execution_mode: &'a str,
+    contract: Cow<'a, str>,
+    execution_mode: Cow<'a, str>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ArtifactDoc<'a> {
     #[serde(borrow)]
-    path: &'a str,
-    sha256: &'a str,
+    path: Cow<'a, str>,
+    sha256: Cow<'a, str>,
 }
 
 /// Every field of every schema version; which are required depends on
@@ -92,14 +94,14 @@ struct ArtifactDoc<'a> {
 #[serde(deny_unknown_fields)]
 struct Doc<'a> {
     #[serde(rename = "$comment", default, borrow)]
-    _comment: Option<std::borrow::Cow<'a, str>>,
+    _comment: Option<Cow<'a, str>>,
     schema: u32,
     #[serde(default, borrow)]
-    family: Option<&'a str>,
+    family: Option<Cow<'a, str>>,
     #[serde(default)]
     revision: Option<u32>,
     #[serde(default, borrow)]
-    contract: Option<&'a str>,
+    contract: Option<Cow<'a, str>>,
     #[serde(borrow)]
     params: Vec<ParamDoc<'a>>,
     #[serde(default, borrow)]
@@ -109,20 +111,20 @@ struct Doc<'a> {
     #[serde(default)]
     return_aliases: Option<Vec<u32>>,
     #[serde(borrow)]
-    platform: &'a str,
+    platform: Cow<'a, str>,
     #[serde(borrow)]
-    backend: &'a str,
+    backend: Cow<'a, str>,
     #[serde(default, borrow)]
-    runtime: Option<&'a str>,
+    runtime: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    execution_mode: Option<&'a str>,
+    execution_mode: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
     capabilities: Option<Vec<CapabilityDoc<'a>>>,
     #[serde(default, borrow)]
     artifact: Option<ArtifactDoc<'a>>,
     /// The native runtime revision the artifact was built against.
     #[serde(default, borrow)]
-    abi_revision: Option<&'a str>,
+    abi_revision: Option<Cow<'a, str>>,
 }
 
 /// A parsed vocabulary value, or a malformed document.
@@ -139,10 +141,10 @@ struct ParamView {
 
 fn param_view(p: &ParamDoc<'_>) -> Result<ParamView, Refused> {
     Ok(ParamView {
-        kind: vocab(p.kind, ParamKind::parse)?,
-        direction: vocab(p.direction, Direction::parse)?,
-        dtype: vocab(p.dtype, DType::parse)?,
-        layout: vocab(p.layout, Layout::parse)?,
+        kind: vocab(&p.kind, ParamKind::parse)?,
+        direction: vocab(&p.direction, Direction::parse)?,
+        dtype: vocab(&p.dtype, DType::parse)?,
+        layout: vocab(&p.layout, Layout::parse)?,
     })
 }
 
@@ -182,8 +184,8 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     let doc: Doc<'_> = serde_json::from_slice(json).map_err(|_| refuse(Admission::Malformed))?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
-    let platform = vocab(doc.platform, Platform::parse)?;
-    let backend = vocab(doc.backend, Backend::parse)?;
+    let platform = vocab(&doc.platform, Platform::parse)?;
+    let backend = vocab(&doc.backend, Backend::parse)?;
     for p in doc.params.iter().chain(doc.lowered_params.iter().flatten()) {
         param_view(p)?;
     }
@@ -250,12 +252,18 @@ fn admit_v3(
     sha256: &str,
 ) -> Result<Admitted, Refused> {
     let malformed = || refuse(Admission::Malformed);
-    let name = doc.family.ok_or_else(malformed)?;
+    let name = doc.family.as_deref().ok_or_else(malformed)?;
     let revision = doc.revision.ok_or_else(malformed)?;
-    let contract = vocab(doc.contract.ok_or_else(malformed)?, Contract::parse)?;
-    let runtime = vocab(doc.runtime.ok_or_else(malformed)?, Runtime::parse)?;
+    let contract = vocab(
+        doc.contract.as_deref().ok_or_else(malformed)?,
+        Contract::parse,
+    )?;
+    let runtime = vocab(
+        doc.runtime.as_deref().ok_or_else(malformed)?,
+        Runtime::parse,
+    )?;
     let mode = vocab(
-        doc.execution_mode.ok_or_else(malformed)?,
+        doc.execution_mode.as_deref().ok_or_else(malformed)?,
         ExecutionMode::parse,
     )?;
     let artifact = doc.artifact.as_ref().ok_or_else(malformed)?;
@@ -267,7 +275,7 @@ fn admit_v3(
         doc.return_count,
         &doc.return_aliases,
         &doc.capabilities,
-        doc.abi_revision,
+        doc.abi_revision.as_deref(),
     ) else {
         return Err(recompile());
     };
@@ -284,8 +292,8 @@ fn admit_v3(
     let [cap] = caps.as_slice() else {
         return Err(recompile());
     };
-    if vocab(cap.contract, Contract::parse)? != contract
-        || vocab(cap.execution_mode, ExecutionMode::parse)? != mode
+    if vocab(&cap.contract, Contract::parse)? != contract
+        || vocab(&cap.execution_mode, ExecutionMode::parse)? != mode
     {
         return Err(recompile());
     }

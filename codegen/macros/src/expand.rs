@@ -18,6 +18,32 @@ fn crate_dir() -> PathBuf {
         .unwrap_or_default()
 }
 
+/// `"path"` or `"path", abi = "abi path"`.
+pub struct Input {
+    pub path: syn::LitStr,
+    pub abi: Option<syn::LitStr>,
+}
+
+impl syn::parse::Parse for Input {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let path: syn::LitStr = input.parse()?;
+        let mut abi = None;
+        if input.parse::<Option<syn::Token![,]>>()?.is_some() && !input.is_empty() {
+            let key: syn::Ident = input.parse()?;
+            if key != "abi" {
+                return Err(syn::Error::new(
+                    key.span(),
+                    "expected `abi = \"path/to/abi.toml\"`",
+                ));
+            }
+            input.parse::<syn::Token![=]>()?;
+            abi = Some(input.parse()?);
+            input.parse::<Option<syn::Token![,]>>()?;
+        }
+        Ok(Input { path, abi })
+    }
+}
+
 fn nearest_abi(file: &Path) -> Option<PathBuf> {
     file.ancestors()
         .skip(1)
@@ -25,12 +51,17 @@ fn nearest_abi(file: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-pub fn manifest(lit: &syn::LitStr) -> TokenStream {
-    let written = lit.value();
+pub fn manifest(input: &Input) -> TokenStream {
+    let lit = &input.path;
     let base = crate_dir();
-    let path = base.join(&written);
+    let path = base.join(lit.value());
+    let abi = input.abi.as_ref().map(|a| base.join(a.value()));
+    if let (Some(a), false) = (&input.abi, path.is_file()) {
+        let msg = "`abi = ...` applies to a single family file; a manifest directory has its own `abi.toml`";
+        return quote_spanned!(a.span()=> ::core::compile_error!(#msg););
+    }
     let (ir, mut report) = if path.is_file() {
-        match nearest_abi(&path) {
+        match abi.or_else(|| nearest_abi(&path)) {
             Some(abi) => kfam_codegen::check_files(&abi, &[path.clone()]),
             None => {
                 let mut report = Report::default();

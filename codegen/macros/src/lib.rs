@@ -9,9 +9,15 @@ mod expand;
 /// Expand to `ABI`, `FAMILIES`, `ARTIFACTS` and `families::*` for the manifest
 /// at `path` (relative to the calling crate's `CARGO_MANIFEST_DIR`): a
 /// manifest directory (holding `abi.toml` and `families/`), or one family
-/// file checked against the nearest `abi.toml` in its directory or above.
+/// file checked against `abi = "..."` when given, else the nearest
+/// `abi.toml` in its directory or above.
+///
+/// ```ignore
+/// kfam_runtime::manifest!("manifest");
+/// kfam_runtime::manifest!("kernels/add.toml", abi = "manifest/abi.toml");
+/// ```
 #[proc_macro]
 pub fn manifest(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
-    let lit = syn::parse_macro_input!(input as syn::LitStr);
-    expand::manifest(&lit).into()
+    let input = syn::parse_macro_input!(input as expand::Input);
+    expand::manifest(&input).into()
 }

@@ -10,7 +10,7 @@ pub use codes::Code;
 
 use std::ops::Range;
 
-use annotate_snippets::{AnnotationKind, Level, Renderer, Snippet};
+use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
 
 /// Index of a file in a [`SourceMap`].
@@ -199,11 +199,8 @@ impl Diagnostic {
                         .annotation(ann),
                 )
             }
-            Location::Path(p) => title.element(
-                Snippet::<annotate_snippets::Annotation>::source("")
-                    .path(p.as_str())
-                    .fold(true),
-            ),
+            // No source to show: just ` --> path`.
+            Location::Path(p) => title.element(Origin::path(p.as_str())),
         };
         for note in &self.notes {
             group = group.element(Level::NOTE.message(note.as_str()));

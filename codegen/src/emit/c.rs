@@ -1,8 +1,1621 @@
-//! Placeholder until this emitter lands.
+//! The C header `include/kfam/kfam.h`, for C99 and C++17 consumers.
+//!
+//! One self-contained header: ABI constants, every vocabulary as an enum with
+//! explicit values, the status codes of `abi.toml`, the table structs, the
+//! approved-family tables as `static const` data (header-only use, no link
+//! step), per-family named constants, and the declarations of the runtime
+//! library's C functions. The design is documented in `docs/c.md`.
+//!
+//! Free text (summaries, docs, evidence) is copied through [`c_string_literal`]
+//! and [`c_comment_text`], which make any text safe inside a string literal or
+//! a `/* */` comment. Every generated macro and enumerator name is recorded;
+//! a name generated twice (e.g. family `abi` would make `KFAM_ABI_REVISION`
+//! collide with the ABI constant) turns into an `#error` in the header, and
+//! [`c_name_collisions`] reports it to Rust callers, so a collision fails
+//! closed instead of silently shadowing a value.
 
-use super::GeneratedFile;
-use crate::ir::Ir;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
-pub fn emit(_ir: &Ir) -> Vec<GeneratedFile> {
-    Vec::new()
+use super::{marker_line, GeneratedFile};
+use crate::ir::{Family, Ir, Operation, Param};
+use crate::names::{shouty, vocab_snake};
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
+    OperationKind, ParamKind, Platform, Runtime, Status, CATALOGS,
+};
+
+/// Where the header goes, relative to the output directory.
+pub const HEADER_PATH: &str = "include/kfam/kfam.h";
+
+/// Rank of an NZ-lowered shape, `[prod(leading), C/c0, R/16, 16, c0]`.
+const NZ_LOWERED_RANK: usize = 5;
+
+/// ISO C99's minimum supported length of a string literal (5.2.4.1); longer
+/// literals fail `-pedantic` (`-Woverlength-strings`).
+const C99_MAX_STRING_BYTES: usize = 4095;
+
+pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+    vec![GeneratedFile::new(HEADER_PATH, header(ir))]
+}
+
+/// The generated C macro and enumerator names that are defined more than
+/// once for `ir` (empty for a usable header). The header itself turns each
+/// into an `#error`; callers such as the checker can report them earlier.
+pub fn c_name_collisions(ir: &Ir) -> Vec<String> {
+    render(ir).1
+}
+
+fn header(ir: &Ir) -> String {
+    render(ir).0
+}
+
+// ---------------------------------------------------------------------------
+// Escaping
+
+/// A C/C++ narrow string literal, quotes included, holding exactly the UTF-8
+/// bytes of `text`. `"` and `\` are escaped, newline and tab use `\n` and
+/// `\t`, a `?` that follows a `?` is written `\?` (no trigraph can form in
+/// C99), and every other byte outside printable ASCII is a three-digit octal
+/// escape (octal escapes stop after three digits, unlike `\x`, so the next
+/// character can never be swallowed).
+pub fn c_string_literal(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    let mut prev = 0u8;
+    for b in text.bytes() {
+        match b {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\t' => out.push_str("\\t"),
+            b'?' if prev == b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+        prev = b;
+    }
+    out.push('"');
+    out
+}
+
+/// Free text made safe inside a `/* ... */` comment, line breaks kept as
+/// `\n`: `*/` and `/*` are split by a space (the text can neither end the
+/// comment nor trip `-Wcomment`), `??` becomes `? ?` (no trigraph, in
+/// particular no `??/` line splice), a backslash that would end a line (and
+/// splice it with the next) is spelled `(backslash)`, trailing whitespace is
+/// trimmed, and any character outside printable ASCII is written `<U+XXXX>`.
+pub fn c_comment_text(text: &str) -> String {
+    let mut lines = Vec::new();
+    for raw in text.split('\n') {
+        let mut line = String::with_capacity(raw.len());
+        for c in raw.chars() {
+            let last = line.chars().last();
+            match c {
+                ' '..='~' => {
+                    let split = matches!(
+                        (last, c),
+                        (Some('*'), '/') | (Some('/'), '*') | (Some('?'), '?')
+                    );
+                    if split {
+                        line.push(' ');
+                    }
+                    line.push(c);
+                }
+                '\t' => line.push(' '),
+                _ => {
+                    let _ = write!(line, "<U+{:04X}>", c as u32);
+                }
+            }
+        }
+        let mut line = line.trim_end().to_owned();
+        if line.ends_with('\\') {
+            line.pop();
+            line.push_str("(backslash)");
+        }
+        lines.push(line);
+    }
+    lines.join("\n")
+}
+
+// ---------------------------------------------------------------------------
+// A small source writer
+
+struct W {
+    out: String,
+    /// Every macro and enumerator name, with how often it was defined.
+    names: BTreeMap<String, usize>,
+    /// String literals over the C99 length limit (emitter-side guard; the
+    /// checker's text limits keep real manifests below it).
+    overlong: Vec<String>,
+}
+
+impl W {
+    fn new() -> Self {
+        W {
+            out: String::new(),
+            names: BTreeMap::new(),
+            overlong: Vec::new(),
+        }
+    }
+
+    fn line(&mut self, s: &str) {
+        self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    fn blank(&mut self) {
+        if !self.out.ends_with("\n\n") {
+            self.out.push('\n');
+        }
+    }
+
+    /// A `/** */` doc comment at `indent` spaces; nothing when `text` is blank.
+    fn doc(&mut self, indent: usize, text: &str) {
+        let clean = c_comment_text(text);
+        let lines: Vec<&str> = clean.lines().collect();
+        let first = lines.iter().position(|l| !l.trim().is_empty());
+        let last = lines.iter().rposition(|l| !l.trim().is_empty());
+        let (Some(first), Some(last)) = (first, last) else {
+            return;
+        };
+        let lines = &lines[first..=last];
+        let pad = " ".repeat(indent);
+        if let [one] = lines {
+            self.line(&format!("{pad}/** {} */", one.trim()));
+        } else {
+            self.line(&format!("{pad}/**"));
+            for l in lines {
+                if l.is_empty() {
+                    self.line(&format!("{pad} *"));
+                } else {
+                    self.line(&format!("{pad} * {l}"));
+                }
+            }
+            self.line(&format!("{pad} */"));
+        }
+    }
+
+    /// A plain `/* */` comment line (generator-written text).
+    fn comment(&mut self, indent: usize, text: &str) {
+        let pad = " ".repeat(indent);
+        self.line(&format!(
+            "{pad}/* {} */",
+            c_comment_text(text).replace('\n', " ")
+        ));
+    }
+
+    fn record(&mut self, name: &str) {
+        *self.names.entry(name.to_owned()).or_default() += 1;
+    }
+
+    fn define(&mut self, name: &str, value: &str) {
+        self.record(name);
+        self.line(&format!("#define {name} {value}"));
+    }
+
+    /// A string literal for `text`, checked against the C99 length limit.
+    fn string(&mut self, text: &str) -> String {
+        if text.len() > C99_MAX_STRING_BYTES {
+            self.overlong.push(text.chars().take(40).collect());
+        }
+        c_string_literal(text)
+    }
+
+    fn opt_string(&mut self, text: Option<&str>) -> String {
+        text.map_or_else(|| "NULL".to_owned(), |t| self.string(t))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Struct descriptions: one field list drives both the typedef and every
+// positional initializer, so they cannot disagree (C++17 has no designated
+// initializers, and `-Wextra` wants every field initialized).
+
+struct Field {
+    /// The C type before the name (`const char *`, `uint32_t`).
+    ty: &'static str,
+    name: &'static str,
+    /// Array extent (a macro name or number), for array fields.
+    array: Option<&'static str>,
+    doc: &'static str,
+}
+
+const fn f(ty: &'static str, name: &'static str, doc: &'static str) -> Field {
+    Field {
+        ty,
+        name,
+        array: None,
+        doc,
+    }
+}
+
+const fn fa(ty: &'static str, name: &'static str, array: &'static str, doc: &'static str) -> Field {
+    Field {
+        ty,
+        name,
+        array: Some(array),
+        doc,
+    }
+}
+
+const STRUCT_SIZE_DOC: &str =
+    "`sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD).";
+
+const PARAM_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("uint32_t", "index", "Position in the complete signature (scalars included)."),
+    f("const char *", "name", "Declared name (snake_case identifier)."),
+    f("const char *", "doc", "Declared documentation, or NULL."),
+    f("int32_t", "kind", "A kfam_param_kind code."),
+    f("int32_t", "direction", "A kfam_direction code (always KFAM_DIRECTION_IN for scalars)."),
+    f("int32_t", "dtype", "A kfam_dtype code."),
+    f("int32_t", "layout", "A kfam_layout code."),
+    f("uint32_t", "pool_index", "Index among the family's tensors (tensors) or scalars (scalars)."),
+    f("uint32_t", "rank", "Number of used entries of `shape`; 0 for scalars."),
+    f("uint32_t", "lowered_rank", "Number of used entries of `lowered_shape`; 0 for scalars."),
+    fa("int64_t", "shape", "KFAM_MAX_RANK", "Logical shape; KFAM_DIM_DYNAMIC is a dynamic extent; unused entries are 0."),
+    fa(
+        "int64_t",
+        "lowered_shape",
+        "KFAM_MAX_LOWERED_RANK",
+        "Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape; unused entries are 0.",
+    ),
+];
+
+const BINDING_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "uint32_t",
+        "param",
+        "Signature index of the bound parameter (kfam_family.params).",
+    ),
+    f(
+        "uint32_t",
+        "slot",
+        "Launch slot (argument position or buffer-object index).",
+    ),
+    f("int32_t", "kind", "A kfam_binding_kind code."),
+];
+
+const PROFILE_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("uint32_t", "index", "Position in kfam_family.profiles."),
+    f(
+        "const char *",
+        "name",
+        "Declared name (snake_case identifier).",
+    ),
+    f("int32_t", "platform", "A kfam_platform code."),
+    f("int32_t", "backend", "A kfam_backend code."),
+    f("int32_t", "runtime", "A kfam_runtime code."),
+    f("int32_t", "execution_mode", "A kfam_execution_mode code."),
+    f("uint32_t", "binding_count", "Entries of `bindings`."),
+    f(
+        "const kfam_binding *",
+        "bindings",
+        "Final-ABI bindings, sorted by slot; NULL when binding_count is 0.",
+    ),
+];
+
+const RECEIPT_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "uint32_t",
+        "profile",
+        "Index of the qualified profile in kfam_family.profiles.",
+    ),
+    f("const char *", "codec", "Wire-format id of the artifact."),
+    f(
+        "const char *",
+        "artifact",
+        "Artifact path, relative to the artifact root, `/`-separated.",
+    ),
+    f(
+        "const char *",
+        "sha256",
+        "SHA-256 of the artifact: 64 lowercase hex digits.",
+    ),
+    f(
+        "const char *",
+        "evidence_date",
+        "Qualification date, YYYY-MM-DD.",
+    ),
+    f(
+        "const char *",
+        "evidence_hardware",
+        "Hardware the artifact qualified on.",
+    ),
+    f(
+        "const char *",
+        "evidence_note",
+        "Free-text note on the qualification, or NULL.",
+    ),
+];
+
+const FAMILY_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("uint16_t", "abi_major", "KFAM_ABI_MAJOR of the producer of this record."),
+    f("uint16_t", "abi_minor", "KFAM_ABI_MINOR of the producer of this record."),
+    f("uint32_t", "index", "Position in kfam_families (families are sorted by name)."),
+    f("uint32_t", "revision", "Approved revision of the family contract."),
+    f("const char *", "name", "Family name (snake_case identifier, unique)."),
+    f("const char *", "identity", "Identity digest of this revision: 64 lowercase hex digits (as in approved.lock)."),
+    f("const char *", "summary", "One-paragraph description (not part of the identity)."),
+    f(
+        "const char *",
+        "torch_schema",
+        "The torch dispatcher schema (`kfam::NAME(...) -> ...`), or NULL when the signature has no torch spelling (a uint64 scalar).",
+    ),
+    f("int32_t", "contract", "A kfam_contract code."),
+    f("int32_t", "torch", "1 when the family offers a torch dispatcher binding (manifest `torch = true`), else 0."),
+    f("int32_t", "operation_kind", "A kfam_operation_kind code."),
+    f("int32_t", "binary_op", "A kfam_binary_op code for KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, else -1."),
+    fa(
+        "uint32_t",
+        "operands",
+        "KFAM_OPERAND_COUNT",
+        "Signature indices of the operands: lhs, rhs, out (elementwise) or a, b, c (matmul).",
+    ),
+    f("int32_t", "accumulate", "Matmul: 1 when c += a @ b, 0 when c = a @ b; 0 otherwise."),
+    f("int64_t", "m", "Matmul M (KFAM_DIM_DYNAMIC when dynamic); 0 otherwise."),
+    f("int64_t", "k", "Matmul K; 0 otherwise."),
+    f("int64_t", "n", "Matmul N; 0 otherwise."),
+    f("uint32_t", "param_count", "Entries of `params`."),
+    f("uint32_t", "tensor_count", "Tensor parameters among `params`."),
+    f("uint32_t", "scalar_count", "Scalar parameters among `params`."),
+    f("uint32_t", "return_count", "Entries of `returns`."),
+    f("const kfam_param *", "params", "The ordered logical signature."),
+    f(
+        "const uint32_t *",
+        "returns",
+        "Return aliases: signature indices of out/inout tensors, repeats kept; NULL when return_count is 0.",
+    ),
+    f("uint32_t", "profile_count", "Entries of `profiles`."),
+    f("uint32_t", "receipt_count", "Entries of `receipts`."),
+    f("const kfam_profile *", "profiles", "Artifact profiles, in declaration order; NULL when profile_count is 0."),
+    f("const kfam_receipt *", "receipts", "Qualification receipts, in declaration order; NULL when receipt_count is 0."),
+];
+
+const TABLE_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "uint16_t",
+        "abi_major",
+        "KFAM_ABI_MAJOR of the producer of the tables.",
+    ),
+    f(
+        "uint16_t",
+        "abi_minor",
+        "KFAM_ABI_MINOR of the producer of the tables.",
+    ),
+    f(
+        "const char *",
+        "abi_revision",
+        "KFAM_ABI_REVISION: the native runtime commit the artifacts target.",
+    ),
+    f("uint32_t", "max_tensor_args", "KFAM_MAX_TENSOR_ARGS."),
+    f("uint32_t", "max_scalar_args", "KFAM_MAX_SCALAR_ARGS."),
+    f("uint32_t", "max_rank", "KFAM_MAX_RANK."),
+    f("uint32_t", "family_count", "Entries of `families`."),
+    f(
+        "const kfam_family *",
+        "families",
+        "Every approved family, sorted by name.",
+    ),
+];
+
+const ARTIFACT_MATCH_FIELDS: &[Field] = &[
+    f(
+        "uint32_t",
+        "struct_size",
+        "In: sizeof(kfam_artifact_match) as the caller compiled it.",
+    ),
+    f(
+        "uint32_t",
+        "family_index",
+        "Out: index of the family in the library's table.",
+    ),
+    f(
+        "uint32_t",
+        "profile_index",
+        "Out: index of the profile in family->profiles.",
+    ),
+    f(
+        "uint32_t",
+        "receipt_index",
+        "Out: index of the receipt in family->receipts.",
+    ),
+    f(
+        "const kfam_family *",
+        "family",
+        "Out: the family (library-owned, valid for the life of the process).",
+    ),
+    f(
+        "const kfam_profile *",
+        "profile",
+        "Out: the profile the receipt qualifies.",
+    ),
+    f(
+        "const kfam_receipt *",
+        "receipt",
+        "Out: the receipt that records the digest.",
+    ),
+];
+
+const CAPABILITY_FIELDS: &[Field] = &[
+    f(
+        "uint32_t",
+        "struct_size",
+        "In: sizeof(kfam_capability_result) as the caller compiled it.",
+    ),
+    f(
+        "int32_t",
+        "outcome",
+        "Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported.",
+    ),
+    f(
+        "uint32_t",
+        "family_index",
+        "Out: index of the family in the library's table (when the family is known).",
+    ),
+    f(
+        "uint32_t",
+        "profile_index",
+        "Out: index of the matching profile (when supported).",
+    ),
+    f(
+        "uint32_t",
+        "receipt_index",
+        "Out: index of the matching receipt (when supported).",
+    ),
+    f(
+        "const kfam_family *",
+        "family",
+        "Out: the family, or NULL when unknown.",
+    ),
+    f(
+        "const kfam_profile *",
+        "profile",
+        "Out: the matching profile, or NULL.",
+    ),
+    f(
+        "const kfam_receipt *",
+        "receipt",
+        "Out: the receipt that qualifies the profile, or NULL.",
+    ),
+];
+
+const ADMISSION_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", "In: sizeof(kfam_admission) as the caller compiled it."),
+    f("int32_t", "outcome", "Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted."),
+    f("int32_t", "contract", "Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused."),
+    f("uint32_t", "family_index", "Out: index of the admitted family in the library's table."),
+    f("uint32_t", "profile_index", "Out: index of the matching profile."),
+    f("uint32_t", "receipt_index", "Out: index of the matching receipt."),
+    f("const kfam_family *", "family", "Out: the admitted family, or NULL when refused."),
+    f("const kfam_profile *", "profile", "Out: the matching profile, or NULL."),
+    f("const kfam_receipt *", "receipt", "Out: the matching receipt, or NULL."),
+    f(
+        "const char *",
+        "field",
+        "Out: for KFAM_ADMISSION_NOT_APPROVED, the first field that differs (e.g. \"params\", \"artifact.sha256\"); else NULL. Library-owned.",
+    ),
+];
+
+const TENSOR_ARG_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", "sizeof(kfam_tensor_arg) as the caller compiled it; equal in every element of an array."),
+    f("int32_t", "dtype", "A kfam_dtype code."),
+    f("int32_t", "format", "Physical storage format, a kfam_storage_format code (KFAM_STORAGE_FORMAT_ND for plain strided tensors)."),
+    f("uint32_t", "rank", "Entries of `shape` and `strides`."),
+    f("const int64_t *", "shape", "Logical extents of the view (what kfam_param.shape describes; for NZ too), `rank` entries."),
+    f(
+        "const int64_t *",
+        "strides",
+        "Strides in elements, `rank` entries; NULL means contiguous row-major. Ignored for KFAM_STORAGE_FORMAT_FRACTAL_NZ.",
+    ),
+    f("int64_t", "storage_offset", "Offset of the view's first element into its storage, in elements (0 for NZ)."),
+    f("uint64_t", "storage_bytes", "Capacity of the underlying storage in bytes."),
+    f(
+        "uint64_t",
+        "storage",
+        "Identity of the underlying storage (its base address, host or device): views of one storage share it.",
+    ),
+    f("int32_t", "device_index", "Device ordinal of the storage; every tensor of a call is on the same one."),
+];
+
+const SCALAR_ARG_FIELDS: &[Field] = &[
+    f(
+        "uint32_t",
+        "struct_size",
+        "sizeof(kfam_scalar_arg) as the caller compiled it; equal in every element of an array.",
+    ),
+    f(
+        "int32_t",
+        "kind",
+        "A kfam_scalar_value_kind code: the caller's host type, which names the member of `value`.",
+    ),
+    f(
+        "kfam_scalar_value",
+        "value",
+        "The value, in the member named by `kind`.",
+    ),
+];
+
+const CALL_ERROR_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", "In: sizeof(kfam_call_error) as the caller compiled it."),
+    f(
+        "int32_t",
+        "rule",
+        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code).",
+    ),
+    f("int32_t", "param_index", "Out: signature index of the parameter concerned, or -1 (argument counts)."),
+];
+
+fn emit_struct(w: &mut W, name: &str, doc: &str, fields: &[Field]) {
+    w.doc(0, doc);
+    w.record(name);
+    w.line(&format!("typedef struct {name} {{"));
+    for fld in fields {
+        w.doc(4, fld.doc);
+        let sep = if fld.ty.ends_with('*') { "" } else { " " };
+        match fld.array {
+            Some(n) => w.line(&format!("    {}{sep}{}[{n}];", fld.ty, fld.name)),
+            None => w.line(&format!("    {}{sep}{};", fld.ty, fld.name)),
+        }
+    }
+    w.line(&format!("}} {name};"));
+    w.blank();
+}
+
+/// A positional initializer for `fields` from `(field, value)` pairs, one
+/// field per line with its name in a comment. Panics on a missing or extra
+/// field: an emitter bug, caught by the tests.
+fn initializer(indent: usize, fields: &[Field], values: &[(&str, String)]) -> String {
+    assert_eq!(
+        fields.len(),
+        values.len(),
+        "initializer and field list disagree"
+    );
+    let pad = " ".repeat(indent);
+    let mut s = format!("{pad}{{\n");
+    for (i, fld) in fields.iter().enumerate() {
+        let value = values
+            .iter()
+            .find(|(n, _)| *n == fld.name)
+            .map(|(_, v)| v)
+            .unwrap_or_else(|| panic!("no value for field `{}`", fld.name));
+        let comma = if i + 1 < fields.len() { "," } else { "" };
+        let _ = writeln!(s, "{pad}    {value}{comma} /* {} */", fld.name);
+    }
+    let _ = write!(s, "{pad}}}");
+    s
+}
+
+fn int_array(values: impl IntoIterator<Item = String>) -> String {
+    format!("{{{}}}", values.into_iter().collect::<Vec<_>>().join(", "))
+}
+
+/// `values` padded with zeros to the array extent `len` (more values than
+/// that stay, so the compiler rejects them instead of the emitter dropping them).
+fn padded(values: &[i64], len: usize) -> String {
+    int_array((0..len.max(values.len())).map(|i| values.get(i).copied().unwrap_or(0).to_string()))
+}
+
+// ---------------------------------------------------------------------------
+// Vocabularies
+
+/// C type names that differ from `kfam_<vocabulary>`, because that name is
+/// taken by a function or struct of the C ABI (`kfam_capability()`,
+/// `struct kfam_admission`). Their enumerators keep the vocabulary prefix
+/// (`KFAM_CAPABILITY_SUPPORTED`).
+const C_TYPE_RENAMES: &[(&str, &str)] = &[
+    ("Capability", "kfam_capability_outcome"),
+    ("Admission", "kfam_admission_outcome"),
+];
+
+/// `kfam_dtype`, `kfam_execution_mode`, `kfam_capability_outcome`.
+fn c_type(vocab_name: &str) -> String {
+    C_TYPE_RENAMES
+        .iter()
+        .find(|(v, _)| *v == vocab_name)
+        .map_or_else(
+            || format!("kfam_{}", vocab_snake(vocab_name)),
+            |(_, c)| (*c).to_owned(),
+        )
+}
+
+/// `KFAM_DTYPE`: the prefix of a vocabulary's enumerators and macros.
+fn enum_prefix(vocab_name: &str) -> String {
+    format!("KFAM_{}", shouty(&vocab_snake(vocab_name)))
+}
+
+/// `KFAM_DTYPE_BF16`.
+fn enumerator(vocab_name: &str, member: &str) -> String {
+    format!("{}_{}", enum_prefix(vocab_name), shouty(member))
+}
+
+/// Whether the codes are exactly 0..n-1, so `<PREFIX>_COUNT` bounds them.
+fn is_dense(codes: impl IntoIterator<Item = i32>) -> bool {
+    codes
+        .into_iter()
+        .enumerate()
+        .all(|(i, c)| usize::try_from(c) == Ok(i))
+}
+
+fn emit_enum(w: &mut W, name: &str, prefix: &str, doc: &str, members: &[(i32, String, &str)]) {
+    w.doc(0, doc);
+    w.record(name);
+    w.line(&format!("typedef enum {name} {{"));
+    for (i, (value, ident, mdoc)) in members.iter().enumerate() {
+        w.doc(4, mdoc);
+        w.record(ident);
+        let comma = if i + 1 < members.len() { "," } else { "" };
+        w.line(&format!("    {ident} = {value}{comma}"));
+    }
+    w.line(&format!("}} {name};"));
+    if is_dense(members.iter().map(|m| m.0)) {
+        let count = format!("{prefix}_COUNT");
+        w.doc(
+            0,
+            &format!("Members of {name}; their codes run from 0 to {count} - 1."),
+        );
+        w.define(&count, &members.len().to_string());
+    }
+    w.blank();
+}
+
+/// `static inline const char *kfam_dtype_name(int32_t code)`: the manifest
+/// spelling of a code, NULL for an unknown code.
+fn emit_name_fn(w: &mut W, type_name: &str, members: &[(i32, String, &str)], spellings: &[&str]) {
+    w.doc(
+        0,
+        &format!("The spelling of a {type_name} code, or NULL for an unknown code."),
+    );
+    let fn_name = format!("{type_name}_name");
+    w.record(&fn_name);
+    w.line(&format!(
+        "static inline const char *{fn_name}(int32_t code)"
+    ));
+    w.line("{");
+    w.line("    switch (code) {");
+    for ((_, ident, _), spelling) in members.iter().zip(spellings) {
+        let lit = w.string(spelling);
+        w.line(&format!("    case {ident}: return {lit};"));
+    }
+    w.line("    default: return NULL;");
+    w.line("    }");
+    w.line("}");
+    w.blank();
+}
+
+fn emit_vocabularies(w: &mut W, ir: &Ir) {
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Vocabularies: closed enums with stable codes. Codes are part of the ABI:");
+    w.line(" * never reused or renumbered, new members are added at the end. C enums are");
+    w.line(" * int-sized, which is not a fixed width, so every table and descriptor");
+    w.line(" * stores codes as int32_t; the enum types name the codes, and the functions");
+    w.line(" * that take them by value are guarded by the size check below.");
+    w.line(" * <PREFIX>_COUNT exists where the codes run from 0 without gaps.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    let mut types = Vec::new();
+    for cat in CATALOGS {
+        let ty = c_type(cat.name);
+        let members: Vec<(i32, String, &str)> = cat
+            .members
+            .iter()
+            .map(|m| (m.code, enumerator(cat.name, m.spelling), m.doc))
+            .collect();
+        emit_enum(w, &ty, &enum_prefix(cat.name), cat.doc, &members);
+        let spellings: Vec<&str> = cat.members.iter().map(|m| m.spelling).collect();
+        emit_name_fn(w, &ty, &members, &spellings);
+        types.push(ty);
+    }
+    // Status codes: the values come from abi.toml, the names and docs from
+    // the vocabulary.
+    let status = Status::CATALOG;
+    let status_ty = c_type(status.name);
+    let status_doc = |s: Status| {
+        status
+            .members
+            .iter()
+            .find(|m| m.spelling == s.as_str())
+            .map_or("", |m| m.doc)
+    };
+    let members: Vec<(i32, String, &str)> = ir
+        .abi
+        .status
+        .iter()
+        .map(|(s, value)| (*value, enumerator(status.name, s.as_str()), status_doc(*s)))
+        .collect();
+    let doc = format!(
+        "{}\nEvery function of the runtime library returns one of these as int32_t.",
+        status.doc.trim()
+    );
+    emit_enum(w, &status_ty, &enum_prefix(status.name), &doc, &members);
+    let spellings: Vec<&str> = ir.abi.status.iter().map(|(s, _)| s.as_str()).collect();
+    emit_name_fn(w, &status_ty, &members, &spellings);
+    types.push(status_ty);
+
+    w.comment(0, "Compile-time check: every kfam enum is exactly as wide as int32_t (fails on -fshort-enums).");
+    let cond = types
+        .iter()
+        .map(|t| format!("sizeof({t}) == sizeof(int32_t)"))
+        .collect::<Vec<_>>()
+        .join(" &&\n    ");
+    w.line(&format!(
+        "typedef char kfam_gen_enums_are_int32[({cond}) ? 1 : -1];"
+    ));
+    w.blank();
+}
+
+// ---------------------------------------------------------------------------
+// Per-family constants and tables
+
+fn fam_prefix(f: &Family) -> String {
+    format!("KFAM_{}", shouty(&f.name))
+}
+
+fn emit_family_constants(w: &mut W, index: usize, f: &Family) {
+    let p = fam_prefix(f);
+    w.line(&format!(
+        "/* --- {} (revision {}) --- */",
+        f.name, f.revision
+    ));
+    w.doc(0, &f.summary);
+    w.define(&format!("{p}_INDEX"), &index.to_string());
+    let name = w.string(&f.name);
+    w.define(&format!("{p}_NAME"), &name);
+    w.define(&format!("{p}_REVISION"), &f.revision.to_string());
+    let identity = w.string(&f.identity);
+    w.define(&format!("{p}_IDENTITY"), &identity);
+    w.define(&format!("{p}_TENSOR_COUNT"), &f.tensor_count.to_string());
+    w.define(&format!("{p}_SCALAR_COUNT"), &f.scalar_count.to_string());
+    for param in &f.params {
+        if let Some(doc) = &param.doc {
+            w.doc(0, doc);
+        }
+        w.define(
+            &format!("{p}_PARAM_{}", shouty(&param.name)),
+            &param.index.to_string(),
+        );
+    }
+    for (pi, profile) in f.profiles.iter().enumerate() {
+        let pp = format!("{p}_{}", shouty(&profile.name));
+        w.define(
+            &format!("{p}_PROFILE_{}", shouty(&profile.name)),
+            &pi.to_string(),
+        );
+        for b in &profile.bindings {
+            w.define(
+                &format!("{pp}_SLOT_{}", shouty(&f.params[b.param].name)),
+                &b.slot.to_string(),
+            );
+        }
+    }
+    // A family-wide slot constant where every profile agrees.
+    if !f.profiles.is_empty() {
+        for param in &f.params {
+            let slots: Vec<Option<u32>> = f
+                .profiles
+                .iter()
+                .map(|pr| {
+                    pr.bindings
+                        .iter()
+                        .find(|b| b.param == param.index)
+                        .map(|b| b.slot)
+                })
+                .collect();
+            if let Some(Some(slot)) = slots.first() {
+                if slots.iter().all(|s| *s == Some(*slot)) {
+                    w.define(
+                        &format!("{p}_SLOT_{}", shouty(&param.name)),
+                        &slot.to_string(),
+                    );
+                }
+            }
+        }
+    }
+    w.blank();
+}
+
+fn param_values(w: &mut W, p: &Param, extents: (usize, usize)) -> Vec<(&'static str, String)> {
+    let name = w.string(&p.name);
+    let doc = w.opt_string(p.doc.as_deref());
+    let (rank, lowered_rank) = (p.shape.len(), p.lowered_shape.len());
+    vec![
+        ("struct_size", "sizeof(kfam_param)".to_owned()),
+        ("index", p.index.to_string()),
+        ("name", name),
+        ("doc", doc),
+        ("kind", enumerator(ParamKind::NAME, p.kind.as_str())),
+        (
+            "direction",
+            enumerator(Direction::NAME, p.direction.as_str()),
+        ),
+        ("dtype", enumerator(DType::NAME, p.dtype.as_str())),
+        ("layout", enumerator(Layout::NAME, p.layout.as_str())),
+        ("pool_index", p.pool_index.to_string()),
+        ("rank", rank.to_string()),
+        ("lowered_rank", lowered_rank.to_string()),
+        ("shape", padded(&p.shape, extents.0)),
+        ("lowered_shape", padded(&p.lowered_shape, extents.1)),
+    ]
+}
+
+fn emit_family_tables(
+    w: &mut W,
+    f: &Family,
+    extents: (usize, usize),
+) -> Vec<(&'static str, String)> {
+    let n = &f.name;
+    // Private array names: `kfam_gen_<what>_<family>`; `<what>` never contains
+    // a family name, and bindings carry the profile index, so they are unique.
+    let params_name = format!("kfam_gen_params_{n}");
+    w.line(&format!(
+        "static const kfam_param {params_name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+        f.params.len()
+    ));
+    let mut items = Vec::new();
+    for p in &f.params {
+        let values = param_values(w, p, extents);
+        items.push(initializer(4, PARAM_FIELDS, &values));
+    }
+    w.line(&items.join(",\n"));
+    w.line("};");
+
+    let returns = if f.returns.is_empty() {
+        "NULL".to_owned()
+    } else {
+        let name = format!("kfam_gen_returns_{n}");
+        let vals = int_array(f.returns.iter().map(|r| r.to_string()));
+        w.line(&format!(
+            "static const uint32_t {name}[{}] KFAM_GEN_MAYBE_UNUSED = {vals};",
+            f.returns.len()
+        ));
+        name
+    };
+
+    let mut profile_items = Vec::new();
+    for (pi, pr) in f.profiles.iter().enumerate() {
+        let bindings = if pr.bindings.is_empty() {
+            "NULL".to_owned()
+        } else {
+            let name = format!("kfam_gen_bindings_{pi}_{n}");
+            w.line(&format!(
+                "static const kfam_binding {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+                pr.bindings.len()
+            ));
+            let items: Vec<String> = pr
+                .bindings
+                .iter()
+                .map(|b| {
+                    let kind = enumerator(BindingKind::NAME, b.kind.as_str());
+                    format!(
+                        "    {{sizeof(kfam_binding), {}, {}, {kind}}}",
+                        b.param, b.slot
+                    )
+                })
+                .collect();
+            // One line per binding, `, /* param */` after each but the last.
+            let lines: Vec<String> = items
+                .iter()
+                .zip(&pr.bindings)
+                .enumerate()
+                .map(|(i, (item, b))| {
+                    let comma = if i + 1 < items.len() { "," } else { "" };
+                    format!(
+                        "{item}{comma} /* {} */",
+                        c_comment_text(&f.params[b.param].name)
+                    )
+                })
+                .collect();
+            w.line(&lines.join("\n"));
+            w.line("};");
+            name
+        };
+        let pname = w.string(&pr.name);
+        profile_items.push(initializer(
+            4,
+            PROFILE_FIELDS,
+            &[
+                ("struct_size", "sizeof(kfam_profile)".to_owned()),
+                ("index", pi.to_string()),
+                ("name", pname),
+                ("platform", enumerator(Platform::NAME, pr.platform.as_str())),
+                ("backend", enumerator(Backend::NAME, pr.backend.as_str())),
+                ("runtime", enumerator(Runtime::NAME, pr.runtime.as_str())),
+                (
+                    "execution_mode",
+                    enumerator(ExecutionMode::NAME, pr.execution_mode.as_str()),
+                ),
+                ("binding_count", pr.bindings.len().to_string()),
+                ("bindings", bindings),
+            ],
+        ));
+    }
+    let profiles = if profile_items.is_empty() {
+        "NULL".to_owned()
+    } else {
+        let name = format!("kfam_gen_profiles_{n}");
+        w.line(&format!(
+            "static const kfam_profile {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+            profile_items.len()
+        ));
+        w.line(&profile_items.join(",\n"));
+        w.line("};");
+        name
+    };
+
+    let receipts = if f.receipts.is_empty() {
+        "NULL".to_owned()
+    } else {
+        let name = format!("kfam_gen_receipts_{n}");
+        let mut items = Vec::new();
+        for r in &f.receipts {
+            let values = vec![
+                ("struct_size", "sizeof(kfam_receipt)".to_owned()),
+                ("profile", r.profile.to_string()),
+                ("codec", w.string(&r.codec)),
+                ("artifact", w.string(&r.artifact)),
+                ("sha256", w.string(&r.sha256)),
+                ("evidence_date", w.string(&r.evidence.date)),
+                ("evidence_hardware", w.string(&r.evidence.hardware)),
+                ("evidence_note", w.opt_string(r.evidence.note.as_deref())),
+            ];
+            items.push(initializer(4, RECEIPT_FIELDS, &values));
+        }
+        w.line(&format!(
+            "static const kfam_receipt {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+            items.len()
+        ));
+        w.line(&items.join(",\n"));
+        w.line("};");
+        name
+    };
+    w.blank();
+
+    let (binary_op, operands, accumulate, m, k, nn) = match &f.operation {
+        Operation::ElementwiseBinary { op, lhs, rhs, out } => (
+            enumerator(BinaryOp::NAME, op.as_str()),
+            [*lhs, *rhs, *out],
+            false,
+            0,
+            0,
+            0,
+        ),
+        Operation::Matmul {
+            m,
+            k,
+            n,
+            a,
+            b,
+            c,
+            accumulate,
+        } => ("-1".to_owned(), [*a, *b, *c], *accumulate, *m, *k, *n),
+    };
+    let name = w.string(&f.name);
+    let identity = w.string(&f.identity);
+    let summary = w.string(&f.summary);
+    let torch_schema = w.opt_string(f.torch_schema.as_deref());
+    vec![
+        ("struct_size", "sizeof(kfam_family)".to_owned()),
+        ("abi_major", "KFAM_ABI_MAJOR".to_owned()),
+        ("abi_minor", "KFAM_ABI_MINOR".to_owned()),
+        ("index", format!("{}_INDEX", fam_prefix(f))),
+        ("revision", f.revision.to_string()),
+        ("name", name),
+        ("identity", identity),
+        ("summary", summary),
+        ("contract", enumerator(Contract::NAME, f.contract.as_str())),
+        ("torch", i32::from(f.torch).to_string()),
+        ("torch_schema", torch_schema),
+        (
+            "operation_kind",
+            enumerator(OperationKind::NAME, f.operation.kind().as_str()),
+        ),
+        ("binary_op", binary_op),
+        (
+            "operands",
+            int_array(operands.iter().map(|o| o.to_string())),
+        ),
+        ("accumulate", i32::from(accumulate).to_string()),
+        ("m", m.to_string()),
+        ("k", k.to_string()),
+        ("n", nn.to_string()),
+        ("param_count", f.params.len().to_string()),
+        ("tensor_count", f.tensor_count.to_string()),
+        ("scalar_count", f.scalar_count.to_string()),
+        ("return_count", f.returns.len().to_string()),
+        ("params", params_name),
+        ("returns", returns),
+        ("profile_count", f.profiles.len().to_string()),
+        ("receipt_count", f.receipts.len().to_string()),
+        ("profiles", profiles),
+        ("receipts", receipts),
+    ]
+}
+
+/// The all-zero initializer of a struct (placeholder element of an empty table).
+fn zero_values(fields: &[Field]) -> Vec<(&'static str, String)> {
+    fields
+        .iter()
+        .map(|fld| {
+            let v = if fld.array.is_some() {
+                "{0}"
+            } else if fld.ty.ends_with('*') {
+                "NULL"
+            } else {
+                "0"
+            };
+            (fld.name, v.to_owned())
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// Functions of the runtime library
+
+/// The functions declared in [`FUNCTIONS`] (recorded for collision checks).
+const FUNCTION_NAMES: &[&str] = &[
+    "kfam_library_table",
+    "kfam_find_family",
+    "kfam_find_artifact",
+    "kfam_capability",
+    "kfam_admit",
+    "kfam_validate_call",
+    "kfam_torch_schema",
+];
+
+const FUNCTIONS: &str = r#"/* ------------------------------------------------------------------------
+ * The runtime library (kfam-runtime, static or shared). These are
+ * declarations only: link the library to call them. A header-only consumer
+ * uses the tables above and never references these names.
+ *
+ * Conventions (see docs/c.md):
+ *  - every function returns a kfam_status code as int32_t; KFAM_STATUS_OK is 0;
+ *  - strings are NUL-terminated UTF-8; digests are 64 lowercase hex digits;
+ *  - the caller zeroes every in/out struct and sets its struct_size to
+ *    sizeof(struct); the library reads and writes only fields that fit in
+ *    struct_size and fails with KFAM_STATUS_INVALID_ARGUMENT when
+ *    struct_size is below the size of the ABI 1.0 layout;
+ *  - records returned by the library (kfam_family, ...) live in the
+ *    library's own tables, for the life of the process; they may come from a
+ *    newer ABI minor: index their arrays with KFAM_ELEMENT and test fields
+ *    added after 1.0 with KFAM_HAS_FIELD;
+ *  - nothing allocates; every function is thread-safe (the tables are
+ *    immutable).
+ * --------------------------------------------------------------------- */
+
+/**
+ * The library's own tables and ABI version: compare (*out)->abi_major with
+ * KFAM_ABI_MAJOR before using anything else of the library.
+ * Returns KFAM_STATUS_OK, or KFAM_STATUS_INVALID_ARGUMENT when out is NULL.
+ */
+KFAM_API int32_t kfam_library_table(const kfam_table **out);
+
+/**
+ * Look up an approved family by name.
+ * Returns KFAM_STATUS_OK and sets *out; KFAM_STATUS_NOT_FOUND (and sets *out
+ * to NULL) when no approved family has this name; or
+ * KFAM_STATUS_INVALID_ARGUMENT when name or out is NULL.
+ */
+KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out);
+
+/**
+ * Look up the (family, profile, receipt) that records an artifact digest.
+ * Digests are unique across the manifest, so there is at most one match.
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND when no receipt records the
+ * digest; or KFAM_STATUS_INVALID_ARGUMENT when sha256_hex is not 64
+ * lowercase hex digits or out is NULL or too small.
+ */
+KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match *out);
+
+/**
+ * Is `family` supported on `platform` in `mode` under `contract`? Supported
+ * means: the family declares this contract, one of its profiles has this
+ * platform and execution mode, and a receipt qualifies that profile (the
+ * first such profile in declaration order is reported). out->outcome says
+ * why not otherwise.
+ * Returns KFAM_STATUS_OK (KFAM_CAPABILITY_SUPPORTED); KFAM_STATUS_NOT_FOUND
+ * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
+ * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE); KFAM_STATUS_NOT_APPROVED
+ * (KFAM_CAPABILITY_NO_RECEIPT: declared there, but no artifact qualified); or
+ * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
+ * unknown enum code.
+ */
+KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
+                                 kfam_contract contract, kfam_capability_result *out);
+
+/**
+ * Admit a compiled artifact before any cache entry is built: `json` (`len`
+ * bytes, need not be NUL-terminated) is its compiled_meta.json, `sha256_hex`
+ * the digest of the artifact file. Strict JSON: exact types (a bool is not
+ * an integer), duplicate and unknown keys refused, size bounded. Schema 1
+ * and 2 reload as program only and never establish a kernel contract.
+ * Params, lowered params, aliases, platform/backend, capabilities and the
+ * digest must exact-match an approved family, profile and receipt.
+ * Returns KFAM_STATUS_OK (KFAM_ADMISSION_ADMITTED; family, profile, receipt
+ * and contract set); KFAM_STATUS_RECOMPILE_REQUIRED
+ * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
+ * KFAM_STATUS_NOT_FOUND (KFAM_ADMISSION_UNKNOWN_FAMILY);
+ * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_NOT_APPROVED, out->field naming
+ * the first difference);
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
+ * built against another native runtime revision than KFAM_ABI_REVISION);
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
+ * or digest).
+ */
+KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
+
+/**
+ * Validate one call of `family` before launch (the CallFrame rules).
+ * `tensors` holds the family's tensor arguments in tensor-pool order
+ * (kfam_param.pool_index), `scalars` its scalar arguments in scalar-pool
+ * order; each array is read with the stride of its first element's
+ * struct_size (NULL with a count of 0 is allowed). `family` may be a record
+ * of this header or of the library: it is resolved by name and must carry
+ * the identity the library approved.
+ * Rules: dtype and rank; static extents equal, KFAM_DIM_DYNAMIC takes the
+ * current extent; contiguous row-major views in ND and NCHW (extents of 1
+ * may carry any stride); NZ storage only for NZ parameters, at offset 0;
+ * storage offsets kept and storage bounds checked for nonempty views; one
+ * device for every tensor; identical byte spans and disjoint views of one
+ * storage allowed, partial overlap involving a written tensor rejected;
+ * integer scalars must fit their dtype, floats are never truncated to
+ * integers, finite float overflow is rejected. Does not allocate.
+ * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
+ * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
+ * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
+ * record was compiled from another revision of the manifest). `err` may be
+ * NULL.
+ */
+KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
+                                    const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
+
+/**
+ * The torch dispatcher schema string of a family (kfam_family.torch_schema:
+ * the same string as the Python package's), library-owned, NUL-terminated.
+ * Returns KFAM_STATUS_OK; KFAM_STATUS_NOT_FOUND for an unknown family;
+ * KFAM_STATUS_UNSUPPORTED when the family offers no torch binding
+ * (kfam_family.torch is 0 or torch_schema is NULL); or
+ * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers. *out is NULL unless
+ * KFAM_STATUS_OK.
+ */
+KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
+"#;
+
+// ---------------------------------------------------------------------------
+// The header
+
+fn render(ir: &Ir) -> (String, Vec<String>) {
+    let mut w = W::new();
+    let lowered_max = ir
+        .families
+        .iter()
+        .flat_map(|f| f.params.iter().map(|p| p.lowered_shape.len()))
+        .chain([ir.abi.max_rank as usize, NZ_LOWERED_RANK])
+        .max()
+        .unwrap_or(NZ_LOWERED_RANK);
+
+    w.line("#ifndef KFAM_KFAM_H");
+    w.line("#define KFAM_KFAM_H");
+    w.blank();
+    w.line("#include <stddef.h>");
+    w.line("#include <stdint.h>");
+    w.blank();
+    w.line("#ifdef __cplusplus");
+    w.line("extern \"C\" {");
+    w.line("#endif");
+    w.blank();
+
+    // ABI constants.
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * ABI constants (manifest/abi.toml).");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    w.doc(0, "Major version of this C ABI: a change breaks consumers; the runtime library refuses another major.");
+    w.define("KFAM_ABI_MAJOR", &ir.abi.major.to_string());
+    w.doc(
+        0,
+        "Minor version: fields and enum members only appended; older consumers keep working.",
+    );
+    w.define("KFAM_ABI_MINOR", &ir.abi.minor.to_string());
+    w.doc(
+        0,
+        "The native runtime commit every approved artifact is built against.",
+    );
+    let rev = w.string(&ir.abi.revision);
+    w.define("KFAM_ABI_REVISION", &rev);
+    w.doc(0, "Most tensor parameters of one family.");
+    w.define("KFAM_MAX_TENSOR_ARGS", &ir.abi.max_tensor_args.to_string());
+    w.doc(0, "Most scalar parameters of one family.");
+    w.define("KFAM_MAX_SCALAR_ARGS", &ir.abi.max_scalar_args.to_string());
+    w.doc(
+        0,
+        "Highest rank of a logical tensor shape (extent of kfam_param.shape).",
+    );
+    w.define("KFAM_MAX_RANK", &ir.abi.max_rank.to_string());
+    w.doc(0, "Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5).");
+    w.define("KFAM_MAX_LOWERED_RANK", &lowered_max.to_string());
+    w.doc(0, "Entries of kfam_families.");
+    w.define("KFAM_FAMILY_COUNT", &ir.families.len().to_string());
+    w.doc(0, "A dynamic extent in a shape: the call supplies it.");
+    w.define("KFAM_DIM_DYNAMIC", "(-1)");
+    w.doc(
+        0,
+        "Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.",
+    );
+    w.define("KFAM_SHA256_HEX_LEN", "64");
+    w.doc(0, "Entries of kfam_family.operands.");
+    w.define("KFAM_OPERAND_COUNT", "3");
+    w.blank();
+
+    w.line("/* Decorates the runtime library's functions; define it (e.g. to a dllimport");
+    w.line(" * attribute) before including this header when your platform needs one. */");
+    w.line("#ifndef KFAM_API");
+    w.line("#define KFAM_API");
+    w.line("#endif");
+    w.blank();
+    w.line("/* Keeps compilers quiet about tables a translation unit does not use. */");
+    w.line("#if defined(__GNUC__) || defined(__clang__)");
+    w.line("#define KFAM_GEN_MAYBE_UNUSED __attribute__((unused))");
+    w.line("#else");
+    w.line("#define KFAM_GEN_MAYBE_UNUSED");
+    w.line("#endif");
+    w.blank();
+
+    emit_vocabularies(&mut w, ir);
+
+    // Table structs.
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Table records. Every struct starts with struct_size; fields are only ever");
+    w.line(" * appended (ABI minor). Codes are int32_t, counts and indices uint32_t.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    emit_struct(
+        &mut w,
+        "kfam_param",
+        "One parameter of a family's logical signature.",
+        PARAM_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_binding",
+        "Which parameter sits in which final-ABI launch slot.",
+        BINDING_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_profile",
+        "Where and how an artifact of the family runs, with its final-ABI bindings.",
+        PROFILE_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_receipt",
+        "One artifact, identified by its SHA-256, that qualified for the family on a profile.",
+        RECEIPT_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_family",
+        "One approved kernel family revision.",
+        FAMILY_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_table",
+        "The table header: ABI version, limits and every family.",
+        TABLE_FIELDS,
+    );
+
+    // Function structs.
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Arguments and results of the runtime library's functions.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    emit_struct(
+        &mut w,
+        "kfam_artifact_match",
+        "Result of kfam_find_artifact. Pointers are library-owned.",
+        ARTIFACT_MATCH_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_capability_result",
+        "Result of kfam_capability.",
+        CAPABILITY_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_admission",
+        "Result of kfam_admit.",
+        ADMISSION_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_tensor_arg",
+        "Descriptor of one tensor argument of a call, DLPack-like; no data is read\n\
+         through it. Offsets and strides count elements (fp4: two per byte).",
+        TENSOR_ARG_FIELDS,
+    );
+    w.doc(
+        0,
+        "The value of a scalar argument; kfam_scalar_arg.kind names the member.",
+    );
+    w.record("kfam_scalar_value");
+    w.line("typedef union kfam_scalar_value {");
+    w.doc(
+        4,
+        "KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true).",
+    );
+    w.line("    int64_t i64;");
+    w.doc(4, "KFAM_SCALAR_VALUE_KIND_UINT.");
+    w.line("    uint64_t u64;");
+    w.doc(4, "KFAM_SCALAR_VALUE_KIND_FLOAT.");
+    w.line("    double f64;");
+    w.line("} kfam_scalar_value;");
+    w.blank();
+    emit_struct(
+        &mut w,
+        "kfam_scalar_arg",
+        "Descriptor of one scalar argument of a call.",
+        SCALAR_ARG_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_call_error",
+        "Why kfam_validate_call rejected a call (the first problem found).",
+        CALL_ERROR_FIELDS,
+    );
+
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Struct evolution helpers.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    w.doc(
+        0,
+        "Whether `ptr` (a `const type *`) carries `field`: its producer's struct_size covers it.\n\
+         Test every field added after ABI 1.0 before reading it from a library record.",
+    );
+    w.record("KFAM_HAS_FIELD");
+    w.line("#define KFAM_HAS_FIELD(type, ptr, field) \\");
+    w.line("    ((size_t)(ptr)->struct_size >= offsetof(type, field) + sizeof(((const type *)0)->field))");
+    w.doc(
+        0,
+        "Element `i` of an array of `type` records whose producer may have a larger struct:\n\
+         the stride is the first element's struct_size, not the consumer's sizeof(type).",
+    );
+    w.record("KFAM_ELEMENT");
+    w.line("#define KFAM_ELEMENT(type, base, i) \\");
+    w.line("    ((const type *)(const void *)((const char *)(base) + (size_t)(i) * (size_t)(base)[0].struct_size))");
+    w.blank();
+
+    w.out.push_str(FUNCTIONS);
+    for name in FUNCTION_NAMES {
+        w.record(name);
+    }
+    w.blank();
+
+    // Per-family constants.
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Per-family constants: KFAM_<FAMILY>_INDEX (into kfam_families), _NAME,");
+    w.line(" * _REVISION, _IDENTITY, _TENSOR_COUNT, _SCALAR_COUNT, _PARAM_<PARAM>");
+    w.line(" * (signature index), _PROFILE_<PROFILE> (profile index),");
+    w.line(" * _<PROFILE>_SLOT_<PARAM> (launch slot in that profile), and _SLOT_<PARAM>");
+    w.line(" * where every profile of the family binds the parameter to the same slot.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    for (i, f) in ir.families.iter().enumerate() {
+        emit_family_constants(&mut w, i, f);
+    }
+
+    // Tables.
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * The tables, as static const data: every translation unit that includes");
+    w.line(" * this header gets its own private copy, so header-only use needs no link");
+    w.line(" * step and no two translation units define the same symbol. Compare");
+    w.line(" * records by name or index, not by address. Families are sorted by name.");
+    w.line(" * kfam_gen_* names are private to the generator.");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    let mut family_items = Vec::new();
+    for f in &ir.families {
+        w.line(&format!("/* {} */", f.name));
+        let values = emit_family_tables(&mut w, f, (ir.abi.max_rank as usize, lowered_max));
+        family_items.push(initializer(4, FAMILY_FIELDS, &values));
+    }
+    if family_items.is_empty() {
+        w.comment(
+            0,
+            "No approved family: one all-zero placeholder, since ISO C has no empty arrays.",
+        );
+        family_items.push(initializer(4, FAMILY_FIELDS, &zero_values(FAMILY_FIELDS)));
+    }
+    w.doc(
+        0,
+        "Every approved family, sorted by name; KFAM_FAMILY_COUNT entries.",
+    );
+    w.record("kfam_families");
+    w.line(&format!(
+        "static const kfam_family kfam_families[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+        family_items.len()
+    ));
+    w.line(&family_items.join(",\n"));
+    w.line("};");
+    w.blank();
+    w.doc(0, "The table header of this header's tables (what kfam_library_table returns for the library's).");
+    let table = initializer(
+        0,
+        TABLE_FIELDS,
+        &[
+            ("struct_size", "sizeof(kfam_table)".to_owned()),
+            ("abi_major", "KFAM_ABI_MAJOR".to_owned()),
+            ("abi_minor", "KFAM_ABI_MINOR".to_owned()),
+            ("abi_revision", "KFAM_ABI_REVISION".to_owned()),
+            ("max_tensor_args", "KFAM_MAX_TENSOR_ARGS".to_owned()),
+            ("max_scalar_args", "KFAM_MAX_SCALAR_ARGS".to_owned()),
+            ("max_rank", "KFAM_MAX_RANK".to_owned()),
+            ("family_count", "KFAM_FAMILY_COUNT".to_owned()),
+            ("families", "kfam_families".to_owned()),
+        ],
+    );
+    w.record("kfam_header_table");
+    w.line(&format!(
+        "static const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED = {table};"
+    ));
+    w.blank();
+
+    w.line("#ifdef __cplusplus");
+    w.line("} /* extern \"C\" */");
+    w.line("#endif");
+    w.blank();
+    w.line("#endif /* KFAM_KFAM_H */");
+
+    let collisions: Vec<String> = w
+        .names
+        .iter()
+        .filter(|(_, n)| **n > 1)
+        .map(|(k, _)| k.clone())
+        .collect();
+    let mut out = format!("/* {} */\n", marker_line());
+    out.push_str(&file_doc());
+    for name in &collisions {
+        let _ = writeln!(
+            out,
+            "#error \"kfam: the generated C name {name} is defined twice; rename the family, profile or parameter it comes from\""
+        );
+    }
+    for start in &w.overlong {
+        let _ = writeln!(
+            out,
+            "#error {}",
+            c_string_literal(&format!("kfam: text over {C99_MAX_STRING_BYTES} bytes (starting {start:?}) is not a C99 string"))
+        );
+    }
+    if !collisions.is_empty() || !w.overlong.is_empty() {
+        out.push('\n');
+    }
+    out.push_str(&w.out);
+    (out, collisions)
+}
+
+fn file_doc() -> String {
+    "/*\n\
+     \x20* kfam.h - the approved accelerator kernel families, for C99 and C++17.\n\
+     \x20*\n\
+     \x20* Header-only use: include it and read kfam_families / kfam_header_table and\n\
+     \x20* the KFAM_<FAMILY>_* constants. With the runtime library (kfam-runtime)\n\
+     \x20* linked, also call the kfam_* functions declared below. See docs/c.md.\n\
+     \x20*/\n\n"
+        .to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn string_literals_escape_hostile_text() {
+        assert_eq!(c_string_literal("plain text"), "\"plain text\"");
+        assert_eq!(c_string_literal("a \"q\" b"), r#""a \"q\" b""#);
+        assert_eq!(c_string_literal(r"back\slash"), r#""back\\slash""#);
+        assert_eq!(c_string_literal("two\nlines"), r#""two\nlines""#);
+        assert_eq!(c_string_literal("end */ here"), "\"end */ here\"");
+        // `??/` would be a trigraph for `\` in C99: the second `?` is escaped.
+        assert_eq!(c_string_literal("what??/"), r#""what?\?/""#);
+        assert_eq!(c_string_literal("???"), r#""?\?\?""#);
+        // Non-ASCII: the UTF-8 bytes as three-digit octal escapes; a digit after
+        // one is not swallowed.
+        assert_eq!(c_string_literal("é1"), r#""\303\2511""#);
+        assert_eq!(c_string_literal("\u{7}\r\t"), r#""\007\015\t""#);
+        let hostile = "*/ \" \\ \n ??/ ??= \u{202E} é";
+        let lit = c_string_literal(hostile);
+        assert!(lit.is_ascii());
+        assert!(!lit.contains("??"));
+        assert!(!lit[1..lit.len() - 1]
+            .replace("\\\\", "")
+            .replace("\\\"", "")
+            .contains('"'));
+        assert!(!lit.contains('\n'));
+    }
+
+    #[test]
+    fn comment_text_cannot_end_a_comment() {
+        assert_eq!(c_comment_text("a */ b"), "a * / b");
+        assert_eq!(c_comment_text("a /* b"), "a / * b");
+        assert_eq!(c_comment_text("x??/"), "x? ?/");
+        assert_eq!(c_comment_text("ends with \\"), "ends with (backslash)");
+        assert_eq!(
+            c_comment_text("ends with \\   \nnext"),
+            "ends with (backslash)\nnext"
+        );
+        assert_eq!(c_comment_text("mid \\ ok"), "mid \\ ok");
+        assert_eq!(c_comment_text("quote \" ok"), "quote \" ok");
+        assert_eq!(
+            c_comment_text("é\u{202E}\u{7}\ttab"),
+            "<U+00E9><U+202E><U+0007> tab"
+        );
+        assert_eq!(c_comment_text("**/"), "** /");
+        assert_eq!(c_comment_text("/*/"), "/ * /");
+        let hostile = "*/ \" \\\n??/\n*/*/ /**/ é\\";
+        let out = c_comment_text(hostile);
+        assert!(out.is_ascii());
+        assert!(!out.contains("*/") && !out.contains("/*") && !out.contains("??"));
+        assert!(out.lines().all(|l| !l.trim_end().ends_with('\\')));
+    }
+
+    #[test]
+    fn doc_comments_are_well_formed() {
+        let mut w = W::new();
+        w.doc(4, "\n  first */\nsecond \\\n\n");
+        assert_eq!(
+            w.out,
+            "    /**\n     *   first * /\n     * second (backslash)\n     */\n"
+        );
+        let mut w = W::new();
+        w.doc(0, " one line ");
+        assert_eq!(w.out, "/** one line */\n");
+        let mut w = W::new();
+        w.doc(0, " \n ");
+        assert_eq!(w.out, "");
+    }
+
+    #[test]
+    fn count_only_for_dense_codes() {
+        assert!(is_dense([0, 1, 2]));
+        assert!(!is_dense([0, 2, 29]));
+        assert!(!is_dense([1, 2]));
+        assert!(is_dense(Vec::<i32>::new()));
+    }
+
+    #[test]
+    fn enumerator_names() {
+        assert_eq!(c_type(DType::NAME), "kfam_dtype");
+        assert_eq!(
+            enumerator(DType::NAME, DType::Fp8e4m3fn.as_str()),
+            "KFAM_DTYPE_FP8E4M3FN"
+        );
+        assert_eq!(
+            enumerator(ExecutionMode::NAME, "onboard"),
+            "KFAM_EXECUTION_MODE_ONBOARD"
+        );
+        assert_eq!(
+            enumerator(Status::NAME, "not_found"),
+            "KFAM_STATUS_NOT_FOUND"
+        );
+        assert_eq!(c_type(BindingKind::NAME), "kfam_binding_kind");
+        assert_eq!(c_type("Capability"), "kfam_capability_outcome");
+        assert_eq!(
+            enumerator("Capability", "no_receipt"),
+            "KFAM_CAPABILITY_NO_RECEIPT"
+        );
+        assert_eq!(enumerator("CallRule", "dtype"), "KFAM_CALL_RULE_DTYPE");
+    }
 }

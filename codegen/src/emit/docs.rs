@@ -1,8 +1,459 @@
-//! Placeholder until this emitter lands.
+//! Markdown outputs under `generated/docs/`:
+//!
+//! - `families.md`: a reference page of every approved family, like a
+//!   generated operator reference (summary, contract, operation, signature,
+//!   returns, profiles with binding slots, receipts, identity digest).
+//! - `diagnostics.md`: every diagnostic code with its category, title and
+//!   explanation (the text of `kfam explain`).
+//!
+//! Free text from the manifest (summaries, docs, evidence) is escaped with
+//! [`escape_text`], so it renders as written and can never open a table
+//! cell, a code span, an HTML tag or a heading.
 
-use super::GeneratedFile;
-use crate::ir::Ir;
+use std::fmt::Write as _;
 
-pub fn emit(_ir: &Ir) -> Vec<GeneratedFile> {
-    Vec::new()
+use super::{marker_line, GeneratedFile};
+use crate::diag::Code;
+use crate::ir::{Family, Ir, Operation, Param};
+use crate::vocab::{BinaryOp, ParamKind};
+
+pub const FAMILIES_MD: &str = "docs/families.md";
+pub const DIAGNOSTICS_MD: &str = "docs/diagnostics.md";
+
+pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+    vec![
+        GeneratedFile::new(FAMILIES_MD, families_md(ir)),
+        GeneratedFile::new(DIAGNOSTICS_MD, diagnostics_md()),
+    ]
+}
+
+fn header(out: &mut String, title: &str) {
+    let _ = writeln!(out, "<!-- {} -->\n", marker_line());
+    let _ = writeln!(out, "# {title}\n");
+}
+
+pub fn families_md(ir: &Ir) -> String {
+    let mut o = String::new();
+    header(&mut o, "Approved kernel families");
+    let abi = &ir.abi;
+    let _ = writeln!(
+        o,
+        "{} approved {}, targeting native ABI {}.{} at runtime revision `{}` (limits: {} tensor and {} scalar \
+         parameters, rank {}). Each section is generated from `manifest/families/<name>.toml`; see \
+         `docs/manifest.md` for the format and `docs/identity.md` for the identity digest.\n",
+        ir.families.len(),
+        if ir.families.len() == 1 { "family" } else { "families" },
+        abi.major,
+        abi.minor,
+        abi.revision,
+        abi.max_tensor_args,
+        abi.max_scalar_args,
+        abi.max_rank,
+    );
+    o.push_str("| Family | Revision | Contract | Operation | Profiles | Identity |\n");
+    o.push_str("|---|---|---|---|---|---|\n");
+    for f in &ir.families {
+        let profiles: Vec<String> = f.profiles.iter().map(|p| format!("`{}`", p.name)).collect();
+        let _ = writeln!(
+            o,
+            "| [`{}`](#{}) | {} | `{}` | `{}` | {} | `{}` |",
+            f.name,
+            anchor(&f.name),
+            f.revision,
+            f.contract,
+            f.operation.kind(),
+            if profiles.is_empty() {
+                "none".to_owned()
+            } else {
+                profiles.join(", ")
+            },
+            &f.identity[..16],
+        );
+    }
+    for f in &ir.families {
+        o.push('\n');
+        family_section(&mut o, f);
+    }
+    o
+}
+
+fn family_section(o: &mut String, f: &Family) {
+    let _ = writeln!(o, "## `{}`\n", f.name);
+    for para in paragraphs(&f.summary) {
+        let _ = writeln!(o, "{}\n", escape_text(&para));
+    }
+    let _ = writeln!(o, "- Revision: {}", f.revision);
+    let _ = writeln!(o, "- Contract: `{}`", f.contract);
+    let _ = writeln!(
+        o,
+        "- Torch dispatcher schema: {}",
+        if f.torch { "yes" } else { "no" }
+    );
+    let _ = writeln!(
+        o,
+        "- Parameters: {} ({} tensors, {} scalars)",
+        f.params.len(),
+        f.tensor_count,
+        f.scalar_count
+    );
+    let _ = writeln!(o, "- Declared in: `manifest/families/{}.toml`", f.name);
+    let _ = writeln!(o, "- Identity digest: `{}`\n", f.identity);
+
+    let _ = writeln!(o, "### Operation\n");
+    let pname = |i: usize| f.params[i].name.as_str();
+    match &f.operation {
+        Operation::ElementwiseBinary { op, lhs, rhs, out } => {
+            let _ = writeln!(
+                o,
+                "`elementwise_binary` with op `{op}`: `{}`\n",
+                binary_formula(*op, pname(*lhs), pname(*rhs), pname(*out))
+            );
+        }
+        Operation::Matmul {
+            m,
+            k,
+            n,
+            a,
+            b,
+            c,
+            accumulate,
+        } => {
+            let sign = if *accumulate { "+=" } else { "=" };
+            let _ = writeln!(
+                o,
+                "`matmul`: `{} {sign} {} @ {}` with m = {}, k = {}, n = {}{}\n",
+                pname(*c),
+                pname(*a),
+                pname(*b),
+                extent(*m),
+                extent(*k),
+                extent(*n),
+                if *accumulate { " (accumulating)" } else { "" },
+            );
+        }
+    }
+
+    let _ = writeln!(o, "### Signature\n");
+    if f.params.is_empty() {
+        let _ = writeln!(o, "No parameters.\n");
+    } else {
+        o.push_str("| Index | Name | Kind | Direction | DType | Shape | Layout | Lowered shape | Pool index | Doc |\n");
+        o.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
+        for p in &f.params {
+            let _ = writeln!(
+                o,
+                "| {} | `{}` | `{}` | `{}` | `{}` | {} | {} | {} | {} {} | {} |",
+                p.index,
+                p.name,
+                p.kind,
+                p.direction,
+                p.dtype,
+                shape_cell(p, &p.shape),
+                if p.kind == ParamKind::Scalar {
+                    "-".to_owned()
+                } else {
+                    format!("`{}`", p.layout)
+                },
+                shape_cell(p, &p.lowered_shape),
+                if p.is_tensor() { "tensor" } else { "scalar" },
+                p.pool_index,
+                p.doc
+                    .as_deref()
+                    .map(|d| escape_text(&one_line(d)))
+                    .unwrap_or_default(),
+            );
+        }
+        o.push('\n');
+    }
+
+    let _ = writeln!(o, "### Returns\n");
+    if f.returns.is_empty() {
+        let _ = writeln!(
+            o,
+            "No return aliases: results are written into the `out`/`inout` parameters only.\n"
+        );
+    } else {
+        let names: Vec<String> = f
+            .returns
+            .iter()
+            .map(|&i| format!("`{}` (index {i})", pname(i)))
+            .collect();
+        let indices: Vec<String> = f.returns.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            o,
+            "{} return {}, aliasing {}: `return_aliases = [{}]`.\n",
+            f.returns.len(),
+            if f.returns.len() == 1 {
+                "value"
+            } else {
+                "values"
+            },
+            names.join(", "),
+            indices.join(", "),
+        );
+    }
+
+    let _ = writeln!(o, "### Profiles\n");
+    if f.profiles.is_empty() {
+        let _ = writeln!(o, "No profiles: the family is supported nowhere.\n");
+    }
+    for (i, pr) in f.profiles.iter().enumerate() {
+        let receipts = f.receipts.iter().filter(|r| r.profile == i).count();
+        let _ = writeln!(o, "#### `{}`\n", pr.name);
+        let _ = writeln!(
+            o,
+            "Platform `{}`, backend `{}`, runtime `{}`, execution mode `{}`; {}.\n",
+            pr.platform,
+            pr.backend,
+            pr.runtime,
+            pr.execution_mode,
+            match receipts {
+                0 => "no receipt (declared, but no artifact can be admitted)".to_owned(),
+                1 => "1 receipt".to_owned(),
+                n => format!("{n} receipts"),
+            },
+        );
+        o.push_str("| Slot | Kind | Parameter |\n|---|---|---|\n");
+        for b in &pr.bindings {
+            let _ = writeln!(o, "| {} | `{}` | `{}` |", b.slot, b.kind, pname(b.param));
+        }
+        o.push('\n');
+    }
+
+    let _ = writeln!(o, "### Receipts\n");
+    if f.receipts.is_empty() {
+        let _ = writeln!(
+            o,
+            "No receipts: no artifact of this family can be admitted.\n"
+        );
+    }
+    for r in &f.receipts {
+        let ev = &r.evidence;
+        let _ = writeln!(
+            o,
+            "- Profile `{}`, codec {}",
+            f.profiles[r.profile].name,
+            code(&r.codec)
+        );
+        let _ = writeln!(o, "  - Artifact: {}", code(&r.artifact));
+        let _ = writeln!(o, "  - SHA-256: `{}`", r.sha256);
+        let _ = writeln!(
+            o,
+            "  - Evidence: {}, on {}",
+            escape_text(&ev.date),
+            escape_text(&one_line(&ev.hardware))
+        );
+        if let Some(note) = &ev.note {
+            let _ = writeln!(o, "  - Note: {}", escape_text(&one_line(note)));
+        }
+    }
+    if !f.receipts.is_empty() {
+        o.push('\n');
+    }
+    // Exactly one trailing newline per section.
+    while o.ends_with("\n\n") {
+        o.pop();
+    }
+}
+
+fn binary_formula(op: BinaryOp, lhs: &str, rhs: &str, out: &str) -> String {
+    match op {
+        BinaryOp::Add => format!("{out} = {lhs} + {rhs}"),
+        BinaryOp::Sub => format!("{out} = {lhs} - {rhs}"),
+        BinaryOp::Mul => format!("{out} = {lhs} * {rhs}"),
+        BinaryOp::Div => format!("{out} = {lhs} / {rhs}"),
+        BinaryOp::Max => format!("{out} = max({lhs}, {rhs})"),
+        BinaryOp::Min => format!("{out} = min({lhs}, {rhs})"),
+    }
+}
+
+fn extent(d: i64) -> String {
+    if d < 0 {
+        "dynamic (`-1`)".to_owned()
+    } else {
+        d.to_string()
+    }
+}
+
+fn shape_cell(p: &Param, shape: &[i64]) -> String {
+    if p.kind == ParamKind::Scalar {
+        return "-".to_owned();
+    }
+    let dims: Vec<String> = shape.iter().map(i64::to_string).collect();
+    format!("`[{}]`", dims.join(", "))
+}
+
+/// GitHub's heading anchor of a `` `name` `` heading (names are snake_case).
+fn anchor(name: &str) -> String {
+    name.to_owned()
+}
+
+pub fn diagnostics_md() -> String {
+    let mut o = String::new();
+    header(&mut o, "kfam diagnostic codes");
+    o.push_str(
+        "Every diagnostic `kfam check` (and the build) can report. Codes are stable and never reused; \
+         `kfam explain KFnnnn` prints the same explanation. The category is the folder of the \
+         diagnostics corpus (`tests/diagnostics/<category>/`) that holds its cases.\n\n",
+    );
+    o.push_str("| Code | Category | Title |\n|---|---|---|\n");
+    for c in Code::ALL {
+        let _ = writeln!(
+            o,
+            "| [{}](#{}) | `{}` | {} |",
+            c.as_str(),
+            c.as_str().to_lowercase(),
+            c.category(),
+            escape_prose(c.title())
+        );
+    }
+    for c in Code::ALL {
+        let _ = writeln!(o, "\n## {}\n", c.as_str());
+        let _ = writeln!(o, "**{}**\n", capitalize(&escape_prose(c.title())));
+        let _ = writeln!(o, "Category: `{}`\n", c.category());
+        for para in paragraphs(c.explanation()) {
+            let _ = writeln!(o, "{}\n", escape_prose(&para));
+        }
+        while o.ends_with("\n\n") {
+            o.pop();
+        }
+    }
+    o
+}
+
+fn capitalize(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) if c.is_ascii_lowercase() => c.to_ascii_uppercase().to_string() + chars.as_str(),
+        _ => s.to_owned(),
+    }
+}
+
+/// Hard-wrapped text as paragraphs (split at blank lines), each on one line.
+fn paragraphs(s: &str) -> Vec<String> {
+    s.split("\n\n")
+        .map(one_line)
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Escape manifest free text for Markdown, table cells included: every
+/// character that could start markup is backslash-escaped, `&` becomes an
+/// entity (so `&lt;` stays literal), line breaks become spaces, and a line
+/// start that would open a list or heading is escaped.
+pub fn escape_text(s: &str) -> String {
+    escape_line_start(escape_chars(s))
+}
+
+fn escape_chars(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '!' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '&' => out.push_str("&amp;"),
+            '\n' | '\r' => out.push(' '),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// A line that starts with `-`, `+`, `=` or `1.` would become a list item or
+/// a heading underline.
+fn escape_line_start(s: String) -> String {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if s.starts_with(['-', '+', '=']) {
+        format!("\\{s}")
+    } else if digits > 0 && matches!(s.as_bytes().get(digits), Some(b'.' | b')')) {
+        format!("{}\\{}", &s[..digits], &s[digits..])
+    } else {
+        s
+    }
+}
+
+/// Escape kfam's own prose (titles, explanations): code spans written in
+/// backticks are kept (pipes in them escaped for tables); everything outside
+/// them is escaped like free text.
+pub fn escape_prose(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut rest = s;
+    while let Some(i) = rest.find('`') {
+        out.push_str(&escape_chars(&rest[..i]));
+        match rest[i + 1..].find('`') {
+            Some(j) => {
+                out.push_str(&rest[i..i + j + 2].replace('|', "\\|"));
+                rest = &rest[i + j + 2..];
+            }
+            None => {
+                // An unclosed backtick is text.
+                out.push_str(&escape_chars(&rest[i..]));
+                rest = "";
+            }
+        }
+    }
+    out.push_str(&escape_chars(rest));
+    escape_line_start(out)
+}
+
+/// An inline code span for any text: fenced with enough backticks, pipes
+/// escaped for table cells.
+pub fn code(s: &str) -> String {
+    let s = one_line(s);
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let pad = if s.starts_with('`') || s.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_free_text() {
+        assert_eq!(escape_text("a | b"), "a \\| b");
+        assert_eq!(escape_text("`x`"), "\\`x\\`");
+        assert_eq!(escape_text("<script>"), "\\<script\\>");
+        assert_eq!(escape_text("# not a heading"), "\\# not a heading");
+        assert_eq!(escape_text("- not a list"), "\\- not a list");
+        assert_eq!(escape_text("1. not a list"), "1\\. not a list");
+        assert_eq!(escape_text("a & b &lt;"), "a &amp; b &amp;lt;");
+        assert_eq!(escape_text("two\nlines"), "two lines");
+        assert_eq!(escape_text("snake_case *x*"), "snake\\_case \\*x\\*");
+        assert_eq!(escape_text("[link](http://x)"), "\\[link\\](http://x)");
+        assert_eq!(
+            escape_text("plain text, 2026-10-14"),
+            "plain text, 2026-10-14"
+        );
+    }
+
+    #[test]
+    fn prose_keeps_code_spans() {
+        assert_eq!(
+            escape_prose("scalar parameter is not `in`"),
+            "scalar parameter is not `in`"
+        );
+        assert_eq!(escape_prose("`a|b` or <c>"), "`a\\|b` or \\<c\\>");
+        assert_eq!(escape_prose("use `x` - then y"), "use `x` - then y");
+        assert_eq!(escape_prose("unclosed `tick"), "unclosed \\`tick");
+    }
+
+    #[test]
+    fn code_spans_survive_backticks_and_pipes() {
+        assert_eq!(code("a/b.so"), "`a/b.so`");
+        assert_eq!(code("a`b"), "``a`b``");
+        assert_eq!(code("`a"), "`` `a ``");
+        assert_eq!(code("a|b"), "`a\\|b`");
+    }
 }

@@ -1,8 +1,644 @@
-//! Placeholder until this emitter lands.
+//! JSON outputs under `generated/schema/`:
+//!
+//! - `family.schema.json` and `abi.schema.json`: JSON Schema (Draft 2020-12)
+//!   of the manifest, derived with schemars from `model::FamilyFile` and
+//!   `model::AbiFile`, the same types serde reads, so they cannot drift.
+//!   Editors validate `manifest/*.toml` through their `#:schema` line.
+//! - `compiled_meta.schema.json`: the `compiled_meta.json` documents a loader
+//!   accepts, derived from `compiled_meta::CompiledMeta`.
+//! - `examples/<family>.<profile>.compiled_meta.json`: the exact document each
+//!   approved artifact carries, one per receipt.
+//! - `families.json`: the resolved manifest (the IR) as JSON data.
+//!
+//! schemars derives the structure; [`finish`] then makes the schemas complete
+//! for editors: every vocabulary member with a description, integer bounds of
+//! the Rust types, no `null` (TOML has none), and the cross-field rules of
+//! `check` that JSON Schema can state (scalars, NZ, platform backends). The
+//! schema never rejects a manifest that `check` accepts; `check` remains the
+//! authority and reports what a schema cannot (names resolving, shapes
+//! agreeing).
 
-use super::GeneratedFile;
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::{json, Map, Value};
+
+use super::{marker_line, GeneratedFile};
+use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::Ir;
+use crate::model::{AbiFile, FamilyFile};
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
+    Platform, Runtime, Status,
+};
 
-pub fn emit(_ir: &Ir) -> Vec<GeneratedFile> {
-    Vec::new()
+pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
+pub const ABI_SCHEMA: &str = "schema/abi.schema.json";
+pub const COMPILED_META_SCHEMA: &str = "schema/compiled_meta.schema.json";
+pub const FAMILIES_JSON: &str = "schema/families.json";
+pub const EXAMPLES_DIR: &str = "schema/examples";
+
+pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+    let mut files = vec![
+        GeneratedFile::new(FAMILY_SCHEMA, pretty(&family_schema())),
+        GeneratedFile::new(ABI_SCHEMA, pretty(&abi_schema())),
+        GeneratedFile::new(COMPILED_META_SCHEMA, pretty(&compiled_meta_schema())),
+        GeneratedFile::new(FAMILIES_JSON, pretty(&families_json(ir))),
+    ];
+    for (path, doc) in compiled_meta_examples(ir) {
+        files.push(GeneratedFile::new(path, doc));
+    }
+    files
+}
+
+/// Pretty-printed JSON with a trailing newline.
+fn pretty(v: &Value) -> String {
+    let mut s = serde_json::to_string_pretty(v).expect("a JSON value always serializes");
+    s.push('\n');
+    s
+}
+
+/// The schema of `manifest/families/<name>.toml`.
+pub fn family_schema() -> Value {
+    let mut v = root_schema::<FamilyFile>();
+    family_rules(&mut v);
+    v
+}
+
+/// The schema of `manifest/abi.toml`.
+pub fn abi_schema() -> Value {
+    let mut v = root_schema::<AbiFile>();
+    let status = def_mut(&mut v, "StatusCodes");
+    let props = status["properties"]
+        .as_object_mut()
+        .expect("StatusCodes has properties");
+    for s in Status::ALL {
+        let p = props
+            .get_mut(s.as_str())
+            .unwrap_or_else(|| panic!("StatusCodes lacks `{s}`"));
+        if *s == Status::Ok {
+            p["const"] = json!(0);
+            p["description"] = json!("Success: always 0.");
+        } else {
+            p["maximum"] = json!(-1);
+            p["description"] = json!(format!(
+                "Status `{s}`: negative, distinct from every other status."
+            ));
+        }
+    }
+    v
+}
+
+/// The schema of the `compiled_meta.json` documents a loader accepts.
+pub fn compiled_meta_schema() -> Value {
+    root_schema::<CompiledMeta>()
+}
+
+/// The resolved manifest: the IR as JSON, with the marker as `$comment`.
+/// A family's `source`, if the IR serializes it, is given relative to the
+/// manifest directory (`families/<name>.toml`), so the output does not depend
+/// on the directory the generator was started from.
+pub fn families_json(ir: &Ir) -> Value {
+    let mut v = serde_json::to_value(ir).expect("the IR serializes");
+    if let Some(families) = v.get_mut("families").and_then(Value::as_array_mut) {
+        for (f, ir_f) in families.iter_mut().zip(&ir.families) {
+            if let Some(source) = f.get_mut("source") {
+                *source = json!(format!("families/{}.toml", ir_f.name));
+            }
+        }
+    }
+    v.as_object_mut()
+        .expect("the IR is an object")
+        .insert("$comment".into(), json!(marker_line()));
+    v
+}
+
+/// `(path, contents)` of the example document of every receipt of every
+/// family: `schema/examples/<family>.<profile>.compiled_meta.json`, with
+/// `.<n>` before `.compiled_meta` when one profile has several receipts.
+pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for f in &ir.families {
+        for (i, r) in f.receipts.iter().enumerate() {
+            let profile = &f.profiles[r.profile].name;
+            let same_profile: Vec<usize> = f
+                .receipts
+                .iter()
+                .enumerate()
+                .filter(|(_, o)| o.profile == r.profile)
+                .map(|(j, _)| j)
+                .collect();
+            let stem = if same_profile.len() > 1 {
+                let n = same_profile.iter().position(|&j| j == i).unwrap_or(0) + 1;
+                format!("{}.{profile}.{n}", f.name)
+            } else {
+                format!("{}.{profile}", f.name)
+            };
+            let mut doc = compiled_meta::expected(&ir.abi, f, r);
+            doc.comment = Some(marker_line());
+            // Serialized from the struct, so fields keep their documented order.
+            let mut text = serde_json::to_string_pretty(&doc).expect("metadata serializes");
+            text.push('\n');
+            out.push((format!("{EXAMPLES_DIR}/{stem}.compiled_meta.json"), text));
+        }
+    }
+    out
+}
+
+/// schemars with Draft 2020-12 settings, then [`finish`].
+fn root_schema<T: JsonSchema>() -> Value {
+    let generator = SchemaSettings::draft2020_12().into_generator();
+    let mut v = generator.into_root_schema_for::<T>().to_value();
+    finish(&mut v);
+    v
+}
+
+/// Make a derived schema complete (see the module docs), and mark it.
+fn finish(root: &mut Value) {
+    walk(root);
+    describe_refs(root);
+    if let Some(defs) = root.get_mut("$defs").and_then(Value::as_object_mut) {
+        for (name, members) in vocabularies() {
+            if let Some(def) = defs.get_mut(name) {
+                *def = vocab_schema(def.get("description").and_then(Value::as_str), &members);
+            }
+        }
+    }
+    root.as_object_mut()
+        .expect("a root schema is an object")
+        .insert("$comment".into(), json!(marker_line()));
+}
+
+/// A property that is only a `$ref` shows its definition's description.
+fn describe_refs(root: &mut Value) {
+    let defs = root.get("$defs").cloned().unwrap_or(Value::Null);
+    fn fill(v: &mut Value, defs: &Value) {
+        match v {
+            Value::Object(m) => {
+                if let Some(Value::Object(props)) = m.get_mut("properties") {
+                    for p in props.values_mut() {
+                        let target = p
+                            .get("$ref")
+                            .and_then(Value::as_str)
+                            .and_then(|r| r.strip_prefix("#/$defs/"));
+                        let doc = target
+                            .and_then(|t| defs.get(t))
+                            .and_then(|d| d.get("description"))
+                            .cloned();
+                        if let (Some(doc), Value::Object(pm)) = (doc, p) {
+                            pm.entry("description").or_insert(doc);
+                        }
+                    }
+                }
+                m.values_mut().for_each(|x| fill(x, defs));
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| fill(x, defs)),
+            _ => {}
+        }
+    }
+    fill(root, &defs);
+}
+
+/// Recursive clean-up of every subschema: drop `null` (the documents have
+/// none: TOML cannot spell it, and the metadata reader rejects it), and give
+/// integers the bounds of their Rust type.
+fn walk(v: &mut Value) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(walk),
+        Value::Object(map) => {
+            strip_null(map);
+            integer_bounds(map);
+            if let Some(Value::String(d)) = map.get_mut("description") {
+                *d = unwrap_lines(d);
+            }
+            map.values_mut().for_each(walk);
+        }
+        _ => {}
+    }
+}
+
+/// Doc comments arrive hard-wrapped; editors show descriptions as Markdown,
+/// so join the lines of each paragraph.
+fn unwrap_lines(s: &str) -> String {
+    s.split("\n\n")
+        .map(|p| p.lines().map(str::trim).collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+fn strip_null(map: &mut Map<String, Value>) {
+    if let Some(Value::Array(types)) = map.get_mut("type") {
+        types.retain(|t| t != "null");
+        if types.len() == 1 {
+            let t = types.remove(0);
+            map.insert("type".into(), t);
+        }
+    }
+    let Some(Value::Array(any)) = map.get_mut("anyOf") else {
+        return;
+    };
+    let before = any.len();
+    any.retain(|s| s != &json!({"type": "null"}));
+    if any.len() == 1 && before == 2 {
+        if let Some(Value::Object(only)) = any.pop() {
+            map.remove("anyOf");
+            for (k, val) in only {
+                map.entry(k).or_insert(val);
+            }
+        }
+    }
+}
+
+fn integer_bounds(map: &mut Map<String, Value>) {
+    if map.get("type").and_then(Value::as_str) != Some("integer") {
+        return;
+    }
+    let (min, max): (Value, Value) = match map.get("format").and_then(Value::as_str) {
+        Some("uint8") => (json!(0), json!(u8::MAX)),
+        Some("uint16") => (json!(0), json!(u16::MAX)),
+        Some("uint32") => (json!(0), json!(u32::MAX)),
+        Some("uint64") => (json!(0), json!(u64::MAX)),
+        Some("int8") => (json!(i8::MIN), json!(i8::MAX)),
+        Some("int16") => (json!(i16::MIN), json!(i16::MAX)),
+        Some("int32") => (json!(i32::MIN), json!(i32::MAX)),
+        Some("int64") => (json!(i64::MIN), json!(i64::MAX)),
+        _ => return,
+    };
+    map.entry("minimum").or_insert(min);
+    map.entry("maximum").or_insert(max);
+}
+
+fn def_mut<'a>(root: &'a mut Value, name: &str) -> &'a mut Value {
+    root.get_mut("$defs")
+        .and_then(|d| d.get_mut(name))
+        .unwrap_or_else(|| panic!("schema has no `$defs/{name}`"))
+}
+
+/// A closed vocabulary: `enum` lists every spelling (validators report it
+/// plainly, editors complete it); `oneOf` repeats each with its description
+/// and numeric code for hover text.
+fn vocab_schema(description: Option<&str>, members: &Members) -> Value {
+    let mut m = Map::new();
+    if let Some(d) = description {
+        m.insert("description".into(), json!(d));
+    }
+    m.insert("type".into(), json!("string"));
+    m.insert(
+        "enum".into(),
+        members.iter().map(|(s, _, _)| json!(s)).collect(),
+    );
+    m.insert(
+        "oneOf".into(),
+        members
+            .iter()
+            .map(|(s, code, d)| json!({"const": s, "description": format!("{d} (code {code})")}))
+            .collect(),
+    );
+    Value::Object(m)
+}
+
+/// The members of one vocabulary: spelling, numeric code, description.
+pub type Members = Vec<(&'static str, i32, String)>;
+
+/// Every vocabulary a schema can use, by schemars definition name, with each
+/// member's spelling, numeric code and description.
+pub fn vocabularies() -> Vec<(&'static str, Members)> {
+    fn list<T: Copy>(
+        all: &[T],
+        s: fn(T) -> &'static str,
+        c: fn(T) -> i32,
+        d: fn(T) -> String,
+    ) -> Members {
+        all.iter().map(|&v| (s(v), c(v), d(v))).collect()
+    }
+    vec![
+        (
+            DType::NAME,
+            list(DType::ALL, DType::as_str, DType::code, describe_dtype),
+        ),
+        (
+            Direction::NAME,
+            list(Direction::ALL, Direction::as_str, Direction::code, |v| {
+                describe_direction(v).into()
+            }),
+        ),
+        (
+            ParamKind::NAME,
+            list(ParamKind::ALL, ParamKind::as_str, ParamKind::code, |v| {
+                describe_param_kind(v).into()
+            }),
+        ),
+        (
+            Layout::NAME,
+            list(Layout::ALL, Layout::as_str, Layout::code, |v| {
+                describe_layout(v).into()
+            }),
+        ),
+        (
+            Platform::NAME,
+            list(
+                Platform::ALL,
+                Platform::as_str,
+                Platform::code,
+                describe_platform,
+            ),
+        ),
+        (
+            Backend::NAME,
+            list(
+                Backend::ALL,
+                Backend::as_str,
+                Backend::code,
+                describe_backend,
+            ),
+        ),
+        (
+            Runtime::NAME,
+            list(
+                Runtime::ALL,
+                Runtime::as_str,
+                Runtime::code,
+                describe_runtime,
+            ),
+        ),
+        (
+            ExecutionMode::NAME,
+            list(
+                ExecutionMode::ALL,
+                ExecutionMode::as_str,
+                ExecutionMode::code,
+                |v| describe_mode(v).into(),
+            ),
+        ),
+        (
+            Contract::NAME,
+            list(Contract::ALL, Contract::as_str, Contract::code, |v| {
+                describe_contract(v).into()
+            }),
+        ),
+        (
+            BindingKind::NAME,
+            list(
+                BindingKind::ALL,
+                BindingKind::as_str,
+                BindingKind::code,
+                |v| describe_binding(v).into(),
+            ),
+        ),
+        (
+            BinaryOp::NAME,
+            list(BinaryOp::ALL, BinaryOp::as_str, BinaryOp::code, |v| {
+                describe_op(v).into()
+            }),
+        ),
+    ]
+}
+
+pub fn describe_dtype(d: DType) -> String {
+    let what = match d {
+        DType::Fp32 => "32-bit IEEE 754 float",
+        DType::Fp16 => "16-bit IEEE 754 half-precision float",
+        DType::Int32 => "32-bit signed integer",
+        DType::Int16 => "16-bit signed integer",
+        DType::Int8 => "8-bit signed integer",
+        DType::Uint8 => "8-bit unsigned integer",
+        DType::Bf16 => "16-bit bfloat16",
+        DType::Int64 => "64-bit signed integer",
+        DType::Uint64 => "64-bit unsigned integer (torch has no such scalar)",
+        DType::Uint16 => "16-bit unsigned integer",
+        DType::Uint32 => "32-bit unsigned integer",
+        DType::Bool => "boolean, one byte per element",
+        DType::Fp8e4m3fn => "8-bit float, 4 exponent and 3 mantissa bits, finite only",
+        DType::Fp8e8m0 => "8-bit exponent-only scale (E8M0)",
+        DType::Fp4 => "packed 4-bit float, two elements per byte along the last dimension",
+    };
+    let mut s = what.to_owned();
+    if !d.scalar_allowed() {
+        s.push_str("; tensors only");
+    }
+    if d.nz_allowed() {
+        s.push_str("; NZ layout allowed");
+    }
+    s
+}
+
+pub fn describe_direction(d: Direction) -> &'static str {
+    match d {
+        Direction::In => "read by the kernel (the default; scalars are always `in`)",
+        Direction::Out => "written by the kernel into a caller-supplied tensor; may be returned",
+        Direction::InOut => "read and updated in place; may be returned",
+    }
+}
+
+pub fn describe_param_kind(k: ParamKind) -> &'static str {
+    match k {
+        ParamKind::Tensor => "a tensor with a `shape` (the default)",
+        ParamKind::Scalar => "one value passed by value: no `shape`, no `layout`, always `in`",
+    }
+}
+
+pub fn describe_layout(l: Layout) -> &'static str {
+    match l {
+        Layout::Nd => "row-major contiguous (the default)",
+        Layout::Nchw => "row-major contiguous, rank 4: batch, channel, height, width",
+        Layout::Nz => {
+            "Ascend fractal blocked layout for read-only fp16/bf16/int8 inputs of rank >= 2 on `a2a3`; lowered to `[prod(leading), C/c0, R/16, 16, c0]`"
+        }
+    }
+}
+
+fn platforms_where(f: impl Fn(Platform) -> bool) -> String {
+    Platform::ALL
+        .iter()
+        .filter(|&&p| f(p))
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn ticks<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(|i| format!("`{i}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+pub fn describe_platform(p: Platform) -> String {
+    let what = match p {
+        Platform::A2a3 => "Ascend A2/A3",
+        Platform::A5 => "Ascend A5",
+        Platform::Xdna2 => "AMD XDNA2 NPU",
+    };
+    format!(
+        "{what}; backends {}; runtimes {}{}",
+        ticks(p.backends()),
+        ticks(p.runtimes()),
+        if p.supports_nz() { "; accepts NZ" } else { "" }
+    )
+}
+
+pub fn describe_backend(b: Backend) -> String {
+    let what = match b {
+        Backend::Cce => "Ascend CCE C compiler",
+        Backend::Pto => "PTO instruction backend",
+        Backend::Aie => "AMD AIE compiler (generated ELF)",
+    };
+    format!(
+        "{what}; on {}",
+        platforms_where(|p| p.backends().contains(&b))
+    )
+}
+
+pub fn describe_runtime(r: Runtime) -> String {
+    let what = match r {
+        Runtime::TensormapAndRingbuffer => "tensor map and ring buffer launch runtime",
+        Runtime::HostBuildGraph => "task graph built on the host",
+        Runtime::XrtDirect => "XRT buffer objects passed directly to the kernel",
+    };
+    format!(
+        "{what}; on {}",
+        platforms_where(|p| p.runtimes().contains(&r))
+    )
+}
+
+pub fn describe_mode(m: ExecutionMode) -> &'static str {
+    match m {
+        ExecutionMode::Sim => "runs on the platform's simulator",
+        ExecutionMode::Onboard => "runs on the device",
+    }
+}
+
+pub fn describe_contract(c: Contract) -> &'static str {
+    match c {
+        Contract::Program => "PROGRAM calling rules: the program runner binds arguments and allocates outputs",
+        Contract::Kernel => {
+            "KERNEL calling rules: one chip and entry, the caller supplies every `out`/`inout` buffer, returns alias parameters"
+        }
+    }
+}
+
+pub fn describe_binding(b: BindingKind) -> &'static str {
+    match b {
+        BindingKind::BufferObject => "a device buffer object (XRT BO); tensors only",
+        BindingKind::TensorArg => "a tensor argument slot of the launch arguments; tensors only",
+        BindingKind::ScalarArg => "a typed scalar slot of the launch arguments; scalars only",
+    }
+}
+
+pub fn describe_op(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "out = lhs + rhs",
+        BinaryOp::Sub => "out = lhs - rhs",
+        BinaryOp::Mul => "out = lhs * rhs",
+        BinaryOp::Div => "out = lhs / rhs",
+        BinaryOp::Max => "out = max(lhs, rhs)",
+        BinaryOp::Min => "out = min(lhs, rhs)",
+    }
+}
+
+/// The rules of `check` on one parameter and one profile that JSON Schema
+/// can state, so an editor flags them while typing.
+fn family_rules(root: &mut Value) {
+    let scalar_dtypes: Vec<&str> = DType::ALL
+        .iter()
+        .filter(|d| !d.scalar_allowed())
+        .map(|d| d.as_str())
+        .collect();
+    let nz_dtypes: Vec<&str> = DType::ALL
+        .iter()
+        .filter(|d| d.nz_allowed())
+        .map(|d| d.as_str())
+        .collect();
+    let param = def_mut(root, "Param");
+    param["allOf"] = json!([
+        {
+            "$comment": "a scalar has no shape or layout, is `in`, and has a dtype with a scalar representation (KF0203-KF0205)",
+            "if": { "properties": { "kind": { "const": ParamKind::Scalar.as_str() } }, "required": ["kind"] },
+            "then": { "properties": {
+                "shape": false,
+                "layout": false,
+                "direction": { "const": Direction::In.as_str() },
+                "dtype": { "not": { "enum": scalar_dtypes } },
+            } },
+            "else": {
+                "$comment": "a tensor declares 1 or more extents, each -1 or 1..=2^32-1 (KF0201, KF0202)",
+                "required": ["shape"],
+                "properties": { "shape": { "items": { "not": { "const": 0 } } } },
+            },
+        },
+        {
+            "$comment": "NZ is for read-only fp16/bf16/int8 inputs of rank >= 2 (KF0401-KF0403)",
+            "if": { "properties": { "layout": { "const": Layout::Nz.as_str() } }, "required": ["layout"] },
+            "then": { "properties": {
+                "dtype": { "enum": nz_dtypes },
+                "direction": { "const": Direction::In.as_str() },
+                "shape": { "minItems": 2 },
+            } },
+        },
+        {
+            "$comment": "NCHW is rank 4 (KF0406)",
+            "if": { "properties": { "layout": { "const": Layout::Nchw.as_str() } }, "required": ["layout"] },
+            "then": { "properties": { "shape": { "minItems": 4, "maxItems": 4 } } },
+        },
+    ]);
+    let rules: Vec<Value> = Platform::ALL
+        .iter()
+        .map(|p| {
+            json!({
+                "if": { "properties": { "platform": { "const": p.as_str() } }, "required": ["platform"] },
+                "then": { "properties": {
+                    "backend": { "enum": p.backends().iter().map(|b| b.as_str()).collect::<Vec<_>>() },
+                    "runtime": { "enum": p.runtimes().iter().map(|r| r.as_str()).collect::<Vec<_>>() },
+                } },
+            })
+        })
+        .collect();
+    let profile = def_mut(root, "Profile");
+    profile["$comment"] = json!("each platform has its own backends and runtimes (KF0606)");
+    profile["allOf"] = Value::Array(rules);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_vocabulary_is_described() {
+        for (name, members) in vocabularies() {
+            assert!(!members.is_empty(), "{name}");
+            for (s, _, d) in members {
+                assert!(!d.is_empty(), "{name}::{s} has no description");
+            }
+        }
+    }
+
+    #[test]
+    fn comment_sorts_first() {
+        let text = pretty(&family_schema());
+        assert!(
+            text.starts_with("{\n  \"$comment\": \"@generated by kfam"),
+            "{}",
+            &text[..80]
+        );
+    }
+
+    #[test]
+    fn no_nulls_remain() {
+        for s in [family_schema(), abi_schema(), compiled_meta_schema()] {
+            let text = s.to_string();
+            assert!(!text.contains("\"null\""), "a schema still allows null");
+        }
+    }
+
+    #[test]
+    fn status_codes_match_the_vocabulary() {
+        let abi = abi_schema();
+        let props = abi["$defs"]["StatusCodes"]["properties"]
+            .as_object()
+            .unwrap();
+        let keys: Vec<&str> = props.keys().map(String::as_str).collect();
+        let mut want: Vec<&str> = Status::ALL.iter().map(|s| s.as_str()).collect();
+        want.sort();
+        assert_eq!(keys, want);
+    }
 }

@@ -1,0 +1,565 @@
+//! The generated C header, compiled for real: as a C99 and a C++17
+//! translation unit, with the consumer programs of `tests/c/` (whose output
+//! must say exactly what the Rust IR says), and in two translation units
+//! linked together. gcc and g++ are required: when either is missing these
+//! tests fail, they never skip (see `.ci/run`).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use kfam_codegen::emit::c;
+use kfam_codegen::ir::{Family, Ir, Operation};
+use kfam_codegen::vocab::{ExecutionMode, Platform};
+
+const C_STD: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+const CXX_STD: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+/// Extra warnings a strict consumer may turn on; the header alone must pass them.
+const C_STRICT: &[&str] = &[
+    "-Wconversion",
+    "-Wsign-conversion",
+    "-Wshadow",
+    "-Wstrict-prototypes",
+    "-Wmissing-prototypes",
+    "-Wundef",
+    "-Wcast-qual",
+    "-Wwrite-strings",
+    "-Wredundant-decls",
+];
+const CXX_STRICT: &[&str] = &[
+    "-Wconversion",
+    "-Wsign-conversion",
+    "-Wshadow",
+    "-Wundef",
+    "-Wcast-qual",
+    "-Wold-style-cast",
+    "-Wzero-as-null-pointer-constant",
+    "-Wuseless-cast",
+    "-Wredundant-decls",
+];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn c_src(name: &str) -> PathBuf {
+    repo().join("tests/c").join(name)
+}
+
+/// `gcc` or `g++`, after checking that it runs. A missing compiler is a
+/// failure: the header's promise is that it compiles, and only a compiler
+/// can show that.
+fn compiler(name: &str) -> Command {
+    match Command::new(name).arg("--version").output() {
+        Ok(out) if out.status.success() => Command::new(name),
+        Ok(out) => panic!(
+            "`{name} --version` failed ({}); the C header tests need gcc and g++",
+            out.status
+        ),
+        Err(e) => panic!(
+            "`{name}` is not available ({e}); the C header tests need gcc and g++ (see .ci/run)"
+        ),
+    }
+}
+
+fn run(mut cmd: Command) -> Output {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
+    assert!(
+        out.status.success(),
+        "{shown} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// A generated header in a temporary directory, with the IR it came from.
+struct Header {
+    dir: tempfile::TempDir,
+    ir: Ir,
+}
+
+impl Header {
+    fn from_ir(ir: Ir) -> Header {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files = c::emit(&ir);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].path, c::HEADER_PATH);
+        let path = dir.path().join(&files[0].path);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, &files[0].contents).unwrap();
+        Header { dir, ir }
+    }
+
+    fn shipped() -> Header {
+        let (ir, report) = kfam_codegen::check_dir(&repo().join("manifest"));
+        let ir = ir.unwrap_or_else(|| panic!("shipped manifest has errors: {report:?}"));
+        Header::from_ir(ir)
+    }
+
+    /// The manifest's `abi.toml` with the given family files (checked in memory).
+    fn with_families(families: &[(&str, &str)]) -> Header {
+        let abi = fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+        let families = families
+            .iter()
+            .map(|(name, text)| (format!("families/{name}.toml"), (*text).to_owned()))
+            .collect();
+        let (ir, report) = kfam_codegen::check_sources(Some(("abi.toml".into(), abi)), families);
+        let ir = ir.unwrap_or_else(|| panic!("test manifest has errors: {report:?}"));
+        Header::from_ir(ir)
+    }
+
+    /// The `-I` directory: the header is `<kfam/kfam.h>` below it.
+    fn include(&self) -> PathBuf {
+        let header = self.header_path();
+        header.parent().unwrap().parent().unwrap().to_path_buf()
+    }
+
+    fn header_path(&self) -> PathBuf {
+        self.dir.path().join(c::HEADER_PATH)
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    /// Compile the header alone as a C99 and as a C++17 translation unit.
+    fn compile_alone(&self, strict: bool) {
+        for (tool, lang, flags, extra) in [
+            ("gcc", "c", C_STD, C_STRICT),
+            ("g++", "c++", CXX_STD, CXX_STRICT),
+        ] {
+            let mut cmd = compiler(tool);
+            cmd.args(flags);
+            if strict {
+                cmd.args(extra);
+            }
+            cmd.args(["-x", lang, "-c"])
+                .arg(self.header_path())
+                .arg("-o")
+                .arg(self.out(&format!("header-{lang}.o")));
+            run(cmd);
+        }
+    }
+
+    /// Build a consumer program (`.c` with gcc, `.cpp` with g++) from `sources`.
+    fn build(&self, tool: &str, sources: &[PathBuf], exe: &str) -> PathBuf {
+        let mut cmd = compiler(tool);
+        let is_c = tool == "gcc";
+        cmd.args(if is_c { C_STD } else { CXX_STD })
+            .arg("-I")
+            .arg(self.include());
+        for s in sources {
+            cmd.arg(s);
+        }
+        let exe = self.out(exe);
+        cmd.arg("-o").arg(&exe);
+        run(cmd);
+        exe
+    }
+
+    fn consumers(&self) -> [PathBuf; 2] {
+        [
+            self.build("gcc", &[c_src("consumer.c")], "consumer_c"),
+            self.build("g++", &[c_src("consumer.cpp")], "consumer_cpp"),
+        ]
+    }
+}
+
+fn stdout_of(exe: &Path, args: &[&str]) -> String {
+    let mut cmd = Command::new(exe);
+    cmd.args(args);
+    String::from_utf8(run(cmd).stdout).expect("consumer output is UTF-8")
+}
+
+fn shape(dims: &[i64]) -> String {
+    let dims: Vec<String> = dims.iter().map(i64::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// What `tests/c/consumer.{c,cpp}` print for `f`, derived from the IR alone.
+fn expected_output(ir: &Ir, f: &Family) -> String {
+    let index = ir.families.iter().position(|x| x.name == f.name).unwrap();
+    let pname = |i: usize| f.params[i].name.as_str();
+    let mut s = String::new();
+    let _ = writeln!(s, "family {}", f.name);
+    let _ = writeln!(s, "index {index}");
+    let _ = writeln!(s, "revision {}", f.revision);
+    let _ = writeln!(s, "identity {}", f.identity);
+    let _ = writeln!(s, "contract {}", f.contract.as_str());
+    let _ = writeln!(s, "torch {}", u8::from(f.torch));
+    let _ = writeln!(
+        s,
+        "torch_schema {}",
+        f.torch_schema.as_deref().unwrap_or("-")
+    );
+    match &f.operation {
+        Operation::ElementwiseBinary { op, lhs, rhs, out } => {
+            let _ = writeln!(
+                s,
+                "operation elementwise_binary op {} {} {} {}",
+                op.as_str(),
+                pname(*lhs),
+                pname(*rhs),
+                pname(*out)
+            );
+        }
+        Operation::Matmul {
+            m,
+            k,
+            n,
+            a,
+            b,
+            c,
+            accumulate,
+        } => {
+            let _ = writeln!(
+                s,
+                "operation matmul m {m} k {k} n {n} accumulate {} {} {} {}",
+                u8::from(*accumulate),
+                pname(*a),
+                pname(*b),
+                pname(*c)
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "counts params {} tensors {} scalars {}",
+        f.params.len(),
+        f.tensor_count,
+        f.scalar_count
+    );
+    for p in &f.params {
+        let _ = writeln!(
+            s,
+            "param {} {} {} {} {} {} shape {} lowered {} pool {}",
+            p.index,
+            p.name,
+            p.kind.as_str(),
+            p.direction.as_str(),
+            p.dtype.as_str(),
+            p.layout.as_str(),
+            shape(&p.shape),
+            shape(&p.lowered_shape),
+            p.pool_index
+        );
+        if let Some(doc) = &p.doc {
+            let _ = writeln!(s, "doc {}: {doc}", p.name);
+        }
+    }
+    for &r in &f.returns {
+        let _ = writeln!(s, "return {r} {}", pname(r));
+    }
+    for pr in &f.profiles {
+        let _ = writeln!(
+            s,
+            "profile {} {} {} {} {}",
+            pr.name,
+            pr.platform.as_str(),
+            pr.backend.as_str(),
+            pr.runtime.as_str(),
+            pr.execution_mode.as_str()
+        );
+        for b in &pr.bindings {
+            let _ = writeln!(
+                s,
+                "slot {} {} {} {}",
+                pr.name,
+                pname(b.param),
+                b.slot,
+                b.kind.as_str()
+            );
+        }
+    }
+    for r in &f.receipts {
+        let _ = writeln!(
+            s,
+            "receipt {} {} {} {}",
+            f.profiles[r.profile].name, r.codec, r.artifact, r.sha256
+        );
+        let _ = writeln!(
+            s,
+            "evidence {} | {} | {}",
+            r.evidence.date,
+            r.evidence.hardware,
+            r.evidence.note.as_deref().unwrap_or("-")
+        );
+    }
+    for &platform in Platform::ALL {
+        for &mode in ExecutionMode::ALL {
+            let qualified = f.profiles.iter().enumerate().find(|(i, pr)| {
+                pr.platform == platform
+                    && pr.execution_mode == mode
+                    && f.receipts.iter().any(|r| r.profile == *i)
+            });
+            let _ = writeln!(
+                s,
+                "capability {} {}: {}",
+                platform.as_str(),
+                mode.as_str(),
+                qualified.map_or("unsupported", |(_, pr)| pr.name.as_str())
+            );
+        }
+    }
+    if f.name == "add_bf16_1024" {
+        let param = |name: &str| f.params.iter().position(|p| p.name == name).unwrap();
+        let slot = |profile: usize, name: &str| {
+            let b = f.profiles[profile].bindings.iter();
+            b.clone().find(|b| b.param == param(name)).unwrap().slot
+        };
+        let onboard = f
+            .profiles
+            .iter()
+            .position(|p| p.name == "xdna2_onboard")
+            .unwrap();
+        assert!(
+            f.profiles
+                .iter()
+                .enumerate()
+                .all(|(i, _)| ["lhs", "rhs", "out"]
+                    .iter()
+                    .all(|n| slot(i, n) == slot(0, n))),
+            "the consumer prints family-wide slots, which exist only when all profiles agree"
+        );
+        let _ = writeln!(s, "macro INDEX {index}");
+        let _ = writeln!(s, "macro IDENTITY {}", f.identity);
+        let _ = writeln!(s, "macro PARAM_OUT {}", param("out"));
+        let _ = writeln!(
+            s,
+            "macro SLOT_LHS {} SLOT_RHS {} SLOT_OUT {}",
+            slot(0, "lhs"),
+            slot(0, "rhs"),
+            slot(0, "out")
+        );
+        let _ = writeln!(s, "macro XDNA2_ONBOARD_SLOT_OUT {}", slot(onboard, "out"));
+    }
+    let _ = writeln!(s, "summary:\n{}", f.summary);
+    s
+}
+
+/// Run both consumers for every family of the header's IR and compare.
+fn check_consumers(h: &Header) {
+    let exes = h.consumers();
+    for f in &h.ir.families {
+        let expected = expected_output(&h.ir, f);
+        for exe in &exes {
+            let actual = stdout_of(exe, &[&f.name]);
+            assert_eq!(
+                actual,
+                expected,
+                "{} disagrees with the IR for `{}`",
+                exe.display(),
+                f.name
+            );
+        }
+    }
+}
+
+#[test]
+fn header_compiles_alone_as_c99_and_cxx17() {
+    let h = Header::shipped();
+    h.compile_alone(false);
+    h.compile_alone(true);
+}
+
+#[test]
+fn consumers_print_what_the_ir_says() {
+    let h = Header::shipped();
+    assert!(
+        h.ir.families.iter().any(|f| f.name == "add_bf16_1024"),
+        "the shipped manifest has add_bf16_1024"
+    );
+    check_consumers(&h);
+    // Without an argument the consumers look up add_bf16_1024.
+    let add =
+        h.ir.families
+            .iter()
+            .find(|f| f.name == "add_bf16_1024")
+            .unwrap();
+    let add_expected = expected_output(&h.ir, add);
+    assert!(add_expected.contains("macro XDNA2_ONBOARD_SLOT_OUT"));
+    for exe in h.consumers() {
+        assert_eq!(stdout_of(&exe, &[]), add_expected);
+    }
+}
+
+#[test]
+fn two_translation_units_link_without_duplicate_symbols() {
+    let h = Header::shipped();
+    let other = h.out("link_other.o");
+    let mut cmd = compiler("gcc");
+    cmd.args(C_STD)
+        .arg("-I")
+        .arg(h.include())
+        .arg("-c")
+        .arg(c_src("link_other.c"))
+        .arg("-o")
+        .arg(&other);
+    run(cmd);
+    let want = format!("linked {} families\n", h.ir.families.len());
+    let c_exe = h.build("gcc", &[c_src("link_main.c"), other.clone()], "link_c");
+    assert_eq!(stdout_of(&c_exe, &[]), want);
+    let cxx_exe = h.build("g++", &[c_src("link_main.cpp"), other], "link_cxx");
+    assert_eq!(stdout_of(&cxx_exe, &[]), want);
+}
+
+#[test]
+fn runtime_declarations_compile_as_documented() {
+    let h = Header::shipped();
+    for (tool, lang, flags) in [("gcc", "c", C_STD), ("g++", "c++", CXX_STD)] {
+        let mut cmd = compiler(tool);
+        cmd.args(flags)
+            .arg("-I")
+            .arg(h.include())
+            .args(["-x", lang, "-c"])
+            .arg(c_src("runtime_example.c"))
+            .arg("-o")
+            .arg(h.out(&format!("runtime_example-{lang}.o")));
+        run(cmd);
+    }
+}
+
+const HOSTILE: &str = r#"
+name = "hostile_text"
+revision = 1
+summary = "Ends */ early? \"Quoted\", back\\slash, trigraphs ??/ ??= ??' and /* nested.\nA line that ends in a backslash \\\nNon-ASCII: café, 漢字, 🙂 ?"
+contract = "kernel"
+returns = ["out"]
+
+[operation.elementwise_binary]
+op = "add"
+lhs = "lhs"
+rhs = "rhs"
+out = "out"
+
+[[params]]
+name = "lhs"
+dtype = "fp32"
+shape = [-1, 8]
+doc = "*/ #error \"not closed\" /* \\"
+
+[[params]]
+name = "rhs"
+dtype = "fp32"
+shape = [-1, 8]
+doc = "??/\n*/"
+
+[[params]]
+name = "out"
+direction = "out"
+dtype = "fp32"
+shape = [-1, 8]
+
+[[profiles]]
+name = "sim"
+platform = "a2a3"
+backend = "pto"
+runtime = "host_build_graph"
+execution_mode = "sim"
+bindings = [
+  { param = "lhs", slot = 0, kind = "tensor_arg" },
+  { param = "rhs", slot = 1, kind = "tensor_arg" },
+  { param = "out", slot = 2, kind = "tensor_arg" },
+]
+
+[[receipts]]
+profile = "sim"
+codec = "test.v1"
+artifact = "dir/\"quoted\"??/x.so"
+sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
+evidence = { date = "2026-01-01", hardware = "rig \"A\" */ ??/ \\", note = "note */\nline two \\" }
+"#;
+
+/// No scalars, no returns, no profiles, no receipts: every optional list of
+/// the tables is empty, and ISO C has no zero-length arrays.
+const BARE: &str = r#"
+name = "bare_minimum"
+revision = 3
+summary = "Nothing optional."
+contract = "program"
+
+[operation.elementwise_binary]
+op = "max"
+lhs = "a"
+rhs = "b"
+out = "c"
+
+[[params]]
+name = "a"
+dtype = "int8"
+shape = [4]
+
+[[params]]
+name = "b"
+dtype = "int8"
+shape = [4]
+
+[[params]]
+name = "c"
+direction = "out"
+dtype = "int8"
+shape = [4]
+"#;
+
+#[test]
+fn hostile_text_round_trips_through_comments_and_strings() {
+    let h = Header::with_families(&[("hostile_text", HOSTILE)]);
+    let f = &h.ir.families[0];
+    assert!(f.summary.contains("*/") && f.summary.contains("??/") && f.summary.contains('\\'));
+    assert!(f.summary.contains('é') && f.summary.contains('\n'));
+    let text = fs::read_to_string(h.header_path()).unwrap();
+    assert!(text.is_ascii(), "non-ASCII text is escaped");
+    assert!(!text.contains("??"), "no trigraph sequence survives");
+    // Both compile with the header in the main file (every comment and
+    // string checked by -Wcomment, -Wtrigraphs, -pedantic) ...
+    h.compile_alone(true);
+    // ... and the consumers read back exactly the declared text.
+    check_consumers(&h);
+}
+
+#[test]
+fn empty_lists_compile_without_zero_length_arrays() {
+    let h = Header::with_families(&[("bare_minimum", BARE), ("hostile_text", HOSTILE)]);
+    let bare =
+        h.ir.families
+            .iter()
+            .find(|f| f.name == "bare_minimum")
+            .unwrap();
+    assert!(bare.returns.is_empty() && bare.profiles.is_empty() && bare.receipts.is_empty());
+    assert_eq!(bare.scalar_count, 0);
+    let text = fs::read_to_string(h.header_path()).unwrap();
+    assert!(
+        !text.contains("[0] KFAM_GEN_MAYBE_UNUSED"),
+        "no zero-length array"
+    );
+    assert!(!text.contains("kfam_gen_returns_bare_minimum"));
+    h.compile_alone(true);
+    check_consumers(&h);
+}
+
+#[test]
+fn generated_name_collisions_fail_closed() {
+    // Family `abi` makes KFAM_ABI_REVISION, which is also the ABI constant.
+    let abi = BARE
+        .replace("bare_minimum", "abi")
+        .replace("revision = 3", "revision = 1");
+    let h = Header::with_families(&[("abi", &abi)]);
+    assert_eq!(c::c_name_collisions(&h.ir), ["KFAM_ABI_REVISION"]);
+    let text = fs::read_to_string(h.header_path()).unwrap();
+    assert!(text.contains("#error \"kfam: the generated C name KFAM_ABI_REVISION is defined twice"));
+    let mut cmd = compiler("gcc");
+    cmd.args(C_STD)
+        .args(["-x", "c", "-fsyntax-only"])
+        .arg(h.header_path());
+    let out = cmd.output().expect("run gcc");
+    assert!(!out.status.success(), "a colliding header must not compile");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("KFAM_ABI_REVISION is defined twice"));
+    // The shipped manifest has no collision.
+    assert!(c::c_name_collisions(&Header::shipped().ir).is_empty());
+}

@@ -1,0 +1,268 @@
+//! Identity digests: pinned for the shipped families, and sensitive to
+//! exactly what a consumer depends on.
+//!
+//! The digest is SHA-256 over the canonical form of a family revision
+//! (`Family::canonical_identity`): wording (summary, docs), receipts and the
+//! TOML layout (comments, key order) are not part of it; the signature, the
+//! operation, the final ABI of every profile and the revision are.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The identities of the shipped families. These are the values recorded in
+/// `manifest/approved.lock`: a change here is a change of an approved
+/// contract, which needs a new `revision`, never an edit of this table.
+const PINNED: [(&str, &str); 4] = [
+    (
+        "add_bf16_1024",
+        "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
+    ),
+    (
+        "matmul_acc_nz_bf16",
+        "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae",
+    ),
+    (
+        "matmul_bf16_128x64x128",
+        "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13",
+    ),
+    (
+        "mul_fp4_dequant",
+        "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
+    ),
+];
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("codegen/ has a parent")
+        .to_path_buf()
+}
+
+fn shipped(name: &str) -> String {
+    let path = workspace().join(format!("manifest/families/{name}.toml"));
+    fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
+}
+
+/// The identity of one family text, checked with the shipped abi. The text
+/// must be a valid declaration: an edit here is a legal change.
+fn identity(name: &str, text: &str) -> String {
+    let abi = fs::read_to_string(workspace().join("manifest/abi.toml")).expect("read abi.toml");
+    let (ir, report) = kfam_codegen::check_sources(
+        Some(("manifest/abi.toml".to_owned(), abi)),
+        vec![(format!("manifest/families/{name}.toml"), text.to_owned())],
+    );
+    let rendered = report.render_human(&annotate_snippets::Renderer::plain());
+    assert!(
+        report.diagnostics.is_empty(),
+        "{name} after the edit is not clean:\n{rendered}"
+    );
+    let ir = ir.expect("IR of a clean manifest");
+    assert_eq!(ir.families.len(), 1);
+    ir.families[0].identity.clone()
+}
+
+/// `text` with `from` replaced by `to` (every occurrence, at least one).
+fn edit(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "`{from}` not found");
+    text.replace(from, to)
+}
+
+#[test]
+fn shipped_identities_are_pinned() {
+    let (ir, report) = kfam_codegen::check_dir(&workspace().join("manifest"));
+    assert!(
+        report.diagnostics.is_empty(),
+        "{}",
+        report.render_human(&annotate_snippets::Renderer::plain())
+    );
+    let actual: Vec<(String, String)> = ir
+        .expect("IR")
+        .families
+        .into_iter()
+        .map(|f| (f.name, f.identity))
+        .collect();
+    let pinned: Vec<(String, String)> = PINNED
+        .iter()
+        .map(|(n, d)| (n.to_string(), d.to_string()))
+        .collect();
+    assert_eq!(actual, pinned);
+    // Checked alone or with the rest of the manifest: the same digest.
+    for (name, digest) in PINNED {
+        assert_eq!(identity(name, &shipped(name)), digest, "{name}");
+    }
+}
+
+#[test]
+fn wording_receipts_and_layout_do_not_change_the_identity() {
+    let add = shipped("add_bf16_1024");
+    let pinned_add = PINNED[0].1;
+    let matmul = shipped("matmul_acc_nz_bf16");
+    let pinned_matmul = PINNED[1].1;
+
+    let unchanged = [
+        (
+            "summary",
+            "add_bf16_1024",
+            edit(&add, "Elementwise BF16 addition of two", "Element-wise bf16 sum of two"),
+            pinned_add,
+        ),
+        (
+            "param doc",
+            "matmul_acc_nz_bf16",
+            edit(&matmul, "Activations: a dynamic number of rows.", "Input activations, any number of rows."),
+            pinned_matmul,
+        ),
+        (
+            "a param doc added",
+            "add_bf16_1024",
+            edit(&add, "name = \"lhs\"\n", "name = \"lhs\"\ndoc = \"Left operand.\"\n"),
+            pinned_add,
+        ),
+        (
+            "receipt evidence",
+            "matmul_acc_nz_bf16",
+            edit(
+                &matmul,
+                "evidence = { date = \"2026-11-03\", hardware = \"Ascend 910B (a2a3)\", note = \"borrowed-stream launch on device 0\" }",
+                "evidence = { date = \"2026-12-24\", hardware = \"Ascend 910B2 (a2a3)\", note = \"requalified after a driver update\" }",
+            ),
+            pinned_matmul,
+        ),
+        (
+            "receipt (a requalified artifact)",
+            "add_bf16_1024",
+            edit(
+                &edit(&add, "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", &"e".repeat(64)),
+                "artifact = \"xdna2/add_bf16_1024.elf\"",
+                "artifact = \"xdna2/requalified/add_bf16_1024.elf\"",
+            ),
+            pinned_add,
+        ),
+        (
+            "comments and key order",
+            "add_bf16_1024",
+            edit(
+                &add,
+                "name = \"rhs\"\ndirection = \"in\"\ndtype = \"bf16\"\nshape = [1024]\n",
+                "# the right operand\nshape = [1024]\ndtype = \"bf16\"\nname = \"rhs\"\ndirection = \"in\"\n",
+            ),
+            pinned_add,
+        ),
+        (
+            "default direction spelt out or left out",
+            "add_bf16_1024",
+            edit(&add, "direction = \"in\"\n", ""),
+            pinned_add,
+        ),
+    ];
+    for (what, name, text, expected) in unchanged {
+        assert_eq!(
+            identity(name, &text),
+            expected,
+            "changing the {what} of {name} changed its identity"
+        );
+    }
+}
+
+#[test]
+fn contract_changes_change_the_identity() {
+    let add = shipped("add_bf16_1024");
+    let matmul = shipped("matmul_acc_nz_bf16");
+    let fp4 = shipped("mul_fp4_dequant");
+
+    let changed = [
+        // `acc` accumulates in bf16 instead of fp32: one parameter's dtype.
+        (
+            "a param dtype",
+            "matmul_acc_nz_bf16",
+            edit(
+                &matmul,
+                "dtype = \"fp32\"\nshape = [-1, 128]",
+                "dtype = \"bf16\"\nshape = [-1, 128]",
+            ),
+        ),
+        // Elementwise operands share one dtype, so all three change together.
+        (
+            "the operands' dtype",
+            "add_bf16_1024",
+            edit(&add, "dtype = \"bf16\"", "dtype = \"fp16\""),
+        ),
+        (
+            "a shape",
+            "add_bf16_1024",
+            edit(&add, "shape = [1024]", "shape = [2048]"),
+        ),
+        (
+            "a dynamic extent made static",
+            "mul_fp4_dequant",
+            edit(&fp4, "shape = [-1, 256]", "shape = [8, 256]"),
+        ),
+        (
+            "a binding slot",
+            "add_bf16_1024",
+            edit(
+                &add,
+                "{ param = \"out\", slot = 2,",
+                "{ param = \"out\", slot = 3,",
+            ),
+        ),
+        (
+            "the binding order",
+            "add_bf16_1024",
+            edit(
+                &edit(
+                    &add,
+                    "{ param = \"lhs\", slot = 0,",
+                    "{ param = \"lhs\", slot = 9,",
+                ),
+                "{ param = \"rhs\", slot = 1,",
+                "{ param = \"rhs\", slot = 0,",
+            ),
+        ),
+        (
+            "the revision",
+            "add_bf16_1024",
+            edit(&add, "revision = 1", "revision = 2"),
+        ),
+        (
+            "a scalar's dtype",
+            "matmul_acc_nz_bf16",
+            edit(&matmul, "dtype = \"int32\"", "dtype = \"int64\""),
+        ),
+        (
+            "a return alias",
+            "matmul_acc_nz_bf16",
+            edit(
+                &matmul,
+                "returns = [\"acc\", \"acc\"]",
+                "returns = [\"acc\"]",
+            ),
+        ),
+        (
+            "the torch flag",
+            "add_bf16_1024",
+            edit(&add, "torch = true\n", "torch = false\n"),
+        ),
+        (
+            "an execution mode",
+            "matmul_acc_nz_bf16",
+            edit(
+                &matmul,
+                "execution_mode = \"sim\"",
+                "execution_mode = \"onboard\"",
+            ),
+        ),
+    ];
+    for (what, name, text) in changed {
+        let pinned = PINNED
+            .iter()
+            .find(|(n, _)| *n == name)
+            .expect("pinned family")
+            .1;
+        assert_ne!(
+            identity(name, &text),
+            pinned,
+            "changing {what} of {name} kept its identity"
+        );
+    }
+}

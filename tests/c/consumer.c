@@ -1,0 +1,154 @@
+/*
+ * A header-only C consumer of the generated kfam.h: the example of docs/c.md.
+ *
+ * It looks up a family by name in the static tables (no library is linked),
+ * prints its signature, return aliases, final-ABI slots, receipts and
+ * identity, and answers "is it supported on platform P in mode M?" from the
+ * tables alone. codegen/tests/c_header.rs compiles it with
+ *   gcc -std=c99 -Wall -Wextra -Werror -pedantic -I generated/include
+ * runs it for every family, and compares the output with the Rust IR.
+ *
+ * Usage: consumer [FAMILY]   (default: add_bf16_1024)
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kfam/kfam.h"
+
+/* Look a family up by name; NULL when it is not approved. */
+static const kfam_family *find_family(const char *name)
+{
+    uint32_t i;
+    for (i = 0; i < KFAM_FAMILY_COUNT; ++i) {
+        if (strcmp(kfam_families[i].name, name) == 0) {
+            return &kfam_families[i];
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Header-only capability: the first profile of `f` on `platform` in `mode`
+ * that a receipt qualifies, or NULL. (The runtime library's kfam_capability
+ * answers the same question, with a typed refusal.)
+ */
+static const kfam_profile *qualified_profile(const kfam_family *f, int32_t platform, int32_t mode)
+{
+    uint32_t p, r;
+    for (p = 0; p < f->profile_count; ++p) {
+        const kfam_profile *profile = &f->profiles[p];
+        if (profile->platform != platform || profile->execution_mode != mode) {
+            continue;
+        }
+        for (r = 0; r < f->receipt_count; ++r) {
+            if (f->receipts[r].profile == p) {
+                return profile;
+            }
+        }
+    }
+    return NULL;
+}
+
+static void print_shape(const int64_t *shape, uint32_t rank)
+{
+    uint32_t d;
+    printf("[");
+    for (d = 0; d < rank; ++d) {
+        printf("%s%" PRId64, d == 0 ? "" : ", ", shape[d]);
+    }
+    printf("]");
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = argc > 1 ? argv[1] : "add_bf16_1024";
+    const kfam_family *f = find_family(name);
+    uint32_t i, j;
+    int32_t platform, mode;
+
+    if (f == NULL) {
+        fprintf(stderr, "%s is not an approved family\n", name);
+        return 1;
+    }
+    if (kfam_header_table.abi_major != KFAM_ABI_MAJOR || f->struct_size != sizeof(kfam_family)) {
+        fprintf(stderr, "inconsistent tables\n");
+        return 1;
+    }
+
+    printf("family %s\n", f->name);
+    printf("index %" PRIu32 "\n", f->index);
+    printf("revision %" PRIu32 "\n", f->revision);
+    printf("identity %s\n", f->identity);
+    printf("contract %s\n", kfam_contract_name(f->contract));
+    printf("torch %" PRId32 "\n", f->torch);
+    printf("torch_schema %s\n", f->torch_schema != NULL ? f->torch_schema : "-");
+    printf("operation %s", kfam_operation_kind_name(f->operation_kind));
+    if (f->operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
+        printf(" op %s", kfam_binary_op_name(f->binary_op));
+    } else {
+        printf(" m %" PRId64 " k %" PRId64 " n %" PRId64 " accumulate %" PRId32, f->m, f->k, f->n,
+               f->accumulate);
+    }
+    for (i = 0; i < KFAM_OPERAND_COUNT; ++i) {
+        printf(" %s", f->params[f->operands[i]].name);
+    }
+    printf("\n");
+    printf("counts params %" PRIu32 " tensors %" PRIu32 " scalars %" PRIu32 "\n", f->param_count,
+           f->tensor_count, f->scalar_count);
+
+    for (i = 0; i < f->param_count; ++i) {
+        const kfam_param *p = &f->params[i];
+        printf("param %" PRIu32 " %s %s %s %s %s shape ", p->index, p->name, kfam_param_kind_name(p->kind),
+               kfam_direction_name(p->direction), kfam_dtype_name(p->dtype), kfam_layout_name(p->layout));
+        print_shape(p->shape, p->rank);
+        printf(" lowered ");
+        print_shape(p->lowered_shape, p->lowered_rank);
+        printf(" pool %" PRIu32 "\n", p->pool_index);
+        if (p->doc != NULL) {
+            printf("doc %s: %s\n", p->name, p->doc);
+        }
+    }
+    for (i = 0; i < f->return_count; ++i) {
+        printf("return %" PRIu32 " %s\n", f->returns[i], f->params[f->returns[i]].name);
+    }
+    for (i = 0; i < f->profile_count; ++i) {
+        const kfam_profile *pr = &f->profiles[i];
+        printf("profile %s %s %s %s %s\n", pr->name, kfam_platform_name(pr->platform),
+               kfam_backend_name(pr->backend), kfam_runtime_name(pr->runtime),
+               kfam_execution_mode_name(pr->execution_mode));
+        for (j = 0; j < pr->binding_count; ++j) {
+            const kfam_binding *b = &pr->bindings[j];
+            printf("slot %s %s %" PRIu32 " %s\n", pr->name, f->params[b->param].name, b->slot,
+                   kfam_binding_kind_name(b->kind));
+        }
+    }
+    for (i = 0; i < f->receipt_count; ++i) {
+        const kfam_receipt *r = &f->receipts[i];
+        printf("receipt %s %s %s %s\n", f->profiles[r->profile].name, r->codec, r->artifact, r->sha256);
+        printf("evidence %s | %s | %s\n", r->evidence_date, r->evidence_hardware,
+               r->evidence_note != NULL ? r->evidence_note : "-");
+    }
+    for (platform = 0; platform < KFAM_PLATFORM_COUNT; ++platform) {
+        for (mode = 0; mode < KFAM_EXECUTION_MODE_COUNT; ++mode) {
+            const kfam_profile *pr = qualified_profile(f, platform, mode);
+            printf("capability %s %s: %s\n", kfam_platform_name(platform), kfam_execution_mode_name(mode),
+                   pr != NULL ? pr->name : "unsupported");
+        }
+    }
+
+#ifdef KFAM_ADD_BF16_1024_INDEX
+    /* The named constants of one family, as native launch code uses them. */
+    if (strcmp(f->name, KFAM_ADD_BF16_1024_NAME) == 0) {
+        printf("macro INDEX %d\n", KFAM_ADD_BF16_1024_INDEX);
+        printf("macro IDENTITY %s\n", KFAM_ADD_BF16_1024_IDENTITY);
+        printf("macro PARAM_OUT %d\n", KFAM_ADD_BF16_1024_PARAM_OUT);
+        printf("macro SLOT_LHS %d SLOT_RHS %d SLOT_OUT %d\n", KFAM_ADD_BF16_1024_SLOT_LHS,
+               KFAM_ADD_BF16_1024_SLOT_RHS, KFAM_ADD_BF16_1024_SLOT_OUT);
+        printf("macro XDNA2_ONBOARD_SLOT_OUT %d\n", KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_OUT);
+    }
+#endif
+
+    printf("summary:\n%s\n", f->summary);
+    return 0;
+}

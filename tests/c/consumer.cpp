@@ -1,0 +1,142 @@
+// A header-only C++17 consumer of the generated kfam.h. It prints exactly
+// what tests/c/consumer.c prints (codegen/tests/c_header.rs checks both
+// against the Rust IR), written the way C++ code would use the tables:
+// range-for over kfam_families, std::string_view, iostreams.
+//
+// Usage: consumer_cpp [FAMILY]   (default: add_bf16_1024)
+#include <algorithm>
+#include <cstdint>
+#include <iostream>
+#include <string_view>
+
+#include "kfam/kfam.h"
+
+namespace {
+
+const kfam_family *find_family(std::string_view name)
+{
+    for (const kfam_family &f : kfam_families) {
+        if (name == f.name) {
+            return &f;
+        }
+    }
+    return nullptr;
+}
+
+// The first profile on (platform, mode) that a receipt qualifies.
+const kfam_profile *qualified_profile(const kfam_family &f, int32_t platform, int32_t mode)
+{
+    for (uint32_t p = 0; p < f.profile_count; ++p) {
+        const kfam_profile &profile = f.profiles[p];
+        if (profile.platform != platform || profile.execution_mode != mode) {
+            continue;
+        }
+        const kfam_receipt *begin = f.receipts;
+        const kfam_receipt *end = f.receipts + f.receipt_count;
+        if (std::any_of(begin, end, [p](const kfam_receipt &r) { return r.profile == p; })) {
+            return &profile;
+        }
+    }
+    return nullptr;
+}
+
+void print_shape(std::ostream &out, const int64_t *shape, uint32_t rank)
+{
+    out << '[';
+    for (uint32_t d = 0; d < rank; ++d) {
+        out << (d == 0 ? "" : ", ") << shape[d];
+    }
+    out << ']';
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const std::string_view name = argc > 1 ? argv[1] : "add_bf16_1024";
+    const kfam_family *found = find_family(name);
+    if (found == nullptr) {
+        std::cerr << name << " is not an approved family\n";
+        return 1;
+    }
+    const kfam_family &f = *found;
+    std::ostream &out = std::cout;
+
+    out << "family " << f.name << '\n';
+    out << "index " << f.index << '\n';
+    out << "revision " << f.revision << '\n';
+    out << "identity " << f.identity << '\n';
+    out << "contract " << kfam_contract_name(f.contract) << '\n';
+    out << "torch " << f.torch << '\n';
+    out << "torch_schema " << (f.torch_schema != nullptr ? f.torch_schema : "-") << '\n';
+    out << "operation " << kfam_operation_kind_name(f.operation_kind);
+    if (f.operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
+        out << " op " << kfam_binary_op_name(f.binary_op);
+    } else {
+        out << " m " << f.m << " k " << f.k << " n " << f.n << " accumulate " << f.accumulate;
+    }
+    for (uint32_t operand : f.operands) {
+        out << ' ' << f.params[operand].name;
+    }
+    out << '\n';
+    out << "counts params " << f.param_count << " tensors " << f.tensor_count << " scalars " << f.scalar_count
+        << '\n';
+
+    for (uint32_t i = 0; i < f.param_count; ++i) {
+        const kfam_param &p = f.params[i];
+        out << "param " << p.index << ' ' << p.name << ' ' << kfam_param_kind_name(p.kind) << ' '
+            << kfam_direction_name(p.direction) << ' ' << kfam_dtype_name(p.dtype) << ' '
+            << kfam_layout_name(p.layout) << " shape ";
+        print_shape(out, p.shape, p.rank);
+        out << " lowered ";
+        print_shape(out, p.lowered_shape, p.lowered_rank);
+        out << " pool " << p.pool_index << '\n';
+        if (p.doc != nullptr) {
+            out << "doc " << p.name << ": " << p.doc << '\n';
+        }
+    }
+    for (uint32_t i = 0; i < f.return_count; ++i) {
+        out << "return " << f.returns[i] << ' ' << f.params[f.returns[i]].name << '\n';
+    }
+    for (uint32_t i = 0; i < f.profile_count; ++i) {
+        const kfam_profile &pr = f.profiles[i];
+        out << "profile " << pr.name << ' ' << kfam_platform_name(pr.platform) << ' '
+            << kfam_backend_name(pr.backend) << ' ' << kfam_runtime_name(pr.runtime) << ' '
+            << kfam_execution_mode_name(pr.execution_mode) << '\n';
+        for (uint32_t j = 0; j < pr.binding_count; ++j) {
+            const kfam_binding &b = pr.bindings[j];
+            out << "slot " << pr.name << ' ' << f.params[b.param].name << ' ' << b.slot << ' '
+                << kfam_binding_kind_name(b.kind) << '\n';
+        }
+    }
+    for (uint32_t i = 0; i < f.receipt_count; ++i) {
+        const kfam_receipt &r = f.receipts[i];
+        out << "receipt " << f.profiles[r.profile].name << ' ' << r.codec << ' ' << r.artifact << ' ' << r.sha256
+            << '\n';
+        out << "evidence " << r.evidence_date << " | " << r.evidence_hardware << " | "
+            << (r.evidence_note != nullptr ? r.evidence_note : "-") << '\n';
+    }
+    for (int32_t platform = 0; platform < KFAM_PLATFORM_COUNT; ++platform) {
+        for (int32_t mode = 0; mode < KFAM_EXECUTION_MODE_COUNT; ++mode) {
+            const kfam_profile *pr = qualified_profile(f, platform, mode);
+            out << "capability " << kfam_platform_name(platform) << ' ' << kfam_execution_mode_name(mode) << ": "
+                << (pr != nullptr ? pr->name : "unsupported") << '\n';
+        }
+    }
+
+#ifdef KFAM_ADD_BF16_1024_INDEX
+    // Named constants work in constant expressions, e.g. to size launch arrays.
+    static_assert(KFAM_ADD_BF16_1024_TENSOR_COUNT <= KFAM_MAX_TENSOR_ARGS, "limits");
+    if (name == KFAM_ADD_BF16_1024_NAME) {
+        out << "macro INDEX " << KFAM_ADD_BF16_1024_INDEX << '\n';
+        out << "macro IDENTITY " << KFAM_ADD_BF16_1024_IDENTITY << '\n';
+        out << "macro PARAM_OUT " << KFAM_ADD_BF16_1024_PARAM_OUT << '\n';
+        out << "macro SLOT_LHS " << KFAM_ADD_BF16_1024_SLOT_LHS << " SLOT_RHS " << KFAM_ADD_BF16_1024_SLOT_RHS
+            << " SLOT_OUT " << KFAM_ADD_BF16_1024_SLOT_OUT << '\n';
+        out << "macro XDNA2_ONBOARD_SLOT_OUT " << KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_OUT << '\n';
+    }
+#endif
+
+    out << "summary:\n" << f.summary << '\n';
+    return 0;
+}

@@ -1,0 +1,8 @@
+// Corpus case `tests/diagnostics/shape/fp4_odd_last_dim.toml`: the macro rejects it with the same diagnostic as `kfam check`.
+mod tables {
+    kfam_runtime::manifest!("../tests/diagnostics/shape/fp4_odd_last_dim.toml", abi = "../manifest/abi.toml");
+}
+
+fn main() {
+    let _ = tables::FAMILIES.len();
+}
