@@ -431,12 +431,6 @@ const RUNTIME_DATA_MARKER: &str = "# @kfam-data: the generator writes the data t
 /// Largest `compiled_meta.json` admitted (`kfam_runtime::admission::MAX_DOCUMENT_BYTES`).
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
-/// Whether a string written with an escape sequence (`\n`, `\u0041`, ...) is
-/// malformed in the `compiled_meta.json` fields the Rust reader borrows as
-/// `&str` (every string but `$comment`): `serde_json` cannot borrow such a
-/// string, so `kfam_runtime::admit` refuses it, and Python does the same.
-pub const ESCAPED_STRINGS_MALFORMED: bool = true;
-
 /// What a scalar parameter of a dtype accepts (`kfam_runtime::call`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ScalarDomain {
@@ -520,15 +514,7 @@ fn runtime_data() -> String {
     let _ = writeln!(
         s,
         "#: Largest ``compiled_meta.json`` admitted, in bytes.\n\
-         MAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}\n\
-         #: Whether a string written with an escape sequence is malformed where the Rust reader\n\
-         #: borrows it (every string of ``compiled_meta.json`` but ``$comment``).\n\
-         _ESCAPED_STRINGS_MALFORMED: Final[bool] = {}",
-        if ESCAPED_STRINGS_MALFORMED {
-            "True"
-        } else {
-            "False"
-        }
+         MAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}"
     );
     let (mut floats, mut ints) = (Vec::new(), Vec::new());
     for &d in DType::ALL {

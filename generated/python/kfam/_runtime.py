@@ -42,9 +42,6 @@ _V = TypeVar("_V", bound=_KfamVocab)
 
 #: Largest ``compiled_meta.json`` admitted, in bytes.
 MAX_DOCUMENT_BYTES: Final[int] = 1048576
-#: Whether a string written with an escape sequence is malformed where the Rust reader
-#: borrows it (every string of ``compiled_meta.json`` but ``$comment``).
-_ESCAPED_STRINGS_MALFORMED: Final[bool] = True
 #: Largest finite value of each float dtype: a finite scalar beyond it overflows.
 _FLOAT_MAX: Final[dict[DType, float]] = {
     DType.FP32: 3.4028234663852886e38,
@@ -251,14 +248,8 @@ def capability(
 
 # ---------------------------------------------------------------- strict JSON
 
-#: A parsed JSON value. Strings that contained an escape sequence are ``_Escaped``.
+#: A parsed JSON value.
 _Json: TypeAlias = Union[None, bool, int, float, str, list["_Json"], dict[str, "_Json"]]
-
-
-class _Escaped(str):
-    """A JSON string written with at least one escape sequence."""
-
-    __slots__ = ()
 
 
 class _Malformed(Exception):
@@ -335,7 +326,7 @@ class _Parser:
             self.skip_ws()
             if self.peek() != '"':
                 raise _Malformed("expected a key")
-            key = str(self.string())
+            key = self.string()
             self.skip_ws()
             self.expect(":")
             if key in out:
@@ -376,7 +367,6 @@ class _Parser:
     def string(self) -> str:
         self.pos += 1
         parts: list[str] = []
-        escaped = False
         text = self.text
         while True:
             m = _PLAIN.match(text, self.pos)
@@ -386,11 +376,9 @@ class _Parser:
             c = self.peek()
             if c == '"':
                 self.pos += 1
-                joined = "".join(parts)
-                return _Escaped(joined) if escaped else joined
+                return "".join(parts)
             if c != "\\":
                 raise _Malformed("control character or end of input in a string")
-            escaped = True
             e = text[self.pos + 1 : self.pos + 2]
             self.pos += 2
             short = _SHORT_ESCAPES.get(e)
@@ -456,10 +444,9 @@ def _i64(value: _Json) -> int:
 
 
 def _text(value: _Json) -> str:
-    """A string the Rust reader borrows (``&str``): one written with an escape is refused."""
-    if type(value) is str or (isinstance(value, str) and not _ESCAPED_STRINGS_MALFORMED):
-        return str(value)
-    raise _malformed()
+    if not isinstance(value, str):
+        raise _malformed()
+    return value
 
 
 def _list(value: _Json) -> list[_Json]:
