@@ -308,12 +308,14 @@ pub unsafe extern "C" fn kfam_admit(
     out: *mut AdmissionResult,
 ) -> i32 {
     guard(|| {
-        let (Some(sha), Some(out)) = (c_str(sha256), out_struct(out)) else {
+        let Some(out) = out_struct(out) else {
             return INVALID;
         };
-        if (json.is_null() && len > 0) || !is_digest(sha) {
+        out.outcome = Admission::Malformed.code();
+        // A digest that is not 64 lowercase hex digits is refused by `admit`.
+        let (Some(sha), false) = (c_str(sha256), json.is_null() && len > 0) else {
             return INVALID;
-        }
+        };
         let bytes = if len == 0 {
             &[][..]
         } else {
