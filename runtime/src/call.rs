@@ -82,9 +82,11 @@ pub const fn dtype_bits(d: DType) -> u64 {
 
 /// Byte span `[start, end)` a tensor view touches in its storage; `None`
 /// when the view is empty (it accesses nothing).
-fn byte_span(t: &TensorArg<'_>) -> Option<(u64, u64)> {
-    let bits = dtype_bits(t.dtype);
-    if t.shape.iter().any(|&d| d == 0) {
+fn byte_span(t: &TensorArg<'_>) -> Option<(u128, u128)> {
+    // u128: offsets and extents are i64, so the exact span of any view fits
+    // (saturation only past 2^128, far beyond any u64 storage capacity).
+    let bits = u128::from(dtype_bits(t.dtype));
+    if t.shape.contains(&0) {
         return None;
     }
     if t.format == StorageFormat::FractalNz {
@@ -92,20 +94,20 @@ fn byte_span(t: &TensorArg<'_>) -> Option<(u64, u64)> {
         let elems = t
             .shape
             .iter()
-            .fold(1u64, |a, &d| a.saturating_mul(d as u64));
+            .fold(1u128, |a, &d| a.saturating_mul(d as u128));
         return Some((0, elems.saturating_mul(bits).div_ceil(8)));
     }
-    // Highest element index reached, relative to the offset.
-    let mut last: u64 = 0;
+    // Highest element index reached, relative to the offset. Extents are
+    // positive here and strides of extents above 1 positive (contiguous).
+    let mut last: u128 = 0;
     for (&d, &s) in t.shape.iter().zip(t.strides) {
-        last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
+        if d > 1 {
+            last = last.saturating_add(((d - 1) as u128).saturating_mul(s.max(0) as u128));
+        }
     }
-    let first = t.storage_offset as u64;
+    let first = t.storage_offset.max(0) as u128;
     let end_elem = first.saturating_add(last).saturating_add(1);
-    Some((
-        first.saturating_mul(bits) / 8,
-        end_elem.saturating_mul(bits).div_ceil(8),
-    ))
+    Some((first * bits / 8, end_elem.saturating_mul(bits).div_ceil(8)))
 }
 
 fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
@@ -145,17 +147,20 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
         (Layout::Nd | Layout::Nchw, StorageFormat::Nd | StorageFormat::Nchw) => {}
         _ => return Err(fail(CallRule::Format, p)),
     }
-    // Contiguous row-major: extents of 1 may carry any stride (as in torch).
-    let mut expected: i64 = 1;
-    for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
-        if d != 1 && s != expected {
-            return Err(fail(CallRule::NotContiguous, p));
+    // Contiguous row-major: extents of 1 may carry any stride, and an empty
+    // view is contiguous whatever its strides (as in torch).
+    if !t.shape.contains(&0) {
+        let mut expected: i64 = 1;
+        for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
+            if d != 1 && s != expected {
+                return Err(fail(CallRule::NotContiguous, p));
+            }
+            expected = expected.saturating_mul(d);
         }
-        expected = expected.saturating_mul(d.max(1));
     }
     // Packed fp4 stores the last extent two per byte; the span covers it.
     if let Some((_, end)) = byte_span(t) {
-        if end > t.storage_bytes {
+        if end > u128::from(t.storage_bytes) {
             return Err(fail(CallRule::StorageBounds, p));
         }
     }
