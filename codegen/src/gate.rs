@@ -45,6 +45,21 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
             return;
         }
         for e in &lock.family {
+            if crate::ir::sha256_hex(e.value.canonical.value.as_bytes()) != e.value.identity.value {
+                report.diagnostics.push(
+                    Diagnostic::error(
+                        Code::LockTampered,
+                        *id,
+                        e.value.identity.span.clone(),
+                        format!(
+                            "lock entry for revision {} of `{}` does not match its canonical form",
+                            e.value.revision.value, e.value.name.value
+                        ),
+                    )
+                    .label("not the SHA-256 of `canonical`")
+                    .help("restore approved.lock from version control; only `kfam generate` writes it"),
+                );
+            }
             locked
                 .entry(e.value.name.value.as_str())
                 .or_default()
