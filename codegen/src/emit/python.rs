@@ -750,7 +750,7 @@ impl Expr {
     /// columns into its first line.
     fn render(&self, depth: usize, used: usize) -> String {
         let flat = self.flat();
-        if used + flat.len() + 1 <= WIDTH || matches!(self, Expr::Atom(_)) {
+        if used + flat.len() < WIDTH || matches!(self, Expr::Atom(_)) {
             return flat;
         }
         let pad = "    ".repeat(depth + 1);
