@@ -21,6 +21,8 @@
 
 #[path = "../../fuzz/src/wellformed.rs"]
 mod wellformed;
+#[path = "support/literals.rs"]
+mod literals;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -485,138 +487,6 @@ fn accepted(families: &[GenFamily]) -> Ir {
     })
 }
 
-// ---------------------------------------------------------------------------
-// Literal decoders: what a compiler reads back from a literal.
-
-/// The values of every string literal (and `#[doc]` text) in Rust source.
-fn rust_strings(src: &str) -> BTreeSet<String> {
-    fn walk(ts: proc_macro2::TokenStream, out: &mut BTreeSet<String>) {
-        for tt in ts {
-            match tt {
-                proc_macro2::TokenTree::Group(g) => walk(g.stream(), out),
-                proc_macro2::TokenTree::Literal(l) => {
-                    if let Ok(s) = syn::parse_str::<syn::LitStr>(&l.to_string()) {
-                        out.insert(s.value());
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    walk(src.parse().expect("Rust tokens"), &mut out);
-    out
-}
-
-/// The bytes of every C string literal (adjacent literals are separate).
-fn c_strings(src: &str) -> BTreeSet<Vec<u8>> {
-    let b = src.as_bytes();
-    let mut out = BTreeSet::new();
-    let mut i = 0;
-    while i < b.len() {
-        if src[i..].starts_with("/*") {
-            i += 2 + src[i + 2..].find("*/").expect("closed comment") + 2;
-        } else if src[i..].starts_with("//") {
-            i += src[i..].find('\n').unwrap_or(b.len() - i);
-        } else if b[i] == b'\'' {
-            i += 1;
-            while b[i] != b'\'' {
-                i += if b[i] == b'\\' { 2 } else { 1 };
-            }
-            i += 1;
-        } else if b[i] == b'"' {
-            i += 1;
-            let mut s = Vec::new();
-            while b[i] != b'"' {
-                if b[i] == b'\\' {
-                    let e = b[i + 1];
-                    i += 2;
-                    match e {
-                        b'n' => s.push(b'\n'),
-                        b't' => s.push(b'\t'),
-                        b'r' => s.push(b'\r'),
-                        b'0'..=b'7' => {
-                            let mut v = u32::from(e - b'0');
-                            for _ in 0..2 {
-                                if matches!(b[i], b'0'..=b'7') {
-                                    v = v * 8 + u32::from(b[i] - b'0');
-                                    i += 1;
-                                }
-                            }
-                            s.push(v as u8);
-                        }
-                        b'x' => panic!("\\x escape in generated C (unbounded length)"),
-                        other => s.push(other),
-                    }
-                } else {
-                    s.push(b[i]);
-                    i += 1;
-                }
-            }
-            i += 1;
-            out.insert(s);
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-/// The values of every Python double-quoted string literal.
-fn py_strings(src: &str) -> BTreeSet<String> {
-    let chars: Vec<char> = src.chars().collect();
-    let mut out = BTreeSet::new();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '#' => {
-                while i < chars.len() && chars[i] != '\n' {
-                    i += 1;
-                }
-            }
-            '"' if chars.get(i + 1) == Some(&'"') && chars.get(i + 2) == Some(&'"') => {
-                // Docstrings: generator text, skipped whole.
-                i += 3;
-                while !(chars[i] == '"' && chars[i + 1] == '"' && chars[i + 2] == '"') {
-                    i += 1;
-                }
-                i += 3;
-            }
-            '"' => {
-                i += 1;
-                let mut s = String::new();
-                while chars[i] != '"' {
-                    if chars[i] == '\\' {
-                        let e = chars[i + 1];
-                        i += 2;
-                        let hex = |i: &mut usize, n: usize| {
-                            let h: String = chars[*i..*i + n].iter().collect();
-                            *i += n;
-                            char::from_u32(u32::from_str_radix(&h, 16).unwrap()).unwrap()
-                        };
-                        match e {
-                            'n' => s.push('\n'),
-                            'r' => s.push('\r'),
-                            't' => s.push('\t'),
-                            'x' => s.push(hex(&mut i, 2)),
-                            'u' => s.push(hex(&mut i, 4)),
-                            'U' => s.push(hex(&mut i, 8)),
-                            other => s.push(other),
-                        }
-                    } else {
-                        s.push(chars[i]);
-                        i += 1;
-                    }
-                }
-                i += 1;
-                out.insert(s);
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
-
 fn file<'a>(files: &'a [GeneratedFile], path: &str) -> &'a GeneratedFile {
     files
         .iter()
@@ -662,9 +532,9 @@ fn assert_outputs_well_formed(ir: &Ir, files: &[GeneratedFile]) {
 /// The free text of `families` as the IR holds it, and as each output's
 /// literals decode.
 fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
-    let rust = rust_strings(&file(files, "rust/tables.rs").contents);
-    let cstr = c_strings(&file(files, c::HEADER_PATH).contents);
-    let py = py_strings(&file(files, "python/kfam/_tables.py").contents);
+    let rust = literals::rust_strings(&file(files, "rust/tables.rs").contents);
+    let cstr = literals::c_strings(&file(files, c::HEADER_PATH).contents);
+    let py = literals::py_strings(&file(files, "python/kfam/_tables.py").contents);
     let json: serde_json::Value =
         serde_json::from_str(&file(files, "schema/families.json").contents).unwrap();
     let mut json_strings = BTreeSet::new();
