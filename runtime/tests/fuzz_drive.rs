@@ -340,3 +340,61 @@ fn regression_call_contiguity_does_not_saturate() {
     assert_eq!((err.rule, err.param), (CallRule::NotContiguous, Some(0)));
     assert!(bodies::call_oracle(&FAMILY, &[huge, small(1), small(2)], &[]).is_err());
 }
+
+/// Found by the `compiled_meta` target's differential oracle: the runtime
+/// read `"$comment": null` (and `null` for any optional key) as an absent
+/// key and admitted the document, while the published schema and the
+/// reference reader refuse `null`. A `null` is now malformed everywhere.
+#[test]
+fn regression_admission_refuses_null_for_optional_keys() {
+    use kfam_runtime::{admit, Admission};
+    let s = bodies::shipped();
+    let f = &s.ir.families[0];
+    let r = &f.receipts[0];
+    let doc = serde_json::to_value(kfam_codegen::compiled_meta::expected(&s.ir.abi, f, r)).unwrap();
+    assert!(admit(doc.to_string().as_bytes(), &r.sha256).is_ok());
+    let mut with_null = doc.clone();
+    with_null["$comment"] = Value::Null;
+    let refused = admit(with_null.to_string().as_bytes(), &r.sha256).unwrap_err();
+    assert_eq!(refused.outcome, Admission::Malformed);
+    assert!(kfam_codegen::compiled_meta::CompiledMeta::parse(&with_null.to_string()).is_err());
+    // A legacy document with a kernel key set to null is malformed too.
+    let legacy = json!({"schema": 2, "params": [], "return_count": 0, "platform": "a5", "backend": "cce", "family": null});
+    let refused = admit(legacy.to_string().as_bytes(), &r.sha256).unwrap_err();
+    assert_eq!(refused.outcome, Admission::Malformed);
+    for name in ["seed-regression-null-comment", "seed-regression-null-legacy"] {
+        let path = bodies::repo_root().join("fuzz/corpus/compiled_meta").join(name);
+        bodies::compiled_meta(&std::fs::read(path).unwrap());
+    }
+}
+
+/// Admission bounds: a document over 1 MiB is malformed even when it is
+/// otherwise the exact expected document; deep nesting is refused by the
+/// JSON parser's depth limit, never a stack overflow.
+#[test]
+fn admission_bounds_size_and_depth() {
+    use kfam_runtime::admission::MAX_DOCUMENT_BYTES;
+    use kfam_runtime::{admit, Admission};
+    assert_eq!(MAX_DOCUMENT_BYTES, 1 << 20);
+    let s = bodies::shipped();
+    let f = &s.ir.families[0];
+    let r = &f.receipts[0];
+    let mut doc = serde_json::to_value(kfam_codegen::compiled_meta::expected(&s.ir.abi, f, r)).unwrap();
+    let base = doc.to_string().len();
+    doc["$comment"] = json!("x".repeat(MAX_DOCUMENT_BYTES - base - r#","$comment":"""#.len()));
+    let at = doc.to_string();
+    assert_eq!(at.len(), MAX_DOCUMENT_BYTES);
+    assert!(admit(at.as_bytes(), &r.sha256).is_ok());
+    let over = at.replacen("\"xx", "\"xxx", 1);
+    assert_eq!(admit(over.as_bytes(), &r.sha256).unwrap_err().outcome, Admission::Malformed);
+    let depth = MAX_DOCUMENT_BYTES / 2 - 16;
+    let sha = r.sha256.clone();
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || {
+            let deep = format!("{{\"params\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
+            admit(deep.as_bytes(), &sha).unwrap_err().outcome
+        })
+        .unwrap();
+    assert_eq!(handle.join().expect("no stack overflow"), Admission::Malformed);
+}
