@@ -332,3 +332,43 @@ fn deeply_nested_json_is_refused_not_a_stack_overflow() {
         assert!(handle.join().expect("no stack overflow"), "accepted");
     }
 }
+
+// ------------------------------------------------------------- text, names
+
+/// Free text is at most 1000 characters (KF1002): with 4-byte characters
+/// that is 4000 bytes, inside ISO C99's 4095-byte string literal minimum,
+/// so the header still compiles with `-pedantic -Werror`.
+#[test]
+fn free_text_is_bounded_at_1000_characters() {
+    // The shipped summary is a multi-line string: replace it whole.
+    let start = ADD.find("summary = \"\"\"").unwrap();
+    let end = start + ADD[start + 13..].find("\"\"\"").unwrap() + 16;
+    let with = |s: &str| format!("{}summary = \"{s}\"{}", &ADD[..start], &ADD[end..]);
+    let at = "🙂".repeat(1000);
+    let (ir, report) = check_family("add_bf16_1024", with(&at));
+    let ir = ir.unwrap_or_else(|| panic!("{:?}", codes(&report)));
+    let (ir2, report) = check_family("add_bf16_1024", with(&"🙂".repeat(1001)));
+    assert!(ir2.is_none());
+    assert_eq!(codes(&report), ["KF1002"]);
+    let dir = tempfile::tempdir().unwrap();
+    kfam_codegen::write::write(dir.path(), &kfam_codegen::emit::c::emit(&ir)).unwrap();
+    let out = std::process::Command::new("gcc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-Woverlength-strings"])
+        .args(["-fsyntax-only", "-x", "c"])
+        .arg(dir.path().join(kfam_codegen::emit::c::HEADER_PATH))
+        .output()
+        .expect("gcc is required (see .ci/run)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Names are at most 64 characters.
+#[test]
+fn names_are_bounded_at_64_characters() {
+    let name = |n: usize| format!("p{}", "a".repeat(n - 1));
+    let with = |n: usize| ADD.replace("\"lhs\"", &format!("\"{}\"", name(n)));
+    let (ir, report) = check_family("add_bf16_1024", with(64));
+    assert!(ir.is_some(), "{:?}", codes(&report));
+    let (ir, report) = check_family("add_bf16_1024", with(65));
+    assert!(ir.is_none());
+    assert!(codes(&report).contains(&"KF0101"), "{:?}", codes(&report));
+}
