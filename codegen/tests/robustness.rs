@@ -893,7 +893,7 @@ proptest! {
         let Some(start) = g.toml.find(key) else { return Ok(()) };
         let open = start + key.len();
         // The value is a basic string: insert inside it.
-        let close = open + 1 + g.toml[open + 1..].find(|ch| ch == '"').map_or(0, |e| e);
+        let close = open + 1 + g.toml[open + 1..].find('"').unwrap_or(0);
         let body = &g.toml[open + 1..close];
         let mut cut = at.index(body.len() + 1);
         while !body.is_char_boundary(cut) || body[..cut].ends_with('\\') {

@@ -86,7 +86,7 @@ pub const fn dtype_bits(d: DType) -> u64 {
 /// exactly in 128 bits and overflow-checked: never wrapped, never saturated.
 fn byte_span(t: &TensorArg<'_>) -> Result<Option<(u64, u64)>, SpanOverflow> {
     let bits = u128::from(dtype_bits(t.dtype));
-    if t.shape.iter().any(|&d| d == 0) {
+    if t.shape.contains(&0) {
         return Ok(None);
     }
     let fit = |v: u128| u64::try_from(v).map_err(|_| SpanOverflow);
