@@ -337,7 +337,7 @@ fn generator_killed_at_any_point_leaves_whole_files() {
         } else if first_write(root, &mut child, &before).is_some() {
             // Within the writing phase.
             in_writing += 1;
-            std::thread::sleep(Duration::from_micros(rng.below(writing_us * 12 / 10)));
+            std::thread::sleep(Duration::from_micros(rng.below(writing_us * 8 / 10)));
         }
         if child.try_wait().unwrap().is_some() {
             finished += 1;
