@@ -785,7 +785,9 @@ pub fn drive(
     execs
 }
 
-/// The checked-in seeds of a target (`fuzz/corpus/<target>/*`), sorted.
+/// The committed seeds of a target (`fuzz/corpus/<target>/seed-*`), sorted.
+/// libFuzzer's own additions to the directory are not read: pass the
+/// directory to the `drive` example to run them too.
 pub fn corpus(target: &str) -> Vec<Vec<u8>> {
     let dir = repo_root().join("fuzz/corpus").join(target);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -795,6 +797,10 @@ pub fn corpus(target: &str) -> Vec<Vec<u8>> {
     files
         .iter()
         .filter(|p| p.is_file())
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("seed-"))
+        })
         .filter_map(|p| std::fs::read(p).ok())
         .collect()
 }
