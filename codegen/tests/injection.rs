@@ -235,6 +235,21 @@ fn changed_lines(base: &[GeneratedFile], new: &[GeneratedFile]) -> String {
     out
 }
 
+/// `s` with every control, bidirectional and invisible character but the
+/// newline written `\u{XXXX}`: the snapshots show the cases without
+/// containing what they are about.
+fn visible(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c != '\n' && kfam_codegen::check::is_forbidden_char(c, true) {
+                format!("\\u{{{:04X}}}", c as u32)
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Markdown structure (headings and table rows) of the family docs.
 fn md_shape(files: &[GeneratedFile]) -> (usize, usize) {
     let md = &files
@@ -296,7 +311,7 @@ fn every_case_in_every_field() {
             }
         }
         let path = corpus_dir().join(format!("{}.snap", case.name));
-        let snap = snap.trim_end().to_owned() + "\n";
+        let snap = visible(snap.trim_end()) + "\n";
         if bless {
             fs::write(&path, &snap).unwrap();
         } else if fs::read_to_string(&path).ok().as_deref() != Some(snap.as_str()) {
