@@ -493,14 +493,16 @@ _DOC_KEYS: Final = _DOC_REQUIRED | frozenset(
 def _parse_doc(document: bytes) -> _Doc:
     """The document as the Rust reader types it; ``AdmissionError(MALFORMED)`` otherwise.
 
-    A key given as ``null`` reads as absent (the Rust fields are ``Option``), except for the
-    four required keys.
+    A key that is present has a value of its type: ``null`` is not "absent" (as in the
+    Rust reader and the published schema).
     """
     try:
         value = _Parser(document.decode("utf-8")).document()
     except (UnicodeDecodeError, _Malformed):
         raise _malformed() from None
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
+    if any(v is None for v in o.values()):
+        raise _malformed()
     comment = o.get("$comment")
     if comment is not None and not isinstance(comment, str):
         raise _malformed()
