@@ -14,6 +14,7 @@ pub mod ir;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod synth;
 pub mod vocab;
 pub mod write;
 

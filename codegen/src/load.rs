@@ -12,6 +12,10 @@ use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Largest `approved.lock` kfam reads. The lock holds about 2 KiB per
+/// approved revision (its canonical identity), so it outgrows
+/// [`MAX_FILE_BYTES`] at a few hundred families; this bound admits ~30,000.
+pub const MAX_LOCK_BYTES: u64 = 64 << 20;
 
 /// The manifest as read, before checking.
 #[derive(Debug)]
@@ -59,10 +63,11 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         if !path.exists() {
             continue;
         }
-        if let Some(text) = read_file(&path, report) {
+        let limit = if is_lock { MAX_LOCK_BYTES } else { MAX_FILE_BYTES };
+        if let Some(text) = read_file_limited(&path, limit, report) {
             let id = report.sources.add(display(&path), text);
             if is_lock {
-                loaded.lock = parse::<LockFile>(id, report).map(|l| (id, l));
+                loaded.lock = parse_limited::<LockFile>(id, MAX_LOCK_BYTES, report).map(|l| (id, l));
             } else {
                 loaded.retired = parse::<RetiredFile>(id, report).map(|r| (id, r));
             }
@@ -165,6 +170,10 @@ fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
 /// Read one manifest file. The diagnostics name the path in their location,
 /// so their messages do not repeat it.
 fn read_file(path: &Path, report: &mut Report) -> Option<String> {
+    read_file_limited(path, MAX_FILE_BYTES, report)
+}
+
+fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<String> {
     let fail = |report: &mut Report, msg: String, help: &str| {
         report
             .diagnostics
@@ -188,11 +197,11 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
             "a manifest directory holds `abi.toml` and `families/*.toml`",
         );
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return fail(
             report,
             format!(
-                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
+                "file is {} bytes, over the limit of {limit}",
                 meta.len()
             ),
             "manifest files are a few KiB; split or shorten it",
@@ -227,13 +236,17 @@ fn display(path: &Path) -> String {
 
 /// Parse one document: syntax first, then the serde model.
 fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
+    parse_limited(id, MAX_FILE_BYTES, report)
+}
+
+fn parse_limited<T: DeserializeOwned>(id: FileId, limit: u64, report: &mut Report) -> Option<T> {
     let text = report.sources.get(id).text.clone();
-    if text.len() as u64 > MAX_FILE_BYTES {
+    if text.len() as u64 > limit {
         report.diagnostics.push(Diagnostic::at_path(
             Code::Io,
             report.sources.get(id).path.clone(),
             format!(
-                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
+                "file is {} bytes, over the limit of {limit}",
                 text.len()
             ),
         ));
