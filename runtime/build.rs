@@ -10,9 +10,30 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let manifest = root.join("manifest");
     println!("cargo::rerun-if-env-changed=CI");
-    if !manifest.join("abi.toml").is_file() {
-        return; // packaged crate: compile the tables that ship with it
+    if manifest.join("abi.toml").is_file() {
+        regenerate(&root, &manifest);
     }
+    compile_c_tables(&root);
+}
+
+/// The C ABI hands out records of the generated header's own tables.
+fn compile_c_tables(root: &Path) {
+    // The header is not watched: this script writes it (a watched output
+    // would rerun the script after every build), and it changes only when
+    // the manifest or the generator does, which rerun the script anyway.
+    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/tables.c");
+    println!("cargo::rerun-if-changed={}", shim.display());
+    cc::Build::new()
+        .file(&shim)
+        .include(root.join("generated/include"))
+        .std("c99")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .compile("kfam_c_tables");
+}
+
+fn regenerate(root: &Path, manifest: &Path) {
     println!(
         "cargo::rerun-if-changed={}",
         manifest.join("abi.toml").display()
@@ -25,7 +46,7 @@ fn main() {
         return;
     }
     let out = root.join("generated");
-    match kfam_codegen::generate_dir(&manifest, &out, false) {
+    match kfam_codegen::generate_dir(manifest, &out, false) {
         Ok(_) => {}
         Err(kfam_codegen::GenerateError::Manifest(report)) => {
             let renderer = annotate_snippets::Renderer::plain();

@@ -332,7 +332,8 @@ impl<'a> FamilyChecker<'a> {
             source: self.report.sources.get(self.id).path.clone(),
         };
         family.identity = ir::sha256_hex(family.canonical_identity().as_bytes());
-        family.torch_schema = family.torch_schema_string();
+        // Offered only when requested (KF0901 guarantees it then exists).
+        family.torch_schema = family.torch.then(|| family.torch_schema_string()).flatten();
         Some(family)
     }
 

@@ -60,8 +60,8 @@ pub struct Family {
     pub scalar_count: usize,
     /// SHA-256 (lowercase hex) of [`Family::canonical_identity`].
     pub identity: String,
-    /// The torch dispatcher schema (see [`Family::torch_schema_string`]);
-    /// `None` when the signature has no torch spelling (a uint64 scalar).
+    /// The torch dispatcher schema (see [`Family::torch_schema_string`])
+    /// when the family requests a torch binding (`torch = true`).
     pub torch_schema: Option<String>,
     /// The declaring file, as the user named it. Not serialized: it depends
     /// on how the generator was invoked, and outputs must not.

@@ -28,6 +28,11 @@ fn tests_dir() -> PathBuf {
     repo().join("tests").join("python")
 }
 
+/// The shared conformance vectors (`docs/conformance.md`).
+fn conformance_dir() -> PathBuf {
+    repo().join("tests").join("conformance")
+}
+
 /// `python3` with a clean environment for imports and no bytecode written
 /// into the source tree.
 fn python() -> Command {
@@ -146,18 +151,25 @@ impl Generated {
 
     /// Run the pytest suite against this package; `extra` selects tests.
     fn pytest(&self, extra: &[&str]) {
+        self.pytest_file("test_tables.py", extra);
+    }
+
+    /// Run `tests/python/{file}` with pytest against this package: it must
+    /// pass with nothing skipped.
+    fn pytest_file(&self, file: &str, extra: &[&str]) {
         let (ir_path, vocab_path) = self.dumps();
         let out = run(self
             .python()
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
-            .arg(tests_dir().join("test_tables.py"))
+            .arg(tests_dir().join(file))
             .args(extra)
             .env("KFAM_IR_JSON", ir_path)
             .env("KFAM_VOCAB_JSON", vocab_path)
-            .env("KFAM_PYTHON_DIR", self.root()));
+            .env("KFAM_PYTHON_DIR", self.root())
+            .env("KFAM_CONFORMANCE_DIR", conformance_dir()));
         assert!(
             out.status.success(),
-            "pytest failed on the generated package:\n{}",
+            "pytest {file} failed on the generated package:\n{}",
             text(&out)
         );
         // Nothing may be skipped: the summary line is `N passed[, M deselected] in ...`.
@@ -184,6 +196,28 @@ fn pytest_checks_the_package_against_the_ir() {
     Generated::new(shipped_ir()).pytest(&[]);
 }
 
+/// Every shared conformance vector reaches exactly its expected outcome
+/// through the generated package's `capability`, `admit`, `validate_call`
+/// and `Family.torch_schema` (`tests/python/test_conformance.py`). No vectors
+/// is a failure.
+#[test]
+fn conformance_vectors_pass_in_python() {
+    require_python(&["pytest"]);
+    let vectors = std::fs::read_dir(conformance_dir())
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .count()
+        })
+        .unwrap_or(0);
+    assert!(
+        vectors > 0,
+        "no conformance vectors in {}",
+        conformance_dir().display()
+    );
+    Generated::new(shipped_ir()).pytest_file("test_conformance.py", &[]);
+}
+
 #[test]
 fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     require_python(&["mypy"]);
@@ -197,6 +231,8 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
                 "mypy",
                 "--strict",
                 "--disallow-any-expr",
+                "--python-version",
+                "3.10",
                 "--cache-dir",
             ])
             .arg(&cache)
@@ -207,6 +243,26 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     assert!(
         out.status.success(),
         "mypy --strict rejects the generated package or tests/python/consumer.py:\n{}",
+        text(&out)
+    );
+    // The conformance runner reads JSON, so `Any` is allowed there; the rest of
+    // `--strict` holds.
+    let out = run(python()
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--python-version",
+            "3.10",
+            "--cache-dir",
+        ])
+        .arg(&cache)
+        .arg(tests_dir().join("kfam_conformance.py"))
+        .arg(tests_dir().join("test_conformance.py"))
+        .env("MYPYPATH", g.root()));
+    assert!(
+        out.status.success(),
+        "mypy --strict rejects the Python conformance runner:\n{}",
         text(&out)
     );
 
@@ -240,6 +296,18 @@ fn consumer_example_runs() {
     for f in &g.ir.families {
         assert!(stdout.contains(&f.name), "{} not listed:\n{stdout}", f.name);
     }
+    // The runtime decisions: every shipped profile has a receipt, every
+    // sample call is valid, and views of one storage that partially overlap
+    // a written tensor are refused.
+    assert!(
+        stdout.contains("capability: supported by ") && !stdout.contains("capability: refused"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("sample call refused")
+            && stdout.contains("on one storage: overlap at acc"),
+        "{stdout}"
+    );
 
     let artifact = g.dir.path().join("unapproved.bin");
     std::fs::write(&artifact, b"not an approved artifact").unwrap();
@@ -290,7 +358,7 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_records.py", "_tables.py", "_vocab.py", "py.typed"):
+for f in ("__init__.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 assert "Name: kfam\n" in pkg_info and "Requires-Dist" not in pkg_info, pkg_info
 print("built", name)
@@ -461,4 +529,58 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
     let out = run(g.python().arg(tests_dir().join("consumer.py")).arg(&path));
     assert!(out.status.success(), "{}", text(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("hostile_text r3 on a5_sim (x.y-z_1)"));
+
+    // Admission of its compiled_meta.json (schema 3), then of a tampered one.
+    let params = |lowered: bool| -> Vec<serde_json::Value> {
+        f.params
+            .iter()
+            .map(|p| {
+                json!({
+                    "name": p.name, "kind": p.kind.as_str(), "direction": p.direction.as_str(),
+                    "dtype": p.dtype.as_str(), "layout": p.layout.as_str(),
+                    "shape": if lowered { &p.lowered_shape } else { &p.shape },
+                })
+            })
+            .collect()
+    };
+    let mut meta = json!({
+        "$comment": "written by a test: \"quoted\" ü",
+        "schema": 3, "family": f.name, "revision": f.revision, "contract": "program",
+        "params": params(false), "lowered_params": params(true),
+        "return_count": f.returns.len(), "return_aliases": f.returns,
+        "platform": "a5", "backend": "pto", "runtime": "host_build_graph", "execution_mode": "sim",
+        "capabilities": [{"contract": "program", "execution_mode": "sim"}],
+        "artifact": {"path": r.artifact, "sha256": digest},
+        "abi_revision": ir.abi.revision,
+    });
+    let meta_path = g.dir.path().join("compiled_meta.json");
+    let consumer = tests_dir().join("consumer.py");
+    std::fs::write(&meta_path, serde_json::to_vec_pretty(&meta).unwrap()).unwrap();
+    let out = run(g
+        .python()
+        .arg(&consumer)
+        .arg("--meta")
+        .arg(&meta_path)
+        .arg(&path));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("hostile_text r3 on a5_sim as program"),
+        "{}",
+        text(&out)
+    );
+    meta["artifact"]["path"] = json!("a5/sim/other.so");
+    std::fs::write(&meta_path, serde_json::to_vec(&meta).unwrap()).unwrap();
+    let out = run(g
+        .python()
+        .arg(&consumer)
+        .arg("--meta")
+        .arg(&meta_path)
+        .arg(&path));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("refused, not_approved (`artifact.path` differs) (status not_approved)"),
+        "{}",
+        text(&out)
+    );
 }

@@ -480,9 +480,7 @@ pub static FAMILIES: &[crate::Family] = &[
         tensor_count: 3,
         scalar_count: 0,
         identity: "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
-        torch_schema: Some(
-            "kfam::mul_fp4_dequant(Tensor(a0) codes, Tensor(a1) scales, Tensor(a2!) out) -> Tensor(a2!)",
-        ),
+        torch_schema: None,
     },
 ];
 /// `(artifact sha256, family index, receipt index)`, sorted by digest.

@@ -103,9 +103,9 @@ struct Doc<'a> {
     #[serde(default, borrow)]
     contract: Option<Cow<'a, str>>,
     #[serde(borrow)]
-    params: Vec<ParamDoc<'a>>,
+    params: Vec<Obj<ParamDoc<'a>>>,
     #[serde(default, borrow)]
-    lowered_params: Option<Vec<ParamDoc<'a>>>,
+    lowered_params: Option<Vec<Obj<ParamDoc<'a>>>>,
     #[serde(default)]
     return_count: Option<u32>,
     #[serde(default)]
@@ -119,12 +119,39 @@ struct Doc<'a> {
     #[serde(default, borrow)]
     execution_mode: Option<Cow<'a, str>>,
     #[serde(default, borrow)]
-    capabilities: Option<Vec<CapabilityDoc<'a>>>,
+    capabilities: Option<Vec<Obj<CapabilityDoc<'a>>>>,
     #[serde(default, borrow)]
-    artifact: Option<ArtifactDoc<'a>>,
+    artifact: Option<Obj<ArtifactDoc<'a>>>,
     /// The native runtime revision the artifact was built against.
     #[serde(default, borrow)]
     abi_revision: Option<Cow<'a, str>>,
+}
+
+/// A JSON object read into `T`. serde's derived visitors also fill a struct
+/// from a positional array; the document format has objects only.
+struct Obj<T>(T);
+
+impl<T> std::ops::Deref for Obj<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
+            type Value = Obj<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
 }
 
 /// A parsed vocabulary value, or a malformed document.
@@ -150,7 +177,7 @@ fn param_view(p: &ParamDoc<'_>) -> Result<ParamView, Refused> {
 
 /// Compare a signature with the approved one, using `lowered` shapes or not.
 fn same_signature(
-    docs: &[ParamDoc<'_>],
+    docs: &[Obj<ParamDoc<'_>>],
     approved: &[Param],
     lowered: bool,
 ) -> Result<bool, Refused> {
@@ -176,12 +203,22 @@ fn same_signature(
 /// Admit `json` (the artifact's `compiled_meta.json`) for the artifact whose
 /// SHA-256 is `sha256` (lowercase hex).
 pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+    // A digest that is not 64 lowercase hex digits is a caller error, refused
+    // before the document is read (as the C ABI does).
+    if sha256.len() != 64
+        || !sha256
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return Err(refuse(Admission::Malformed));
+    }
     if json.len() > MAX_DOCUMENT_BYTES {
         return Err(refuse(Admission::Malformed));
     }
     // serde_json rejects trailing data, bools as integers and (through the
     // derived visitors) duplicate and unknown keys.
-    let doc: Doc<'_> = serde_json::from_slice(json).map_err(|_| refuse(Admission::Malformed))?;
+    let Obj(doc): Obj<Doc<'_>> =
+        serde_json::from_slice(json).map_err(|_| refuse(Admission::Malformed))?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
     let platform = vocab(&doc.platform, Platform::parse)?;

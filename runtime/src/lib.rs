@@ -8,6 +8,7 @@
 pub mod admission;
 pub mod call;
 pub mod capability;
+pub mod ffi;
 mod types;
 
 /// The closed vocabularies, with their stable numeric codes.

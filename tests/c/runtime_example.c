@@ -1,8 +1,9 @@
 /*
  * Using the runtime library's C functions (declared by kfam.h, implemented
  * by kfam-runtime): the second example of docs/c.md. codegen/tests/c_header.rs
- * compiles this file (as C99 and as C++17, -c, warnings as errors) to check
- * that the declarations are usable as documented; it does not link it.
+ * compiles this file (as C99 and as C++17, -c, warnings as errors);
+ * runtime/tests/c_abi.rs links it with tests/c/abi_main.c against the static
+ * and the shared library and runs it.
  *
  * The pattern for every in/out struct: zero it, set struct_size to the
  * size this program was compiled with, call, check the returned status.

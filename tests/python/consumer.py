@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """An example consumer of the generated ``kfam`` package (see docs/python.md).
 
-    python3 consumer.py              # list the approved families and their profiles
-    python3 consumer.py ARTIFACT...  # admit artifacts by SHA-256; exit 1 if one is refused
+    python3 consumer.py                       # families, capabilities, sample calls
+    python3 consumer.py ARTIFACT...           # admit by SHA-256; exit 1 if one is refused
+    python3 consumer.py --meta META ARTIFACT  # admit with its compiled_meta.json
 
 CI type-checks this file with ``mypy --strict --disallow-any-expr`` against the generated
 package: every value below has a precise type, none is ``Any``.
@@ -10,6 +11,7 @@ package: every value below has a precise type, none is ``Any``.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import sys
 from pathlib import Path
@@ -64,6 +66,73 @@ def admit(artifact: Path) -> tuple[kfam.Family, kfam.Profile, kfam.Receipt]:
     return found
 
 
+def capability_line(fam: kfam.Family, profile: kfam.Profile) -> str:
+    """The runtime's capability decision for a profile of ``fam``, in words."""
+    try:
+        found = kfam.capability(fam.name, profile.platform, profile.execution_mode, fam.contract)
+    except kfam.CapabilityError as e:
+        return f"refused: {e.outcome.spelling} (status {e.status.spelling})"
+    return f"supported by {found.receipt.artifact} ({found.receipt.codec})"
+
+
+def sample_arguments(fam: kfam.Family) -> tuple[list[kfam.TensorArg], list[kfam.ScalarArg]]:
+    """A valid call of ``fam``: one contiguous storage per tensor, dynamic extents of 2."""
+    tensors: list[kfam.TensorArg] = []
+    for p in fam.params:
+        if not p.is_tensor:
+            continue
+        shape = tuple(2 if d == -1 else d for d in p.shape)
+        strides: list[int] = []
+        step = 1
+        for d in reversed(shape):
+            strides.insert(0, step)
+            step *= max(d, 1)
+        nz = p.layout is kfam.Layout.NZ
+        fmt = kfam.StorageFormat.FRACTAL_NZ if nz else kfam.StorageFormat.ND
+        elements = 1
+        for d in shape:
+            elements *= d
+        tensors.append(
+            kfam.TensorArg(
+                dtype=p.dtype,
+                shape=shape,
+                strides=tuple(strides),
+                storage_offset=0,
+                storage_bytes=(elements * p.dtype.bits + 7) // 8,
+                storage=0x1000 * (p.pool_index + 1),
+                format=fmt,
+                device_index=0,
+            )
+        )
+    scalars: list[kfam.ScalarArg] = []
+    for p in fam.params:
+        if p.is_tensor:
+            continue
+        if p.dtype is kfam.DType.BOOL:
+            scalars.append(kfam.ScalarArg.of(True))
+        elif p.dtype in (kfam.DType.FP32, kfam.DType.FP16, kfam.DType.BF16):
+            scalars.append(kfam.ScalarArg.of(0.5))
+        else:
+            scalars.append(kfam.ScalarArg.of(1))
+    return tensors, scalars
+
+
+def call_line(fam: kfam.Family) -> str:
+    """Validate a sample call, then the same call with every tensor on one storage."""
+    tensors, scalars = sample_arguments(fam)
+    try:
+        kfam.validate_call(fam, tensors, scalars)
+    except kfam.CallError as e:
+        return f"sample call refused: {e}"
+    shared = [dataclasses.replace(t, storage=1) for t in tensors]
+    try:
+        kfam.validate_call(fam, shared, scalars)
+    except kfam.CallError as e:
+        name = "-" if e.param is None else fam.params[e.param].name
+        return f"sample call ok; on one storage: {e.rule.spelling} at {name}"
+    return "sample call ok; on one storage: ok"
+
+
 def describe() -> None:
     print(f"kfam ABI {kfam.ABI_MAJOR}.{kfam.ABI_MINOR} (native revision {kfam.ABI_REVISION[:12]})")
     for fam in kfam.FAMILIES:
@@ -78,12 +147,34 @@ def describe() -> None:
             state = f"{len(receipts)} receipt(s)" if receipts else "not supported (no receipt)"
             mode = f"{profile.platform.spelling}/{profile.execution_mode.spelling}"
             print(f"  profile {profile.name} ({mode}): {state}, slots {slots(fam, profile)}")
+            print(f"    capability: {capability_line(fam, profile)}")
+        print(f"  {call_line(fam)}")
+        print(f"  torch: {fam.torch_schema or 'no dispatcher schema'}")
+
+
+def admit_with_meta(meta: Path, artifact: Path) -> int:
+    """Admit ``artifact`` with its ``compiled_meta.json``; 1 when it is refused."""
+    digest = hashlib.sha256(artifact.read_bytes()).hexdigest()
+    try:
+        admitted = kfam.admit(meta.read_bytes(), digest)
+    except kfam.AdmissionError as e:
+        print(f"{artifact}: refused, {e} (status {e.status.spelling})", file=sys.stderr)
+        return 1
+    fam, profile = admitted.family, admitted.profile
+    contract = admitted.contract.spelling
+    print(f"{artifact}: {fam.name} r{fam.revision} on {profile.name} as {contract}")
+    return 0
 
 
 def main(argv: list[str]) -> int:
     if not argv:
         describe()
         return 0
+    if argv[0] == "--meta":
+        if len(argv) != 3:
+            print("usage: consumer.py --meta META ARTIFACT", file=sys.stderr)
+            return 2
+        return admit_with_meta(Path(argv[1]), Path(argv[2]))
     refused = 0
     for arg in argv:
         try:

@@ -1122,7 +1122,8 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  * why not otherwise.
  * Returns KFAM_STATUS_OK (KFAM_CAPABILITY_SUPPORTED); KFAM_STATUS_NOT_FOUND
  * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
- * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE, _NO_RECEIPT); or
+ * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE); KFAM_STATUS_NOT_APPROVED
+ * (KFAM_CAPABILITY_NO_RECEIPT: declared there, but no artifact qualified); or
  * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
  * unknown enum code.
  */
@@ -1140,8 +1141,9 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * Returns KFAM_STATUS_OK (KFAM_ADMISSION_ADMITTED; family, profile, receipt
  * and contract set); KFAM_STATUS_RECOMPILE_REQUIRED
  * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
- * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
- * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_NOT_FOUND (KFAM_ADMISSION_UNKNOWN_FAMILY);
+ * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_NOT_APPROVED, out->field naming
+ * the first difference);
  * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
  * built against another native runtime revision than KFAM_ABI_REVISION);
  * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
@@ -1168,8 +1170,10 @@ KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex
  * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
  * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
  * err->param_index say which) or a malformed descriptor (err->rule -1);
- * KFAM_STATUS_NOT_APPROVED when `family` is not a family the library
- * approved (unknown name or another identity). `err` may be NULL.
+ * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
+ * record was compiled from another revision of the manifest). `err` may be
+ * NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);

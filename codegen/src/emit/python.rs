@@ -8,6 +8,11 @@
 //! - `python/kfam/_records.py`: the frozen dataclasses of the table rows.
 //! - `python/kfam/_tables.py`: the ABI constants and `FAMILIES`, data only, so a
 //!   manifest change shows up in this one file.
+//! - `python/kfam/_runtime.py`: lookups, capability, admission of
+//!   `compiled_meta.json` and call validation, the same decisions as
+//!   `kfam-runtime`. The logic is the static source `python_runtime.py` next to
+//!   this file; the generator splices in the per-dtype limits and the outcome
+//!   to status maps ([`runtime_data`]).
 //! - `python/kfam/py.typed`: PEP 561 marker.
 //!
 //! Annotations are inline (no `.pyi` beside the modules), so `mypy --strict`
@@ -22,8 +27,9 @@ use crate::check::is_forbidden_char;
 use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
 use crate::names;
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Catalog, Contract, DType, Direction, ExecutionMode, Layout,
-    Member, OperationKind, ParamKind, Platform, Runtime, Status, CATALOGS,
+    Admission, Backend, BinaryOp, BindingKind, CallRule, Capability, Catalog, Contract, DType,
+    Direction, ExecutionMode, Layout, Member, OperationKind, ParamKind, Platform, Runtime, Status,
+    CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -41,6 +47,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject()),
         GeneratedFile::new(format!("{ROOT}/kfam/__init__.py"), init_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_records.py"), records_py()),
+        GeneratedFile::new(format!("{ROOT}/kfam/_runtime.py"), runtime_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_tables.py"), tables_py(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/_vocab.py"), vocab_py(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/py.typed"), header()),
@@ -135,8 +142,24 @@ const TABLES: &[&str] = &[
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
 ];
-/// Functions of `__init__.py`.
-const FUNCTIONS: &[&str] = &["family", "find_artifact", "find_family"];
+/// Public names of `_runtime.py`: the lookups and the runtime decisions.
+const RUNTIME: &[&str] = &[
+    "AdmissionError",
+    "Admitted",
+    "CallError",
+    "CapabilityError",
+    "KfamError",
+    "MAX_DOCUMENT_BYTES",
+    "ScalarArg",
+    "Supported",
+    "TensorArg",
+    "admit",
+    "capability",
+    "family",
+    "find_artifact",
+    "find_family",
+    "validate_call",
+];
 
 /// The record classes, operation variants included.
 fn record_classes() -> Vec<&'static str> {
@@ -151,7 +174,7 @@ fn public_names() -> Vec<&'static str> {
     names.push("Operation");
     names.extend(TABLES);
     names.extend(vocabularies_names());
-    names.extend(FUNCTIONS);
+    names.extend(RUNTIME);
     names.sort_unstable();
     names
 }
@@ -188,6 +211,8 @@ Generated from the reviewed manifest (``manifest/``) by the kfam generator; do n
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
+- ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
+  the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
 """
 
 from __future__ import annotations
@@ -195,42 +220,17 @@ from __future__ import annotations
 from typing import Final
 
 {records}
+{runtime}
 {tables}
 {vocab}
 
 __version__: Final[str] = {version}
 
 {all}
-
-_kfam_by_name: Final[dict[str, Family]] = {{f.name: f for f in FAMILIES}}
-_kfam_by_artifact: Final[dict[str, tuple[Family, Profile, Receipt]]] = {{
-    r.sha256: (f, f.profiles[r.profile], r) for f in FAMILIES for r in f.receipts
-}}
-
-
-def family(name: str) -> Family:
-    """The approved family called ``name``; ``KeyError`` when there is none."""
-    found = _kfam_by_name.get(name)
-    if found is None:
-        raise KeyError(f"no approved kfam family is called {{name!r}}")
-    return found
-
-
-def find_family(name: str) -> Family | None:
-    """The approved family called ``name``, or ``None``."""
-    return _kfam_by_name.get(name)
-
-
-def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
-    """The family, profile and receipt that approve the artifact whose SHA-256 is ``sha256``.
-
-    ``sha256`` is matched exactly: 64 lowercase hex digits, as ``sha256sum`` prints them.
-    ``None`` means no receipt approves the artifact, so it must not be loaded.
-    """
-    return _kfam_by_artifact.get(sha256)
 "#,
         header = header(),
         records = import_list("._records", records),
+        runtime = import_list("._runtime", RUNTIME.to_vec()),
         tables = import_list("._tables", TABLES.to_vec()),
         vocab = import_list("._vocab", vocabularies_names()),
         version = py_str_literal(VERSION),
@@ -418,6 +418,186 @@ class Family:
         header = header(),
         vocab = import_list("._vocab", vocab),
         union = classes.join(", "),
+    )
+}
+
+// ---------------------------------------------------------------- _runtime
+
+/// The logic of `_runtime.py`: static Python, reviewed like any other source.
+const RUNTIME_SOURCE: &str = include_str!("python_runtime.py");
+/// The line of [`RUNTIME_SOURCE`] that [`runtime_data`] replaces.
+const RUNTIME_DATA_MARKER: &str = "# @kfam-data: the generator writes the data tables here.\n";
+
+/// Largest `compiled_meta.json` admitted (`kfam_runtime::admission::MAX_DOCUMENT_BYTES`).
+pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+
+/// What a scalar parameter of a dtype accepts (`kfam_runtime::call`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarDomain {
+    /// Only a bool.
+    Bool,
+    /// An integer in `[lo, hi]`; no float, no bool.
+    Int(i128, i128),
+    /// Any number whose magnitude, when finite, is at most the largest finite value.
+    Float(f64),
+}
+
+/// The scalar domain of each dtype, as `kfam_runtime::call::check_scalar` and
+/// `float_max` decide it. Exhaustive: a new dtype does not compile until it has one.
+pub fn scalar_domain(d: DType) -> ScalarDomain {
+    match d {
+        DType::Bool => ScalarDomain::Bool,
+        DType::Int8 => ScalarDomain::Int(i8::MIN.into(), i8::MAX.into()),
+        DType::Int16 => ScalarDomain::Int(i16::MIN.into(), i16::MAX.into()),
+        DType::Int32 => ScalarDomain::Int(i32::MIN.into(), i32::MAX.into()),
+        DType::Int64 => ScalarDomain::Int(i64::MIN.into(), i64::MAX.into()),
+        DType::Uint8 => ScalarDomain::Int(0, u8::MAX.into()),
+        DType::Uint16 => ScalarDomain::Int(0, u16::MAX.into()),
+        DType::Uint32 => ScalarDomain::Int(0, u32::MAX.into()),
+        DType::Uint64 => ScalarDomain::Int(0, u64::MAX.into()),
+        DType::Fp32 => ScalarDomain::Float(f64::from(f32::MAX)),
+        DType::Fp16 => ScalarDomain::Float(65504.0),
+        DType::Bf16 => ScalarDomain::Float(3.389_531_389_251_535_5e38),
+        DType::Fp8e4m3fn => ScalarDomain::Float(448.0),
+        DType::Fp8e8m0 => ScalarDomain::Float(1.701_411_834_604_692_3e38),
+        DType::Fp4 => ScalarDomain::Float(6.0),
+    }
+}
+
+/// The C ABI status of a capability outcome (`docs/conformance.md`).
+pub fn capability_status(c: Capability) -> Status {
+    match c {
+        Capability::Supported => Status::Ok,
+        Capability::UnknownFamily => Status::NotFound,
+        Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
+        Capability::NoReceipt => Status::NotApproved,
+    }
+}
+
+/// The C ABI status of an admission outcome (`docs/conformance.md`).
+pub fn admission_status(a: Admission) -> Status {
+    match a {
+        Admission::Admitted => Status::Ok,
+        Admission::Malformed => Status::InvalidArgument,
+        Admission::UnknownFamily => Status::NotFound,
+        Admission::RecompileRequired => Status::RecompileRequired,
+        Admission::NotApproved => Status::NotApproved,
+        Admission::PreparedIncompatible => Status::PreparedIncompatible,
+    }
+}
+
+/// The C ABI status of a call validation rule (`docs/conformance.md`).
+pub fn call_status(r: CallRule) -> Status {
+    match r {
+        CallRule::Ok => Status::Ok,
+        _ => Status::InvalidArgument,
+    }
+}
+
+/// A Python `float` literal that evaluates to exactly `x` (finite).
+fn py_float(x: f64) -> String {
+    assert!(x.is_finite(), "{x}");
+    // `Debug` prints the shortest representation that round-trips, always
+    // with a `.` or an exponent, which Python reads back exactly.
+    format!("{x:?}")
+}
+
+/// One `Final` dict of the data block, with a `#:` comment.
+fn data_dict(s: &mut String, comment: &str, lead: &str, items: Vec<String>) {
+    let _ = writeln!(s, "#: {comment}");
+    let _ = writeln!(s, "{lead}{}", Expr::Dict(items).render(0, lead.len()));
+}
+
+/// The data `_runtime.py` decides with, as Python.
+fn runtime_data() -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "#: Largest ``compiled_meta.json`` admitted, in bytes.\n\
+         MAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}"
+    );
+    let (mut floats, mut ints) = (Vec::new(), Vec::new());
+    for &d in DType::ALL {
+        let key = member(DType::NAME, d.as_str());
+        match scalar_domain(d) {
+            ScalarDomain::Bool => {}
+            ScalarDomain::Int(lo, hi) => ints.push(format!("{key}: ({lo}, {hi})")),
+            ScalarDomain::Float(max) => floats.push(format!("{key}: {}", py_float(max))),
+        }
+    }
+    data_dict(
+        &mut s,
+        "Largest finite value of each float dtype: a finite scalar beyond it overflows.",
+        "_FLOAT_MAX: Final[dict[DType, float]] = ",
+        floats,
+    );
+    data_dict(
+        &mut s,
+        "Inclusive range of each integer dtype.",
+        "_INT_RANGE: Final[dict[DType, tuple[int, int]]] = ",
+        ints,
+    );
+    let statuses = |vocab: &str, members: Vec<(&str, Status)>| -> Vec<String> {
+        members
+            .into_iter()
+            .map(|(m, st)| {
+                format!(
+                    "{}: {}",
+                    member(vocab, m),
+                    member(Status::NAME, st.as_str())
+                )
+            })
+            .collect()
+    };
+    data_dict(
+        &mut s,
+        "The C ABI status of each capability outcome.",
+        "_CAPABILITY_STATUS: Final[dict[Capability, Status]] = ",
+        statuses(
+            Capability::NAME,
+            Capability::ALL
+                .iter()
+                .map(|&c| (c.as_str(), capability_status(c)))
+                .collect(),
+        ),
+    );
+    data_dict(
+        &mut s,
+        "The C ABI status of each admission outcome.",
+        "_ADMISSION_STATUS: Final[dict[Admission, Status]] = ",
+        statuses(
+            Admission::NAME,
+            Admission::ALL
+                .iter()
+                .map(|&a| (a.as_str(), admission_status(a)))
+                .collect(),
+        ),
+    );
+    data_dict(
+        &mut s,
+        "The C ABI status of each call validation rule.",
+        "_CALL_STATUS: Final[dict[CallRule, Status]] = ",
+        statuses(
+            CallRule::NAME,
+            CallRule::ALL
+                .iter()
+                .map(|&r| (r.as_str(), call_status(r)))
+                .collect(),
+        ),
+    );
+    s
+}
+
+fn runtime_py() -> String {
+    assert_eq!(
+        RUNTIME_SOURCE.matches(RUNTIME_DATA_MARKER).count(),
+        1,
+        "python_runtime.py must hold the data marker exactly once"
+    );
+    format!(
+        "{}{}",
+        header(),
+        RUNTIME_SOURCE.replacen(RUNTIME_DATA_MARKER, &runtime_data(), 1)
     )
 }
 
@@ -950,6 +1130,60 @@ mod tests {
         let mut listed: Vec<&str> = vocabularies(&ir).iter().map(|(c, _)| c.name).collect();
         listed.sort_unstable();
         assert_eq!(listed, vocabularies_names());
+    }
+
+    #[test]
+    fn scalar_domains_follow_the_dtype() {
+        for &d in DType::ALL {
+            match scalar_domain(d) {
+                ScalarDomain::Bool => assert_eq!(d, DType::Bool),
+                ScalarDomain::Float(max) => {
+                    assert!(d.is_float() && max.is_finite() && max > 0.0, "{d}");
+                    assert_eq!(py_float(max).parse::<f64>().unwrap(), max);
+                }
+                ScalarDomain::Int(lo, hi) => {
+                    assert!(!d.is_float() && d != DType::Bool, "{d}");
+                    assert_eq!(hi - lo + 1, 1i128 << d.bits(), "{d}");
+                }
+            }
+        }
+        assert_eq!(py_float(f64::from(f32::MAX)), "3.4028234663852886e38");
+        assert_eq!(py_float(65504.0), "65504.0");
+    }
+
+    #[test]
+    fn runtime_module_gets_its_data_once() {
+        let text = runtime_py();
+        assert!(!text.contains(RUNTIME_DATA_MARKER.trim_end()));
+        assert_eq!(
+            text.matches("\nMAX_DOCUMENT_BYTES: Final[int] = 1048576\n")
+                .count(),
+            1
+        );
+        for name in [
+            "_FLOAT_MAX",
+            "_INT_RANGE",
+            "_CAPABILITY_STATUS",
+            "_ADMISSION_STATUS",
+        ] {
+            assert_eq!(
+                text.matches(&format!("\n{name}: Final[")).count(),
+                1,
+                "{name}"
+            );
+        }
+        for name in RUNTIME {
+            let defined = [
+                format!("\ndef {name}("),
+                format!("\nclass {name}("),
+                format!("\nclass {name}:"),
+                format!("\n{name}: Final["),
+            ];
+            assert!(
+                defined.iter().any(|d| text.contains(d.as_str())),
+                "{name} is exported but not defined in _runtime.py"
+            );
+        }
     }
 
     #[test]

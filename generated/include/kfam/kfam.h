@@ -910,7 +910,8 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  * why not otherwise.
  * Returns KFAM_STATUS_OK (KFAM_CAPABILITY_SUPPORTED); KFAM_STATUS_NOT_FOUND
  * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
- * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE, _NO_RECEIPT); or
+ * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE); KFAM_STATUS_NOT_APPROVED
+ * (KFAM_CAPABILITY_NO_RECEIPT: declared there, but no artifact qualified); or
  * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
  * unknown enum code.
  */
@@ -928,8 +929,9 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * Returns KFAM_STATUS_OK (KFAM_ADMISSION_ADMITTED; family, profile, receipt
  * and contract set); KFAM_STATUS_RECOMPILE_REQUIRED
  * (KFAM_ADMISSION_RECOMPILE_REQUIRED: legacy or incomplete kernel metadata);
- * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_UNKNOWN_FAMILY, or
- * KFAM_ADMISSION_NOT_APPROVED with out->field naming the first difference);
+ * KFAM_STATUS_NOT_FOUND (KFAM_ADMISSION_UNKNOWN_FAMILY);
+ * KFAM_STATUS_NOT_APPROVED (KFAM_ADMISSION_NOT_APPROVED, out->field naming
+ * the first difference);
  * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
  * built against another native runtime revision than KFAM_ABI_REVISION);
  * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
@@ -956,8 +958,10 @@ KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex
  * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
  * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
  * err->param_index say which) or a malformed descriptor (err->rule -1);
- * KFAM_STATUS_NOT_APPROVED when `family` is not a family the library
- * approved (unknown name or another identity). `err` may be NULL.
+ * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
+ * record was compiled from another revision of the manifest). `err` may be
+ * NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
@@ -1582,7 +1586,7 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         "mul_fp4_dequant", /* name */
         "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", /* identity */
         "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", /* summary */
-        "kfam::mul_fp4_dequant(Tensor(a0) codes, Tensor(a1) scales, Tensor(a2!) out) -> Tensor(a2!)", /* torch_schema */
+        NULL, /* torch_schema */
         KFAM_CONTRACT_PROGRAM, /* contract */
         0, /* torch */
         KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */

@@ -8,6 +8,8 @@ Generated from the reviewed manifest (``manifest/``) by the kfam generator; do n
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
+- ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
+  the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,23 @@ from ._records import (
     Param,
     Profile,
     Receipt,
+)
+from ._runtime import (
+    AdmissionError,
+    Admitted,
+    CallError,
+    CapabilityError,
+    KfamError,
+    MAX_DOCUMENT_BYTES,
+    ScalarArg,
+    Supported,
+    TensorArg,
+    admit,
+    capability,
+    family,
+    find_artifact,
+    find_family,
+    validate_call,
 )
 from ._tables import (
     ABI_MAJOR,
@@ -63,12 +82,16 @@ __all__ = [
     "ABI_MINOR",
     "ABI_REVISION",
     "Admission",
+    "AdmissionError",
+    "Admitted",
     "Backend",
     "BinaryOp",
     "Binding",
     "BindingKind",
+    "CallError",
     "CallRule",
     "Capability",
+    "CapabilityError",
     "Contract",
     "DType",
     "Direction",
@@ -78,7 +101,9 @@ __all__ = [
     "FAMILIES",
     "Family",
     "IDENTITY_FORMAT",
+    "KfamError",
     "Layout",
+    "MAX_DOCUMENT_BYTES",
     "MAX_RANK",
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
@@ -91,37 +116,16 @@ __all__ = [
     "Profile",
     "Receipt",
     "Runtime",
+    "ScalarArg",
     "ScalarValueKind",
     "Status",
     "StorageFormat",
+    "Supported",
+    "TensorArg",
+    "admit",
+    "capability",
     "family",
     "find_artifact",
     "find_family",
+    "validate_call",
 ]
-
-_kfam_by_name: Final[dict[str, Family]] = {f.name: f for f in FAMILIES}
-_kfam_by_artifact: Final[dict[str, tuple[Family, Profile, Receipt]]] = {
-    r.sha256: (f, f.profiles[r.profile], r) for f in FAMILIES for r in f.receipts
-}
-
-
-def family(name: str) -> Family:
-    """The approved family called ``name``; ``KeyError`` when there is none."""
-    found = _kfam_by_name.get(name)
-    if found is None:
-        raise KeyError(f"no approved kfam family is called {name!r}")
-    return found
-
-
-def find_family(name: str) -> Family | None:
-    """The approved family called ``name``, or ``None``."""
-    return _kfam_by_name.get(name)
-
-
-def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
-    """The family, profile and receipt that approve the artifact whose SHA-256 is ``sha256``.
-
-    ``sha256`` is matched exactly: 64 lowercase hex digits, as ``sha256sum`` prints them.
-    ``None`` means no receipt approves the artifact, so it must not be loaded.
-    """
-    return _kfam_by_artifact.get(sha256)

@@ -1,0 +1,995 @@
+"""Runtime decisions over the approved tables: capability, admission and call validation.
+
+The same decisions, in the same order, as the Rust crate ``kfam-runtime``
+(``runtime/src/capability.rs``, ``admission.rs`` and ``call.rs``); the shared conformance
+vectors (``tests/conformance/*.json``) hold both to it. Standard library only.
+
+Every refusal is an exception carrying the decision's vocabulary member and the C ABI
+``Status`` it maps to; every acceptance returns a frozen record.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeAlias, TypeVar, Union
+
+from ._records import Family, Param, Profile, Receipt
+from ._tables import ABI_REVISION, FAMILIES
+from ._vocab import (
+    Admission,
+    Backend,
+    CallRule,
+    Capability,
+    Contract,
+    DType,
+    Direction,
+    ExecutionMode,
+    Layout,
+    ParamKind,
+    Platform,
+    Runtime,
+    ScalarValueKind,
+    Status,
+    StorageFormat,
+    _KfamVocab,
+)
+
+_V = TypeVar("_V", bound=_KfamVocab)
+
+# @kfam-data: the generator writes the data tables here.
+
+# ---------------------------------------------------------------- lookups
+
+_by_name: Final[dict[str, Family]] = {f.name: f for f in FAMILIES}
+_by_artifact: Final[dict[str, tuple[Family, Profile, Receipt]]] = {
+    r.sha256: (f, f.profiles[r.profile], r) for f in FAMILIES for r in f.receipts
+}
+
+
+def family(name: str) -> Family:
+    """The approved family called ``name``; ``KeyError`` when there is none."""
+    found = _by_name.get(name)
+    if found is None:
+        raise KeyError(f"no approved kfam family is called {name!r}")
+    return found
+
+
+def find_family(name: str) -> Family | None:
+    """The approved family called ``name``, or ``None``."""
+    return _by_name.get(name)
+
+
+def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
+    """The family, profile and receipt that approve the artifact whose SHA-256 is ``sha256``.
+
+    ``sha256`` is matched exactly: 64 lowercase hex digits, as ``sha256sum`` prints them.
+    ``None`` means no receipt approves the artifact, so it must not be loaded.
+    """
+    return _by_artifact.get(sha256)
+
+
+# ---------------------------------------------------------------- errors
+
+
+class KfamError(Exception):
+    """Base of every refusal: ``status`` is the C ABI status code the decision maps to."""
+
+    @property
+    def status(self) -> Status:
+        raise NotImplementedError
+
+
+class CapabilityError(KfamError):
+    """A refused capability query; ``outcome`` says why (never ``SUPPORTED``)."""
+
+    def __init__(self, outcome: Capability) -> None:
+        super().__init__(outcome.spelling)
+        self.outcome: Final[Capability] = outcome
+
+    @property
+    def status(self) -> Status:
+        return _CAPABILITY_STATUS[self.outcome]
+
+    def __reduce__(self) -> tuple[type[CapabilityError], tuple[Capability]]:
+        return (CapabilityError, (self.outcome,))
+
+
+class AdmissionError(KfamError):
+    """A refused artifact: ``outcome`` (never ``ADMITTED``) and, for ``NOT_APPROVED``, the
+    first ``field`` of ``compiled_meta.json`` that differs (``"params"``, ``"artifact.sha256"``).
+    """
+
+    def __init__(self, outcome: Admission, field: str | None = None) -> None:
+        text = outcome.spelling if field is None else f"{outcome.spelling} (`{field}` differs)"
+        super().__init__(text)
+        self.outcome: Final[Admission] = outcome
+        self.field: Final[str | None] = field
+
+    @property
+    def status(self) -> Status:
+        return _ADMISSION_STATUS[self.outcome]
+
+    def __reduce__(self) -> tuple[type[AdmissionError], tuple[Admission, str | None]]:
+        return (AdmissionError, (self.outcome, self.field))
+
+
+class CallError(KfamError, ValueError):
+    """A rejected call: the ``rule`` (never ``OK``) and the signature index of the parameter it
+    concerns (``param``, an index into ``Family.params``; ``None`` for the argument counts).
+    """
+
+    def __init__(self, rule: CallRule, param: int | None = None) -> None:
+        text = rule.spelling if param is None else f"argument {param}: {rule.spelling}"
+        super().__init__(text)
+        self.rule: Final[CallRule] = rule
+        self.param: Final[int | None] = param
+
+    @property
+    def status(self) -> Status:
+        return _CALL_STATUS[self.rule]
+
+    def __reduce__(self) -> tuple[type[CallError], tuple[CallRule, int | None]]:
+        return (CallError, (self.rule, self.param))
+
+
+# ---------------------------------------------------------------- capability
+
+
+@dataclass(frozen=True, slots=True)
+class Supported:
+    """A supported capability: the family, the matching profile and its receipt."""
+
+    family: Family
+    profile: Profile
+    receipt: Receipt
+
+    @property
+    def outcome(self) -> Capability:
+        return Capability.SUPPORTED
+
+    @property
+    def status(self) -> Status:
+        return _CAPABILITY_STATUS[Capability.SUPPORTED]
+
+
+def _require(value: object, cls: type[object], what: str) -> None:
+    if not isinstance(value, cls):
+        raise TypeError(f"{what} must be a {cls.__name__}, not {type(value).__name__}")
+
+
+def capability(
+    family: str, platform: Platform, execution_mode: ExecutionMode, contract: Contract
+) -> Supported:
+    """May ``family`` run on ``platform`` in ``execution_mode`` with ``contract``?
+
+    Returns the first profile of the family for that platform and mode that has a receipt;
+    raises ``CapabilityError`` with ``UNKNOWN_FAMILY``, ``CONTRACT_MISMATCH``, ``NO_PROFILE``
+    (no profile for the platform and mode) or ``NO_RECEIPT`` (profiles, but none qualified),
+    checked in that order.
+    """
+    _require(family, str, "family")
+    _require(platform, Platform, "platform")
+    _require(execution_mode, ExecutionMode, "execution_mode")
+    _require(contract, Contract, "contract")
+    fam = _by_name.get(family)
+    if fam is None:
+        raise CapabilityError(Capability.UNKNOWN_FAMILY)
+    if fam.contract is not contract:
+        raise CapabilityError(Capability.CONTRACT_MISMATCH)
+    any_profile = False
+    for i, profile in enumerate(fam.profiles):
+        if profile.platform is not platform or profile.execution_mode is not execution_mode:
+            continue
+        any_profile = True
+        for receipt in fam.receipts:
+            if receipt.profile == i:
+                return Supported(fam, profile, receipt)
+    raise CapabilityError(Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE)
+
+
+# ---------------------------------------------------------------- strict JSON
+
+#: A parsed JSON value.
+_Json: TypeAlias = Union[None, bool, int, float, str, list["_Json"], dict[str, "_Json"]]
+
+
+class _Malformed(Exception):
+    """The document is not one the Rust parser accepts."""
+
+
+_WS: Final = re.compile(r"[ \t\n\r]*")
+_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+_PLAIN: Final = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX4: Final = re.compile(r"[0-9a-fA-F]{4}")
+_SHORT_ESCAPES: Final[dict[str, str]] = {
+    '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
+}  # fmt: skip
+#: Nesting deeper than this is refused, as ``serde_json``'s recursion limit does.
+_MAX_DEPTH: Final = 128
+
+
+class _Parser:
+    """RFC 8259 JSON as ``serde_json`` reads it: no NaN/Infinity, no trailing data, no
+    duplicate keys, no lone surrogates, ``-0`` and every number with a fraction or an
+    exponent are floats."""
+
+    __slots__ = ("text", "pos")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+
+    def document(self) -> _Json:
+        value = self.value(0)
+        self.skip_ws()
+        if self.pos != len(self.text):
+            raise _Malformed("trailing data")
+        return value
+
+    def skip_ws(self) -> None:
+        m = _WS.match(self.text, self.pos)
+        assert m is not None
+        self.pos = m.end()
+
+    def peek(self) -> str:
+        return self.text[self.pos : self.pos + 1]
+
+    def expect(self, c: str) -> None:
+        if self.peek() != c:
+            raise _Malformed(f"expected {c!r} at {self.pos}")
+        self.pos += 1
+
+    def value(self, depth: int) -> _Json:
+        self.skip_ws()
+        c = self.peek()
+        if c == "{":
+            return self.object(depth + 1)
+        if c == "[":
+            return self.array(depth + 1)
+        if c == '"':
+            return self.string()
+        for word, literal in (("true", True), ("false", False), ("null", None)):
+            if self.text.startswith(word, self.pos):
+                self.pos += len(word)
+                return literal
+        return self.number()
+
+    def object(self, depth: int) -> dict[str, _Json]:
+        if depth > _MAX_DEPTH:
+            raise _Malformed("nested too deeply")
+        self.pos += 1
+        out: dict[str, _Json] = {}
+        self.skip_ws()
+        if self.peek() == "}":
+            self.pos += 1
+            return out
+        while True:
+            self.skip_ws()
+            if self.peek() != '"':
+                raise _Malformed("expected a key")
+            key = self.string()
+            self.skip_ws()
+            self.expect(":")
+            if key in out:
+                raise _Malformed(f"duplicate key {key!r}")
+            out[key] = self.value(depth)
+            self.skip_ws()
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            self.expect("}")
+            return out
+
+    def array(self, depth: int) -> list[_Json]:
+        if depth > _MAX_DEPTH:
+            raise _Malformed("nested too deeply")
+        self.pos += 1
+        out: list[_Json] = []
+        self.skip_ws()
+        if self.peek() == "]":
+            self.pos += 1
+            return out
+        while True:
+            out.append(self.value(depth))
+            self.skip_ws()
+            if self.peek() == ",":
+                self.pos += 1
+                continue
+            self.expect("]")
+            return out
+
+    def hex4(self) -> int:
+        m = _HEX4.match(self.text, self.pos)
+        if m is None:
+            raise _Malformed("bad \\u escape")
+        self.pos = m.end()
+        return int(m.group(), 16)
+
+    def string(self) -> str:
+        self.pos += 1
+        parts: list[str] = []
+        text = self.text
+        while True:
+            m = _PLAIN.match(text, self.pos)
+            assert m is not None
+            parts.append(m.group())
+            self.pos = m.end()
+            c = self.peek()
+            if c == '"':
+                self.pos += 1
+                return "".join(parts)
+            if c != "\\":
+                raise _Malformed("control character or end of input in a string")
+            e = text[self.pos + 1 : self.pos + 2]
+            self.pos += 2
+            short = _SHORT_ESCAPES.get(e)
+            if short is not None:
+                parts.append(short)
+                continue
+            if e != "u":
+                raise _Malformed("bad escape")
+            n = self.hex4()
+            if 0xDC00 <= n <= 0xDFFF:
+                raise _Malformed("lone trailing surrogate")
+            if 0xD800 <= n <= 0xDBFF:
+                if text[self.pos : self.pos + 2] != "\\u":
+                    raise _Malformed("lone leading surrogate")
+                self.pos += 2
+                low = self.hex4()
+                if not 0xDC00 <= low <= 0xDFFF:
+                    raise _Malformed("lone leading surrogate")
+                n = 0x10000 + ((n - 0xD800) << 10) + (low - 0xDC00)
+            parts.append(chr(n))
+
+    def number(self) -> int | float:
+        m = _NUMBER.match(self.text, self.pos)
+        if m is None or not m.group():
+            raise _Malformed(f"expected a value at {self.pos}")
+        self.pos = m.end()
+        token = m.group()
+        if m.group(1) or m.group(2) or token == "-0" or len(token) > 24:
+            # serde_json reads these as f64, which no integer field accepts.
+            return -0.0 if token == "-0" else math.inf
+        return int(token)
+
+
+# ---------------------------------------------------------------- compiled_meta.json
+
+_U32_MAX: Final = (1 << 32) - 1
+_I64_MIN: Final = -(1 << 63)
+_I64_MAX: Final = (1 << 63) - 1
+_U64_MAX: Final = (1 << 64) - 1
+
+
+def _malformed() -> AdmissionError:
+    return AdmissionError(Admission.MALFORMED)
+
+
+def _object(value: _Json, known: frozenset[str], required: frozenset[str]) -> dict[str, _Json]:
+    """A JSON object with no unknown keys and every required key (duplicates never parse)."""
+    if not isinstance(value, dict) or not value.keys() <= known or not required <= value.keys():
+        raise _malformed()
+    return value
+
+
+def _u32(value: _Json) -> int:
+    if type(value) is not int or not 0 <= value <= _U32_MAX:
+        raise _malformed()
+    return value
+
+
+def _i64(value: _Json) -> int:
+    if type(value) is not int or not _I64_MIN <= value <= _I64_MAX:
+        raise _malformed()
+    return value
+
+
+def _text(value: _Json) -> str:
+    if not isinstance(value, str):
+        raise _malformed()
+    return value
+
+
+def _list(value: _Json) -> list[_Json]:
+    if not isinstance(value, list):
+        raise _malformed()
+    return value
+
+
+def _opt_text(value: _Json) -> str | None:
+    return None if value is None else _text(value)
+
+
+def _opt_u32(value: _Json) -> int | None:
+    return None if value is None else _u32(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _ParamDoc:
+    name: str
+    kind: str
+    direction: str
+    dtype: str
+    shape: tuple[int, ...]
+    layout: str
+
+
+_PARAM_KEYS: Final = frozenset(("name", "kind", "direction", "dtype", "shape", "layout"))
+
+
+def _param_doc(value: _Json) -> _ParamDoc:
+    o = _object(value, _PARAM_KEYS, _PARAM_KEYS)
+    return _ParamDoc(
+        name=_text(o["name"]),
+        kind=_text(o["kind"]),
+        direction=_text(o["direction"]),
+        dtype=_text(o["dtype"]),
+        shape=tuple(_i64(d) for d in _list(o["shape"])),
+        layout=_text(o["layout"]),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _CapabilityDoc:
+    contract: str
+    execution_mode: str
+
+
+_CAPABILITY_KEYS: Final = frozenset(("contract", "execution_mode"))
+
+
+def _capability_doc(value: _Json) -> _CapabilityDoc:
+    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_KEYS)
+    return _CapabilityDoc(_text(o["contract"]), _text(o["execution_mode"]))
+
+
+@dataclass(frozen=True, slots=True)
+class _ArtifactDoc:
+    path: str
+    sha256: str
+
+
+_ARTIFACT_KEYS: Final = frozenset(("path", "sha256"))
+
+
+def _artifact_doc(value: _Json) -> _ArtifactDoc:
+    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_KEYS)
+    return _ArtifactDoc(_text(o["path"]), _text(o["sha256"]))
+
+
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    """Every field of every schema version; which are required depends on ``schema``."""
+
+    schema: int
+    family: str | None
+    revision: int | None
+    contract: str | None
+    params: tuple[_ParamDoc, ...]
+    lowered_params: tuple[_ParamDoc, ...] | None
+    return_count: int | None
+    return_aliases: tuple[int, ...] | None
+    platform: str
+    backend: str
+    runtime: str | None
+    execution_mode: str | None
+    capabilities: tuple[_CapabilityDoc, ...] | None
+    artifact: _ArtifactDoc | None
+    abi_revision: str | None
+
+
+_DOC_REQUIRED: Final = frozenset(("schema", "params", "platform", "backend"))
+_DOC_KEYS: Final = _DOC_REQUIRED | frozenset(
+    (
+        "$comment", "family", "revision", "contract", "lowered_params", "return_count",
+        "return_aliases", "runtime", "execution_mode", "capabilities", "artifact", "abi_revision",
+    )
+)  # fmt: skip
+
+
+def _parse_doc(document: bytes) -> _Doc:
+    """The document as the Rust reader types it; ``AdmissionError(MALFORMED)`` otherwise.
+
+    A key given as ``null`` reads as absent (the Rust fields are ``Option``), except for the
+    four required keys.
+    """
+    try:
+        value = _Parser(document.decode("utf-8")).document()
+    except (UnicodeDecodeError, _Malformed):
+        raise _malformed() from None
+    o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
+    comment = o.get("$comment")
+    if comment is not None and not isinstance(comment, str):
+        raise _malformed()
+    lowered = o.get("lowered_params")
+    aliases = o.get("return_aliases")
+    caps = o.get("capabilities")
+    artifact = o.get("artifact")
+    return _Doc(
+        schema=_u32(o["schema"]),
+        family=_opt_text(o.get("family")),
+        revision=_opt_u32(o.get("revision")),
+        contract=_opt_text(o.get("contract")),
+        params=tuple(_param_doc(p) for p in _list(o["params"])),
+        lowered_params=None if lowered is None else tuple(_param_doc(p) for p in _list(lowered)),
+        return_count=_opt_u32(o.get("return_count")),
+        return_aliases=None if aliases is None else tuple(_u32(a) for a in _list(aliases)),
+        platform=_text(o["platform"]),
+        backend=_text(o["backend"]),
+        runtime=_opt_text(o.get("runtime")),
+        execution_mode=_opt_text(o.get("execution_mode")),
+        capabilities=None if caps is None else tuple(_capability_doc(c) for c in _list(caps)),
+        artifact=None if artifact is None else _artifact_doc(artifact),
+        abi_revision=_opt_text(o.get("abi_revision")),
+    )
+
+
+def _spellings(vocab: type[_V]) -> dict[str, _V]:
+    return {m.spelling: m for m in vocab}
+
+
+_PLATFORMS: Final = _spellings(Platform)
+_BACKENDS: Final = _spellings(Backend)
+_RUNTIMES: Final = _spellings(Runtime)
+_MODES: Final = _spellings(ExecutionMode)
+_CONTRACTS: Final = _spellings(Contract)
+_KINDS: Final = _spellings(ParamKind)
+_DIRECTIONS: Final = _spellings(Direction)
+_DTYPES: Final = _spellings(DType)
+_LAYOUTS: Final = _spellings(Layout)
+
+
+def _vocab(spelling: str, members: dict[str, _V]) -> _V:
+    """A vocabulary value, or a malformed document."""
+    found = members.get(spelling)
+    if found is None:
+        raise _malformed()
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _ParamView:
+    kind: ParamKind
+    direction: Direction
+    dtype: DType
+    layout: Layout
+
+
+def _param_view(p: _ParamDoc) -> _ParamView:
+    return _ParamView(
+        kind=_vocab(p.kind, _KINDS),
+        direction=_vocab(p.direction, _DIRECTIONS),
+        dtype=_vocab(p.dtype, _DTYPES),
+        layout=_vocab(p.layout, _LAYOUTS),
+    )
+
+
+def _same_signature(
+    docs: tuple[_ParamDoc, ...], approved: tuple[Param, ...], lowered: bool
+) -> bool:
+    if len(docs) != len(approved):
+        return False
+    for d, p in zip(docs, approved):
+        v = _param_view(d)
+        shape = p.lowered_shape if lowered else p.shape
+        if (
+            d.name != p.name
+            or v.kind is not p.kind
+            or v.direction is not p.direction
+            or v.dtype is not p.dtype
+            or v.layout is not p.layout
+            or d.shape != shape
+        ):
+            return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    """An admitted artifact: its family, profile and receipt, and the contract it may be
+    loaded with (always ``PROGRAM`` for schema 1 and 2 documents)."""
+
+    family: Family
+    profile: Profile
+    receipt: Receipt
+    contract: Contract
+
+    @property
+    def outcome(self) -> Admission:
+        return Admission.ADMITTED
+
+    @property
+    def status(self) -> Status:
+        return _ADMISSION_STATUS[Admission.ADMITTED]
+
+
+def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
+    """Admit an artifact: ``document`` is its ``compiled_meta.json`` (the exact bytes),
+    ``sha256`` the artifact's SHA-256 (lowercase hex). Raises ``AdmissionError``.
+
+    Strict JSON (UTF-8, no duplicate or unknown keys, a bool is not an integer, no NaN, no
+    trailing data) of at most ``MAX_DOCUMENT_BYTES``. Schema 1 and 2 documents are program
+    metadata matched through the artifact digest; schema 3 documents must exact-match an
+    approved family, profile and receipt.
+    """
+    if not isinstance(document, (bytes, bytearray, memoryview)):
+        raise TypeError(f"document must be bytes, not {type(document).__name__}")
+    _require(sha256, str, "sha256")
+    data = bytes(document)
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise _malformed()
+    doc = _parse_doc(data)
+    # Vocabulary values are checked up front, so a bad spelling is always "malformed".
+    platform = _vocab(doc.platform, _PLATFORMS)
+    backend = _vocab(doc.backend, _BACKENDS)
+    for p in doc.params + (doc.lowered_params or ()):
+        _param_view(p)
+    if doc.schema in (1, 2):
+        return _admit_legacy(doc, platform, backend, sha256)
+    if doc.schema == 3:
+        return _admit_v3(doc, platform, backend, sha256)
+    raise _malformed()
+
+
+def _differs(field: str) -> AdmissionError:
+    return AdmissionError(Admission.NOT_APPROVED, field)
+
+
+def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> Admitted:
+    """Schema 1/2: program metadata, matched through the artifact digest. It never
+    establishes a kernel contract."""
+    kernel_fields = (
+        doc.family, doc.revision, doc.contract, doc.lowered_params, doc.return_aliases,
+        doc.runtime, doc.execution_mode, doc.capabilities, doc.artifact, doc.abi_revision,
+    )  # fmt: skip
+    if any(f is not None for f in kernel_fields):
+        raise _malformed()
+    if doc.return_count is None:
+        raise _malformed()
+    found = _by_artifact.get(sha256)
+    if found is None:
+        raise _differs("artifact.sha256")
+    fam, profile, receipt = found
+    if fam.contract is not Contract.PROGRAM:
+        raise AdmissionError(Admission.RECOMPILE_REQUIRED)
+    if not _same_signature(doc.params, fam.params, False):
+        raise _differs("params")
+    if doc.return_count != len(fam.returns):
+        raise _differs("return_count")
+    if platform is not profile.platform:
+        raise _differs("platform")
+    if backend is not profile.backend:
+        raise _differs("backend")
+    return Admitted(fam, profile, receipt, Contract.PROGRAM)
+
+
+def _admit_v3(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> Admitted:
+    if (
+        doc.family is None
+        or doc.revision is None
+        or doc.contract is None
+        or doc.runtime is None
+        or doc.execution_mode is None
+        or doc.artifact is None
+    ):
+        raise _malformed()
+    contract = _vocab(doc.contract, _CONTRACTS)
+    runtime = _vocab(doc.runtime, _RUNTIMES)
+    mode = _vocab(doc.execution_mode, _MODES)
+    artifact = doc.artifact
+
+    # Kernel fields an older producer did not write: rebuild the artifact.
+    lowered, return_count, aliases = doc.lowered_params, doc.return_count, doc.return_aliases
+    caps, abi_revision = doc.capabilities, doc.abi_revision
+    if (
+        lowered is None
+        or return_count is None
+        or aliases is None
+        or caps is None
+        or abi_revision is None
+    ):
+        raise AdmissionError(Admission.RECOMPILE_REQUIRED)
+    if return_count != len(aliases) or any(
+        a >= len(doc.params)
+        or doc.params[a].kind != ParamKind.TENSOR.spelling
+        or doc.params[a].direction == Direction.IN.spelling
+        for a in aliases
+    ):
+        raise AdmissionError(Admission.RECOMPILE_REQUIRED)
+    # Exactly the requested capability, never an implied dual mode.
+    if len(caps) != 1:
+        raise AdmissionError(Admission.RECOMPILE_REQUIRED)
+    (cap,) = caps
+    if (
+        _vocab(cap.contract, _CONTRACTS) is not contract
+        or _vocab(cap.execution_mode, _MODES) is not mode
+    ):
+        raise AdmissionError(Admission.RECOMPILE_REQUIRED)
+
+    # Built against another native runtime: its entry ABI cannot be trusted.
+    if abi_revision != ABI_REVISION:
+        raise AdmissionError(Admission.PREPARED_INCOMPATIBLE)
+    fam = _by_name.get(doc.family)
+    if fam is None:
+        raise AdmissionError(Admission.UNKNOWN_FAMILY)
+    if doc.revision != fam.revision:
+        raise _differs("revision")
+    if contract is not fam.contract:
+        raise _differs("contract")
+    if not _same_signature(doc.params, fam.params, False):
+        raise _differs("params")
+    if not _same_signature(lowered, fam.params, True):
+        raise _differs("lowered_params")
+    if return_count != len(fam.returns):
+        raise _differs("return_count")
+    if aliases != fam.returns:
+        raise _differs("return_aliases")
+    profiles = [p for p in fam.profiles if p.platform is platform]
+    if not profiles:
+        raise _differs("platform")
+    profiles = [p for p in profiles if p.backend is backend]
+    if not profiles:
+        raise _differs("backend")
+    profiles = [p for p in profiles if p.runtime is runtime]
+    if not profiles:
+        raise _differs("runtime")
+    profiles = [p for p in profiles if p.execution_mode is mode]
+    if not profiles:
+        raise _differs("execution_mode")
+    profile_index = next(i for i, p in enumerate(fam.profiles) if p is profiles[0])
+    profile = fam.profiles[profile_index]
+    if artifact.sha256 != sha256:
+        raise _differs("artifact.sha256")
+    receipt = next(
+        (r for r in fam.receipts if r.profile == profile_index and r.sha256 == sha256), None
+    )
+    if receipt is None:
+        raise _differs("artifact.sha256")
+    if artifact.path != receipt.artifact:
+        raise _differs("artifact.path")
+    return Admitted(fam, profile, receipt, contract)
+
+
+# ---------------------------------------------------------------- call validation
+
+
+def _check_int(value: object, lo: int, hi: int, what: str) -> int:
+    if type(value) is not int:
+        raise TypeError(f"{what} must be an int, not {type(value).__name__}")
+    if not lo <= value <= hi:
+        raise ValueError(f"{what} = {value} is outside [{lo}, {hi}]")
+    return value
+
+
+def _int_tuple(items: Iterable[int]) -> tuple[int, ...]:
+    return tuple(items)
+
+
+@dataclass(frozen=True, slots=True)
+class TensorArg:
+    """A tensor argument, described without touching its data (``kfam_runtime::TensorArg``).
+
+    Values outside the native types (``int64`` extents, strides and offset, ``uint64``
+    ``storage_bytes`` and ``storage``, ``int32`` ``device_index``) raise ``ValueError``;
+    wrong types raise ``TypeError``. ``shape`` and ``strides`` are stored as tuples.
+    """
+
+    dtype: DType
+    #: Logical extents (for NZ tensors too: the physical blocking is derived).
+    shape: tuple[int, ...]
+    #: Strides in elements, one per extent.
+    strides: tuple[int, ...]
+    #: Offset of the view's first element into its storage, in elements.
+    storage_offset: int
+    #: Capacity of the underlying storage in bytes.
+    storage_bytes: int
+    #: Identity of the underlying storage (e.g. its base address); views of one storage share it.
+    storage: int
+    format: StorageFormat
+    device_index: int
+
+    def __post_init__(self) -> None:
+        _require(self.dtype, DType, "TensorArg.dtype")
+        _require(self.format, StorageFormat, "TensorArg.format")
+        # Any iterable of int is accepted at run time; it is kept as a tuple.
+        object.__setattr__(self, "shape", _int_tuple(self.shape))
+        object.__setattr__(self, "strides", _int_tuple(self.strides))
+        for i, d in enumerate(self.shape):
+            _check_int(d, _I64_MIN, _I64_MAX, f"TensorArg.shape[{i}]")
+        for i, s in enumerate(self.strides):
+            _check_int(s, _I64_MIN, _I64_MAX, f"TensorArg.strides[{i}]")
+        _check_int(self.storage_offset, _I64_MIN, _I64_MAX, "TensorArg.storage_offset")
+        _check_int(self.storage_bytes, 0, _U64_MAX, "TensorArg.storage_bytes")
+        _check_int(self.storage, 0, _U64_MAX, "TensorArg.storage")
+        _check_int(self.device_index, -(1 << 31), (1 << 31) - 1, "TensorArg.device_index")
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarArg:
+    """A typed scalar argument value (``kfam_runtime::ScalarValue``).
+
+    ``BOOL`` holds a ``bool``, ``INT`` an ``int`` in int64 range, ``UINT`` an ``int`` in uint64
+    range, ``FLOAT`` a ``float``; anything else raises ``TypeError`` or ``ValueError``.
+    ``ScalarArg.of(value)`` picks the kind from a Python value.
+    """
+
+    kind: ScalarValueKind
+    value: bool | int | float
+
+    def __post_init__(self) -> None:
+        _require(self.kind, ScalarValueKind, "ScalarArg.kind")
+        v = self.value
+        if self.kind is ScalarValueKind.BOOL:
+            if type(v) is not bool:
+                raise TypeError(f"a BOOL scalar holds a bool, not {type(v).__name__}")
+        elif self.kind is ScalarValueKind.FLOAT:
+            if type(v) is not float:
+                raise TypeError(f"a FLOAT scalar holds a float, not {type(v).__name__}")
+        elif self.kind is ScalarValueKind.INT:
+            _check_int(v, _I64_MIN, _I64_MAX, "an INT scalar")
+        else:
+            _check_int(v, 0, _U64_MAX, "a UINT scalar")
+
+    @classmethod
+    def of(cls, value: bool | int | float) -> ScalarArg:
+        """``BOOL`` for a bool, ``INT`` (or ``UINT`` above int64) for an int, ``FLOAT`` for a
+        float. An int outside [-2**63, 2**64) has no native representation: ``ValueError``."""
+        if type(value) is bool:
+            return cls(ScalarValueKind.BOOL, value)
+        if type(value) is int:
+            kind = ScalarValueKind.UINT if value > _I64_MAX else ScalarValueKind.INT
+            return cls(kind, value)
+        if type(value) is float:
+            return cls(ScalarValueKind.FLOAT, value)
+        raise TypeError(f"a scalar argument is a bool, int or float, not {type(value).__name__}")
+
+
+def _sat(x: int) -> int:
+    """Saturate a nonnegative value at the uint64 maximum (``u64::saturating_*``)."""
+    return x if x <= _U64_MAX else _U64_MAX
+
+
+def _u64(x: int) -> int:
+    """``x as u64``."""
+    return x & _U64_MAX
+
+
+def _byte_span(t: TensorArg) -> tuple[int, int] | None:
+    """Byte span ``[start, end)`` a view touches in its storage; ``None`` when it is empty."""
+    bits = t.dtype.bits
+    if any(d == 0 for d in t.shape):
+        return None
+    if t.format is StorageFormat.FRACTAL_NZ:
+        # Physical blocks from offset 0; strides describe no NZ element order.
+        elems = 1
+        for d in t.shape:
+            elems = _sat(elems * _u64(d))
+        return (0, -(-_sat(elems * bits) // 8))
+    # Highest element index reached, relative to the offset.
+    last = 0
+    for d, s in zip(t.shape, t.strides):
+        last = _sat(last + _sat((_u64(d) - 1) * _u64(s)))
+    first = _u64(t.storage_offset)
+    end_elem = _sat(_sat(first + last) + 1)
+    return (_sat(first * bits) // 8, -(-_sat(end_elem * bits) // 8))
+
+
+def _check_tensor(p: Param, t: TensorArg) -> None:
+    def fail(rule: CallRule) -> CallError:
+        return CallError(rule, p.index)
+
+    if t.dtype is not p.dtype:
+        raise fail(CallRule.DTYPE)
+    if len(t.shape) != len(p.shape) or len(t.strides) != len(t.shape):
+        raise fail(CallRule.RANK)
+    for have, want in zip(t.shape, p.shape):
+        if have < 0 or (want >= 0 and have != want):
+            raise fail(CallRule.SHAPE)
+    if t.storage_offset < 0:
+        raise fail(CallRule.STORAGE_BOUNDS)
+    if p.layout is Layout.NZ and t.format is StorageFormat.FRACTAL_NZ:
+        # The physical blocks are the complete, unpadded NZ matrix.
+        if t.storage_offset != 0:
+            raise fail(CallRule.NZ_OFFSET)
+        elems: int | None = 1
+        for d in t.shape:
+            elems = None if elems is None or elems * d > _U64_MAX else elems * d
+        size = None if elems is None or elems * t.dtype.bits > _U64_MAX else elems * t.dtype.bits
+        if size is None or -(-size // 8) > t.storage_bytes:
+            raise fail(CallRule.STORAGE_BOUNDS)
+        return
+    if p.layout not in _ROW_MAJOR_LAYOUTS or t.format not in _ROW_MAJOR_FORMATS:
+        raise fail(CallRule.FORMAT)
+    # Contiguous row-major: extents of 1 may carry any stride (as in torch).
+    expected = 1
+    for d, s in zip(reversed(t.shape), reversed(t.strides)):
+        if d != 1 and s != expected:
+            raise fail(CallRule.NOT_CONTIGUOUS)
+        expected = min(expected * max(d, 1), _I64_MAX)
+    # Packed fp4 stores the last extent two per byte; the span covers it.
+    span = _byte_span(t)
+    if span is not None and span[1] > t.storage_bytes:
+        raise fail(CallRule.STORAGE_BOUNDS)
+
+
+_ROW_MAJOR_LAYOUTS: Final = frozenset((Layout.ND, Layout.NCHW))
+_ROW_MAJOR_FORMATS: Final = frozenset((StorageFormat.ND, StorageFormat.NCHW))
+
+
+def _check_scalar(p: Param, v: ScalarArg) -> None:
+    def fail(rule: CallRule) -> CallError:
+        return CallError(rule, p.index)
+
+    kind, value = v.kind, v.value
+    if p.dtype is DType.BOOL:
+        if kind is not ScalarValueKind.BOOL:
+            raise fail(CallRule.SCALAR_TYPE)
+        return
+    bounds = _INT_RANGE.get(p.dtype)
+    if bounds is not None:
+        # Floats are never truncated into integers; bools are not integers.
+        if kind is ScalarValueKind.FLOAT or kind is ScalarValueKind.BOOL:
+            raise fail(CallRule.SCALAR_TYPE)
+        lo, hi = bounds
+        if not lo <= value <= hi:
+            raise fail(CallRule.SCALAR_RANGE)
+        return
+    if kind is ScalarValueKind.BOOL:
+        raise fail(CallRule.SCALAR_TYPE)
+    x = float(value)
+    if math.isfinite(x) and abs(x) > _FLOAT_MAX[p.dtype]:
+        raise fail(CallRule.FLOAT_OVERFLOW)
+
+
+def validate_call(
+    family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]
+) -> None:
+    """Validate one call of ``family``; raises ``CallError(rule, param)``.
+
+    ``tensors`` are the tensor arguments in signature order (the family's tensor pool),
+    ``scalars`` the scalar ones. Checked in order: the argument counts; each tensor (dtype,
+    rank, extents, storage offset, format and layout, NZ offset and capacity, contiguity,
+    storage bounds) and its device; each scalar (kind, integer range, float overflow); then
+    every pair of views of one storage (partial overlap with a written tensor is refused,
+    reported on the later parameter).
+    """
+    _require(family, Family, "family")
+    for t in tensors:
+        _require(t, TensorArg, "a tensor argument")
+    for s in scalars:
+        _require(s, ScalarArg, "a scalar argument")
+    if len(tensors) != family.tensor_count or len(scalars) != family.scalar_count:
+        raise CallError(CallRule.ARG_COUNT)
+    tensor_params = [p for p in family.params if p.kind is ParamKind.TENSOR]
+    device: int | None = None
+    for p, t in zip(tensor_params, tensors):
+        _check_tensor(p, t)
+        if device is None:
+            device = t.device_index
+        elif device != t.device_index:
+            raise CallError(CallRule.DEVICE, p.index)
+    scalar_params = [p for p in family.params if p.kind is ParamKind.SCALAR]
+    for p, v in zip(scalar_params, scalars):
+        _check_scalar(p, v)
+    # Views of one storage: equal byte spans alias exactly, disjoint spans are independent,
+    # and read-only overlap is harmless. Anything else that involves a written tensor is
+    # rejected.
+    pairs = list(zip(tensor_params, tensors))
+    for i, (pi, ti) in enumerate(pairs):
+        si = _byte_span(ti)
+        if si is None:
+            continue
+        for pj, tj in pairs[i + 1 :]:
+            if ti.storage != tj.storage or (
+                pi.direction is Direction.IN and pj.direction is Direction.IN
+            ):
+                continue
+            sj = _byte_span(tj)
+            if sj is None:
+                continue
+            disjoint = si[1] <= sj[0] or sj[1] <= si[0]
+            if not disjoint and si != sj:
+                raise CallError(CallRule.OVERLAP, pj.index)

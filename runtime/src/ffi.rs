@@ -1,0 +1,531 @@
+//! The C ABI: the functions declared in `generated/include/kfam/kfam.h`,
+//! exported from the static and shared libraries. Each one checks its
+//! pointers and `struct_size`s, never unwinds (a panic becomes
+//! `KFAM_STATUS_INTERNAL`), never allocates on the success path of call
+//! validation, and hands out records of the C tables compiled from the
+//! header itself (`runtime/c/tables.c`), so record layout has one authority.
+
+use std::ffi::{c_char, CStr};
+use std::mem::size_of;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::call::{ScalarValue, TensorArg};
+use crate::types::Family;
+use crate::vocab::{
+    Admission, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status,
+    StorageFormat,
+};
+use crate::FAMILIES;
+
+/// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
+/// pointers to it along.
+#[repr(C)]
+pub struct Opaque {
+    _private: [u8; 0],
+}
+
+extern "C" {
+    fn kfam_shim_table() -> *const Opaque;
+    fn kfam_shim_family(i: usize) -> *const Opaque;
+    fn kfam_shim_profile(family: usize, i: usize) -> *const Opaque;
+    fn kfam_shim_receipt(family: usize, i: usize) -> *const Opaque;
+    fn kfam_shim_torch_schema(family: usize) -> *const c_char;
+    fn kfam_shim_record_name(f: *const Opaque) -> *const c_char;
+    fn kfam_shim_record_identity(f: *const Opaque) -> *const c_char;
+    fn kfam_shim_layout(out: *mut usize, cap: usize) -> usize;
+}
+
+/// `kfam_artifact_match`.
+#[repr(C)]
+pub struct ArtifactMatch {
+    pub struct_size: u32,
+    pub family_index: u32,
+    pub profile_index: u32,
+    pub receipt_index: u32,
+    pub family: *const Opaque,
+    pub profile: *const Opaque,
+    pub receipt: *const Opaque,
+}
+
+/// `kfam_capability_result`.
+#[repr(C)]
+pub struct CapabilityResult {
+    pub struct_size: u32,
+    pub outcome: i32,
+    pub family_index: u32,
+    pub profile_index: u32,
+    pub receipt_index: u32,
+    pub family: *const Opaque,
+    pub profile: *const Opaque,
+    pub receipt: *const Opaque,
+}
+
+/// `kfam_admission`.
+#[repr(C)]
+pub struct AdmissionResult {
+    pub struct_size: u32,
+    pub outcome: i32,
+    pub contract: i32,
+    pub family_index: u32,
+    pub profile_index: u32,
+    pub receipt_index: u32,
+    pub family: *const Opaque,
+    pub profile: *const Opaque,
+    pub receipt: *const Opaque,
+    pub field: *const c_char,
+}
+
+/// `kfam_tensor_arg`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CTensorArg {
+    pub struct_size: u32,
+    pub dtype: i32,
+    pub format: i32,
+    pub rank: u32,
+    pub shape: *const i64,
+    pub strides: *const i64,
+    pub storage_offset: i64,
+    pub storage_bytes: u64,
+    pub storage: u64,
+    pub device_index: i32,
+}
+
+/// `kfam_scalar_value`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union CScalarValue {
+    pub i64: i64,
+    pub u64: u64,
+    pub f64: f64,
+}
+
+/// `kfam_scalar_arg`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CScalarArg {
+    pub struct_size: u32,
+    pub kind: i32,
+    pub value: CScalarValue,
+}
+
+/// `kfam_call_error`.
+#[repr(C)]
+pub struct CCallError {
+    pub struct_size: u32,
+    pub rule: i32,
+    pub param_index: i32,
+}
+
+const OK: i32 = Status::Ok.code();
+const INVALID: i32 = Status::InvalidArgument.code();
+
+/// Run an exported function body; a panic must not cross the C boundary.
+fn guard(body: impl FnOnce() -> i32) -> i32 {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(Status::Internal.code())
+}
+
+/// A NUL-terminated UTF-8 string, or `None` for NULL / invalid UTF-8.
+unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
+    if p.is_null() {
+        return None;
+    }
+    CStr::from_ptr(p).to_str().ok()
+}
+
+fn is_digest(s: &str) -> bool {
+    s.len() == 64
+        && s.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// An out-struct the caller sized for at least the ABI 1.0 layout.
+unsafe fn out_struct<'a, T>(p: *mut T) -> Option<&'a mut T> {
+    let r = p.as_mut()?;
+    // Every result struct starts with `uint32_t struct_size`.
+    let size = *(p as *const u32);
+    (size as usize >= size_of::<T>()).then_some(r)
+}
+
+fn index_of<T>(slice: &[T], item: &T) -> usize {
+    (item as *const T as usize - slice.as_ptr() as usize) / size_of::<T>().max(1)
+}
+
+fn family_index(f: &Family) -> usize {
+    index_of(FAMILIES, f)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_library_table(out: *mut *const Opaque) -> i32 {
+    guard(|| match out.as_mut() {
+        Some(out) => {
+            *out = kfam_shim_table();
+            OK
+        }
+        None => INVALID,
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_find_family(name: *const c_char, out: *mut *const Opaque) -> i32 {
+    guard(|| {
+        let (Some(name), Some(out)) = (c_str(name), out.as_mut()) else {
+            return INVALID;
+        };
+        match crate::find_family(name) {
+            Some(f) => {
+                *out = kfam_shim_family(family_index(f));
+                OK
+            }
+            None => {
+                *out = std::ptr::null();
+                Status::NotFound.code()
+            }
+        }
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_find_artifact(sha256: *const c_char, out: *mut ArtifactMatch) -> i32 {
+    guard(|| {
+        let (Some(sha), Some(out)) = (c_str(sha256), out_struct(out)) else {
+            return INVALID;
+        };
+        if !is_digest(sha) {
+            return INVALID;
+        }
+        let Some((f, p, r)) = crate::find_artifact(sha) else {
+            return Status::NotFound.code();
+        };
+        let (fi, pi, ri) = (
+            family_index(f),
+            index_of(f.profiles, p),
+            index_of(f.receipts, r),
+        );
+        out.family_index = fi as u32;
+        out.profile_index = pi as u32;
+        out.receipt_index = ri as u32;
+        out.family = kfam_shim_family(fi);
+        out.profile = kfam_shim_profile(fi, pi);
+        out.receipt = kfam_shim_receipt(fi, ri);
+        OK
+    })
+}
+
+/// The status a capability outcome is reported with (see docs/conformance.md).
+pub fn capability_status(c: Capability) -> Status {
+    match c {
+        Capability::Supported => Status::Ok,
+        Capability::UnknownFamily => Status::NotFound,
+        Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
+        Capability::NoReceipt => Status::NotApproved,
+    }
+}
+
+/// The status an admission outcome is reported with.
+pub fn admission_status(a: Admission) -> Status {
+    match a {
+        Admission::Admitted => Status::Ok,
+        Admission::Malformed => Status::InvalidArgument,
+        Admission::UnknownFamily => Status::NotFound,
+        Admission::RecompileRequired => Status::RecompileRequired,
+        Admission::NotApproved => Status::NotApproved,
+        Admission::PreparedIncompatible => Status::PreparedIncompatible,
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_capability(
+    family: *const c_char,
+    platform: i32,
+    mode: i32,
+    contract: i32,
+    out: *mut CapabilityResult,
+) -> i32 {
+    guard(|| {
+        let (Some(name), Some(out)) = (c_str(family), out_struct(out)) else {
+            return INVALID;
+        };
+        let (Some(platform), Some(mode), Some(contract)) = (
+            Platform::from_code(platform),
+            ExecutionMode::from_code(mode),
+            Contract::from_code(contract),
+        ) else {
+            return INVALID;
+        };
+        out.family = std::ptr::null();
+        out.profile = std::ptr::null();
+        out.receipt = std::ptr::null();
+        if let Some(f) = crate::find_family(name) {
+            out.family_index = family_index(f) as u32;
+            out.family = kfam_shim_family(family_index(f));
+        }
+        let outcome = match crate::capability(name, platform, mode, contract) {
+            Ok(s) => {
+                let fi = family_index(s.family);
+                let (pi, ri) = (
+                    index_of(s.family.profiles, s.profile),
+                    index_of(s.family.receipts, s.receipt),
+                );
+                out.profile_index = pi as u32;
+                out.receipt_index = ri as u32;
+                out.profile = kfam_shim_profile(fi, pi);
+                out.receipt = kfam_shim_receipt(fi, ri);
+                Capability::Supported
+            }
+            Err(refusal) => refusal,
+        };
+        out.outcome = outcome.code();
+        capability_status(outcome).code()
+    })
+}
+
+/// NUL-terminated spellings of the fields admission may name.
+fn field_c_str(field: &str) -> *const c_char {
+    let s: &'static CStr = match field {
+        "revision" => c"revision",
+        "contract" => c"contract",
+        "params" => c"params",
+        "lowered_params" => c"lowered_params",
+        "return_count" => c"return_count",
+        "return_aliases" => c"return_aliases",
+        "platform" => c"platform",
+        "backend" => c"backend",
+        "runtime" => c"runtime",
+        "execution_mode" => c"execution_mode",
+        "artifact.sha256" => c"artifact.sha256",
+        "artifact.path" => c"artifact.path",
+        _ => c"unknown",
+    };
+    s.as_ptr()
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_admit(
+    json: *const c_char,
+    len: usize,
+    sha256: *const c_char,
+    out: *mut AdmissionResult,
+) -> i32 {
+    guard(|| {
+        let Some(out) = out_struct(out) else {
+            return INVALID;
+        };
+        out.outcome = Admission::Malformed.code();
+        // A digest that is not 64 lowercase hex digits is refused by `admit`.
+        let (Some(sha), false) = (c_str(sha256), json.is_null() && len > 0) else {
+            return INVALID;
+        };
+        let bytes = if len == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(json as *const u8, len)
+        };
+        out.family = std::ptr::null();
+        out.profile = std::ptr::null();
+        out.receipt = std::ptr::null();
+        out.field = std::ptr::null();
+        out.contract = -1;
+        let outcome = match crate::admit(bytes, sha) {
+            Ok(a) => {
+                let fi = family_index(a.family);
+                let (pi, ri) = (
+                    index_of(a.family.profiles, a.profile),
+                    index_of(a.family.receipts, a.receipt),
+                );
+                out.family_index = fi as u32;
+                out.profile_index = pi as u32;
+                out.receipt_index = ri as u32;
+                out.family = kfam_shim_family(fi);
+                out.profile = kfam_shim_profile(fi, pi);
+                out.receipt = kfam_shim_receipt(fi, ri);
+                out.contract = a.contract.code();
+                Admission::Admitted
+            }
+            Err(refused) => {
+                if let Some(field) = refused.field {
+                    out.field = field_c_str(field);
+                }
+                refused.outcome
+            }
+        };
+        out.outcome = outcome.code();
+        admission_status(outcome).code()
+    })
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_torch_schema(family: *const c_char, out: *mut *const c_char) -> i32 {
+    guard(|| {
+        let (Some(name), Some(out)) = (c_str(family), out.as_mut()) else {
+            return INVALID;
+        };
+        *out = std::ptr::null();
+        let Some(f) = crate::find_family(name) else {
+            return Status::NotFound.code();
+        };
+        if !f.torch || f.torch_schema.is_none() {
+            return Status::Unsupported.code();
+        }
+        *out = kfam_shim_torch_schema(family_index(f));
+        OK
+    })
+}
+
+/// Descriptors a call may carry on the stack; longer calls are refused by
+/// their family's argument count long before this (ABI limits are checked
+/// against the tables, which hold at most `max_*_args`).
+const STACK_ARGS: usize = 256;
+/// Strides computed for descriptors that pass `strides = NULL`.
+const MAX_STRIDES: usize = 8;
+
+/// Read element `i` of a caller's descriptor array, whose stride is its
+/// first element's `struct_size`.
+unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
+    let stride = *(base as *const u32) as usize;
+    if stride < size_of::<T>() || stride % std::mem::align_of::<T>() != 0 {
+        return None;
+    }
+    Some(*((base as *const u8).add(i * stride) as *const T))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn kfam_validate_call(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    err: *mut CCallError,
+) -> i32 {
+    guard(|| {
+        let mut err = match (err.is_null(), out_struct(err)) {
+            (true, _) => None,
+            (false, Some(e)) => Some(e),
+            (false, None) => return INVALID,
+        };
+        let status = validate(family, tensors, n_tensors, scalars, n_scalars, &mut err);
+        status
+    })
+}
+
+/// The body of `kfam_validate_call`, with `err` resolved.
+unsafe fn validate(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    err: &mut Option<&mut CCallError>,
+) -> i32 {
+    use std::mem::MaybeUninit;
+    let mut report = |rule: i32, param: i32, status: i32| {
+        if let Some(e) = err.as_deref_mut() {
+            e.rule = rule;
+            e.param_index = param;
+        }
+        status
+    };
+    let malformed = |report: &mut dyn FnMut(i32, i32, i32) -> i32| report(-1, -1, INVALID);
+    if family.is_null()
+        || (tensors.is_null() && n_tensors > 0)
+        || (scalars.is_null() && n_scalars > 0)
+    {
+        return malformed(&mut report);
+    }
+    let Some(name) = c_str(kfam_shim_record_name(family)) else {
+        return malformed(&mut report);
+    };
+    let Some(f) = crate::find_family(name) else {
+        return report(-1, -1, Status::NotFound.code());
+    };
+    if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
+        return report(-1, -1, Status::PreparedIncompatible.code());
+    }
+    if n_tensors > STACK_ARGS || n_scalars > STACK_ARGS {
+        return report(crate::vocab::CallRule::ArgCount.code(), -1, INVALID);
+    }
+    // Uninitialised stack storage: only the first `n` entries are written
+    // and read, so a call costs nothing for the capacity it does not use.
+    let mut strides: [MaybeUninit<[i64; MAX_STRIDES]>; STACK_ARGS] =
+        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    let mut args: [MaybeUninit<TensorArg<'_>>; STACK_ARGS] =
+        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    for i in 0..n_tensors {
+        let Some(d) = element(tensors, i) else {
+            return malformed(&mut report);
+        };
+        let (Some(dtype), Some(format)) = (
+            DType::from_code(d.dtype),
+            StorageFormat::from_code(d.format),
+        ) else {
+            return malformed(&mut report);
+        };
+        let rank = d.rank as usize;
+        if (rank > 0 && d.shape.is_null()) || (d.strides.is_null() && rank > MAX_STRIDES) {
+            return malformed(&mut report);
+        }
+        let shape: &[i64] = if rank == 0 {
+            &[]
+        } else {
+            std::slice::from_raw_parts(d.shape, rank)
+        };
+        let st: &[i64] = if rank == 0 {
+            &[]
+        } else if !d.strides.is_null() {
+            std::slice::from_raw_parts(d.strides, rank)
+        } else {
+            // NULL strides: contiguous row-major.
+            let mut buf = [0i64; MAX_STRIDES];
+            let mut acc = 1i64;
+            for k in (0..rank).rev() {
+                buf[k] = acc;
+                acc = acc.saturating_mul(shape[k].max(1));
+            }
+            let written = strides[i].write(buf);
+            // Reborrow with the frame's lifetime: `strides` outlives `args`.
+            std::slice::from_raw_parts(written.as_ptr(), rank)
+        };
+        args[i].write(TensorArg {
+            dtype,
+            shape,
+            strides: st,
+            storage_offset: d.storage_offset,
+            storage_bytes: d.storage_bytes,
+            storage: d.storage,
+            format,
+            device_index: d.device_index,
+        });
+    }
+    let mut values: [MaybeUninit<ScalarValue>; STACK_ARGS] =
+        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    for (i, slot) in values.iter_mut().enumerate().take(n_scalars) {
+        let Some(s) = element(scalars, i) else {
+            return malformed(&mut report);
+        };
+        let v = match ScalarValueKind::from_code(s.kind) {
+            Some(ScalarValueKind::Bool) => ScalarValue::Bool(s.value.i64 != 0),
+            Some(ScalarValueKind::Int) => ScalarValue::Int(s.value.i64),
+            Some(ScalarValueKind::Uint) => ScalarValue::Uint(s.value.u64),
+            Some(ScalarValueKind::Float) => ScalarValue::Float(s.value.f64),
+            None => return malformed(&mut report),
+        };
+        slot.write(v);
+    }
+    // SAFETY: exactly the first `n_tensors` / `n_scalars` entries were written.
+    let args = std::slice::from_raw_parts(args.as_ptr() as *const TensorArg<'_>, n_tensors);
+    let values = std::slice::from_raw_parts(values.as_ptr() as *const ScalarValue, n_scalars);
+    match crate::validate_call(f, args, values) {
+        Ok(()) => report(crate::vocab::CallRule::Ok.code(), -1, OK),
+        Err(e) => report(e.rule.code(), e.param.map_or(-1, |p| p as i32), INVALID),
+    }
+}
+
+/// `(size, offsets...)` the C compiler gives the argument and result structs,
+/// for the layout test.
+pub fn c_layout() -> Vec<usize> {
+    let mut out = vec![0usize; 64];
+    let n = unsafe { kfam_shim_layout(out.as_mut_ptr(), out.len()) };
+    out.truncate(n);
+    out
+}

@@ -1,0 +1,167 @@
+//! The C ABI, as C and C++ programs see it: tests/c/abi_main.c (with the
+//! docs' tests/c/runtime_example.c) links against the static and the shared
+//! runtime library, built as C99 and as C++17 with warnings as errors, and
+//! calls every exported function. gcc and g++ must be installed: a missing
+//! compiler fails the test.
+
+use std::mem::offset_of;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kfam_runtime::ffi::{
+    AdmissionResult, ArtifactMatch, CCallError, CScalarArg, CTensorArg, CapabilityResult,
+};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `target/<profile>`, where cargo put libkfam_runtime.{a,so} for this test.
+fn lib_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+}
+
+/// The system libraries a Rust staticlib needs on Linux.
+const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
+
+fn build(compiler: &str, std: &str, shared: bool, out: &Path) {
+    let r = root();
+    let lib = lib_dir();
+    let mut cmd = Command::new(compiler);
+    cmd.args([std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
+        .arg(out);
+    cmd.arg("-I").arg(r.join("generated/include"));
+    if compiler == "g++" {
+        cmd.args(["-x", "c++"]);
+    }
+    cmd.arg(r.join("tests/c/abi_main.c"))
+        .arg(r.join("tests/c/runtime_example.c"));
+    if compiler == "g++" {
+        cmd.args(["-x", "none"]);
+    }
+    if shared {
+        cmd.arg("-L")
+            .arg(&lib)
+            .arg("-lkfam_runtime")
+            .arg(format!("-Wl,-rpath,{}", lib.display()));
+    } else {
+        cmd.arg(lib.join("libkfam_runtime.a")).args(NATIVE_LIBS);
+    }
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{compiler} is required for this test: {e}"));
+    assert!(
+        output.status.success(),
+        "{compiler} {std} (shared: {shared}) failed:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn c_and_cpp_programs_call_every_function() {
+    let (family, profile, receipt) = kfam_runtime::find_artifact(
+        kfam_runtime::find_family("add_bf16_1024").unwrap().receipts[0].sha256,
+    )
+    .unwrap();
+    let example = root().join(format!(
+        "generated/schema/examples/{}.{}.compiled_meta.json",
+        family.name, profile.name
+    ));
+    let dir = tempfile::tempdir().unwrap();
+    for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
+        for shared in [false, true] {
+            let exe = dir.path().join(format!("abi-{compiler}-{shared}"));
+            build(compiler, std, shared, &exe);
+            let out = Command::new(&exe)
+                .arg(&example)
+                .arg(receipt.sha256)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "{}: {stdout}\n{}",
+                exe.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let expected = [
+                format!("library_table 0 families {}", kfam_runtime::FAMILIES.len()),
+                "library_table(NULL) invalid_argument".to_owned(),
+                "check_library 0".to_owned(),
+                "find_family ok add_bf16_1024".to_owned(),
+                "find_family unknown not_found".to_owned(),
+                "find_artifact ok add_bf16_1024".to_owned(),
+                "find_artifact bad invalid_argument".to_owned(),
+                format!("add_bf16_1024 r1 on xdna2_onboard: {}", receipt.artifact),
+                format!("torch: {}", family.torch_schema.unwrap()),
+                "describe 0".to_owned(),
+                "capability ok supported a2a3_sim".to_owned(),
+                "capability xdna2 unsupported no_profile".to_owned(),
+                "capability small struct invalid_argument".to_owned(),
+                "admit ok admitted".to_owned(),
+                "admit truncated invalid_argument malformed".to_owned(),
+                "example admit 0".to_owned(),
+                "validate add 0".to_owned(),
+                "validate scalars only -1".to_owned(),
+                format!("torch_schema ok {}", family.torch_schema.unwrap()),
+                "torch_schema unknown not_found".to_owned(),
+            ];
+            for line in &expected {
+                assert!(
+                    stdout.lines().any(|l| l == line),
+                    "{}: missing `{line}` in:\n{stdout}",
+                    exe.display()
+                );
+            }
+        }
+    }
+}
+
+/// The `#[repr(C)]` argument and result structs match what the C compiler
+/// makes of the header.
+#[test]
+fn argument_and_result_layouts_match_the_header() {
+    let rust = vec![
+        size_of::<ArtifactMatch>(),
+        offset_of!(ArtifactMatch, family_index),
+        offset_of!(ArtifactMatch, family),
+        offset_of!(ArtifactMatch, receipt),
+        size_of::<CapabilityResult>(),
+        offset_of!(CapabilityResult, outcome),
+        offset_of!(CapabilityResult, family),
+        offset_of!(CapabilityResult, receipt),
+        size_of::<AdmissionResult>(),
+        offset_of!(AdmissionResult, contract),
+        offset_of!(AdmissionResult, family),
+        offset_of!(AdmissionResult, field),
+        size_of::<CTensorArg>(),
+        offset_of!(CTensorArg, shape),
+        offset_of!(CTensorArg, storage),
+        offset_of!(CTensorArg, device_index),
+        size_of::<CScalarArg>(),
+        offset_of!(CScalarArg, value),
+        size_of::<CCallError>(),
+        offset_of!(CCallError, param_index),
+    ];
+    assert_eq!(kfam_runtime::ffi::c_layout(), rust);
+}
+
+/// The library's C tables and its Rust tables list the same families in the
+/// same order (the C functions translate indices between them).
+#[test]
+fn c_and_rust_tables_agree() {
+    for f in kfam_runtime::FAMILIES.iter().filter(|f| f.torch) {
+        let name = std::ffi::CString::new(f.name).unwrap();
+        let mut out = std::ptr::null();
+        let status = unsafe { kfam_runtime::ffi::kfam_find_family(name.as_ptr(), &mut out) };
+        assert_eq!(status, 0);
+        let mut schema = std::ptr::null();
+        let status = unsafe { kfam_runtime::ffi::kfam_torch_schema(name.as_ptr(), &mut schema) };
+        assert_eq!(status, 0);
+        let schema = unsafe { std::ffi::CStr::from_ptr(schema) }
+            .to_str()
+            .unwrap();
+        assert_eq!(Some(schema), f.torch_schema, "{}", f.name);
+    }
+}

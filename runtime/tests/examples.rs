@@ -1,0 +1,44 @@
+//! The documented Rust consumer (runtime/examples/consumer.rs) runs and says
+//! what docs/rust.md shows.
+
+use std::process::Command;
+
+#[test]
+fn consumer_example_runs() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let meta =
+        format!("{root}/generated/schema/examples/add_bf16_1024.xdna2_onboard.compiled_meta.json");
+    let sha = kfam_runtime::families::add_bf16_1024::FAMILY.receipts[0].sha256;
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "run",
+            "-q",
+            "-p",
+            "kfam-runtime",
+            "--example",
+            "consumer",
+            "--",
+        ])
+        .arg(&meta)
+        .arg(sha)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for line in [
+        "supported on a2a3_sim by a2a3/sim/matmul_acc_nz_bf16.so",
+        "admitted add_bf16_1024 for xdna2_onboard (kernel)",
+        "add_bf16_1024 call ok",
+        "matmul_acc_nz_bf16 without tensors: arg_count",
+        "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
+    ] {
+        assert!(
+            stdout.lines().any(|l| l == line),
+            "missing `{line}` in:\n{stdout}"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+/*
+ * Links against the kfam runtime library (static or shared) and calls every
+ * C function it exports, printing one line per call; runtime/tests/c_abi.rs
+ * builds it as C99 and as C++17 and checks the output. argv[1] is a
+ * compiled_meta.json example, argv[2] its artifact digest.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kfam/kfam.h"
+
+int kfam_example_check_library(void);
+int kfam_example_admit(const char *json, size_t len, const char *sha256_hex);
+int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t device);
+int kfam_example_validate_matmul_scalars(const kfam_family *family, int64_t tile_rows, double alpha);
+int kfam_example_describe_artifact(const char *sha256_hex);
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+    if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        return NULL;
+    }
+    buf = (char *)malloc((size_t)n + 1);
+    if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        return NULL;
+    }
+    fclose(f);
+    *len = (size_t)n;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    const kfam_family *family = NULL;
+    const kfam_table *lib = NULL;
+    const char *schema = NULL;
+    kfam_capability_result cap;
+    kfam_admission adm;
+    kfam_artifact_match match;
+    size_t len = 0;
+    int32_t status;
+    char *json;
+
+    if (argc != 3 || (json = read_file(argv[1], &len)) == NULL) {
+        fprintf(stderr, "usage: abi_main COMPILED_META.json SHA256\n");
+        return 2;
+    }
+    /* Each call is made before its results are printed: C leaves the order
+     * of argument evaluation unspecified. */
+    status = kfam_library_table(&lib);
+    printf("library_table %d families %u\n", (int)status, (unsigned)lib->family_count);
+    printf("library_table(NULL) %s\n", kfam_status_name(kfam_library_table(NULL)));
+    printf("check_library %d\n", kfam_example_check_library());
+
+    status = kfam_find_family("add_bf16_1024", &family);
+    printf("find_family %s %s\n", kfam_status_name(status), family->name);
+    printf("find_family unknown %s\n", kfam_status_name(kfam_find_family("add_bf16_2048", &family)));
+
+    memset(&match, 0, sizeof match);
+    match.struct_size = sizeof match;
+    status = kfam_find_artifact(argv[2], &match);
+    printf("find_artifact %s %s\n", kfam_status_name(status), match.family->name);
+    printf("find_artifact bad %s\n", kfam_status_name(kfam_find_artifact("ABC", &match)));
+    printf("describe %d\n", kfam_example_describe_artifact(argv[2]));
+
+    memset(&cap, 0, sizeof cap);
+    cap.struct_size = sizeof cap;
+    status = kfam_capability("matmul_acc_nz_bf16", KFAM_PLATFORM_A2A3, KFAM_EXECUTION_MODE_SIM, KFAM_CONTRACT_KERNEL,
+                             &cap);
+    printf("capability %s %s %s\n", kfam_status_name(status), kfam_capability_outcome_name(cap.outcome),
+           cap.profile != NULL ? cap.profile->name : "-");
+    status = kfam_capability("matmul_acc_nz_bf16", KFAM_PLATFORM_XDNA2, KFAM_EXECUTION_MODE_ONBOARD,
+                             KFAM_CONTRACT_KERNEL, &cap);
+    printf("capability xdna2 %s %s\n", kfam_status_name(status), kfam_capability_outcome_name(cap.outcome));
+    cap.struct_size = 4;
+    printf("capability small struct %s\n",
+           kfam_status_name(kfam_capability("matmul_acc_nz_bf16", KFAM_PLATFORM_A2A3, KFAM_EXECUTION_MODE_SIM,
+                                            KFAM_CONTRACT_KERNEL, &cap)));
+
+    memset(&adm, 0, sizeof adm);
+    adm.struct_size = sizeof adm;
+    status = kfam_admit(json, len, argv[2], &adm);
+    printf("admit %s %s\n", kfam_status_name(status), kfam_admission_outcome_name(adm.outcome));
+    status = kfam_admit(json, len / 2, argv[2], &adm);
+    printf("admit truncated %s %s\n", kfam_status_name(status), kfam_admission_outcome_name(adm.outcome));
+    printf("example admit %d\n", kfam_example_admit(json, len, argv[2]));
+
+    printf("validate add %d\n", kfam_example_validate_add(0x1000, 0x2000, 0x3000, 0));
+    kfam_find_family("matmul_acc_nz_bf16", &family);
+    printf("validate scalars only %d\n", kfam_example_validate_matmul_scalars(family, 4, 0.5));
+
+    status = kfam_torch_schema("add_bf16_1024", &schema);
+    printf("torch_schema %s %s\n", kfam_status_name(status), schema);
+    printf("torch_schema unknown %s\n", kfam_status_name(kfam_torch_schema("nope", &schema)));
+    free(json);
+    return 0;
+}
