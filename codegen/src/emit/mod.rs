@@ -3,6 +3,7 @@
 
 pub mod c;
 pub mod docs;
+mod pretty;
 pub mod python;
 pub mod rust;
 pub mod schema;
