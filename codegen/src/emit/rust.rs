@@ -167,10 +167,91 @@ pub fn tables_source(ir: &Ir, krate: &str) -> String {
     w.abi(ir);
     w.families(ir);
     w.artifacts(ir);
+    w.indices(ir);
     w.modules(ir);
     w.p.end();
     w.p.eof()
 }
+
+/// An unused slot of a lookup index (`kfam_runtime::lookup::EMPTY`).
+pub const INDEX_EMPTY: u32 = u32::MAX;
+
+/// The hash `kfam_runtime::lookup` probes with; the two copies must stay
+/// equal (kfam-runtime's tests compare them).
+pub fn key_hash(key: &[u8]) -> u64 {
+    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
+    const K2: u64 = 0xc2b2_ae3d_27d4_eb4f;
+    let word = |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
+    let mut a = (key.len() as u64).wrapping_mul(K1);
+    let mut b = K2;
+    let mut rest = key;
+    while rest.len() >= 16 {
+        a = (a ^ word(&rest[..8])).wrapping_mul(K1).rotate_left(31);
+        b = (b ^ word(&rest[8..16])).wrapping_mul(K2).rotate_left(29);
+        rest = &rest[16..];
+    }
+    if rest.len() >= 8 {
+        a = (a ^ word(&rest[..8])).wrapping_mul(K1).rotate_left(31);
+        rest = &rest[8..];
+    }
+    let mut tail = 0u64;
+    for (i, &byte) in rest.iter().enumerate() {
+        tail |= u64::from(byte) << (8 * i);
+    }
+    b = (b ^ tail).wrapping_mul(K2);
+    let mut h = a ^ b.rotate_left(17);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^ (h >> 33)
+}
+
+/// The open-addressing index of `keys` (table order) that
+/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
+/// slots as keys (so every probe sequence meets an empty slot), each the
+/// table index placed there by linear probing, or [`INDEX_EMPTY`].
+/// Deterministic: the same keys give the same index.
+pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
+    let n = keys.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let len = (2 * n).next_power_of_two().max(8);
+    let mask = len - 1;
+    let mut slots = vec![INDEX_EMPTY; len];
+    for (i, key) in keys.enumerate() {
+        let mut slot = key_hash(key.as_bytes()) as usize & mask;
+        while slots[slot] != INDEX_EMPTY {
+            slot = (slot + 1) & mask;
+        }
+        slots[slot] = u32::try_from(i).unwrap_or(INDEX_EMPTY - 1);
+    }
+    slots
+}
+
+/// `(artifact sha256, family index, receipt index)` of every receipt,
+/// sorted by digest: the `ARTIFACTS` table.
+pub fn artifact_rows(ir: &Ir) -> Vec<(&str, usize, usize)> {
+    let mut rows: Vec<(&str, usize, usize)> = ir
+        .families
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.receipts
+                .iter()
+                .enumerate()
+                .map(move |(ri, r)| (r.sha256.as_str(), fi, ri))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+const FAMILY_INDEX_DOC: &str =
+    "Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.";
+const ARTIFACT_INDEX_DOC: &str =
+    "Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.";
 
 /// Feeds the printer the tokens prettyplease emits for the tables' syntax:
 /// each method names the prettyplease function it mirrors.
@@ -494,18 +575,7 @@ impl<'a> Tables<'a> {
     }
 
     fn artifacts(&mut self, ir: &'a Ir) {
-        let mut artifacts: Vec<(&'a str, usize, usize)> = ir
-            .families
-            .iter()
-            .enumerate()
-            .flat_map(|(fi, f)| {
-                f.receipts
-                    .iter()
-                    .enumerate()
-                    .map(move |(ri, r)| (r.sha256.as_str(), fi, ri))
-            })
-            .collect();
-        artifacts.sort_unstable();
+        let artifacts = artifact_rows(ir);
         self.item_begin(
             "`(artifact sha256, family index, receipt index)`, sorted by digest.",
             "pub static ARTIFACTS: &[(",
@@ -538,6 +608,19 @@ impl<'a> Tables<'a> {
             w.p.end();
             w.p.word(")");
         });
+        self.item_end();
+    }
+
+    fn indices(&mut self, ir: &'a Ir) {
+        let families = index_slots(ir.families.iter().map(|f| f.name.as_str()));
+        self.item_begin(FAMILY_INDEX_DOC, "pub static FAMILY_INDEX: &[u32]");
+        self.item_eq();
+        self.int_array(families.into_iter().map(i64::from));
+        self.item_end();
+        let artifacts = index_slots(artifact_rows(ir).into_iter().map(|(d, _, _)| d));
+        self.item_begin(ARTIFACT_INDEX_DOC, "pub static ARTIFACT_INDEX: &[u32]");
+        self.item_eq();
+        self.int_array(artifacts.into_iter().map(i64::from));
         self.item_end();
     }
 
@@ -809,6 +892,15 @@ mod reference {
             .iter()
             .enumerate()
             .map(|(i, f)| family_module(i, f, k));
+        let family_index = super::index_slots(ir.families.iter().map(|f| f.name.as_str()))
+            .into_iter()
+            .map(Literal::u32_unsuffixed);
+        let artifact_index =
+            super::index_slots(super::artifact_rows(ir).into_iter().map(|(d, _, _)| d))
+                .into_iter()
+                .map(Literal::u32_unsuffixed);
+        let family_index_doc = format!(" {}", super::FAMILY_INDEX_DOC);
+        let artifact_index_doc = format!(" {}", super::ARTIFACT_INDEX_DOC);
         quote! {
             /// The native ABI the artifacts target.
             pub static ABI: #k::Abi = #k::Abi {
@@ -821,6 +913,12 @@ mod reference {
 
             /// `(artifact sha256, family index, receipt index)`, sorted by digest.
             pub static ARTIFACTS: &[(&str, u32, u32)] = &[#(#artifacts),*];
+
+            #[doc = #family_index_doc]
+            pub static FAMILY_INDEX: &[u32] = &[#(#family_index),*];
+
+            #[doc = #artifact_index_doc]
+            pub static ARTIFACT_INDEX: &[u32] = &[#(#artifact_index),*];
 
             /// Named constants per family.
             pub mod families {
