@@ -493,12 +493,12 @@ pub static ARTIFACTS: &[(&str, u32, u32)] = &[
 ];
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
 pub static FAMILY_INDEX: &[u32] = &[
-    1, 4294967295, 3, 0, 4294967295, 2, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 1, 2, 0, 3, 4294967295,
 ];
 /// Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.
 pub static ARTIFACT_INDEX: &[u32] = &[
-    4294967295, 4294967295, 4294967295, 4294967295, 3, 4294967295, 4294967295,
-    4294967295, 1, 4294967295, 4294967295, 4294967295, 2, 0, 4, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 3, 4294967295,
+    4294967295, 2, 4, 4294967295, 1, 4294967295, 4294967295, 4294967295, 0,
 ];
 /// Named constants per family.
 pub mod families {

@@ -14,13 +14,15 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+mod common;
+
 const DOC: &str = include_str!(
     "../../generated/schema/examples/matmul_acc_nz_bf16.a2a3_onboard.compiled_meta.json"
 );
 const SCHEMA: &str = include_str!("../../generated/schema/compiled_meta.schema.json");
 const SHA256: &str = "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887";
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("admission");
     kfam_runtime::admit(DOC.as_bytes(), SHA256).expect("the example is admitted");
     group.bench_function("admit", |b| {
@@ -43,5 +45,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(name = benches; config = common::criterion(); targets = bench);
 criterion_main!(benches);

@@ -16,6 +16,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+
+mod common;
 use kfam_runtime::ffi::{
     kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CScalarValue, CTensorArg, Opaque,
 };
@@ -45,7 +47,7 @@ fn tensor<'a>(dtype: DType, shape: &'a [i64], strides: &'a [i64], storage: u64) 
     }
 }
 
-fn bench_rust(c: &mut Criterion) {
+fn bench_rust(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("validate_call/rust");
 
     let add = find_family("add_bf16_1024").unwrap();
@@ -120,7 +122,7 @@ fn c_scalar(kind: ScalarValueKind, value: CScalarValue) -> CScalarArg {
     }
 }
 
-fn bench_c(c: &mut Criterion) {
+fn bench_c(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("validate_call/c_abi");
     let mut err = CCallError {
         struct_size: std::mem::size_of::<CCallError>() as u32,
@@ -163,5 +165,5 @@ fn bench_c(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_rust, bench_c);
+criterion_group!(name = benches; config = common::criterion(); targets = bench_rust, bench_c);
 criterion_main!(benches);

@@ -18,6 +18,8 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+
+mod common;
 use kfam_codegen::emit::rust::{artifact_rows, index_slots};
 use kfam_codegen::ir;
 use kfam_runtime::lookup;
@@ -156,7 +158,7 @@ fn spread(keys: Vec<&'static str>) -> Vec<&'static str> {
     (0..4096).map(|i| keys[(i * 7919) % keys.len()]).collect()
 }
 
-fn bench(c: &mut Criterion) {
+fn bench(c: &mut Criterion<common::Clock>) {
     let t = tables(10_000);
     let mut group = c.benchmark_group("lookup/10000");
     let names = spread(t.families.iter().map(|f| f.name).collect());
@@ -214,5 +216,5 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(name = benches; config = common::criterion(); targets = bench);
 criterion_main!(benches);

@@ -241,13 +241,11 @@ pub fn validate_call(
         .params
         .iter()
         .filter(|p| p.kind == crate::vocab::ParamKind::Tensor);
-    let mut device = None;
+    let device = tensors.first().map_or(0, |t| t.device_index);
     for (p, t) in tensor_params.clone().zip(tensors) {
         check_tensor(p, t)?;
-        match device {
-            None => device = Some(t.device_index),
-            Some(d) if d != t.device_index => return Err(fail(CallRule::Device, p)),
-            Some(_) => {}
+        if t.device_index != device {
+            return Err(fail(CallRule::Device, p));
         }
     }
     let scalar_params = family
@@ -259,15 +257,19 @@ pub fn validate_call(
     }
     // Views of one storage: equal byte spans alias exactly, disjoint spans
     // are independent, and read-only overlap is harmless. Anything else that
-    // involves a written tensor is rejected.
+    // involves a written tensor is rejected. Spans are computed only for
+    // pairs that share a storage, so distinct buffers cost a comparison.
     for (i, (pi, ti)) in tensor_params.clone().zip(tensors).enumerate() {
-        let Some(si) = byte_span(ti) else { continue };
+        let mut si: Option<Option<(u64, u64)>> = None;
         for (pj, tj) in tensor_params.clone().zip(tensors).skip(i + 1) {
             if ti.storage != tj.storage
                 || (pi.direction == Direction::In && pj.direction == Direction::In)
             {
                 continue;
             }
+            let Some(si) = *si.get_or_insert_with(|| byte_span(ti)) else {
+                break; // an empty view accesses nothing
+            };
             let Some(sj) = byte_span(tj) else { continue };
             let disjoint = si.1 <= sj.0 || sj.1 <= si.0;
             if !disjoint && si != sj {

@@ -389,6 +389,26 @@ unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
     Some(*((base as *const u8).add(i * stride) as *const T))
 }
 
+/// The Rust record of `record` when it points into the library's own C
+/// family table (`kfam_shim_family(i)`, the same order as `FAMILIES`).
+fn library_family(record: *const Opaque) -> Option<&'static Family> {
+    use std::sync::OnceLock;
+    // (address of record 0, distance between records)
+    static TABLE: OnceLock<(usize, usize)> = OnceLock::new();
+    let &(base, stride) = TABLE.get_or_init(|| unsafe {
+        let first = kfam_shim_family(0) as usize;
+        let second = kfam_shim_family(1) as usize;
+        (first, if second > first { second - first } else { 0 })
+    });
+    let offset = (record as usize).checked_sub(base)?;
+    let index = match stride {
+        0 => (offset == 0).then_some(0)?,
+        _ if offset % stride == 0 => offset / stride,
+        _ => return None,
+    };
+    FAMILIES.get(index)
+}
+
 #[no_mangle]
 pub unsafe extern "C" fn kfam_validate_call(
     family: *const Opaque,
@@ -433,15 +453,25 @@ unsafe fn validate(
     {
         return malformed(&mut report);
     }
-    let Some(name) = c_str(kfam_shim_record_name(family)) else {
-        return malformed(&mut report);
+    let f = match library_family(family) {
+        // A record of the library's own table (what kfam_find_family hands
+        // out): the family is known without reading its name.
+        Some(f) => f,
+        // A record of the caller's copy of the header's tables: by name, and
+        // it must be the revision this library was built from.
+        None => {
+            let Some(name) = c_str(kfam_shim_record_name(family)) else {
+                return malformed(&mut report);
+            };
+            let Some(f) = crate::find_family(name) else {
+                return report(-1, -1, Status::NotFound.code());
+            };
+            if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
+                return report(-1, -1, Status::PreparedIncompatible.code());
+            }
+            f
+        }
     };
-    let Some(f) = crate::find_family(name) else {
-        return report(-1, -1, Status::NotFound.code());
-    };
-    if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
-        return report(-1, -1, Status::PreparedIncompatible.code());
-    }
     if n_tensors > STACK_ARGS || n_scalars > STACK_ARGS {
         return report(crate::vocab::CallRule::ArgCount.code(), -1, INVALID);
     }

@@ -15,36 +15,55 @@ use crate::types::{Family, Profile, Receipt};
 pub const EMPTY: u32 = u32::MAX;
 
 /// The hash the generator placed every key with (kfam-codegen carries the
-/// same function; a test keeps the two equal). Two independent lanes of
-/// multiply-rotate over 16-byte blocks, then a murmur3 finaliser.
+/// same function; a test keeps the two equal).
 #[inline]
 pub fn key_hash(key: &[u8]) -> u64 {
-    const K1: u64 = 0x9e37_79b9_7f4a_7c15;
-    const K2: u64 = 0xc2b2_ae3d_27d4_eb4f;
-    let word = |b: &[u8]| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-    let mut a = (key.len() as u64).wrapping_mul(K1);
-    let mut b = K2;
-    let mut rest = key;
-    while rest.len() >= 16 {
-        a = (a ^ word(&rest[..8])).wrapping_mul(K1).rotate_left(31);
-        b = (b ^ word(&rest[8..16])).wrapping_mul(K2).rotate_left(29);
-        rest = &rest[16..];
+    // wyhash-style folded multiplies; the 16-byte blocks of a key are mixed
+    // independently (they pipeline), then combined and folded once more.
+    const S: [u64; 4] = [
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    ];
+    #[inline(always)]
+    fn fold(a: u64, b: u64) -> u64 {
+        let p = u128::from(a) * u128::from(b);
+        (p as u64) ^ ((p >> 64) as u64)
     }
-    if rest.len() >= 8 {
-        a = (a ^ word(&rest[..8])).wrapping_mul(K1).rotate_left(31);
-        rest = &rest[8..];
-    }
-    let mut tail = 0u64;
-    for (i, &byte) in rest.iter().enumerate() {
-        tail |= u64::from(byte) << (8 * i);
-    }
-    b = (b ^ tail).wrapping_mul(K2);
-    let mut h = a ^ b.rotate_left(17);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+    let len = key.len();
+    let r64 = |i: usize| {
+        let b = &key[i..i + 8];
+        u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
+    };
+    let r32 = |i: usize| u64::from(u32::from_le_bytes([key[i], key[i + 1], key[i + 2], key[i + 3]]));
+    let seed = S[0] ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let h = if len <= 16 {
+        let (a, b) = if len >= 8 {
+            (r64(0), r64(len - 8))
+        } else if len >= 4 {
+            (r32(0), r32(len - 4))
+        } else if len > 0 {
+            let (x, y, z) = (key[0], key[len / 2], key[len - 1]);
+            (u64::from(x) | u64::from(y) << 8 | u64::from(z) << 16, 0)
+        } else {
+            (0, 0)
+        };
+        fold(a ^ S[1], b ^ seed)
+    } else {
+        let mut acc = 0u64;
+        let mut i = 0;
+        let mut lane = 0usize;
+        while i + 16 < len {
+            let m = fold(r64(i) ^ S[lane & 3], r64(i + 8) ^ S[(lane + 1) & 3] ^ seed);
+            acc = acc.rotate_left(23).wrapping_add(m);
+            i += 16;
+            lane += 1;
+        }
+        let m = fold(r64(len - 16) ^ S[2], r64(len - 8) ^ S[3] ^ seed);
+        acc.rotate_left(23).wrapping_add(m)
+    };
+    fold(h ^ S[3], seed ^ S[1])
 }
 
 /// The table index stored for `key` in `index`, probing with `matches`.
