@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
+use kfam_codegen::{check, diag::Report, emit, load, synth};
 
 const SEED: u64 = 1;
 
@@ -35,8 +35,7 @@ fn pipeline(
     let mut report = Report::default();
     let loaded = load::load_sources(abi, families, &mut report);
     let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
-    let lock = gate::lock_contents(&loaded, &ir);
-    (emit::generate(&ir), lock)
+    kfam_codegen::generate_files(&loaded, &ir)
 }
 
 fn bench_pipeline(c: &mut Criterion) {
