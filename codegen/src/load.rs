@@ -75,15 +75,50 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     }
 
     let dir = root.join("families");
+    let mut ids = Vec::new();
     for path in family_files(&dir, report) {
         if let Some(text) = read_file(&path, report) {
-            let id = report.sources.add(display(&path), text);
-            if let Some(family) = parse::<FamilyFile>(id, report) {
-                loaded.families.push((id, family));
-            }
+            ids.push(report.sources.add(display(&path), text));
         }
     }
+    loaded.families = parse_families(&ids, report);
     loaded
+}
+
+/// Parse the family documents `ids` (already in `report.sources`), on two
+/// threads when there are many; results and diagnostics in `ids` order.
+fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFile)> {
+    let parse_all = |ids: &[FileId], report: &Report| -> Vec<(FileId, Result<FamilyFile, Diagnostic>)> {
+        ids.iter()
+            .map(|&id| {
+                let file = report.sources.get(id);
+                (id, parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES))
+            })
+            .collect()
+    };
+    let results = if ids.len() >= 64 {
+        let (first, second) = ids.split_at(ids.len() / 2);
+        let shared: &Report = report;
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| parse_all(second, shared));
+            let mut results = parse_all(first, shared);
+            match other.join() {
+                Ok(more) => results.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            results
+        })
+    } else {
+        parse_all(ids, report)
+    };
+    let mut families = Vec::with_capacity(results.len());
+    for (id, result) in results {
+        match result {
+            Ok(family) => families.push((id, family)),
+            Err(d) => report.diagnostics.push(d),
+        }
+    }
+    families
 }
 
 /// Read one ABI file and the given family files (no lock, no tombstones):
@@ -129,12 +164,11 @@ pub fn load_sources(
         let id = report.sources.add(path, text);
         loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
     }
-    for (path, text) in families {
-        let id = report.sources.add(path, text);
-        if let Some(family) = parse::<FamilyFile>(id, report) {
-            loaded.families.push((id, family));
-        }
-    }
+    let ids: Vec<FileId> = families
+        .into_iter()
+        .map(|(path, text)| report.sources.add(path, text))
+        .collect();
+    loaded.families = parse_families(&ids, report);
     loaded
 }
 
@@ -240,32 +274,32 @@ fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
 }
 
 fn parse_limited<T: DeserializeOwned>(id: FileId, limit: u64, report: &mut Report) -> Option<T> {
-    let text = report.sources.get(id).text.clone();
-    if text.len() as u64 > limit {
-        report.diagnostics.push(Diagnostic::at_path(
-            Code::Io,
-            report.sources.get(id).path.clone(),
-            format!(
-                "file is {} bytes, over the limit of {limit}",
-                text.len()
-            ),
-        ));
-        return None;
-    }
-    let de = match toml::de::Deserializer::parse(&text) {
-        Ok(de) => de,
-        Err(e) => {
-            report.diagnostics.push(syntax_diagnostic(id, &text, &e));
-            return None;
-        }
-    };
-    match T::deserialize(de) {
+    let file = report.sources.get(id);
+    match parse_text(id, &file.path, &file.text, limit) {
         Ok(v) => Some(v),
-        Err(e) => {
-            report.diagnostics.push(serde_diagnostic(id, &e));
+        Err(d) => {
+            report.diagnostics.push(d);
             None
         }
     }
+}
+
+/// Parse one document's text: syntax first, then the serde model.
+fn parse_text<T: DeserializeOwned>(
+    id: FileId,
+    path: &str,
+    text: &str,
+    limit: u64,
+) -> Result<T, Diagnostic> {
+    if text.len() as u64 > limit {
+        return Err(Diagnostic::at_path(
+            Code::Io,
+            path.to_owned(),
+            format!("file is {} bytes, over the limit of {limit}", text.len()),
+        ));
+    }
+    let de = toml::de::Deserializer::parse(text).map_err(|e| syntax_diagnostic(id, text, &e))?;
+    T::deserialize(de).map_err(|e| serde_diagnostic(id, &e))
 }
 
 /// A TOML syntax error, made specific for the mistakes people make most: an
