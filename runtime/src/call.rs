@@ -62,6 +62,8 @@ impl core::fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+#[cold]
+#[inline(never)]
 fn fail(rule: CallRule, p: &Param) -> CallError {
     CallError {
         rule,
@@ -82,32 +84,41 @@ pub const fn dtype_bits(d: DType) -> u64 {
 
 /// Byte span `[start, end)` a tensor view touches in its storage; `None`
 /// when the view is empty (it accesses nothing).
+#[inline]
 fn byte_span(t: &TensorArg<'_>) -> Option<(u64, u64)> {
     let bits = dtype_bits(t.dtype);
-    if t.shape.iter().any(|&d| d == 0) {
+    if t.format != StorageFormat::FractalNz {
+        // Highest element index reached, relative to the offset; one pass
+        // that also notices an empty view.
+        let mut last: u64 = 0;
+        for (&d, &s) in t.shape.iter().zip(t.strides) {
+            if d == 0 {
+                return None;
+            }
+            last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
+        }
+        if t.shape.len() > t.strides.len() && t.shape[t.strides.len()..].contains(&0) {
+            return None;
+        }
+        let first = t.storage_offset as u64;
+        let end_elem = first.saturating_add(last).saturating_add(1);
+        return Some((
+            first.saturating_mul(bits) / 8,
+            end_elem.saturating_mul(bits).div_ceil(8),
+        ));
+    }
+    if t.shape.contains(&0) {
         return None;
     }
-    if t.format == StorageFormat::FractalNz {
-        // Physical blocks from offset 0; strides describe no NZ element order.
-        let elems = t
-            .shape
-            .iter()
-            .fold(1u64, |a, &d| a.saturating_mul(d as u64));
-        return Some((0, elems.saturating_mul(bits).div_ceil(8)));
-    }
-    // Highest element index reached, relative to the offset.
-    let mut last: u64 = 0;
-    for (&d, &s) in t.shape.iter().zip(t.strides) {
-        last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
-    }
-    let first = t.storage_offset as u64;
-    let end_elem = first.saturating_add(last).saturating_add(1);
-    Some((
-        first.saturating_mul(bits) / 8,
-        end_elem.saturating_mul(bits).div_ceil(8),
-    ))
+    // Physical blocks from offset 0; strides describe no NZ element order.
+    let elems = t
+        .shape
+        .iter()
+        .fold(1u64, |a, &d| a.saturating_mul(d as u64));
+    Some((0, elems.saturating_mul(bits).div_ceil(8)))
 }
 
+#[inline]
 fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
     if t.dtype != p.dtype {
         return Err(fail(CallRule::DType, p));
@@ -259,6 +270,13 @@ pub fn validate_call(
     // are independent, and read-only overlap is harmless. Anything else that
     // involves a written tensor is rejected. Spans are computed only for
     // pairs that share a storage, so distinct buffers cost a comparison.
+    let shares_storage = tensors
+        .iter()
+        .enumerate()
+        .any(|(i, t)| tensors[i + 1..].iter().any(|u| u.storage == t.storage));
+    if !shares_storage {
+        return Ok(());
+    }
     for (i, (pi, ti)) in tensor_params.clone().zip(tensors).enumerate() {
         let mut si: Option<Option<(u64, u64)>> = None;
         for (pj, tj) in tensor_params.clone().zip(tensors).skip(i + 1) {

@@ -429,8 +429,26 @@ pub unsafe extern "C" fn kfam_validate_call(
     })
 }
 
-/// The body of `kfam_validate_call`, with `err` resolved.
+/// The body of `kfam_validate_call`, with `err` resolved: with small stack
+/// arrays for the usual few arguments (a 40 KiB frame costs page probes on
+/// every call), the full ones otherwise.
 unsafe fn validate(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    err: &mut Option<&mut CCallError>,
+) -> i32 {
+    if n_tensors <= 16 && n_scalars <= 16 {
+        validate_with::<16>(family, tensors, n_tensors, scalars, n_scalars, err)
+    } else {
+        validate_with::<STACK_ARGS>(family, tensors, n_tensors, scalars, n_scalars, err)
+    }
+}
+
+/// [`validate`] with room for `N` tensors and `N` scalars on the stack.
+unsafe fn validate_with<const N: usize>(
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -477,10 +495,8 @@ unsafe fn validate(
     }
     // Uninitialised stack storage: only the first `n` entries are written
     // and read, so a call costs nothing for the capacity it does not use.
-    let mut strides: [MaybeUninit<[i64; MAX_STRIDES]>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
-    let mut args: [MaybeUninit<TensorArg<'_>>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    let mut strides: [MaybeUninit<[i64; MAX_STRIDES]>; N] = [const { MaybeUninit::uninit() }; N];
+    let mut args: [MaybeUninit<TensorArg<'_>>; N] = [const { MaybeUninit::uninit() }; N];
     for i in 0..n_tensors {
         let Some(d) = element(tensors, i) else {
             return malformed(&mut report);
@@ -527,8 +543,7 @@ unsafe fn validate(
             device_index: d.device_index,
         });
     }
-    let mut values: [MaybeUninit<ScalarValue>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    let mut values: [MaybeUninit<ScalarValue>; N] = [const { MaybeUninit::uninit() }; N];
     for (i, slot) in values.iter_mut().enumerate().take(n_scalars) {
         let Some(s) = element(scalars, i) else {
             return malformed(&mut report);
