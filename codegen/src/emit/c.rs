@@ -198,7 +198,9 @@ impl W {
 
     fn define(&mut self, name: &str, value: &str) {
         self.record(name);
-        self.line(&format!("#define {name} {value}"));
+        for part in ["#define ", name, " ", value, "\n"] {
+            self.out.push_str(part);
+        }
     }
 
     /// A string literal for `text`, checked against the C99 length limit.
@@ -1214,6 +1216,9 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 
 fn render(ir: &Ir) -> (String, Vec<String>) {
     let mut w = W::new();
+    // About 11 KiB of header per family with several params and profiles:
+    // reserving it spares the copies of a growing buffer.
+    w.out.reserve(32 * 1024 + ir.families.len() * 12 * 1024);
     let lowered_max = ir
         .families
         .iter()
