@@ -14,6 +14,7 @@ pub mod ir;
 pub mod load;
 pub mod model;
 pub mod names;
+pub mod synth;
 pub mod vocab;
 pub mod write;
 
@@ -26,6 +27,19 @@ use diag::Report;
 pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
     let (ir, report, _) = analyze_dir(dir);
     (ir, report)
+}
+
+/// Every generated file and the text of `approved.lock` for a checked
+/// manifest: the emitters and the lock are computed concurrently.
+pub fn generate_files(loaded: &load::Loaded, ir: &ir::Ir) -> (Vec<emit::GeneratedFile>, String) {
+    std::thread::scope(|scope| {
+        let lock = scope.spawn(|| gate::lock_contents(loaded, ir));
+        let files = emit::generate(ir);
+        match lock.join() {
+            Ok(lock) => (files, lock),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
 }
 
 /// [`check_dir`] without the review gate: the lock and tombstones are not
@@ -41,14 +55,13 @@ pub fn check_dir_ungated(dir: &Path) -> (Option<ir::Ir>, Report) {
     (ir, report)
 }
 
-/// [`check_dir`], plus the text of `approved.lock` after approving the IR.
-fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, Option<String>) {
+/// [`check_dir`], plus what was loaded (for the lock).
+fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, load::Loaded) {
     let mut report = Report::default();
     let loaded = load::load_dir(dir, &mut report);
     let ir = check::check(&loaded, &mut report);
     report.sort();
-    let lock = ir.as_ref().map(|ir| gate::lock_contents(&loaded, ir));
-    (ir, report, lock)
+    (ir, report, loaded)
 }
 
 /// Check one family file against an ABI file (no review gate): the
@@ -104,11 +117,11 @@ pub fn generate_dir(
     out_dir: &Path,
     check: bool,
 ) -> Result<GenerateOutcome, GenerateError> {
-    let (ir, report, lock) = analyze_dir(manifest_dir);
-    let (Some(ir), Some(lock)) = (ir, lock) else {
+    let (ir, report, loaded) = analyze_dir(manifest_dir);
+    let Some(ir) = ir else {
         return Err(GenerateError::Manifest(report));
     };
-    let files = emit::generate(&ir);
+    let (files, lock) = generate_files(&loaded, &ir);
     let lock_path = manifest_dir.join(load::LOCK_FILE);
     if check {
         let mut problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;

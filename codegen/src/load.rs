@@ -12,6 +12,10 @@ use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
+/// Largest `approved.lock` kfam reads. The lock holds about 2 KiB per
+/// approved revision (its canonical identity), so it outgrows
+/// [`MAX_FILE_BYTES`] at a few hundred families; this bound admits ~30,000.
+pub const MAX_LOCK_BYTES: u64 = 64 << 20;
 
 /// The manifest as read, before checking.
 #[derive(Debug)]
@@ -59,10 +63,16 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         if !path.exists() {
             continue;
         }
-        if let Some(text) = read_file(&path, report) {
+        let limit = if is_lock {
+            MAX_LOCK_BYTES
+        } else {
+            MAX_FILE_BYTES
+        };
+        if let Some(text) = read_file_limited(&path, limit, report) {
             let id = report.sources.add(display(&path), text);
             if is_lock {
-                loaded.lock = parse::<LockFile>(id, report).map(|l| (id, l));
+                loaded.lock =
+                    parse_limited::<LockFile>(id, MAX_LOCK_BYTES, report).map(|l| (id, l));
             } else {
                 loaded.retired = parse::<RetiredFile>(id, report).map(|r| (id, r));
             }
@@ -70,15 +80,54 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     }
 
     let dir = root.join("families");
+    let mut ids = Vec::new();
     for path in family_files(&dir, report) {
         if let Some(text) = read_file(&path, report) {
-            let id = report.sources.add(display(&path), text);
-            if let Some(family) = parse::<FamilyFile>(id, report) {
-                loaded.families.push((id, family));
-            }
+            ids.push(report.sources.add(display(&path), text));
         }
     }
+    loaded.families = parse_families(&ids, report);
     loaded
+}
+
+/// Parse the family documents `ids` (already in `report.sources`), on two
+/// threads when there are many; results and diagnostics in `ids` order.
+fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFile)> {
+    let parse_all =
+        |ids: &[FileId], report: &Report| -> Vec<(FileId, Result<FamilyFile, Diagnostic>)> {
+            ids.iter()
+                .map(|&id| {
+                    let file = report.sources.get(id);
+                    (
+                        id,
+                        parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
+                    )
+                })
+                .collect()
+        };
+    let results = if ids.len() >= 64 {
+        let (first, second) = ids.split_at(ids.len() / 2);
+        let shared: &Report = report;
+        std::thread::scope(|scope| {
+            let other = scope.spawn(|| parse_all(second, shared));
+            let mut results = parse_all(first, shared);
+            match other.join() {
+                Ok(more) => results.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+            results
+        })
+    } else {
+        parse_all(ids, report)
+    };
+    let mut families = Vec::with_capacity(results.len());
+    for (id, result) in results {
+        match result {
+            Ok(family) => families.push((id, family)),
+            Err(d) => report.diagnostics.push(d),
+        }
+    }
+    families
 }
 
 /// Read one ABI file and the given family files (no lock, no tombstones):
@@ -124,12 +173,11 @@ pub fn load_sources(
         let id = report.sources.add(path, text);
         loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
     }
-    for (path, text) in families {
-        let id = report.sources.add(path, text);
-        if let Some(family) = parse::<FamilyFile>(id, report) {
-            loaded.families.push((id, family));
-        }
-    }
+    let ids: Vec<FileId> = families
+        .into_iter()
+        .map(|(path, text)| report.sources.add(path, text))
+        .collect();
+    loaded.families = parse_families(&ids, report);
     loaded
 }
 
@@ -165,6 +213,10 @@ fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
 /// Read one manifest file. The diagnostics name the path in their location,
 /// so their messages do not repeat it.
 fn read_file(path: &Path, report: &mut Report) -> Option<String> {
+    read_file_limited(path, MAX_FILE_BYTES, report)
+}
+
+fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<String> {
     let fail = |report: &mut Report, msg: String, help: &str| {
         report
             .diagnostics
@@ -188,13 +240,10 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
             "a manifest directory holds `abi.toml` and `families/*.toml`",
         );
     }
-    if meta.len() > MAX_FILE_BYTES {
+    if meta.len() > limit {
         return fail(
             report,
-            format!(
-                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
-                meta.len()
-            ),
+            format!("file is {} bytes, over the limit of {limit}", meta.len()),
             "manifest files are a few KiB; split or shorten it",
         );
     }
@@ -227,32 +276,36 @@ fn display(path: &Path) -> String {
 
 /// Parse one document: syntax first, then the serde model.
 fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
-    let text = report.sources.get(id).text.clone();
-    if text.len() as u64 > MAX_FILE_BYTES {
-        report.diagnostics.push(Diagnostic::at_path(
-            Code::Io,
-            report.sources.get(id).path.clone(),
-            format!(
-                "file is {} bytes, over the limit of {MAX_FILE_BYTES}",
-                text.len()
-            ),
-        ));
-        return None;
-    }
-    let de = match toml::de::Deserializer::parse(&text) {
-        Ok(de) => de,
-        Err(e) => {
-            report.diagnostics.push(syntax_diagnostic(id, &text, &e));
-            return None;
-        }
-    };
-    match T::deserialize(de) {
+    parse_limited(id, MAX_FILE_BYTES, report)
+}
+
+fn parse_limited<T: DeserializeOwned>(id: FileId, limit: u64, report: &mut Report) -> Option<T> {
+    let file = report.sources.get(id);
+    match parse_text(id, &file.path, &file.text, limit) {
         Ok(v) => Some(v),
-        Err(e) => {
-            report.diagnostics.push(serde_diagnostic(id, &e));
+        Err(d) => {
+            report.diagnostics.push(d);
             None
         }
     }
+}
+
+/// Parse one document's text: syntax first, then the serde model.
+fn parse_text<T: DeserializeOwned>(
+    id: FileId,
+    path: &str,
+    text: &str,
+    limit: u64,
+) -> Result<T, Diagnostic> {
+    if text.len() as u64 > limit {
+        return Err(Diagnostic::at_path(
+            Code::Io,
+            path.to_owned(),
+            format!("file is {} bytes, over the limit of {limit}", text.len()),
+        ));
+    }
+    let de = toml::de::Deserializer::parse(text).map_err(|e| syntax_diagnostic(id, text, &e))?;
+    T::deserialize(de).map_err(|e| serde_diagnostic(id, &e))
 }
 
 /// A TOML syntax error, made specific for the mistakes people make most: an

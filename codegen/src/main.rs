@@ -65,6 +65,16 @@ enum Command {
         /// A code such as KF0301.
         code: String,
     },
+    /// Write a synthetic manifest of N valid families (benchmarks, scale tests).
+    #[command(hide = true)]
+    Synth {
+        /// Directory to write `abi.toml` and `families/` into.
+        out: PathBuf,
+        #[arg(long, default_value_t = 1000)]
+        families: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 fn main() -> ExitCode {
@@ -197,6 +207,20 @@ fn main() -> ExitCode {
             }
             ExitCode::from(u8::from(breaking > 0))
         }
+        Command::Synth {
+            out,
+            families,
+            seed,
+        } => match kfam_codegen::synth::write_dir(&out, families, seed) {
+            Ok(()) => {
+                println!("wrote {families} synthetic families to {}", out.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("error: {}: {e}", out.display());
+                ExitCode::from(2)
+            }
+        },
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {
                 println!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());

@@ -189,11 +189,39 @@ pub fn is_reserved(name: &str) -> bool {
 
 /// `add_bf16_1024` -> `AddBf161024` (Rust and Python type names).
 pub fn camel(name: &str) -> String {
-    name.to_upper_camel_case()
+    if !is_plain_snake(name) {
+        return name.to_upper_camel_case();
+    }
+    // The common case, without heck's general word splitting (emitters
+    // convert every family, parameter and profile name, so this is hot).
+    let mut out = String::with_capacity(name.len());
+    for word in name.split('_') {
+        let mut chars = word.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    out
+}
+
+/// Lowercase ASCII snake_case (what every valid declared name is): for
+/// those, heck's conversions reduce to per-character ones.
+fn is_plain_snake(name: &str) -> bool {
+    let b = name.as_bytes();
+    !b.is_empty()
+        && b[0].is_ascii_lowercase()
+        && b[b.len() - 1] != b'_'
+        && !name.contains("__")
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// `add_bf16_1024` -> `ADD_BF16_1024` (C macros and Rust constants).
 pub fn shouty(name: &str) -> String {
+    if is_plain_snake(name) {
+        return name.to_ascii_uppercase();
+    }
     name.to_shouty_snake_case()
 }
 
@@ -239,5 +267,39 @@ mod tests {
         assert_eq!(vocab_snake("DType"), "dtype");
         assert_eq!(vocab_snake("ExecutionMode"), "execution_mode");
         assert_eq!(vocab_snake("BinaryOp"), "binary_op");
+    }
+}
+
+#[cfg(test)]
+mod case_fast_path {
+    use heck::{ToShoutySnakeCase, ToUpperCamelCase};
+
+    #[test]
+    fn same_as_heck() {
+        let mut names: Vec<String> = [
+            "a",
+            "a2a3_sim",
+            "x_1",
+            "matmul_bf16_128x64x128",
+            "a1b2_c3d4_e5",
+            "v_2_x",
+            "add_bf16_1024",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let syn = crate::synth::manifest(500, 9);
+        for (name, text) in &syn.families {
+            names.push(name.clone());
+            for line in text.lines() {
+                if let Some(v) = line.strip_prefix("name = \"") {
+                    names.push(v.trim_end_matches('"').to_owned());
+                }
+            }
+        }
+        for n in &names {
+            assert_eq!(super::shouty(n), n.to_shouty_snake_case(), "{n}");
+            assert_eq!(super::camel(n), n.to_upper_camel_case(), "{n}");
+        }
     }
 }

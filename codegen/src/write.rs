@@ -130,9 +130,13 @@ fn target(out: &Path, rel: &str) -> Result<PathBuf, WriteError> {
 /// Refuse when an existing component between `out` and `path` is a symlink
 /// resolving outside `out`.
 fn ensure_inside(out: &Path, path: &Path) -> Result<(), WriteError> {
-    let root = match fs::canonicalize(out) {
-        Ok(r) => r,
-        Err(_) => return Ok(()), // not created yet: nothing below it exists
+    ensure_inside_root(out, fs::canonicalize(out).ok().as_deref(), path)
+}
+
+/// [`ensure_inside`] with `out` already resolved (`None`: not created yet).
+fn ensure_inside_root(out: &Path, root: Option<&Path>, path: &Path) -> Result<(), WriteError> {
+    let Some(root) = root else {
+        return Ok(()); // not created yet: nothing below it exists
     };
     let rel = path.strip_prefix(out).unwrap_or(path);
     let mut cur = out.to_path_buf();
@@ -142,7 +146,7 @@ fn ensure_inside(out: &Path, path: &Path) -> Result<(), WriteError> {
             Ok(m) if m.file_type().is_symlink() => {
                 let resolved = fs::canonicalize(&cur)
                     .map_err(|_| WriteError::SymlinkEscape { path: cur.clone() })?;
-                if !resolved.starts_with(&root) {
+                if !resolved.starts_with(root) {
                     return Err(WriteError::SymlinkEscape { path: cur });
                 }
             }
@@ -163,7 +167,12 @@ fn has_marker(path: &Path) -> io::Result<bool> {
 
 fn read_existing(path: &Path) -> Result<Option<String>, WriteError> {
     match fs::read(path) {
-        Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
+        // Valid UTF-8 (every generated file) is taken without a copy.
+        Ok(bytes) => {
+            Ok(Some(String::from_utf8(bytes).unwrap_or_else(|e| {
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            })))
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(WriteError::Io {
             path: path.to_path_buf(),
@@ -348,17 +357,21 @@ fn existing_files(out: &Path) -> Result<Vec<String>, WriteError> {
 /// Files below `out` that carry the marker but are not in `files`.
 fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteError> {
     let expected: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    // A symlink inside `out` may make two paths name one file: compare real paths.
-    let expected_real: BTreeSet<PathBuf> = files
-        .iter()
-        .filter_map(|f| fs::canonicalize(out.join(&f.path)).ok())
-        .collect();
+    // A symlink inside `out` may make two paths name one file: compare real
+    // paths (resolved only when some file is not expected by name).
+    let mut expected_real: Option<BTreeSet<PathBuf>> = None;
     let mut result = Vec::new();
     for rel in existing_files(out)? {
         if expected.contains(rel.as_str()) {
             continue;
         }
         let path = out.join(&rel);
+        let expected_real = expected_real.get_or_insert_with(|| {
+            files
+                .iter()
+                .filter_map(|f| fs::canonicalize(out.join(&f.path)).ok())
+                .collect()
+        });
         if fs::canonicalize(&path).is_ok_and(|real| expected_real.contains(&real)) {
             continue;
         }
@@ -392,9 +405,15 @@ fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteEr
 pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError> {
     let mut outcome = Outcome::default();
     let mut pending = Vec::new();
+    // Resolved once per run (not per file); while `out` does not exist yet,
+    // nothing below it can be a symlink.
+    let mut root = fs::canonicalize(out).ok();
     for file in files {
         let path = target(out, &file.path)?;
-        ensure_inside(out, &path)?;
+        if root.is_none() {
+            root = fs::canonicalize(out).ok();
+        }
+        ensure_inside_root(out, root.as_deref(), &path)?;
         match read_existing(&path)? {
             Some(old) if normalize(&old) == normalize(&file.contents) => {
                 outcome.unchanged += 1;

@@ -491,6 +491,15 @@ pub static ARTIFACTS: &[(&str, u32, u32)] = &[
     ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 2, 0),
     ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 3, 0),
 ];
+/// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
+pub static FAMILY_INDEX: &[u32] = &[
+    4294967295, 4294967295, 4294967295, 1, 2, 0, 3, 4294967295,
+];
+/// Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.
+pub static ARTIFACT_INDEX: &[u32] = &[
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 3, 4294967295,
+    4294967295, 2, 4, 4294967295, 1, 4294967295, 4294967295, 4294967295, 0,
+];
 /// Named constants per family.
 pub mod families {
     /// Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,

@@ -63,12 +63,18 @@ fn differs(field: &'static str) -> Refused {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ParamDoc<'a> {
+    // `borrow` on every field: without it serde fills a `Cow` with an owned
+    // copy. Strings with escapes still arrive owned.
     #[serde(borrow)]
     name: Cow<'a, str>,
+    #[serde(borrow)]
     kind: Cow<'a, str>,
+    #[serde(borrow)]
     direction: Cow<'a, str>,
+    #[serde(borrow)]
     dtype: Cow<'a, str>,
     shape: Vec<i64>,
+    #[serde(borrow)]
     layout: Cow<'a, str>,
 }
 
@@ -77,6 +83,7 @@ struct ParamDoc<'a> {
 struct CapabilityDoc<'a> {
     #[serde(borrow)]
     contract: Cow<'a, str>,
+    #[serde(borrow)]
     execution_mode: Cow<'a, str>,
 }
 
@@ -85,6 +92,7 @@ struct CapabilityDoc<'a> {
 struct ArtifactDoc<'a> {
     #[serde(borrow)]
     path: Cow<'a, str>,
+    #[serde(borrow)]
     sha256: Cow<'a, str>,
 }
 
@@ -170,20 +178,13 @@ fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>) -> Result<T, Refused> {
     parse(s).ok_or(refuse(Admission::Malformed))
 }
 
-struct ParamView {
-    kind: ParamKind,
-    direction: Direction,
-    dtype: DType,
-    layout: Layout,
-}
-
-fn param_view(p: &ParamDoc<'_>) -> Result<ParamView, Refused> {
-    Ok(ParamView {
-        kind: vocab(&p.kind, ParamKind::parse)?,
-        direction: vocab(&p.direction, Direction::parse)?,
-        dtype: vocab(&p.dtype, DType::parse)?,
-        layout: vocab(&p.layout, Layout::parse)?,
-    })
+/// Every vocabulary value of a parameter is a known spelling.
+fn param_view(p: &ParamDoc<'_>) -> Result<(), Refused> {
+    vocab(&p.kind, ParamKind::parse)?;
+    vocab(&p.direction, Direction::parse)?;
+    vocab(&p.dtype, DType::parse)?;
+    vocab(&p.layout, Layout::parse)?;
+    Ok(())
 }
 
 /// Compare a signature with the approved one, using `lowered` shapes or not.
@@ -195,14 +196,15 @@ fn same_signature(
     if docs.len() != approved.len() {
         return Ok(false);
     }
+    // Every vocabulary value was parsed up front (`admit`), so comparing
+    // spellings is comparing values.
     for (d, p) in docs.iter().zip(approved) {
-        let v = param_view(d)?;
         let shape = if lowered { p.lowered_shape } else { p.shape };
         if d.name != p.name
-            || v.kind != p.kind
-            || v.direction != p.direction
-            || v.dtype != p.dtype
-            || v.layout != p.layout
+            || d.kind != p.kind.as_str()
+            || d.direction != p.direction.as_str()
+            || d.dtype != p.dtype.as_str()
+            || d.layout != p.layout.as_str()
             || d.shape != shape
         {
             return Ok(false);
@@ -228,8 +230,12 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     }
     // serde_json rejects trailing data, bools as integers and (through the
     // derived visitors) duplicate and unknown keys.
+    // UTF-8 is checked once for the whole document (fast), so the parser
+    // need not validate every string again; invalid UTF-8 is malformed
+    // either way.
+    let text = std::str::from_utf8(json).map_err(|_| refuse(Admission::Malformed))?;
     let Obj(doc): Obj<Doc<'_>> =
-        serde_json::from_slice(json).map_err(|_| refuse(Admission::Malformed))?;
+        serde_json::from_str(text).map_err(|_| refuse(Admission::Malformed))?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
     let platform = vocab(&doc.platform, Platform::parse)?;

@@ -62,6 +62,8 @@ impl core::fmt::Display for CallError {
 
 impl std::error::Error for CallError {}
 
+#[cold]
+#[inline(never)]
 fn fail(rule: CallRule, p: &Param) -> CallError {
     CallError {
         rule,
@@ -255,13 +257,11 @@ pub fn validate_call(
         .params
         .iter()
         .filter(|p| p.kind == crate::vocab::ParamKind::Tensor);
-    let mut device = None;
+    let device = tensors.first().map_or(0, |t| t.device_index);
     for (p, t) in tensor_params.clone().zip(tensors) {
         check_tensor(p, t)?;
-        match device {
-            None => device = Some(t.device_index),
-            Some(d) if d != t.device_index => return Err(fail(CallRule::Device, p)),
-            Some(_) => {}
+        if t.device_index != device {
+            return Err(fail(CallRule::Device, p));
         }
     }
     let scalar_params = family
@@ -273,7 +273,15 @@ pub fn validate_call(
     }
     // Views of one storage: equal byte spans alias exactly, disjoint spans
     // are independent, and read-only overlap is harmless. Anything else that
-    // involves a written tensor is rejected.
+    // involves a written tensor is rejected. Spans are computed only for
+    // pairs that share a storage, so distinct buffers cost a comparison.
+    let shares_storage = tensors
+        .iter()
+        .enumerate()
+        .any(|(i, t)| tensors[i + 1..].iter().any(|u| u.storage == t.storage));
+    if !shares_storage {
+        return Ok(());
+    }
     for (i, (pi, ti)) in tensor_params.clone().zip(tensors).enumerate() {
         // Every span fits: check_tensor accepted each tensor.
         let Ok(Some(si)) = byte_span(ti) else {

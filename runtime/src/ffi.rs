@@ -407,6 +407,26 @@ unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
     Some(*((base as *const u8).add(i * stride) as *const T))
 }
 
+/// The Rust record of `record` when it points into the library's own C
+/// family table (`kfam_shim_family(i)`, the same order as `FAMILIES`).
+fn library_family(record: *const Opaque) -> Option<&'static Family> {
+    use std::sync::OnceLock;
+    // (address of record 0, distance between records)
+    static TABLE: OnceLock<(usize, usize)> = OnceLock::new();
+    let &(base, stride) = TABLE.get_or_init(|| unsafe {
+        let first = kfam_shim_family(0) as usize;
+        let second = kfam_shim_family(1) as usize;
+        (first, if second > first { second - first } else { 0 })
+    });
+    let offset = (record as usize).checked_sub(base)?;
+    let index = match stride {
+        0 => (offset == 0).then_some(0)?,
+        _ if offset % stride == 0 => offset / stride,
+        _ => return None,
+    };
+    FAMILIES.get(index)
+}
+
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
@@ -429,8 +449,26 @@ pub unsafe extern "C" fn kfam_validate_call(
     })
 }
 
-/// The body of `kfam_validate_call`, with `err` resolved.
+/// The body of `kfam_validate_call`, with `err` resolved: with small stack
+/// arrays for the usual few arguments (a 40 KiB frame costs page probes on
+/// every call), the full ones otherwise.
 unsafe fn validate(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    err: &mut Option<&mut CCallError>,
+) -> i32 {
+    if n_tensors <= 16 && n_scalars <= 16 {
+        validate_with::<16>(family, tensors, n_tensors, scalars, n_scalars, err)
+    } else {
+        validate_with::<STACK_ARGS>(family, tensors, n_tensors, scalars, n_scalars, err)
+    }
+}
+
+/// [`validate`] with room for `N` tensors and `N` scalars on the stack.
+unsafe fn validate_with<const N: usize>(
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -453,24 +491,32 @@ unsafe fn validate(
     {
         return malformed(&mut report);
     }
-    let Some(name) = c_str(kfam_shim_record_name(family)) else {
-        return malformed(&mut report);
+    let f = match library_family(family) {
+        // A record of the library's own table (what kfam_find_family hands
+        // out): the family is known without reading its name.
+        Some(f) => f,
+        // A record of the caller's copy of the header's tables: by name, and
+        // it must be the revision this library was built from.
+        None => {
+            let Some(name) = c_str(kfam_shim_record_name(family)) else {
+                return malformed(&mut report);
+            };
+            let Some(f) = crate::find_family(name) else {
+                return report(-1, -1, Status::NotFound.code());
+            };
+            if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
+                return report(-1, -1, Status::PreparedIncompatible.code());
+            }
+            f
+        }
     };
-    let Some(f) = crate::find_family(name) else {
-        return report(-1, -1, Status::NotFound.code());
-    };
-    if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
-        return report(-1, -1, Status::PreparedIncompatible.code());
-    }
     if n_tensors > STACK_ARGS || n_scalars > STACK_ARGS {
         return report(crate::vocab::CallRule::ArgCount.code(), -1, INVALID);
     }
     // Uninitialised stack storage: only the first `n` entries are written
     // and read, so a call costs nothing for the capacity it does not use.
-    let mut strides: [MaybeUninit<[i64; MAX_STRIDES]>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
-    let mut args: [MaybeUninit<TensorArg<'_>>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    let mut strides: [MaybeUninit<[i64; MAX_STRIDES]>; N] = [const { MaybeUninit::uninit() }; N];
+    let mut args: [MaybeUninit<TensorArg<'_>>; N] = [const { MaybeUninit::uninit() }; N];
     for i in 0..n_tensors {
         let Some(d) = element(tensors, i) else {
             return malformed(&mut report);
@@ -517,8 +563,7 @@ unsafe fn validate(
             device_index: d.device_index,
         });
     }
-    let mut values: [MaybeUninit<ScalarValue>; STACK_ARGS] =
-        [const { MaybeUninit::uninit() }; STACK_ARGS];
+    let mut values: [MaybeUninit<ScalarValue>; N] = [const { MaybeUninit::uninit() }; N];
     for (i, slot) in values.iter_mut().enumerate().take(n_scalars) {
         let Some(s) = element(scalars, i) else {
             return malformed(&mut report);

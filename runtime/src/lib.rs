@@ -9,6 +9,7 @@ pub mod admission;
 pub mod call;
 pub mod capability;
 pub mod ffi;
+pub mod lookup;
 mod types;
 
 /// The closed vocabularies, with their stable numeric codes.
@@ -35,24 +36,15 @@ pub use tables::{families, ABI, FAMILIES};
 pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt};
 pub use vocab::*;
 
-/// The approved family named `name`.
+/// The approved family named `name` (a hash lookup: see [`lookup`]).
 pub fn find_family(name: &str) -> Option<&'static Family> {
-    FAMILIES
-        .binary_search_by(|f| f.name.cmp(name))
-        .ok()
-        .map(|i| &FAMILIES[i])
+    lookup::family(FAMILIES, tables::FAMILY_INDEX, name)
 }
 
 /// The family, profile and receipt of the artifact whose SHA-256 (lowercase
-/// hex) is `sha256`.
+/// hex) is `sha256` (a hash lookup: see [`lookup`]).
 pub fn find_artifact(
     sha256: &str,
 ) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
-    let i = tables::ARTIFACTS
-        .binary_search_by(|(digest, _, _)| (*digest).cmp(sha256))
-        .ok()?;
-    let (_, family, receipt) = tables::ARTIFACTS[i];
-    let family = &FAMILIES[family as usize];
-    let receipt = &family.receipts[receipt as usize];
-    Some((family, &family.profiles[receipt.profile as usize], receipt))
+    lookup::artifact(FAMILIES, tables::ARTIFACTS, tables::ARTIFACT_INDEX, sha256)
 }

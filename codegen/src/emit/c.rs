@@ -14,7 +14,6 @@
 //! [`c_name_collisions`] reports it to Rust callers, so a collision fails
 //! closed instead of silently shadowing a value.
 
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::{marker_line, GeneratedFile};
@@ -125,8 +124,9 @@ pub fn c_comment_text(text: &str) -> String {
 
 struct W {
     out: String,
-    /// Every macro and enumerator name, with how often it was defined.
-    names: BTreeMap<String, usize>,
+    /// Every macro and enumerator name, with how often it was defined
+    /// (hashed: a large manifest defines hundreds of thousands).
+    names: std::collections::HashMap<String, usize>,
     /// String literals over the C99 length limit (emitter-side guard; the
     /// checker's text limits keep real manifests below it).
     overlong: Vec<String>,
@@ -136,7 +136,7 @@ impl W {
     fn new() -> Self {
         W {
             out: String::new(),
-            names: BTreeMap::new(),
+            names: std::collections::HashMap::new(),
             overlong: Vec::new(),
         }
     }
@@ -188,12 +188,19 @@ impl W {
     }
 
     fn record(&mut self, name: &str) {
-        *self.names.entry(name.to_owned()).or_default() += 1;
+        match self.names.get_mut(name) {
+            Some(n) => *n += 1,
+            None => {
+                self.names.insert(name.to_owned(), 1);
+            }
+        }
     }
 
     fn define(&mut self, name: &str, value: &str) {
         self.record(name);
-        self.line(&format!("#define {name} {value}"));
+        for part in ["#define ", name, " ", value, "\n"] {
+            self.out.push_str(part);
+        }
     }
 
     /// A string literal for `text`, checked against the C99 length limit.
@@ -629,7 +636,21 @@ fn c_type(vocab_name: &str) -> String {
 
 /// `KFAM_DTYPE`: the prefix of a vocabulary's enumerators and macros.
 fn enum_prefix(vocab_name: &str) -> String {
-    format!("KFAM_{}", shouty(&vocab_snake(vocab_name)))
+    // Every table row names several enumerators: the prefixes of the
+    // vocabularies are computed once.
+    static PREFIXES: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
+    let known = PREFIXES.get_or_init(|| {
+        CATALOGS
+            .iter()
+            .map(|c| c.name)
+            .chain([Status::NAME, "Capability", "Admission", "CallRule"])
+            .map(|n| (n, format!("KFAM_{}", shouty(&vocab_snake(n)))))
+            .collect()
+    });
+    match known.iter().find(|(n, _)| *n == vocab_name) {
+        Some((_, prefix)) => prefix.clone(),
+        None => format!("KFAM_{}", shouty(&vocab_snake(vocab_name))),
+    }
 }
 
 /// `KFAM_DTYPE_BF16`.
@@ -1195,6 +1216,9 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 
 fn render(ir: &Ir) -> (String, Vec<String>) {
     let mut w = W::new();
+    // About 11 KiB of header per family with several params and profiles:
+    // reserving it spares the copies of a growing buffer.
+    w.out.reserve(32 * 1024 + ir.families.len() * 12 * 1024);
     let lowered_max = ir
         .families
         .iter()
@@ -1478,12 +1502,13 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.blank();
     w.line("#endif /* KFAM_KFAM_H */");
 
-    let collisions: Vec<String> = w
+    let mut collisions: Vec<String> = w
         .names
         .iter()
         .filter(|(_, n)| **n > 1)
         .map(|(k, _)| k.clone())
         .collect();
+    collisions.sort();
     let mut out = format!("/* {} */\n", marker_line());
     out.push_str(&file_doc());
     for name in &collisions {

@@ -727,60 +727,128 @@ enum Expr {
 }
 
 impl Expr {
-    fn flat(&self) -> String {
+    /// Length in bytes of the one-line form, without building it.
+    fn flat_len(&self) -> usize {
+        let sep = |n: usize| 2 * n.saturating_sub(1);
         match self {
-            Expr::Atom(a) => a.clone(),
+            Expr::Atom(a) => a.len(),
             Expr::Call(name, args) => {
-                let args: Vec<String> = args
-                    .iter()
-                    .map(|(k, v)| format!("{k}={}", v.flat()))
-                    .collect();
-                format!("{name}({})", args.join(", "))
+                name.len()
+                    + 2
+                    + args
+                        .iter()
+                        .map(|(k, v)| k.len() + 1 + v.flat_len())
+                        .sum::<usize>()
+                    + sep(args.len())
             }
-            Expr::Tuple(items) if items.len() == 1 => format!("({},)", items[0].flat()),
-            Expr::Tuple(items) => format!(
-                "({})",
-                items.iter().map(Expr::flat).collect::<Vec<_>>().join(", ")
-            ),
-            Expr::Dict(items) => format!("{{{}}}", items.join(", ")),
+            Expr::Tuple(items) if items.len() == 1 => items[0].flat_len() + 3,
+            Expr::Tuple(items) => {
+                2 + items.iter().map(Expr::flat_len).sum::<usize>() + sep(items.len())
+            }
+            Expr::Dict(items) => {
+                2 + items.iter().map(String::len).sum::<usize>() + sep(items.len())
+            }
+        }
+    }
+
+    /// The one-line form, appended to `out`.
+    fn flat_into(&self, out: &mut String) {
+        match self {
+            Expr::Atom(a) => out.push_str(a),
+            Expr::Call(name, args) => {
+                out.push_str(name);
+                out.push('(');
+                for (i, (k, v)) in args.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(k);
+                    out.push('=');
+                    v.flat_into(out);
+                }
+                out.push(')');
+            }
+            Expr::Tuple(items) if items.len() == 1 => {
+                out.push('(');
+                items[0].flat_into(out);
+                out.push_str(",)");
+            }
+            Expr::Tuple(items) => {
+                out.push('(');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    v.flat_into(out);
+                }
+                out.push(')');
+            }
+            Expr::Dict(items) => {
+                out.push('{');
+                for (i, v) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(v);
+                }
+                out.push('}');
+            }
         }
     }
 
     /// Rendered at indentation `depth` (4 spaces each), starting `used`
     /// columns into its first line.
     fn render(&self, depth: usize, used: usize) -> String {
-        let flat = self.flat();
-        if used + flat.len() < WIDTH || matches!(self, Expr::Atom(_)) {
-            return flat;
+        let mut out = String::with_capacity(self.flat_len() + 64);
+        self.render_into(&mut out, depth, used);
+        out
+    }
+
+    /// [`Expr::render`], appended to `out` (one buffer for the whole tree:
+    /// rendering a large table builds no intermediate strings).
+    fn render_into(&self, out: &mut String, depth: usize, used: usize) {
+        if matches!(self, Expr::Atom(_)) || used + self.flat_len() < WIDTH {
+            self.flat_into(out);
+            return;
         }
-        let pad = "    ".repeat(depth + 1);
-        let (open, close, lines): (String, char, Vec<String>) = match self {
+        let pad = 4 * (depth + 1);
+        let indent = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+        match self {
             Expr::Atom(_) => unreachable!(),
-            Expr::Call(name, args) => (
-                format!("{name}("),
-                ')',
-                args.iter()
-                    .map(|(k, v)| format!("{k}={}", v.render(depth + 1, pad.len() + k.len() + 1)))
-                    .collect(),
-            ),
-            Expr::Tuple(items) => (
-                '('.into(),
-                ')',
-                items
-                    .iter()
-                    .map(|v| v.render(depth + 1, pad.len() + 1))
-                    .collect(),
-            ),
-            Expr::Dict(items) => ('{'.into(), '}', items.clone()),
-        };
-        let mut s = open;
-        s.push('\n');
-        for l in lines {
-            let _ = writeln!(s, "{pad}{l},");
+            Expr::Call(name, args) => {
+                out.push_str(name);
+                out.push_str("(\n");
+                for (k, v) in args {
+                    indent(out, pad);
+                    out.push_str(k);
+                    out.push('=');
+                    v.render_into(out, depth + 1, pad + k.len() + 1);
+                    out.push_str(",\n");
+                }
+                indent(out, 4 * depth);
+                out.push(')');
+            }
+            Expr::Tuple(items) => {
+                out.push_str("(\n");
+                for v in items {
+                    indent(out, pad);
+                    v.render_into(out, depth + 1, pad + 1);
+                    out.push_str(",\n");
+                }
+                indent(out, 4 * depth);
+                out.push(')');
+            }
+            Expr::Dict(items) => {
+                out.push_str("{\n");
+                for v in items {
+                    indent(out, pad);
+                    out.push_str(v);
+                    out.push_str(",\n");
+                }
+                indent(out, 4 * depth);
+                out.push('}');
+            }
         }
-        s.push_str(&"    ".repeat(depth));
-        s.push(close);
-        s
     }
 }
 
