@@ -157,16 +157,28 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
         _ => return Err(fail(CallRule::Format, p)),
     }
     // Contiguous row-major: extents of 1 may carry any stride (as in torch).
+    // The same pass computes the view's highest element, as `byte_span`
+    // does (saturating sums do not depend on the order of their terms).
     let mut expected: i64 = 1;
+    let mut last: u64 = 0;
+    let mut empty = false;
     for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
         if d != 1 && s != expected {
             return Err(fail(CallRule::NotContiguous, p));
         }
         expected = expected.saturating_mul(d.max(1));
+        if d == 0 {
+            empty = true;
+        } else {
+            last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
+        }
     }
-    // Packed fp4 stores the last extent two per byte; the span covers it.
-    if let Some((_, end)) = byte_span(t) {
-        if end > t.storage_bytes {
+    // An empty view accesses nothing. Packed fp4 stores the last extent two
+    // per byte; the span covers it.
+    if !empty {
+        let bits = dtype_bits(t.dtype);
+        let end_elem = (t.storage_offset as u64).saturating_add(last).saturating_add(1);
+        if end_elem.saturating_mul(bits).div_ceil(8) > t.storage_bytes {
             return Err(fail(CallRule::StorageBounds, p));
         }
     }
