@@ -70,7 +70,12 @@ fn kfam(args: &[&std::ffi::OsStr]) {
 }
 
 fn generate(manifest: &Path, out: &Path) {
-    kfam(&["generate".as_ref(), manifest.as_os_str(), "--out".as_ref(), out.as_os_str()]);
+    kfam(&[
+        "generate".as_ref(),
+        manifest.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
 }
 
 fn bench_generate_disk(c: &mut Criterion) {

@@ -792,16 +792,23 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn known_params_help(&self) -> String {
-        let names: Vec<String> = self
+        // Only the listed names are formatted: this runs once per error.
+        let mut names: Vec<String> = self
             .params
             .iter()
+            .take(MAX_LISTED_NAMES)
             .map(|p| format!("`{}`", p.name))
             .collect();
         if names.is_empty() {
-            "the family declares no parameters".to_owned()
-        } else {
-            format!("declared parameters: {}", names.join(", "))
+            return "the family declares no parameters".to_owned();
         }
+        let more = self.params.len() - names.len();
+        if more > 0 {
+            names.push(format!("and {more} more"));
+            let last = names.pop().unwrap_or_default();
+            return format!("declared parameters: {} {last}", names.join(", "));
+        }
+        format!("declared parameters: {}", names.join(", "))
     }
 
     fn output_help(&self) -> String {
@@ -1175,7 +1182,7 @@ impl<'a> FamilyChecker<'a> {
             let help = if missing.is_empty() {
                 self.known_params_help()
             } else {
-                format!("parameters without a binding: {}", missing.join(", "))
+                format!("parameters without a binding: {}", name_list(&missing))
             };
             self.push(
                 err(
@@ -1197,7 +1204,7 @@ impl<'a> FamilyChecker<'a> {
                     format!(
                         "profile `{}` binds no slot for {}",
                         pr.value.name.value,
-                        missing.join(", ")
+                        name_list(&missing)
                     ),
                 )
                 .label("incomplete final ABI")
@@ -1215,7 +1222,11 @@ impl<'a> FamilyChecker<'a> {
             let r = &r.value;
             let profile = profiles.iter().position(|p| p.name == r.profile.value);
             if profile.is_none() {
-                let names: Vec<&str> = profiles.iter().map(|p| p.name.as_str()).collect();
+                let names: Vec<&str> = profiles
+                    .iter()
+                    .take(MAX_LISTED_NAMES + 1)
+                    .map(|p| p.name.as_str())
+                    .collect();
                 self.push(
                     err(
                         Code::ReceiptUnknownProfile,
@@ -1227,7 +1238,18 @@ impl<'a> FamilyChecker<'a> {
                     .help(if names.is_empty() {
                         "declare the profile under `[[profiles]]`".to_owned()
                     } else {
-                        format!("declared profiles: {}", join_ticks(&names))
+                        format!("declared profiles: {}", {
+                            let mut listed: Vec<String> = names
+                                .iter()
+                                .take(MAX_LISTED_NAMES)
+                                .map(|n| format!("`{n}`"))
+                                .collect();
+                            let more = profiles.len() - listed.len();
+                            if more > 0 {
+                                listed.push(format!("and {more} more"));
+                            }
+                            listed.join(", ")
+                        })
                     }),
                 );
             }
@@ -1421,6 +1443,23 @@ fn char_name(c: char) -> Option<&'static str> {
         '\u{FEFF}' => "ZERO WIDTH NO-BREAK SPACE",
         _ => return None,
     })
+}
+
+/// Most names one message lists: a diagnostic stays proportional to the
+/// mistake, not to the file (a list of every name in every one of many
+/// errors made a 1 MiB file produce gigabytes of diagnostics).
+pub const MAX_LISTED_NAMES: usize = 12;
+
+/// `a, b, c`, or the first [`MAX_LISTED_NAMES`] and how many more.
+fn name_list(names: &[String]) -> String {
+    if names.len() <= MAX_LISTED_NAMES {
+        return names.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        names[..MAX_LISTED_NAMES].join(", "),
+        names.len() - MAX_LISTED_NAMES
+    )
 }
 
 fn join_ticks<T: std::fmt::Display>(items: &[T]) -> String {

@@ -45,6 +45,21 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
             return;
         }
         for e in &lock.family {
+            if crate::ir::sha256_hex(e.value.canonical.value.as_bytes()) != e.value.identity.value {
+                report.diagnostics.push(
+                    Diagnostic::error(
+                        Code::LockTampered,
+                        *id,
+                        e.value.identity.span.clone(),
+                        format!(
+                            "lock entry for revision {} of `{}` does not match its canonical form",
+                            e.value.revision.value, e.value.name.value
+                        ),
+                    )
+                    .label("not the SHA-256 of `canonical`")
+                    .help("restore approved.lock from version control; only `kfam generate` writes it"),
+                );
+            }
             locked
                 .entry(e.value.name.value.as_str())
                 .or_default()
@@ -135,8 +150,8 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
                     *fid,
                     receipt.sha256.span.clone(),
                     format!(
-                        "receipt of new revision {} reuses the artifact of approved revision {}",
-                        f.revision, e.value.revision.value
+                        "receipt of new revision {} reuses the artifact of approved revision {} of `{}`",
+                        f.revision, e.value.revision.value, e.value.name.value
                     ),
                 )
                 .label("qualified against another contract")
@@ -236,10 +251,11 @@ fn receipt_reused<'a>(
     f: &ir::Family,
     locked: &BTreeMap<&str, Vec<&'a Spanned<LockEntry>>>,
 ) -> Option<(usize, &'a Spanned<LockEntry>)> {
-    let entries = locked.get(f.name.as_str())?;
+    // Any approved revision of any family: an artifact qualifies one contract.
     f.receipts.iter().enumerate().find_map(|(i, r)| {
-        entries
-            .iter()
+        locked
+            .values()
+            .flatten()
             .find(|e| e.value.receipts.iter().any(|d| d.value == r.sha256))
             .map(|e| (i, *e))
     })
@@ -367,8 +383,14 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
         }
     }
     for f in &ir.families {
+        // Every digest ever recorded for this revision stays: a withdrawn
+        // receipt's artifact can then never be reused by a later revision.
         let mut receipts: Vec<String> = f.receipts.iter().map(|r| r.sha256.clone()).collect();
+        if let Some(old) = rows.get(&(f.name.clone(), f.revision)) {
+            receipts.extend(old.receipts.iter().cloned());
+        }
         receipts.sort();
+        receipts.dedup();
         rows.insert(
             (f.name.clone(), f.revision),
             Row {

@@ -192,14 +192,16 @@ pub fn fp4_lowered(shape: &[i64]) -> Option<Vec<i64>> {
     Some(out)
 }
 
-/// Bytes of a tensor with all-static `shape`, `None` on overflow; dynamic
-/// dims count as 1 (the static part must fit on its own).
+/// Bytes of a tensor with all-static `shape`, `None` when they do not fit in
+/// u64; dynamic dims count as 1 (the static part must fit on its own).
+/// Counted exactly in 128 bits, overflow-checked: an element or bit count
+/// past u64 whose byte count fits (packed fp4, int8) is not an overflow.
 pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
-    let elems = shape.iter().try_fold(1u64, |acc, &d| {
-        acc.checked_mul(if d < 0 { 1 } else { d as u64 })
+    let elems = shape.iter().try_fold(1u128, |acc, &d| {
+        acc.checked_mul(if d < 0 { 1 } else { d as u128 })
     })?;
-    let bits = elems.checked_mul(u64::from(dtype.bits()))?;
-    Some(bits.div_ceil(8))
+    let bits = elems.checked_mul(u128::from(dtype.bits()))?;
+    u64::try_from(bits.div_ceil(8)).ok()
 }
 
 impl Family {

@@ -63,11 +63,16 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         if !path.exists() {
             continue;
         }
-        let limit = if is_lock { MAX_LOCK_BYTES } else { MAX_FILE_BYTES };
+        let limit = if is_lock {
+            MAX_LOCK_BYTES
+        } else {
+            MAX_FILE_BYTES
+        };
         if let Some(text) = read_file_limited(&path, limit, report) {
             let id = report.sources.add(display(&path), text);
             if is_lock {
-                loaded.lock = parse_limited::<LockFile>(id, MAX_LOCK_BYTES, report).map(|l| (id, l));
+                loaded.lock =
+                    parse_limited::<LockFile>(id, MAX_LOCK_BYTES, report).map(|l| (id, l));
             } else {
                 loaded.retired = parse::<RetiredFile>(id, report).map(|r| (id, r));
             }
@@ -88,14 +93,18 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
 /// Parse the family documents `ids` (already in `report.sources`), on two
 /// threads when there are many; results and diagnostics in `ids` order.
 fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFile)> {
-    let parse_all = |ids: &[FileId], report: &Report| -> Vec<(FileId, Result<FamilyFile, Diagnostic>)> {
-        ids.iter()
-            .map(|&id| {
-                let file = report.sources.get(id);
-                (id, parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES))
-            })
-            .collect()
-    };
+    let parse_all =
+        |ids: &[FileId], report: &Report| -> Vec<(FileId, Result<FamilyFile, Diagnostic>)> {
+            ids.iter()
+                .map(|&id| {
+                    let file = report.sources.get(id);
+                    (
+                        id,
+                        parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
+                    )
+                })
+                .collect()
+        };
     let results = if ids.len() >= 64 {
         let (first, second) = ids.split_at(ids.len() / 2);
         let shared: &Report = report;
@@ -234,10 +243,7 @@ fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<Str
     if meta.len() > limit {
         return fail(
             report,
-            format!(
-                "file is {} bytes, over the limit of {limit}",
-                meta.len()
-            ),
+            format!("file is {} bytes, over the limit of {limit}", meta.len()),
             "manifest files are a few KiB; split or shorten it",
         );
     }

@@ -213,7 +213,8 @@ fn is_plain_snake(name: &str) -> bool {
         && b[0].is_ascii_lowercase()
         && b[b.len() - 1] != b'_'
         && !name.contains("__")
-        && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'_')
 }
 
 /// `add_bf16_1024` -> `ADD_BF16_1024` (C macros and Rust constants).
@@ -275,10 +276,18 @@ mod case_fast_path {
 
     #[test]
     fn same_as_heck() {
-        let mut names: Vec<String> = ["a", "a2a3_sim", "x_1", "matmul_bf16_128x64x128", "a1b2_c3d4_e5", "v_2_x", "add_bf16_1024"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut names: Vec<String> = [
+            "a",
+            "a2a3_sim",
+            "x_1",
+            "matmul_bf16_128x64x128",
+            "a1b2_c3d4_e5",
+            "v_2_x",
+            "add_bf16_1024",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         let syn = crate::synth::manifest(500, 9);
         for (name, text) in &syn.families {
             names.push(name.clone());

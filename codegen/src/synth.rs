@@ -199,7 +199,16 @@ const PROFILES: &[Prof] = &[
 
 const EW_OPS: &[&str] = &["add", "sub", "mul", "div", "max", "min"];
 const EW_DTYPES: &[&str] = &[
-    "fp32", "fp16", "bf16", "bf16", "int32", "int16", "int8", "uint8", "fp8e4m3fn", "fp4",
+    "fp32",
+    "fp16",
+    "bf16",
+    "bf16",
+    "int32",
+    "int16",
+    "int8",
+    "uint8",
+    "fp8e4m3fn",
+    "fp4",
 ];
 const MM_DTYPES: &[&str] = &["bf16", "bf16", "fp16", "int8", "fp32"];
 const EXTENTS: &[i64] = &[32, 64, 128, 256, 512, 1024];
@@ -207,7 +216,15 @@ const SCALAR_DTYPES: &[&str] = &[
     "fp32", "fp32", "int32", "int32", "int64", "bool", "fp16", "bf16", "uint8", "int8", "int16",
     "uint16", "uint32", "uint64",
 ];
-const SCALAR_NAMES: &[&str] = &["alpha", "beta", "eps", "tile_rows", "block", "flag", "scale"];
+const SCALAR_NAMES: &[&str] = &[
+    "alpha",
+    "beta",
+    "eps",
+    "tile_rows",
+    "block",
+    "flag",
+    "scale",
+];
 const TENSOR_NAMES: &[&str] = &["bias", "mask", "residual", "gate", "table", "stats"];
 const HARDWARE: &[&str] = &[
     "Ascend 910B (a2a3)",
@@ -226,11 +243,24 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
     if matmul {
         let dtype = rng.pick(MM_DTYPES);
         let (k, n) = (rng.pick(EXTENTS), rng.pick(EXTENTS));
-        let m = if rng.chance(50) { -1 } else { rng.pick(EXTENTS) };
+        let m = if rng.chance(50) {
+            -1
+        } else {
+            rng.pick(EXTENTS)
+        };
         let batch = rng.chance(20).then(|| if rng.chance(50) { -1 } else { 4 });
         let accumulate = rng.chance(30);
-        let out_dtype = if accumulate || dtype == "int8" { if dtype == "int8" { "int32" } else { "fp32" } } else { dtype };
-        let with_batch = |dims: &[i64]| -> Vec<i64> { batch.into_iter().chain(dims.iter().copied()).collect() };
+        let out_dtype = if accumulate || dtype == "int8" {
+            if dtype == "int8" {
+                "int32"
+            } else {
+                "fp32"
+            }
+        } else {
+            dtype
+        };
+        let with_batch =
+            |dims: &[i64]| -> Vec<i64> { batch.into_iter().chain(dims.iter().copied()).collect() };
         let mut a = P::tensor("x", "in", dtype, with_batch(&[m, k]));
         a.doc = rng.chance(50).then(|| "Activations, row-major.".to_owned());
         let mut b = P::tensor("w", "in", dtype, vec![k, n]);
@@ -245,7 +275,8 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
             out_dtype,
             with_batch(&[m, n]),
         );
-        operation = format!(
+        operation =
+            format!(
             "[operation.matmul]\nm = {m}\nk = {k}\nn = {n}\na = \"x\"\nb = \"w\"\nc = \"{}\"\n{}",
             c.name,
             if accumulate { "accumulate = true\n" } else { "" }
@@ -254,7 +285,13 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
         if accumulate && rng.chance(50) {
             returns.push("2".to_owned()); // the same tensor, by index
         }
-        let mm = |d: i64| if d < 0 { "dyn".to_owned() } else { d.to_string() };
+        let mm = |d: i64| {
+            if d < 0 {
+                "dyn".to_owned()
+            } else {
+                d.to_string()
+            }
+        };
         name = format!(
             "{}_{dtype}_{}x{k}x{n}{}_s{i:05}",
             if accumulate { "matmul_acc" } else { "matmul" },
@@ -292,7 +329,13 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
         }
         let dims: Vec<String> = shape
             .iter()
-            .map(|d| if *d < 0 { "dyn".to_owned() } else { d.to_string() })
+            .map(|d| {
+                if *d < 0 {
+                    "dyn".to_owned()
+                } else {
+                    d.to_string()
+                }
+            })
             .collect();
         name = format!("{op}_{dtype}_{}_s{i:05}", dims.join("x"));
     }
@@ -316,7 +359,9 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
                 dtype,
                 shape: Vec::new(),
                 layout: "nd",
-                doc: rng.chance(30).then(|| format!("Scalar `{base}` chosen by the caller.")),
+                doc: rng
+                    .chance(30)
+                    .then(|| format!("Scalar `{base}` chosen by the caller.")),
             });
         } else {
             let base = rng.pick(TENSOR_NAMES);
@@ -413,7 +458,9 @@ fn family(i: usize, seed: u64, rng: &mut Rng) -> (String, String) {
     for pr in &profiles {
         let receipts = if rng.chance(10) { 2 } else { 1 };
         for r in 0..receipts {
-            let sha = crate::ir::sha256_hex(format!("synthetic/{seed}/{name}/{}/{r}", pr.name).as_bytes());
+            let sha = crate::ir::sha256_hex(
+                format!("synthetic/{seed}/{name}/{}/{r}", pr.name).as_bytes(),
+            );
             let _ = write!(
                 t,
                 "\n[[receipts]]\nprofile = \"{}\"\ncodec = \"synthetic.{}.v{}\"\nartifact = \"{}/{}/{name}.{}\"\nsha256 = \"{sha}\"\nevidence = {{ date = \"2026-{:02}-{:02}\", hardware = \"{}\", note = \"synthetic qualification run {r}\" }}\n",
@@ -450,8 +497,14 @@ mod tests {
         assert_eq!(ir.families.len(), 300);
         let params = |n: usize| ir.families.iter().any(|f| f.params.len() == n);
         assert!(params(2) && params(12), "2 to 12 parameters");
-        assert!(ir.families.iter().any(|f| f.params.iter().any(|p| p.layout == crate::vocab::Layout::Nz)));
-        assert!(ir.families.iter().any(|f| f.params.iter().any(|p| p.shape.contains(&-1))));
+        assert!(ir.families.iter().any(|f| f
+            .params
+            .iter()
+            .any(|p| p.layout == crate::vocab::Layout::Nz)));
+        assert!(ir
+            .families
+            .iter()
+            .any(|f| f.params.iter().any(|p| p.shape.contains(&-1))));
         assert!(ir.families.iter().any(|f| f.profiles.len() == 3));
     }
 

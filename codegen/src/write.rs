@@ -14,8 +14,13 @@ use crate::emit::{GeneratedFile, MARKER};
 
 /// How far into a file the marker is looked for (JSON keeps it on line 2).
 const MARKER_WINDOW: usize = 256;
-/// Suffix of temporary files; leftovers of a killed run are removed.
-const TMP_SUFFIX: &str = ".kfam-tmp";
+/// Suffix of temporary files. A temporary file is named
+/// `.<file name>.<pid>.<n>.kfam-tmp` beside its target; one whose writer is
+/// no longer running (a killed run) is removed by the next run.
+pub const TMP_SUFFIX: &str = ".kfam-tmp";
+/// Where the running processes are listed (Linux); without it, a temporary
+/// file counts as abandoned once it is this old.
+const TMP_ABANDONED_AFTER: std::time::Duration = std::time::Duration::from_secs(600);
 
 #[derive(Debug)]
 pub enum WriteError {
@@ -163,10 +168,11 @@ fn has_marker(path: &Path) -> io::Result<bool> {
 fn read_existing(path: &Path) -> Result<Option<String>, WriteError> {
     match fs::read(path) {
         // Valid UTF-8 (every generated file) is taken without a copy.
-        Ok(bytes) => Ok(Some(
-            String::from_utf8(bytes)
-                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
-        )),
+        Ok(bytes) => {
+            Ok(Some(String::from_utf8(bytes).unwrap_or_else(|e| {
+                String::from_utf8_lossy(e.as_bytes()).into_owned()
+            })))
+        }
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(WriteError::Io {
             path: path.to_path_buf(),
@@ -175,25 +181,79 @@ fn read_existing(path: &Path) -> Result<Option<String>, WriteError> {
     }
 }
 
-/// Write `contents` to `path` atomically: a sibling temporary file, flushed
-/// to disk, then renamed over the target. Readers see old or new, never half.
-fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
+/// The temporary sibling of a target named `name` for this process.
+fn tmp_name(name: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
+    format!(
+        ".{name}.{}.{}{TMP_SUFFIX}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// The writer's process id, when `file_name` is one of kfam's temporary
+/// files (`.<name>.<pid>.<n>.kfam-tmp`); other names, even with the
+/// suffix, are not kfam's.
+fn tmp_owner(file_name: &str) -> Option<u32> {
+    let rest = file_name.strip_prefix('.')?.strip_suffix(TMP_SUFFIX)?;
+    let mut parts = rest.rsplitn(3, '.');
+    let n = parts.next()?;
+    let pid = parts.next()?;
+    let name = parts.next()?;
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    (digits(n) && digits(pid) && !name.is_empty())
+        .then(|| pid.parse().ok())
+        .flatten()
+}
+
+/// Whether a temporary file was abandoned by a writer that is gone (killed
+/// or crashed). A temporary file of a running writer (a concurrent
+/// generator, or this process) is never touched.
+fn tmp_abandoned(path: &Path, pid: u32) -> bool {
+    if pid == std::process::id() {
+        return false;
+    }
+    let proc = Path::new("/proc");
+    if proc.join("self").exists() {
+        return !proc.join(pid.to_string()).exists();
+    }
+    fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > TMP_ABANDONED_AFTER)
+}
+
+/// Write `contents` to `path` atomically: a sibling temporary file (created
+/// exclusively, so never through a planted symlink), flushed to disk, then
+/// renamed over the target and the directory flushed. Readers, and a run
+/// killed at any point, see the old or the new file, never half of one.
+fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.{}.{}{TMP_SUFFIX}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    // A name that is taken (by a file someone planted) is skipped, never
+    // opened: `create_new` does not follow a symlink.
+    let mut attempts = 0;
+    let (tmp, mut f) = loop {
+        let tmp = dir.join(tmp_name(&name));
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => break (tmp, f),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 16 => attempts += 1,
+            Err(error) => return Err(WriteError::Io { path: tmp, error }),
+        }
+    };
     let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
         f.write_all(contents.as_bytes())?;
         f.sync_all()?;
+        drop(f);
         fs::rename(&tmp, path)
     })();
     if let Err(error) = result {
@@ -202,6 +262,61 @@ fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
             path: path.to_path_buf(),
             error,
         });
+    }
+    sync_dir(dir);
+    Ok(())
+}
+
+/// Flush a directory's entries (the rename) to disk; best effort, and a
+/// no-op where directories cannot be opened (Windows).
+fn sync_dir(dir: &Path) {
+    #[cfg(unix)]
+    if let Ok(d) = fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+}
+
+/// Remove `path`; a file that is already gone (a concurrent run removed
+/// it) is not an error.
+fn remove_if_present(path: &Path) -> Result<bool, WriteError> {
+    match fs::remove_file(path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(WriteError::Io {
+            path: path.to_path_buf(),
+            error: e,
+        }),
+    }
+}
+
+/// Remove the abandoned temporary files of `target` in its directory (the
+/// review lock's, beside the manifest).
+fn remove_abandoned_tmp_of(target: &Path) -> Result<(), WriteError> {
+    let (Some(dir), Some(name)) = (target.parent(), target.file_name()) else {
+        return Ok(());
+    };
+    let prefix = format!(".{}.", name.to_string_lossy());
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if !file_name.starts_with(&prefix) {
+            continue;
+        }
+        if let Some(pid) = tmp_owner(&file_name) {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_file()) && tmp_abandoned(&path, pid) {
+                remove_if_present(&path)?;
+            }
+        }
     }
     Ok(())
 }
@@ -260,7 +375,17 @@ fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteEr
         if fs::canonicalize(&path).is_ok_and(|real| expected_real.contains(&real)) {
             continue;
         }
-        let ours = rel.ends_with(TMP_SUFFIX) || has_marker(&path).map_err(io_err(&path))?;
+        let file_name = rel.rsplit('/').next().unwrap_or(&rel);
+        let ours = match tmp_owner(file_name) {
+            // A temporary file: ours to remove only once its writer is gone.
+            Some(pid) => tmp_abandoned(&path, pid),
+            None => match has_marker(&path) {
+                Ok(marked) => marked,
+                // Removed meanwhile by a concurrent run.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => false,
+                Err(e) => return Err(io_err(&path)(e)),
+            },
+        };
         if ours {
             result.push(rel);
         }
@@ -270,10 +395,18 @@ fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteEr
 
 /// Write every file whose content changed and remove generated files that are
 /// no longer produced. Files without the marker are never touched.
+///
+/// Every target is checked before anything is written, so a refusal (a
+/// symlink out, an unmarked file) leaves the tree as it was. Each file is
+/// replaced atomically; a run killed at any point leaves every file whole,
+/// old or new, and its abandoned temporary files are removed by the next
+/// run. Concurrent runs on one tree (cargo and an editor's build script)
+/// each write complete files and ignore each other's temporary files.
 pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError> {
     let mut outcome = Outcome::default();
-    // Resolved once per run; a file written below creates it, so resolve
-    // again while it does not exist yet.
+    let mut pending = Vec::new();
+    // Resolved once per run (not per file); while `out` does not exist yet,
+    // nothing below it can be a symlink.
     let mut root = fs::canonicalize(out).ok();
     for file in files {
         let path = target(out, &file.path)?;
@@ -291,14 +424,18 @@ pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError>
             }
             _ => {}
         }
+        pending.push((path, file));
+    }
+    for (path, file) in pending {
         write_atomic(&path, &file.contents)?;
         outcome.written.push(file.path.clone());
     }
     for rel in leftovers(out, files)? {
         let path = out.join(&rel);
         ensure_inside(out, &path)?;
-        fs::remove_file(&path).map_err(io_err(&path))?;
-        outcome.removed.push(rel);
+        if remove_if_present(&path)? {
+            outcome.removed.push(rel);
+        }
     }
     Ok(outcome)
 }
@@ -329,6 +466,7 @@ pub fn is_current(path: &Path, contents: &str) -> Result<bool, WriteError> {
 /// Write one file outside the output directory (the review lock) when its
 /// content changed, atomically. Returns whether it was written.
 pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, WriteError> {
+    remove_abandoned_tmp_of(path)?;
     if is_current(path, contents)? {
         return Ok(false);
     }

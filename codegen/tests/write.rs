@@ -156,3 +156,145 @@ fn cli_generate_then_check() {
         Some(0)
     );
 }
+
+// ---------------------------------------------------------------------------
+// Robustness (see docs/security.md): symlinks at the file level, planted
+// temporary names, refusals that leave the tree untouched, temporary files
+// of other writers.
+
+#[cfg(unix)]
+#[test]
+fn refuses_file_symlinks_that_leave_the_output_directory() {
+    let out = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim.h");
+    fs::write(&victim, "precious\n").unwrap();
+    fs::create_dir_all(out.path().join("include")).unwrap();
+    // A symlinked file, and a dangling one whose target would be created.
+    std::os::unix::fs::symlink(&victim, out.path().join("include/kfam.h")).unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("created.h"),
+        out.path().join("include/new.h"),
+    )
+    .unwrap();
+    for target in ["include/kfam.h", "include/new.h"] {
+        let err = write(out.path(), &[file(target, "x")]).unwrap_err();
+        assert!(
+            matches!(err, WriteError::SymlinkEscape { .. }),
+            "{target}: {err}"
+        );
+    }
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(!outside.path().join("created.h").exists());
+    // Leftover removal does not follow a symlink out either, even to a marked file.
+    let marked = outside.path().join("marked.rs");
+    fs::write(&marked, file("m.rs", "outside").contents).unwrap();
+    std::os::unix::fs::symlink(&marked, out.path().join("old.rs")).unwrap();
+    write(out.path(), &[file("keep.rs", "k")]).unwrap();
+    assert!(marked.exists(), "followed a symlink out to delete a file");
+}
+
+#[cfg(unix)]
+#[test]
+fn planted_temporary_names_are_never_followed() {
+    let out = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().join("victim");
+    fs::write(&victim, "precious\n").unwrap();
+    // Every temporary name this process could pick for `x.rs` next.
+    let pid = std::process::id();
+    for n in 0..4000 {
+        std::os::unix::fs::symlink(
+            &victim,
+            out.path().join(format!(".x.rs.{pid}.{n}.kfam-tmp")),
+        )
+        .unwrap();
+    }
+    // The writer skips taken names (a bounded number of times) and never
+    // opens them: whatever the outcome, the victim is untouched.
+    let _ = write(out.path(), &[file("x.rs", "generated")]);
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "precious\n");
+}
+
+#[test]
+fn a_refusal_leaves_the_tree_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), &[file("a.rs", "old")]).unwrap();
+    fs::write(dir.path().join("b.rs"), "hand written\n").unwrap();
+    let before = fs::read_to_string(dir.path().join("a.rs")).unwrap();
+    // a.rs would change, but b.rs is not kfam's: nothing is written.
+    let err = write(dir.path(), &[file("a.rs", "new"), file("b.rs", "gen")]).unwrap_err();
+    assert!(matches!(err, WriteError::NotGenerated { .. }), "{err}");
+    assert_eq!(fs::read_to_string(dir.path().join("a.rs")).unwrap(), before);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("b.rs")).unwrap(),
+        "hand written\n"
+    );
+}
+
+#[test]
+fn only_abandoned_kfam_temporary_files_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(d, &[file("x.rs", "x")]).unwrap();
+    // A writer that is gone (no such process): removed by the next run.
+    let dead = ".x.rs.4294967294.0.kfam-tmp";
+    fs::write(d.join(dead), "").unwrap();
+    // A running writer (a concurrent generator): left alone.
+    let mut live = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let running = format!(".x.rs.{}.3.kfam-tmp", live.id());
+    fs::write(d.join(&running), "partial").unwrap();
+    // Not kfam's naming, unmarked: never removed, whatever the suffix.
+    for other in [
+        "notes.kfam-tmp",
+        ".x.rs.kfam-tmp",
+        ".x.rs.12.kfam-tmp",
+        ".x.rs.a.1.kfam-tmp",
+    ] {
+        fs::write(d.join(other), "mine\n").unwrap();
+    }
+    assert_eq!(
+        check(d, &[file("x.rs", "x")]).unwrap(),
+        [Problem::Unexpected(dead.into())]
+    );
+    let outcome = write(d, &[file("x.rs", "x")]).unwrap();
+    assert_eq!(outcome.removed, [dead]);
+    assert!(d.join(&running).exists(), "removed a running writer's file");
+    for other in [
+        "notes.kfam-tmp",
+        ".x.rs.kfam-tmp",
+        ".x.rs.12.kfam-tmp",
+        ".x.rs.a.1.kfam-tmp",
+    ] {
+        assert!(d.join(other).exists(), "removed {other}");
+    }
+    let _ = live.kill();
+    let _ = live.wait();
+    // Its writer is gone now: the next run removes it.
+    assert_eq!(write(d, &[file("x.rs", "x")]).unwrap().removed, [running]);
+}
+
+#[test]
+fn abandoned_lock_temporaries_are_removed_by_the_next_run() {
+    let root = tempfile::tempdir().unwrap();
+    let manifest = root.path().join("manifest");
+    let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+    fs::create_dir_all(manifest.join("families")).unwrap();
+    for name in ["abi.toml", "approved.lock"] {
+        fs::copy(repo.join(name), manifest.join(name)).unwrap();
+    }
+    for e in fs::read_dir(repo.join("families")).unwrap() {
+        let p = e.unwrap().path();
+        fs::copy(&p, manifest.join("families").join(p.file_name().unwrap())).unwrap();
+    }
+    let dead = manifest.join(".approved.lock.4294967294.7.kfam-tmp");
+    fs::write(&dead, "# half a lock").unwrap();
+    let mine = manifest.join(".approved.lock.backup");
+    fs::write(&mine, "mine").unwrap();
+    kfam_codegen::generate_dir(&manifest, &root.path().join("generated"), false).unwrap();
+    assert!(!dead.exists(), "an abandoned lock temporary survived");
+    assert!(mine.exists());
+}

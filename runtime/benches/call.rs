@@ -103,7 +103,12 @@ fn c_tensor(dtype: DType, shape: &[i64], strides: &[i64], storage: u64, nz: bool
     CTensorArg {
         struct_size: std::mem::size_of::<CTensorArg>() as u32,
         dtype: dtype.code(),
-        format: if nz { StorageFormat::FractalNz } else { StorageFormat::Nd }.code(),
+        format: if nz {
+            StorageFormat::FractalNz
+        } else {
+            StorageFormat::Nd
+        }
+        .code(),
         rank: shape.len() as u32,
         shape: shape.as_ptr(),
         strides: strides.as_ptr(),
@@ -142,7 +147,14 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
     };
     assert_eq!(call(add, &tensors, &[], &mut err), Status::Ok.code());
     group.bench_function("3_tensors", |b| {
-        b.iter(|| call(black_box(add), black_box(&tensors), black_box(&[]), &mut err))
+        b.iter(|| {
+            call(
+                black_box(add),
+                black_box(&tensors),
+                black_box(&[]),
+                &mut err,
+            )
+        })
     });
 
     let mm = c_family(c"matmul_acc_nz_bf16");
@@ -160,7 +172,14 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
     ];
     assert_eq!(call(mm, &tensors, &scalars, &mut err), Status::Ok.code());
     group.bench_function("3_tensors_2_scalars", |b| {
-        b.iter(|| call(black_box(mm), black_box(&tensors), black_box(&scalars), &mut err))
+        b.iter(|| {
+            call(
+                black_box(mm),
+                black_box(&tensors),
+                black_box(&scalars),
+                &mut err,
+            )
+        })
     });
     group.finish();
 }

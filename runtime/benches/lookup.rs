@@ -101,7 +101,15 @@ fn record(f: &ir::Family) -> Family {
             rhs: *rhs as u32,
             out: *out as u32,
         },
-        ir::Operation::Matmul { m, k, n, a, b, c, accumulate } => Operation::Matmul {
+        ir::Operation::Matmul {
+            m,
+            k,
+            n,
+            a,
+            b,
+            c,
+            accumulate,
+        } => Operation::Matmul {
             m: *m,
             k: *k,
             n: *n,
@@ -164,7 +172,10 @@ fn bench(c: &mut Criterion<common::Clock>) {
     let names = spread(t.families.iter().map(|f| f.name).collect());
     let digests = spread(t.artifacts.iter().map(|a| a.0).collect());
     for &n in &names {
-        assert_eq!(lookup::family(t.families, t.family_index, n).unwrap().name, n);
+        assert_eq!(
+            lookup::family(t.families, t.family_index, n).unwrap().name,
+            n
+        );
     }
     for &d in &digests {
         let (_, _, r) = lookup::artifact(t.families, t.artifacts, t.artifact_index, d).unwrap();
@@ -190,7 +201,12 @@ fn bench(c: &mut Criterion<common::Clock>) {
     group.bench_function("artifact_by_digest/spread", |b| {
         b.iter(|| {
             i = (i + 1) & 4095;
-            lookup::artifact(t.families, t.artifacts, t.artifact_index, black_box(digests[i]))
+            lookup::artifact(
+                t.families,
+                t.artifacts,
+                t.artifact_index,
+                black_box(digests[i]),
+            )
         })
     });
     let misses: Vec<String> = names.iter().map(|n| format!("{n}_x")).collect();

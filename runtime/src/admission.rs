@@ -97,41 +97,43 @@ struct ArtifactDoc<'a> {
 }
 
 /// Every field of every schema version; which are required depends on
-/// `schema` and is decided after parsing.
+/// `schema` and is decided after parsing. An optional key is absent or has
+/// a value: `null` is refused, as the published schema and the reference
+/// reader (`kfam_codegen::compiled_meta`) refuse it.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Doc<'a> {
-    #[serde(rename = "$comment", default, borrow)]
+    #[serde(rename = "$comment", default, borrow, deserialize_with = "present")]
     _comment: Option<Cow<'a, str>>,
     schema: u32,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     family: Option<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     revision: Option<u32>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     contract: Option<Cow<'a, str>>,
     #[serde(borrow)]
     params: Vec<Obj<ParamDoc<'a>>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     lowered_params: Option<Vec<Obj<ParamDoc<'a>>>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     return_count: Option<u32>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "present")]
     return_aliases: Option<Vec<u32>>,
     #[serde(borrow)]
     platform: Cow<'a, str>,
     #[serde(borrow)]
     backend: Cow<'a, str>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     runtime: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     execution_mode: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     capabilities: Option<Vec<Obj<CapabilityDoc<'a>>>>,
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     artifact: Option<Obj<ArtifactDoc<'a>>>,
     /// The native runtime revision the artifact was built against.
-    #[serde(default, borrow)]
+    #[serde(default, borrow, deserialize_with = "present")]
     abi_revision: Option<Cow<'a, str>>,
 }
 
@@ -160,6 +162,15 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
         }
         d.deserialize_map(V(std::marker::PhantomData))
     }
+}
+
+/// A key that is present has a value of its type; `null` is not "absent".
+fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
 }
 
 /// A parsed vocabulary value, or a malformed document.

@@ -82,43 +82,51 @@ pub const fn dtype_bits(d: DType) -> u64 {
     }
 }
 
-/// Byte span `[start, end)` a tensor view touches in its storage; `None`
-/// when the view is empty (it accesses nothing).
-#[inline]
-fn byte_span(t: &TensorArg<'_>) -> Option<(u64, u64)> {
-    let bits = dtype_bits(t.dtype);
-    if t.format != StorageFormat::FractalNz {
-        // Highest element index reached, relative to the offset; one pass
-        // that also notices an empty view.
-        let mut last: u64 = 0;
-        for (&d, &s) in t.shape.iter().zip(t.strides) {
-            if d == 0 {
-                return None;
-            }
-            last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
-        }
-        if t.shape.len() > t.strides.len() && t.shape[t.strides.len()..].contains(&0) {
-            return None;
-        }
-        let first = t.storage_offset as u64;
-        let end_elem = first.saturating_add(last).saturating_add(1);
-        return Some((
-            first.saturating_mul(bits) / 8,
-            end_elem.saturating_mul(bits).div_ceil(8),
-        ));
-    }
+/// Byte span `[start, end)` a tensor view touches in its storage: `Ok(None)`
+/// when the view is empty (it accesses nothing), `Err(SpanOverflow)` when
+/// the span does not fit in 64 bits (no storage can hold it). Computed
+/// exactly in 128 bits and overflow-checked: never wrapped, never saturated.
+fn byte_span(t: &TensorArg<'_>) -> Result<Option<(u64, u64)>, SpanOverflow> {
+    let bits = u128::from(dtype_bits(t.dtype));
     if t.shape.contains(&0) {
-        return None;
+        return Ok(None);
     }
-    // Physical blocks from offset 0; strides describe no NZ element order.
-    let elems = t
-        .shape
-        .iter()
-        .fold(1u64, |a, &d| a.saturating_mul(d as u64));
-    Some((0, elems.saturating_mul(bits).div_ceil(8)))
+    let fit = |v: u128| u64::try_from(v).map_err(|_| SpanOverflow);
+    if t.format == StorageFormat::FractalNz {
+        // Physical blocks from offset 0; strides describe no NZ element order.
+        let mut elems: u128 = 1;
+        for &d in t.shape {
+            let d = u128::try_from(d).map_err(|_| SpanOverflow)?;
+            elems = elems.checked_mul(d).ok_or(SpanOverflow)?;
+        }
+        let end = elems.checked_mul(bits).ok_or(SpanOverflow)?.div_ceil(8);
+        return Ok(Some((0, fit(end)?)));
+    }
+    // Highest element index reached, relative to the offset.
+    let mut last: i128 = 0;
+    for (&d, &s) in t.shape.iter().zip(t.strides) {
+        let term = i128::from(d - 1)
+            .checked_mul(i128::from(s))
+            .ok_or(SpanOverflow)?;
+        last = last.checked_add(term).ok_or(SpanOverflow)?;
+    }
+    let first = i128::from(t.storage_offset);
+    let end_elem = first
+        .checked_add(last)
+        .and_then(|e| e.checked_add(1))
+        .ok_or(SpanOverflow)?;
+    let (first, end_elem) = match (u128::try_from(first), u128::try_from(end_elem)) {
+        (Ok(f), Ok(e)) => (f, e),
+        _ => return Err(SpanOverflow),
+    };
+    let start = first.checked_mul(bits).ok_or(SpanOverflow)? / 8;
+    let end = end_elem.checked_mul(bits).ok_or(SpanOverflow)?.div_ceil(8);
+    Ok(Some((fit(start)?, fit(end)?)))
 }
 
-#[inline]
+/// A view whose byte span does not fit in 64 bits.
+struct SpanOverflow;
+
 fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
     if t.dtype != p.dtype {
         return Err(fail(CallRule::DType, p));
@@ -140,49 +148,34 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
             if t.storage_offset != 0 {
                 return Err(fail(CallRule::NzOffset, p));
             }
-            let elems = t
-                .shape
-                .iter()
-                .try_fold(1u64, |a, &d| a.checked_mul(d as u64));
-            let bytes = elems
-                .and_then(|e| e.checked_mul(dtype_bits(t.dtype)))
-                .map(|b| b.div_ceil(8));
-            match bytes {
-                Some(b) if b <= t.storage_bytes => {}
-                _ => return Err(fail(CallRule::StorageBounds, p)),
-            }
-            return Ok(());
+            return match byte_span(t) {
+                Ok(None) => Ok(()),
+                Ok(Some((_, end))) if end <= t.storage_bytes => Ok(()),
+                _ => Err(fail(CallRule::StorageBounds, p)),
+            };
         }
         (Layout::Nd | Layout::Nchw, StorageFormat::Nd | StorageFormat::Nchw) => {}
         _ => return Err(fail(CallRule::Format, p)),
     }
-    // Contiguous row-major: extents of 1 may carry any stride (as in torch).
-    // The same pass computes the view's highest element, as `byte_span`
-    // does (saturating sums do not depend on the order of their terms).
-    let mut expected: i64 = 1;
-    let mut last: u64 = 0;
-    let mut empty = false;
-    for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
-        if d != 1 && s != expected {
-            return Err(fail(CallRule::NotContiguous, p));
-        }
-        expected = expected.saturating_mul(d.max(1));
-        if d == 0 {
-            empty = true;
-        } else {
-            last = last.saturating_add((d as u64 - 1).saturating_mul(s as u64));
+    // Contiguous row-major: extents of 1 may carry any stride, and an empty
+    // view is contiguous whatever its strides (as in torch). The expected
+    // stride is overflow-checked: past i64 no stride matches.
+    if !t.shape.contains(&0) {
+        let mut expected: Option<i64> = Some(1);
+        for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
+            if d != 1 && Some(s) != expected {
+                return Err(fail(CallRule::NotContiguous, p));
+            }
+            expected = expected.and_then(|e| e.checked_mul(d));
         }
     }
-    // An empty view accesses nothing. Packed fp4 stores the last extent two
-    // per byte; the span covers it.
-    if !empty {
-        let bits = dtype_bits(t.dtype);
-        let end_elem = (t.storage_offset as u64).saturating_add(last).saturating_add(1);
-        if end_elem.saturating_mul(bits).div_ceil(8) > t.storage_bytes {
-            return Err(fail(CallRule::StorageBounds, p));
-        }
+    // Packed fp4 stores the last extent two per byte; the span covers it.
+    match byte_span(t) {
+        Ok(None) => Ok(()),
+        Ok(Some((_, end))) if end <= t.storage_bytes => Ok(()),
+        // Past the storage, or past any storage (the span overflows u64).
+        _ => Err(fail(CallRule::StorageBounds, p)),
     }
-    Ok(())
 }
 
 fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
@@ -290,17 +283,19 @@ pub fn validate_call(
         return Ok(());
     }
     for (i, (pi, ti)) in tensor_params.clone().zip(tensors).enumerate() {
-        let mut si: Option<Option<(u64, u64)>> = None;
+        // Every span fits: check_tensor accepted each tensor.
+        let Ok(Some(si)) = byte_span(ti) else {
+            continue;
+        };
         for (pj, tj) in tensor_params.clone().zip(tensors).skip(i + 1) {
             if ti.storage != tj.storage
                 || (pi.direction == Direction::In && pj.direction == Direction::In)
             {
                 continue;
             }
-            let Some(si) = *si.get_or_insert_with(|| byte_span(ti)) else {
-                break; // an empty view accesses nothing
+            let Ok(Some(sj)) = byte_span(tj) else {
+                continue;
             };
-            let Some(sj) = byte_span(tj) else { continue };
             let disjoint = si.1 <= sj.0 || sj.1 <= si.0;
             if !disjoint && si != sj {
                 return Err(fail(CallRule::Overlap, pj));

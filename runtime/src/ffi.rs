@@ -155,6 +155,9 @@ fn family_index(f: &Family) -> usize {
     index_of(FAMILIES, f)
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_library_table(out: *mut *const Opaque) -> i32 {
     guard(|| match out.as_mut() {
@@ -166,6 +169,9 @@ pub unsafe extern "C" fn kfam_library_table(out: *mut *const Opaque) -> i32 {
     })
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_find_family(name: *const c_char, out: *mut *const Opaque) -> i32 {
     guard(|| {
@@ -185,6 +191,9 @@ pub unsafe extern "C" fn kfam_find_family(name: *const c_char, out: *mut *const 
     })
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_find_artifact(sha256: *const c_char, out: *mut ArtifactMatch) -> i32 {
     guard(|| {
@@ -234,6 +243,9 @@ pub fn admission_status(a: Admission) -> Status {
     }
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_capability(
     family: *const c_char,
@@ -300,6 +312,9 @@ fn field_c_str(field: &str) -> *const c_char {
     s.as_ptr()
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_admit(
     json: *const c_char,
@@ -354,6 +369,9 @@ pub unsafe extern "C" fn kfam_admit(
     })
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_torch_schema(family: *const c_char, out: *mut *const c_char) -> i32 {
     guard(|| {
@@ -409,6 +427,9 @@ fn library_family(record: *const Opaque) -> Option<&'static Family> {
     FAMILIES.get(index)
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_validate_call(
     family: *const Opaque,
@@ -424,8 +445,7 @@ pub unsafe extern "C" fn kfam_validate_call(
             (false, Some(e)) => Some(e),
             (false, None) => return INVALID,
         };
-        let status = validate(family, tensors, n_tensors, scalars, n_scalars, &mut err);
-        status
+        validate(family, tensors, n_tensors, scalars, n_scalars, &mut err)
     })
 }
 

@@ -36,7 +36,14 @@ pub fn key_hash(key: &[u8]) -> u64 {
         let b = &key[i..i + 8];
         u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     };
-    let r32 = |i: usize| u64::from(u32::from_le_bytes([key[i], key[i + 1], key[i + 2], key[i + 3]]));
+    let r32 = |i: usize| {
+        u64::from(u32::from_le_bytes([
+            key[i],
+            key[i + 1],
+            key[i + 2],
+            key[i + 3],
+        ]))
+    };
     let seed = S[0] ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let h = if len <= 16 {
         let (a, b) = if len >= 8 {
@@ -91,7 +98,10 @@ fn probe(index: &[u32], key: &str, matches: impl Fn(usize) -> bool) -> Option<us
 /// The family named `name` in `families`, through its `FAMILY_INDEX`.
 #[inline]
 pub fn family<'t>(families: &'t [Family], index: &[u32], name: &str) -> Option<&'t Family> {
-    probe(index, name, |i| families.get(i).is_some_and(|f| f.name == name)).map(|i| &families[i])
+    probe(index, name, |i| {
+        families.get(i).is_some_and(|f| f.name == name)
+    })
+    .map(|i| &families[i])
 }
 
 /// The family, profile and receipt of the artifact whose SHA-256 is
@@ -104,9 +114,15 @@ pub fn artifact<'t>(
     index: &[u32],
     sha256: &str,
 ) -> Option<(&'t Family, &'t Profile, &'t Receipt)> {
-    let i = probe(index, sha256, |i| artifacts.get(i).is_some_and(|a| a.0 == sha256))?;
+    let i = probe(index, sha256, |i| {
+        artifacts.get(i).is_some_and(|a| a.0 == sha256)
+    })?;
     let (_, family, receipt) = artifacts[i];
     let family = families.get(family as usize)?;
     let receipt = family.receipts.get(receipt as usize)?;
-    Some((family, family.profiles.get(receipt.profile as usize)?, receipt))
+    Some((
+        family,
+        family.profiles.get(receipt.profile as usize)?,
+        receipt,
+    ))
 }

@@ -9,7 +9,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use kfam_runtime::ffi::{kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CScalarValue, CTensorArg};
+use kfam_runtime::ffi::{
+    kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CScalarValue, CTensorArg,
+};
 use kfam_runtime::{
     find_artifact, find_family, validate_call, DType, ScalarValue, ScalarValueKind, Status,
     StorageFormat, TensorArg,
@@ -148,7 +150,12 @@ fn c_abi_validate_call_allocates_nothing() {
         CTensorArg {
             struct_size: std::mem::size_of::<CTensorArg>() as u32,
             dtype: dtype.code(),
-            format: if nz { StorageFormat::FractalNz } else { StorageFormat::Nd }.code(),
+            format: if nz {
+                StorageFormat::FractalNz
+            } else {
+                StorageFormat::Nd
+            }
+            .code(),
             rank: shape.len() as u32,
             shape: shape.as_ptr(),
             strides: strides.as_ptr(),

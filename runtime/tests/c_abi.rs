@@ -16,10 +16,11 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `target/<profile>`, where cargo put libkfam_runtime.{a,so} for this test.
+/// `target/<profile>/deps`, where `cargo test` puts libkfam_runtime.{a,so}
+/// beside this test's executable (`cargo build` also copies them one level up).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
-    exe.parent().and_then(Path::parent).unwrap().to_path_buf()
+    exe.parent().unwrap().to_path_buf()
 }
 
 /// The system libraries a Rust staticlib needs on Linux.

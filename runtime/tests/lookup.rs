@@ -7,7 +7,9 @@ use kfam_runtime::{find_artifact, find_family, FAMILIES};
 
 #[test]
 fn runtime_and_generator_hash_alike() {
-    let mut keys: Vec<String> = (0..2000).map(|i| format!("family_{i}_{}", "x".repeat(i % 70))).collect();
+    let mut keys: Vec<String> = (0..2000)
+        .map(|i| format!("family_{i}_{}", "x".repeat(i % 70)))
+        .collect();
     keys.extend((0..64).map(|n| "a".repeat(n)));
     keys.push("caf\u{e9}".to_owned());
     for k in &keys {
@@ -34,7 +36,14 @@ fn every_shipped_family_and_artifact_is_found() {
 
 #[test]
 fn misses() {
-    for name in ["", "add", "add_bf16_1024x", "ADD_BF16_1024", "add_bf16_102", "\u{0}"] {
+    for name in [
+        "",
+        "add",
+        "add_bf16_1024x",
+        "ADD_BF16_1024",
+        "add_bf16_102",
+        "\u{0}",
+    ] {
         assert!(find_family(name).is_none(), "{name:?}");
     }
     assert!(find_artifact("").is_none());

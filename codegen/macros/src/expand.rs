@@ -62,7 +62,7 @@ pub fn manifest(input: &Input) -> TokenStream {
     }
     let (ir, mut report) = if path.is_file() {
         match abi.or_else(|| nearest_abi(&path)) {
-            Some(abi) => kfam_codegen::check_files(&abi, &[path.clone()]),
+            Some(abi) => kfam_codegen::check_files(&abi, std::slice::from_ref(&path)),
             None => {
                 let mut report = Report::default();
                 report.diagnostics.push(

@@ -177,4 +177,6 @@ codes! {
         "A tombstone in `manifest/retired.toml` names the family's last approved\nrevision and its identity digest exactly as `approved.lock` records them.\nA tombstone for a name the lock does not know, or for a family that still\nhas a file, is also rejected.";
     ReceiptReused = "KF1106", "review", "a new revision reuses a receipt of an approved revision",
         "A receipt records that one artifact qualified against one contract. A new\nrevision is a new contract, so its receipts must name artifacts qualified\nagainst it: a digest that `approved.lock` records for another revision\ncannot be carried over. Qualify the rebuilt artifact and record its digest.";
+    LockTampered = "KF1107", "review", "an approved.lock entry does not match its own canonical form",
+        "Each `approved.lock` entry records an identity digest and the canonical\nform it was computed over. When the digest is not the SHA-256 of that\nform, the lock was edited by hand (or damaged), and the review gate can no\nlonger vouch for what was approved. Restore the file from version control;\nthe lock is written only by `kfam generate`.";
 }

@@ -28,12 +28,27 @@ pub struct SourceFile {
 #[derive(Debug, Default, Clone)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
+    /// Byte offset of every line start, per file: positions and snippets
+    /// cost a binary search, not a scan of the file, so rendering many
+    /// diagnostics of a large file stays linear.
+    line_starts: Vec<Vec<usize>>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, path: String, text: String) -> FileId {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
         self.files.push(SourceFile { path, text });
+        self.line_starts.push(starts);
         FileId(self.files.len() - 1)
+    }
+
+    /// 0-based index of the line holding byte `offset`, and its start.
+    fn line_of(&self, id: FileId, offset: usize) -> (usize, usize) {
+        let starts = &self.line_starts[id.0];
+        let line = starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        (line, starts.get(line).copied().unwrap_or(0))
     }
 
     /// Show paths under `from` as under `to` (the proc-macro reads absolute
@@ -56,7 +71,13 @@ impl SourceMap {
 
     /// 1-based line and column (in characters) of a byte offset.
     pub fn line_col(&self, id: FileId, offset: usize) -> (usize, usize) {
-        line_col(&self.get(id).text, offset)
+        let text = &self.get(id).text;
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let (line, start) = self.line_of(id, offset);
+        (line + 1, text[start..offset].chars().count() + 1)
     }
 }
 
@@ -189,12 +210,20 @@ impl Diagnostic {
             Location::Span { file, span } => {
                 let src = sources.get(*file);
                 let span = visible_span(&src.text, span.clone());
-                let mut ann = AnnotationKind::Primary.span(span);
+                // Only the lines the span touches go to the renderer (with
+                // their line number): the cost of a diagnostic does not
+                // grow with the file.
+                let (line, start) = sources.line_of(*file, span.start);
+                let end = src.text[span.end..]
+                    .find('\n')
+                    .map_or(src.text.len(), |i| span.end + i);
+                let mut ann = AnnotationKind::Primary.span(span.start - start..span.end - start);
                 if let Some(label) = &self.label {
                     ann = ann.label(label.as_str());
                 }
                 title.element(
-                    Snippet::source(src.text.as_str())
+                    Snippet::source(&src.text[start..end])
+                        .line_start(line + 1)
                         .path(src.path.as_str())
                         .annotation(ann),
                 )

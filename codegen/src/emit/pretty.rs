@@ -104,8 +104,7 @@ pub struct Printer<'a> {
 
 /// Length of `s` as a Rust string literal (quotes included), in bytes.
 pub fn str_lit_len(s: &str) -> usize {
-    if s
-        .bytes()
+    if s.bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
     {
         return s.len() + 2;
@@ -114,7 +113,12 @@ pub fn str_lit_len(s: &str) -> usize {
     let mut chars = s.chars();
     while let Some(ch) = chars.next() {
         n += match ch {
-            '\0' if chars.as_str().starts_with(|c: char| ('0'..='7').contains(&c)) => 4,
+            '\0' if chars
+                .as_str()
+                .starts_with(|c: char| ('0'..='7').contains(&c)) =>
+            {
+                4
+            }
             '\0' => 2,
             '\'' => 1,
             // Printed as itself (counted in bytes, as prettyplease does) or
@@ -132,8 +136,7 @@ pub fn str_lit_len(s: &str) -> usize {
 /// `Literal::string` does (the spelling prettyplease printed).
 pub fn push_str_lit(out: &mut String, s: &str) {
     out.push('"');
-    if s
-        .bytes()
+    if s.bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
     {
         out.push_str(s);
@@ -142,7 +145,10 @@ pub fn push_str_lit(out: &mut String, s: &str) {
         while let Some(ch) = chars.next() {
             if ch == '\0' {
                 out.push_str(
-                    if chars.as_str().starts_with(|c: char| ('0'..='7').contains(&c)) {
+                    if chars
+                        .as_str()
+                        .starts_with(|c: char| ('0'..='7').contains(&c))
+                    {
                         r"\x00"
                     } else {
                         r"\0"

@@ -735,12 +735,19 @@ impl Expr {
             Expr::Call(name, args) => {
                 name.len()
                     + 2
-                    + args.iter().map(|(k, v)| k.len() + 1 + v.flat_len()).sum::<usize>()
+                    + args
+                        .iter()
+                        .map(|(k, v)| k.len() + 1 + v.flat_len())
+                        .sum::<usize>()
                     + sep(args.len())
             }
             Expr::Tuple(items) if items.len() == 1 => items[0].flat_len() + 3,
-            Expr::Tuple(items) => 2 + items.iter().map(Expr::flat_len).sum::<usize>() + sep(items.len()),
-            Expr::Dict(items) => 2 + items.iter().map(String::len).sum::<usize>() + sep(items.len()),
+            Expr::Tuple(items) => {
+                2 + items.iter().map(Expr::flat_len).sum::<usize>() + sep(items.len())
+            }
+            Expr::Dict(items) => {
+                2 + items.iter().map(String::len).sum::<usize>() + sep(items.len())
+            }
         }
     }
 

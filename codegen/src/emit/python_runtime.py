@@ -493,14 +493,16 @@ _DOC_KEYS: Final = _DOC_REQUIRED | frozenset(
 def _parse_doc(document: bytes) -> _Doc:
     """The document as the Rust reader types it; ``AdmissionError(MALFORMED)`` otherwise.
 
-    A key given as ``null`` reads as absent (the Rust fields are ``Option``), except for the
-    four required keys.
+    A key that is present has a value of its type: ``null`` is not "absent" (as in the
+    Rust reader and the published schema).
     """
     try:
         value = _Parser(document.decode("utf-8")).document()
     except (UnicodeDecodeError, _Malformed):
         raise _malformed() from None
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
+    if any(v is None for v in o.values()):
+        raise _malformed()
     comment = o.get("$comment")
     if comment is not None and not isinstance(comment, str):
         raise _malformed()
@@ -618,6 +620,10 @@ def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
     if not isinstance(document, (bytes, bytearray, memoryview)):
         raise TypeError(f"document must be bytes, not {type(document).__name__}")
     _require(sha256, str, "sha256")
+    # A digest that is not 64 lowercase hex digits is a caller error, refused before the
+    # document is read (as the Rust runtime and the C ABI do).
+    if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+        raise _malformed()
     data = bytes(document)
     if len(data) > MAX_DOCUMENT_BYTES:
         raise _malformed()
@@ -847,18 +853,12 @@ class ScalarArg:
         raise TypeError(f"a scalar argument is a bool, int or float, not {type(value).__name__}")
 
 
-def _sat(x: int) -> int:
-    """Saturate a nonnegative value at the uint64 maximum (``u64::saturating_*``)."""
-    return x if x <= _U64_MAX else _U64_MAX
-
-
-def _u64(x: int) -> int:
-    """``x as u64``."""
-    return x & _U64_MAX
-
-
 def _byte_span(t: TensorArg) -> tuple[int, int] | None:
-    """Byte span ``[start, end)`` a view touches in its storage; ``None`` when it is empty."""
+    """Byte span ``[start, end)`` a view touches in its storage; ``None`` when it is empty.
+
+    Exact integers, like the runtime's u128 arithmetic (which saturates only past 2**128,
+    far beyond any storage capacity).
+    """
     bits = t.dtype.bits
     if any(d == 0 for d in t.shape):
         return None
@@ -866,15 +866,17 @@ def _byte_span(t: TensorArg) -> tuple[int, int] | None:
         # Physical blocks from offset 0; strides describe no NZ element order.
         elems = 1
         for d in t.shape:
-            elems = _sat(elems * _u64(d))
-        return (0, -(-_sat(elems * bits) // 8))
-    # Highest element index reached, relative to the offset.
+            elems *= d
+        return (0, -(-(elems * bits) // 8))
+    # Highest element index reached, relative to the offset. Extents are positive here
+    # and strides of extents above 1 positive (contiguous).
     last = 0
     for d, s in zip(t.shape, t.strides):
-        last = _sat(last + _sat((_u64(d) - 1) * _u64(s)))
-    first = _u64(t.storage_offset)
-    end_elem = _sat(_sat(first + last) + 1)
-    return (_sat(first * bits) // 8, -(-_sat(end_elem * bits) // 8))
+        if d > 1:
+            last += (d - 1) * max(s, 0)
+    first = max(t.storage_offset, 0)
+    end_elem = first + last + 1
+    return (first * bits // 8, -(-(end_elem * bits) // 8))
 
 
 def _check_tensor(p: Param, t: TensorArg) -> None:
@@ -903,12 +905,14 @@ def _check_tensor(p: Param, t: TensorArg) -> None:
         return
     if p.layout not in _ROW_MAJOR_LAYOUTS or t.format not in _ROW_MAJOR_FORMATS:
         raise fail(CallRule.FORMAT)
-    # Contiguous row-major: extents of 1 may carry any stride (as in torch).
-    expected = 1
-    for d, s in zip(reversed(t.shape), reversed(t.strides)):
-        if d != 1 and s != expected:
-            raise fail(CallRule.NOT_CONTIGUOUS)
-        expected = min(expected * max(d, 1), _I64_MAX)
+    # Contiguous row-major: extents of 1 may carry any stride, and an empty view is
+    # contiguous whatever its strides (as in torch).
+    if 0 not in t.shape:
+        expected = 1
+        for d, s in zip(reversed(t.shape), reversed(t.strides)):
+            if d != 1 and s != expected:
+                raise fail(CallRule.NOT_CONTIGUOUS)
+            expected = min(expected * d, _I64_MAX)
     # Packed fp4 stores the last extent two per byte; the span covers it.
     span = _byte_span(t)
     if span is not None and span[1] > t.storage_bytes:

@@ -138,7 +138,6 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
     quote! { #(#enums)* #status }
 }
 
-
 /// The tables as Rust tokens with record types at `krate` (`crate` or
 /// `::kfam_runtime`): [`tables_source`], lexed. The proc-macro's entry.
 pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
@@ -197,7 +196,14 @@ pub fn key_hash(key: &[u8]) -> u64 {
         let b = &key[i..i + 8];
         u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]])
     };
-    let r32 = |i: usize| u64::from(u32::from_le_bytes([key[i], key[i + 1], key[i + 2], key[i + 3]]));
+    let r32 = |i: usize| {
+        u64::from(u32::from_le_bytes([
+            key[i],
+            key[i + 1],
+            key[i + 2],
+            key[i + 3],
+        ]))
+    };
     let seed = S[0] ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     let h = if len <= 16 {
         let (a, b) = if len >= 8 {
@@ -453,7 +459,10 @@ impl<'a> Tables<'a> {
     }
 
     fn families(&mut self, ir: &'a Ir) {
-        self.item_begin("Every approved family, sorted by name.", "pub static FAMILIES: &[");
+        self.item_begin(
+            "Every approved family, sorted by name.",
+            "pub static FAMILIES: &[",
+        );
         self.path("::Family");
         self.p.word("]");
         self.item_eq();
@@ -673,7 +682,10 @@ impl<'a> Tables<'a> {
         self.p.int(i as i64);
         self.p.word("]");
         self.item_end();
-        self.item_begin("Identity digest of this revision.", "pub const IDENTITY: &str");
+        self.item_begin(
+            "Identity digest of this revision.",
+            "pub const IDENTITY: &str",
+        );
         self.item_eq();
         self.p.str_lit(&f.identity);
         self.item_end();
@@ -696,8 +708,7 @@ impl<'a> Tables<'a> {
                 self.constant(name, (*slot).into(), "u32");
             }
             if let Some(first) = per_profile.first() {
-                if per_profile.len() == f.profiles.len() && per_profile.iter().all(|s| s == first)
-                {
+                if per_profile.len() == f.profiles.len() && per_profile.iter().all(|s| s == first) {
                     self.constant(format!("SLOT_{}", shouty(&p.name)), (*first).into(), "u32");
                 }
             }
@@ -973,8 +984,19 @@ mod tests {
                 .zip(got.lines())
                 .position(|(a, b)| a != b)
                 .unwrap_or(0);
-            let show = |s: &str| s.lines().skip(line.saturating_sub(3)).take(8).collect::<Vec<_>>().join("\n");
-            panic!("differs at line {}:\n--- prettyplease\n{}\n--- direct\n{}", line + 1, show(&want), show(&got));
+            let show = |s: &str| {
+                s.lines()
+                    .skip(line.saturating_sub(3))
+                    .take(8)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            };
+            panic!(
+                "differs at line {}:\n--- prettyplease\n{}\n--- direct\n{}",
+                line + 1,
+                show(&want),
+                show(&got)
+            );
         }
     }
 
@@ -1006,7 +1028,11 @@ mod tests {
             // Long return lists wrap inside their array.
             let returns = vec!["\"out\""; i % 45 + 1].join(", ");
             let hw = "h".repeat(i % 40 + 1);
-            let note = if i % 3 == 0 { String::new() } else { format!(", note = \"{}\"", "n".repeat(i)) };
+            let note = if i % 3 == 0 {
+                String::new()
+            } else {
+                format!(", note = \"{}\"", "n".repeat(i))
+            };
             let text = format!(
                 r#"name = "{name}"
 revision = 1

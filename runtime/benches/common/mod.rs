@@ -33,7 +33,10 @@ extern "C" {
 const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
 
 fn thread_cpu_ns() -> u64 {
-    let mut t = Timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut t = Timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     // SAFETY: `t` is a valid out pointer; the clock id is Linux's constant.
     let rc = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
     assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID)");
