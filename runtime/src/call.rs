@@ -157,23 +157,39 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
         (Layout::Nd | Layout::Nchw, StorageFormat::Nd | StorageFormat::Nchw) => {}
         _ => return Err(fail(CallRule::Format, p)),
     }
-    // Contiguous row-major: extents of 1 may carry any stride, and an empty
-    // view is contiguous whatever its strides (as in torch). The expected
-    // stride is overflow-checked: past i64 no stride matches.
-    if !t.shape.contains(&0) {
-        let mut expected: Option<i64> = Some(1);
-        for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
-            if d != 1 && Some(s) != expected {
+    // An empty view is contiguous whatever its strides (as in torch) and
+    // accesses nothing (`byte_span` is `Ok(None)`).
+    if t.shape.contains(&0) {
+        return Ok(());
+    }
+    // Contiguous row-major: extents of 1 may carry any stride. The expected
+    // stride is overflow-checked: past i64 no stride matches. The same pass
+    // adds up the view's highest element, (d - 1) * s over the extents, in
+    // checked i64 arithmetic; when that overflows, the exact 128-bit
+    // `byte_span` decides (an overflow is reported only once the whole view
+    // is known to be contiguous).
+    let mut expected: Option<i64> = Some(1);
+    let mut last: Option<i64> = Some(0);
+    for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
+        if d != 1 {
+            if Some(s) != expected {
                 return Err(fail(CallRule::NotContiguous, p));
             }
-            expected = expected.and_then(|e| e.checked_mul(d));
+            last = last.and_then(|l| l.checked_add((d - 1).checked_mul(s)?));
         }
+        expected = expected.and_then(|e| e.checked_mul(d));
     }
     // Packed fp4 stores the last extent two per byte; the span covers it.
-    match byte_span(t) {
-        Ok(None) => Ok(()),
-        Ok(Some((_, end))) if end <= t.storage_bytes => Ok(()),
-        // Past the storage, or past any storage (the span overflows u64).
+    // Past the storage, or past any storage (the span overflows u64).
+    let end = match last.and_then(|l| t.storage_offset.checked_add(l)?.checked_add(1)) {
+        Some(end_elem) => u64::try_from(
+            (u128::from(end_elem as u64) * u128::from(dtype_bits(t.dtype))).div_ceil(8),
+        )
+        .ok(),
+        None => byte_span(t).ok().flatten().map(|(_, end)| end),
+    };
+    match end {
+        Some(end) if end <= t.storage_bytes => Ok(()),
         _ => Err(fail(CallRule::StorageBounds, p)),
     }
 }
@@ -303,4 +319,90 @@ pub fn validate_call(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::ParamKind;
+
+    /// `check_tensor`'s contiguity and bound rules as two separate passes
+    /// over `byte_span`: what the fused pass must decide exactly alike.
+    fn reference(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
+        if !t.shape.contains(&0) {
+            let mut expected: Option<i64> = Some(1);
+            for (&d, &s) in t.shape.iter().zip(t.strides).rev() {
+                if d != 1 && Some(s) != expected {
+                    return Err(fail(CallRule::NotContiguous, p));
+                }
+                expected = expected.and_then(|e| e.checked_mul(d));
+            }
+        }
+        match byte_span(t) {
+            Ok(None) => Ok(()),
+            Ok(Some((_, end))) if end <= t.storage_bytes => Ok(()),
+            _ => Err(fail(CallRule::StorageBounds, p)),
+        }
+    }
+
+    #[test]
+    fn fused_contiguity_and_bounds_match_the_reference() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let dims = [0i64, 1, 2, 3, 16, 1 << 20, 1 << 31, (1 << 62) - 1, i64::MAX];
+        let dtypes = [DType::Fp32, DType::Bf16, DType::Int8, DType::Fp4, DType::Int64];
+        static DYN_SHAPE: [i64; 4] = [-1; 4];
+        let dyn_shape = &DYN_SHAPE;
+        let mut checked = 0;
+        for _ in 0..200_000 {
+            let rank = 1 + (next() % 4) as usize;
+            let shape: Vec<i64> = (0..rank).map(|_| dims[(next() % dims.len() as u64) as usize]).collect();
+            // Mostly contiguous strides, sometimes perturbed.
+            let mut strides = vec![0i64; rank];
+            let mut acc: i64 = 1;
+            for k in (0..rank).rev() {
+                strides[k] = acc;
+                acc = acc.saturating_mul(shape[k].max(1));
+            }
+            if next() % 4 == 0 {
+                let k = (next() % rank as u64) as usize;
+                strides[k] = [0, -1, 1, i64::MAX, strides[k].wrapping_add(1)][(next() % 5) as usize];
+            }
+            let dtype = dtypes[(next() % dtypes.len() as u64) as usize];
+            let offset = [0i64, 1, 7, 1 << 40, i64::MAX][(next() % 5) as usize];
+            let numel = shape.iter().fold(1u128, |a, &d| a.saturating_mul(d as u128));
+            let exact = (numel.saturating_mul(u128::from(dtype_bits(dtype))).div_ceil(8)).min(u64::MAX as u128) as u64;
+            let storage_bytes = [0, 1, exact, exact.saturating_add(8), u64::MAX][(next() % 5) as usize];
+            let t = TensorArg {
+                dtype,
+                shape: &shape,
+                strides: &strides,
+                storage_offset: offset,
+                storage_bytes,
+                storage: 1,
+                format: StorageFormat::Nd,
+                device_index: 0,
+            };
+            let p = Param {
+                name: "x",
+                index: 0,
+                kind: ParamKind::Tensor,
+                direction: Direction::In,
+                dtype,
+                shape: &dyn_shape[..rank],
+                layout: Layout::Nd,
+                lowered_shape: &dyn_shape[..rank],
+                pool_index: 0,
+                doc: None,
+            };
+            assert_eq!(check_tensor(&p, &t), reference(&p, &t), "{t:?}");
+            checked += 1;
+        }
+        assert_eq!(checked, 200_000);
+    }
 }
