@@ -355,13 +355,21 @@ mod tests {
             seed
         };
         let dims = [0i64, 1, 2, 3, 16, 1 << 20, 1 << 31, (1 << 62) - 1, i64::MAX];
-        let dtypes = [DType::Fp32, DType::Bf16, DType::Int8, DType::Fp4, DType::Int64];
+        let dtypes = [
+            DType::Fp32,
+            DType::Bf16,
+            DType::Int8,
+            DType::Fp4,
+            DType::Int64,
+        ];
         static DYN_SHAPE: [i64; 4] = [-1; 4];
         let dyn_shape = &DYN_SHAPE;
         let mut checked = 0;
         for _ in 0..200_000 {
             let rank = 1 + (next() % 4) as usize;
-            let shape: Vec<i64> = (0..rank).map(|_| dims[(next() % dims.len() as u64) as usize]).collect();
+            let shape: Vec<i64> = (0..rank)
+                .map(|_| dims[(next() % dims.len() as u64) as usize])
+                .collect();
             // Mostly contiguous strides, sometimes perturbed.
             let mut strides = vec![0i64; rank];
             let mut acc: i64 = 1;
@@ -371,13 +379,20 @@ mod tests {
             }
             if next() % 4 == 0 {
                 let k = (next() % rank as u64) as usize;
-                strides[k] = [0, -1, 1, i64::MAX, strides[k].wrapping_add(1)][(next() % 5) as usize];
+                strides[k] =
+                    [0, -1, 1, i64::MAX, strides[k].wrapping_add(1)][(next() % 5) as usize];
             }
             let dtype = dtypes[(next() % dtypes.len() as u64) as usize];
             let offset = [0i64, 1, 7, 1 << 40, i64::MAX][(next() % 5) as usize];
-            let numel = shape.iter().fold(1u128, |a, &d| a.saturating_mul(d as u128));
-            let exact = (numel.saturating_mul(u128::from(dtype_bits(dtype))).div_ceil(8)).min(u64::MAX as u128) as u64;
-            let storage_bytes = [0, 1, exact, exact.saturating_add(8), u64::MAX][(next() % 5) as usize];
+            let numel = shape
+                .iter()
+                .fold(1u128, |a, &d| a.saturating_mul(d as u128));
+            let exact = (numel
+                .saturating_mul(u128::from(dtype_bits(dtype)))
+                .div_ceil(8))
+            .min(u64::MAX as u128) as u64;
+            let storage_bytes =
+                [0, 1, exact, exact.saturating_add(8), u64::MAX][(next() % 5) as usize];
             let t = TensorArg {
                 dtype,
                 shape: &shape,
