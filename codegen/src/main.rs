@@ -12,6 +12,17 @@ use kfam_codegen::diff::Class;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
+/// `println!` that treats a closed stdout (`kfam check | head`) as the I/O
+/// error it is: exit 2 quietly instead of panicking.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stdout(), $($arg)*).is_err() {
+            std::process::exit(2);
+        }
+    }};
+}
+
 #[derive(Parser)]
 #[command(
     name = "kfam",
@@ -99,7 +110,7 @@ fn main() -> ExitCode {
             match ir {
                 Some(ir) => {
                     for f in &ir.families {
-                        println!(
+                        outln!(
                             "{} r{} {}: {} params ({} tensors, {} scalars), {} profiles, {} receipts, identity {}",
                             f.name,
                             f.revision,
@@ -112,7 +123,7 @@ fn main() -> ExitCode {
                             &f.identity[..16],
                         );
                     }
-                    println!("checked {} families: ok", ir.families.len());
+                    outln!("checked {} families: ok", ir.families.len());
                     ExitCode::SUCCESS
                 }
                 None => ExitCode::from(1),
@@ -140,16 +151,16 @@ fn main() -> ExitCode {
                 Ok(GenerateOutcome::Written { report, outcome }) => {
                     print_report(&report, message_format);
                     for p in &outcome.written {
-                        println!("wrote {}", out.join(p).display());
+                        outln!("wrote {}", out.join(p).display());
                     }
                     for p in &outcome.removed {
-                        println!("removed {}", out.join(p).display());
+                        outln!("removed {}", out.join(p).display());
                     }
                     if outcome.lock_written {
                         let lock = manifest_dir.join(kfam_codegen::load::LOCK_FILE);
-                        println!("wrote {}", lock.display());
+                        outln!("wrote {}", lock.display());
                     }
-                    println!(
+                    outln!(
                         "{} written, {} removed, {} unchanged",
                         outcome.written.len(),
                         outcome.removed.len(),
@@ -160,7 +171,7 @@ fn main() -> ExitCode {
                 Ok(GenerateOutcome::Checked { report, problems }) => {
                     print_report(&report, message_format);
                     if problems.is_empty() {
-                        println!("{} is up to date", out.display());
+                        outln!("{} is up to date", out.display());
                         return ExitCode::SUCCESS;
                     }
                     for p in &problems {
@@ -194,8 +205,8 @@ fn main() -> ExitCode {
             let changes = kfam_codegen::diff::diff(&old, &new);
             for c in &changes {
                 match message_format {
-                    MessageFormat::Json => println!("{}", c.to_json()),
-                    MessageFormat::Human => println!("{c}"),
+                    MessageFormat::Json => outln!("{}", c.to_json()),
+                    MessageFormat::Human => outln!("{c}"),
                 }
             }
             let breaking = changes
@@ -203,7 +214,7 @@ fn main() -> ExitCode {
                 .filter(|c| c.rule.class() == Class::Breaking)
                 .count();
             if message_format == MessageFormat::Human {
-                println!("{} changes, {breaking} breaking", changes.len());
+                outln!("{} changes, {breaking} breaking", changes.len());
             }
             ExitCode::from(u8::from(breaking > 0))
         }
@@ -213,7 +224,7 @@ fn main() -> ExitCode {
             seed,
         } => match kfam_codegen::synth::write_dir(&out, families, seed) {
             Ok(()) => {
-                println!("wrote {families} synthetic families to {}", out.display());
+                outln!("wrote {families} synthetic families to {}", out.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -223,7 +234,7 @@ fn main() -> ExitCode {
         },
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {
-                println!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
+                outln!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
                 ExitCode::SUCCESS
             }
             None => {
