@@ -984,3 +984,25 @@ impl core::fmt::Display for Status {
         f.write_str(self.as_str())
     }
 }
+impl DType {
+    /// Storage size of one element in bits (packed fp4: 4).
+    pub const fn bits(self) -> u32 {
+        match self {
+            DType::Fp32 => 32,
+            DType::Fp16 => 16,
+            DType::Int32 => 32,
+            DType::Int16 => 16,
+            DType::Int8 => 8,
+            DType::Uint8 => 8,
+            DType::Bf16 => 16,
+            DType::Int64 => 64,
+            DType::Uint64 => 64,
+            DType::Uint16 => 16,
+            DType::Uint32 => 32,
+            DType::Bool => 8,
+            DType::Fp8e4m3fn => 8,
+            DType::Fp8e8m0 => 8,
+            DType::Fp4 => 4,
+        }
+    }
+}

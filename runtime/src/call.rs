@@ -71,15 +71,9 @@ fn fail(rule: CallRule, p: &Param) -> CallError {
     }
 }
 
-/// Element size in bits of a dtype.
+/// Element size in bits of a dtype (generated from the manifest vocabulary).
 pub const fn dtype_bits(d: DType) -> u64 {
-    match d {
-        DType::Fp4 => 4,
-        DType::Bool | DType::Int8 | DType::Uint8 | DType::Fp8e4m3fn | DType::Fp8e8m0 => 8,
-        DType::Fp16 | DType::Bf16 | DType::Int16 | DType::Uint16 => 16,
-        DType::Fp32 | DType::Int32 | DType::Uint32 => 32,
-        DType::Int64 | DType::Uint64 => 64,
-    }
+    d.bits() as u64
 }
 
 /// Byte span `[start, end)` a tensor view touches in its storage: `Ok(None)`

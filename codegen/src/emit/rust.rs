@@ -135,7 +135,22 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
         })
         .collect();
     let status = enum_with_members(&Status::CATALOG, &members);
-    quote! { #(#enums)* #status }
+    // Element widths come from the generator's DType, the one place they are declared.
+    let bits = crate::vocab::DType::ALL.iter().map(|d| {
+        let v = ident(d.variant_name());
+        let b = Literal::u32_unsuffixed(d.bits());
+        quote!(DType::#v => #b)
+    });
+    quote! {
+        #(#enums)*
+        #status
+        impl DType {
+            /// Storage size of one element in bits (packed fp4: 4).
+            pub const fn bits(self) -> u32 {
+                match self { #(#bits,)* }
+            }
+        }
+    }
 }
 
 /// The tables as Rust tokens with record types at `krate` (`crate` or
