@@ -395,3 +395,38 @@ impl Platform {
         }
     }
 }
+
+// The C ABI status each decision outcome is reported with (docs/conformance.md);
+// emitted into every language from here.
+impl Capability {
+    pub const fn status(self) -> Status {
+        match self {
+            Capability::Supported => Status::Ok,
+            Capability::UnknownFamily => Status::NotFound,
+            Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
+            Capability::NoReceipt => Status::NotApproved,
+        }
+    }
+}
+
+impl Admission {
+    pub const fn status(self) -> Status {
+        match self {
+            Admission::Admitted => Status::Ok,
+            Admission::Malformed => Status::InvalidArgument,
+            Admission::UnknownFamily => Status::NotFound,
+            Admission::RecompileRequired => Status::RecompileRequired,
+            Admission::NotApproved => Status::NotApproved,
+            Admission::PreparedIncompatible => Status::PreparedIncompatible,
+        }
+    }
+}
+
+impl CallRule {
+    pub const fn status(self) -> Status {
+        match self {
+            CallRule::Ok => Status::Ok,
+            _ => Status::InvalidArgument,
+        }
+    }
+}

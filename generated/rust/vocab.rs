@@ -984,6 +984,52 @@ impl core::fmt::Display for Status {
         f.write_str(self.as_str())
     }
 }
+impl Capability {
+    /// The C ABI status this outcome is reported with.
+    pub const fn status(self) -> Status {
+        match self {
+            Capability::Supported => Status::Ok,
+            Capability::UnknownFamily => Status::NotFound,
+            Capability::ContractMismatch => Status::Unsupported,
+            Capability::NoProfile => Status::Unsupported,
+            Capability::NoReceipt => Status::NotApproved,
+        }
+    }
+}
+impl Admission {
+    /// The C ABI status this outcome is reported with.
+    pub const fn status(self) -> Status {
+        match self {
+            Admission::Admitted => Status::Ok,
+            Admission::Malformed => Status::InvalidArgument,
+            Admission::UnknownFamily => Status::NotFound,
+            Admission::RecompileRequired => Status::RecompileRequired,
+            Admission::NotApproved => Status::NotApproved,
+            Admission::PreparedIncompatible => Status::PreparedIncompatible,
+        }
+    }
+}
+impl CallRule {
+    /// The C ABI status this outcome is reported with.
+    pub const fn status(self) -> Status {
+        match self {
+            CallRule::Ok => Status::Ok,
+            CallRule::ArgCount => Status::InvalidArgument,
+            CallRule::DType => Status::InvalidArgument,
+            CallRule::Rank => Status::InvalidArgument,
+            CallRule::Shape => Status::InvalidArgument,
+            CallRule::Format => Status::InvalidArgument,
+            CallRule::NotContiguous => Status::InvalidArgument,
+            CallRule::NzOffset => Status::InvalidArgument,
+            CallRule::StorageBounds => Status::InvalidArgument,
+            CallRule::Device => Status::InvalidArgument,
+            CallRule::Overlap => Status::InvalidArgument,
+            CallRule::ScalarType => Status::InvalidArgument,
+            CallRule::ScalarRange => Status::InvalidArgument,
+            CallRule::FloatOverflow => Status::InvalidArgument,
+        }
+    }
+}
 impl DType {
     /// Storage size of one element in bits (packed fp4: 4).
     pub const fn bits(self) -> u32 {

@@ -223,24 +223,12 @@ pub unsafe extern "C" fn kfam_find_artifact(sha256: *const c_char, out: *mut Art
 
 /// The status a capability outcome is reported with (see docs/conformance.md).
 pub fn capability_status(c: Capability) -> Status {
-    match c {
-        Capability::Supported => Status::Ok,
-        Capability::UnknownFamily => Status::NotFound,
-        Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
-        Capability::NoReceipt => Status::NotApproved,
-    }
+    c.status()
 }
 
 /// The status an admission outcome is reported with.
 pub fn admission_status(a: Admission) -> Status {
-    match a {
-        Admission::Admitted => Status::Ok,
-        Admission::Malformed => Status::InvalidArgument,
-        Admission::UnknownFamily => Status::NotFound,
-        Admission::RecompileRequired => Status::RecompileRequired,
-        Admission::NotApproved => Status::NotApproved,
-        Admission::PreparedIncompatible => Status::PreparedIncompatible,
-    }
+    a.status()
 }
 
 /// # Safety

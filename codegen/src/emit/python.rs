@@ -464,36 +464,6 @@ pub fn scalar_domain(d: DType) -> ScalarDomain {
     }
 }
 
-/// The C ABI status of a capability outcome (`docs/conformance.md`).
-pub fn capability_status(c: Capability) -> Status {
-    match c {
-        Capability::Supported => Status::Ok,
-        Capability::UnknownFamily => Status::NotFound,
-        Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
-        Capability::NoReceipt => Status::NotApproved,
-    }
-}
-
-/// The C ABI status of an admission outcome (`docs/conformance.md`).
-pub fn admission_status(a: Admission) -> Status {
-    match a {
-        Admission::Admitted => Status::Ok,
-        Admission::Malformed => Status::InvalidArgument,
-        Admission::UnknownFamily => Status::NotFound,
-        Admission::RecompileRequired => Status::RecompileRequired,
-        Admission::NotApproved => Status::NotApproved,
-        Admission::PreparedIncompatible => Status::PreparedIncompatible,
-    }
-}
-
-/// The C ABI status of a call validation rule (`docs/conformance.md`).
-pub fn call_status(r: CallRule) -> Status {
-    match r {
-        CallRule::Ok => Status::Ok,
-        _ => Status::InvalidArgument,
-    }
-}
-
 /// A Python `float` literal that evaluates to exactly `x` (finite).
 fn py_float(x: f64) -> String {
     assert!(x.is_finite(), "{x}");
@@ -557,7 +527,7 @@ fn runtime_data() -> String {
             Capability::NAME,
             Capability::ALL
                 .iter()
-                .map(|&c| (c.as_str(), capability_status(c)))
+                .map(|&c| (c.as_str(), c.status()))
                 .collect(),
         ),
     );
@@ -569,7 +539,7 @@ fn runtime_data() -> String {
             Admission::NAME,
             Admission::ALL
                 .iter()
-                .map(|&a| (a.as_str(), admission_status(a)))
+                .map(|&a| (a.as_str(), a.status()))
                 .collect(),
         ),
     );
@@ -581,7 +551,7 @@ fn runtime_data() -> String {
             CallRule::NAME,
             CallRule::ALL
                 .iter()
-                .map(|&r| (r.as_str(), call_status(r)))
+                .map(|&r| (r.as_str(), r.status()))
                 .collect(),
         ),
     );

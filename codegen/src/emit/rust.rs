@@ -17,7 +17,7 @@ use super::pretty::{Printer, INDENT};
 use super::{marker_line, GeneratedFile};
 use crate::ir::{Family, Ir, Operation};
 use crate::names::shouty;
-use crate::vocab::{Catalog, Member, Status, CATALOGS};
+use crate::vocab::{Admission, CallRule, Capability, Catalog, Member, Status, CATALOGS};
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
@@ -141,9 +141,42 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
         let b = Literal::u32_unsuffixed(d.bits());
         quote!(DType::#v => #b)
     });
+    // The status each decision outcome is reported with, from `vocab.rs`.
+    fn status_impl<T: Copy>(
+        name: &str,
+        all: &[T],
+        parts: impl Fn(T) -> (&'static str, Status),
+    ) -> TokenStream {
+        let ty = ident(name);
+        let arms = all.iter().map(|&m| {
+            let (v, st) = parts(m);
+            let (v, st) = (ident(v), ident(st.variant_name()));
+            quote!(#ty::#v => Status::#st)
+        });
+        quote! {
+            impl #ty {
+                /// The C ABI status this outcome is reported with.
+                pub const fn status(self) -> Status {
+                    match self { #(#arms,)* }
+                }
+            }
+        }
+    }
+    let capability = status_impl(Capability::NAME, Capability::ALL, |c| {
+        (c.variant_name(), c.status())
+    });
+    let admission = status_impl(Admission::NAME, Admission::ALL, |a| {
+        (a.variant_name(), a.status())
+    });
+    let call = status_impl(CallRule::NAME, CallRule::ALL, |r| {
+        (r.variant_name(), r.status())
+    });
     quote! {
         #(#enums)*
         #status
+        #capability
+        #admission
+        #call
         impl DType {
             /// Storage size of one element in bits (packed fp4: 4).
             pub const fn bits(self) -> u32 {
