@@ -6,6 +6,9 @@
 //! diagnostic span inside its source and on char boundaries, and the report
 //! must render. 10,500 cases per run in all (see `CASES_*`).
 
+#[path = "support/seeded.rs"]
+mod seeded;
+
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Location, Report};
 use kfam_codegen::ir::Ir;
@@ -369,7 +372,7 @@ fn check_family(name: &str, text: String) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_MUTATED_FAMILY, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_MUTATED_FAMILY))]
 
     /// One shipped family with 1..4 random edits, checked alone.
     #[test]
@@ -380,7 +383,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_EDITED_VALUES, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_EDITED_VALUES))]
 
     /// One shipped family with 1..3 values replaced from the pool.
     #[test]
@@ -395,7 +398,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_MUTATED_MANIFEST, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_MUTATED_MANIFEST))]
 
     /// The whole shipped manifest with the abi or one family edited (so
     /// cross-file rules see duplicates), or with one family file also
@@ -426,7 +429,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_RANDOM_TEXT, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_RANDOM_TEXT))]
 
     /// Arbitrary text as a family file and as the abi file.
     #[test]
@@ -444,7 +447,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_RANDOM_TOML, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_RANDOM_TOML))]
 
     /// Random documents that are mostly TOML: known keys and tables with
     /// random values, so the serde model and the checker see more than

@@ -24,6 +24,9 @@ mod literals;
 #[path = "../../fuzz/src/wellformed.rs"]
 mod wellformed;
 
+#[path = "support/seeded.rs"]
+mod seeded;
+
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
@@ -656,7 +659,7 @@ fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_VALID, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_VALID))]
 
     /// Random valid manifests are accepted; their text survives exactly in
     /// every output and every output is well-formed.
@@ -742,7 +745,7 @@ fn expected_reader_output(ir: &Ir) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_COMPILE_C, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_COMPILE_C))]
 
     /// The header of a random manifest compiles as C99 and C++17 with
     /// strict warnings, and C reads back the exact text.
@@ -785,7 +788,7 @@ fn mypy_cache() -> &'static Path {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_PYTHON, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_PYTHON))]
 
     /// The Python package of a random manifest imports, reads back the
     /// exact text, and (for the first samples) passes mypy --strict.
@@ -943,7 +946,7 @@ fn mutate(text: &str, m: &Mutation) -> String {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_MUTATED, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_MUTATED))]
 
     /// A generated manifest with 1..4 mutations in one family (or in the
     /// abi): diagnostics, never a panic; whatever is still accepted emits
@@ -981,7 +984,7 @@ const FORBIDDEN: &[char] = &[
 ];
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: CASES_FORBIDDEN, ..ProptestConfig::default() })]
+    #![proptest_config(seeded::config(CASES_FORBIDDEN))]
 
     /// A control, bidirectional or invisible character in any free-text
     /// field (written raw or as a TOML escape) is reported as KF1001 and

@@ -12,6 +12,8 @@
 #[path = "../../fuzz/src/lib.rs"]
 #[allow(dead_code)]
 mod bodies;
+#[path = "../../codegen/tests/support/seeded.rs"]
+mod seeded;
 
 use kfam_runtime::{find_family, validate_call, CallRule, DType, StorageFormat, TensorArg};
 use proptest::prelude::*;
@@ -147,9 +149,8 @@ fn apply(doc: &mut Value, e: &Edit) {
 fn config(cases: u32) -> ProptestConfig {
     // Failures are kept as explicit regression tests below, not in a file.
     ProptestConfig {
-        cases,
         failure_persistence: None,
-        ..ProptestConfig::default()
+        ..seeded::config(cases)
     }
 }
 
@@ -345,6 +346,33 @@ fn regression_call_contiguity_does_not_saturate() {
 /// read `"$comment": null` (and `null` for any optional key) as an absent
 /// key and admitted the document, while the published schema and the
 /// reference reader refuse `null`. A `null` is now malformed everywhere.
+/// Found by `call_bytes` in CI: an empty view with zero strides. The
+/// runtime accepts it (an empty view accesses nothing, so any strides
+/// describe it, as in torch and the conformance vector
+/// `call_mm_empty_view_any_strides`); the oracle wrongly demanded
+/// contiguous strides of it.
+#[test]
+fn regression_call_oracle_empty_view_any_strides() {
+    let family = find_family("mul_fp4_dequant").unwrap();
+    let view = |shape: &'static [i64], strides: &'static [i64], bytes, storage| TensorArg {
+        dtype: DType::Fp4,
+        shape,
+        strides,
+        storage_offset: 0,
+        storage_bytes: bytes,
+        storage,
+        format: StorageFormat::Nd,
+        device_index: 0,
+    };
+    let tensors = [
+        view(&[1, 256], &[256, 1], 128, 1),
+        view(&[0, 256], &[0, 0], 0, 1),
+        view(&[25, 256], &[256, 1], 3200, 0),
+    ];
+    assert!(validate_call(family, &tensors, &[]).is_ok());
+    assert_eq!(bodies::call_oracle(family, &tensors, &[]), Ok(()));
+}
+
 #[test]
 fn regression_admission_refuses_null_for_optional_keys() {
     use kfam_runtime::{admit, Admission};
