@@ -337,6 +337,18 @@ vocab! {
     }
 }
 
+/// What a scalar parameter of some dtype accepts ([`DType::scalar_domain`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarDomain {
+    /// Only a bool.
+    Bool,
+    /// An integer in `[lo, hi]`; no float (never truncated), no bool.
+    Int(i128, i128),
+    /// Any number (int or float, not bool) whose magnitude, when finite, is
+    /// at most this largest finite value; inf and nan pass.
+    Float(f64),
+}
+
 impl DType {
     /// Storage size of one element in bits.
     pub const fn bits(self) -> u32 {
@@ -346,6 +358,28 @@ impl DType {
             DType::Fp16 | DType::Bf16 | DType::Int16 | DType::Uint16 => 16,
             DType::Fp32 | DType::Int32 | DType::Uint32 => 32,
             DType::Int64 | DType::Uint64 => 64,
+        }
+    }
+
+    /// What a scalar argument of this dtype accepts (call validation in
+    /// every language). Exhaustive: a new dtype needs a domain to compile.
+    pub const fn scalar_domain(self) -> ScalarDomain {
+        match self {
+            DType::Bool => ScalarDomain::Bool,
+            DType::Int8 => ScalarDomain::Int(i8::MIN as i128, i8::MAX as i128),
+            DType::Int16 => ScalarDomain::Int(i16::MIN as i128, i16::MAX as i128),
+            DType::Int32 => ScalarDomain::Int(i32::MIN as i128, i32::MAX as i128),
+            DType::Int64 => ScalarDomain::Int(i64::MIN as i128, i64::MAX as i128),
+            DType::Uint8 => ScalarDomain::Int(0, u8::MAX as i128),
+            DType::Uint16 => ScalarDomain::Int(0, u16::MAX as i128),
+            DType::Uint32 => ScalarDomain::Int(0, u32::MAX as i128),
+            DType::Uint64 => ScalarDomain::Int(0, u64::MAX as i128),
+            DType::Fp32 => ScalarDomain::Float(f32::MAX as f64),
+            DType::Fp16 => ScalarDomain::Float(65504.0),
+            DType::Bf16 => ScalarDomain::Float(3.389_531_389_251_535_5e38),
+            DType::Fp8e4m3fn => ScalarDomain::Float(448.0),
+            DType::Fp8e8m0 => ScalarDomain::Float(1.701_411_834_604_692_3e38),
+            DType::Fp4 => ScalarDomain::Float(6.0),
         }
     }
 

@@ -1030,6 +1030,17 @@ impl CallRule {
         }
     }
 }
+/// What a scalar parameter of some dtype accepts ([`DType::scalar_domain`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarDomain {
+    /// Only a bool.
+    Bool,
+    /// An integer in `[lo, hi]`; no float (never truncated), no bool.
+    Int(i128, i128),
+    /// Any number (int or float, not bool) whose magnitude, when
+    /// finite, is at most this largest finite value; inf and nan pass.
+    Float(f64),
+}
 impl DType {
     /// Storage size of one element in bits (packed fp4: 4).
     pub const fn bits(self) -> u32 {
@@ -1049,6 +1060,26 @@ impl DType {
             DType::Fp8e4m3fn => 8,
             DType::Fp8e8m0 => 8,
             DType::Fp4 => 4,
+        }
+    }
+    /// What a scalar argument of this dtype accepts.
+    pub const fn scalar_domain(self) -> ScalarDomain {
+        match self {
+            DType::Fp32 => ScalarDomain::Float(3.4028234663852886e38),
+            DType::Fp16 => ScalarDomain::Float(65504.0),
+            DType::Int32 => ScalarDomain::Int(-2147483648, 2147483647),
+            DType::Int16 => ScalarDomain::Int(-32768, 32767),
+            DType::Int8 => ScalarDomain::Int(-128, 127),
+            DType::Uint8 => ScalarDomain::Int(0, 255),
+            DType::Bf16 => ScalarDomain::Float(3.3895313892515355e38),
+            DType::Int64 => ScalarDomain::Int(-9223372036854775808, 9223372036854775807),
+            DType::Uint64 => ScalarDomain::Int(0, 18446744073709551615),
+            DType::Uint16 => ScalarDomain::Int(0, 65535),
+            DType::Uint32 => ScalarDomain::Int(0, 4294967295),
+            DType::Bool => ScalarDomain::Bool,
+            DType::Fp8e4m3fn => ScalarDomain::Float(448.0),
+            DType::Fp8e8m0 => ScalarDomain::Float(1.7014118346046923e38),
+            DType::Fp4 => ScalarDomain::Float(6.0),
         }
     }
 }

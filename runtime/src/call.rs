@@ -2,7 +2,9 @@
 //! typed scalars checked against a family's signature. No heap allocation.
 
 use crate::types::{Family, Param};
-use crate::vocab::{CallRule, DType, Direction, Layout, ScalarValueKind, StorageFormat};
+use crate::vocab::{
+    CallRule, DType, Direction, Layout, ScalarDomain, ScalarValueKind, StorageFormat,
+};
 
 /// A borrowed tensor argument, described without touching its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -189,28 +191,14 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
 }
 
 fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
-    let (lo, hi): (i128, i128) = match p.dtype {
-        DType::Bool => {
+    let (lo, hi) = match p.dtype.scalar_domain() {
+        ScalarDomain::Bool => {
             return match v {
                 ScalarValue::Bool(_) => Ok(()),
                 _ => Err(fail(CallRule::ScalarType, p)),
             };
         }
-        DType::Int8 => (i8::MIN.into(), i8::MAX.into()),
-        DType::Int16 => (i16::MIN.into(), i16::MAX.into()),
-        DType::Int32 => (i32::MIN.into(), i32::MAX.into()),
-        DType::Int64 => (i64::MIN.into(), i64::MAX.into()),
-        DType::Uint8 => (0, u8::MAX.into()),
-        DType::Uint16 => (0, u16::MAX.into()),
-        DType::Uint32 => (0, u32::MAX.into()),
-        DType::Uint64 => (0, u64::MAX.into()),
-        DType::Fp32
-        | DType::Fp16
-        | DType::Bf16
-        | DType::Fp8e4m3fn
-        | DType::Fp8e8m0
-        | DType::Fp4 => {
-            let max = float_max(p.dtype);
+        ScalarDomain::Float(max) => {
             let x = match v {
                 ScalarValue::Float(x) => x,
                 ScalarValue::Int(i) => i as f64,
@@ -223,6 +211,7 @@ fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
                 Ok(())
             };
         }
+        ScalarDomain::Int(lo, hi) => (lo, hi),
     };
     let x: i128 = match v {
         ScalarValue::Int(i) => i.into(),
@@ -234,18 +223,6 @@ fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
         return Err(fail(CallRule::ScalarRange, p));
     }
     Ok(())
-}
-
-/// Largest finite value of a float dtype.
-pub fn float_max(d: DType) -> f64 {
-    match d {
-        DType::Fp16 => 65504.0,
-        DType::Bf16 => 3.3895313892515355e38,
-        DType::Fp8e4m3fn => 448.0,
-        DType::Fp8e8m0 => 1.7014118346046923e38,
-        DType::Fp4 => 6.0,
-        _ => f32::MAX as f64,
-    }
 }
 
 /// Validate one call of `family`. `tensors` are the tensor arguments in

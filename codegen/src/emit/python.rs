@@ -28,8 +28,8 @@ use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
 use crate::names;
 use crate::vocab::{
     Admission, Backend, BinaryOp, BindingKind, CallRule, Capability, Catalog, Contract, DType,
-    Direction, ExecutionMode, Layout, Member, OperationKind, ParamKind, Platform, Runtime, Status,
-    CATALOGS,
+    Direction, ExecutionMode, Layout, Member, OperationKind, ParamKind, Platform, Runtime,
+    ScalarDomain, Status, CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -431,39 +431,6 @@ const RUNTIME_DATA_MARKER: &str = "# @kfam-data: the generator writes the data t
 /// Largest `compiled_meta.json` admitted (`kfam_runtime::admission::MAX_DOCUMENT_BYTES`).
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 
-/// What a scalar parameter of a dtype accepts (`kfam_runtime::call`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ScalarDomain {
-    /// Only a bool.
-    Bool,
-    /// An integer in `[lo, hi]`; no float, no bool.
-    Int(i128, i128),
-    /// Any number whose magnitude, when finite, is at most the largest finite value.
-    Float(f64),
-}
-
-/// The scalar domain of each dtype, as `kfam_runtime::call::check_scalar` and
-/// `float_max` decide it. Exhaustive: a new dtype does not compile until it has one.
-pub fn scalar_domain(d: DType) -> ScalarDomain {
-    match d {
-        DType::Bool => ScalarDomain::Bool,
-        DType::Int8 => ScalarDomain::Int(i8::MIN.into(), i8::MAX.into()),
-        DType::Int16 => ScalarDomain::Int(i16::MIN.into(), i16::MAX.into()),
-        DType::Int32 => ScalarDomain::Int(i32::MIN.into(), i32::MAX.into()),
-        DType::Int64 => ScalarDomain::Int(i64::MIN.into(), i64::MAX.into()),
-        DType::Uint8 => ScalarDomain::Int(0, u8::MAX.into()),
-        DType::Uint16 => ScalarDomain::Int(0, u16::MAX.into()),
-        DType::Uint32 => ScalarDomain::Int(0, u32::MAX.into()),
-        DType::Uint64 => ScalarDomain::Int(0, u64::MAX.into()),
-        DType::Fp32 => ScalarDomain::Float(f64::from(f32::MAX)),
-        DType::Fp16 => ScalarDomain::Float(65504.0),
-        DType::Bf16 => ScalarDomain::Float(3.389_531_389_251_535_5e38),
-        DType::Fp8e4m3fn => ScalarDomain::Float(448.0),
-        DType::Fp8e8m0 => ScalarDomain::Float(1.701_411_834_604_692_3e38),
-        DType::Fp4 => ScalarDomain::Float(6.0),
-    }
-}
-
 /// A Python `float` literal that evaluates to exactly `x` (finite).
 fn py_float(x: f64) -> String {
     assert!(x.is_finite(), "{x}");
@@ -489,7 +456,7 @@ fn runtime_data() -> String {
     let (mut floats, mut ints) = (Vec::new(), Vec::new());
     for &d in DType::ALL {
         let key = member(DType::NAME, d.as_str());
-        match scalar_domain(d) {
+        match d.scalar_domain() {
             ScalarDomain::Bool => {}
             ScalarDomain::Int(lo, hi) => ints.push(format!("{key}: ({lo}, {hi})")),
             ScalarDomain::Float(max) => floats.push(format!("{key}: {}", py_float(max))),
@@ -1173,7 +1140,7 @@ mod tests {
     #[test]
     fn scalar_domains_follow_the_dtype() {
         for &d in DType::ALL {
-            match scalar_domain(d) {
+            match d.scalar_domain() {
                 ScalarDomain::Bool => assert_eq!(d, DType::Bool),
                 ScalarDomain::Float(max) => {
                     assert!(d.is_float() && max.is_finite() && max > 0.0, "{d}");

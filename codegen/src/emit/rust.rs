@@ -17,7 +17,9 @@ use super::pretty::{Printer, INDENT};
 use super::{marker_line, GeneratedFile};
 use crate::ir::{Family, Ir, Operation};
 use crate::names::shouty;
-use crate::vocab::{Admission, CallRule, Capability, Catalog, Member, Status, CATALOGS};
+use crate::vocab::{
+    Admission, CallRule, Capability, Catalog, DType, Member, ScalarDomain, Status, CATALOGS,
+};
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
@@ -135,11 +137,29 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
         })
         .collect();
     let status = enum_with_members(&Status::CATALOG, &members);
-    // Element widths come from the generator's DType, the one place they are declared.
-    let bits = crate::vocab::DType::ALL.iter().map(|d| {
+    // Element widths and scalar domains come from the generator's DType,
+    // the one place they are declared.
+    let bits = DType::ALL.iter().map(|d| {
         let v = ident(d.variant_name());
         let b = Literal::u32_unsuffixed(d.bits());
         quote!(DType::#v => #b)
+    });
+    let domains = DType::ALL.iter().map(|d| {
+        let v = ident(d.variant_name());
+        let domain = match d.scalar_domain() {
+            ScalarDomain::Bool => quote!(ScalarDomain::Bool),
+            ScalarDomain::Int(lo, hi) => {
+                let (lo, hi) = (Literal::i128_unsuffixed(lo), Literal::i128_unsuffixed(hi));
+                quote!(ScalarDomain::Int(#lo, #hi))
+            }
+            ScalarDomain::Float(max) => {
+                // `Debug` is the shortest spelling that reads back exactly
+                // (`3.4028234663852886e38`), where `Display` spells 39 digits.
+                let max: TokenStream = format!("{max:?}").parse().expect("a float literal");
+                quote!(ScalarDomain::Float(#max))
+            }
+        };
+        quote!(DType::#v => #domain)
     });
     // The status each decision outcome is reported with, from `vocab.rs`.
     fn status_impl<T: Copy>(
@@ -177,10 +197,25 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
         #capability
         #admission
         #call
+        /// What a scalar parameter of some dtype accepts ([`DType::scalar_domain`]).
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub enum ScalarDomain {
+            /// Only a bool.
+            Bool,
+            /// An integer in `[lo, hi]`; no float (never truncated), no bool.
+            Int(i128, i128),
+            /// Any number (int or float, not bool) whose magnitude, when
+            /// finite, is at most this largest finite value; inf and nan pass.
+            Float(f64),
+        }
         impl DType {
             /// Storage size of one element in bits (packed fp4: 4).
             pub const fn bits(self) -> u32 {
                 match self { #(#bits,)* }
+            }
+            /// What a scalar argument of this dtype accepts.
+            pub const fn scalar_domain(self) -> ScalarDomain {
+                match self { #(#domains,)* }
             }
         }
     }

@@ -1,0 +1,47 @@
+//! Time each phase of the pipeline, one thread, on a synthetic manifest:
+//! `cargo run --release -p kfam-codegen --example phases -- 10000`.
+//! Where the benchmark `pipeline/N` says how long, this says where.
+
+use std::time::Instant;
+
+use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(10_000);
+    let (abi, families) = synth::manifest(n, 1).sources("manifest");
+    let mut report = Report::default();
+    let ms = |t: Instant| t.elapsed().as_secs_f64() * 1e3;
+    let start = Instant::now();
+    let loaded = load::load_sources(abi, families, &mut report);
+    println!(
+        "    load: {:7.1} ms (two threads at 64 files or more)",
+        ms(start)
+    );
+    let t = Instant::now();
+    let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
+    println!("   check: {:7.1} ms", ms(t));
+    let phases: [(&str, &dyn Fn() -> usize); 6] = [
+        ("lock", &|| gate::lock_contents(&loaded, &ir).len()),
+        ("rust", &|| size(emit::rust::emit(&ir))),
+        ("c", &|| size(emit::c::emit(&ir))),
+        ("python", &|| size(emit::python::emit(&ir))),
+        ("schema", &|| size(emit::schema::emit(&ir))),
+        ("docs", &|| size(emit::docs::emit(&ir))),
+    ];
+    for (name, phase) in phases {
+        let t = Instant::now();
+        let bytes = phase();
+        println!("{name:>8}: {:7.1} ms  {:6.1} MB", ms(t), bytes as f64 / 1e6);
+    }
+    println!(
+        "   total: {:7.1} ms (emitters one after another)",
+        ms(start)
+    );
+}
+
+fn size(files: Vec<emit::GeneratedFile>) -> usize {
+    files.iter().map(|f| f.contents.len()).sum()
+}
