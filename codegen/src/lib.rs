@@ -12,6 +12,11 @@ pub mod emit;
 pub mod gate;
 pub mod ir;
 pub mod load;
+pub mod lookup_hash {
+    include!("lookup_hash.rs");
+    /// This file's text, which the Rust emitter writes out.
+    pub const SOURCE: &str = include_str!("lookup_hash.rs");
+}
 pub mod model;
 pub mod names;
 pub mod synth;

@@ -15,11 +15,11 @@ fn runtime_and_generator_hash_alike() {
     for k in &keys {
         assert_eq!(
             key_hash(k.as_bytes()),
-            kfam_codegen::emit::rust::key_hash(k.as_bytes()),
+            kfam_codegen::lookup_hash::key_hash(k.as_bytes()),
             "{k:?}"
         );
     }
-    assert_eq!(EMPTY, kfam_codegen::emit::rust::INDEX_EMPTY);
+    assert_eq!(EMPTY, kfam_codegen::lookup_hash::EMPTY);
 }
 
 #[test]
