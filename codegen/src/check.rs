@@ -328,10 +328,12 @@ impl<'a> FamilyChecker<'a> {
             tensor_count,
             scalar_count,
             identity: String::new(),
+            canonical: String::new(),
             torch_schema: None,
             source: self.report.sources.get(self.id).path.clone(),
         };
-        family.identity = ir::sha256_hex(family.canonical_identity().as_bytes());
+        family.canonical = family.canonical_identity();
+        family.identity = ir::sha256_hex(family.canonical.as_bytes());
         // Offered only when requested (KF0901 guarantees it then exists).
         family.torch_schema = family.torch.then(|| family.torch_schema_string()).flatten();
         Some(family)

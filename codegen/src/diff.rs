@@ -204,7 +204,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
         d.push(rule, format!("torch {} -> {}", f.torch, g.torch));
     }
     let op = |x: &Family| {
-        serde_json::from_str::<serde_json::Value>(&x.canonical_identity())
+        serde_json::from_str::<serde_json::Value>(&x.canonical)
             .ok()
             .map(|v| v["operation"].clone())
     };

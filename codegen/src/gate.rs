@@ -113,7 +113,7 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
                     format!("approved revision {} of `{}` changed", f.revision, f.name),
                 )
                 .label("this revision is locked in approved.lock");
-                for change in identity_changes(&e.value.canonical.value, &f.canonical_identity()) {
+                for change in identity_changes(&e.value.canonical.value, &f.canonical) {
                     d = d.note(change);
                 }
                 d = d.help(format!(
@@ -398,7 +398,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
                 revision: f.revision,
                 identity: f.identity.clone(),
                 receipts,
-                canonical: f.canonical_identity(),
+                canonical: f.canonical.clone(),
             },
         );
     }

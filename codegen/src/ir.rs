@@ -58,8 +58,13 @@ pub struct Family {
     pub receipts: Vec<Receipt>,
     pub tensor_count: usize,
     pub scalar_count: usize,
-    /// SHA-256 (lowercase hex) of [`Family::canonical_identity`].
+    /// SHA-256 (lowercase hex) of [`Family::canonical`].
     pub identity: String,
+    /// [`Family::canonical_identity`], computed once when the family is
+    /// lowered: the digest, the lock and `kfam diff` all read it. Not
+    /// serialized (the digest stands for it in the outputs).
+    #[serde(skip)]
+    pub canonical: String,
     /// The torch dispatcher schema (see [`Family::torch_schema_string`])
     /// when the family requests a torch binding (`torch = true`).
     pub torch_schema: Option<String>,
