@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
-use crate::diag::{Code, Diagnostic, FileId, Report};
+use crate::diag::{Code, Diagnostic, FileId, Report, SourceMap};
 use crate::ir::{self, fp4_lowered, nz_lowered, static_byte_size};
 use crate::load::Loaded;
 use crate::model::{self, AliasRef, Spanned};
@@ -34,9 +34,11 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
         max_rank: a.max_rank,
     });
 
-    let mut families = Vec::new();
+    // Names and digests are unique across files: one pass in file order,
+    // so the first declaration is the one the others are reported against.
     let mut digests: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
     let mut seen: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
+    let mut jobs = Vec::with_capacity(loaded.families.len());
     for (id, file) in &loaded.families {
         let name = &file.name;
         let duplicate = if let Some((first, span)) = seen.get(name.value.as_str()) {
@@ -73,12 +75,19 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
                 digests.insert(&sha.value, (*id, sha.span.clone()));
             }
         }
-        if let Some(f) = FamilyChecker::new(*id, file, &limits, report)
+        jobs.push((*id, file, duplicate));
+    }
+    // Each family is checked on its own (two threads for large manifests).
+    let sources = &report.sources;
+    let checked = crate::par::map(&jobs, |&(id, file, duplicate)| {
+        FamilyChecker::new(id, file, &limits, sources)
             .duplicate_name(duplicate)
             .run()
-        {
-            families.push(f);
-        }
+    });
+    let mut families = Vec::with_capacity(checked.len());
+    for (family, diagnostics) in checked {
+        report.diagnostics.extend(diagnostics);
+        families.extend(family);
     }
 
     crate::gate::check(loaded, &families, report);
@@ -215,8 +224,9 @@ struct FamilyChecker<'a> {
     id: FileId,
     file: &'a model::FamilyFile,
     limits: &'a Limits,
-    report: &'a mut Report,
-    errors_before: usize,
+    sources: &'a SourceMap,
+    /// This family's diagnostics, merged into the report afterwards.
+    diagnostics: Vec<Diagnostic>,
     /// Name -> index into `params`, first declaration wins.
     param_index: HashMap<&'a str, usize>,
     params: Vec<ir::Param>,
@@ -232,15 +242,14 @@ impl<'a> FamilyChecker<'a> {
         id: FileId,
         file: &'a model::FamilyFile,
         limits: &'a Limits,
-        report: &'a mut Report,
+        sources: &'a SourceMap,
     ) -> Self {
-        let errors_before = report.error_count();
         FamilyChecker {
             id,
             file,
             limits,
-            report,
-            errors_before,
+            sources,
+            diagnostics: Vec::new(),
             param_index: HashMap::new(),
             params: Vec::new(),
             bad_params: HashSet::new(),
@@ -254,13 +263,23 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn push(&mut self, d: Diagnostic) {
-        self.report.diagnostics.push(d);
+        self.diagnostics.push(d);
     }
 
-    fn run(mut self) -> Option<ir::Family> {
+    fn error_count(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.is_error()).count()
+    }
+
+    /// The family's IR when it has no errors, and its diagnostics.
+    fn run(mut self) -> (Option<ir::Family>, Vec<Diagnostic>) {
+        let family = self.lower();
+        (family, self.diagnostics)
+    }
+
+    fn lower(&mut self) -> Option<ir::Family> {
         let f = self.file;
         self.check_name(&f.name, "family");
-        let stem = Path::new(&self.report.sources.get(self.id).path)
+        let stem = Path::new(&self.sources.get(self.id).path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_default();
@@ -296,9 +315,9 @@ impl<'a> FamilyChecker<'a> {
         self.check_text(&f.summary, "summary", true, true);
 
         for p in &f.params {
-            let before = self.report.error_count();
+            let before = self.error_count();
             self.check_param(p);
-            if self.report.error_count() > before {
+            if self.error_count() > before {
                 self.bad_params.insert(self.params.len() - 1);
             }
         }
@@ -309,7 +328,7 @@ impl<'a> FamilyChecker<'a> {
         let receipts = self.check_receipts(&profiles);
         self.check_torch();
 
-        if self.report.error_count() > self.errors_before {
+        if self.error_count() > 0 {
             return None;
         }
         let tensor_count = self.params.iter().filter(|p| p.is_tensor()).count();
@@ -321,7 +340,7 @@ impl<'a> FamilyChecker<'a> {
             contract: f.contract.value,
             torch: f.torch.as_ref().is_some_and(|t| t.value),
             operation: operation?,
-            params: self.params,
+            params: std::mem::take(&mut self.params),
             returns,
             profiles,
             receipts,
@@ -330,7 +349,7 @@ impl<'a> FamilyChecker<'a> {
             identity: String::new(),
             canonical: String::new(),
             torch_schema: None,
-            source: self.report.sources.get(self.id).path.clone(),
+            source: self.sources.get(self.id).path.clone(),
         };
         family.canonical = family.canonical_identity();
         family.identity = ir::sha256_hex(family.canonical.as_bytes());
@@ -382,7 +401,7 @@ impl<'a> FamilyChecker<'a> {
         {
             let name = char_name(c).map_or(String::new(), |n| format!(" ({n})"));
             // Point at the character (it may be invisible) or its escape.
-            let src = &self.report.sources.get(self.id).text;
+            let src = &self.sources.get(self.id).text;
             let literal = src
                 .get(text.span.clone())
                 .filter(|_| c != '\n')
@@ -692,7 +711,7 @@ impl<'a> FamilyChecker<'a> {
                 } else {
                     "max_scalar_args"
                 };
-                self.report.diagnostics.push(
+                self.diagnostics.push(
                     err(
                         code,
                         self.id,

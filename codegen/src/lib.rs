@@ -19,6 +19,7 @@ pub mod lookup_hash {
 }
 pub mod model;
 pub mod names;
+mod par;
 pub mod synth;
 pub mod vocab;
 pub mod write;

@@ -93,33 +93,14 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
 /// Parse the family documents `ids` (already in `report.sources`), on two
 /// threads when there are many; results and diagnostics in `ids` order.
 fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFile)> {
-    let parse_all =
-        |ids: &[FileId], report: &Report| -> Vec<(FileId, Result<FamilyFile, Diagnostic>)> {
-            ids.iter()
-                .map(|&id| {
-                    let file = report.sources.get(id);
-                    (
-                        id,
-                        parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
-                    )
-                })
-                .collect()
-        };
-    let results = if ids.len() >= 64 {
-        let (first, second) = ids.split_at(ids.len() / 2);
-        let shared: &Report = report;
-        std::thread::scope(|scope| {
-            let other = scope.spawn(|| parse_all(second, shared));
-            let mut results = parse_all(first, shared);
-            match other.join() {
-                Ok(more) => results.extend(more),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-            results
-        })
-    } else {
-        parse_all(ids, report)
-    };
+    let sources = &report.sources;
+    let results = crate::par::map(ids, |&id| {
+        let file = sources.get(id);
+        (
+            id,
+            parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
+        )
+    });
     let mut families = Vec::with_capacity(results.len());
     for (id, result) in results {
         match result {
