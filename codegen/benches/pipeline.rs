@@ -19,6 +19,11 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use kfam_codegen::{check, diag::Report, emit, load, synth};
 
+// The `kfam` binary's allocator, so `pipeline/N` measures what `kfam generate` runs.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 const SEED: u64 = 1;
 
 fn sizes() -> Vec<usize> {

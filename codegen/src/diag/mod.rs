@@ -217,12 +217,14 @@ impl Diagnostic {
                 let end = src.text[span.end..]
                     .find('\n')
                     .map_or(src.text.len(), |i| span.end + i);
-                let mut ann = AnnotationKind::Primary.span(span.start - start..span.end - start);
+                let (lines, span) =
+                    show_invisible(&src.text[start..end], span.start - start..span.end - start);
+                let mut ann = AnnotationKind::Primary.span(span);
                 if let Some(label) = &self.label {
                     ann = ann.label(label.as_str());
                 }
                 title.element(
-                    Snippet::source(&src.text[start..end])
+                    Snippet::source(lines)
                         .line_start(line + 1)
                         .path(src.path.as_str())
                         .annotation(ann),
@@ -281,6 +283,32 @@ fn visible_span(text: &str, span: Range<usize>) -> Range<usize> {
     start..end
 }
 
+/// `lines` with every invisible character (zero-width, line and paragraph
+/// separators, bidi marks and overrides: what the checker refuses in text)
+/// shown as U+FFFD, and `span` moved to match: a snippet must not hide what
+/// a hostile file holds, nor break its line on screen. annotate-snippets
+/// already shows control characters as control pictures (`␛`).
+fn show_invisible(lines: &str, span: Range<usize>) -> (std::borrow::Cow<'_, str>, Range<usize>) {
+    let invisible = |c: char| !c.is_control() && crate::check::is_forbidden_char(c, true);
+    if !lines.contains(invisible) {
+        return (lines.into(), span);
+    }
+    let mut out = String::with_capacity(lines.len() + 8);
+    let (mut start, mut end) = (None, None);
+    for (i, c) in lines.char_indices() {
+        if i == span.start {
+            start = Some(out.len());
+        }
+        if i == span.end {
+            end = Some(out.len());
+        }
+        out.push(if invisible(c) { '\u{FFFD}' } else { c });
+    }
+    let start = start.unwrap_or(out.len());
+    let end = end.unwrap_or(out.len());
+    (out.into(), start..end)
+}
+
 /// All diagnostics of a run, with the sources they point into.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -337,5 +365,24 @@ impl Report {
             out.push('\n');
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::show_invisible;
+
+    #[test]
+    fn invisible_characters_are_shown_and_spans_follow() {
+        let line = "a\u{200b}b \u{2028}\u{202e}cd\u{feff}";
+        let at = |s: &str| line.find(s).unwrap();
+        let (shown, span) = show_invisible(line, at("cd")..at("cd") + 2);
+        assert_eq!(shown, "a\u{fffd}b \u{fffd}\u{fffd}cd\u{fffd}");
+        assert_eq!(&shown[span], "cd");
+        // A span to the end of the text, and text without invisible characters.
+        let (shown, span) = show_invisible(line, at("\u{feff}")..line.len());
+        assert_eq!(&shown[span], "\u{fffd}");
+        let (shown, span) = show_invisible("plain\ttext", 1..3);
+        assert_eq!((&*shown, span), ("plain\ttext", 1..3));
     }
 }
