@@ -105,7 +105,7 @@ fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFil
     for (id, result) in results {
         match result {
             Ok(family) => families.push((id, family)),
-            Err(d) => report.diagnostics.push(d),
+            Err(d) => report.diagnostics.push(*d),
         }
     }
     families
@@ -265,28 +265,31 @@ fn parse_limited<T: DeserializeOwned>(id: FileId, limit: u64, report: &mut Repor
     match parse_text(id, &file.path, &file.text, limit) {
         Ok(v) => Some(v),
         Err(d) => {
-            report.diagnostics.push(d);
+            report.diagnostics.push(*d);
             None
         }
     }
 }
 
-/// Parse one document's text: syntax first, then the serde model.
+/// Parse one document's text: syntax first, then the serde model. The
+/// diagnostic is boxed: the success path, taken once per family file,
+/// then moves a small result.
 fn parse_text<T: DeserializeOwned>(
     id: FileId,
     path: &str,
     text: &str,
     limit: u64,
-) -> Result<T, Diagnostic> {
+) -> Result<T, Box<Diagnostic>> {
     if text.len() as u64 > limit {
-        return Err(Diagnostic::at_path(
+        return Err(Box::new(Diagnostic::at_path(
             Code::Io,
             path.to_owned(),
             format!("file is {} bytes, over the limit of {limit}", text.len()),
-        ));
+        )));
     }
-    let de = toml::de::Deserializer::parse(text).map_err(|e| syntax_diagnostic(id, text, &e))?;
-    T::deserialize(de).map_err(|e| serde_diagnostic(id, &e))
+    let de = toml::de::Deserializer::parse(text)
+        .map_err(|e| Box::new(syntax_diagnostic(id, text, &e)))?;
+    T::deserialize(de).map_err(|e| Box::new(serde_diagnostic(id, &e)))
 }
 
 /// A TOML syntax error, made specific for the mistakes people make most: an

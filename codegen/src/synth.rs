@@ -36,6 +36,9 @@ recompile_required = -1006
 not_approved = -1007
 "#;
 
+/// A document as [`crate::check_sources`] takes it: (display path, text).
+pub type Source = (String, String);
+
 /// A synthetic manifest in memory.
 #[derive(Clone, Debug)]
 pub struct Synthetic {
@@ -48,7 +51,7 @@ pub struct Synthetic {
 impl Synthetic {
     /// The documents as [`crate::check_sources`] takes them, with display
     /// paths as `kfam check` would print them under `manifest_dir`.
-    pub fn sources(&self, manifest_dir: &str) -> (Option<(String, String)>, Vec<(String, String)>) {
+    pub fn sources(&self, manifest_dir: &str) -> (Option<Source>, Vec<Source>) {
         let abi = Some((format!("{manifest_dir}/abi.toml"), self.abi.clone()));
         let families = self
             .families

@@ -53,7 +53,9 @@ fn crlf_checkouts_are_not_stale() {
     let dir = tempfile::tempdir().unwrap();
     let f = file("x.rs", "body");
     fs::write(dir.path().join("x.rs"), f.contents.replace('\n', "\r\n")).unwrap();
-    assert!(check(dir.path(), &[f.clone()]).unwrap().is_empty());
+    assert!(check(dir.path(), std::slice::from_ref(&f))
+        .unwrap()
+        .is_empty());
     assert_eq!(write(dir.path(), &[f]).unwrap().unchanged, 1);
 }
 

@@ -404,7 +404,7 @@ fn library_family(record: *const Opaque) -> Option<&'static Family> {
     let &(base, stride) = TABLE.get_or_init(|| unsafe {
         let first = kfam_shim_family(0) as usize;
         let second = kfam_shim_family(1) as usize;
-        (first, if second > first { second - first } else { 0 })
+        (first, second.saturating_sub(first))
     });
     let offset = (record as usize).checked_sub(base)?;
     let index = match stride {

@@ -777,7 +777,6 @@ mod reference {
 
     use super::{doc, ident};
     use crate::ir::{Family, Ir, Operation};
-    use crate::lookup_hash::{key_hash, EMPTY};
     use crate::names::shouty;
 
     pub fn opt_str(s: &Option<String>) -> TokenStream {
