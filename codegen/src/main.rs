@@ -2,9 +2,9 @@
 //! output with `--check`), 2 usage or I/O errors.
 
 // Generation at scale builds and frees hundreds of megabytes of text; with
-// mimalloc it is ~15% faster at 10,000 families and scales linearly (the
-// system allocator hands the large buffers back to the kernel and faults
-// them in again). See docs/performance.md.
+// mimalloc it is ~15-30% faster at 10,000 families (the system allocator
+// hands each large buffer back to the kernel and faults it in again). See
+// docs/performance.md.
 #[cfg(feature = "mimalloc")]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
