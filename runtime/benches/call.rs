@@ -17,74 +17,25 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+#[path = "common/calls.rs"]
+mod calls;
 mod common;
+
 use kfam_runtime::ffi::{
-    kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CScalarValue, CTensorArg, Opaque,
+    kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CTensorArg, Opaque,
 };
-use kfam_runtime::{
-    find_family, validate_call, DType, ScalarValue, ScalarValueKind, Status, StorageFormat,
-    TensorArg,
-};
-
-mod fixture {
-    kfam_runtime::manifest!(
-        "benches/fixtures/scaled_matmul_bias_bf16.toml",
-        abi = "../manifest/abi.toml"
-    );
-}
-
-fn tensor<'a>(dtype: DType, shape: &'a [i64], strides: &'a [i64], storage: u64) -> TensorArg<'a> {
-    let elems: i64 = shape.iter().product();
-    TensorArg {
-        dtype,
-        shape,
-        strides,
-        storage_offset: 0,
-        storage_bytes: (elems as u64 * kfam_runtime::call::dtype_bits(dtype)).div_ceil(8),
-        storage,
-        format: StorageFormat::Nd,
-        device_index: 0,
-    }
-}
+use kfam_runtime::{validate_call, Status};
 
 fn bench_rust(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("validate_call/rust");
 
-    let add = find_family("add_bf16_1024").unwrap();
-    let (shape, strides) = ([1024i64], [1i64]);
-    let tensors = [
-        tensor(DType::Bf16, &shape, &strides, 0x1000),
-        tensor(DType::Bf16, &shape, &strides, 0x2000),
-        tensor(DType::Bf16, &shape, &strides, 0x3000),
-    ];
+    let (add, tensors) = calls::add();
     validate_call(add, &tensors, &[]).unwrap();
     group.bench_function("3_tensors", |b| {
         b.iter(|| validate_call(black_box(add), black_box(&tensors), black_box(&[])))
     });
 
-    let wide = fixture::families::scaled_matmul_bias_bf16::FAMILY;
-    let (xs, xst) = ([64i64, 256], [256i64, 1]);
-    let (ws, wst) = ([256i64, 512], [512i64, 1]);
-    let (bs, bst) = ([512i64], [1i64]);
-    let (ys, yst) = ([64i64, 512], [512i64, 1]);
-    let mut w = tensor(DType::Bf16, &ws, &wst, 0x2000);
-    w.format = StorageFormat::FractalNz;
-    let tensors = [
-        tensor(DType::Bf16, &xs, &xst, 0x1000),
-        w,
-        tensor(DType::Fp32, &bs, &bst, 0x3000),
-        tensor(DType::Fp32, &ys, &yst, 0x4000),
-    ];
-    let scalars = [
-        ScalarValue::Float(0.5),
-        ScalarValue::Float(1.0),
-        ScalarValue::Float(6.0),
-        ScalarValue::Int(64),
-        ScalarValue::Int(128),
-        ScalarValue::Int(1 << 40),
-        ScalarValue::Bool(true),
-        ScalarValue::Uint(1),
-    ];
+    let (wide, tensors, scalars) = calls::wide();
     validate_call(wide, &tensors, &scalars).unwrap();
     group.bench_function("12_params", |b| {
         b.iter(|| validate_call(black_box(wide), black_box(&tensors), black_box(&scalars)))
@@ -98,35 +49,6 @@ fn c_family(name: &std::ffi::CStr) -> *const Opaque {
     f
 }
 
-fn c_tensor(dtype: DType, shape: &[i64], strides: &[i64], storage: u64, nz: bool) -> CTensorArg {
-    let elems: i64 = shape.iter().product();
-    CTensorArg {
-        struct_size: std::mem::size_of::<CTensorArg>() as u32,
-        dtype: dtype.code(),
-        format: if nz {
-            StorageFormat::FractalNz
-        } else {
-            StorageFormat::Nd
-        }
-        .code(),
-        rank: shape.len() as u32,
-        shape: shape.as_ptr(),
-        strides: strides.as_ptr(),
-        storage_offset: 0,
-        storage_bytes: (elems as u64 * kfam_runtime::call::dtype_bits(dtype)).div_ceil(8),
-        storage,
-        device_index: 0,
-    }
-}
-
-fn c_scalar(kind: ScalarValueKind, value: CScalarValue) -> CScalarArg {
-    CScalarArg {
-        struct_size: std::mem::size_of::<CScalarArg>() as u32,
-        kind: kind.code(),
-        value,
-    }
-}
-
 fn bench_c(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("validate_call/c_abi");
     let mut err = CCallError {
@@ -136,12 +58,7 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
     };
 
     let add = c_family(c"add_bf16_1024");
-    let (shape, strides) = ([1024i64], [1i64]);
-    let tensors = [
-        c_tensor(DType::Bf16, &shape, &strides, 0x1000, false),
-        c_tensor(DType::Bf16, &shape, &strides, 0x2000, false),
-        c_tensor(DType::Bf16, &shape, &strides, 0x3000, false),
-    ];
+    let tensors = calls::c_add();
     let call = |f, t: &[CTensorArg], s: &[CScalarArg], err: &mut CCallError| unsafe {
         kfam_validate_call(f, t.as_ptr(), t.len(), s.as_ptr(), s.len(), err)
     };
@@ -158,18 +75,7 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
     });
 
     let mm = c_family(c"matmul_acc_nz_bf16");
-    let (xs, xst) = ([32i64, 64], [64i64, 1]);
-    let (ws, wst) = ([64i64, 128], [128i64, 1]);
-    let (acs, acst) = ([32i64, 128], [128i64, 1]);
-    let tensors = [
-        c_tensor(DType::Bf16, &xs, &xst, 0x1000, false),
-        c_tensor(DType::Bf16, &ws, &wst, 0x2000, true),
-        c_tensor(DType::Fp32, &acs, &acst, 0x3000, false),
-    ];
-    let scalars = [
-        c_scalar(ScalarValueKind::Int, CScalarValue { i64: 32 }),
-        c_scalar(ScalarValueKind::Float, CScalarValue { f64: 0.5 }),
-    ];
+    let (tensors, scalars) = calls::c_matmul();
     assert_eq!(call(mm, &tensors, &scalars, &mut err), Status::Ok.code());
     group.bench_function("3_tensors_2_scalars", |b| {
         b.iter(|| {

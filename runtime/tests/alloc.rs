@@ -9,13 +9,12 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use kfam_runtime::ffi::{
-    kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CScalarValue, CTensorArg,
-};
-use kfam_runtime::{
-    find_artifact, find_family, validate_call, DType, ScalarValue, ScalarValueKind, Status,
-    StorageFormat, TensorArg,
-};
+use kfam_runtime::ffi::{kfam_find_family, kfam_validate_call, CCallError};
+use kfam_runtime::{find_artifact, find_family, validate_call, DType, Status};
+
+/// The calls the `call` benchmark measures.
+#[path = "../benches/common/calls.rs"]
+mod calls;
 
 struct Counting;
 
@@ -57,27 +56,6 @@ fn allocations(mut f: impl FnMut()) -> u64 {
     ALLOCATIONS.with(Cell::get) - before
 }
 
-mod fixture {
-    kfam_runtime::manifest!(
-        "benches/fixtures/scaled_matmul_bias_bf16.toml",
-        abi = "../manifest/abi.toml"
-    );
-}
-
-fn tensor<'a>(dtype: DType, shape: &'a [i64], strides: &'a [i64], storage: u64) -> TensorArg<'a> {
-    let elems: i64 = shape.iter().product();
-    TensorArg {
-        dtype,
-        shape,
-        strides,
-        storage_offset: 0,
-        storage_bytes: (elems as u64 * kfam_runtime::call::dtype_bits(dtype)).div_ceil(8),
-        storage,
-        format: StorageFormat::Nd,
-        device_index: 0,
-    }
-}
-
 #[test]
 fn counting_allocator_sees_allocations() {
     // The harness itself is sound: a Vec is counted.
@@ -86,13 +64,7 @@ fn counting_allocator_sees_allocations() {
 
 #[test]
 fn validate_call_three_tensors_allocates_nothing() {
-    let add = find_family("add_bf16_1024").unwrap();
-    let (shape, strides) = ([1024i64], [1i64]);
-    let tensors = [
-        tensor(DType::Bf16, &shape, &strides, 0x1000),
-        tensor(DType::Bf16, &shape, &strides, 0x2000),
-        tensor(DType::Bf16, &shape, &strides, 0x3000),
-    ];
+    let (add, tensors) = calls::add();
     let n = allocations(|| {
         std::hint::black_box(validate_call(add, &tensors, &[])).unwrap();
     });
@@ -108,30 +80,8 @@ fn validate_call_three_tensors_allocates_nothing() {
 
 #[test]
 fn validate_call_twelve_params_allocates_nothing() {
-    let wide = fixture::families::scaled_matmul_bias_bf16::FAMILY;
+    let (wide, tensors, scalars) = calls::wide();
     assert_eq!(wide.params.len(), 12);
-    let (xs, xst) = ([64i64, 256], [256i64, 1]);
-    let (ws, wst) = ([256i64, 512], [512i64, 1]);
-    let (bs, bst) = ([512i64], [1i64]);
-    let (ys, yst) = ([64i64, 512], [512i64, 1]);
-    let mut w = tensor(DType::Bf16, &ws, &wst, 0x2000);
-    w.format = StorageFormat::FractalNz;
-    let tensors = [
-        tensor(DType::Bf16, &xs, &xst, 0x1000),
-        w,
-        tensor(DType::Fp32, &bs, &bst, 0x3000),
-        tensor(DType::Fp32, &ys, &yst, 0x4000),
-    ];
-    let scalars = [
-        ScalarValue::Float(0.5),
-        ScalarValue::Float(1.0),
-        ScalarValue::Float(6.0),
-        ScalarValue::Int(64),
-        ScalarValue::Int(128),
-        ScalarValue::Int(1 << 40),
-        ScalarValue::Bool(true),
-        ScalarValue::Uint(1),
-    ];
     let n = allocations(|| {
         std::hint::black_box(validate_call(wide, &tensors, &scalars)).unwrap();
     });
@@ -145,43 +95,7 @@ fn c_abi_validate_call_allocates_nothing() {
         unsafe { kfam_find_family(c"matmul_acc_nz_bf16".as_ptr(), &mut family) },
         0
     );
-    let c_tensor = |dtype: DType, shape: &[i64], strides: &[i64], storage: u64, nz: bool| {
-        let elems: i64 = shape.iter().product();
-        CTensorArg {
-            struct_size: std::mem::size_of::<CTensorArg>() as u32,
-            dtype: dtype.code(),
-            format: if nz {
-                StorageFormat::FractalNz
-            } else {
-                StorageFormat::Nd
-            }
-            .code(),
-            rank: shape.len() as u32,
-            shape: shape.as_ptr(),
-            strides: strides.as_ptr(),
-            storage_offset: 0,
-            storage_bytes: (elems as u64 * kfam_runtime::call::dtype_bits(dtype)).div_ceil(8),
-            storage,
-            device_index: 0,
-        }
-    };
-    let (xs, xst) = ([32i64, 64], [64i64, 1]);
-    let (ws, wst) = ([64i64, 128], [128i64, 1]);
-    let (acs, acst) = ([32i64, 128], [128i64, 1]);
-    let tensors = [
-        c_tensor(DType::Bf16, &xs, &xst, 0x1000, false),
-        c_tensor(DType::Bf16, &ws, &wst, 0x2000, true),
-        c_tensor(DType::Fp32, &acs, &acst, 0x3000, false),
-    ];
-    let scalar = |kind: ScalarValueKind, value| CScalarArg {
-        struct_size: std::mem::size_of::<CScalarArg>() as u32,
-        kind: kind.code(),
-        value,
-    };
-    let scalars = [
-        scalar(ScalarValueKind::Int, CScalarValue { i64: 32 }),
-        scalar(ScalarValueKind::Float, CScalarValue { f64: 0.5 }),
-    ];
+    let (tensors, scalars) = calls::c_matmul();
     let mut err = CCallError {
         struct_size: std::mem::size_of::<CCallError>() as u32,
         rule: 0,
@@ -194,6 +108,18 @@ fn c_abi_validate_call_allocates_nothing() {
         assert_eq!(status, Status::Ok.code());
     });
     assert_eq!(n, 0, "kfam_validate_call allocated");
+    let mut add = std::ptr::null();
+    assert_eq!(
+        unsafe { kfam_find_family(c"add_bf16_1024".as_ptr(), &mut add) },
+        0
+    );
+    let tensors = calls::c_add();
+    let n = allocations(|| {
+        let status =
+            unsafe { kfam_validate_call(add, tensors.as_ptr(), 3, std::ptr::null(), 0, &mut err) };
+        assert_eq!(status, Status::Ok.code());
+    });
+    assert_eq!(n, 0, "3-tensor kfam_validate_call allocated");
 }
 
 #[test]
