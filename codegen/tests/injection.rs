@@ -176,47 +176,13 @@ fn sha(i: usize) -> String {
 /// Each output is well-formed and holds exactly `texts`.
 fn assert_outputs(files: &[GeneratedFile], texts: &[&str], context: &str) {
     for f in files {
-        match f.path.rsplit('.').next().unwrap_or("") {
-            "rs" => {
-                if let Err(e) = syn::parse_file(&f.contents) {
-                    panic!("{context}: {} does not parse: {e}", f.path);
-                }
-            }
-            "json" => {
-                serde_json::from_str::<serde_json::Value>(&f.contents)
-                    .unwrap_or_else(|e| panic!("{context}: {}: {e}", f.path));
-            }
-            "h" => {
-                assert!(f.contents.is_ascii(), "{context}: {} is not ASCII", f.path);
-                wellformed::c_well_formed(&f.contents)
-                    .unwrap_or_else(|e| panic!("{context}: {}: {e}", f.path));
-            }
-            "py" | "pyi" => {
-                assert!(f.contents.is_ascii(), "{context}: {} is not ASCII", f.path);
-                wellformed::py_well_formed(&f.contents)
-                    .unwrap_or_else(|e| panic!("{context}: {}: {e}", f.path));
-            }
-            _ => {}
-        }
+        literals::well_formed(&f.path, &f.contents).unwrap_or_else(|e| panic!("{context}: {e}"));
     }
     let get = |p: &str| &files.iter().find(|f| f.path == p).unwrap().contents;
     let rust = literals::rust_strings(get("rust/tables.rs"));
     let cstr = literals::c_strings(get(c::HEADER_PATH));
     let py = literals::py_strings(get("python/kfam/_tables.py"));
-    let json = get("schema/families.json");
-    let json: serde_json::Value = serde_json::from_str(json).unwrap();
-    let mut js = BTreeSet::new();
-    fn strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
-        match v {
-            serde_json::Value::String(s) => {
-                out.insert(s.clone());
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-            serde_json::Value::Object(o) => o.values().for_each(|v| strings(v, out)),
-            _ => {}
-        }
-    }
-    strings(&json, &mut js);
+    let js = literals::json_strings(get("schema/families.json"));
     for t in texts {
         assert!(rust.contains(*t), "{context}: no Rust literal holds {t:?}");
         assert!(

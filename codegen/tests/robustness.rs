@@ -27,7 +27,6 @@ mod wellformed;
 #[path = "support/seeded.rs"]
 mod seeded;
 
-use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
@@ -572,28 +571,7 @@ fn assert_outputs_well_formed(ir: &Ir, files: &[GeneratedFile]) {
     for f in files {
         let head: String = f.contents.chars().take(256).collect();
         assert!(head.contains(emit::MARKER), "{}: no marker", f.path);
-        match f.path.rsplit('.').next().unwrap_or("") {
-            "rs" => {
-                if let Err(e) = syn::parse_file(&f.contents) {
-                    panic!("{}: does not parse as Rust: {e}", f.path);
-                }
-            }
-            "json" => {
-                serde_json::from_str::<serde_json::Value>(&f.contents)
-                    .unwrap_or_else(|e| panic!("{}: invalid JSON: {e}", f.path));
-            }
-            "h" => {
-                assert!(f.contents.is_ascii(), "{}: not ASCII", f.path);
-                wellformed::c_well_formed(&f.contents)
-                    .unwrap_or_else(|e| panic!("{}: {e}", f.path));
-            }
-            "py" | "pyi" => {
-                assert!(f.contents.is_ascii(), "{}: not ASCII", f.path);
-                wellformed::py_well_formed(&f.contents)
-                    .unwrap_or_else(|e| panic!("{}: {e}", f.path));
-            }
-            _ => {}
-        }
+        literals::well_formed(&f.path, &f.contents).unwrap_or_else(|e| panic!("{e}"));
     }
     assert!(
         c::c_name_collisions(ir).is_empty(),
@@ -608,20 +586,7 @@ fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
     let rust = literals::rust_strings(&file(files, "rust/tables.rs").contents);
     let cstr = literals::c_strings(&file(files, c::HEADER_PATH).contents);
     let py = literals::py_strings(&file(files, "python/kfam/_tables.py").contents);
-    let json: serde_json::Value =
-        serde_json::from_str(&file(files, "schema/families.json").contents).unwrap();
-    let mut json_strings = BTreeSet::new();
-    fn strings(v: &serde_json::Value, out: &mut BTreeSet<String>) {
-        match v {
-            serde_json::Value::String(s) => {
-                out.insert(s.clone());
-            }
-            serde_json::Value::Array(a) => a.iter().for_each(|v| strings(v, out)),
-            serde_json::Value::Object(o) => o.values().for_each(|v| strings(v, out)),
-            _ => {}
-        }
-    }
-    strings(&json, &mut json_strings);
+    let json_strings = literals::json_strings(&file(files, "schema/families.json").contents);
 
     for g in families {
         let f = ir

@@ -1,5 +1,6 @@
-//! Literal decoders for the generated outputs: what a compiler or
-//! interpreter reads back from each string literal. Shared by the
+//! Literal decoders for the generated outputs (what a compiler or
+//! interpreter reads back from each string literal) and the per-language
+//! well-formedness check. Shared by the
 //! robustness and injection tests (included with `#[path]`).
 
 #![allow(dead_code)]
@@ -133,4 +134,43 @@ pub fn py_strings(src: &str) -> BTreeSet<String> {
         }
     }
     out
+}
+
+/// Every string value of a JSON document (`families.json`).
+pub fn json_strings(src: &str) -> BTreeSet<String> {
+    fn walk(v: &serde_json::Value, out: &mut BTreeSet<String>) {
+        match v {
+            serde_json::Value::String(s) => {
+                out.insert(s.clone());
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+            serde_json::Value::Object(o) => o.values().for_each(|v| walk(v, out)),
+            _ => {}
+        }
+    }
+    let mut out = BTreeSet::new();
+    walk(&serde_json::from_str(src).expect("valid JSON"), &mut out);
+    out
+}
+
+/// Whether one generated file is well-formed in its language: Rust parses
+/// with syn, JSON with serde_json, and the C header and Python sources are
+/// ASCII and pass `crate::wellformed` (which every test including this
+/// module also includes, from `fuzz/src/wellformed.rs`).
+pub fn well_formed(path: &str, contents: &str) -> Result<(), String> {
+    match path.rsplit('.').next().unwrap_or("") {
+        "rs" => syn::parse_file(contents)
+            .map(drop)
+            .map_err(|e| format!("{path} does not parse as Rust: {e}")),
+        "json" => serde_json::from_str::<serde_json::Value>(contents)
+            .map(drop)
+            .map_err(|e| format!("{path}: invalid JSON: {e}")),
+        "h" if !contents.is_ascii() => Err(format!("{path} is not ASCII")),
+        "h" => crate::wellformed::c_well_formed(contents).map_err(|e| format!("{path}: {e}")),
+        "py" | "pyi" if !contents.is_ascii() => Err(format!("{path} is not ASCII")),
+        "py" | "pyi" => {
+            crate::wellformed::py_well_formed(contents).map_err(|e| format!("{path}: {e}"))
+        }
+        _ => Ok(()),
+    }
 }
