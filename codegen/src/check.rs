@@ -99,7 +99,12 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     }
     let abi = abi?;
     families.sort_by(|a, b| a.name.cmp(&b.name));
-    Some(ir::Ir { abi, families })
+    let retired = crate::gate::retired(loaded);
+    Some(ir::Ir {
+        abi,
+        families,
+        retired,
+    })
 }
 
 #[derive(Clone, Copy)]

@@ -355,6 +355,36 @@ fn diff_values(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The retired families of a manifest whose gate check passed: each
+/// tombstone with the artifact digests the lock recorded for its name.
+pub fn retired(loaded: &Loaded) -> Vec<ir::Retired> {
+    let lock = loaded.lock.iter().flat_map(|(_, l)| l.family.iter());
+    let mut retired: Vec<ir::Retired> = loaded
+        .retired
+        .iter()
+        .flat_map(|(_, r)| r.retired.iter())
+        .map(|t| {
+            let t = &t.value;
+            let mut receipts: Vec<String> = lock
+                .clone()
+                .filter(|e| e.value.name.value == t.name.value)
+                .flat_map(|e| e.value.receipts.iter().map(|r| r.value.clone()))
+                .collect();
+            receipts.sort();
+            receipts.dedup();
+            ir::Retired {
+                name: t.name.value.clone(),
+                revision: t.revision.value,
+                identity: t.identity.value.clone(),
+                reason: t.reason.value.clone(),
+                receipts,
+            }
+        })
+        .collect();
+    retired.sort_by(|a, b| a.name.cmp(&b.name));
+    retired
+}
+
 /// The lock after approving `ir`: every previously locked revision is kept
 /// (history, and the last digest of retired families), each current family
 /// revision is recorded with its receipts. Stable order: name, revision.

@@ -20,6 +20,22 @@ pub struct Ir {
     pub abi: Abi,
     /// Sorted by name.
     pub families: Vec<Family>,
+    /// Tombstones of `retired.toml`, sorted by name: consumers refuse these
+    /// names and their artifacts as retired rather than unknown.
+    pub retired: Vec<Retired>,
+}
+
+/// A family that was approved and then withdrawn (`retired.toml`).
+#[derive(Clone, Debug, Serialize)]
+pub struct Retired {
+    pub name: String,
+    /// The last approved revision and its identity digest.
+    pub revision: u32,
+    pub identity: String,
+    pub reason: String,
+    /// Every artifact digest the lock recorded for any of its revisions,
+    /// sorted.
+    pub receipts: Vec<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -336,6 +336,7 @@ pub struct Evidence {
 #[serde(deny_unknown_fields)]
 #[schemars(title = "kfam retired families (manifest/retired.toml)")]
 pub struct RetiredFile {
+    /// One `[[retired]]` table per retired family.
     #[serde(default)]
     pub retired: Vec<Spanned<Tombstone>>,
 }
@@ -343,6 +344,7 @@ pub struct RetiredFile {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tombstone {
+    /// The retired family's name, reserved from now on.
     pub name: Spanned<String>,
     /// The last approved revision.
     pub revision: Spanned<u32>,

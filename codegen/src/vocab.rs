@@ -317,6 +317,8 @@ vocab! {
         NoProfile = 3 => "no_profile",
         /// A profile exists but no artifact qualified on it.
         NoReceipt = 4 => "no_receipt",
+        /// The family was approved and then retired (`retired.toml`).
+        Retired = 5 => "retired",
     }
 }
 
@@ -334,6 +336,9 @@ vocab! {
         NotApproved = 4 => "not_approved",
         /// Built against another native runtime revision than `abi.toml` pins.
         PreparedIncompatible = 5 => "prepared_incompatible",
+        /// The document names a retired family, or (schema 1 and 2) the
+        /// artifact is one of a retired family's.
+        Retired = 6 => "retired",
     }
 }
 
@@ -439,6 +444,8 @@ impl Capability {
             Capability::UnknownFamily => Status::NotFound,
             Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
             Capability::NoReceipt => Status::NotApproved,
+            // Known, but in a state that allows nothing: evict, do not retry.
+            Capability::Retired => Status::InvalidState,
         }
     }
 }
@@ -452,6 +459,7 @@ impl Admission {
             Admission::RecompileRequired => Status::RecompileRequired,
             Admission::NotApproved => Status::NotApproved,
             Admission::PreparedIncompatible => Status::PreparedIncompatible,
+            Admission::Retired => Status::InvalidState,
         }
     }
 }

@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use kfam_codegen::compiled_meta::{self, CompiledMeta};
 use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{
-    abi_schema, compiled_meta_examples, compiled_meta_schema, family_schema, ABI_SCHEMA,
-    COMPILED_META_SCHEMA, FAMILY_SCHEMA,
+    abi_schema, compiled_meta_examples, compiled_meta_schema, family_schema, retired_schema,
+    ABI_SCHEMA, COMPILED_META_SCHEMA, FAMILY_SCHEMA, RETIRED_SCHEMA,
 };
 use kfam_codegen::emit::{self, marker_line};
 use kfam_codegen::ir::Ir;
@@ -54,6 +54,7 @@ fn schemas_are_valid_draft_2020_12() {
     for (name, schema) in [
         ("family", family_schema()),
         ("abi", abi_schema()),
+        ("retired", retired_schema()),
         ("compiled_meta", compiled_meta_schema()),
     ] {
         assert_eq!(
@@ -101,6 +102,7 @@ fn every_property_is_described() {
     for (name, schema) in [
         ("family", family_schema()),
         ("abi", abi_schema()),
+        ("retired", retired_schema()),
         ("compiled_meta", compiled_meta_schema()),
     ] {
         let mut missing = Vec::new();
@@ -162,6 +164,7 @@ fn schema_files_are_where_the_manifest_points() {
         );
     };
     check(&root().join("manifest/abi.toml"), ABI_SCHEMA);
+    check(&root().join("manifest/retired.toml"), RETIRED_SCHEMA);
     for f in family_files(&root().join("manifest/families")) {
         check(&f, FAMILY_SCHEMA);
     }
@@ -185,6 +188,13 @@ fn shipped_manifest_validates() {
         errors(&abi, &doc),
         Vec::<String>::new(),
         "manifest/abi.toml"
+    );
+    let retired = validator(&retired_schema());
+    let doc = toml_to_json(&read(&root().join("manifest/retired.toml")));
+    assert_eq!(
+        errors(&retired, &doc),
+        Vec::<String>::new(),
+        "manifest/retired.toml"
     );
     let family = validator(&family_schema());
     let files = family_files(&root().join("manifest/families"));

@@ -491,6 +491,16 @@ pub static ARTIFACTS: &[(&str, u32, u32)] = &[
     ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 2, 0),
     ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 3, 0),
 ];
+/// Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.
+pub static RETIRED: &[crate::Retired] = &[
+    crate::Retired {
+        name: "matmul_bf16_64x64x64",
+        revision: 1,
+        identity: "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743",
+        reason: "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array",
+        receipts: &["c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"],
+    },
+];
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
 pub static FAMILY_INDEX: &[u32] = &[
     4294967295, 4294967295, 4294967295, 1, 2, 0, 3, 4294967295,

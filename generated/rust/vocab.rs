@@ -806,6 +806,8 @@ pub enum Capability {
     NoProfile = 3,
     /// A profile exists but no artifact qualified on it.
     NoReceipt = 4,
+    /// The family was approved and then retired (`retired.toml`).
+    Retired = 5,
 }
 impl Capability {
     /// Every member, in declaration order.
@@ -815,6 +817,7 @@ impl Capability {
         Capability::ContractMismatch,
         Capability::NoProfile,
         Capability::NoReceipt,
+        Capability::Retired,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -828,6 +831,7 @@ impl Capability {
             2 => Some(Capability::ContractMismatch),
             3 => Some(Capability::NoProfile),
             4 => Some(Capability::NoReceipt),
+            5 => Some(Capability::Retired),
             _ => None,
         }
     }
@@ -839,6 +843,7 @@ impl Capability {
             Capability::ContractMismatch => "contract_mismatch",
             Capability::NoProfile => "no_profile",
             Capability::NoReceipt => "no_receipt",
+            Capability::Retired => "retired",
         }
     }
     /// The member spelled `s` in the manifest.
@@ -866,6 +871,8 @@ pub enum Admission {
     NotApproved = 4,
     /// Built against another native runtime revision than `abi.toml` pins.
     PreparedIncompatible = 5,
+    /// The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
+    Retired = 6,
 }
 impl Admission {
     /// Every member, in declaration order.
@@ -876,6 +883,7 @@ impl Admission {
         Admission::RecompileRequired,
         Admission::NotApproved,
         Admission::PreparedIncompatible,
+        Admission::Retired,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -890,6 +898,7 @@ impl Admission {
             3 => Some(Admission::RecompileRequired),
             4 => Some(Admission::NotApproved),
             5 => Some(Admission::PreparedIncompatible),
+            6 => Some(Admission::Retired),
             _ => None,
         }
     }
@@ -902,6 +911,7 @@ impl Admission {
             Admission::RecompileRequired => "recompile_required",
             Admission::NotApproved => "not_approved",
             Admission::PreparedIncompatible => "prepared_incompatible",
+            Admission::Retired => "retired",
         }
     }
     /// The member spelled `s` in the manifest.
@@ -993,6 +1003,7 @@ impl Capability {
             Capability::ContractMismatch => Status::Unsupported,
             Capability::NoProfile => Status::Unsupported,
             Capability::NoReceipt => Status::NotApproved,
+            Capability::Retired => Status::InvalidState,
         }
     }
 }
@@ -1006,6 +1017,7 @@ impl Admission {
             Admission::RecompileRequired => Status::RecompileRequired,
             Admission::NotApproved => Status::NotApproved,
             Admission::PreparedIncompatible => Status::PreparedIncompatible,
+            Admission::Retired => Status::InvalidState,
         }
     }
 }

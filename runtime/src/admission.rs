@@ -275,7 +275,10 @@ fn admit_legacy(
         return Err(refuse(Admission::Malformed));
     };
     let (family, profile, receipt) =
-        crate::find_artifact(sha256).ok_or(differs("artifact.sha256"))?;
+        crate::find_artifact(sha256).ok_or_else(|| match crate::find_retired_artifact(sha256) {
+            Some(_) => refuse(Admission::Retired),
+            None => differs("artifact.sha256"),
+        })?;
     if family.contract != Contract::Program {
         return Err(refuse(Admission::RecompileRequired));
     }
@@ -356,7 +359,10 @@ fn admit_v3(
     if abi_revision != crate::ABI.revision {
         return Err(refuse(Admission::PreparedIncompatible));
     }
-    let family = crate::find_family(name).ok_or(refuse(Admission::UnknownFamily))?;
+    let family = crate::find_family(name).ok_or_else(|| match crate::find_retired(name) {
+        Some(_) => refuse(Admission::Retired),
+        None => refuse(Admission::UnknownFamily),
+    })?;
     if revision != family.revision {
         return Err(differs("revision"));
     }

@@ -13,14 +13,17 @@ pub struct Supported {
 }
 
 /// Decide a capability query over the approved tables. The refusal says why:
-/// unknown family, contract mismatch, no profile, or no receipt.
+/// unknown (or retired) family, contract mismatch, no profile, or no receipt.
 pub fn capability(
     family: &str,
     platform: Platform,
     mode: ExecutionMode,
     contract: Contract,
 ) -> Result<Supported, Capability> {
-    let family = crate::find_family(family).ok_or(Capability::UnknownFamily)?;
+    let family = crate::find_family(family).ok_or_else(|| match crate::find_retired(family) {
+        Some(_) => Capability::Retired,
+        None => Capability::UnknownFamily,
+    })?;
     if family.contract != contract {
         return Err(Capability::ContractMismatch);
     }

@@ -582,3 +582,44 @@ pub fn c_layout() -> Vec<usize> {
     out.truncate(n);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `internal` is what a panic inside an exported function returns. No
+    /// input produces one (the fuzz targets look for them), so the mapping is
+    /// tested here, and `every_export_is_guarded` shows it covers every entry.
+    #[test]
+    fn a_panic_becomes_internal() {
+        let quiet = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let got = guard(|| panic!("a defect"));
+        std::panic::set_hook(quiet);
+        assert_eq!(got, Status::Internal.code());
+        assert_eq!(guard(|| OK), OK);
+    }
+
+    /// Every `extern "C"` function's body is one `guard(...)` call, so no
+    /// panic unwinds into C (which would be undefined behaviour).
+    #[test]
+    fn every_export_is_guarded() {
+        let file: syn::File = syn::parse_str(include_str!("ffi.rs")).expect("ffi.rs parses");
+        let mut exports = 0;
+        for item in &file.items {
+            let syn::Item::Fn(f) = item else { continue };
+            if f.sig.abi.is_none() {
+                continue;
+            }
+            exports += 1;
+            let guarded = match f.block.stmts.as_slice() {
+                [syn::Stmt::Expr(syn::Expr::Call(call), None)] => {
+                    matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("guard"))
+                }
+                _ => false,
+            };
+            assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
+        }
+        assert_eq!(exports, 7, "the C ABI has seven functions");
+    }
+}

@@ -32,8 +32,8 @@ pub use call::{validate_call, CallError, ScalarValue, TensorArg};
 pub use capability::{capability, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
-pub use tables::{families, ABI, FAMILIES};
-pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt};
+pub use tables::{families, ABI, FAMILIES, RETIRED};
+pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt, Retired};
 pub use vocab::*;
 
 /// The approved family named `name` (a hash lookup: see [`lookup`]).
@@ -47,4 +47,15 @@ pub fn find_artifact(
     sha256: &str,
 ) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
     lookup::artifact(FAMILIES, tables::ARTIFACTS, tables::ARTIFACT_INDEX, sha256)
+}
+
+/// The tombstone of the retired family named `name`.
+pub fn find_retired(name: &str) -> Option<&'static Retired> {
+    lookup::retired(RETIRED, name)
+}
+
+/// The retired family whose artifacts include the one whose SHA-256 is
+/// `sha256`.
+pub fn find_retired_artifact(sha256: &str) -> Option<&'static Retired> {
+    lookup::retired_artifact(RETIRED, sha256)
 }

@@ -9,7 +9,7 @@
 //! the tables as arguments, so the same code serves this crate's tables and
 //! those a downstream crate embeds with `manifest!`.
 
-use crate::types::{Family, Profile, Receipt};
+use crate::types::{Family, Profile, Receipt, Retired};
 
 // `EMPTY` and `key_hash`: the generator's own definitions, copied into
 // `generated/` (see kfam-codegen's `lookup_hash.rs`).
@@ -70,4 +70,22 @@ pub fn artifact<'t>(
         family.profiles.get(receipt.profile as usize)?,
         receipt,
     ))
+}
+
+// Retired families are consulted only on a refusal path, after the hash
+// lookup of the approved tables failed: the sorted table is searched.
+
+/// The tombstone named `name` in `retired` (sorted by name).
+pub fn retired<'t>(retired: &'t [Retired], name: &str) -> Option<&'t Retired> {
+    retired
+        .binary_search_by(|r| r.name.cmp(name))
+        .ok()
+        .map(|i| &retired[i])
+}
+
+/// The tombstone in `retired` whose recorded artifacts include `sha256`.
+pub fn retired_artifact<'t>(retired: &'t [Retired], sha256: &str) -> Option<&'t Retired> {
+    retired
+        .iter()
+        .find(|r| r.receipts.binary_search(&sha256).is_ok())
 }

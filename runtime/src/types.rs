@@ -121,3 +121,16 @@ pub struct Evidence {
     pub hardware: &'static str,
     pub note: Option<&'static str>,
 }
+
+/// A family that was approved and then retired (`manifest/retired.toml`):
+/// its name and artifacts are refused as retired, not as unknown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Retired {
+    pub name: &'static str,
+    /// The last approved revision and its identity digest.
+    pub revision: u32,
+    pub identity: &'static str,
+    pub reason: &'static str,
+    /// Every artifact digest the lock recorded for it, sorted.
+    pub receipts: &'static [&'static str],
+}

@@ -694,6 +694,17 @@ fn conformance_vectors() {
             ));
         }
     }
+    // Every status of abi.toml but `internal`, which only a defect produces
+    // (a panic caught at the C boundary; see `ffi::tests`).
+    let statuses: BTreeSet<String> = ["call", "capability", "admission", "torch_schema"]
+        .into_iter()
+        .flat_map(|kind| expected(kind, "status"))
+        .collect();
+    for s in Status::ALL {
+        if *s != Status::Internal && !statuses.contains(s.as_str()) {
+            failures.push(format!("no vector expects status `{s}`"));
+        }
+    }
     for s in ["ok", "unsupported", "not_found"] {
         if !expected("torch_schema", "status").contains(s) {
             failures.push(format!("no torch_schema vector expects status `{s}`"));

@@ -74,6 +74,23 @@ pub fn families_md(ir: &Ir) -> String {
         o.push('\n');
         family_section(&mut o, f);
     }
+    if !ir.retired.is_empty() {
+        o.push_str(
+            "\n## Retired families\n\nApproved once, withdrawn in `manifest/retired.toml`. The names stay \
+             reserved; capability queries and admission of their artifacts are refused as `retired` \
+             (status `invalid_state`).\n\n| Family | Last revision | Identity | Reason |\n|---|---|---|---|\n",
+        );
+        for r in &ir.retired {
+            let _ = writeln!(
+                o,
+                "| `{}` | {} | `{}` | {} |",
+                r.name,
+                r.revision,
+                &r.identity[..16],
+                escape_text(&one_line(&r.reason)),
+            );
+        }
+    }
     o
 }
 

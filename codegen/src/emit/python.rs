@@ -129,7 +129,7 @@ kfam = ["py.typed"]
 /// Record classes every manifest gets (the operation classes come from
 /// [`operation_classes`]).
 const RECORDS: &[&str] = &[
-    "Binding", "Evidence", "Family", "Param", "Profile", "Receipt",
+    "Binding", "Evidence", "Family", "Param", "Profile", "Receipt", "Retired",
 ];
 /// Constants of `_tables.py`.
 const TABLES: &[&str] = &[
@@ -141,6 +141,7 @@ const TABLES: &[&str] = &[
     "MAX_RANK",
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
+    "RETIRED",
 ];
 /// Public names of `_runtime.py`: the lookups and the runtime decisions.
 const RUNTIME: &[&str] = &[
@@ -158,6 +159,7 @@ const RUNTIME: &[&str] = &[
     "family",
     "find_artifact",
     "find_family",
+    "find_retired",
     "validate_call",
 ];
 
@@ -363,6 +365,21 @@ class Receipt:
     artifact: str
     sha256: str
     evidence: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """A family that was approved and then retired (``manifest/retired.toml``).
+
+    ``revision`` and ``identity`` are those of its last approved revision; ``receipts`` holds
+    every artifact digest ever approved for it. Its name and artifacts are refused as retired.
+    """
+
+    name: str
+    revision: int
+    identity: str
+    reason: str
+    receipts: tuple[str, ...]
 {ops}
 
 #: The typed operation payload of a family; narrow it with ``isinstance``.
@@ -927,6 +944,22 @@ fn receipt_expr(r: &Receipt) -> Expr {
     )
 }
 
+fn retired_expr(r: &ir::Retired) -> Expr {
+    Expr::Call(
+        "Retired",
+        vec![
+            ("name", str_lit(&r.name)),
+            ("revision", atom(r.revision)),
+            ("identity", str_lit(&r.identity)),
+            ("reason", str_lit(&r.reason)),
+            (
+                "receipts",
+                Expr::Tuple(r.receipts.iter().map(|d| str_lit(d)).collect()),
+            ),
+        ],
+    )
+}
+
 /// `Family::source` is left out: it is the path as `kfam` was invoked, so
 /// emitting it would make the output depend on the working directory.
 fn family_expr(f: &Family) -> Expr {
@@ -980,6 +1013,8 @@ fn tables_py(ir: &Ir) -> String {
     ];
     let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
     let families = Expr::Tuple(ir.families.iter().map(family_expr).collect());
+    let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";
+    let retired = Expr::Tuple(ir.retired.iter().map(retired_expr).collect());
     format!(
         r#"{header}"""The approved families of ``manifest/`` and the native ABI they target. Data only."""
 
@@ -1002,6 +1037,9 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
 
 #: Every approved family, sorted by name.
 {lead}{families}
+
+#: Every retired family, sorted by name.
+{retired_lead}{retired}
 "#,
         header = header(),
         records = import_list("._records", record_classes()),
@@ -1014,6 +1052,7 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
         max_rank = abi.max_rank,
         identity_format = ir::IDENTITY_FORMAT,
         families = families.render(0, lead.len()),
+        retired = retired.render(0, retired_lead.len()),
     )
 }
 
@@ -1119,6 +1158,7 @@ mod tests {
                 status: Status::ALL.iter().map(|&s| (s, -s.code())).collect(),
             },
             families: vec![],
+            retired: vec![],
         };
         // `_KfamVocab.spelling` is the member name in lower case.
         for (catalog, members) in vocabularies(&ir) {

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias, TypeVar, Union
 
-from ._records import Family, Param, Profile, Receipt
-from ._tables import ABI_REVISION, FAMILIES
+from ._records import Family, Param, Profile, Receipt, Retired
+from ._tables import ABI_REVISION, FAMILIES, RETIRED
 from ._vocab import (
     Admission,
     Backend,
@@ -47,6 +47,8 @@ _by_name: Final[dict[str, Family]] = {f.name: f for f in FAMILIES}
 _by_artifact: Final[dict[str, tuple[Family, Profile, Receipt]]] = {
     r.sha256: (f, f.profiles[r.profile], r) for f in FAMILIES for r in f.receipts
 }
+_retired_by_name: Final[dict[str, Retired]] = {r.name: r for r in RETIRED}
+_retired_by_artifact: Final[dict[str, Retired]] = {d: r for r in RETIRED for d in r.receipts}
 
 
 def family(name: str) -> Family:
@@ -69,6 +71,11 @@ def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
     ``None`` means no receipt approves the artifact, so it must not be loaded.
     """
     return _by_artifact.get(sha256)
+
+
+def find_retired(name: str) -> Retired | None:
+    """The tombstone of the retired family called ``name``, or ``None``."""
+    return _retired_by_name.get(name)
 
 
 # ---------------------------------------------------------------- errors
@@ -166,9 +173,9 @@ def capability(
     """May ``family`` run on ``platform`` in ``execution_mode`` with ``contract``?
 
     Returns the first profile of the family for that platform and mode that has a receipt;
-    raises ``CapabilityError`` with ``UNKNOWN_FAMILY``, ``CONTRACT_MISMATCH``, ``NO_PROFILE``
-    (no profile for the platform and mode) or ``NO_RECEIPT`` (profiles, but none qualified),
-    checked in that order.
+    raises ``CapabilityError`` with ``UNKNOWN_FAMILY`` (``RETIRED`` for a retired name),
+    ``CONTRACT_MISMATCH``, ``NO_PROFILE`` (no profile for the platform and mode) or
+    ``NO_RECEIPT`` (profiles, but none qualified), checked in that order.
     """
     _require(family, str, "family")
     _require(platform, Platform, "platform")
@@ -176,7 +183,9 @@ def capability(
     _require(contract, Contract, "contract")
     fam = _by_name.get(family)
     if fam is None:
-        raise CapabilityError(Capability.UNKNOWN_FAMILY)
+        raise CapabilityError(
+            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY
+        )
     if fam.contract is not contract:
         raise CapabilityError(Capability.CONTRACT_MISMATCH)
     any_profile = False
@@ -657,6 +666,8 @@ def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) 
         raise _malformed()
     found = _by_artifact.get(sha256)
     if found is None:
+        if sha256 in _retired_by_artifact:
+            raise AdmissionError(Admission.RETIRED)
         raise _differs("artifact.sha256")
     fam, profile, receipt = found
     if fam.contract is not Contract.PROGRAM:
@@ -720,7 +731,9 @@ def _admit_v3(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> A
         raise AdmissionError(Admission.PREPARED_INCOMPATIBLE)
     fam = _by_name.get(doc.family)
     if fam is None:
-        raise AdmissionError(Admission.UNKNOWN_FAMILY)
+        raise AdmissionError(
+            Admission.RETIRED if doc.family in _retired_by_name else Admission.UNKNOWN_FAMILY
+        )
     if doc.revision != fam.revision:
         raise _differs("revision")
     if contract is not fam.contract:

@@ -262,6 +262,7 @@ pub fn tables_source(ir: &Ir, krate: &str) -> String {
     w.abi(ir);
     w.families(ir);
     w.artifacts(ir);
+    w.retired(ir);
     w.indices(ir);
     w.modules(ir);
     w.p.end();
@@ -309,6 +310,8 @@ pub fn artifact_rows(ir: &Ir) -> Vec<(&str, usize, usize)> {
     rows
 }
 
+const RETIRED_DOC: &str =
+    "Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.";
 const FAMILY_INDEX_DOC: &str =
     "Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.";
 const ARTIFACT_INDEX_DOC: &str =
@@ -675,6 +678,25 @@ impl<'a> Tables<'a> {
         self.item_end();
     }
 
+    fn retired(&mut self, ir: &'a Ir) {
+        self.item_begin(RETIRED_DOC, "pub static RETIRED: &[");
+        self.path("::Retired");
+        self.p.word("]");
+        self.item_eq();
+        self.array(ir.retired.iter(), |w, r| {
+            w.struct_begin("::Retired");
+            w.field_str("name: ", &r.name, false);
+            w.field_int("revision: ", r.revision.into());
+            w.field_str("identity: ", &r.identity, false);
+            w.field_str("reason: ", &r.reason, false);
+            w.field("receipts: ");
+            w.array(r.receipts.iter(), |w, d| w.p.str_lit(d));
+            w.field_end(true);
+            w.struct_end();
+        });
+        self.item_end();
+    }
+
     fn indices(&mut self, ir: &'a Ir) {
         let families = index_slots(ir.families.iter().map(|f| f.name.as_str()));
         self.item_begin(FAMILY_INDEX_DOC, "pub static FAMILY_INDEX: &[u32]");
@@ -965,6 +987,16 @@ mod reference {
             super::index_slots(super::artifact_rows(ir).into_iter().map(|(d, _, _)| d))
                 .into_iter()
                 .map(Literal::u32_unsuffixed);
+        let retired = ir.retired.iter().map(|r| {
+            let (name, identity, reason) = (&r.name, &r.identity, &r.reason);
+            let revision = Literal::u32_unsuffixed(r.revision);
+            let receipts = &r.receipts;
+            quote!(#k::Retired {
+                name: #name, revision: #revision, identity: #identity, reason: #reason,
+                receipts: &[#(#receipts),*],
+            })
+        });
+        let retired_doc = format!(" {}", super::RETIRED_DOC);
         let family_index_doc = format!(" {}", super::FAMILY_INDEX_DOC);
         let artifact_index_doc = format!(" {}", super::ARTIFACT_INDEX_DOC);
         quote! {
@@ -979,6 +1011,9 @@ mod reference {
 
             /// `(artifact sha256, family index, receipt index)`, sorted by digest.
             pub static ARTIFACTS: &[(&str, u32, u32)] = &[#(#artifacts),*];
+
+            #[doc = #retired_doc]
+            pub static RETIRED: &[#k::Retired] = &[#(#retired),*];
 
             #[doc = #family_index_doc]
             pub static FAMILY_INDEX: &[u32] = &[#(#family_index),*];
@@ -1041,6 +1076,22 @@ mod tests {
             let families = crate::synth::manifest(n, seed).sources("m").1;
             assert_same(&ir_of(families));
         }
+    }
+
+    #[test]
+    fn same_as_prettyplease_with_retired_families() {
+        let families = crate::synth::manifest(3, 5).sources("m").1;
+        let mut ir = ir_of(families);
+        for i in 0..6usize {
+            ir.retired.push(crate::ir::Retired {
+                name: format!("retired_{}", "r".repeat(i * 9)),
+                revision: i as u32 + 1,
+                identity: format!("{i:064x}"),
+                reason: format!("reason \"{}\" \u{e9}", "w".repeat(i * 13)),
+                receipts: (0..i % 3).map(|j| format!("{j:064x}")).collect(),
+            });
+        }
+        assert_same(&ir);
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! JSON outputs under `generated/schema/`:
 //!
-//! - `family.schema.json` and `abi.schema.json`: JSON Schema (Draft 2020-12)
-//!   of the manifest, derived with schemars from `model::FamilyFile` and
-//!   `model::AbiFile`, the same types serde reads, so they cannot drift.
+//! - `family.schema.json`, `abi.schema.json` and `retired.schema.json`: JSON
+//!   Schema (Draft 2020-12) of the manifest, derived with schemars from
+//!   `model::FamilyFile`, `model::AbiFile` and `model::RetiredFile`, the same
+//!   types serde reads, so they cannot drift.
 //!   Editors validate `manifest/*.toml` through their `#:schema` line.
 //! - `compiled_meta.schema.json`: the `compiled_meta.json` documents a loader
 //!   accepts, derived from `compiled_meta::CompiledMeta`.
@@ -25,7 +26,7 @@ use serde_json::{json, Map, Value};
 use super::{marker_line, GeneratedFile};
 use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::Ir;
-use crate::model::{AbiFile, FamilyFile};
+use crate::model::{AbiFile, FamilyFile, RetiredFile};
 use crate::vocab::{
     Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
     Platform, Runtime, Status,
@@ -33,6 +34,7 @@ use crate::vocab::{
 
 pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
 pub const ABI_SCHEMA: &str = "schema/abi.schema.json";
+pub const RETIRED_SCHEMA: &str = "schema/retired.schema.json";
 pub const COMPILED_META_SCHEMA: &str = "schema/compiled_meta.schema.json";
 pub const FAMILIES_JSON: &str = "schema/families.json";
 pub const EXAMPLES_DIR: &str = "schema/examples";
@@ -41,6 +43,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     let mut files = vec![
         GeneratedFile::new(FAMILY_SCHEMA, pretty(&family_schema())),
         GeneratedFile::new(ABI_SCHEMA, pretty(&abi_schema())),
+        GeneratedFile::new(RETIRED_SCHEMA, pretty(&retired_schema())),
         GeneratedFile::new(COMPILED_META_SCHEMA, pretty(&compiled_meta_schema())),
         GeneratedFile::new(FAMILIES_JSON, families_json(ir)),
     ];
@@ -86,6 +89,11 @@ pub fn abi_schema() -> Value {
         }
     }
     v
+}
+
+/// The schema of `manifest/retired.toml`.
+pub fn retired_schema() -> Value {
+    root_schema::<RetiredFile>()
 }
 
 /// The schema of the `compiled_meta.json` documents a loader accepts.

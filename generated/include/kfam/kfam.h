@@ -445,10 +445,12 @@ typedef enum kfam_capability_outcome {
     /** No profile for this platform and execution mode. */
     KFAM_CAPABILITY_NO_PROFILE = 3,
     /** A profile exists but no artifact qualified on it. */
-    KFAM_CAPABILITY_NO_RECEIPT = 4
+    KFAM_CAPABILITY_NO_RECEIPT = 4,
+    /** The family was approved and then retired (`retired.toml`). */
+    KFAM_CAPABILITY_RETIRED = 5
 } kfam_capability_outcome;
 /** Members of kfam_capability_outcome; their codes run from 0 to KFAM_CAPABILITY_COUNT - 1. */
-#define KFAM_CAPABILITY_COUNT 5
+#define KFAM_CAPABILITY_COUNT 6
 
 /** The spelling of a kfam_capability_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_capability_outcome_name(int32_t code)
@@ -459,6 +461,7 @@ static inline const char *kfam_capability_outcome_name(int32_t code)
     case KFAM_CAPABILITY_CONTRACT_MISMATCH: return "contract_mismatch";
     case KFAM_CAPABILITY_NO_PROFILE: return "no_profile";
     case KFAM_CAPABILITY_NO_RECEIPT: return "no_receipt";
+    case KFAM_CAPABILITY_RETIRED: return "retired";
     default: return NULL;
     }
 }
@@ -475,10 +478,12 @@ typedef enum kfam_admission_outcome {
     /** A field differs from every approved family, profile and receipt. */
     KFAM_ADMISSION_NOT_APPROVED = 4,
     /** Built against another native runtime revision than `abi.toml` pins. */
-    KFAM_ADMISSION_PREPARED_INCOMPATIBLE = 5
+    KFAM_ADMISSION_PREPARED_INCOMPATIBLE = 5,
+    /** The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's. */
+    KFAM_ADMISSION_RETIRED = 6
 } kfam_admission_outcome;
 /** Members of kfam_admission_outcome; their codes run from 0 to KFAM_ADMISSION_COUNT - 1. */
-#define KFAM_ADMISSION_COUNT 6
+#define KFAM_ADMISSION_COUNT 7
 
 /** The spelling of a kfam_admission_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_admission_outcome_name(int32_t code)
@@ -490,6 +495,7 @@ static inline const char *kfam_admission_outcome_name(int32_t code)
     case KFAM_ADMISSION_RECOMPILE_REQUIRED: return "recompile_required";
     case KFAM_ADMISSION_NOT_APPROVED: return "not_approved";
     case KFAM_ADMISSION_PREPARED_INCOMPATIBLE: return "prepared_incompatible";
+    case KFAM_ADMISSION_RETIRED: return "retired";
     default: return NULL;
     }
 }

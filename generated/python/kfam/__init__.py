@@ -26,6 +26,7 @@ from ._records import (
     Param,
     Profile,
     Receipt,
+    Retired,
 )
 from ._runtime import (
     AdmissionError,
@@ -42,6 +43,7 @@ from ._runtime import (
     family,
     find_artifact,
     find_family,
+    find_retired,
     validate_call,
 )
 from ._tables import (
@@ -53,6 +55,7 @@ from ._tables import (
     MAX_RANK,
     MAX_SCALAR_ARGS,
     MAX_TENSOR_ARGS,
+    RETIRED,
 )
 from ._vocab import (
     Admission,
@@ -114,7 +117,9 @@ __all__ = [
     "ParamKind",
     "Platform",
     "Profile",
+    "RETIRED",
     "Receipt",
+    "Retired",
     "Runtime",
     "ScalarArg",
     "ScalarValueKind",
@@ -127,5 +132,6 @@ __all__ = [
     "family",
     "find_artifact",
     "find_family",
+    "find_retired",
     "validate_call",
 ]

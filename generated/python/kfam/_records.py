@@ -96,6 +96,21 @@ class Receipt:
 
 
 @dataclass(frozen=True, slots=True)
+class Retired:
+    """A family that was approved and then retired (``manifest/retired.toml``).
+
+    ``revision`` and ``identity`` are those of its last approved revision; ``receipts`` holds
+    every artifact digest ever approved for it. Its name and artifacts are refused as retired.
+    """
+
+    name: str
+    revision: int
+    identity: str
+    reason: str
+    receipts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ElementwiseBinary:
     """``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.
 

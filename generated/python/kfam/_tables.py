@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from typing import Final
 
-from ._records import Binding, ElementwiseBinary, Evidence, Family, Matmul, Param, Profile, Receipt
+from ._records import (
+    Binding,
+    ElementwiseBinary,
+    Evidence,
+    Family,
+    Matmul,
+    Param,
+    Profile,
+    Receipt,
+    Retired,
+)
 from ._vocab import (
     Backend,
     BinaryOp,
@@ -394,5 +404,16 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema=None,
+    ),
+)
+
+#: Every retired family, sorted by name.
+RETIRED: Final[tuple[Retired, ...]] = (
+    Retired(
+        name="matmul_bf16_64x64x64",
+        revision=1,
+        identity="53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743",
+        reason="superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array",
+        receipts=("c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2",),
     ),
 )

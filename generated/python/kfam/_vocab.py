@@ -231,6 +231,8 @@ class Capability(_KfamVocab):
     NO_PROFILE = 3
     #: A profile exists but no artifact qualified on it.
     NO_RECEIPT = 4
+    #: The family was approved and then retired (`retired.toml`).
+    RETIRED = 5
 
 
 @unique
@@ -248,6 +250,8 @@ class Admission(_KfamVocab):
     NOT_APPROVED = 4
     #: Built against another native runtime revision than `abi.toml` pins.
     PREPARED_INCOMPATIBLE = 5
+    #: The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
+    RETIRED = 6
 
 
 @unique
