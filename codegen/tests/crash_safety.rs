@@ -97,6 +97,7 @@ fn install(root: &Path, inputs: &Inputs) {
     let fams = m.join("families");
     fs::create_dir_all(&fams).unwrap();
     fs::copy(repo().join("manifest/abi.toml"), m.join("abi.toml")).unwrap();
+    fs::copy(repo().join("manifest/retired.toml"), m.join("retired.toml")).unwrap();
     for e in fs::read_dir(&fams).unwrap() {
         fs::remove_file(e.unwrap().path()).unwrap();
     }

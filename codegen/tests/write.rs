@@ -285,7 +285,7 @@ fn abandoned_lock_temporaries_are_removed_by_the_next_run() {
     let manifest = root.path().join("manifest");
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
     fs::create_dir_all(manifest.join("families")).unwrap();
-    for name in ["abi.toml", "approved.lock"] {
+    for name in ["abi.toml", "approved.lock", "retired.toml"] {
         fs::copy(repo.join(name), manifest.join(name)).unwrap();
     }
     for e in fs::read_dir(repo.join("families")).unwrap() {

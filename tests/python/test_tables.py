@@ -156,6 +156,17 @@ def test_lookup_by_artifact_digest(family_name: str, rj: dict[str, Any]) -> None
     assert kfam.find_artifact(rj["sha256"][:63]) is None
 
 
+def test_retired_families_match_ir() -> None:
+    assert [to_json(r) for r in kfam.RETIRED] == IR["retired"]
+    for r in kfam.RETIRED:
+        assert kfam.find_retired(r.name) is r
+        # A retired family is not approved: no lookup finds it or its artifacts.
+        assert kfam.find_family(r.name) is None
+        for digest in r.receipts:
+            assert kfam.find_artifact(digest) is None
+    assert kfam.find_retired("no_such_family") is None
+
+
 def test_unknown_artifact_is_refused() -> None:
     assert kfam.find_artifact("0" * 64) is None
     assert kfam.find_artifact("") is None
