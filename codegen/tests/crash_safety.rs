@@ -211,6 +211,7 @@ fn assert_whole(root: &Path, old: &Expected, new: &Expected, context: &str) -> (
         assert!(
             rel == "abi.toml"
                 || rel == "approved.lock"
+                || rel == "retired.toml"
                 || rel.starts_with("families/")
                 || is_kfam_tmp(rel),
             "{context}: unexpected file manifest/{rel}"
