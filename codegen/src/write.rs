@@ -226,8 +226,9 @@ fn tmp_abandoned(path: &Path, pid: u32) -> bool {
 
 /// Write `contents` to `path` atomically: a sibling temporary file (created
 /// exclusively, so never through a planted symlink), flushed to disk, then
-/// renamed over the target and the directory flushed. Readers, and a run
-/// killed at any point, see the old or the new file, never half of one.
+/// renamed over the target. Readers, and a run killed at any point, see the
+/// old or the new file, never half of one. The caller flushes the directory
+/// (the rename) with [`sync_dir`], once for all the files written into it.
 fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
@@ -263,9 +264,12 @@ fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
             error,
         });
     }
-    sync_dir(dir);
     Ok(())
 }
+
+/// Files written at once by [`write`]; more than the cores, as each mostly
+/// waits for its flush.
+const WRITE_THREADS: usize = 8;
 
 /// Flush a directory's entries (the rename) to disk; best effort, and a
 /// no-op where directories cannot be opened (Windows).
@@ -426,9 +430,30 @@ pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError>
         }
         pending.push((path, file));
     }
-    for (path, file) in pending {
-        write_atomic(&path, &file.contents)?;
-        outcome.written.push(file.path.clone());
+    // Flushing a file waits for the disk, not the CPU: several at once let
+    // the file system commit them together (a fresh 22,000-file tree took
+    // 18-22 s one by one). Each file is still replaced atomically.
+    let results = crate::par::map_on(WRITE_THREADS, &pending, |(path, file)| {
+        write_atomic(path, &file.contents)
+    });
+    let mut dirs = std::collections::BTreeSet::new();
+    let mut failed = None;
+    for ((path, file), result) in pending.iter().zip(results) {
+        match result {
+            Ok(()) => {
+                outcome.written.push(file.path.clone());
+                dirs.extend(path.parent());
+            }
+            Err(e) => {
+                failed.get_or_insert(e);
+            }
+        }
+    }
+    for dir in dirs {
+        sync_dir(dir);
+    }
+    if let Some(e) = failed {
+        return Err(e);
     }
     for rel in leftovers(out, files)? {
         let path = out.join(&rel);
@@ -471,5 +496,6 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, WriteError>
         return Ok(false);
     }
     write_atomic(path, contents)?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")));
     Ok(true)
 }

@@ -48,6 +48,51 @@ fn writes_only_changed_files() {
     assert_eq!(names.len(), 2, "{names:?}");
 }
 
+/// Enough files for the writer's threads: every file lands whole, in its
+/// directory, with no temporary file left, and the written list keeps the
+/// input order.
+#[test]
+fn many_files_are_written_on_several_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let files: Vec<GeneratedFile> = (0..300)
+        .map(|i| file(&format!("d{}/f{i:03}.txt", i % 7), &"x".repeat(i * 37)))
+        .collect();
+    let first = write(dir.path(), &files).unwrap();
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(first.written, paths);
+    for f in &files {
+        assert_eq!(
+            fs::read_to_string(dir.path().join(&f.path)).unwrap(),
+            f.contents
+        );
+    }
+    assert!(check(dir.path(), &files).unwrap().is_empty());
+
+    let mut changed = files.clone();
+    for f in changed.iter_mut().step_by(3) {
+        *f = file(&f.path, "changed");
+    }
+    let again = write(dir.path(), &changed).unwrap();
+    assert_eq!(again.written.len(), 100);
+    assert_eq!(again.unchanged, 200);
+    assert!(check(dir.path(), &changed).unwrap().is_empty());
+    let names: Vec<String> = walk(dir.path());
+    assert_eq!(names.len(), 300, "temporary files left: {names:?}");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p.display().to_string());
+        }
+    }
+    out
+}
+
 #[test]
 fn crlf_checkouts_are_not_stale() {
     let dir = tempfile::tempdir().unwrap();
