@@ -110,6 +110,16 @@ pub enum Operation {
     },
 }
 
+impl Family {
+    /// The launch slot of the parameter at `param` when every profile binds
+    /// it to the same one: the family-wide slot constant of the outputs.
+    pub fn common_slot(&self, param: usize) -> Option<u32> {
+        let mut slots = self.profiles.iter().map(|p| p.slot_of(param));
+        let first = slots.next()??;
+        slots.all(|s| s == Some(first)).then_some(first)
+    }
+}
+
 impl Operation {
     pub fn kind(&self) -> OperationKind {
         match self {
@@ -152,6 +162,17 @@ pub struct Profile {
     pub execution_mode: ExecutionMode,
     /// Sorted by slot.
     pub bindings: Vec<Binding>,
+}
+
+impl Profile {
+    /// The launch slot of the parameter at `param` (an index into the
+    /// family's params).
+    pub fn slot_of(&self, param: usize) -> Option<u32> {
+        self.bindings
+            .iter()
+            .find(|b| b.param == param)
+            .map(|b| b.slot)
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]

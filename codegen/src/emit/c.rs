@@ -818,26 +818,12 @@ fn emit_family_constants(w: &mut W, index: usize, f: &Family) {
         }
     }
     // A family-wide slot constant where every profile agrees.
-    if !f.profiles.is_empty() {
-        for param in &f.params {
-            let slots: Vec<Option<u32>> = f
-                .profiles
-                .iter()
-                .map(|pr| {
-                    pr.bindings
-                        .iter()
-                        .find(|b| b.param == param.index)
-                        .map(|b| b.slot)
-                })
-                .collect();
-            if let Some(Some(slot)) = slots.first() {
-                if slots.iter().all(|s| *s == Some(*slot)) {
-                    w.define(
-                        &format!("{p}_SLOT_{}", shouty(&param.name)),
-                        &slot.to_string(),
-                    );
-                }
-            }
+    for param in &f.params {
+        if let Some(slot) = f.common_slot(param.index) {
+            w.define(
+                &format!("{p}_SLOT_{}", shouty(&param.name)),
+                &slot.to_string(),
+            );
         }
     }
     w.blank();

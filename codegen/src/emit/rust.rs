@@ -750,24 +750,14 @@ impl<'a> Tables<'a> {
             self.constant(format!("PARAM_{}", shouty(&p.name)), u32_of(p.index), "");
         }
         for p in &f.params {
-            let per_profile: Vec<u32> = f
-                .profiles
-                .iter()
-                .filter_map(|pr| {
-                    pr.bindings
-                        .iter()
-                        .find(|b| b.param == p.index)
-                        .map(|b| b.slot)
-                })
-                .collect();
-            for (pr, slot) in f.profiles.iter().zip(&per_profile) {
-                let name = format!("{}_SLOT_{}", shouty(&pr.name), shouty(&p.name));
-                self.constant(name, (*slot).into(), "u32");
-            }
-            if let Some(first) = per_profile.first() {
-                if per_profile.len() == f.profiles.len() && per_profile.iter().all(|s| s == first) {
-                    self.constant(format!("SLOT_{}", shouty(&p.name)), (*first).into(), "u32");
+            for pr in &f.profiles {
+                if let Some(slot) = pr.slot_of(p.index) {
+                    let name = format!("{}_SLOT_{}", shouty(&pr.name), shouty(&p.name));
+                    self.constant(name, slot.into(), "u32");
                 }
+            }
+            if let Some(slot) = f.common_slot(p.index) {
+                self.constant(format!("SLOT_{}", shouty(&p.name)), slot.into(), "u32");
             }
         }
         self.p.offset(-INDENT);
@@ -911,25 +901,15 @@ mod reference {
         });
         let mut slots = Vec::new();
         for p in &f.params {
-            let per_profile: Vec<u32> = f
-                .profiles
-                .iter()
-                .filter_map(|pr| {
-                    pr.bindings
-                        .iter()
-                        .find(|b| b.param == p.index)
-                        .map(|b| b.slot)
-                })
-                .collect();
-            for (pr, slot) in f.profiles.iter().zip(&per_profile) {
-                let c = format_ident!("{}_SLOT_{}", shouty(&pr.name), shouty(&p.name));
-                slots.push(quote!(pub const #c: u32 = #slot;));
-            }
-            if let Some(first) = per_profile.first() {
-                if per_profile.len() == f.profiles.len() && per_profile.iter().all(|s| s == first) {
-                    let c = format_ident!("SLOT_{}", shouty(&p.name));
-                    slots.push(quote!(pub const #c: u32 = #first;));
+            for pr in &f.profiles {
+                if let Some(slot) = pr.slot_of(p.index) {
+                    let c = format_ident!("{}_SLOT_{}", shouty(&pr.name), shouty(&p.name));
+                    slots.push(quote!(pub const #c: u32 = #slot;));
                 }
+            }
+            if let Some(slot) = f.common_slot(p.index) {
+                let c = format_ident!("SLOT_{}", shouty(&p.name));
+                slots.push(quote!(pub const #c: u32 = #slot;));
             }
         }
         let identity = &f.identity;
