@@ -34,8 +34,8 @@ use kfam_codegen::compiled_meta::{self as meta, CompiledMeta};
 use kfam_codegen::diag::{Location, Report};
 use kfam_codegen::ir::Ir;
 use kfam_runtime::{
-    validate_call, DType, Direction, Family, Layout, Param, ParamKind, ScalarDomain, ScalarValue,
-    StorageFormat, TensorArg,
+    validate_call, DType, Direction, Family, Layout, OwnedTensorArg, Param, ParamKind,
+    ScalarDomain, ScalarValue, StorageFormat, TensorArg,
 };
 
 // ---------------------------------------------------------------------------
@@ -364,18 +364,7 @@ fn needed_bytes(dtype: DType, shape: &[i64], offset: i64) -> u64 {
         .div_ceil(8)
 }
 
-struct OwnedTensor {
-    dtype: DType,
-    shape: Vec<i64>,
-    strides: Vec<i64>,
-    storage_offset: i64,
-    storage_bytes: u64,
-    storage: u64,
-    format: StorageFormat,
-    device_index: i32,
-}
-
-fn tensor_for(p: Option<&Param>, b: &mut Bytes<'_>) -> OwnedTensor {
+fn tensor_for(p: Option<&Param>, b: &mut Bytes<'_>) -> OwnedTensorArg {
     let plausible = b.u8() < 200;
     let dtype = match p {
         Some(p) if b.u8() < 230 => p.dtype,
@@ -420,7 +409,7 @@ fn tensor_for(p: Option<&Param>, b: &mut Bytes<'_>) -> OwnedTensor {
         210..=229 => u64::MAX,
         _ => b.u64(),
     };
-    OwnedTensor {
+    OwnedTensorArg {
         dtype,
         shape,
         strides,
@@ -487,22 +476,10 @@ pub fn call(data: &[u8]) {
     } else {
         usize::from(b.u8() % 8)
     };
-    let owned: Vec<OwnedTensor> = (0..n_tensors)
+    let owned: Vec<OwnedTensorArg> = (0..n_tensors)
         .map(|i| tensor_for(tensor_params.get(i).copied(), &mut b))
         .collect();
-    let tensors: Vec<TensorArg<'_>> = owned
-        .iter()
-        .map(|t| TensorArg {
-            dtype: t.dtype,
-            shape: &t.shape,
-            strides: &t.strides,
-            storage_offset: t.storage_offset,
-            storage_bytes: t.storage_bytes,
-            storage: t.storage,
-            format: t.format,
-            device_index: t.device_index,
-        })
-        .collect();
+    let tensors: Vec<TensorArg<'_>> = owned.iter().map(OwnedTensorArg::as_arg).collect();
     let scalars: Vec<ScalarValue> = (0..n_scalars)
         .map(|i| scalar_for(scalar_params.get(i).copied(), &mut b))
         .collect();

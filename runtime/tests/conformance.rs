@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use kfam_runtime::ffi::{admission_status, capability_status};
 use kfam_runtime::{
     admit, capability, find_family, validate_call, Admission, CallRule, Capability, Contract,
-    DType, Direction, ExecutionMode, ParamKind, Platform, ScalarValue, ScalarValueKind, Status,
-    StorageFormat, TensorArg, FAMILIES,
+    DType, Direction, ExecutionMode, OwnedTensorArg, ParamKind, Platform, ScalarValue,
+    ScalarValueKind, Status, StorageFormat, TensorArg, FAMILIES,
 };
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -352,17 +352,6 @@ fn spelled<T>(v: &Json, parse: fn(&str) -> Option<T>, what: &str) -> Result<T, V
 }
 
 /// A tensor descriptor's owned parts (`TensorArg` borrows its extents).
-struct Tensor {
-    dtype: DType,
-    shape: Vec<i64>,
-    strides: Vec<i64>,
-    storage_offset: i64,
-    storage_bytes: u64,
-    storage: u64,
-    format: StorageFormat,
-    device_index: i32,
-}
-
 const TENSOR_KEYS: [&str; 8] = [
     "dtype",
     "shape",
@@ -374,7 +363,7 @@ const TENSOR_KEYS: [&str; 8] = [
     "device_index",
 ];
 
-fn tensor(v: &Json, at: &str) -> Result<Tensor, VectorError> {
+fn tensor(v: &Json, at: &str) -> Result<OwnedTensorArg, VectorError> {
     if v.keys() != TENSOR_KEYS.into_iter().collect() {
         return Err(format!(
             "{at}: a tensor has exactly the keys {TENSOR_KEYS:?}"
@@ -386,7 +375,7 @@ fn tensor(v: &Json, at: &str) -> Result<Tensor, VectorError> {
             .map(|d| int(d, &format!("{at}.{key}")))
             .collect()
     };
-    Ok(Tensor {
+    Ok(OwnedTensorArg {
         dtype: spelled(field(v, "dtype")?, DType::parse, &format!("{at}.dtype"))?,
         shape: extents("shape")?,
         strides: extents("strides")?,
@@ -460,19 +449,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("param", Json::Null),
         ]));
     };
-    let args: Vec<TensorArg<'_>> = tensors
-        .iter()
-        .map(|t| TensorArg {
-            dtype: t.dtype,
-            shape: &t.shape,
-            strides: &t.strides,
-            storage_offset: t.storage_offset,
-            storage_bytes: t.storage_bytes,
-            storage: t.storage,
-            format: t.format,
-            device_index: t.device_index,
-        })
-        .collect();
+    let args: Vec<TensorArg<'_>> = tensors.iter().map(OwnedTensorArg::as_arg).collect();
     Ok(match validate_call(family, &args, &scalars) {
         Ok(()) => obj(vec![
             ("status", status(Status::Ok)),
