@@ -35,6 +35,7 @@ pub(super) fn parse(text: &str) -> R<Doc<'_>> {
 }
 
 /// A key that is set twice is refused, as serde's derived visitors do.
+#[inline(always)]
 fn set<T>(slot: &mut Option<T>, value: T) -> R<()> {
     if slot.is_some() {
         return Err(Invalid);
@@ -43,6 +44,93 @@ fn set<T>(slot: &mut Option<T>, value: T) -> R<()> {
     Ok(())
 }
 
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// Non-zero when a byte of `chunk` is `"`, `\` or below 0x20 (the lowest
+/// flagged byte is the first such byte; bit tricks as in "Determine if a
+/// word has a zero byte", Bit Twiddling Hacks).
+pub(super) fn special(chunk: u64) -> u64 {
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    let quote = zero(chunk ^ (ONES * u64::from(b'"')));
+    let backslash = zero(chunk ^ (ONES * u64::from(b'\\')));
+    let control = chunk.wrapping_sub(ONES * 0x20) & !chunk;
+    (quote | backslash | control) & (ONES * 0x80)
+}
+
+/// A key of the document and its quoted spelling (at most 16 bytes), as
+/// two little-endian words and masks, to compare it in place.
+pub(super) struct Key {
+    name: &'static [u8],
+    word: [u64; 2],
+    mask: [u64; 2],
+}
+
+/// Bytes `8 * half ..` of `b` as a little-endian word.
+const fn word(b: [u8; 16], half: usize) -> u64 {
+    let mut w = [0u8; 8];
+    let mut i = 0;
+    while i < 8 {
+        w[i] = b[half * 8 + i];
+        i += 1;
+    }
+    u64::from_le_bytes(w)
+}
+
+const fn key(name: &'static [u8]) -> Key {
+    assert!(
+        name.len() <= 14,
+        "a key is compared as at most 16 quoted bytes"
+    );
+    let mut bytes = [0u8; 16];
+    let mut mask = [0u8; 16];
+    let mut i = 0;
+    while i < name.len() + 2 {
+        bytes[i] = if i == 0 || i == name.len() + 1 {
+            b'"'
+        } else {
+            name[i - 1]
+        };
+        mask[i] = 0xff;
+        i += 1;
+    }
+    Key {
+        name,
+        word: [word(bytes, 0), word(bytes, 1)],
+        mask: [word(mask, 0), word(mask, 1)],
+    }
+}
+
+/// The keys of each object, in the order `kfam` writes them.
+const DOC_KEYS: &[Key] = &[
+    key(b"$comment"),
+    key(b"schema"),
+    key(b"family"),
+    key(b"revision"),
+    key(b"contract"),
+    key(b"params"),
+    key(b"lowered_params"),
+    key(b"return_count"),
+    key(b"return_aliases"),
+    key(b"platform"),
+    key(b"backend"),
+    key(b"runtime"),
+    key(b"execution_mode"),
+    key(b"abi_revision"),
+    key(b"capabilities"),
+    key(b"artifact"),
+];
+const PARAM_KEYS: &[Key] = &[
+    key(b"name"),
+    key(b"kind"),
+    key(b"direction"),
+    key(b"dtype"),
+    key(b"shape"),
+    key(b"layout"),
+];
+const CAPABILITY_KEYS: &[Key] = &[key(b"contract"), key(b"execution_mode")];
+const ARTIFACT_KEYS: &[Key] = &[key(b"path"), key(b"sha256")];
+
+#[derive(Clone, Copy)]
 struct Reader<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -50,17 +138,62 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline(always)]
     fn ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.bytes.get(self.at) {
+        loop {
+            match self.peek() {
+                Some(b' ') => self.spaces(),
+                Some(b'\t' | b'\n' | b'\r') => self.at += 1,
+                _ => return,
+            }
+        }
+    }
+
+    /// A run of spaces (a pretty-printed document's indentation), eight
+    /// bytes at a time.
+    #[inline(always)]
+    fn spaces(&mut self) {
+        while let Some(chunk) = self.chunk() {
+            let other = chunk ^ (ONES * u64::from(b' '));
+            if other != 0 {
+                self.at += (other.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+        while self.peek() == Some(b' ') {
             self.at += 1;
         }
     }
 
+    /// The next eight bytes, little-endian, if there are eight.
+    #[inline(always)]
+    fn chunk(&self) -> Option<u64> {
+        let bytes = self.bytes.get(self.at..)?.first_chunk::<8>()?;
+        Some(u64::from_le_bytes(*bytes))
+    }
+
+    /// Skip string bytes that need no attention, eight at a time: stop at
+    /// the first `"`, `\` or control character, or near the end.
+    #[inline(always)]
+    fn plain(&mut self) {
+        while let Some(chunk) = self.chunk() {
+            let found = special(chunk);
+            if found != 0 {
+                self.at += (found.trailing_zeros() / 8) as usize;
+                return;
+            }
+            self.at += 8;
+        }
+    }
+
+    #[inline(always)]
     fn peek(&self) -> Option<u8> {
         self.bytes.get(self.at).copied()
     }
 
     /// Whitespace, then `byte`.
+    #[inline(always)]
     fn eat(&mut self, byte: u8) -> R<()> {
         self.ws();
         if self.peek() != Some(byte) {
@@ -70,19 +203,36 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// An object: `field` reads the value of each key (it must refuse an
-    /// unknown or repeated key). Required keys are the caller's check.
-    fn object(&mut self, mut field: impl FnMut(&mut Self, &str) -> R<()>) -> R<()> {
+    /// An object whose keys are among `keys`: `field` reads the value of
+    /// each key, given its index in `keys` (it must refuse a repeated key). Required keys are the
+    /// caller's check.
+    #[inline(always)]
+    fn object(&mut self, keys: &[Key], mut field: impl FnMut(&mut Self, usize) -> R<()>) -> R<()> {
         self.eat(b'{')?;
         self.ws();
         if self.peek() == Some(b'}') {
             self.at += 1;
             return Ok(());
         }
+        // Producers write the keys in the order of `keys`: the expected one
+        // is compared in place first, without scanning and unescaping it.
+        let mut next = 0;
         loop {
-            let key = self.string()?;
+            self.ws();
+            let i = match keys.get(next) {
+                Some(key) if self.at_key(key) => {
+                    self.at += key.name.len() + 2;
+                    next
+                }
+                _ => {
+                    let name = self.string()?;
+                    let name = name.as_bytes();
+                    keys.iter().position(|k| k.name == name).ok_or(Invalid)?
+                }
+            };
+            next = i + 1;
             self.eat(b':')?;
-            field(self, &key)?;
+            field(self, i)?;
             self.ws();
             match self.peek() {
                 Some(b',') => self.at += 1,
@@ -95,7 +245,23 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The next bytes are `key` as a string without escapes.
+    #[inline(always)]
+    fn at_key(&self, key: &Key) -> bool {
+        let Some(bytes) = self
+            .bytes
+            .get(self.at..)
+            .and_then(|b| b.first_chunk::<16>())
+        else {
+            return false;
+        };
+        let (low, high) = bytes.split_at(8);
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
+        ((word(low) ^ key.word[0]) & key.mask[0]) | ((word(high) ^ key.word[1]) & key.mask[1]) == 0
+    }
+
     /// An array: `item` reads each element.
+    #[inline(always)]
     fn array(&mut self, mut item: impl FnMut(&mut Self) -> R<()>) -> R<()> {
         self.eat(b'[')?;
         self.ws();
@@ -118,17 +284,25 @@ impl<'a> Reader<'a> {
     }
 
     /// A string: borrowed when it has no escape, else unescaped and owned.
+    #[inline(always)]
     fn string(&mut self) -> R<Cow<'a, str>> {
         self.eat(b'"')?;
         let start = self.at;
         loop {
+            self.plain();
             match self.peek() {
                 Some(b'"') => {
                     let s = self.text.get(start..self.at).ok_or(Invalid)?;
                     self.at += 1;
                     return Ok(Cow::Borrowed(s));
                 }
-                Some(b'\\') => return self.escaped(start).map(Cow::Owned),
+                Some(b'\\') => {
+                    // A copy, so that `self` stays in registers here.
+                    let mut rest = *self;
+                    let s = rest.escaped(start)?;
+                    self.at = rest.at;
+                    return Ok(Cow::Owned(s));
+                }
                 Some(0x20..) => self.at += 1,
                 // A raw control character, or the end of the document.
                 _ => return Err(Invalid),
@@ -140,6 +314,7 @@ impl<'a> Reader<'a> {
     /// byte). Runs between escapes start and end at ASCII bytes, so they are
     /// whole UTF-8 sequences.
     #[cold]
+    #[inline(never)]
     fn escaped(&mut self, start: usize) -> R<String> {
         let mut out = String::with_capacity(self.at - start + 16);
         let mut run = start;
@@ -219,6 +394,7 @@ impl<'a> Reader<'a> {
     /// or exponent makes it a float, which no integer field accepts; so do
     /// `-0` and a magnitude over `u64::MAX` (both floats to serde_json).
     /// Returns the sign (true if negative) and the magnitude.
+    #[inline(always)]
     fn integer(&mut self) -> R<(bool, u64)> {
         self.ws();
         let negative = self.peek() == Some(b'-');
@@ -254,6 +430,7 @@ impl<'a> Reader<'a> {
         Ok((negative, n))
     }
 
+    #[inline(always)]
     fn u32(&mut self) -> R<u32> {
         match self.integer()? {
             (false, n) => u32::try_from(n).map_err(|_| Invalid),
@@ -261,6 +438,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline(always)]
     fn i64(&mut self) -> R<i64> {
         match self.integer()? {
             (false, n) => i64::try_from(n).map_err(|_| Invalid),
@@ -269,6 +447,7 @@ impl<'a> Reader<'a> {
         }
     }
 
+    #[inline(always)]
     fn doc(&mut self) -> R<Doc<'a>> {
         let mut comment = None;
         let mut schema = None;
@@ -286,16 +465,17 @@ impl<'a> Reader<'a> {
         let mut capabilities = None;
         let mut artifact = None;
         let mut abi_revision = None;
-        self.object(|r, key| match key {
-            "$comment" => set(&mut comment, r.string()?),
-            "schema" => set(&mut schema, r.u32()?),
-            "family" => set(&mut family, r.string()?),
-            "revision" => set(&mut revision, r.u32()?),
-            "contract" => set(&mut contract, r.string()?),
-            "params" => set(&mut params, r.params()?),
-            "lowered_params" => set(&mut lowered_params, r.params()?),
-            "return_count" => set(&mut return_count, r.u32()?),
-            "return_aliases" => {
+        // `key` indexes DOC_KEYS.
+        self.object(DOC_KEYS, |r, key| match key {
+            0 => set(&mut comment, r.string()?),
+            1 => set(&mut schema, r.u32()?),
+            2 => set(&mut family, r.string()?),
+            3 => set(&mut revision, r.u32()?),
+            4 => set(&mut contract, r.string()?),
+            5 => set(&mut params, r.params()?),
+            6 => set(&mut lowered_params, r.params()?),
+            7 => set(&mut return_count, r.u32()?),
+            8 => {
                 let mut aliases = Small::default();
                 r.array(|r| {
                     aliases.push(r.u32()?);
@@ -303,11 +483,11 @@ impl<'a> Reader<'a> {
                 })?;
                 set(&mut return_aliases, aliases)
             }
-            "platform" => set(&mut platform, r.string()?),
-            "backend" => set(&mut backend, r.string()?),
-            "runtime" => set(&mut runtime, r.string()?),
-            "execution_mode" => set(&mut execution_mode, r.string()?),
-            "capabilities" => {
+            9 => set(&mut platform, r.string()?),
+            10 => set(&mut backend, r.string()?),
+            11 => set(&mut runtime, r.string()?),
+            12 => set(&mut execution_mode, r.string()?),
+            14 => {
                 let mut caps = Small::default();
                 r.array(|r| {
                     caps.push(r.capability()?);
@@ -315,8 +495,8 @@ impl<'a> Reader<'a> {
                 })?;
                 set(&mut capabilities, caps)
             }
-            "artifact" => set(&mut artifact, r.artifact()?),
-            "abi_revision" => set(&mut abi_revision, r.string()?),
+            15 => set(&mut artifact, r.artifact()?),
+            13 => set(&mut abi_revision, r.string()?),
             _ => Err(Invalid),
         })?;
         Ok(Doc {
@@ -339,8 +519,10 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline(always)]
     fn params(&mut self) -> R<Vec<ParamDoc<'a>>> {
-        let mut params = Vec::new();
+        // One allocation for a typical signature.
+        let mut params = Vec::with_capacity(8);
         self.array(|r| {
             params.push(r.param()?);
             Ok(())
@@ -348,15 +530,17 @@ impl<'a> Reader<'a> {
         Ok(params)
     }
 
+    #[inline(always)]
     fn param(&mut self) -> R<ParamDoc<'a>> {
         let (mut name, mut kind, mut direction, mut dtype, mut shape, mut layout) =
             (None, None, None, None, None, None);
-        self.object(|r, key| match key {
-            "name" => set(&mut name, r.string()?),
-            "kind" => set(&mut kind, r.string()?),
-            "direction" => set(&mut direction, r.string()?),
-            "dtype" => set(&mut dtype, r.string()?),
-            "shape" => {
+        // `key` indexes PARAM_KEYS.
+        self.object(PARAM_KEYS, |r, key| match key {
+            0 => set(&mut name, r.string()?),
+            1 => set(&mut kind, r.string()?),
+            2 => set(&mut direction, r.string()?),
+            3 => set(&mut dtype, r.string()?),
+            4 => {
                 let mut dims = Small::default();
                 r.array(|r| {
                     dims.push(r.i64()?);
@@ -364,7 +548,7 @@ impl<'a> Reader<'a> {
                 })?;
                 set(&mut shape, dims)
             }
-            "layout" => set(&mut layout, r.string()?),
+            5 => set(&mut layout, r.string()?),
             _ => Err(Invalid),
         })?;
         Ok(ParamDoc {
@@ -377,11 +561,13 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline(always)]
     fn capability(&mut self) -> R<CapabilityDoc<'a>> {
         let (mut contract, mut execution_mode) = (None, None);
-        self.object(|r, key| match key {
-            "contract" => set(&mut contract, r.string()?),
-            "execution_mode" => set(&mut execution_mode, r.string()?),
+        // `key` indexes CAPABILITY_KEYS.
+        self.object(CAPABILITY_KEYS, |r, key| match key {
+            0 => set(&mut contract, r.string()?),
+            1 => set(&mut execution_mode, r.string()?),
             _ => Err(Invalid),
         })?;
         Ok(CapabilityDoc {
@@ -390,11 +576,13 @@ impl<'a> Reader<'a> {
         })
     }
 
+    #[inline(always)]
     fn artifact(&mut self) -> R<ArtifactDoc<'a>> {
         let (mut path, mut sha256) = (None, None);
-        self.object(|r, key| match key {
-            "path" => set(&mut path, r.string()?),
-            "sha256" => set(&mut sha256, r.string()?),
+        // `key` indexes ARTIFACT_KEYS.
+        self.object(ARTIFACT_KEYS, |r, key| match key {
+            0 => set(&mut path, r.string()?),
+            1 => set(&mut sha256, r.string()?),
             _ => Err(Invalid),
         })?;
         Ok(ArtifactDoc {

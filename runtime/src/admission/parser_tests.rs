@@ -594,3 +594,27 @@ fn named_cases_read_alike() {
     assert!(matches!(doc.platform, Cow::Borrowed("a5")));
     assert!(matches!(doc.backend, Cow::Owned(ref s) if s == "ce"));
 }
+
+/// The eight-byte string scan finds the first byte that needs attention,
+/// whatever the bytes around it.
+#[test]
+fn string_scan_finds_the_first_special_byte() {
+    let is_special = |b: u8| b == b'"' || b == b'\\' || b < 0x20;
+    for at in 0..8 {
+        for b in 0..=255u8 {
+            for fill in [b'a', 0x80, 0xff, b'!', b']', 0x20] {
+                for after in [fill, b'"', 0x00, 0x1f, b'\\', 0xe2] {
+                    let mut bytes = [fill; 8];
+                    bytes[at] = b;
+                    if at < 7 {
+                        bytes[at + 1] = after;
+                    }
+                    let first = bytes.iter().position(|&b| is_special(b));
+                    let found = super::json::special(u64::from_le_bytes(bytes));
+                    let got = (found != 0).then(|| (found.trailing_zeros() / 8) as usize);
+                    assert_eq!(got, first, "{bytes:?}");
+                }
+            }
+        }
+    }
+}
