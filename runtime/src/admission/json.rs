@@ -7,7 +7,8 @@
 //! accepts exactly what serde_json reads into the former serde-derived
 //! document type: the unit tests in `parser_tests.rs` keep that reader as
 //! the oracle. The shape is fixed and unknown keys are errors, so no value
-//! is ever skipped and nesting is at most four levels (no recursion).
+//! is ever skipped and nesting is at most four containers deep (document,
+//! `params`, a parameter, its `shape`), read without recursion.
 
 use std::borrow::Cow;
 
@@ -59,7 +60,7 @@ pub(super) fn special(chunk: u64) -> u64 {
 
 /// A key of the document and its quoted spelling (at most 16 bytes), as
 /// two little-endian words and masks, to compare it in place.
-pub(super) struct Key {
+struct Key {
     name: &'static [u8],
     word: [u64; 2],
     mask: [u64; 2],
@@ -204,8 +205,8 @@ impl<'a> Reader<'a> {
     }
 
     /// An object whose keys are among `keys`: `field` reads the value of
-    /// each key, given its index in `keys` (it must refuse a repeated key). Required keys are the
-    /// caller's check.
+    /// each key, given its index in `keys` (it must refuse a repeated key).
+    /// Required keys are the caller's check.
     #[inline(always)]
     fn object(&mut self, keys: &[Key], mut field: impl FnMut(&mut Self, usize) -> R<()>) -> R<()> {
         self.eat(b'{')?;
