@@ -5,8 +5,6 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
-
 use crate::types::{Family, Param, Profile, Receipt};
 use crate::vocab::{
     Admission, Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform,
@@ -60,39 +58,32 @@ fn differs(field: &'static str) -> Refused {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+mod json;
+#[cfg(test)]
+mod parser_tests;
+
+// The document, as `json::parse` reads it. A string borrows from the
+// document unless it has escapes.
+
+#[derive(Debug, PartialEq)]
 struct ParamDoc<'a> {
-    // `borrow` on every field: without it serde fills a `Cow` with an owned
-    // copy. Strings with escapes still arrive owned.
-    #[serde(borrow)]
     name: Cow<'a, str>,
-    #[serde(borrow)]
     kind: Cow<'a, str>,
-    #[serde(borrow)]
     direction: Cow<'a, str>,
-    #[serde(borrow)]
     dtype: Cow<'a, str>,
-    shape: Vec<i64>,
-    #[serde(borrow)]
+    shape: Small<i64, 8>,
     layout: Cow<'a, str>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, PartialEq, Default)]
 struct CapabilityDoc<'a> {
-    #[serde(borrow)]
     contract: Cow<'a, str>,
-    #[serde(borrow)]
     execution_mode: Cow<'a, str>,
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, PartialEq)]
 struct ArtifactDoc<'a> {
-    #[serde(borrow)]
     path: Cow<'a, str>,
-    #[serde(borrow)]
     sha256: Cow<'a, str>,
 }
 
@@ -100,77 +91,80 @@ struct ArtifactDoc<'a> {
 /// `schema` and is decided after parsing. An optional key is absent or has
 /// a value: `null` is refused, as the published schema and the reference
 /// reader (`kfam_codegen::compiled_meta`) refuse it.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, PartialEq)]
 struct Doc<'a> {
-    #[serde(rename = "$comment", default, borrow, deserialize_with = "present")]
     _comment: Option<Cow<'a, str>>,
     schema: u32,
-    #[serde(default, borrow, deserialize_with = "present")]
     family: Option<Cow<'a, str>>,
-    #[serde(default, deserialize_with = "present")]
     revision: Option<u32>,
-    #[serde(default, borrow, deserialize_with = "present")]
     contract: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    params: Vec<Obj<ParamDoc<'a>>>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    lowered_params: Option<Vec<Obj<ParamDoc<'a>>>>,
-    #[serde(default, deserialize_with = "present")]
+    params: Vec<ParamDoc<'a>>,
+    lowered_params: Option<Vec<ParamDoc<'a>>>,
     return_count: Option<u32>,
-    #[serde(default, deserialize_with = "present")]
-    return_aliases: Option<Vec<u32>>,
-    #[serde(borrow)]
+    return_aliases: Option<Small<u32, 8>>,
     platform: Cow<'a, str>,
-    #[serde(borrow)]
     backend: Cow<'a, str>,
-    #[serde(default, borrow, deserialize_with = "present")]
     runtime: Option<Cow<'a, str>>,
-    #[serde(default, borrow, deserialize_with = "present")]
     execution_mode: Option<Cow<'a, str>>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    capabilities: Option<Vec<Obj<CapabilityDoc<'a>>>>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    artifact: Option<Obj<ArtifactDoc<'a>>>,
+    capabilities: Option<Small<CapabilityDoc<'a>, 1>>,
+    artifact: Option<ArtifactDoc<'a>>,
     /// The native runtime revision the artifact was built against.
-    #[serde(default, borrow, deserialize_with = "present")]
     abi_revision: Option<Cow<'a, str>>,
 }
 
-/// A JSON object read into `T`. serde's derived visitors also fill a struct
-/// from a positional array; the document format has objects only.
-struct Obj<T>(T);
+/// A list kept inline up to `N` items (shapes, return aliases, the one
+/// capability), so a typical document is read without allocating them;
+/// longer lists move to the heap and compare the same.
+#[derive(Debug)]
+enum Small<T, const N: usize> {
+    Inline(usize, [T; N]),
+    Heap(Vec<T>),
+}
 
-impl<T> std::ops::Deref for Obj<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
+impl<T: Default, const N: usize> Default for Small<T, N> {
+    fn default() -> Self {
+        Small::Inline(0, std::array::from_fn(|_| T::default()))
     }
 }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for V<T> {
-            type Value = Obj<T>;
-            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("a JSON object")
+impl<T: Default, const N: usize> Small<T, N> {
+    fn push(&mut self, item: T) {
+        match self {
+            Small::Inline(len, items) if *len < N => {
+                items[*len] = item;
+                *len += 1;
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Obj<T>, A::Error> {
-                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Obj)
+            Small::Inline(_, items) => {
+                let mut heap: Vec<T> =
+                    std::mem::replace(items, std::array::from_fn(|_| T::default())).into();
+                heap.push(item);
+                *self = Small::Heap(heap);
             }
+            Small::Heap(heap) => heap.push(item),
         }
-        d.deserialize_map(V(std::marker::PhantomData))
     }
 }
 
-/// A key that is present has a value of its type; `null` is not "absent".
-fn present<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    T::deserialize(d).map(Some)
+impl<T, const N: usize> Small<T, N> {
+    fn as_slice(&self) -> &[T] {
+        match self {
+            Small::Inline(len, items) => &items[..*len],
+            Small::Heap(heap) => heap,
+        }
+    }
+}
+
+impl<T, const N: usize> std::ops::Deref for Small<T, N> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        self.as_slice()
+    }
+}
+
+impl<T: PartialEq, const N: usize> PartialEq for Small<T, N> {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_slice() == other.as_slice()
+    }
 }
 
 /// A parsed vocabulary value, or a malformed document.
@@ -189,7 +183,7 @@ fn param_view(p: &ParamDoc<'_>) -> Result<(), Refused> {
 
 /// Compare a signature with the approved one, using `lowered` shapes or not.
 fn same_signature(
-    docs: &[Obj<ParamDoc<'_>>],
+    docs: &[ParamDoc<'_>],
     approved: &[Param],
     lowered: bool,
 ) -> Result<bool, Refused> {
@@ -205,7 +199,7 @@ fn same_signature(
             || d.direction != p.direction.as_str()
             || d.dtype != p.dtype.as_str()
             || d.layout != p.layout.as_str()
-            || d.shape != shape
+            || d.shape.as_slice() != shape
         {
             return Ok(false);
         }
@@ -228,14 +222,11 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     if json.len() > MAX_DOCUMENT_BYTES {
         return Err(refuse(Admission::Malformed));
     }
-    // serde_json rejects trailing data, bools as integers and (through the
-    // derived visitors) duplicate and unknown keys.
-    // UTF-8 is checked once for the whole document (fast), so the parser
+    // UTF-8 is checked once for the whole document (fast), so the reader
     // need not validate every string again; invalid UTF-8 is malformed
     // either way.
     let text = std::str::from_utf8(json).map_err(|_| refuse(Admission::Malformed))?;
-    let Obj(doc): Obj<Doc<'_>> =
-        serde_json::from_str(text).map_err(|_| refuse(Admission::Malformed))?;
+    let doc = json::parse(text).map_err(|_| refuse(Admission::Malformed))?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
     let platform = vocab(&doc.platform, Platform::parse)?;

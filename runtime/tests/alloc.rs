@@ -1,6 +1,7 @@
-//! Call validation, lookups and admission's success path allocate as the
+//! Call validation, lookups and admission allocate as the
 //! docs say: a counting global allocator observes every allocation this
-//! test binary makes, and the hot paths must make none.
+//! test binary makes. Calls and lookups make none; admission only its two
+//! parameter lists.
 //!
 //! Counting is per thread (the libtest harness allocates on its own
 //! threads), and each measured section runs several times after a warm-up,
@@ -133,4 +134,27 @@ fn lookups_allocate_nothing() {
         .unwrap();
     });
     assert_eq!(n, 0, "lookups allocated");
+}
+
+/// Admission of the benchmarked document (no escapes) allocates the two
+/// parameter lists and nothing else: strings borrow from the document, and
+/// shapes, return aliases and the capability are kept inline.
+#[test]
+fn admission_allocates_only_the_parameter_lists() {
+    const DOC: &str = include_str!(
+        "../../generated/schema/examples/matmul_acc_nz_bf16.a2a3_onboard.compiled_meta.json"
+    );
+    const SHA256: &str = "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887";
+    let n = allocations(|| {
+        std::hint::black_box(kfam_runtime::admit(
+            std::hint::black_box(DOC.as_bytes()),
+            SHA256,
+        ))
+        .unwrap();
+    });
+    assert_eq!(
+        n,
+        2 * 100,
+        "admission allocated more than its two parameter lists"
+    );
 }
