@@ -399,34 +399,8 @@ impl<'a> FamilyChecker<'a> {
         allow_newline: bool,
         required: bool,
     ) {
-        if let Some(c) = text
-            .value
-            .chars()
-            .find(|&c| is_forbidden_char(c, allow_newline))
-        {
-            let name = char_name(c).map_or(String::new(), |n| format!(" ({n})"));
-            // Point at the character (it may be invisible) or its escape.
-            let src = &self.sources.get(self.id).text;
-            let literal = src
-                .get(text.span.clone())
-                .filter(|_| c != '\n')
-                .and_then(|s| find_char_or_escape(s, c))
-                .map(|r| text.span.start + r.start..text.span.start + r.end);
-            self.push(
-                err(Code::ControlCharacter, self.id, &literal.clone().unwrap_or(text.span.clone()), format!("`{field}` contains U+{:04X}{name}", c as u32))
-                    .label(if literal.is_some() { "this character" } else { "in this text" })
-                    .help("remove it; free text is copied into comments and strings of every generated language"),
-            );
-        }
-        let chars = text.value.chars().count();
-        if (required && text.value.trim().is_empty()) || chars > MAX_TEXT_CHARS {
-            let msg = if chars > MAX_TEXT_CHARS {
-                format!("`{field}` is {chars} characters, over the limit of {MAX_TEXT_CHARS}")
-            } else {
-                format!("`{field}` is empty")
-            };
-            self.push(err(Code::TextLength, self.id, &text.span, msg).label("here"));
-        }
+        let found = text_problems(self.sources, self.id, text, field, allow_newline, required);
+        self.diagnostics.extend(found);
     }
 
     fn check_param(&mut self, p: &'a Spanned<model::Param>) {
@@ -1494,6 +1468,49 @@ fn join_ticks<T: std::fmt::Display>(items: &[T]) -> String {
         .map(|i| format!("`{i}`"))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The problems of free text `text` (field `field` of file `id`): a
+/// forbidden character, or an empty (when `required`) or overlong text.
+/// Free text goes into comments and strings of every generated language.
+pub fn text_problems(
+    sources: &SourceMap,
+    id: FileId,
+    text: &Spanned<String>,
+    field: &str,
+    allow_newline: bool,
+    required: bool,
+) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if let Some(c) = text
+        .value
+        .chars()
+        .find(|&c| is_forbidden_char(c, allow_newline))
+    {
+        let name = char_name(c).map_or(String::new(), |n| format!(" ({n})"));
+        // Point at the character (it may be invisible) or its escape.
+        let src = &sources.get(id).text;
+        let literal = src
+            .get(text.span.clone())
+            .filter(|_| c != '\n')
+            .and_then(|s| find_char_or_escape(s, c))
+            .map(|r| text.span.start + r.start..text.span.start + r.end);
+        out.push(
+            err(Code::ControlCharacter, id, &literal.clone().unwrap_or(text.span.clone()), format!("`{field}` contains U+{:04X}{name}", c as u32))
+                .label(if literal.is_some() { "this character" } else { "in this text" })
+                .help("remove it; free text is copied into comments and strings of every generated language"),
+        );
+    }
+    let chars = text.value.chars().count();
+    if (required && text.value.trim().is_empty()) || chars > MAX_TEXT_CHARS {
+        let msg = if chars > MAX_TEXT_CHARS {
+            format!("`{field}` is {chars} characters, over the limit of {MAX_TEXT_CHARS}")
+        } else {
+            format!("`{field}` is empty")
+        };
+        out.push(err(Code::TextLength, id, &text.span, msg).label("here"));
+    }
+    out
 }
 
 /// Characters free text may not contain: controls (newline allowed where

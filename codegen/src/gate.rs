@@ -215,6 +215,16 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
     if let Some((rid, retired)) = &loaded.retired {
         let mut seen: HashSet<&str> = HashSet::new();
         for t in &retired.retired {
+            // The reason is copied into the generated tables and docs.
+            let found = crate::check::text_problems(
+                &report.sources,
+                *rid,
+                &t.value.reason,
+                "reason",
+                true,
+                true,
+            );
+            report.diagnostics.extend(found);
             let name = t.value.name.value.as_str();
             let (problem, help) = if !seen.insert(name) {
                 ("retired twice", "keep one tombstone per family")

@@ -131,6 +131,9 @@ fn main() -> ExitCode {
                             &f.identity[..16],
                         );
                     }
+                    for r in &ir.retired {
+                        outln!("{} r{} retired: {}", r.name, r.revision, r.reason);
+                    }
                     outln!("checked {} families: ok", ir.families.len());
                     ExitCode::SUCCESS
                 }
