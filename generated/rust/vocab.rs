@@ -85,9 +85,27 @@ impl DType {
             DType::Fp4 => "fp4",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "fp32" => Some(DType::Fp32),
+            "fp16" => Some(DType::Fp16),
+            "int32" => Some(DType::Int32),
+            "int16" => Some(DType::Int16),
+            "int8" => Some(DType::Int8),
+            "uint8" => Some(DType::Uint8),
+            "bf16" => Some(DType::Bf16),
+            "int64" => Some(DType::Int64),
+            "uint64" => Some(DType::Uint64),
+            "uint16" => Some(DType::Uint16),
+            "uint32" => Some(DType::Uint32),
+            "bool" => Some(DType::Bool),
+            "fp8e4m3fn" => Some(DType::Fp8e4m3fn),
+            "fp8e8m0" => Some(DType::Fp8e8m0),
+            "fp4" => Some(DType::Fp4),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for DType {
@@ -131,9 +149,15 @@ impl Direction {
             Direction::InOut => "inout",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "in" => Some(Direction::In),
+            "out" => Some(Direction::Out),
+            "inout" => Some(Direction::InOut),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Direction {
@@ -170,9 +194,14 @@ impl ParamKind {
             ParamKind::Scalar => "scalar",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "tensor" => Some(ParamKind::Tensor),
+            "scalar" => Some(ParamKind::Scalar),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for ParamKind {
@@ -215,9 +244,15 @@ impl Layout {
             Layout::Nz => "nz",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "nd" => Some(Layout::Nd),
+            "nchw" => Some(Layout::Nchw),
+            "nz" => Some(Layout::Nz),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Layout {
@@ -264,9 +299,15 @@ impl Platform {
             Platform::Xdna2 => "xdna2",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "a2a3" => Some(Platform::A2a3),
+            "a5" => Some(Platform::A5),
+            "xdna2" => Some(Platform::Xdna2),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Platform {
@@ -309,9 +350,15 @@ impl Backend {
             Backend::Aie => "aie",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "cce" => Some(Backend::Cce),
+            "pto" => Some(Backend::Pto),
+            "aie" => Some(Backend::Aie),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Backend {
@@ -356,9 +403,15 @@ impl Runtime {
             Runtime::XrtDirect => "xrt_direct",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "tensormap_and_ringbuffer" => Some(Runtime::TensormapAndRingbuffer),
+            "host_build_graph" => Some(Runtime::HostBuildGraph),
+            "xrt_direct" => Some(Runtime::XrtDirect),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Runtime {
@@ -398,9 +451,14 @@ impl ExecutionMode {
             ExecutionMode::Onboard => "onboard",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "sim" => Some(ExecutionMode::Sim),
+            "onboard" => Some(ExecutionMode::Onboard),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for ExecutionMode {
@@ -437,9 +495,14 @@ impl Contract {
             Contract::Kernel => "kernel",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "program" => Some(Contract::Program),
+            "kernel" => Some(Contract::Kernel),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Contract {
@@ -486,9 +549,15 @@ impl BindingKind {
             BindingKind::ScalarArg => "scalar_arg",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "buffer_object" => Some(BindingKind::BufferObject),
+            "tensor_arg" => Some(BindingKind::TensorArg),
+            "scalar_arg" => Some(BindingKind::ScalarArg),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for BindingKind {
@@ -528,9 +597,14 @@ impl OperationKind {
             OperationKind::Matmul => "matmul",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "elementwise_binary" => Some(OperationKind::ElementwiseBinary),
+            "matmul" => Some(OperationKind::Matmul),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for OperationKind {
@@ -586,9 +660,18 @@ impl BinaryOp {
             BinaryOp::Min => "min",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "add" => Some(BinaryOp::Add),
+            "sub" => Some(BinaryOp::Sub),
+            "mul" => Some(BinaryOp::Mul),
+            "div" => Some(BinaryOp::Div),
+            "max" => Some(BinaryOp::Max),
+            "min" => Some(BinaryOp::Min),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for BinaryOp {
@@ -633,9 +716,15 @@ impl StorageFormat {
             StorageFormat::FractalNz => "fractal_nz",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "nchw" => Some(StorageFormat::Nchw),
+            "nd" => Some(StorageFormat::Nd),
+            "fractal_nz" => Some(StorageFormat::FractalNz),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for StorageFormat {
@@ -683,9 +772,16 @@ impl ScalarValueKind {
             ScalarValueKind::Float => "float",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "bool" => Some(ScalarValueKind::Bool),
+            "int" => Some(ScalarValueKind::Int),
+            "uint" => Some(ScalarValueKind::Uint),
+            "float" => Some(ScalarValueKind::Float),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for ScalarValueKind {
@@ -784,9 +880,26 @@ impl CallRule {
             CallRule::FloatOverflow => "float_overflow",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "ok" => Some(CallRule::Ok),
+            "arg_count" => Some(CallRule::ArgCount),
+            "dtype" => Some(CallRule::DType),
+            "rank" => Some(CallRule::Rank),
+            "shape" => Some(CallRule::Shape),
+            "format" => Some(CallRule::Format),
+            "not_contiguous" => Some(CallRule::NotContiguous),
+            "nz_offset" => Some(CallRule::NzOffset),
+            "storage_bounds" => Some(CallRule::StorageBounds),
+            "device" => Some(CallRule::Device),
+            "overlap" => Some(CallRule::Overlap),
+            "scalar_type" => Some(CallRule::ScalarType),
+            "scalar_range" => Some(CallRule::ScalarRange),
+            "float_overflow" => Some(CallRule::FloatOverflow),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for CallRule {
@@ -846,9 +959,18 @@ impl Capability {
             Capability::Retired => "retired",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "supported" => Some(Capability::Supported),
+            "unknown_family" => Some(Capability::UnknownFamily),
+            "contract_mismatch" => Some(Capability::ContractMismatch),
+            "no_profile" => Some(Capability::NoProfile),
+            "no_receipt" => Some(Capability::NoReceipt),
+            "retired" => Some(Capability::Retired),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Capability {
@@ -914,9 +1036,19 @@ impl Admission {
             Admission::Retired => "retired",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "admitted" => Some(Admission::Admitted),
+            "malformed" => Some(Admission::Malformed),
+            "unknown_family" => Some(Admission::UnknownFamily),
+            "recompile_required" => Some(Admission::RecompileRequired),
+            "not_approved" => Some(Admission::NotApproved),
+            "prepared_incompatible" => Some(Admission::PreparedIncompatible),
+            "retired" => Some(Admission::Retired),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Admission {
@@ -984,9 +1116,21 @@ impl Status {
             Status::NotApproved => "not_approved",
         }
     }
-    /// The member spelled `s` in the manifest.
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|v| v.as_str() == s)
+        match s {
+            "ok" => Some(Status::Ok),
+            "internal" => Some(Status::Internal),
+            "unsupported" => Some(Status::Unsupported),
+            "prepared_incompatible" => Some(Status::PreparedIncompatible),
+            "invalid_state" => Some(Status::InvalidState),
+            "invalid_argument" => Some(Status::InvalidArgument),
+            "not_found" => Some(Status::NotFound),
+            "recompile_required" => Some(Status::RecompileRequired),
+            "not_approved" => Some(Status::NotApproved),
+            _ => None,
+        }
     }
 }
 impl core::fmt::Display for Status {

@@ -99,6 +99,11 @@ fn enum_with_members(c: &Catalog, members: &[Member]) -> TokenStream {
         let code = Literal::i32_unsuffixed(m.code);
         quote!(#code => Some(#name::#v))
     });
+    let from_spelling = members.iter().map(|m| {
+        let v = ident(m.variant);
+        let s = m.spelling;
+        quote!(#s => Some(#name::#v))
+    });
     quote! {
         #enum_doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -124,9 +129,10 @@ fn enum_with_members(c: &Catalog, members: &[Member]) -> TokenStream {
                 match self { #(#spell,)* }
             }
 
-            /// The member spelled `s` in the manifest.
+            /// The member spelled `s` in the manifest (a `match`: the
+            /// compiler dispatches on length before comparing bytes).
             pub fn parse(s: &str) -> Option<Self> {
-                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+                match s { #(#from_spelling,)* _ => None }
             }
         }
 
