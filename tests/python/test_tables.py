@@ -164,6 +164,7 @@ def test_retired_families_match_ir() -> None:
         assert kfam.find_family(r.name) is None
         for digest in r.receipts:
             assert kfam.find_artifact(digest) is None
+            assert kfam.find_retired_artifact(digest) is r
     assert kfam.find_retired("no_such_family") is None
 
 

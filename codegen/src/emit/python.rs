@@ -160,6 +160,7 @@ const RUNTIME: &[&str] = &[
     "find_artifact",
     "find_family",
     "find_retired",
+    "find_retired_artifact",
     "validate_call",
 ];
 

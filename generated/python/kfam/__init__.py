@@ -44,6 +44,7 @@ from ._runtime import (
     find_artifact,
     find_family,
     find_retired,
+    find_retired_artifact,
     validate_call,
 )
 from ._tables import (
@@ -133,5 +134,6 @@ __all__ = [
     "find_artifact",
     "find_family",
     "find_retired",
+    "find_retired_artifact",
     "validate_call",
 ]

@@ -136,6 +136,11 @@ def find_retired(name: str) -> Retired | None:
     return _retired_by_name.get(name)
 
 
+def find_retired_artifact(sha256: str) -> Retired | None:
+    """The tombstone of the retired family an artifact digest was approved for, or ``None``."""
+    return _retired_by_artifact.get(sha256)
+
+
 # ---------------------------------------------------------------- errors
 
 
@@ -724,7 +729,7 @@ def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) 
         raise _malformed()
     found = _by_artifact.get(sha256)
     if found is None:
-        if sha256 in _retired_by_artifact:
+        if find_retired_artifact(sha256) is not None:
             raise AdmissionError(Admission.RETIRED)
         raise _differs("artifact.sha256")
     fam, profile, receipt = found
