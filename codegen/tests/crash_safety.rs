@@ -58,8 +58,11 @@ fn shipped_inputs() -> Inputs {
     }
 }
 
-/// The shipped manifest with one summary reworded and one family added:
-/// every output and the lock change.
+/// Families `changed_inputs` adds.
+const EXTRA_FAMILIES: usize = 70;
+
+/// The shipped manifest with one summary reworded and families added: every
+/// output and the lock change, and more than 64 files are written.
 fn changed_inputs(base: &Inputs) -> Inputs {
     let mut families = base.families.clone();
     // A summary is not part of the identity: the lock does not change for it.
@@ -76,14 +79,19 @@ fn changed_inputs(base: &Inputs) -> Inputs {
         .find(|(n, _)| n == "add_bf16_1024.toml")
         .expect("add_bf16_1024.toml")
         .clone();
-    let extra = template
-        .replace("name = \"add_bf16_1024\"", "name = \"crash_safety_extra\"")
-        .replace(
-            "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876",
-            &"ab".repeat(32),
-        );
-    assert_ne!(extra, template);
-    families.push(("crash_safety_extra.toml".into(), extra));
+    // Enough new families (one example document each) that the run writes
+    // more than `write::BATCH_FILES` files: the batched writer is killed too.
+    for i in 0..EXTRA_FAMILIES {
+        let name = format!("crash_safety_extra_{i:02}");
+        let extra = template
+            .replace("name = \"add_bf16_1024\"", &format!("name = \"{name}\""))
+            .replace(
+                "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876",
+                &format!("ab{i:062x}"),
+            );
+        assert_ne!(extra, template);
+        families.push((format!("{name}.toml"), extra));
+    }
     families.sort();
     Inputs {
         families,
