@@ -47,6 +47,14 @@ fn regenerate(root: &Path, manifest: &Path) {
         "cargo::rerun-if-changed={}",
         manifest.join("families").display()
     );
+    // Tombstones reach the tables (`RETIRED`). Retiring a family also
+    // deletes its file, which `families` above sees; this catches later
+    // edits. (A path that does not exist would rerun the script on every
+    // build.)
+    let retired = manifest.join("retired.toml");
+    if retired.exists() {
+        println!("cargo::rerun-if-changed={}", retired.display());
+    }
     if std::env::var_os("CI").is_some() {
         return;
     }
