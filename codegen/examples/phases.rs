@@ -4,6 +4,11 @@
 
 use std::time::Instant;
 
+// The `kfam` binary's allocator, so the phases add up to what it runs.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
 
 fn main() {
