@@ -115,57 +115,7 @@ struct Doc<'a> {
 /// A list kept inline up to `N` items (shapes, return aliases, the one
 /// capability), so a typical document is read without allocating them;
 /// longer lists move to the heap and compare the same.
-#[derive(Debug)]
-enum Small<T, const N: usize> {
-    Inline(usize, [T; N]),
-    Heap(Vec<T>),
-}
-
-impl<T: Default, const N: usize> Default for Small<T, N> {
-    fn default() -> Self {
-        Small::Inline(0, std::array::from_fn(|_| T::default()))
-    }
-}
-
-impl<T: Default, const N: usize> Small<T, N> {
-    fn push(&mut self, item: T) {
-        match self {
-            Small::Inline(len, items) if *len < N => {
-                items[*len] = item;
-                *len += 1;
-            }
-            Small::Inline(_, items) => {
-                let mut heap: Vec<T> =
-                    std::mem::replace(items, std::array::from_fn(|_| T::default())).into();
-                heap.push(item);
-                *self = Small::Heap(heap);
-            }
-            Small::Heap(heap) => heap.push(item),
-        }
-    }
-}
-
-impl<T, const N: usize> Small<T, N> {
-    fn as_slice(&self) -> &[T] {
-        match self {
-            Small::Inline(len, items) => &items[..*len],
-            Small::Heap(heap) => heap,
-        }
-    }
-}
-
-impl<T, const N: usize> std::ops::Deref for Small<T, N> {
-    type Target = [T];
-    fn deref(&self) -> &[T] {
-        self.as_slice()
-    }
-}
-
-impl<T: PartialEq, const N: usize> PartialEq for Small<T, N> {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_slice() == other.as_slice()
-    }
-}
+type Small<T, const N: usize> = smallvec::SmallVec<[T; N]>;
 
 /// A parsed vocabulary value, or a malformed document.
 fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>) -> Result<T, Refused> {
