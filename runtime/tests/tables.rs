@@ -1,7 +1,8 @@
 //! The compiled tables answer lookups the way the manifest declares them.
 
 use kfam_runtime::{
-    families, find_artifact, find_family, DType, Direction, Operation, Platform, FAMILIES,
+    families, find_artifact, find_family, find_retired, find_retired_artifact, DType, Direction,
+    Operation, Platform, FAMILIES, RETIRED,
 };
 
 #[test]
@@ -29,6 +30,39 @@ fn lookup_by_name() {
     for f in FAMILIES {
         assert_eq!(find_family(f.name).map(|g| g.name), Some(f.name));
     }
+}
+
+/// The retired lookups binary-search: the tables must be sorted, and a
+/// retired family is neither approved nor has approved artifacts.
+#[test]
+fn lookup_of_retired_families() {
+    assert!(!RETIRED.is_empty(), "the shipped manifest retires a family");
+    assert!(
+        RETIRED.windows(2).all(|w| w[0].name < w[1].name),
+        "RETIRED sorted by name"
+    );
+    for r in RETIRED {
+        assert!(
+            r.receipts.windows(2).all(|w| w[0] < w[1]),
+            "{}: receipts sorted",
+            r.name
+        );
+        assert_eq!(find_retired(r.name), Some(r));
+        assert!(
+            find_family(r.name).is_none(),
+            "{} is both approved and retired",
+            r.name
+        );
+        for d in r.receipts {
+            assert_eq!(find_retired_artifact(d), Some(r));
+            assert!(
+                find_artifact(d).is_none(),
+                "{d} is both approved and retired"
+            );
+        }
+    }
+    assert!(find_retired("add_bf16_1024").is_none());
+    assert!(find_retired_artifact(&"0".repeat(64)).is_none());
 }
 
 #[test]
