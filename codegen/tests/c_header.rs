@@ -343,9 +343,32 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
     s
 }
 
-/// Run both consumers for every family of the header's IR and compare.
+/// Run both consumers for every family of the header's IR and compare;
+/// a retired family's name exits 2 with its tombstone, an unknown one 1.
 fn check_consumers(h: &Header) {
     let exes = h.consumers();
+    for r in &h.ir.retired {
+        let mut expected = format!(
+            "retired {} revision {} identity {} receipts {}\n",
+            r.name,
+            r.revision,
+            r.identity,
+            r.receipts.len()
+        );
+        for d in &r.receipts {
+            let _ = writeln!(expected, "retired receipt {d}");
+        }
+        let _ = writeln!(expected, "reason {}", r.reason);
+        for exe in &exes {
+            let out = Command::new(exe).arg(&r.name).output().unwrap();
+            assert_eq!(out.status.code(), Some(2), "{}: {}", exe.display(), r.name);
+            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{}", exe.display());
+        }
+    }
+    for exe in &exes {
+        let out = Command::new(exe).arg("no_such_family").output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", exe.display());
+    }
     for f in &h.ir.families {
         let expected = expected_output(&h.ir, f);
         for exe in &exes {
@@ -374,6 +397,10 @@ fn consumers_print_what_the_ir_says() {
     assert!(
         h.ir.families.iter().any(|f| f.name == "add_bf16_1024"),
         "the shipped manifest has add_bf16_1024"
+    );
+    assert!(
+        !h.ir.retired.is_empty(),
+        "the shipped manifest retires a family"
     );
     check_consumers(&h);
     // Without an argument the consumers look up add_bf16_1024.

@@ -9,6 +9,7 @@
  * runs it for every family, and compares the output with the Rust IR.
  *
  * Usage: consumer [FAMILY]   (default: add_bf16_1024)
+ * Exit status: 0 approved, 1 unknown, 2 retired (its tombstone is printed).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +24,20 @@ static const kfam_family *find_family(const char *name)
     for (i = 0; i < KFAM_FAMILY_COUNT; ++i) {
         if (strcmp(kfam_families[i].name, name) == 0) {
             return &kfam_families[i];
+        }
+    }
+    return NULL;
+}
+
+/* The tombstone of a retired family; NULL when `name` was never retired. */
+static const kfam_retired *find_retired(const char *name)
+{
+    /* Signed: with no retired family the bound is 0, and an unsigned
+     * `i < 0` is a -Wtype-limits error. */
+    long i;
+    for (i = 0; i < KFAM_RETIRED_COUNT; ++i) {
+        if (strcmp(kfam_retired_families[i].name, name) == 0) {
+            return &kfam_retired_families[i];
         }
     }
     return NULL;
@@ -68,6 +83,18 @@ int main(int argc, char **argv)
     int32_t platform, mode;
 
     if (f == NULL) {
+        /* Retired (evict its artifacts) is not unknown (perhaps approved by
+         * a newer header): exit 2 and say why. */
+        const kfam_retired *r = find_retired(name);
+        if (r != NULL) {
+            printf("retired %s revision %" PRIu32 " identity %s receipts %" PRIu32 "\n", r->name,
+                   r->revision, r->identity, r->receipt_count);
+            for (i = 0; i < r->receipt_count; ++i) {
+                printf("retired receipt %s\n", r->receipts[i]);
+            }
+            printf("reason %s\n", r->reason);
+            return 2;
+        }
         fprintf(stderr, "%s is not an approved family\n", name);
         return 1;
     }

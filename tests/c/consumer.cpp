@@ -4,6 +4,7 @@
 // range-for over kfam_families, std::string_view, iostreams.
 //
 // Usage: consumer_cpp [FAMILY]   (default: add_bf16_1024)
+// Exit status: 0 approved, 1 unknown, 2 retired (its tombstone is printed).
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
@@ -18,6 +19,18 @@ const kfam_family *find_family(std::string_view name)
     for (const kfam_family &f : kfam_families) {
         if (name == f.name) {
             return &f;
+        }
+    }
+    return nullptr;
+}
+
+const kfam_retired *find_retired(std::string_view name)
+{
+    // Not a range-for: with no retired family the array holds one
+    // placeholder. Signed, as an unsigned `i < 0` is a -Wtype-limits error.
+    for (long i = 0; i < KFAM_RETIRED_COUNT; ++i) {
+        if (name == kfam_retired_families[i].name) {
+            return &kfam_retired_families[i];
         }
     }
     return nullptr;
@@ -56,6 +69,15 @@ int main(int argc, char **argv)
     const std::string_view name = argc > 1 ? argv[1] : "add_bf16_1024";
     const kfam_family *found = find_family(name);
     if (found == nullptr) {
+        if (const kfam_retired *r = find_retired(name)) {
+            std::cout << "retired " << r->name << " revision " << r->revision << " identity "
+                      << r->identity << " receipts " << r->receipt_count << '\n';
+            for (uint32_t i = 0; i < r->receipt_count; ++i) {
+                std::cout << "retired receipt " << r->receipts[i] << '\n';
+            }
+            std::cout << "reason " << r->reason << '\n';
+            return 2;
+        }
         std::cerr << name << " is not an approved family\n";
         return 1;
     }

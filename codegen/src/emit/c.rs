@@ -386,6 +386,24 @@ const FAMILY_FIELDS: &[Field] = &[
     f("const kfam_receipt *", "receipts", "Qualification receipts, in declaration order; NULL when receipt_count is 0."),
 ];
 
+const RETIRED_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("uint32_t", "revision", "The last approved revision."),
+    f("const char *", "name", "The retired family's name, reserved from now on."),
+    f(
+        "const char *",
+        "identity",
+        "Identity digest of the last approved revision (64 lowercase hex digits).",
+    ),
+    f("const char *", "reason", "Why the family was retired."),
+    f("uint32_t", "receipt_count", "Entries of `receipts`."),
+    f(
+        "const char *const *",
+        "receipts",
+        "Every artifact digest ever approved for the family, sorted; NULL when receipt_count is 0.",
+    ),
+];
+
 const TABLE_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
@@ -1046,6 +1064,56 @@ fn emit_family_tables(
     ]
 }
 
+/// `kfam_retired_families` (sorted by name, as the IR) and the digest arrays
+/// its records point to.
+fn emit_retired_table(w: &mut W, ir: &Ir) {
+    let mut items = Vec::new();
+    for r in &ir.retired {
+        let receipts = if r.receipts.is_empty() {
+            "NULL".to_owned()
+        } else {
+            let name = format!("kfam_gen_retired_receipts_{}", r.name);
+            w.record(&name);
+            let digests: Vec<String> = r.receipts.iter().map(|d| w.string(d)).collect();
+            w.line(&format!(
+                "static const char *const {name}[{}] KFAM_GEN_MAYBE_UNUSED = {};",
+                digests.len(),
+                int_array(digests)
+            ));
+            name
+        };
+        let values = [
+            ("struct_size", "sizeof(kfam_retired)".to_owned()),
+            ("revision", r.revision.to_string()),
+            ("name", w.string(&r.name)),
+            ("identity", w.string(&r.identity)),
+            ("reason", w.string(&r.reason)),
+            ("receipt_count", r.receipts.len().to_string()),
+            ("receipts", receipts),
+        ];
+        items.push(initializer(4, RETIRED_FIELDS, &values));
+    }
+    if items.is_empty() {
+        w.comment(
+            0,
+            "No retired family: one all-zero placeholder, since ISO C has no empty arrays.",
+        );
+        items.push(initializer(4, RETIRED_FIELDS, &zero_values(RETIRED_FIELDS)));
+    }
+    w.doc(
+        0,
+        "Every retired family, sorted by name; KFAM_RETIRED_COUNT entries.",
+    );
+    w.record("kfam_retired_families");
+    w.line(&format!(
+        "static const kfam_retired kfam_retired_families[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+        items.len()
+    ));
+    w.line(&items.join(",\n"));
+    w.line("};");
+    w.blank();
+}
+
 /// The all-zero initializer of a struct (placeholder element of an empty table).
 fn zero_values(fields: &[Field]) -> Vec<(&'static str, String)> {
     fields
@@ -1255,6 +1323,8 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.define("KFAM_MAX_LOWERED_RANK", &lowered_max.to_string());
     w.doc(0, "Entries of kfam_families.");
     w.define("KFAM_FAMILY_COUNT", &ir.families.len().to_string());
+    w.doc(0, "Entries of kfam_retired_families.");
+    w.define("KFAM_RETIRED_COUNT", &ir.retired.len().to_string());
     w.doc(0, "A dynamic extent in a shape: the call supplies it.");
     w.define("KFAM_DIM_DYNAMIC", "(-1)");
     w.doc(
@@ -1317,6 +1387,13 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         "kfam_family",
         "One approved kernel family revision.",
         FAMILY_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_retired",
+        "A family that was approved and then retired (manifest/retired.toml): the\n\
+         runtime library refuses its name and artifacts as retired (KFAM_STATUS_INVALID_STATE).",
+        RETIRED_FIELDS,
     );
     emit_struct(
         &mut w,
@@ -1460,6 +1537,7 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.line(&family_items.join(",\n"));
     w.line("};");
     w.blank();
+    emit_retired_table(&mut w, ir);
     w.doc(0, "The table header of this header's tables (what kfam_library_table returns for the library's).");
     let table = initializer(
         0,

@@ -37,6 +37,8 @@ extern "C" {
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
 #define KFAM_FAMILY_COUNT 4
+/** Entries of kfam_retired_families. */
+#define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
 #define KFAM_DIM_DYNAMIC (-1)
 /** Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL. */
@@ -701,6 +703,27 @@ typedef struct kfam_family {
     /** Qualification receipts, in declaration order; NULL when receipt_count is 0. */
     const kfam_receipt *receipts;
 } kfam_family;
+
+/**
+ * A family that was approved and then retired (manifest/retired.toml): the
+ * runtime library refuses its name and artifacts as retired (KFAM_STATUS_INVALID_STATE).
+ */
+typedef struct kfam_retired {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** The last approved revision. */
+    uint32_t revision;
+    /** The retired family's name, reserved from now on. */
+    const char *name;
+    /** Identity digest of the last approved revision (64 lowercase hex digits). */
+    const char *identity;
+    /** Why the family was retired. */
+    const char *reason;
+    /** Entries of `receipts`. */
+    uint32_t receipt_count;
+    /** Every artifact digest ever approved for the family, sorted; NULL when receipt_count is 0. */
+    const char *const *receipts;
+} kfam_retired;
 
 /** The table header: ABI version, limits and every family. */
 typedef struct kfam_table {
@@ -1612,6 +1635,20 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_mul_fp4_dequant, /* profiles */
         kfam_gen_receipts_mul_fp4_dequant /* receipts */
+    }
+};
+
+static const char *const kfam_gen_retired_receipts_matmul_bf16_64x64x64[1] KFAM_GEN_MAYBE_UNUSED = {"c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"};
+/** Every retired family, sorted by name; KFAM_RETIRED_COUNT entries. */
+static const kfam_retired kfam_retired_families[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_retired), /* struct_size */
+        1, /* revision */
+        "matmul_bf16_64x64x64", /* name */
+        "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", /* identity */
+        "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", /* reason */
+        1, /* receipt_count */
+        kfam_gen_retired_receipts_matmul_bf16_64x64x64 /* receipts */
     }
 };
 
