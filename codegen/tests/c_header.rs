@@ -362,7 +362,12 @@ fn check_consumers(h: &Header) {
         for exe in &exes {
             let out = Command::new(exe).arg(&r.name).output().unwrap();
             assert_eq!(out.status.code(), Some(2), "{}: {}", exe.display(), r.name);
-            assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{}", exe.display());
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                expected,
+                "{}",
+                exe.display()
+            );
         }
     }
     for exe in &exes {

@@ -389,7 +389,11 @@ const FAMILY_FIELDS: &[Field] = &[
 const RETIRED_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint32_t", "revision", "The last approved revision."),
-    f("const char *", "name", "The retired family's name, reserved from now on."),
+    f(
+        "const char *",
+        "name",
+        "The retired family's name, reserved from now on.",
+    ),
     f(
         "const char *",
         "identity",
