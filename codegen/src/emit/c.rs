@@ -1097,20 +1097,36 @@ fn emit_retired_table(w: &mut W, ir: &Ir) {
         ];
         items.push(initializer(4, RETIRED_FIELDS, &values));
     }
+    emit_table(
+        w,
+        ("kfam_retired", "kfam_retired_families", RETIRED_FIELDS),
+        items,
+        "Every retired family, sorted by name; KFAM_RETIRED_COUNT entries.",
+        "No retired family",
+    );
+}
+
+/// A public table `static const <ty> <name>[]` of `items` (initializers of
+/// `fields`); with none, one all-zero placeholder, since ISO C has no empty
+/// arrays (`none` says what is missing).
+fn emit_table(
+    w: &mut W,
+    (ty, name, fields): (&str, &str, &[Field]),
+    mut items: Vec<String>,
+    doc: &str,
+    none: &str,
+) {
     if items.is_empty() {
         w.comment(
             0,
-            "No retired family: one all-zero placeholder, since ISO C has no empty arrays.",
+            &format!("{none}: one all-zero placeholder, since ISO C has no empty arrays."),
         );
-        items.push(initializer(4, RETIRED_FIELDS, &zero_values(RETIRED_FIELDS)));
+        items.push(initializer(4, fields, &zero_values(fields)));
     }
-    w.doc(
-        0,
-        "Every retired family, sorted by name; KFAM_RETIRED_COUNT entries.",
-    );
-    w.record("kfam_retired_families");
+    w.doc(0, doc);
+    w.record(name);
     w.line(&format!(
-        "static const kfam_retired kfam_retired_families[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+        "static const {ty} {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
         items.len()
     ));
     w.line(&items.join(",\n"));
@@ -1522,25 +1538,13 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         let values = emit_family_tables(&mut w, f, (ir.abi.max_rank as usize, lowered_max));
         family_items.push(initializer(4, FAMILY_FIELDS, &values));
     }
-    if family_items.is_empty() {
-        w.comment(
-            0,
-            "No approved family: one all-zero placeholder, since ISO C has no empty arrays.",
-        );
-        family_items.push(initializer(4, FAMILY_FIELDS, &zero_values(FAMILY_FIELDS)));
-    }
-    w.doc(
-        0,
+    emit_table(
+        &mut w,
+        ("kfam_family", "kfam_families", FAMILY_FIELDS),
+        family_items,
         "Every approved family, sorted by name; KFAM_FAMILY_COUNT entries.",
+        "No approved family",
     );
-    w.record("kfam_families");
-    w.line(&format!(
-        "static const kfam_family kfam_families[{}] KFAM_GEN_MAYBE_UNUSED = {{",
-        family_items.len()
-    ));
-    w.line(&family_items.join(",\n"));
-    w.line("};");
-    w.blank();
     emit_retired_table(&mut w, ir);
     w.doc(0, "The table header of this header's tables (what kfam_library_table returns for the library's).");
     let table = initializer(
