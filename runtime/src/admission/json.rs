@@ -284,6 +284,20 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// An array whose elements `item` reads, appended to `into`.
+    #[inline(always)]
+    fn list<T, C: Extend<T>>(
+        &mut self,
+        mut into: C,
+        mut item: impl FnMut(&mut Self) -> R<T>,
+    ) -> R<C> {
+        self.array(|r| {
+            into.extend(Some(item(r)?));
+            Ok(())
+        })?;
+        Ok(into)
+    }
+
     /// A string: borrowed when it has no escape, else unescaped and owned.
     #[inline(always)]
     fn string(&mut self) -> R<Cow<'a, str>> {
@@ -476,26 +490,12 @@ impl<'a> Reader<'a> {
             5 => set(&mut params, r.params()?),
             6 => set(&mut lowered_params, r.params()?),
             7 => set(&mut return_count, r.u32()?),
-            8 => {
-                let mut aliases = Small::default();
-                r.array(|r| {
-                    aliases.push(r.u32()?);
-                    Ok(())
-                })?;
-                set(&mut return_aliases, aliases)
-            }
+            8 => set(&mut return_aliases, r.list(Small::new(), Self::u32)?),
             9 => set(&mut platform, r.string()?),
             10 => set(&mut backend, r.string()?),
             11 => set(&mut runtime, r.string()?),
             12 => set(&mut execution_mode, r.string()?),
-            14 => {
-                let mut caps = Small::default();
-                r.array(|r| {
-                    caps.push(r.capability()?);
-                    Ok(())
-                })?;
-                set(&mut capabilities, caps)
-            }
+            14 => set(&mut capabilities, r.list(Small::new(), Self::capability)?),
             15 => set(&mut artifact, r.artifact()?),
             13 => set(&mut abi_revision, r.string()?),
             _ => Err(Invalid),
@@ -523,12 +523,7 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn params(&mut self) -> R<Vec<ParamDoc<'a>>> {
         // One allocation for a typical signature.
-        let mut params = Vec::with_capacity(8);
-        self.array(|r| {
-            params.push(r.param()?);
-            Ok(())
-        })?;
-        Ok(params)
+        self.list(Vec::with_capacity(8), Self::param)
     }
 
     #[inline(always)]
@@ -541,14 +536,7 @@ impl<'a> Reader<'a> {
             1 => set(&mut kind, r.string()?),
             2 => set(&mut direction, r.string()?),
             3 => set(&mut dtype, r.string()?),
-            4 => {
-                let mut dims = Small::default();
-                r.array(|r| {
-                    dims.push(r.i64()?);
-                    Ok(())
-                })?;
-                set(&mut shape, dims)
-            }
+            4 => set(&mut shape, r.list(Small::new(), Self::i64)?),
             5 => set(&mut layout, r.string()?),
             _ => Err(Invalid),
         })?;
