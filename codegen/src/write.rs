@@ -224,10 +224,11 @@ fn tmp_abandoned(path: &Path, pid: u32) -> bool {
         .is_some_and(|age| age > TMP_ABANDONED_AFTER)
 }
 
-/// A new temporary sibling of `path` holding `contents`, not yet flushed:
-/// created exclusively, so never through a planted symlink (a name that is
-/// taken is skipped, never opened: `create_new` does not follow a symlink).
-fn write_tmp(path: &Path, contents: &str) -> Result<PathBuf, WriteError> {
+/// A new temporary sibling of `path` holding `contents`, flushed to disk
+/// through its own handle when `flush`: created exclusively, so never
+/// through a planted symlink (a name that is taken is skipped, never
+/// opened: `create_new` does not follow a symlink).
+fn write_tmp(path: &Path, contents: &str, flush: bool) -> Result<PathBuf, WriteError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let name = path
@@ -247,7 +248,10 @@ fn write_tmp(path: &Path, contents: &str) -> Result<PathBuf, WriteError> {
             Err(error) => return Err(WriteError::Io { path: tmp, error }),
         }
     };
-    if let Err(error) = f.write_all(contents.as_bytes()) {
+    let written =
+        f.write_all(contents.as_bytes())
+            .and_then(|()| if flush { f.sync_all() } else { Ok(()) });
+    if let Err(error) = written {
         drop(f);
         let _ = fs::remove_file(&tmp);
         return Err(WriteError::Io { path: tmp, error });
@@ -273,23 +277,20 @@ fn replace(tmp: &Path, path: &Path) -> Result<(), WriteError> {
 /// of one. The caller flushes the directory (the rename) with [`sync_dir`],
 /// once for all the files written into it.
 fn write_atomic(path: &Path, contents: &str) -> Result<(), WriteError> {
-    let tmp = write_tmp(path, contents)?;
-    let flushed = fs::File::open(&tmp).and_then(|f| f.sync_all());
-    if let Err(error) = flushed {
-        let _ = fs::remove_file(&tmp);
-        return Err(WriteError::Io { path: tmp, error });
-    }
+    let tmp = write_tmp(path, contents, true)?;
     replace(&tmp, path)
 }
 
 /// [`write_atomic`] for many files at once, with the same guarantee: every
-/// temporary is written first (on [`WRITE_THREADS`] threads), then all are
-/// flushed ([`flush_all`]), then each is renamed over its target. Nothing is
+/// temporary is written and flushed first (on [`WRITE_THREADS`] threads;
+/// on Linux flushed together afterwards, [`flush_together`]), then each is
+/// renamed over its target. Nothing is
 /// renamed unless every temporary was written and flushed; a failed run
 /// removes its temporaries.
 fn write_all_atomic(pending: &[(PathBuf, &GeneratedFile)]) -> Result<(), WriteError> {
+    let together = cfg!(target_os = "linux");
     let written = crate::par::map_on(WRITE_THREADS, pending, |(path, file)| {
-        write_tmp(path, &file.contents)
+        write_tmp(path, &file.contents, !together)
     });
     let mut tmps = Vec::with_capacity(written.len());
     let mut failed = None;
@@ -306,7 +307,11 @@ fn write_all_atomic(pending: &[(PathBuf, &GeneratedFile)]) -> Result<(), WriteEr
             let _ = fs::remove_file(t);
         }
     };
-    if let Some(e) = failed.map_or_else(|| flush_all(&tmps).err(), Some) {
+    #[cfg(target_os = "linux")]
+    if failed.is_none() {
+        failed = flush_together(&tmps).err();
+    }
+    if let Some(e) = failed {
         remove(&tmps);
         return Err(e);
     }
@@ -319,34 +324,21 @@ fn write_all_atomic(pending: &[(PathBuf, &GeneratedFile)]) -> Result<(), WriteEr
     Ok(())
 }
 
-/// Flush the temporaries `tmps` to disk. On Linux, one `syncfs` per
-/// directory (one per file system in effect: the first flushes everything,
-/// the others find nothing left), which commits the file system's journal
-/// once instead of once per file; elsewhere, each file on its own.
-fn flush_all(tmps: &[PathBuf]) -> Result<(), WriteError> {
-    #[cfg(target_os = "linux")]
-    {
-        let dirs: std::collections::BTreeSet<&Path> =
-            tmps.iter().filter_map(|t| t.parent()).collect();
-        for dir in dirs {
-            let d = fs::File::open(dir).map_err(io_err(dir))?;
-            rustix::fs::syncfs(&d).map_err(|e| WriteError::Io {
-                path: dir.to_path_buf(),
-                error: e.into(),
-            })?;
-        }
-        Ok(())
+/// Flush the temporaries `tmps` to disk with one `syncfs` per directory
+/// (one per file system in effect: the first flushes everything, the others
+/// find nothing left), which commits the file system's journal once instead
+/// of once per file.
+#[cfg(target_os = "linux")]
+fn flush_together(tmps: &[PathBuf]) -> Result<(), WriteError> {
+    let dirs: std::collections::BTreeSet<&Path> = tmps.iter().filter_map(|t| t.parent()).collect();
+    for dir in dirs {
+        let d = fs::File::open(dir).map_err(io_err(dir))?;
+        rustix::fs::syncfs(&d).map_err(|e| WriteError::Io {
+            path: dir.to_path_buf(),
+            error: e.into(),
+        })?;
     }
-    #[cfg(not(target_os = "linux"))]
-    {
-        crate::par::map_on(WRITE_THREADS, tmps, |t| {
-            fs::File::open(t)
-                .and_then(|f| f.sync_all())
-                .map_err(io_err(t))
-        })
-        .into_iter()
-        .collect()
-    }
+    Ok(())
 }
 
 /// Threads that write temporaries in [`write_all_atomic`].
