@@ -45,6 +45,8 @@ fn pipeline(
 }
 
 fn bench_pipeline(c: &mut Criterion) {
+    #[cfg(feature = "mimalloc")]
+    kfam_codegen::tune_allocator();
     let mut group = c.benchmark_group("pipeline");
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));

@@ -12,6 +12,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
 
 fn main() {
+    #[cfg(feature = "mimalloc")]
+    kfam_codegen::tune_allocator();
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

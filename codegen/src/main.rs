@@ -97,6 +97,8 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    #[cfg(feature = "mimalloc")]
+    kfam_codegen::tune_allocator();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -177,9 +177,12 @@ fn int_len(n: i64) -> usize {
 }
 
 impl<'a> Printer<'a> {
-    pub fn with_capacity(bytes: usize) -> Self {
+    /// A printer whose output starts with `preamble` (printed as is).
+    pub fn with_capacity(bytes: usize, preamble: &str) -> Self {
+        let mut out = String::with_capacity(preamble.len() + bytes);
+        out.push_str(preamble);
         Printer {
-            out: String::with_capacity(bytes),
+            out,
             space: MARGIN,
             buf: Ring {
                 data: VecDeque::with_capacity(256),

@@ -1016,7 +1016,11 @@ fn tables_py(ir: &Ir) -> String {
     let families = Expr::Tuple(ir.families.iter().map(family_expr).collect());
     let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";
     let retired = Expr::Tuple(ir.retired.iter().map(retired_expr).collect());
-    format!(
+    // The tables are rendered straight into the file's buffer: at 10,000
+    // families they are over 60 MB, too much to build apart and copy.
+    let mut out = String::with_capacity(4096 + families.flat_len() + retired.flat_len() * 2);
+    let _ = write!(
+        out,
         r#"{header}"""The approved families of ``manifest/`` and the native ABI they target. Data only."""
 
 from __future__ import annotations
@@ -1037,11 +1041,7 @@ MAX_RANK: Final[int] = {max_rank}
 IDENTITY_FORMAT: Final[int] = {identity_format}
 
 #: Every approved family, sorted by name.
-{lead}{families}
-
-#: Every retired family, sorted by name.
-{retired_lead}{retired}
-"#,
+{lead}"#,
         header = header(),
         records = import_list("._records", record_classes()),
         vocab = import_list("._vocab", vocab),
@@ -1052,9 +1052,13 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
         max_scalar = abi.max_scalar_args,
         max_rank = abi.max_rank,
         identity_format = ir::IDENTITY_FORMAT,
-        families = families.render(0, lead.len()),
-        retired = retired.render(0, retired_lead.len()),
-    )
+    );
+    families.render_into(&mut out, 0, lead.len());
+    out.push_str("\n\n#: Every retired family, sorted by name.\n");
+    out.push_str(retired_lead);
+    retired.render_into(&mut out, 0, retired_lead.len());
+    out.push('\n');
+    out
 }
 
 #[cfg(test)]

@@ -39,7 +39,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
         ),
         GeneratedFile::new(
             "rust/tables.rs",
-            format!("// {}\n\n{}", marker_line(), tables_source(ir, "crate")),
+            tables_source(ir, "crate", &format!("// {}\n\n", marker_line())),
         ),
     ]
 }
@@ -244,7 +244,7 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
 /// `::kfam_runtime`): [`tables_source`], lexed. The proc-macro's entry.
 pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
     let k = krate.to_string().replace(' ', "");
-    match tables_source(ir, &k).parse() {
+    match tables_source(ir, &k, "").parse() {
         Ok(tokens) => tokens,
         // The text is ours: failing to lex it is a generator bug, reported
         // where the tables would be.
@@ -257,11 +257,12 @@ pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
 
 /// The ABI record, the family table, the artifact index and the per-family
 /// modules as formatted Rust source, with record types at `krate` (`crate`
-/// or `::kfam_runtime`).
-pub fn tables_source(ir: &Ir, krate: &str) -> String {
+/// or `::kfam_runtime`), after `preamble` (written first into the same
+/// buffer: at 10,000 families the source is over 100 MB, too much to copy).
+pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     // About 10 KiB of source per family with several params and profiles.
     let mut w = Tables {
-        p: Printer::with_capacity(4096 + ir.families.len() * 12 * 1024),
+        p: Printer::with_capacity(4096 + ir.families.len() * 12 * 1024, preamble),
         k: krate,
     };
     w.p.cbox(0);
@@ -1033,7 +1034,7 @@ mod tests {
 
     fn assert_same(ir: &Ir) {
         let want = reference::unparse(ir);
-        let got = tables_source(ir, "crate");
+        let got = tables_source(ir, "crate", "");
         if want != got {
             let line = want
                 .lines()
