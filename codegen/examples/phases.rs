@@ -1,5 +1,5 @@
 //! Time each phase of the pipeline, one thread, on a synthetic manifest:
-//! `cargo run --release -p kfam-codegen --example phases -- 10000`.
+//! `cargo run --release -p kfam-codegen --example phases -- 10000 [rust,c]`.
 //! Where the benchmark `pipeline/N` says how long, this says where.
 
 use std::time::Instant;
@@ -38,7 +38,12 @@ fn main() {
         ("schema", &|| size(emit::schema::emit(&ir))),
         ("docs", &|| size(emit::docs::emit(&ir))),
     ];
+    // A second argument runs only the phases it names (`rust,c`): for a profiler.
+    let only = std::env::args().nth(2);
     for (name, phase) in phases {
+        if only.as_deref().is_some_and(|o| !o.split(',').any(|p| p == name)) {
+            continue;
+        }
         let t = Instant::now();
         let bytes = phase();
         println!("{name:>8}: {:7.1} ms  {:6.1} MB", ms(t), bytes as f64 / 1e6);

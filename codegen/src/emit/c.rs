@@ -893,7 +893,7 @@ fn emit_family_tables(
         let values = param_values(w, p, extents);
         items.push(initializer(4, PARAM_FIELDS, &values));
     }
-    w.line(&items.join(",\n"));
+    push_items(w, &items);
     w.line("};");
 
     let returns = if f.returns.is_empty() {
@@ -974,7 +974,7 @@ fn emit_family_tables(
             "static const kfam_profile {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
             profile_items.len()
         ));
-        w.line(&profile_items.join(",\n"));
+        push_items(w, &profile_items);
         w.line("};");
         name
     };
@@ -1001,7 +1001,7 @@ fn emit_family_tables(
             "static const kfam_receipt {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
             items.len()
         ));
-        w.line(&items.join(",\n"));
+        push_items(w, &items);
         w.line("};");
         name
     };
@@ -1129,9 +1129,22 @@ fn emit_table(
         "static const {ty} {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
         items.len()
     ));
-    w.line(&items.join(",\n"));
+    push_items(w, &items);
     w.line("};");
     w.blank();
+}
+
+/// `items` one after another, `,` and a newline between them and a newline
+/// after the last (what `line(&items.join(",\n"))` writes, without the
+/// joined copy: the family table is tens of megabytes at scale).
+fn push_items(w: &mut W, items: &[String]) {
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            w.out.push_str(",\n");
+        }
+        w.out.push_str(item);
+    }
+    w.out.push('\n');
 }
 
 /// The all-zero initializer of a struct (placeholder element of an empty table).
@@ -1581,6 +1594,9 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         .map(|(k, _)| k.clone())
         .collect();
     collisions.sort();
+    // The prologue names what the body turned out to define twice, so it is
+    // written last and moved in front (in place: at 10,000 families the body
+    // is over 100 MB, too much to copy into a second buffer).
     let mut out = format!("/* {} */\n", marker_line());
     out.push_str(&file_doc());
     for name in &collisions {
@@ -1599,8 +1615,8 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     if !collisions.is_empty() || !w.overlong.is_empty() {
         out.push('\n');
     }
-    out.push_str(&w.out);
-    (out, collisions)
+    w.out.insert_str(0, &out);
+    (w.out, collisions)
 }
 
 fn file_doc() -> String {
