@@ -19,7 +19,7 @@ pub mod lookup_hash {
 }
 pub mod model;
 pub mod names;
-mod par;
+pub mod par;
 pub mod synth;
 pub mod vocab;
 pub mod write;
@@ -56,14 +56,7 @@ pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
 /// Every generated file and the text of `approved.lock` for a checked
 /// manifest: the emitters and the lock are computed concurrently.
 pub fn generate_files(loaded: &load::Loaded, ir: &ir::Ir) -> (Vec<emit::GeneratedFile>, String) {
-    std::thread::scope(|scope| {
-        let lock = scope.spawn(|| gate::lock_contents(loaded, ir));
-        let files = emit::generate(ir);
-        match lock.join() {
-            Ok(lock) => (files, lock),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
-    })
+    emit::generate_with(ir, || gate::lock_contents(loaded, ir))
 }
 
 /// [`check_dir`] without the review gate: the lock and tombstones are not

@@ -9,6 +9,7 @@ pub mod rust;
 pub mod schema;
 
 use crate::ir::Ir;
+use crate::par::Job;
 
 /// The command that rebuilds every generated file; named on its first line.
 pub const REGENERATE: &str = "cargo run --bin kfam -- generate";
@@ -39,31 +40,51 @@ impl GeneratedFile {
     }
 }
 
+/// Every emitter, by name, longest first at scale (10,000 families: C,
+/// Rust, schemas, Python, docs), so the threads of [`generate_with`], each
+/// taking the next emitter when it finishes one, finish together.
+pub const EMITTERS: &[(&str, fn(&Ir) -> Vec<GeneratedFile>)] = &[
+    ("c", c::emit),
+    ("rust", rust::emit),
+    ("schema", schema::emit),
+    ("python", python::emit),
+    ("docs", docs::emit),
+];
+
 /// Every output, sorted by path. Deterministic: same IR, same bytes.
 pub fn generate(ir: &Ir) -> Vec<GeneratedFile> {
-    // The emitters are independent: two threads (the machines kfam runs on
-    // at scale have at least two cores), split so both carry about half of
-    // the work at 10,000 families.
-    let mut files = std::thread::scope(|scope| {
-        let other = scope.spawn(|| {
-            let mut files = python::emit(ir);
-            files.extend(rust::emit(ir));
-            files
-        });
-        let mut files = c::emit(ir);
-        files.extend(schema::emit(ir));
-        files.extend(docs::emit(ir));
-        match other.join() {
-            Ok(more) => files.extend(more),
-            Err(panic) => std::panic::resume_unwind(panic),
+    generate_with(ir, || ()).0
+}
+
+/// [`generate`], and `side` (the lock) run as one more job on the same
+/// threads, last, as it is the shortest.
+pub fn generate_with<'a, X: Send + 'a>(
+    ir: &'a Ir,
+    side: impl FnOnce() -> X + Send + 'a,
+) -> (Vec<GeneratedFile>, X) {
+    enum Done<X> {
+        Files(Vec<GeneratedFile>),
+        Side(X),
+    }
+    let mut jobs: Vec<Job<'a, Done<X>>> = EMITTERS
+        .iter()
+        .map(|&(_, emit)| Box::new(move || Done::Files(emit(ir))) as Job<'a, Done<X>>)
+        .collect();
+    jobs.push(Box::new(move || Done::Side(side())));
+    // Two threads: the machines kfam runs on at scale have at least two cores.
+    let mut files = Vec::new();
+    let mut side = None;
+    for done in crate::par::run(2, jobs) {
+        match done {
+            Done::Files(more) => files.extend(more),
+            Done::Side(x) => side = Some(x),
         }
-        files
-    });
+    }
     for f in &mut files {
         if f.contents.contains('\r') {
             f.contents = f.contents.replace("\r\n", "\n");
         }
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
-    files
+    (files, side.expect("the side job ran"))
 }
