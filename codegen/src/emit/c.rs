@@ -124,9 +124,12 @@ pub fn c_comment_text(text: &str) -> String {
 
 struct W {
     out: String,
-    /// Every macro and enumerator name, with how often it was defined
-    /// (hashed: a large manifest defines hundreds of thousands).
-    names: std::collections::HashMap<String, usize>,
+    /// Where each `#define`d macro name sits in `out`: a large manifest
+    /// defines hundreds of thousands, so they are counted once at the end
+    /// (`collisions`) instead of each being copied into a map as it is written.
+    defined: Vec<std::ops::Range<usize>>,
+    /// Every other name defined (types, enumerators, tables).
+    named: Vec<String>,
     /// String literals over the C99 length limit (emitter-side guard; the
     /// checker's text limits keep real manifests below it).
     overlong: Vec<String>,
@@ -136,13 +139,20 @@ impl W {
     fn new() -> Self {
         W {
             out: String::new(),
-            names: std::collections::HashMap::new(),
+            defined: Vec::new(),
+            named: Vec::new(),
             overlong: Vec::new(),
         }
     }
 
     fn line(&mut self, s: &str) {
         self.out.push_str(s);
+        self.out.push('\n');
+    }
+
+    /// `line(&format!(..))` without the temporary string.
+    fn linef(&mut self, args: std::fmt::Arguments) {
+        let _ = self.out.write_fmt(args);
         self.out.push('\n');
     }
 
@@ -188,19 +198,32 @@ impl W {
     }
 
     fn record(&mut self, name: &str) {
-        match self.names.get_mut(name) {
-            Some(n) => *n += 1,
-            None => {
-                self.names.insert(name.to_owned(), 1);
-            }
-        }
+        self.named.push(name.to_owned());
     }
 
-    fn define(&mut self, name: &str, value: &str) {
-        self.record(name);
-        for part in ["#define ", name, " ", value, "\n"] {
-            self.out.push_str(part);
+    /// `#define name value`; both are written straight into the output.
+    fn define(&mut self, name: impl std::fmt::Display, value: impl std::fmt::Display) {
+        self.out.push_str("#define ");
+        let start = self.out.len();
+        let _ = write!(self.out, "{name}");
+        self.defined.push(start..self.out.len());
+        let _ = writeln!(self.out, " {value}");
+    }
+
+    /// Every name defined more than once, sorted.
+    fn collisions(&self) -> Vec<String> {
+        let mut seen = std::collections::HashMap::with_capacity(self.defined.len() + self.named.len());
+        let defined = self.defined.iter().map(|r| &self.out[r.clone()]);
+        for name in defined.chain(self.named.iter().map(String::as_str)) {
+            *seen.entry(name).or_insert(0usize) += 1;
         }
+        let mut twice: Vec<String> = seen
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(name, _)| name.to_owned())
+            .collect();
+        twice.sort();
+        twice
     }
 
     /// A string literal for `text`, checked against the C99 length limit.
@@ -804,48 +827,37 @@ fn fam_prefix(f: &Family) -> String {
 
 fn emit_family_constants(w: &mut W, index: usize, f: &Family) {
     let p = fam_prefix(f);
-    w.line(&format!(
+    w.linef(format_args!(
         "/* --- {} (revision {}) --- */",
         f.name, f.revision
     ));
     w.doc(0, &f.summary);
-    w.define(&format!("{p}_INDEX"), &index.to_string());
+    w.define(format_args!("{p}_INDEX"), index);
     let name = w.string(&f.name);
-    w.define(&format!("{p}_NAME"), &name);
-    w.define(&format!("{p}_REVISION"), &f.revision.to_string());
+    w.define(format_args!("{p}_NAME"), name);
+    w.define(format_args!("{p}_REVISION"), f.revision);
     let identity = w.string(&f.identity);
-    w.define(&format!("{p}_IDENTITY"), &identity);
-    w.define(&format!("{p}_TENSOR_COUNT"), &f.tensor_count.to_string());
-    w.define(&format!("{p}_SCALAR_COUNT"), &f.scalar_count.to_string());
-    for param in &f.params {
+    w.define(format_args!("{p}_IDENTITY"), identity);
+    w.define(format_args!("{p}_TENSOR_COUNT"), f.tensor_count);
+    w.define(format_args!("{p}_SCALAR_COUNT"), f.scalar_count);
+    let params: Vec<String> = f.params.iter().map(|param| shouty(&param.name)).collect();
+    for (param, shout) in f.params.iter().zip(&params) {
         if let Some(doc) = &param.doc {
             w.doc(0, doc);
         }
-        w.define(
-            &format!("{p}_PARAM_{}", shouty(&param.name)),
-            &param.index.to_string(),
-        );
+        w.define(format_args!("{p}_PARAM_{shout}"), param.index);
     }
     for (pi, profile) in f.profiles.iter().enumerate() {
-        let pp = format!("{p}_{}", shouty(&profile.name));
-        w.define(
-            &format!("{p}_PROFILE_{}", shouty(&profile.name)),
-            &pi.to_string(),
-        );
+        let pp = shouty(&profile.name);
+        w.define(format_args!("{p}_PROFILE_{pp}"), pi);
         for b in &profile.bindings {
-            w.define(
-                &format!("{pp}_SLOT_{}", shouty(&f.params[b.param].name)),
-                &b.slot.to_string(),
-            );
+            w.define(format_args!("{p}_{pp}_SLOT_{}", params[b.param]), b.slot);
         }
     }
     // A family-wide slot constant where every profile agrees.
-    for param in &f.params {
+    for (param, shout) in f.params.iter().zip(&params) {
         if let Some(slot) = f.common_slot(param.index) {
-            w.define(
-                &format!("{p}_SLOT_{}", shouty(&param.name)),
-                &slot.to_string(),
-            );
+            w.define(format_args!("{p}_SLOT_{shout}"), slot);
         }
     }
     w.blank();
@@ -1587,13 +1599,7 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.blank();
     w.line("#endif /* KFAM_KFAM_H */");
 
-    let mut collisions: Vec<String> = w
-        .names
-        .iter()
-        .filter(|(_, n)| **n > 1)
-        .map(|(k, _)| k.clone())
-        .collect();
-    collisions.sort();
+    let collisions = w.collisions();
     // The prologue names what the body turned out to define twice, so it is
     // written last and moved in front (in place: at 10,000 families the body
     // is over 100 MB, too much to copy into a second buffer).
