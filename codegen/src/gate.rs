@@ -4,6 +4,7 @@
 //! reviewer reads.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt::Write as _;
 
 use serde_json::Value;
 
@@ -399,25 +400,22 @@ pub fn retired(loaded: &Loaded) -> Vec<ir::Retired> {
 /// (history, and the last digest of retired families), each current family
 /// revision is recorded with its receipts. Stable order: name, revision.
 pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
-    struct Row {
-        name: String,
-        revision: u32,
-        identity: String,
-        receipts: Vec<String>,
-        canonical: String,
+    // Rows borrow from the old lock and the IR: nothing is copied but the text.
+    struct Row<'a> {
+        identity: &'a str,
+        receipts: Vec<&'a str>,
+        canonical: &'a str,
     }
-    let mut rows: BTreeMap<(String, u32), Row> = BTreeMap::new();
+    let mut rows: BTreeMap<(&str, u32), Row> = BTreeMap::new();
     if let Some((_, lock)) = &loaded.lock {
         for e in &lock.family {
             let e = &e.value;
             rows.insert(
-                (e.name.value.clone(), e.revision.value),
+                (&e.name.value, e.revision.value),
                 Row {
-                    name: e.name.value.clone(),
-                    revision: e.revision.value,
-                    identity: e.identity.value.clone(),
-                    receipts: e.receipts.iter().map(|r| r.value.clone()).collect(),
-                    canonical: e.canonical.value.clone(),
+                    identity: &e.identity.value,
+                    receipts: e.receipts.iter().map(|r| r.value.as_str()).collect(),
+                    canonical: &e.canonical.value,
                 },
             );
         }
@@ -425,38 +423,43 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
     for f in &ir.families {
         // Every digest ever recorded for this revision stays: a withdrawn
         // receipt's artifact can then never be reused by a later revision.
-        let mut receipts: Vec<String> = f.receipts.iter().map(|r| r.sha256.clone()).collect();
-        if let Some(old) = rows.get(&(f.name.clone(), f.revision)) {
-            receipts.extend(old.receipts.iter().cloned());
+        let mut receipts: Vec<&str> = f.receipts.iter().map(|r| r.sha256.as_str()).collect();
+        if let Some(old) = rows.get(&(f.name.as_str(), f.revision)) {
+            receipts.extend(old.receipts.iter().copied());
         }
-        receipts.sort();
+        receipts.sort_unstable();
         receipts.dedup();
         rows.insert(
-            (f.name.clone(), f.revision),
+            (&f.name, f.revision),
             Row {
-                name: f.name.clone(),
-                revision: f.revision,
-                identity: f.identity.clone(),
+                identity: &f.identity,
                 receipts,
-                canonical: f.canonical.clone(),
+                canonical: &f.canonical,
             },
         );
     }
     let q = |s: &str| toml::Value::String(s.to_owned()).to_string();
-    let mut out = String::from(
+    // About 2 KiB per family (the canonical form is most of it).
+    let mut out = String::with_capacity(512 + rows.len() * 2560);
+    out.push_str(
         "# approved.lock: every approved kernel-family revision (the kfam review gate).\n\
          # Written by `kfam generate` (and `cargo build`); review its diff, do not edit it.\n\
          # An approved revision is immutable: change a contract by bumping `revision`.\n",
     );
-    out.push_str(&format!("version = {LOCK_VERSION}\n"));
-    for r in rows.values() {
-        out.push_str("\n[[family]]\n");
-        out.push_str(&format!("name = {}\n", q(&r.name)));
-        out.push_str(&format!("revision = {}\n", r.revision));
-        out.push_str(&format!("identity = {}\n", q(&r.identity)));
-        let receipts: Vec<String> = r.receipts.iter().map(|d| q(d)).collect();
-        out.push_str(&format!("receipts = [{}]\n", receipts.join(", ")));
-        out.push_str(&format!("canonical = {}\n", q(&r.canonical)));
+    let _ = writeln!(out, "version = {LOCK_VERSION}");
+    for ((name, revision), r) in &rows {
+        let _ = writeln!(out, "\n[[family]]\nname = {}", q(name));
+        let _ = writeln!(out, "revision = {revision}");
+        let _ = writeln!(out, "identity = {}", q(r.identity));
+        out.push_str("receipts = [");
+        for (i, d) in r.receipts.iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&q(d));
+        }
+        out.push_str("]\n");
+        let _ = writeln!(out, "canonical = {}", q(r.canonical));
     }
     out
 }

@@ -33,7 +33,9 @@ fn header(out: &mut String, title: &str) {
 }
 
 pub fn families_md(ir: &Ir) -> String {
-    let mut o = String::new();
+    // About 3 KiB per family; reserved, so a large manifest's text is not
+    // copied again each time the buffer would have grown.
+    let mut o = String::with_capacity(4096 + ir.families.len() * 3584);
     header(&mut o, "Approved kernel families");
     let abi = &ir.abi;
     let _ = writeln!(

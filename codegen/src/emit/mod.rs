@@ -68,7 +68,7 @@ pub fn generate_with<'a, X: Send + 'a>(
     }
     let mut jobs: Vec<Job<'a, Done<X>>> = EMITTERS
         .iter()
-        .map(|&(_, emit)| Box::new(move || Done::Files(emit(ir))) as Job<'a, Done<X>>)
+        .map(|&(_, emit)| Box::new(move || Done::Files(lf_only(emit(ir)))) as Job<'a, Done<X>>)
         .collect();
     jobs.push(Box::new(move || Done::Side(side())));
     // Two threads: the machines kfam runs on at scale have at least two cores.
@@ -80,11 +80,17 @@ pub fn generate_with<'a, X: Send + 'a>(
             Done::Side(x) => side = Some(x),
         }
     }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    (files, side.expect("the side job ran"))
+}
+
+/// `files` with LF line endings (free text may carry CRLF into docs and
+/// comments); run inside each emitter's job, so the scan is parallel too.
+fn lf_only(mut files: Vec<GeneratedFile>) -> Vec<GeneratedFile> {
     for f in &mut files {
         if f.contents.contains('\r') {
             f.contents = f.contents.replace("\r\n", "\n");
         }
     }
-    files.sort_by(|a, b| a.path.cmp(&b.path));
-    (files, side.expect("the side job ran"))
+    files
 }
