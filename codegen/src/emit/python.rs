@@ -684,22 +684,39 @@ enum Expr {
 impl Expr {
     /// Length in bytes of the one-line form, without building it.
     fn flat_len(&self) -> usize {
+        self.flat_len_upto(usize::MAX)
+    }
+
+    /// [`Expr::flat_len`], or some length over `limit` as soon as it is known
+    /// to exceed it: rendering only asks whether an expression fits on its
+    /// line, and measuring a whole table to learn that it does not made
+    /// rendering quadratic in the nesting depth.
+    fn flat_len_upto(&self, limit: usize) -> usize {
+        // Adds each part's length to `n`, stopping once `n` is over `limit`.
+        fn sum<'e>(
+            mut n: usize,
+            limit: usize,
+            parts: impl Iterator<Item = (usize, &'e Expr)>,
+        ) -> usize {
+            for (extra, e) in parts {
+                if n > limit {
+                    break;
+                }
+                n += extra;
+                n = n.saturating_add(e.flat_len_upto(limit.saturating_sub(n)));
+            }
+            n
+        }
         let sep = |n: usize| 2 * n.saturating_sub(1);
         match self {
             Expr::Atom(a) => a.len(),
-            Expr::Call(name, args) => {
-                name.len()
-                    + 2
-                    + args
-                        .iter()
-                        .map(|(k, v)| k.len() + 1 + v.flat_len())
-                        .sum::<usize>()
-                    + sep(args.len())
-            }
-            Expr::Tuple(items) if items.len() == 1 => items[0].flat_len() + 3,
-            Expr::Tuple(items) => {
-                2 + items.iter().map(Expr::flat_len).sum::<usize>() + sep(items.len())
-            }
+            Expr::Call(name, args) => sum(
+                name.len() + 2 + sep(args.len()),
+                limit,
+                args.iter().map(|(k, v)| (k.len() + 1, v)),
+            ),
+            Expr::Tuple(items) if items.len() == 1 => items[0].flat_len_upto(limit) + 3,
+            Expr::Tuple(items) => sum(2 + sep(items.len()), limit, items.iter().map(|v| (0, v))),
             Expr::Dict(items) => {
                 2 + items.iter().map(String::len).sum::<usize>() + sep(items.len())
             }
@@ -762,7 +779,9 @@ impl Expr {
     /// [`Expr::render`], appended to `out` (one buffer for the whole tree:
     /// rendering a large table builds no intermediate strings).
     fn render_into(&self, out: &mut String, depth: usize, used: usize) {
-        if matches!(self, Expr::Atom(_)) || used + self.flat_len() < WIDTH {
+        if matches!(self, Expr::Atom(_))
+            || used < WIDTH && self.flat_len_upto(WIDTH - used) < WIDTH - used
+        {
             self.flat_into(out);
             return;
         }
