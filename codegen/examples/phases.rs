@@ -29,9 +29,15 @@ fn main() {
             let (abi, families) = (abi.clone(), families.clone());
             let t = Instant::now();
             let loaded = load::load_sources(abi, families, &mut report);
+            let load = ms(t);
             let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
+            let check = ms(t) - load;
             let output = kfam_codegen::generate_files(&loaded, &ir);
-            println!("pipeline: {:7.1} ms", ms(t));
+            let total = ms(t);
+            println!(
+                "pipeline: {total:7.1} ms (load {load:.1}, check {check:.1}, emit {:.1})",
+                total - load - check
+            );
             drop(output);
         }
         return;

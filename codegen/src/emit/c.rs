@@ -631,8 +631,13 @@ fn initializer(indent: usize, fields: &[Field], values: &[(&str, String)]) -> St
         values.len(),
         "initializer and field list disagree"
     );
-    let pad = " ".repeat(indent);
-    let mut s = format!("{pad}{{\n");
+    // Pushed piece by piece rather than through `write!`: a large manifest
+    // has millions of these lines, and the formatting machinery per line was
+    // most of the C emitter's time.
+    let pad = &" ".repeat(indent);
+    let mut s = String::with_capacity(values.iter().map(|(n, v)| n.len() + v.len() + 16).sum());
+    s.push_str(pad);
+    s.push_str("{\n");
     for (i, fld) in fields.iter().enumerate() {
         let value = values
             .iter()
@@ -640,9 +645,12 @@ fn initializer(indent: usize, fields: &[Field], values: &[(&str, String)]) -> St
             .map(|(_, v)| v)
             .unwrap_or_else(|| panic!("no value for field `{}`", fld.name));
         let comma = if i + 1 < fields.len() { "," } else { "" };
-        let _ = writeln!(s, "{pad}    {value}{comma} /* {} */", fld.name);
+        for part in [pad.as_str(), "    ", value, comma, " /* ", fld.name, " */\n"] {
+            s.push_str(part);
+        }
     }
-    let _ = write!(s, "{pad}}}");
+    s.push_str(pad);
+    s.push('}');
     s
 }
 
