@@ -13,7 +13,6 @@
 
 use std::borrow::Cow;
 use std::collections::VecDeque;
-use std::fmt::Write as _;
 
 /// prettyplease's line width, indentation step and minimum line space.
 const MARGIN: isize = 89;
@@ -542,7 +541,7 @@ impl<'a> Printer<'a> {
                 self.space -= len;
             }
             Token::Int(n) => {
-                let _ = write!(self.out, "{n}");
+                self.out.push_str(itoa::Buffer::new().format(*n));
                 self.space -= len;
             }
             _ => unreachable!(),
@@ -552,8 +551,18 @@ impl<'a> Printer<'a> {
     fn print_indent(&mut self) {
         if self.pending_indentation > 0 {
             let n = self.pending_indentation;
-            self.out.extend(std::iter::repeat_n(' ', n));
+            push_spaces(&mut self.out, n);
             self.pending_indentation = 0;
         }
+    }
+}
+
+/// `n` spaces, a slice at a time (indentation is written on every line).
+pub fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
