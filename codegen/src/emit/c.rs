@@ -212,7 +212,8 @@ impl W {
 
     /// Every name defined more than once, sorted.
     fn collisions(&self) -> Vec<String> {
-        let mut seen = std::collections::HashMap::with_capacity(self.defined.len() + self.named.len());
+        let mut seen =
+            std::collections::HashMap::with_capacity(self.defined.len() + self.named.len());
         let defined = self.defined.iter().map(|r| &self.out[r.clone()]);
         for name in defined.chain(self.named.iter().map(String::as_str)) {
             *seen.entry(name).or_insert(0usize) += 1;
@@ -645,7 +646,15 @@ fn initializer(indent: usize, fields: &[Field], values: &[(&str, String)]) -> St
             .map(|(_, v)| v)
             .unwrap_or_else(|| panic!("no value for field `{}`", fld.name));
         let comma = if i + 1 < fields.len() { "," } else { "" };
-        for part in [pad.as_str(), "    ", value, comma, " /* ", fld.name, " */\n"] {
+        for part in [
+            pad.as_str(),
+            "    ",
+            value,
+            comma,
+            " /* ",
+            fld.name,
+            " */\n",
+        ] {
             s.push_str(part);
         }
     }

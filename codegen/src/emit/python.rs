@@ -22,6 +22,7 @@
 
 use std::fmt::Write as _;
 
+use super::pretty::push_spaces;
 use super::{marker_line, GeneratedFile};
 use crate::check::is_forbidden_char;
 use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
@@ -786,7 +787,7 @@ impl Expr {
             return;
         }
         let pad = 4 * (depth + 1);
-        let indent = |out: &mut String, n: usize| out.extend(std::iter::repeat_n(' ', n));
+        let indent = push_spaces;
         match self {
             Expr::Atom(_) => unreachable!(),
             Expr::Call(name, args) => {
@@ -802,16 +803,7 @@ impl Expr {
                 indent(out, 4 * depth);
                 out.push(')');
             }
-            Expr::Tuple(items) => {
-                out.push_str("(\n");
-                for v in items {
-                    indent(out, pad);
-                    v.render_into(out, depth + 1, pad + 1);
-                    out.push_str(",\n");
-                }
-                indent(out, 4 * depth);
-                out.push(')');
-            }
+            Expr::Tuple(items) => broken_tuple(out, depth, items),
             Expr::Dict(items) => {
                 out.push_str("{\n");
                 for v in items {
@@ -824,6 +816,39 @@ impl Expr {
             }
         }
     }
+}
+
+/// A tuple one item per line, as [`Expr::render_into`] breaks it.
+fn broken_tuple<E: std::borrow::Borrow<Expr>>(
+    out: &mut String,
+    depth: usize,
+    items: impl IntoIterator<Item = E>,
+) {
+    let pad = 4 * (depth + 1);
+    out.push_str("(\n");
+    for v in items {
+        push_spaces(out, pad);
+        v.borrow().render_into(out, depth + 1, pad + 1);
+        out.push_str(",\n");
+    }
+    push_spaces(out, 4 * depth);
+    out.push(')');
+}
+
+/// `Expr::Tuple(items.collect()).render_into(out, 0, used)`, building one
+/// item at a time when the tuple cannot fit on its line (then it is
+/// broken, one item per line): the tree of every family at once would be
+/// millions of nodes, allocated and dropped for nothing.
+fn render_tuple_lazily(out: &mut String, used: usize, mut items: impl Iterator<Item = Expr>) {
+    let Some(first) = items.next() else {
+        return Expr::Tuple(Vec::new()).render_into(out, 0, used);
+    };
+    // The one-line form is at least the first item and `(`, `)`.
+    if used + first.flat_len_upto(WIDTH) + 2 < WIDTH {
+        let all: Vec<Expr> = std::iter::once(first).chain(items).collect();
+        return Expr::Tuple(all).render_into(out, 0, used);
+    }
+    broken_tuple(out, 0, std::iter::once(first).chain(items));
 }
 
 fn atom(s: impl std::fmt::Display) -> Expr {
@@ -1032,12 +1057,11 @@ fn tables_py(ir: &Ir) -> String {
         Runtime::NAME,
     ];
     let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
-    let families = Expr::Tuple(ir.families.iter().map(family_expr).collect());
     let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";
-    let retired = Expr::Tuple(ir.retired.iter().map(retired_expr).collect());
-    // The tables are rendered straight into the file's buffer: at 10,000
-    // families they are over 60 MB, too much to build apart and copy.
-    let mut out = String::with_capacity(4096 + families.flat_len() + retired.flat_len() * 2);
+    // The tables are rendered straight into the file's buffer (about 6 KiB
+    // per family): at 10,000 families they are over 60 MB, too much to build
+    // apart and copy.
+    let mut out = String::with_capacity(8192 + (ir.families.len() + ir.retired.len()) * 7 * 1024);
     let _ = write!(
         out,
         r#"{header}"""The approved families of ``manifest/`` and the native ABI they target. Data only."""
@@ -1072,10 +1096,14 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
         max_rank = abi.max_rank,
         identity_format = ir::IDENTITY_FORMAT,
     );
-    families.render_into(&mut out, 0, lead.len());
+    render_tuple_lazily(&mut out, lead.len(), ir.families.iter().map(family_expr));
     out.push_str("\n\n#: Every retired family, sorted by name.\n");
     out.push_str(retired_lead);
-    retired.render_into(&mut out, 0, retired_lead.len());
+    render_tuple_lazily(
+        &mut out,
+        retired_lead.len(),
+        ir.retired.iter().map(retired_expr),
+    );
     out.push('\n');
     out
 }
@@ -1265,5 +1293,23 @@ mod tests {
         let text = long.render(1, 4);
         assert!(text.starts_with("(\n        0,\n"), "{text}");
         assert!(text.ends_with("\n    )"), "{text}");
+    }
+
+    #[test]
+    fn lazy_tuples_render_as_built_ones() {
+        let item = |i: usize| {
+            Expr::Call(
+                "Binding",
+                vec![("param", atom(i)), ("slot", atom("x".repeat(i)))],
+            )
+        };
+        for n in [0, 1, 2, 3, 9, 40] {
+            for used in [0, 10, 38, 39, 40, 41, 60, 97, 98, 99, 120] {
+                let mut lazy = String::new();
+                render_tuple_lazily(&mut lazy, used, (0..n).map(item));
+                let whole = Expr::Tuple((0..n).map(item).collect()).render(0, used);
+                assert_eq!(lazy, whole, "{n} items, {used} columns used");
+            }
+        }
     }
 }
