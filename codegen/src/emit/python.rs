@@ -65,6 +65,12 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
 pub fn py_str_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
+    // Most text needs no escape at all: copied whole.
+    if text.bytes().all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\') {
+        out.push_str(text);
+        out.push('"');
+        return out;
+    }
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),
