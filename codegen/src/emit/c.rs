@@ -62,7 +62,9 @@ pub fn c_string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     // Most text needs no escape at all: copied whole.
-    let plain = text.bytes().all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\');
+    let plain = text
+        .bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\');
     if plain && !text.contains("??") {
         out.push_str(text);
         out.push('"');

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::collections::VecDeque;
 
 /// prettyplease's line width, indentation step and minimum line space.
-const MARGIN: isize = 89;
+pub const MARGIN: isize = 89;
 pub const INDENT: isize = 4;
 const MIN_SPACE: isize = 60;
 const SIZE_INFINITY: isize = 0xffff;
@@ -176,10 +176,8 @@ fn int_len(n: i64) -> usize {
 }
 
 impl<'a> Printer<'a> {
-    /// A printer whose output starts with `preamble` (printed as is).
-    pub fn with_capacity(bytes: usize, preamble: &str) -> Self {
-        let mut out = String::with_capacity(preamble.len() + bytes);
-        out.push_str(preamble);
+    /// A printer that appends to `out` (which ends a line, or is empty).
+    pub fn new(out: String) -> Self {
         Printer {
             out,
             space: MARGIN,

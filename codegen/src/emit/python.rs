@@ -66,7 +66,10 @@ pub fn py_str_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
     // Most text needs no escape at all: copied whole.
-    if text.bytes().all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\') {
+    if text
+        .bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+    {
         out.push_str(text);
         out.push('"');
         return out;

@@ -13,7 +13,7 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
-use super::pretty::{Printer, INDENT};
+use super::pretty::{push_spaces, push_str_lit, str_lit_len, Printer, INDENT, MARGIN};
 use super::{marker_line, GeneratedFile};
 use crate::ir::{Family, Ir, Operation};
 use crate::lookup_hash::{key_hash, EMPTY};
@@ -261,19 +261,354 @@ pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
 /// buffer: at 10,000 families the source is over 100 MB, too much to copy).
 pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     // About 10 KiB of source per family with several params and profiles.
+    let mut out = String::with_capacity(preamble.len() + 4096 + ir.families.len() * 12 * 1024);
+    out.push_str(preamble);
+    // Each item ends its line, so the items can be printed one run of the
+    // printer after another; `FAMILIES`, most of the text, is written
+    // directly (see `Records`).
     let mut w = Tables {
-        p: Printer::with_capacity(4096 + ir.families.len() * 12 * 1024, preamble),
+        p: Printer::new(out),
         k: krate,
     };
     w.p.cbox(0);
     w.abi(ir);
-    w.families(ir);
+    w.p.end();
+    let mut out = w.p.eof();
+    Records {
+        out: &mut out,
+        k: krate,
+    }
+    .families(ir);
+    let mut w = Tables {
+        p: Printer::new(out),
+        k: krate,
+    };
+    w.p.cbox(0);
     w.artifacts(ir);
     w.retired(ir);
     w.indices(ir);
     w.modules(ir);
     w.p.end();
     w.p.eof()
+}
+
+/// Writes the `FAMILIES` table directly, in the layout the printer (and
+/// prettyplease) gives it, without the printer's per-token bookkeeping:
+/// at 10,000 families the table is over 100 MB and the printer was most of
+/// the Rust emitter's time. The layout has few decisions, because every
+/// struct literal in it is wider than prettyplease's 34-column limit for
+/// one-line struct literals and so is always broken, one field per line:
+/// only integer arrays (`shape`, `returns`) and `Some("...")` values can
+/// fit on their line, decided here by prettyplease's rule. The unit tests
+/// compare the whole file with prettyplease's.
+struct Records<'o> {
+    out: &'o mut String,
+    k: &'o str,
+}
+
+impl Records<'_> {
+    fn families(&mut self, ir: &Ir) {
+        self.out
+            .push_str("/// Every approved family, sorted by name.\n");
+        for part in ["pub static FAMILIES: &[", self.k, "::Family] = "] {
+            self.out.push_str(part);
+        }
+        self.struct_array(0, &ir.families, Self::family);
+        self.out.push_str(";\n");
+    }
+
+    /// `&[` one struct per line `]` (`&[]` when empty); `indent` is the
+    /// column of the line the array starts on.
+    fn struct_array<T>(
+        &mut self,
+        indent: usize,
+        items: &[T],
+        mut each: impl FnMut(&mut Self, usize, &T),
+    ) {
+        if items.is_empty() {
+            self.out.push_str("&[]");
+            return;
+        }
+        self.out.push_str("&[\n");
+        for item in items {
+            push_spaces(self.out, indent + 4);
+            each(self, indent + 4, item);
+            self.out.push_str(",\n");
+        }
+        push_spaces(self.out, indent);
+        self.out.push(']');
+    }
+
+    /// `krate::Tail {` and a line break: the struct's fields follow at `indent + 4`.
+    fn open(&mut self, tail: &str) {
+        for part in [self.k, tail, " {\n"] {
+            self.out.push_str(part);
+        }
+    }
+
+    fn close(&mut self, indent: usize) {
+        push_spaces(self.out, indent);
+        self.out.push('}');
+    }
+
+    /// The start of a field line of a struct at `indent`.
+    fn field(&mut self, indent: usize, name: &str) {
+        push_spaces(self.out, indent + 4);
+        self.out.push_str(name);
+    }
+
+    fn end(&mut self) {
+        self.out.push_str(",\n");
+    }
+
+    fn int(&mut self, indent: usize, name: &str, n: i64) {
+        self.field(indent, name);
+        self.out.push_str(itoa::Buffer::new().format(n));
+        self.end();
+    }
+
+    fn str(&mut self, indent: usize, name: &str, s: &str) {
+        self.field(indent, name);
+        push_str_lit(self.out, s);
+        self.end();
+    }
+
+    fn word(&mut self, indent: usize, name: &str, word: &str) {
+        self.field(indent, name);
+        self.out.push_str(word);
+        self.end();
+    }
+
+    fn variant(&mut self, indent: usize, name: &str, ty: &str, variant: &str) {
+        self.field(indent, name);
+        for part in [self.k, ty, variant, ",\n"] {
+            self.out.push_str(part);
+        }
+    }
+
+    /// `Some("...")` on the field's line if it fits before the margin, else
+    /// broken over three lines; or `None`. As in the printer, what must fit
+    /// runs to the next possible line break: the `)`, and the `,` unless
+    /// this is the struct's `last` field (its comma comes with the break).
+    fn opt_str(&mut self, indent: usize, name: &str, s: Option<&str>, last: bool) {
+        self.field(indent, name);
+        match s {
+            None => self.out.push_str("None"),
+            Some(s) => {
+                self.out.push_str("Some(");
+                // The deepest field line here is at 24 columns, so the
+                // space left on a line is the margin minus the column
+                // (the printer's 60-column minimum never applies).
+                let column = indent + 4 + name.len() + "Some(".len();
+                if column + str_lit_len(s) + 1 + usize::from(!last) <= MARGIN as usize {
+                    push_str_lit(self.out, s);
+                } else {
+                    self.out.push('\n');
+                    push_spaces(self.out, indent + 8);
+                    push_str_lit(self.out, s);
+                    self.out.push_str(",\n");
+                    push_spaces(self.out, indent + 4);
+                }
+                self.out.push(')');
+            }
+        }
+        self.end();
+    }
+
+    /// `&[1, -1, ...]` (`expr_array`): on the field's line if it fits
+    /// before the margin (with the `,` unless `last`, as for `opt_str`);
+    /// else one line break after `[`, the integers at `indent + 8` (filling
+    /// lines, or one per line when one is negative), and `]` on a line of
+    /// its own.
+    fn ints(
+        &mut self,
+        indent: usize,
+        name: &str,
+        items: impl ExactSizeIterator<Item = i64> + Clone,
+        last: bool,
+    ) {
+        self.field(indent, name);
+        self.out.push('&');
+        let n = items.len();
+        if n == 0 {
+            self.out.push_str("[]");
+            return self.end();
+        }
+        let mut buf = itoa::Buffer::new();
+        let mut lens = items.clone().map(|v| buf.format(v).len());
+        let flat = 2 + lens.by_ref().sum::<usize>() + 2 * (n - 1);
+        let column = indent + 4 + name.len() + 1;
+        if column + flat + usize::from(!last) <= MARGIN as usize {
+            self.out.push('[');
+            for (i, v) in items.enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.out.push_str(buf.format(v));
+            }
+            self.out.push(']');
+            return self.end();
+        }
+        let inner = indent + 8;
+        self.out.push_str("[\n");
+        push_spaces(self.out, inner);
+        let mut space = MARGIN as usize - inner;
+        // prettyplease fills lines only with literals; `-1` is a negation,
+        // and an array holding one is broken one element per line.
+        let fill = items.clone().all(|v| v >= 0);
+        for (i, v) in items.enumerate() {
+            let text = buf.format(v);
+            let last = i + 1 == n;
+            if i > 0 && !fill {
+                self.out.push('\n');
+                push_spaces(self.out, inner);
+            } else if i > 0 {
+                // The break before an item holds if " item," fits (no
+                // comma after the last: its comma comes with the break).
+                if 1 + text.len() + usize::from(!last) <= space {
+                    self.out.push(' ');
+                    space -= 1;
+                } else {
+                    self.out.push('\n');
+                    push_spaces(self.out, inner);
+                    space = MARGIN as usize - inner;
+                }
+            }
+            self.out.push_str(text);
+            space = space.saturating_sub(text.len());
+            if !last {
+                self.out.push(',');
+                space = space.saturating_sub(1);
+            }
+        }
+        self.out.push_str(",\n");
+        push_spaces(self.out, indent + 4);
+        self.out.push(']');
+        self.end();
+    }
+
+    fn family(&mut self, at: usize, f: &Family) {
+        self.open("::Family");
+        self.str(at, "name: ", &f.name);
+        self.int(at, "revision: ", f.revision.into());
+        self.str(at, "summary: ", &f.summary);
+        self.variant(at, "contract: ", "::Contract::", f.contract.variant_name());
+        self.word(at, "torch: ", if f.torch { "true" } else { "false" });
+        self.field(at, "operation: ");
+        let op = at + 4;
+        match &f.operation {
+            Operation::ElementwiseBinary {
+                op: bin,
+                lhs,
+                rhs,
+                out,
+            } => {
+                self.open("::Operation::ElementwiseBinary");
+                self.variant(op, "op: ", "::BinaryOp::", bin.variant_name());
+                self.int(op, "lhs: ", u32_of(*lhs));
+                self.int(op, "rhs: ", u32_of(*rhs));
+                self.int(op, "out: ", u32_of(*out));
+            }
+            Operation::Matmul {
+                m,
+                k,
+                n,
+                a,
+                b,
+                c,
+                accumulate,
+            } => {
+                self.open("::Operation::Matmul");
+                self.int(op, "m: ", *m);
+                self.int(op, "k: ", *k);
+                self.int(op, "n: ", *n);
+                self.int(op, "a: ", u32_of(*a));
+                self.int(op, "b: ", u32_of(*b));
+                self.int(op, "c: ", u32_of(*c));
+                self.word(
+                    op,
+                    "accumulate: ",
+                    if *accumulate { "true" } else { "false" },
+                );
+            }
+        }
+        self.close(op);
+        self.end();
+        self.field(at, "params: ");
+        self.struct_array(at + 4, &f.params, |w, at, p| {
+            w.open("::Param");
+            w.str(at, "name: ", &p.name);
+            w.int(at, "index: ", u32_of(p.index));
+            w.variant(at, "kind: ", "::ParamKind::", p.kind.variant_name());
+            w.variant(
+                at,
+                "direction: ",
+                "::Direction::",
+                p.direction.variant_name(),
+            );
+            w.variant(at, "dtype: ", "::DType::", p.dtype.variant_name());
+            w.ints(at, "shape: ", p.shape.iter().copied(), false);
+            w.variant(at, "layout: ", "::Layout::", p.layout.variant_name());
+            w.ints(
+                at,
+                "lowered_shape: ",
+                p.lowered_shape.iter().copied(),
+                false,
+            );
+            w.int(at, "pool_index: ", u32_of(p.pool_index));
+            w.opt_str(at, "doc: ", p.doc.as_deref(), true);
+            w.close(at);
+        });
+        self.end();
+        self.ints(at, "returns: ", f.returns.iter().map(|&r| u32_of(r)), false);
+        self.field(at, "profiles: ");
+        self.struct_array(at + 4, &f.profiles, |w, at, p| {
+            w.open("::Profile");
+            w.str(at, "name: ", &p.name);
+            w.variant(at, "platform: ", "::Platform::", p.platform.variant_name());
+            w.variant(at, "backend: ", "::Backend::", p.backend.variant_name());
+            w.variant(at, "runtime: ", "::Runtime::", p.runtime.variant_name());
+            w.variant(
+                at,
+                "execution_mode: ",
+                "::ExecutionMode::",
+                p.execution_mode.variant_name(),
+            );
+            w.field(at, "bindings: ");
+            w.struct_array(at + 4, &p.bindings, |w, at, b| {
+                w.open("::Binding");
+                w.int(at, "param: ", u32_of(b.param));
+                w.int(at, "slot: ", b.slot.into());
+                w.variant(at, "kind: ", "::BindingKind::", b.kind.variant_name());
+                w.close(at);
+            });
+            w.end();
+            w.close(at);
+        });
+        self.end();
+        self.field(at, "receipts: ");
+        self.struct_array(at + 4, &f.receipts, |w, at, r| {
+            w.open("::Receipt");
+            w.int(at, "profile: ", u32_of(r.profile));
+            w.str(at, "codec: ", &r.codec);
+            w.str(at, "artifact: ", &r.artifact);
+            w.str(at, "sha256: ", &r.sha256);
+            w.field(at, "evidence: ");
+            w.open("::Evidence");
+            w.str(at + 4, "date: ", &r.evidence.date);
+            w.str(at + 4, "hardware: ", &r.evidence.hardware);
+            w.opt_str(at + 4, "note: ", r.evidence.note.as_deref(), true);
+            w.close(at + 4);
+            w.end();
+            w.close(at);
+        });
+        self.end();
+        self.int(at, "tensor_count: ", u32_of(f.tensor_count));
+        self.int(at, "scalar_count: ", u32_of(f.scalar_count));
+        self.str(at, "identity: ", &f.identity);
+        self.opt_str(at, "torch_schema: ", f.torch_schema.as_deref(), true);
+        self.close(at);
+    }
 }
 
 /// The open-addressing index of `keys` (table order) that
@@ -355,13 +690,6 @@ impl<'a> Tables<'a> {
         self.p.word(tail);
     }
 
-    /// `krate::Enum::Variant`.
-    fn variant(&mut self, ty: &'static str, variant: &'static str) {
-        self.p.word(self.k);
-        self.p.word(ty);
-        self.p.word(variant);
-    }
-
     /// `item_static` / `item_const` up to the expression.
     fn item_begin(&mut self, doc: &'a str, head: &'static str) {
         self.doc(doc);
@@ -417,25 +745,6 @@ impl<'a> Tables<'a> {
     fn field_str(&mut self, name: &'static str, s: &'a str, last: bool) {
         self.field(name);
         self.p.str_lit(s);
-        self.field_end(last);
-    }
-
-    /// `Some("...")` (`expr_call` with `call_args`) or `None`.
-    fn field_opt_str(&mut self, name: &'static str, s: &'a Option<String>, last: bool) {
-        self.field(name);
-        match s {
-            Some(s) => {
-                self.p.word("Some(");
-                self.p.cbox(INDENT);
-                self.p.zerobreak();
-                self.p.str_lit(s);
-                self.p.trailing_comma(true);
-                self.p.offset(-INDENT);
-                self.p.end();
-                self.p.word(")");
-            }
-            None => self.p.word("None"),
-        }
         self.field_end(last);
     }
 
@@ -501,151 +810,6 @@ impl<'a> Tables<'a> {
         self.field_end(true);
         self.struct_end();
         self.item_end();
-    }
-
-    fn families(&mut self, ir: &'a Ir) {
-        self.item_begin(
-            "Every approved family, sorted by name.",
-            "pub static FAMILIES: &[",
-        );
-        self.path("::Family");
-        self.p.word("]");
-        self.item_eq();
-        self.array(ir.families.iter(), |w, f| w.family(f));
-        self.item_end();
-    }
-
-    fn family(&mut self, f: &'a Family) {
-        self.struct_begin("::Family");
-        self.field_str("name: ", &f.name, false);
-        self.field_int("revision: ", f.revision.into());
-        self.field_str("summary: ", &f.summary, false);
-        self.field("contract: ");
-        self.variant("::Contract::", f.contract.variant_name());
-        self.field_end(false);
-        self.field("torch: ");
-        self.p.word(if f.torch { "true" } else { "false" });
-        self.field_end(false);
-        self.field("operation: ");
-        match &f.operation {
-            Operation::ElementwiseBinary { op, lhs, rhs, out } => {
-                self.struct_begin("::Operation::ElementwiseBinary");
-                self.field("op: ");
-                self.variant("::BinaryOp::", op.variant_name());
-                self.field_end(false);
-                self.field_int("lhs: ", u32_of(*lhs));
-                self.field_int("rhs: ", u32_of(*rhs));
-                self.field("out: ");
-                self.p.int(u32_of(*out));
-                self.field_end(true);
-                self.struct_end();
-            }
-            Operation::Matmul {
-                m,
-                k,
-                n,
-                a,
-                b,
-                c,
-                accumulate,
-            } => {
-                self.struct_begin("::Operation::Matmul");
-                self.field_int("m: ", *m);
-                self.field_int("k: ", *k);
-                self.field_int("n: ", *n);
-                self.field_int("a: ", u32_of(*a));
-                self.field_int("b: ", u32_of(*b));
-                self.field_int("c: ", u32_of(*c));
-                self.field("accumulate: ");
-                self.p.word(if *accumulate { "true" } else { "false" });
-                self.field_end(true);
-                self.struct_end();
-            }
-        }
-        self.field_end(false);
-        self.field("params: ");
-        self.array(f.params.iter(), |w, p| {
-            w.struct_begin("::Param");
-            w.field_str("name: ", &p.name, false);
-            w.field_int("index: ", u32_of(p.index));
-            w.field("kind: ");
-            w.variant("::ParamKind::", p.kind.variant_name());
-            w.field_end(false);
-            w.field("direction: ");
-            w.variant("::Direction::", p.direction.variant_name());
-            w.field_end(false);
-            w.field("dtype: ");
-            w.variant("::DType::", p.dtype.variant_name());
-            w.field_end(false);
-            w.field("shape: ");
-            w.int_array(p.shape.iter().copied());
-            w.field_end(false);
-            w.field("layout: ");
-            w.variant("::Layout::", p.layout.variant_name());
-            w.field_end(false);
-            w.field("lowered_shape: ");
-            w.int_array(p.lowered_shape.iter().copied());
-            w.field_end(false);
-            w.field_int("pool_index: ", u32_of(p.pool_index));
-            w.field_opt_str("doc: ", &p.doc, true);
-            w.struct_end();
-        });
-        self.field_end(false);
-        self.field("returns: ");
-        self.int_array(f.returns.iter().map(|&r| u32_of(r)));
-        self.field_end(false);
-        self.field("profiles: ");
-        self.array(f.profiles.iter(), |w, p| {
-            w.struct_begin("::Profile");
-            w.field_str("name: ", &p.name, false);
-            w.field("platform: ");
-            w.variant("::Platform::", p.platform.variant_name());
-            w.field_end(false);
-            w.field("backend: ");
-            w.variant("::Backend::", p.backend.variant_name());
-            w.field_end(false);
-            w.field("runtime: ");
-            w.variant("::Runtime::", p.runtime.variant_name());
-            w.field_end(false);
-            w.field("execution_mode: ");
-            w.variant("::ExecutionMode::", p.execution_mode.variant_name());
-            w.field_end(false);
-            w.field("bindings: ");
-            w.array(p.bindings.iter(), |w, b| {
-                w.struct_begin("::Binding");
-                w.field_int("param: ", u32_of(b.param));
-                w.field_int("slot: ", b.slot.into());
-                w.field("kind: ");
-                w.variant("::BindingKind::", b.kind.variant_name());
-                w.field_end(true);
-                w.struct_end();
-            });
-            w.field_end(true);
-            w.struct_end();
-        });
-        self.field_end(false);
-        self.field("receipts: ");
-        self.array(f.receipts.iter(), |w, r| {
-            w.struct_begin("::Receipt");
-            w.field_int("profile: ", u32_of(r.profile));
-            w.field_str("codec: ", &r.codec, false);
-            w.field_str("artifact: ", &r.artifact, false);
-            w.field_str("sha256: ", &r.sha256, false);
-            w.field("evidence: ");
-            w.struct_begin("::Evidence");
-            w.field_str("date: ", &r.evidence.date, false);
-            w.field_str("hardware: ", &r.evidence.hardware, false);
-            w.field_opt_str("note: ", &r.evidence.note, true);
-            w.struct_end();
-            w.field_end(true);
-            w.struct_end();
-        });
-        self.field_end(false);
-        self.field_int("tensor_count: ", u32_of(f.tensor_count));
-        self.field_int("scalar_count: ", u32_of(f.scalar_count));
-        self.field_str("identity: ", &f.identity, false);
-        self.field_opt_str("torch_schema: ", &f.torch_schema, true);
-        self.struct_end();
     }
 
     fn artifacts(&mut self, ir: &'a Ir) {
@@ -1077,6 +1241,33 @@ mod tests {
                 reason: format!("reason \"{}\" \u{e9}", "w".repeat(i * 13)),
                 receipts: (0..i % 3).map(|j| format!("{j:064x}")).collect(),
             });
+        }
+        assert_same(&ir);
+    }
+
+    /// Every length around the two line-fitting decisions of the directly
+    /// written `FAMILIES` (`Some("...")` and integer arrays), at each depth
+    /// they occur.
+    #[test]
+    fn same_as_prettyplease_around_the_margin() {
+        let families = crate::synth::manifest(12, 9).sources("m").1;
+        let mut ir = ir_of(families);
+        let mut n = 0usize;
+        for f in &mut ir.families {
+            for p in &mut f.params {
+                n += 1;
+                p.doc = Some("d".repeat(40 + n % 40));
+                p.shape = (0..n % 24)
+                    .map(|i| [7, -1, 4096, 123_456_789][(i + n) % 4])
+                    .collect();
+                p.lowered_shape = (0..n % 31).map(|i| i as i64 * 10).collect();
+            }
+            for r in &mut f.receipts {
+                n += 1;
+                r.evidence.note = Some("n".repeat(30 + n % 45));
+            }
+            f.returns = (0..n % 40).collect();
+            f.torch_schema = Some("t".repeat(50 + n % 30));
         }
         assert_same(&ir);
     }
