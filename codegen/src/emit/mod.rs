@@ -41,12 +41,12 @@ impl GeneratedFile {
 }
 
 /// Every emitter, by name, longest first at scale (10,000 families: C,
-/// Rust, schemas, Python, docs), so the threads of [`generate_with`], each
+/// schemas, Rust, Python, docs), so the threads of [`generate_with`], each
 /// taking the next emitter when it finishes one, finish together.
 pub const EMITTERS: &[(&str, fn(&Ir) -> Vec<GeneratedFile>)] = &[
     ("c", c::emit),
-    ("rust", rust::emit),
     ("schema", schema::emit),
+    ("rust", rust::emit),
     ("python", python::emit),
     ("docs", docs::emit),
 ];
