@@ -219,21 +219,27 @@ impl W {
         let _ = writeln!(self.out, " {value}");
     }
 
-    /// Every name defined more than once, sorted.
+    /// Every name defined more than once, sorted. By sorting the names'
+    /// hashes and comparing only names whose hashes are equal: a hash map of
+    /// the hundreds of thousands of names a large manifest defines was
+    /// slower, each insertion a cache miss.
     fn collisions(&self) -> Vec<String> {
-        let mut seen =
-            std::collections::HashMap::with_capacity(self.defined.len() + self.named.len());
+        use std::hash::BuildHasher as _;
         let defined = self.defined.iter().map(|r| &self.out[r.clone()]);
-        for name in defined.chain(self.named.iter().map(String::as_str)) {
-            *seen.entry(name).or_insert(0usize) += 1;
+        let names: Vec<&str> = defined.chain(self.named.iter().map(String::as_str)).collect();
+        let state = std::hash::RandomState::new();
+        let mut hashed: Vec<(u64, usize)> =
+            names.iter().enumerate().map(|(i, n)| (state.hash_one(n), i)).collect();
+        hashed.sort_unstable();
+        let mut twice = std::collections::BTreeSet::new();
+        for run in hashed.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+            let mut same: Vec<&str> = run.iter().map(|&(_, i)| names[i]).collect();
+            same.sort_unstable();
+            for pair in same.windows(2).filter(|pair| pair[0] == pair[1]) {
+                twice.insert(pair[0].to_owned());
+            }
         }
-        let mut twice: Vec<String> = seen
-            .into_iter()
-            .filter(|&(_, n)| n > 1)
-            .map(|(name, _)| name.to_owned())
-            .collect();
-        twice.sort();
-        twice
+        twice.into_iter().collect()
     }
 
     /// A string literal for `text`, checked against the C99 length limit.
