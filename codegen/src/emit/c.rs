@@ -14,6 +14,7 @@
 //! [`c_name_collisions`] reports it to Rust callers, so a collision fails
 //! closed instead of silently shadowing a value.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{marker_line, GeneratedFile};
@@ -226,13 +227,21 @@ impl W {
     fn collisions(&self) -> Vec<String> {
         use std::hash::BuildHasher as _;
         let defined = self.defined.iter().map(|r| &self.out[r.clone()]);
-        let names: Vec<&str> = defined.chain(self.named.iter().map(String::as_str)).collect();
+        let names: Vec<&str> = defined
+            .chain(self.named.iter().map(String::as_str))
+            .collect();
         let state = std::hash::RandomState::new();
-        let mut hashed: Vec<(u64, usize)> =
-            names.iter().enumerate().map(|(i, n)| (state.hash_one(n), i)).collect();
+        let mut hashed: Vec<(u64, usize)> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (state.hash_one(n), i))
+            .collect();
         hashed.sort_unstable();
         let mut twice = std::collections::BTreeSet::new();
-        for run in hashed.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        for run in hashed
+            .chunk_by(|a, b| a.0 == b.0)
+            .filter(|run| run.len() > 1)
+        {
             let mut same: Vec<&str> = run.iter().map(|&(_, i)| names[i]).collect();
             same.sort_unstable();
             for pair in same.windows(2).filter(|pair| pair[0] == pair[1]) {
@@ -678,14 +687,33 @@ fn initializer(indent: usize, fields: &[Field], values: &[(&str, String)]) -> St
     s
 }
 
-fn int_array(values: impl IntoIterator<Item = String>) -> String {
-    format!("{{{}}}", values.into_iter().collect::<Vec<_>>().join(", "))
+/// `{a, b, c}`: a brace initializer of `values`.
+fn braced<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
+    let mut s = String::from("{");
+    for (i, v) in values.into_iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        let _ = write!(s, "{v}");
+    }
+    s.push('}');
+    s
 }
 
-/// `values` padded with zeros to the array extent `len` (more values than
-/// that stay, so the compiler rejects them instead of the emitter dropping them).
 fn padded(values: &[i64], len: usize) -> String {
-    int_array((0..len.max(values.len())).map(|i| values.get(i).copied().unwrap_or(0).to_string()))
+    // Written with itoa: two of these per parameter, millions of integers
+    // at scale.
+    let mut s = String::with_capacity(2 + 8 * len);
+    let mut buf = itoa::Buffer::new();
+    s.push('{');
+    for i in 0..len.max(values.len()) {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        s.push_str(buf.format(values.get(i).copied().unwrap_or(0)));
+    }
+    s.push('}');
+    s
 }
 
 // ---------------------------------------------------------------------------
@@ -732,6 +760,25 @@ fn enum_prefix(vocab_name: &str) -> String {
 
 /// `KFAM_DTYPE_BF16`.
 fn enumerator(vocab_name: &str, member: &str) -> String {
+    // Table rows name an enumerator of a manifest vocabulary in most fields:
+    // those are spelled once.
+    static KNOWN: std::sync::OnceLock<HashMap<(&'static str, &'static str), String>> =
+        std::sync::OnceLock::new();
+    let known = KNOWN.get_or_init(|| {
+        let members = CATALOGS
+            .iter()
+            .flat_map(|c| c.members.iter().map(move |m| (c.name, m.spelling)));
+        members
+            .map(|(v, m)| ((v, m), spell_enumerator(v, m)))
+            .collect()
+    });
+    match known.get(&(vocab_name, member)) {
+        Some(spelled) => spelled.clone(),
+        None => spell_enumerator(vocab_name, member),
+    }
+}
+
+fn spell_enumerator(vocab_name: &str, member: &str) -> String {
     format!("{}_{}", enum_prefix(vocab_name), shouty(member))
 }
 
@@ -944,7 +991,7 @@ fn emit_family_tables(
         "NULL".to_owned()
     } else {
         let name = format!("kfam_gen_returns_{n}");
-        let vals = int_array(f.returns.iter().map(|r| r.to_string()));
+        let vals = braced(&f.returns);
         w.line(&format!(
             "static const uint32_t {name}[{}] KFAM_GEN_MAYBE_UNUSED = {vals};",
             f.returns.len()
@@ -1091,10 +1138,7 @@ fn emit_family_tables(
             enumerator(OperationKind::NAME, f.operation.kind().as_str()),
         ),
         ("binary_op", binary_op),
-        (
-            "operands",
-            int_array(operands.iter().map(|o| o.to_string())),
-        ),
+        ("operands", braced(operands)),
         ("accumulate", i32::from(accumulate).to_string()),
         ("m", m.to_string()),
         ("k", k.to_string()),
@@ -1126,7 +1170,7 @@ fn emit_retired_table(w: &mut W, ir: &Ir) {
             w.line(&format!(
                 "static const char *const {name}[{}] KFAM_GEN_MAYBE_UNUSED = {};",
                 digests.len(),
-                int_array(digests)
+                braced(digests)
             ));
             name
         };
