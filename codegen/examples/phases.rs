@@ -51,7 +51,8 @@ fn main() {
     let t = Instant::now();
     let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
     println!("   check: {:7.1} ms", ms(t));
-    let mut phases: Vec<(&str, Box<dyn Fn() -> usize>)> =
+    type Phase<'a> = Box<dyn Fn() -> usize + 'a>;
+    let mut phases: Vec<(&str, Phase)> =
         vec![("lock", Box::new(|| gate::lock_contents(&loaded, &ir).len()))];
     for &(name, emit) in emit::EMITTERS {
         let ir = &ir;

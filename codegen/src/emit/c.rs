@@ -807,7 +807,7 @@ fn emit_enum(w: &mut W, name: &str, prefix: &str, doc: &str, members: &[(i32, St
             0,
             &format!("Members of {name}; their codes run from 0 to {count} - 1."),
         );
-        w.define(&count, &members.len().to_string());
+        w.define(&count, members.len());
     }
     w.blank();
 }
@@ -1419,12 +1419,12 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
     w.doc(0, "Major version of this C ABI: a change breaks consumers; the runtime library refuses another major.");
-    w.define("KFAM_ABI_MAJOR", &ir.abi.major.to_string());
+    w.define("KFAM_ABI_MAJOR", ir.abi.major);
     w.doc(
         0,
         "Minor version: fields and enum members only appended; older consumers keep working.",
     );
-    w.define("KFAM_ABI_MINOR", &ir.abi.minor.to_string());
+    w.define("KFAM_ABI_MINOR", ir.abi.minor);
     w.doc(
         0,
         "The native runtime commit every approved artifact is built against.",
@@ -1432,20 +1432,20 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
     let rev = w.string(&ir.abi.revision);
     w.define("KFAM_ABI_REVISION", &rev);
     w.doc(0, "Most tensor parameters of one family.");
-    w.define("KFAM_MAX_TENSOR_ARGS", &ir.abi.max_tensor_args.to_string());
+    w.define("KFAM_MAX_TENSOR_ARGS", ir.abi.max_tensor_args);
     w.doc(0, "Most scalar parameters of one family.");
-    w.define("KFAM_MAX_SCALAR_ARGS", &ir.abi.max_scalar_args.to_string());
+    w.define("KFAM_MAX_SCALAR_ARGS", ir.abi.max_scalar_args);
     w.doc(
         0,
         "Highest rank of a logical tensor shape (extent of kfam_param.shape).",
     );
-    w.define("KFAM_MAX_RANK", &ir.abi.max_rank.to_string());
+    w.define("KFAM_MAX_RANK", ir.abi.max_rank);
     w.doc(0, "Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5).");
-    w.define("KFAM_MAX_LOWERED_RANK", &lowered_max.to_string());
+    w.define("KFAM_MAX_LOWERED_RANK", lowered_max);
     w.doc(0, "Entries of kfam_families.");
-    w.define("KFAM_FAMILY_COUNT", &ir.families.len().to_string());
+    w.define("KFAM_FAMILY_COUNT", ir.families.len());
     w.doc(0, "Entries of kfam_retired_families.");
-    w.define("KFAM_RETIRED_COUNT", &ir.retired.len().to_string());
+    w.define("KFAM_RETIRED_COUNT", ir.retired.len());
     w.doc(0, "A dynamic extent in a shape: the call supplies it.");
     w.define("KFAM_DIM_DYNAMIC", "(-1)");
     w.doc(

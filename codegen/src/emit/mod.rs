@@ -40,10 +40,13 @@ impl GeneratedFile {
     }
 }
 
+/// One output language's emitter.
+pub type Emitter = fn(&Ir) -> Vec<GeneratedFile>;
+
 /// Every emitter, by name, longest first at scale (10,000 families: C,
 /// schemas, Rust, Python, docs), so the threads of [`generate_with`], each
 /// taking the next emitter when it finishes one, finish together.
-pub const EMITTERS: &[(&str, fn(&Ir) -> Vec<GeneratedFile>)] = &[
+pub const EMITTERS: &[(&str, Emitter)] = &[
     ("c", c::emit),
     ("schema", schema::emit),
     ("rust", rust::emit),
