@@ -700,9 +700,11 @@ fn braced<T: std::fmt::Display>(values: impl IntoIterator<Item = T>) -> String {
     s
 }
 
+/// `values` padded with zeros to the array extent `len` (more values than
+/// that stay, so the compiler rejects them instead of the emitter dropping
+/// them). Written with itoa: two of these per parameter, millions of
+/// integers at scale.
 fn padded(values: &[i64], len: usize) -> String {
-    // Written with itoa: two of these per parameter, millions of integers
-    // at scale.
     let mut s = String::with_capacity(2 + 8 * len);
     let mut buf = itoa::Buffer::new();
     s.push('{');
