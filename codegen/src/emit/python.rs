@@ -796,31 +796,30 @@ impl Expr {
             return;
         }
         let pad = 4 * (depth + 1);
-        let indent = push_spaces;
         match self {
             Expr::Atom(_) => unreachable!(),
             Expr::Call(name, args) => {
                 out.push_str(name);
                 out.push_str("(\n");
                 for (k, v) in args {
-                    indent(out, pad);
+                    push_spaces(out, pad);
                     out.push_str(k);
                     out.push('=');
                     v.render_into(out, depth + 1, pad + k.len() + 1);
                     out.push_str(",\n");
                 }
-                indent(out, 4 * depth);
+                push_spaces(out, 4 * depth);
                 out.push(')');
             }
             Expr::Tuple(items) => broken_tuple(out, depth, items),
             Expr::Dict(items) => {
                 out.push_str("{\n");
                 for v in items {
-                    indent(out, pad);
+                    push_spaces(out, pad);
                     out.push_str(v);
                     out.push_str(",\n");
                 }
-                indent(out, 4 * depth);
+                push_spaces(out, 4 * depth);
                 out.push('}');
             }
         }
