@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{marker_line, GeneratedFile};
+use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::ir::{Family, Ir, Operation, Param};
 use crate::names::{shouty, vocab_snake};
 use crate::vocab::{
@@ -62,11 +62,7 @@ fn header(ir: &Ir) -> String {
 pub fn c_string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    // Most text needs no escape at all: copied whole.
-    let plain = text
-        .bytes()
-        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\');
-    if plain && !text.contains("??") {
+    if needs_no_escape(text) && !text.contains("??") {
         out.push_str(text);
         out.push('"');
         return out;

@@ -23,6 +23,14 @@ pub fn marker_line() -> String {
     format!("{MARKER}: edit manifest/ and run `{REGENERATE}` (or `cargo build`); do not edit")
 }
 
+/// Whether `text` is printable ASCII without `"` or `\\`: then it is its own
+/// string literal body in C, Python and Rust alike, copied whole (most text
+/// is; the literal writers escape the rest character by character).
+pub(crate) fn needs_no_escape(text: &str) -> bool {
+    text.bytes()
+        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+}
+
 /// One output file: a `/`-separated path relative to the output directory,
 /// and its complete contents (LF line endings).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,6 +14,8 @@
 use std::borrow::Cow;
 use std::collections::VecDeque;
 
+use super::needs_no_escape;
+
 /// prettyplease's line width, indentation step and minimum line space.
 pub const MARGIN: isize = 89;
 pub const INDENT: isize = 4;
@@ -103,9 +105,7 @@ pub struct Printer<'a> {
 
 /// Length of `s` as a Rust string literal (quotes included), in bytes.
 pub fn str_lit_len(s: &str) -> usize {
-    if s.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
+    if needs_no_escape(s) {
         return s.len() + 2;
     }
     let mut n = 2;
@@ -135,9 +135,7 @@ pub fn str_lit_len(s: &str) -> usize {
 /// `Literal::string` does (the spelling prettyplease printed).
 pub fn push_str_lit(out: &mut String, s: &str) {
     out.push('"');
-    if s.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
-    {
+    if needs_no_escape(s) {
         out.push_str(s);
     } else {
         let mut chars = s.chars();

@@ -23,7 +23,7 @@
 use std::fmt::Write as _;
 
 use super::pretty::push_spaces;
-use super::{marker_line, GeneratedFile};
+use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
 use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
 use crate::names;
@@ -65,11 +65,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
 pub fn py_str_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('"');
-    // Most text needs no escape at all: copied whole.
-    if text
-        .bytes()
-        .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
-    {
+    if needs_no_escape(text) {
         out.push_str(text);
         out.push('"');
         return out;
