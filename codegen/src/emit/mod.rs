@@ -23,7 +23,7 @@ pub fn marker_line() -> String {
     format!("{MARKER}: edit manifest/ and run `{REGENERATE}` (or `cargo build`); do not edit")
 }
 
-/// Whether `text` is printable ASCII without `"` or `\\`: then it is its own
+/// Whether `text` is printable ASCII without `"` or `\`: then it is its own
 /// string literal body in C, Python and Rust alike, copied whole (most text
 /// is; the literal writers escape the rest character by character).
 pub(crate) fn needs_no_escape(text: &str) -> bool {
