@@ -1,10 +1,10 @@
-//! The two ways the pipeline runs work on several threads. [`map`] splits a
-//! list into contiguous chunks, maps each on its own thread and keeps the
-//! order: parsing and checking family files use two (the machine's cores);
+//! How the pipeline runs work on several threads. [`run`] runs a few
+//! unequal jobs (the emitters), each thread taking the next job when it
+//! finishes one. [`map`] splits a list into contiguous chunks, one job
+//! each, and keeps the order: parsing and checking family files use two (the machine's cores);
 //! writing files uses more, as it mostly waits for the disk. Small lists
 //! (the build script, the proc-macro) stay on one thread, where spawning
-//! would cost more than it saves. [`run`] runs a few unequal jobs (the
-//! emitters), each thread taking the next job when it finishes one.
+//! would cost more than it saves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -17,27 +17,18 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
     map_on(2, items, f)
 }
 
-/// `items.iter().map(f).collect()`, on up to `threads` threads for long lists.
+/// `items.iter().map(f).collect()`, on up to `threads` threads for long lists:
+/// one [`run`] job per contiguous chunk.
 pub fn map_on<T: Sync, R: Send>(threads: usize, items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     if items.len() < MIN_ITEMS || threads < 2 {
         return items.iter().map(&f).collect();
     }
-    let mut chunks = items.chunks(items.len().div_ceil(threads));
-    let first = chunks.next().unwrap_or_default();
-    std::thread::scope(|scope| {
-        let f = &f;
-        let others: Vec<_> = chunks
-            .map(|chunk| scope.spawn(move || chunk.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let mut out: Vec<R> = first.iter().map(f).collect();
-        for other in others {
-            match other.join() {
-                Ok(more) => out.extend(more),
-                Err(panic) => std::panic::resume_unwind(panic),
-            }
-        }
-        out
-    })
+    let f = &f;
+    let jobs: Vec<Job<'_, Vec<R>>> = items
+        .chunks(items.len().div_ceil(threads))
+        .map(|chunk| Box::new(move || chunk.iter().map(f).collect()) as Job<'_, Vec<R>>)
+        .collect();
+    run(threads, jobs).into_iter().flatten().collect()
 }
 
 /// One unit of work for [`run`].
