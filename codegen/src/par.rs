@@ -1,10 +1,10 @@
 //! How the pipeline runs work on several threads. [`run`] runs a few
 //! unequal jobs (the emitters), each thread taking the next job when it
 //! finishes one. [`map`] splits a list into contiguous chunks, one job
-//! each, and keeps the order: parsing and checking family files use two (the machine's cores);
-//! writing files uses more, as it mostly waits for the disk. Small lists
-//! (the build script, the proc-macro) stay on one thread, where spawning
-//! would cost more than it saves.
+//! each, and keeps the order: parsing and checking family files use two
+//! (the machine's cores); writing files uses more, as it mostly waits for
+//! the disk. Small lists (the build script, the proc-macro) stay on one
+//! thread, where spawning would cost more than it saves.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
