@@ -156,12 +156,6 @@ impl W {
         self.out.push('\n');
     }
 
-    /// `line(&format!(..))` without the temporary string.
-    fn linef(&mut self, args: std::fmt::Arguments) {
-        let _ = self.out.write_fmt(args);
-        self.out.push('\n');
-    }
-
     fn blank(&mut self) {
         if !self.out.ends_with("\n\n") {
             self.out.push('\n');
@@ -904,10 +898,7 @@ fn fam_prefix(f: &Family) -> String {
 
 fn emit_family_constants(w: &mut W, index: usize, f: &Family) {
     let p = fam_prefix(f);
-    w.linef(format_args!(
-        "/* --- {} (revision {}) --- */",
-        f.name, f.revision
-    ));
+    let _ = writeln!(w.out, "/* --- {} (revision {}) --- */", f.name, f.revision);
     w.doc(0, &f.summary);
     w.define(format_args!("{p}_INDEX"), index);
     let name = w.string(&f.name);

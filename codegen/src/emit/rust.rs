@@ -266,30 +266,18 @@ pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     // Each item ends its line, so the items can be printed one run of the
     // printer after another; `FAMILIES`, most of the text, is written
     // directly (see `Records`).
-    let mut w = Tables {
-        p: Printer::new(out),
-        k: krate,
-    };
-    w.p.cbox(0);
-    w.abi(ir);
-    w.p.end();
-    let mut out = w.p.eof();
+    let mut out = Tables::print(out, krate, |w| w.abi(ir));
     Records {
         out: &mut out,
         k: krate,
     }
     .families(ir);
-    let mut w = Tables {
-        p: Printer::new(out),
-        k: krate,
-    };
-    w.p.cbox(0);
-    w.artifacts(ir);
-    w.retired(ir);
-    w.indices(ir);
-    w.modules(ir);
-    w.p.end();
-    w.p.eof()
+    Tables::print(out, krate, |w| {
+        w.artifacts(ir);
+        w.retired(ir);
+        w.indices(ir);
+        w.modules(ir);
+    })
 }
 
 /// Writes the `FAMILIES` table directly, in the layout the printer (and
@@ -671,6 +659,18 @@ fn u32_of(n: usize) -> i64 {
 }
 
 impl<'a> Tables<'a> {
+    /// `out`, then the items `print` feeds the printer, in one box.
+    fn print(out: String, k: &'a str, print: impl FnOnce(&mut Self)) -> String {
+        let mut w = Tables {
+            p: Printer::new(out),
+            k,
+        };
+        w.p.cbox(0);
+        print(&mut w);
+        w.p.end();
+        w.p.eof()
+    }
+
     /// `#[doc]` attributes as `///` lines (`attr`, as the old `doc` helper made them).
     fn doc(&mut self, text: &'a str) {
         for line in text.trim().lines() {
@@ -748,8 +748,10 @@ impl<'a> Tables<'a> {
         self.field_end(last);
     }
 
-    /// `&[1, -1, ...]`: `expr_reference` of a `simple_array`.
-    fn int_array(&mut self, items: impl ExactSizeIterator<Item = i64>) {
+    /// `&[1, 2, ...]`: `expr_reference` of a `simple_array`. Unsigned only:
+    /// prettyplease lays out an array holding a negation (`-1`) otherwise
+    /// (see `Records::ints`), so the type keeps such arrays out of here.
+    fn int_array(&mut self, items: impl ExactSizeIterator<Item = u32>) {
         self.p.word("&");
         let n = items.len();
         if n == 0 {
@@ -761,7 +763,7 @@ impl<'a> Tables<'a> {
         self.p.zerobreak();
         self.p.ibox(0);
         for (i, v) in items.enumerate() {
-            self.p.int(v);
+            self.p.int(v.into());
             if i + 1 < n {
                 self.p.word(",");
                 self.p.space();
@@ -872,12 +874,12 @@ impl<'a> Tables<'a> {
         let families = index_slots(ir.families.iter().map(|f| f.name.as_str()));
         self.item_begin(FAMILY_INDEX_DOC, "pub static FAMILY_INDEX: &[u32]");
         self.item_eq();
-        self.int_array(families.into_iter().map(i64::from));
+        self.int_array(families.into_iter());
         self.item_end();
         let artifacts = index_slots(artifact_rows(ir).into_iter().map(|(d, _, _)| d));
         self.item_begin(ARTIFACT_INDEX_DOC, "pub static ARTIFACT_INDEX: &[u32]");
         self.item_eq();
-        self.int_array(artifacts.into_iter().map(i64::from));
+        self.int_array(artifacts.into_iter());
         self.item_end();
     }
 
