@@ -374,21 +374,27 @@ impl Records<'_> {
         }
     }
 
-    /// `Some("...")` on the field's line if it fits before the margin, else
-    /// broken over three lines; or `None`. As in the printer, what must fit
-    /// runs to the next possible line break: the `)`, and the `,` unless
-    /// this is the struct's `last` field (its comma comes with the break).
+    /// Whether `width` columns of a field's value, starting at `column`,
+    /// fit before the margin. As in the printer, what must fit runs to the
+    /// next possible line break, so it includes the field's `,` unless this
+    /// is the struct's `last` field (its comma comes with the break). The
+    /// deepest field line here is at 24 columns, so the space left on a
+    /// line is the margin minus the column (the printer's 60-column minimum
+    /// never applies).
+    fn fits(column: usize, width: usize, last: bool) -> bool {
+        column + width + usize::from(!last) <= MARGIN as usize
+    }
+
+    /// `Some("...")` on the field's line if it fits (with its `)`), else
+    /// broken over three lines; or `None`.
     fn opt_str(&mut self, indent: usize, name: &str, s: Option<&str>, last: bool) {
         self.field(indent, name);
         match s {
             None => self.out.push_str("None"),
             Some(s) => {
                 self.out.push_str("Some(");
-                // The deepest field line here is at 24 columns, so the
-                // space left on a line is the margin minus the column
-                // (the printer's 60-column minimum never applies).
                 let column = indent + 4 + name.len() + "Some(".len();
-                if column + str_lit_len(s) + 1 + usize::from(!last) <= MARGIN as usize {
+                if Self::fits(column, str_lit_len(s) + ")".len(), last) {
                     push_str_lit(self.out, s);
                 } else {
                     self.out.push('\n');
@@ -403,8 +409,7 @@ impl Records<'_> {
         self.end();
     }
 
-    /// `&[1, -1, ...]` (`expr_array`): on the field's line if it fits
-    /// before the margin (with the `,` unless `last`, as for `opt_str`);
+    /// `&[1, -1, ...]` (`expr_array`): on the field's line if it fits;
     /// else one line break after `[`, the integers at `indent + 8` (filling
     /// lines, or one per line when one is negative), and `]` on a line of
     /// its own.
@@ -426,7 +431,7 @@ impl Records<'_> {
         let mut lens = items.clone().map(|v| buf.format(v).len());
         let flat = 2 + lens.by_ref().sum::<usize>() + 2 * (n - 1);
         let column = indent + 4 + name.len() + 1;
-        if column + flat + usize::from(!last) <= MARGIN as usize {
+        if Self::fits(column, flat, last) {
             self.out.push('[');
             for (i, v) in items.enumerate() {
                 if i > 0 {
