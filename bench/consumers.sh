@@ -60,8 +60,8 @@ for n in "${sizes[@]}"; do
 
     py=$m/generated/python
     find "$py" -name __pycache__ -prune -exec rm -rf {} +
-    measure "import kfam, no .pyc (compiles and writes them)" env PYTHONPATH="$py" python3 -c "import kfam"
-    measure "import kfam, from .pyc" env PYTHONPATH="$py" python3 -c "import kfam"
+    measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" python3 -c "import kfam"
+    measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" python3 -c "import kfam"
     measure "bare python3 (baseline for the import)" python3 -c "pass"
 
     if [ "${KFAM_BENCH_RUNTIME:-0}" = 1 ]; then
