@@ -4,9 +4,9 @@
 //! type-checked with `mypy --strict`, its example consumer run, and its
 //! packaging metadata validated.
 //!
-//! These tests need `python3` (>= 3.11, for `tomllib`) with `pytest` and `mypy`
-//! (`.ci/run` installs them). A missing tool fails the test with a message
-//! saying so; nothing is skipped.
+//! These tests need `python3` (>= 3.11, for `tomllib`) with `pytest`, `mypy`
+//! and `torch` (`.ci/run` installs them). A missing tool fails the test with a
+//! message saying so; nothing is skipped.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,7 @@ use kfam_codegen::vocab::{DType, Status, CATALOGS};
 use serde_json::json;
 use tempfile::TempDir;
 
-const INSTALL_HINT: &str = "install Python >= 3.11 and run `python3 -m pip install pytest mypy` (see .ci/run); these tests never skip";
+const INSTALL_HINT: &str = "install Python >= 3.11 and run `python3 -m pip install pytest mypy torch==2.9.1` (see .ci/run); these tests never skip";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

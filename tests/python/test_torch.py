@@ -32,7 +32,7 @@ from torch.library import Library
 
 import kfam
 import kfam.torch as kt
-from kfam_conformance import Case, _scalar, _tensor, conformance_dir, load_cases
+from kfam_conformance import REPO, Case, _scalar, _tensor, conformance_dir, load_cases
 
 TORCH_FAMILIES = [f for f in kfam.FAMILIES if f.torch]
 _namespaces = count()
@@ -575,3 +575,17 @@ def test_fake_agrees_with_validate_call_on_the_conformance_vectors() -> None:
         checked += 1
         by_fake += rule in FAKE_RULES
     assert checked >= len(CALL_CASES) // 2 and by_fake >= 20, (checked, by_fake, len(CALL_CASES))
+
+
+# ---------------------------------------------------------------- docs/torch.md
+
+
+def test_the_docs_hold_the_example_and_the_dtypes() -> None:
+    doc = (REPO / "docs" / "torch.md").read_text(encoding="utf-8")
+    example = doc.split("<!-- example: tests/python/torch_backend.py -->\n```python\n", 1)[1]
+    example = example.split("```", 1)[0]
+    source = (REPO / "tests" / "python" / "torch_backend.py").read_text(encoding="utf-8")
+    assert example.strip() and example in source, "docs/torch.md's example is not torch_backend.py's"
+    table = doc.split("<!-- dtypes -->\n", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+    rows = {r.split("|")[1].strip(" `"): r.split("|")[2].strip(" `") for r in table}
+    assert rows == {d.spelling: str(kt.torch_dtype(d)) for d in kfam.DType}
