@@ -12,6 +12,7 @@ registered under ``kfam``. The compiled checks share one compiled function per f
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import importlib
 import subprocess
@@ -108,7 +109,7 @@ class Registered:
     def __init__(self) -> None:
         self.ns = fresh_namespace()
         self.lib = Library(self.ns, "FRAGMENT")
-        self.ops = {}
+        self.ops: dict[str, Any] = {}
         for fam in TORCH_FAMILIES:
             self.ops[fam.name] = kt.define(self.lib, fam)
             self.lib.impl(fam.name, cpu_kernel(fam), "CPU")
@@ -144,7 +145,8 @@ def test_import_without_a_supported_torch_names_the_versions(version: str | None
     block = f"""
         import sys, types
         fake = types.ModuleType("torch"); fake.__version__ = {version!r}
-        sys.modules["torch"] = fake; sys.modules["torch.library"] = types.ModuleType("torch.library")
+        sys.modules["torch"] = fake
+        sys.modules["torch.library"] = types.ModuleType("torch.library")
     """ if version else """
         import sys
         class Block:
@@ -201,10 +203,11 @@ def test_schema_forms(fam: kfam.Family) -> None:
         if returns == "mutation_only":
             assert s.returns == []
         else:
-            sets = [r.alias_info.before_set for r in s.returns]  # type: ignore[union-attr]
-            args = {a.name: a.alias_info for a in s.arguments}
-            want_sets = [args[p.name].before_set for p in fam.return_params]  # type: ignore[union-attr]
-            assert sets == want_sets and all(r.alias_info.is_write for r in s.returns)  # type: ignore[union-attr]
+            alias = {a.name: a.alias_info for a in s.arguments}
+            want = [alias[p.name] for p in fam.return_params]
+            got = [r.alias_info for r in s.returns]
+            assert all(g is not None and g.is_write for g in got)
+            assert [g.before_set for g in got] == [w.before_set for w in want if w is not None]
 
 
 def test_schema_refusals() -> None:
@@ -227,7 +230,7 @@ def test_every_dtype_has_a_torch_dtype() -> None:
         assert isinstance(t, torch.dtype)
         # Packed fp4's carrier holds two elements per byte.
         assert t.itemsize * 8 == (8 if d is kfam.DType.FP4 else d.bits), d
-        assert t.is_floating_point == (d.spelling.startswith(("fp", "bf")) and d is not kfam.DType.FP4) or d is kfam.DType.FP4
+        assert t.is_floating_point == (kt._SCALAR_TYPES.get(d) == "float"), d
         assert (t == torch.bool) == (d is kfam.DType.BOOL)
     assert len({kt.torch_dtype(d) for d in kfam.DType}) == len(kfam.DType)
 
@@ -282,11 +285,13 @@ def symint_family() -> kfam.Family:
 @pytest.mark.parametrize("backed", [True, False], ids=["backed", "unbacked"])
 def test_symbolic_integers_reach_the_fake_kernel_unchanged(backed: bool) -> None:
     fam = symint_family()
-    scalar = next(p for p in fam.params if not p.is_tensor and kt._SCALAR_TYPES[p.dtype] == "SymInt")
+    scalar = next(
+        p for p in fam.params if not p.is_tensor and kt._SCALAR_TYPES[p.dtype] == "SymInt"
+    )
     dyn = next(p for p in fam.params if p.is_tensor and has_dynamic_extent(fam) and -1 in p.shape)
     axis = list(dyn.shape).index(-1)
     kernel = kt.fake(fam)
-    seen: list[tuple[str, str, int, int]] = []
+    seen: list[tuple[str, str, list[Any]]] = []
 
     def recording(*args: Any) -> None:
         v, extent = args[scalar.index], args[dyn.index].shape[axis]
@@ -364,6 +369,47 @@ def test_aliased_fake_returns_the_declared_arguments(fam: kfam.Family) -> None:
         assert r is args[i] and r.storage_offset() == args[i].numel()
     finally:
         lib._destroy()
+
+
+def test_aliased_returns_do_not_functionalize(registered: Registered) -> None:
+    """Why ``mutation_only`` is the form for ``torch.compile`` (docs/torch.md): AOT dispatch
+    refuses an operator whose outputs carry alias annotations."""
+    fam = next(f for f in TORCH_FAMILIES if f.returns)
+    ns = fresh_namespace()
+    lib = Library(ns, "FRAGMENT")
+    try:
+        op = kt.define(lib, fam, returns="aliased")
+        kernel = cpu_kernel(fam)
+
+        def aliased(*args: Any) -> Any:
+            kernel(*args)
+            out = tuple(args[i] for i in fam.returns)
+            return out if len(out) > 1 else out[0]
+
+        lib.impl(fam.name, aliased, "CPU")
+        checks = ("test_schema", "test_faketensor", "test_aot_dispatch_dynamic")
+        result = torch.library.opcheck(
+            op, sample_args(fam), test_utils=checks, raise_exception=False
+        )
+    finally:
+        lib._destroy()
+    assert result["test_schema"] == "SUCCESS" and result["test_faketensor"] == "SUCCESS", result
+    assert "alias annotations" in str(result["test_aot_dispatch_dynamic"]), result
+
+
+def test_packed_fp4_uses_the_two_per_byte_carrier() -> None:
+    fam = kfam.family("mul_fp4_dequant")
+    fam = dataclasses.replace(fam, torch=True)
+    p = fam.params[0]
+    logical = list(p.shape)
+    assert logical[-1] > 0 and p.dtype is kfam.DType.FP4
+    carrier = kt.torch_dtype(kfam.DType.FP4)
+    good = [torch.empty((4, logical[-1] // 2), dtype=carrier, device="meta") for _ in fam.params]
+    assert kt.fake(fam)(*good) is None
+    bad = list(good)
+    bad[0] = torch.empty((4, logical[-1]), dtype=carrier, device="meta")
+    e = refusal(fam, bad)
+    assert (e.rule, e.param) == (kfam.CallRule.SHAPE, p.index) and "must be 128" in str(e), e
 
 
 # ---------------------------------------------------------------- registration lifetime
@@ -479,11 +525,13 @@ def test_fake_refuses_naming_the_parameter(fam: kfam.Family) -> None:
     if static:
         shape = list(t.shape)
         shape[static[0]] += 1
-        cases.append((kfam.CallRule.SHAPE, changed(torch.empty(shape, dtype=t.dtype, device="meta"))))
+        bigger = torch.empty(shape, dtype=t.dtype, device="meta")
+        cases.append((kfam.CallRule.SHAPE, changed(bigger)))
     if t.dim() and t.shape[-1] > 1:
         wide = list(t.shape)
         wide[-1] *= 2
-        cases.append((kfam.CallRule.NOT_CONTIGUOUS, changed(torch.empty(wide, dtype=t.dtype, device="meta")[..., ::2])))
+        strided = torch.empty(wide, dtype=t.dtype, device="meta")[..., ::2]
+        cases.append((kfam.CallRule.NOT_CONTIGUOUS, changed(strided)))
     for rule, args in cases:
         e = refusal(fam, args)
         where = last if rule is kfam.CallRule.DEVICE else p
@@ -543,7 +591,10 @@ def expressed(case: Case, mode: FakeTensorMode) -> list[Any] | None:
             return None
         try:
             with mode:
-                built.append(torch.empty_strided(t.shape, t.strides, dtype=kt.torch_dtype(t.dtype), device=f"cuda:{t.device_index}").as_strided(t.shape, t.strides, t.storage_offset))
+                base = torch.empty_strided(
+                    t.shape, t.strides, dtype=kt.torch_dtype(t.dtype), device=f"cuda:{t.device_index}"
+                )
+                built.append(base.as_strided(t.shape, t.strides, t.storage_offset))
         except (RuntimeError, OverflowError, ValueError):
             return None
     values = [s.value for s in scalars]
@@ -582,7 +633,8 @@ def test_fake_agrees_with_validate_call_on_the_conformance_vectors() -> None:
 
 def test_the_docs_hold_the_example_and_the_dtypes() -> None:
     doc = (REPO / "docs" / "torch.md").read_text(encoding="utf-8")
-    example = doc.split("<!-- example: tests/python/torch_backend.py -->\n```python\n", 1)[1]
+    marker = "<!-- example: tests/python/torch_backend.py -->\n```python\n"
+    example = doc.split(marker, 1)[1]
     example = example.split("```", 1)[0]
     source = (REPO / "tests" / "python" / "torch_backend.py").read_text(encoding="utf-8")
     assert example.strip() and example in source, "docs/torch.md's example is not torch_backend.py's"

@@ -83,7 +83,7 @@ def example_args(family: kfam.Family, rows: int, device: str) -> list[Any]:
     args: list[Any] = []
     for p in family.params:
         if p.is_tensor:
-            shape = [d if d >= 0 else rows for d in p.shape]
+            shape = [d if isinstance(d, int) and d >= 0 else rows for d in p.shape]
             args.append(torch.zeros(shape, dtype=kfam.torch.torch_dtype(p.dtype), device=device))
         else:
             dtype = kfam.torch.torch_dtype(p.dtype)

@@ -191,6 +191,14 @@ def _contiguous(t: torch.Tensor) -> bool:
     return True
 
 
+#: The symbolic values each dispatcher scalar type accepts (a float takes a symbolic int).
+_SYMBOLIC: Final[dict[str, tuple[type, ...]]] = {
+    "SymInt": (torch.SymInt,),
+    "float": (torch.SymFloat, torch.SymInt),
+    "bool": (torch.SymBool,),
+}
+
+
 class _Kernel:
     """The fake kernel of one family (``fake``)."""
 
@@ -247,19 +255,18 @@ class _Kernel:
     def scalar(self, p: Param, v: object) -> None:
         if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
             # Symbolic: only its type is checked; its value is never read (no guard).
-            ok = {"SymInt": (torch.SymInt,), "bool": (torch.SymBool,)}.get(
-                _SCALAR_TYPES.get(p.dtype, ""), (torch.SymInt, torch.SymFloat)
-            )
-            if not isinstance(v, ok):
+            if not isinstance(v, _SYMBOLIC[_SCALAR_TYPES.get(p.dtype, "SymInt")]):
                 raise self.fail(CallRule.SCALAR_TYPE, p, f"got a {type(v).__name__}")
             return
-        if type(v) not in (bool, int, float):
+        if not isinstance(v, (bool, int, float)):
             raise self.fail(CallRule.SCALAR_TYPE, p, f"got {type(v).__name__}")
-        assert isinstance(v, (bool, int, float))
+        # A concrete value: the same decision as ``validate_call``.
         try:
             arg = ScalarArg.of(v)
+        except TypeError:  # a subclass such as an enum member
+            raise self.fail(CallRule.SCALAR_TYPE, p, f"got {type(v).__name__}") from None
         except ValueError:
-            raise self.fail(CallRule.SCALAR_RANGE, p, f"{v} has no native representation")
+            raise self.fail(CallRule.SCALAR_RANGE, p, f"{v} is beyond every native type") from None
         try:
             _check_scalar(p, arg)
         except CallError as e:
