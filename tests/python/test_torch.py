@@ -87,7 +87,7 @@ def sample_args(fam: kfam.Family, rows: int = 4, device: str = "cpu") -> list[An
     args: list[Any] = []
     for p in fam.params:
         if p.is_tensor:
-            shape = [d if isinstance(d, int) and d >= 0 else rows for d in p.shape]
+            shape = [d if static(d) else rows for d in p.shape]
             t = torch.randn(shape, generator=gen).to(kt.torch_dtype(p.dtype))
             args.append(t.to(device))
         elif p.dtype is kfam.DType.BOOL:
@@ -99,8 +99,13 @@ def sample_args(fam: kfam.Family, rows: int = 4, device: str = "cpu") -> list[An
     return args
 
 
+def static(extent: object) -> bool:
+    """A fixed extent (not -1, not a named symbolic dimension)."""
+    return isinstance(extent, int) and extent >= 0
+
+
 def has_dynamic_extent(fam: kfam.Family) -> bool:
-    return any(not (isinstance(d, int) and d >= 0) for p in fam.params for d in p.shape)
+    return any(not static(d) for p in fam.params for d in p.shape)
 
 
 class Registered:
@@ -288,8 +293,7 @@ def test_symbolic_integers_reach_the_fake_kernel_unchanged(backed: bool) -> None
     scalar = next(
         p for p in fam.params if not p.is_tensor and kt._SCALAR_TYPES[p.dtype] == "SymInt"
     )
-    dyn = next(p for p in fam.params if p.is_tensor and has_dynamic_extent(fam) and -1 in p.shape)
-    axis = list(dyn.shape).index(-1)
+    dyn, axis = next((p, i) for p in fam.params for i, d in enumerate(p.shape) if not static(d))
     kernel = kt.fake(fam)
     seen: list[tuple[str, str, list[Any]]] = []
 
@@ -321,8 +325,9 @@ def test_symbolic_integers_reach_the_fake_kernel_unchanged(backed: bool) -> None
         args = sample_args(fam, 6)
         if not backed:
             for p in fam.params:
-                if p.is_tensor and -1 in p.shape:
-                    torch._dynamo.decorators.mark_unbacked(args[p.index], list(p.shape).index(-1))
+                for i, d in enumerate(p.shape):
+                    if not static(d):
+                        torch._dynamo.decorators.mark_unbacked(args[p.index], i)
         compiled = torch.compile(call, backend="aot_eager", fullgraph=True, dynamic=True)
         compiled(*args)
     finally:
@@ -521,10 +526,10 @@ def test_fake_refuses_naming_the_parameter(fam: kfam.Family) -> None:
         (kfam.CallRule.RANK, changed(t.unsqueeze(0))),
         (kfam.CallRule.DEVICE, changed_last(torch.empty_like(ok[last.index], device="cpu"))),
     ]
-    static = [i for i, d in enumerate(p.shape) if d >= 0]
-    if static:
+    fixed = [i for i, d in enumerate(p.shape) if static(d)]
+    if fixed:
         shape = list(t.shape)
-        shape[static[0]] += 1
+        shape[fixed[0]] += 1
         bigger = torch.empty(shape, dtype=t.dtype, device="meta")
         cases.append((kfam.CallRule.SHAPE, changed(bigger)))
     if t.dim() and t.shape[-1] > 1:
@@ -539,6 +544,10 @@ def test_fake_refuses_naming_the_parameter(fam: kfam.Family) -> None:
         assert f"`{where.name}`" in str(e) and fam.name in str(e), str(e)
     e = refusal(fam, ok[:-1])
     assert (e.rule, e.param) == (kfam.CallRule.ARG_COUNT, None)
+    named = {q.name: a for q, a in zip(fam.params[1:], ok[1:])}
+    assert kt.fake(fam)(ok[0], **named) is None
+    with pytest.raises(kt.FakeCallError, match="arg_count"):
+        kt.fake(fam)(ok[0], **named, extra=1)
     assert t.dtype.is_floating_point
     grad = changed(torch.empty(t.shape, dtype=t.dtype, device="meta", requires_grad=True))
     with pytest.raises(RuntimeError, match=f"`{p.name}`.*inference-only"):

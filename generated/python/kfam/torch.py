@@ -313,12 +313,24 @@ class _Kernel:
         except CallError as e:
             raise self.fail(e.rule, p, f"got {v!r}") from None
 
-    def __call__(self, *args: object) -> FakeResult:
+    def bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[object, ...]:
+        """The arguments in signature order; named ones by parameter name."""
         fam = self.family
-        if len(args) != len(fam.params):
+        rest = dict(kwargs)
+        bound = list(args)
+        for p in fam.params[len(args) :]:
+            if p.name in rest:
+                bound.append(rest.pop(p.name))
+        if rest or len(bound) != len(fam.params):
+            got = f"{len(args)} positional and {len(kwargs)} named"
             raise self.fail(
-                CallRule.ARG_COUNT, None, f"expected {len(fam.params)} arguments, got {len(args)}"
+                CallRule.ARG_COUNT, None, f"expected the {len(fam.params)} arguments, got {got}"
             )
+        return tuple(bound)
+
+    def __call__(self, *args: object, **kwargs: object) -> FakeResult:
+        fam = self.family
+        args = self.bind(args, kwargs)
         device: torch.device | None = None
         tensors: list[torch.Tensor] = []
         for p, a in zip(fam.params, args):
