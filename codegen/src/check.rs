@@ -1354,9 +1354,13 @@ impl<'a> FamilyChecker<'a> {
             .params
             .iter()
             .zip(&self.file.params)
-            .find(|(p, _)| !p.is_tensor() && p.dtype == DType::Uint64)
+            .find(|(p, _)| !p.is_tensor() && p.dtype.torch_scalar().is_none())
         {
-            let msg = format!("torch cannot represent uint64 scalar `{}`", p.name);
+            let msg = format!(
+                "torch cannot represent {} scalar `{}`",
+                p.dtype.as_str(),
+                p.name
+            );
             self.push(
                 err(
                     Code::TorchUnrepresentable,

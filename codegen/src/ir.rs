@@ -403,12 +403,9 @@ impl Family {
         };
         let mut args = Vec::with_capacity(self.params.len());
         for p in &self.params {
-            let ty = match (p.kind, p.dtype) {
-                (ParamKind::Tensor, _) => tensor(p),
-                (ParamKind::Scalar, DType::Uint64) => return None,
-                (ParamKind::Scalar, DType::Bool) => "bool".to_owned(),
-                (ParamKind::Scalar, d) if d.is_float() => "float".to_owned(),
-                (ParamKind::Scalar, _) => "SymInt".to_owned(),
+            let ty = match p.kind {
+                ParamKind::Tensor => tensor(p),
+                ParamKind::Scalar => p.dtype.torch_scalar()?.to_owned(),
             };
             args.push(format!("{ty} {}", p.name));
         }

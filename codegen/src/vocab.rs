@@ -414,6 +414,42 @@ impl DType {
         !matches!(self, DType::Fp8e4m3fn | DType::Fp8e8m0 | DType::Fp4)
     }
 
+    /// The `torch` dtype (attribute of the `torch` module) a tensor of this
+    /// dtype has. Packed fp4 uses PyTorch's two-per-byte carrier, whose last
+    /// extent is half the logical one. Exhaustive: a new dtype needs a
+    /// spelling (or a `kfam check` refusal for torch families) to compile.
+    pub const fn torch_dtype(self) -> &'static str {
+        match self {
+            DType::Fp32 => "float32",
+            DType::Fp16 => "float16",
+            DType::Bf16 => "bfloat16",
+            DType::Int8 => "int8",
+            DType::Int16 => "int16",
+            DType::Int32 => "int32",
+            DType::Int64 => "int64",
+            DType::Uint8 => "uint8",
+            DType::Uint16 => "uint16",
+            DType::Uint32 => "uint32",
+            DType::Uint64 => "uint64",
+            DType::Bool => "bool",
+            DType::Fp8e4m3fn => "float8_e4m3fn",
+            DType::Fp8e8m0 => "float8_e8m0fnu",
+            DType::Fp4 => "float4_e2m1fn_x2",
+        }
+    }
+
+    /// The dispatcher schema type of a scalar parameter of this dtype:
+    /// `bool`, `float`, or `SymInt` for integers (symbolic integers pass
+    /// through dispatch). `None` for uint64, beyond the signed `SymInt`.
+    pub const fn torch_scalar(self) -> Option<&'static str> {
+        match self {
+            DType::Uint64 => None,
+            DType::Bool => Some("bool"),
+            d if d.is_float() => Some("float"),
+            _ => Some("SymInt"),
+        }
+    }
+
     /// Whether NZ (fractal) layout is defined for this dtype.
     pub const fn nz_allowed(self) -> bool {
         matches!(self, DType::Fp16 | DType::Bf16 | DType::Int8)

@@ -188,13 +188,15 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let g = Generated::new(shipped_ir());
     let consumer = tests_dir().join("consumer.py");
     let cache = g.dir.path().join("mypy-cache");
-    let mypy = |search: &Path, targets: &[&Path]| {
+    let mypy_excluding_torch = |search: &Path, targets: &[&Path]| {
         run(python()
             .args([
                 "-m",
                 "mypy",
                 "--strict",
                 "--disallow-any-expr",
+                "--exclude",
+                "kfam/torch\\.py$",
                 "--python-version",
                 "3.10",
                 "--cache-dir",
@@ -203,7 +205,9 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
             .args(targets)
             .env("MYPYPATH", search))
     };
-    let out = mypy(&g.root(), &[&g.root().join("kfam"), &consumer]);
+    // `kfam.torch` is checked with real PyTorch's annotations, which are full of
+    // `Any`, by `pytorch_integration`.
+    let out = mypy_excluding_torch(&g.root(), &[&g.root().join("kfam"), &consumer]);
     assert!(
         out.status.success(),
         "mypy --strict rejects the generated package or tests/python/consumer.py:\n{}",
@@ -240,7 +244,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     )
     .unwrap();
     std::fs::write(any.join("kfam/py.typed"), "").unwrap();
-    let out = mypy(&any, &[&consumer]);
+    let out = mypy_excluding_torch(&any, &[&consumer]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.code() == Some(1) && stdout.contains("consumer.py") && stdout.contains("Any"),
@@ -279,6 +283,54 @@ fn consumer_example_runs() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("not approved"));
 }
 
+/// `kfam.torch` with real PyTorch (`tests/python/test_torch.py`, docs/torch.md):
+/// schemas, fake kernels, registration lifetime, `opcheck` and `torch.compile`
+/// over the shipped families; the backend example runs and, with `kfam.torch`,
+/// passes `mypy --strict`. PyTorch's own `Library` is unannotated, so calls
+/// into `torch.library` are exempt from `--disallow-untyped-calls`.
+#[test]
+fn pytorch_integration() {
+    let g = Generated::new(shipped_ir());
+    g.pytest_file("test_torch.py", &[]);
+
+    let backend = tests_dir().join("torch_backend.py");
+    let out = run(g.python().arg(&backend));
+    assert!(
+        out.status.success(),
+        "torch_backend.py failed:\n{}",
+        text(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for f in g.ir.families.iter().filter(|f| f.torch) {
+        assert!(
+            stdout.contains(&format!("kfam_example::{}(", f.name))
+                && stdout.contains(&format!("launched {}:", f.name)),
+            "{} not registered and launched:\n{stdout}",
+            f.name
+        );
+    }
+
+    let out = run(python()
+        .args([
+            "-m",
+            "mypy",
+            "--strict",
+            "--untyped-calls-exclude=torch.library",
+            "--python-version",
+            "3.10",
+            "--cache-dir",
+        ])
+        .arg(g.dir.path().join("mypy-cache"))
+        .arg(g.root().join("kfam"))
+        .arg(&backend)
+        .env("MYPYPATH", g.root()));
+    assert!(
+        out.status.success(),
+        "mypy --strict rejects kfam.torch or tests/python/torch_backend.py:\n{}",
+        text(&out)
+    );
+}
+
 /// `pip wheel` would need the network (build isolation) or the `wheel`
 /// package, so the metadata is validated offline: always with `tomllib`, and
 /// by building the sdist with setuptools (pinned in the test environment).
@@ -314,7 +366,7 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "py.typed"):
+for f in ("__init__.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "torch.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 assert "Name: kfam\n" in pkg_info and "Requires-Dist" not in pkg_info, pkg_info
 assert "License-Expression: Apache-2.0\n" in pkg_info, pkg_info

@@ -13,6 +13,8 @@
 //!   `kfam-runtime`. The logic is the static source `python_runtime.py` next to
 //!   this file; the generator splices in the per-dtype limits and the outcome
 //!   to status maps ([`runtime_data`]).
+//! - `python/kfam/torch.py`: PyTorch schemas, fake kernels and registration
+//!   ([`super::python_torch`]); the only module that imports `torch`.
 //! - `python/kfam/py.typed`: PEP 561 marker.
 //!
 //! Annotations are inline (no `.pyi` beside the modules), so `mypy --strict`
@@ -53,6 +55,10 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
         GeneratedFile::new(format!("{ROOT}/kfam/_runtime.py"), runtime_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_tables.py"), tables_py(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/_vocab.py"), vocab_py(ir)),
+        GeneratedFile::new(
+            format!("{ROOT}/kfam/torch.py"),
+            super::python_torch::torch_py(),
+        ),
         GeneratedFile::new(format!("{ROOT}/kfam/py.typed"), header()),
     ]
 }
@@ -96,7 +102,7 @@ pub fn py_str_literal(text: &str) -> String {
 }
 
 /// The first line of every file, as a `#` comment.
-fn header() -> String {
+pub(super) fn header() -> String {
     format!("# {}\n", marker_line())
 }
 
@@ -460,7 +466,8 @@ class Family:
 /// The logic of `_runtime.py`: static Python, reviewed like any other source.
 const RUNTIME_SOURCE: &str = include_str!("python_runtime.py");
 /// The line of [`RUNTIME_SOURCE`] that [`runtime_data`] replaces.
-const RUNTIME_DATA_MARKER: &str = "# @kfam-data: the generator writes the data tables here.\n";
+pub(super) const RUNTIME_DATA_MARKER: &str =
+    "# @kfam-data: the generator writes the data tables here.\n";
 
 /// Largest `compiled_meta.json` admitted (`kfam_runtime::admission::MAX_DOCUMENT_BYTES`).
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
@@ -474,7 +481,7 @@ fn py_float(x: f64) -> String {
 }
 
 /// One `Final` dict of the data block, with a `#:` comment.
-fn data_dict(s: &mut String, comment: &str, lead: &str, items: Vec<String>) {
+pub(super) fn data_dict(s: &mut String, comment: &str, lead: &str, items: Vec<String>) {
     let _ = writeln!(s, "#: {comment}");
     let _ = writeln!(s, "{lead}{}", Expr::Dict(items).render(0, lead.len()));
 }
@@ -615,7 +622,7 @@ fn doc_comment(text: &str) -> Option<String> {
 }
 
 /// `Vocab.MEMBER`: the Python spelling of a vocabulary member.
-fn member(vocab: &str, spelling: &str) -> String {
+pub(super) fn member(vocab: &str, spelling: &str) -> String {
     format!("{vocab}.{}", names::shouty(spelling))
 }
 

@@ -1,0 +1,374 @@
+"""PyTorch dispatcher schemas, fake kernels and registration helpers for the approved families.
+
+Everything here is derived from the family records (``kfam.Family``): parameters, directions,
+dtypes, shapes and return aliases. Importing this module needs PyTorch and registers nothing;
+``define`` installs a family's schema and fake kernel into a ``torch.library.Library`` that the
+caller owns. See ``docs/torch.md``.
+
+- ``schema(family, returns=...)``: the dispatcher schema. ``"mutation_only"`` (the default):
+  written tensors are ``Tensor(a!)`` arguments and nothing is returned, the form
+  ``torch.compile`` functionalizes. ``"aliased"``: the declared returns are the written
+  arguments again, in their alias sets (``Family.torch_schema``), for eager callers.
+- ``fake(family, returns=...)``: the Fake/Meta kernel. It validates abstract arguments without
+  reading data and returns ``None`` (mutation-only) or the declared argument objects (aliased).
+- ``define(library, family, returns=...)``: both, into the caller's library.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
+
+from ._records import Family, Param
+from ._runtime import CallError, ScalarArg, _check_scalar
+from ._vocab import CallRule, Direction, DType, Layout, ParamKind
+
+# @kfam-data: the generator writes the data tables here.
+
+
+def _unsupported(found: str | None) -> ImportError:
+    have = "it is not installed" if found is None else f"found {found}"
+    return ImportError(
+        f"kfam.torch needs PyTorch {SUPPORTED_TORCH} (tested with {TESTED_TORCH}); {have}. "
+        "The rest of the kfam package works without PyTorch."
+    )
+
+
+try:
+    import torch
+    import torch.library
+except ImportError as _e:
+    raise _unsupported(None) from _e
+
+
+def _release(version: str) -> tuple[int, ...]:
+    """``(major, minor)`` of a version such as ``2.9.1+cu128``; ``(0,)`` when unreadable."""
+    parts = version.split("+")[0].split(".")[:2]
+    try:
+        return tuple(int(x) for x in parts)
+    except ValueError:
+        return (0,)
+
+
+if _release(str(torch.__version__)) < _release(MIN_TORCH):
+    raise _unsupported(str(torch.__version__))
+
+if TYPE_CHECKING:
+    from torch._ops import OpOverload
+
+__all__ = [
+    "MIN_TORCH",
+    "SUPPORTED_TORCH",
+    "TESTED_TORCH",
+    "FakeCallError",
+    "FakeKernel",
+    "FakeResult",
+    "Returns",
+    "define",
+    "fake",
+    "schema",
+    "torch_dtype",
+]
+
+#: The dispatcher form of a family (module docstring, ``docs/torch.md``).
+Returns = Literal["mutation_only", "aliased"]
+_RETURNS: Final[tuple[str, ...]] = ("mutation_only", "aliased")
+
+#: What a fake kernel returns: ``None`` (mutation-only), one tensor or a tuple of them.
+FakeResult = Union[torch.Tensor, tuple[torch.Tensor, ...], None]
+#: A fake kernel: the family's arguments in signature order.
+FakeKernel = Callable[..., FakeResult]
+
+
+class FakeCallError(CallError):
+    """A call the fake kernel refuses: a ``kfam.CallError`` with the ``rule`` and ``param``
+    (signature index, ``None`` for the argument count) that ``kfam.validate_call`` gives, and a
+    message naming the family and the parameter."""
+
+    def __init__(self, family: Family, rule: CallRule, param: Param | None, detail: str) -> None:
+        super().__init__(rule, None if param is None else param.index)
+        where = "" if param is None else f" parameter `{param.name}` (argument {param.index}):"
+        self.args = (f"kfam::{family.name}:{where} {rule.spelling}: {detail}",)
+
+
+def torch_dtype(dtype: DType) -> torch.dtype:
+    """The ``torch.dtype`` of a kfam dtype; ``TypeError`` when the installed PyTorch lacks it.
+
+    Packed ``FP4`` is ``torch.float4_e2m1fn_x2``, two elements per byte: its last extent is
+    half the logical one.
+    """
+    name = _TORCH_DTYPES[DType(dtype)]
+    found = getattr(torch, name, None)
+    if not isinstance(found, torch.dtype):
+        raise TypeError(
+            f"kfam dtype {DType(dtype).spelling} is torch.{name}, which PyTorch "
+            f"{torch.__version__} does not have"
+        )
+    return found
+
+
+def _checked(family: Family, returns: str) -> None:
+    if not isinstance(family, Family):
+        raise TypeError(f"expected a kfam.Family, not {type(family).__name__}")
+    if returns not in _RETURNS:
+        raise ValueError(f"returns must be one of {_RETURNS}, not {returns!r}")
+    if not family.torch:
+        raise ValueError(
+            f"family {family.name!r} requests no torch binding (`torch = false` in its manifest)"
+        )
+
+
+def schema(family: Family, *, returns: Returns = "mutation_only") -> str:
+    """The dispatcher schema of ``family``, qualified: ``kfam::NAME(...) -> ...``.
+
+    Every argument of the complete signature, in order and required: tensors the family
+    writes (``out``/``inout``) are ``Tensor(aN!)`` with ``N`` the parameter index; scalars
+    are ``SymInt`` (integer dtypes), ``float`` or ``bool``. ``"mutation_only"`` returns
+    ``()``; ``"aliased"`` returns the family's return aliases in their arguments' alias sets
+    and equals ``family.torch_schema``. ``ValueError`` for a family without a torch binding.
+    """
+    _checked(family, returns)
+    aliased = returns == "aliased"
+    args = []
+    for p in family.params:
+        if p.kind is ParamKind.TENSOR:
+            if p.direction is not Direction.IN:
+                ty = f"Tensor(a{p.index}!)"
+            else:
+                ty = f"Tensor(a{p.index})" if aliased else "Tensor"
+        else:
+            scalar = _SCALAR_TYPES.get(p.dtype)
+            if scalar is None:  # refused by `kfam check` for torch families
+                raise ValueError(f"torch cannot represent {p.dtype.spelling} scalar {p.name!r}")
+            ty = scalar
+        args.append(f"{ty} {p.name}")
+    ret = "()"
+    if aliased:
+        rets = [f"Tensor(a{family.params[i].index}!)" for i in family.returns]
+        ret = rets[0] if len(rets) == 1 else f"({', '.join(rets)})"
+    return f"kfam::{family.name}({', '.join(args)}) -> {ret}"
+
+
+# ---------------------------------------------------------------- fake kernel
+
+
+def _is_static(extent: object) -> bool:
+    """A declared extent the fake kernel checks: a non-negative int. Dynamic (-1) and named
+    symbolic extents stay symbolic: relating them to the arguments would guard on a symbol."""
+    return type(extent) is int and extent >= 0
+
+
+def _torch_shape(p: Param) -> tuple[object, ...]:
+    """The extents a tensor argument of ``p`` has in torch: the logical shape, except for
+    packed fp4, whose carrier dtype holds two elements per byte of the last extent."""
+    shape: list[object] = list(p.shape)
+    last = shape[-1] if shape else None
+    if p.dtype is DType.FP4 and type(last) is int and last >= 0:
+        shape[-1] = last // 2
+    return tuple(shape)
+
+
+def _known(cond: bool | torch.SymBool) -> bool:
+    """Whether ``cond`` is known to hold without adding a guard (for symbols: statically)."""
+    if isinstance(cond, bool):
+        return cond
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(cond)
+
+
+def _contiguous(t: torch.Tensor) -> bool:
+    """Row-major contiguity, ``False`` only when known without a guard: extents of 1 may
+    carry any stride and a view that may be empty passes (as in ``kfam.validate_call``)."""
+    sizes, strides = tuple(t.shape), tuple(t.stride())
+    if not all(_known(d != 0) for d in sizes):
+        return True
+    expected: int | torch.SymInt = 1
+    for d, s in zip(reversed(sizes), reversed(strides)):
+        if _known(d != 1) and _known(s != expected):
+            return False
+        expected = expected * d
+    return True
+
+
+#: The symbolic values each dispatcher scalar type accepts (a float takes a symbolic int).
+_SYMBOLIC: Final[dict[str, tuple[type, ...]]] = {
+    "SymInt": (torch.SymInt,),
+    "float": (torch.SymFloat, torch.SymInt),
+    "bool": (torch.SymBool,),
+}
+
+
+class _Kernel:
+    """The fake kernel of one family (``fake``)."""
+
+    def __init__(self, family: Family, returns: str) -> None:
+        self.family = family
+        self.aliased = returns == "aliased"
+        self.dtypes = {p.index: torch_dtype(p.dtype) for p in family.params if p.is_tensor}
+        self.shapes = {p.index: _torch_shape(p) for p in family.params if p.is_tensor}
+
+    def fail(self, rule: CallRule, p: Param | None, detail: str) -> FakeCallError:
+        return FakeCallError(self.family, rule, p, detail)
+
+    def tensor(self, p: Param, t: object) -> torch.Tensor:
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(
+                f"kfam::{self.family.name}: parameter `{p.name}` (argument {p.index}) is a "
+                f"tensor, not {type(t).__name__}"
+            )
+        want = self.dtypes[p.index]
+        if t.dtype != want:
+            raise self.fail(CallRule.DTYPE, p, f"expected {want}, got {t.dtype}")
+        shape = self.shapes[p.index]
+        if t.dim() != len(shape):
+            raise self.fail(CallRule.RANK, p, f"expected rank {len(shape)}, got {t.dim()}")
+        for i, (have, extent) in enumerate(zip(t.shape, shape)):
+            if not _is_static(extent):
+                continue
+            assert isinstance(extent, int)
+            if _known(have != extent):
+                raise self.fail(CallRule.SHAPE, p, f"extent {i} must be {extent}, got {have}")
+            if not isinstance(have, int):
+                # A symbol where the family is static: the graph specializes on it (a
+                # guard, or a runtime assertion for an unbacked symbol).
+                torch._check(
+                    have == extent,
+                    lambda: f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}",
+                )
+        # An NZ parameter's storage is the physical fractal blocks, whose format only the
+        # real call adapter sees (``validate_call`` checks the format, not the strides).
+        if p.layout is not Layout.NZ and not _contiguous(t):
+            raise self.fail(
+                CallRule.NOT_CONTIGUOUS,
+                p,
+                f"strides {tuple(t.stride())} for extents {tuple(t.shape)} are not row-major",
+            )
+        if t.requires_grad:
+            raise RuntimeError(
+                f"kfam::{self.family.name}: parameter `{p.name}` (argument {p.index}) requires "
+                "grad; kfam kernels are inference-only: call them under torch.no_grad() or "
+                "torch.inference_mode(), or pass detached tensors"
+            )
+        return t
+
+    def scalar(self, p: Param, v: object) -> None:
+        if isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            # Symbolic: only its type is checked; its value is never read (no guard).
+            if not isinstance(v, _SYMBOLIC[_SCALAR_TYPES.get(p.dtype, "SymInt")]):
+                raise self.fail(CallRule.SCALAR_TYPE, p, f"got a {type(v).__name__}")
+            return
+        if not isinstance(v, (bool, int, float)):
+            raise self.fail(CallRule.SCALAR_TYPE, p, f"got {type(v).__name__}")
+        # A concrete value: the same decision as ``validate_call``.
+        try:
+            arg = ScalarArg.of(v)
+        except TypeError:  # a subclass such as an enum member
+            raise self.fail(CallRule.SCALAR_TYPE, p, f"got {type(v).__name__}") from None
+        except ValueError:
+            raise self.fail(CallRule.SCALAR_RANGE, p, f"{v} is beyond every native type") from None
+        try:
+            _check_scalar(p, arg)
+        except CallError as e:
+            raise self.fail(e.rule, p, f"got {v!r}") from None
+
+    def bind(self, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[object, ...]:
+        """The arguments in signature order; named ones by parameter name."""
+        fam = self.family
+        rest = dict(kwargs)
+        bound = list(args)
+        for p in fam.params[len(args) :]:
+            if p.name in rest:
+                bound.append(rest.pop(p.name))
+        if rest or len(bound) != len(fam.params):
+            got = f"{len(args)} positional and {len(kwargs)} named"
+            raise self.fail(
+                CallRule.ARG_COUNT, None, f"expected the {len(fam.params)} arguments, got {got}"
+            )
+        return tuple(bound)
+
+    def __call__(self, *args: object, **kwargs: object) -> FakeResult:
+        fam = self.family
+        args = self.bind(args, kwargs)
+        device: torch.device | None = None
+        tensors: list[torch.Tensor] = []
+        for p, a in zip(fam.params, args):
+            if p.kind is not ParamKind.TENSOR:
+                continue
+            t = self.tensor(p, a)
+            if device is None:
+                device = t.device
+            elif t.device != device:
+                raise self.fail(CallRule.DEVICE, p, f"on {t.device}, the first tensor on {device}")
+            tensors.append(t)
+        for p, a in zip(fam.params, args):
+            if p.kind is ParamKind.SCALAR:
+                self.scalar(p, a)
+        if not self.aliased:
+            return None
+        # The declared argument objects themselves: strides, storage offset and alias
+        # identity are the caller's, empty slices included.
+        out = [args[i] for i in fam.returns]
+        result = tuple(t for t in out if isinstance(t, torch.Tensor))
+        return result[0] if len(result) == 1 else result
+
+
+def fake(family: Family, *, returns: Returns = "mutation_only") -> FakeKernel:
+    """The Fake/Meta kernel of ``family`` for the schema ``schema(family, returns=returns)``.
+
+    Called with the family's arguments in signature order (FakeTensors, meta tensors or any
+    tensor: only metadata is read), it checks, in ``kfam.validate_call``'s order, the
+    argument count and each tensor's dtype, rank, static extents and row-major contiguity
+    (not for NZ parameters, whose physical format the real call adapter checks),
+    the tensors' device, each scalar's type and, for concrete values, its range; refusals
+    raise ``FakeCallError``. A tensor that requires grad raises ``RuntimeError`` (the
+    families are inference-only). Dynamic and symbolic extents and symbolic scalars stay
+    symbolic: nothing that would guard on them is checked. Returns ``None`` for
+    ``"mutation_only"`` and the declared return arguments themselves for ``"aliased"``.
+    """
+    _checked(family, returns)
+    return _Kernel(family, returns)
+
+
+# ---------------------------------------------------------------- registration
+
+
+class _Library(Protocol):
+    """The part of ``torch.library.Library`` ``define`` uses (torch leaves it unannotated)."""
+
+    ns: str
+
+    def define(self, schema: str, alias_analysis: str = ...) -> object: ...
+
+
+def _fake_registrar() -> Callable[..., object]:
+    """``torch.library.register_fake``, or ``impl_abstract`` where that is all there is."""
+    for name in ("register_fake", "impl_abstract"):
+        found: object = getattr(torch.library, name, None)
+        if callable(found):
+            return found
+    raise RuntimeError(
+        f"PyTorch {torch.__version__} has neither torch.library.register_fake nor "
+        f"torch.library.impl_abstract; kfam.torch needs PyTorch {SUPPORTED_TORCH}"
+    )
+
+
+def define(
+    library: torch.library.Library, family: Family, *, returns: Returns = "mutation_only"
+) -> OpOverload:
+    """Define ``family`` in ``library``: its schema (``schema(family, returns=returns)`` under
+    the library's namespace) and its fake kernel (``fake``), nothing else.
+
+    The caller keeps ``library`` alive: destroying it removes both registrations. Defining a
+    name twice raises PyTorch's duplicate-definition error and replaces nothing. Real kernels
+    are the backend's, registered with ``library.impl``. Returns the ``OpOverload``.
+    """
+    text = schema(family, returns=returns)
+    kernel = fake(family, returns=returns)
+    register = _fake_registrar()  # before the schema: nothing half-installed
+    lib: _Library = library
+    lib.define(text.split("::", 1)[1])
+    qualname = f"{lib.ns}::{family.name}"
+    register(qualname, kernel, lib=library)
+    op: OpOverload = getattr(getattr(torch.ops, lib.ns), family.name).default
+    return op
