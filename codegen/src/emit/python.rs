@@ -135,6 +135,9 @@ requires-python = "{REQUIRES_PYTHON}"
 dependencies = []
 classifiers = ["Typing :: Typed"]
 
+[project.optional-dependencies]
+torch = ["torch>={min_torch}"]
+
 [tool.setuptools]
 packages = ["kfam"]
 
@@ -143,6 +146,7 @@ kfam = ["py.typed"]
 "#,
         header = header().trim_end(),
         version = version(ir),
+        min_torch = super::python_torch::MIN_TORCH,
     )
 }
 
