@@ -14,6 +14,26 @@ fn main() {
         regenerate(&root, &manifest);
     }
     compile_c_tables(&root);
+    soname(&root);
+}
+
+/// The shared library's SONAME carries the ABI major
+/// (`libkfam_runtime.so.2`), so the dynamic loader never pairs a program
+/// with a library of another major. Read from the header the library is
+/// compiled against, the one authority on the ABI version.
+fn soname(root: &Path) {
+    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
+        return;
+    }
+    let header = root.join("generated/include/kfam/kfam.h");
+    let text = std::fs::read_to_string(&header)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", header.display()));
+    let major = text
+        .lines()
+        .find_map(|l| l.strip_prefix("#define KFAM_ABI_MAJOR "))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("{} defines no KFAM_ABI_MAJOR", header.display()));
+    println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libkfam_runtime.so.{major}");
 }
 
 /// The C ABI hands out records of the generated header's own tables.

@@ -1,8 +1,10 @@
 //! The generated C header, compiled for real: as a C99 and a C++17
 //! translation unit, with the consumer programs of `tests/c/` (whose output
 //! must say exactly what the Rust IR says), and in two translation units
-//! linked together. gcc and g++ are required: when either is missing these
-//! tests fail, they never skip (README.md: gcc and g++ are assumed).
+//! linked together; the header alone also with clang and clang++ (from the
+//! test environment, `kfam-testenv`). gcc and g++ are required: when either
+//! is missing these tests fail, they never skip (README.md: gcc and g++ are
+//! assumed).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -38,6 +40,8 @@ const CXX_STRICT: &[&str] = &[
     "-Wuseless-cast",
     "-Wredundant-decls",
 ];
+/// gcc-only warnings, left out for clang.
+const GCC_ONLY: &[&str] = &["-Wuseless-cast"];
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -47,10 +51,17 @@ fn c_src(name: &str) -> PathBuf {
     repo().join("tests/c").join(name)
 }
 
-/// `gcc` or `g++`, after checking that it runs. A missing compiler is a
-/// failure: the header's promise is that it compiles, and only a compiler
-/// can show that.
+/// `gcc` or `g++` (after checking that it runs), or `clang` / `clang++`
+/// from the test environment. A missing compiler is a failure: the header's
+/// promise is that it compiles, and only a compiler can show that.
 fn compiler(name: &str) -> Command {
+    if let Some(cxx) = match name {
+        "clang" => Some(false),
+        "clang++" => Some(true),
+        _ => None,
+    } {
+        return kfam_testenv::clang(cxx);
+    }
     match Command::new(name).arg("--version").output() {
         Ok(out) if out.status.success() => Command::new(name),
         Ok(out) => panic!(
@@ -128,21 +139,36 @@ impl Header {
         self.dir.path().join(name)
     }
 
-    /// Compile the header alone as a C99 and as a C++17 translation unit.
+    /// Compile the header alone as a C99 and as a C++17 translation unit,
+    /// with gcc/g++ and with clang/clang++.
     fn compile_alone(&self, strict: bool) {
         for (tool, lang, flags, extra) in [
             ("gcc", "c", C_STD, C_STRICT),
             ("g++", "c++", CXX_STD, CXX_STRICT),
+            ("clang", "c", C_STD, C_STRICT),
+            ("clang++", "c++", CXX_STD, CXX_STRICT),
         ] {
             let mut cmd = compiler(tool);
             cmd.args(flags);
             if strict {
-                cmd.args(extra);
+                let clang = tool.starts_with("clang");
+                cmd.args(extra.iter().filter(|f| !(clang && GCC_ONLY.contains(f))));
             }
+            // clang warns of unused static functions in a main file, not
+            // in a header: it compiles a unit that includes the header, as
+            // consumers do; gcc compiles the header itself.
+            let unit = if tool.starts_with("clang") {
+                let unit = self.out(&format!("include-{tool}.{lang}"));
+                fs::write(&unit, "#include <kfam/kfam.h>\n").unwrap();
+                cmd.arg("-I").arg(self.include());
+                unit
+            } else {
+                self.header_path()
+            };
             cmd.args(["-x", lang, "-c"])
-                .arg(self.header_path())
+                .arg(unit)
                 .arg("-o")
-                .arg(self.out(&format!("header-{lang}.o")));
+                .arg(self.out(&format!("header-{tool}.o")));
             run(cmd);
         }
     }

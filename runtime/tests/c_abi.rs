@@ -70,15 +70,24 @@ fn c_and_cpp_programs_call_every_function() {
         family.name, profile.name
     ));
     let dir = tempfile::tempdir().unwrap();
+    let installed = dir.path().join("lib");
+    std::fs::create_dir(&installed).unwrap();
+    std::os::unix::fs::symlink(
+        lib_dir().join("libkfam_runtime.so"),
+        installed.join(format!("libkfam_runtime.so.{}", kfam_runtime::ABI.major)),
+    )
+    .unwrap();
     for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
         for shared in [false, true] {
             let exe = dir.path().join(format!("abi-{compiler}-{shared}"));
             build(compiler, std, shared, &exe);
-            // cargo's LD_LIBRARY_PATH also names target/<profile>, where
-            // `cargo build` leaves a copy of the shared library that may be
+            // The program needs the library by its SONAME, as an installed
+            // library is found (`libkfam_runtime.so.MAJOR`, docs/c.md); cargo
+            // writes `libkfam_runtime.so`. cargo's LD_LIBRARY_PATH also names
+            // target/<profile>, where `cargo build` leaves a copy that may be
             // older than this test's: load the one beside the test.
             let out = Command::new(&exe)
-                .env("LD_LIBRARY_PATH", lib_dir())
+                .env("LD_LIBRARY_PATH", &installed)
                 .arg(&example)
                 .arg(receipt.sha256)
                 .output()
@@ -122,6 +131,27 @@ fn c_and_cpp_programs_call_every_function() {
             }
         }
     }
+}
+
+/// The shared library's SONAME names the ABI major, so the dynamic loader
+/// refuses to pair a program with a library of another major.
+#[test]
+fn shared_library_soname_carries_the_abi_major() {
+    let lib = lib_dir().join("libkfam_runtime.so");
+    let out = Command::new("readelf")
+        .arg("-d")
+        .arg(&lib)
+        .output()
+        .unwrap_or_else(|e| panic!("readelf (binutils, installed with gcc) is required: {e}"));
+    assert!(out.status.success(), "readelf -d {}", lib.display());
+    let dynamic = String::from_utf8_lossy(&out.stdout);
+    let want = format!("[libkfam_runtime.so.{}]", kfam_runtime::ABI.major);
+    assert!(
+        dynamic
+            .lines()
+            .any(|l| l.contains("(SONAME)") && l.contains(&want)),
+        "no SONAME {want} in:\n{dynamic}"
+    );
 }
 
 /// The `#[repr(C)]` argument and result structs match what the C compiler

@@ -60,6 +60,16 @@ pub fn python() -> Command {
     c
 }
 
+/// clang as a C (`cxx == false`) or C++ compiler driver: the pinned
+/// `ziglang` wheel's `zig cc` / `zig c++`, which is clang with its own libc
+/// and libc++ headers, so the tests need no system clang. It always compiles
+/// (`-c` is implied): pass `-c -o FILE` rather than `-fsyntax-only`.
+pub fn clang(cxx: bool) -> Command {
+    let mut c = python();
+    c.args(["-m", "ziglang", if cxx { "c++" } else { "cc" }]);
+    c
+}
+
 /// An executable of the pinned npm packages (`node_modules/.bin/NAME`),
 /// provisioned if needed.
 pub fn node_tool(name: &str) -> Command {
