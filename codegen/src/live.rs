@@ -49,6 +49,22 @@ impl Manifest {
         }
     }
 
+    /// A manifest of no files: a family file outside any manifest directory
+    /// is checked on its own, against the documented default limits.
+    pub fn detached() -> Self {
+        Manifest {
+            loaded: Loaded {
+                root: PathBuf::new(),
+                abi: None,
+                families: Vec::new(),
+                lock: None,
+                retired: None,
+            },
+            report: Report::default(),
+            on_disk: 0,
+        }
+    }
+
     pub fn root(&self) -> &Path {
         &self.loaded.root
     }

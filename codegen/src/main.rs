@@ -20,6 +20,9 @@ use kfam_codegen::diff::Class;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
+#[cfg(feature = "lsp")]
+mod lsp;
+
 /// `println!` that treats a closed stdout (`kfam check | head`) as the I/O
 /// error it is: exit 2 quietly instead of panicking.
 macro_rules! outln {
@@ -78,6 +81,13 @@ enum Command {
         new_dir: PathBuf,
         #[arg(long, value_enum, default_value = "human")]
         message_format: MessageFormat,
+    },
+    /// Run the language server on stdin and stdout (editors start it).
+    #[cfg(feature = "lsp")]
+    Lsp {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
     },
     /// Print the long explanation of a diagnostic code.
     Explain {
@@ -242,6 +252,14 @@ fn main() -> ExitCode {
             }
             Err(e) => {
                 eprintln!("error: {}: {e}", out.display());
+                ExitCode::from(2)
+            }
+        },
+        #[cfg(feature = "lsp")]
+        Command::Lsp { stdio: _ } => match lsp::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
                 ExitCode::from(2)
             }
         },
