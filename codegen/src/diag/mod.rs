@@ -4,6 +4,7 @@
 //! in a [`SourceMap`]; rendering (rustc style via annotate-snippets, or JSON)
 //! happens once, at the edge.
 
+pub mod ci;
 mod codes;
 
 pub use codes::Code;
