@@ -49,22 +49,6 @@ impl Manifest {
         }
     }
 
-    /// A manifest of no files: a family file outside any manifest directory
-    /// is checked on its own, against the documented default limits.
-    pub fn detached() -> Self {
-        Manifest {
-            loaded: Loaded {
-                root: PathBuf::new(),
-                abi: None,
-                families: Vec::new(),
-                lock: None,
-                retired: None,
-            },
-            report: Report::default(),
-            on_disk: 0,
-        }
-    }
-
     pub fn root(&self) -> &Path {
         &self.loaded.root
     }
@@ -121,6 +105,11 @@ impl Manifest {
 /// The manifest directory a family file belongs to: the parent of its
 /// `families/` directory, when that holds `abi.toml`.
 pub fn manifest_root(file: &Path) -> Option<PathBuf> {
+    // The loader's rule for which files of `families/` are declarations.
+    let name = file.file_name()?.to_str()?;
+    if name.starts_with('.') || !name.ends_with(".toml") {
+        return None;
+    }
     let dir = file.parent()?;
     if dir.file_name()? != "families" {
         return None;

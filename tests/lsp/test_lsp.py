@@ -261,3 +261,24 @@ async def test_code_actions(client: LanguageClient):
     title, fixed = await fix(client, ADD, edited, "KF1101")
     assert title == "bump to revision 2"
     assert fixed == edited.replace("revision = 1", "revision = 2")
+
+
+@pytest.mark.asyncio
+async def test_other_toml_files_are_left_alone(client: LanguageClient):
+    cargo = WORK / "Cargo.toml"
+    text = '[package]\nname = "x"\n'
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=cargo.as_uri(), language_id="toml", version=1, text=text
+            )
+        )
+    )
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=cargo.as_uri()),
+            position=types.Position(line=1, character=1),
+        )
+    )
+    assert hover is None
+    assert cargo.as_uri() not in client.diagnostics

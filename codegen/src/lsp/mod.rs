@@ -85,15 +85,15 @@ pub struct Doc {
     pub uri: Uri,
     pub text: String,
     pub version: i32,
-    /// The manifest directory it belongs to (`None`: checked on its own).
-    pub root: Option<PathBuf>,
+    /// The manifest directory it belongs to.
+    pub root: PathBuf,
     pub path: PathBuf,
     pub analysis: Analysis,
 }
 
 pub struct Server {
     schema: Schema,
-    manifests: HashMap<Option<PathBuf>, Manifest>,
+    manifests: HashMap<PathBuf, Manifest>,
     docs: HashMap<Uri, Doc>,
     /// Dotted paths of the values the checker resolved as parameter
     /// references (`returns`, `operation.matmul.a`, ...), learned from its
@@ -183,7 +183,12 @@ impl Server {
         let Some(path) = text::uri_path(&uri) else {
             return Vec::new();
         };
-        let root = live::manifest_root(&path);
+        // Editors start the server for every TOML file; only family files
+        // of a manifest directory are its business (not Cargo.toml, nor
+        // abi.toml, whose mistakes `kfam check` reports).
+        let Some(root) = live::manifest_root(&path) else {
+            return Vec::new();
+        };
         // A newly opened file may be new on disk too.
         self.manifests.remove(&root);
         self.docs.insert(
@@ -203,18 +208,11 @@ impl Server {
     /// Re-check one document and say what the client should show.
     fn check(&mut self, uri: &Uri) -> Option<Notification> {
         let doc = self.docs.get_mut(uri)?;
-        let name = doc.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if !name.ends_with(".toml") || matches!(name, "abi.toml" | "retired.toml") {
-            return None;
-        }
         let learn = !self.manifests.contains_key(&doc.root);
         let manifest = self
             .manifests
             .entry(doc.root.clone())
-            .or_insert_with(|| match &doc.root {
-                Some(r) => Manifest::open(r),
-                None => Manifest::detached(),
-            });
+            .or_insert_with(|| Manifest::open(&doc.root));
         if learn {
             analysis::learn_reference_paths(manifest, &mut self.reference_paths);
         }
