@@ -34,47 +34,10 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
         max_rank: a.max_rank,
     });
 
-    // Names and digests are unique across files: one pass in file order,
-    // so the first declaration is the one the others are reported against.
-    let mut digests: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
-    let mut seen: HashMap<&str, (FileId, Range<usize>)> = HashMap::new();
+    let mut unique = CrossFile::default();
     let mut jobs = Vec::with_capacity(loaded.families.len());
     for (id, file) in &loaded.families {
-        let name = &file.name;
-        let duplicate = if let Some((first, span)) = seen.get(name.value.as_str()) {
-            let first_at = position(report, *first, span);
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::DuplicateFamily,
-                    *id,
-                    name.span.clone(),
-                    format!("family `{}` is declared twice", name.value),
-                )
-                .label("second declaration")
-                .note(format!("first declared at {first_at}"))
-                .help(
-                    "family names are unique; rename one, or bump `revision` in the existing file",
-                ),
-            );
-            true
-        } else {
-            seen.insert(&name.value, (*id, name.span.clone()));
-            false
-        };
-        for r in &file.receipts {
-            let sha = &r.value.sha256;
-            if let Some((first_id, first_span)) = digests.get(sha.value.as_str()) {
-                let first_at = position(report, *first_id, first_span);
-                report.diagnostics.push(
-                    Diagnostic::error(Code::DuplicateDigest, *id, sha.span.clone(), "artifact digest recorded twice")
-                        .label("already recorded by another receipt")
-                        .note(format!("first recorded at {first_at}"))
-                        .help("each qualified artifact has its own digest; write the output of `sha256sum ARTIFACT`"),
-                );
-            } else {
-                digests.insert(&sha.value, (*id, sha.span.clone()));
-            }
-        }
+        let duplicate = unique.add(*id, file, report);
         jobs.push((*id, file, duplicate));
     }
     // Each family is checked on its own (two threads for large manifests).
@@ -85,9 +48,9 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
-    for (family, diagnostics) in checked {
-        report.diagnostics.extend(diagnostics);
-        families.extend(family);
+    for outcome in checked {
+        report.diagnostics.extend(outcome.diagnostics);
+        families.extend(outcome.family);
     }
 
     crate::gate::check(loaded, &families, report);
@@ -105,6 +68,145 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
         families,
         retired,
     })
+}
+
+/// One family file checked against the rest of a loaded manifest: the rules
+/// of [`check`] that concern this file, and nothing else (the language
+/// server's per-keystroke check; `kfam check` runs the same pieces over every
+/// file). `others` is the manifest as loaded, in which a family read from
+/// `id`'s path is replaced by `file`; diagnostics go to `report`, whose
+/// sources hold every file of `others` and `id`.
+pub fn check_one(
+    others: &Loaded,
+    id: FileId,
+    file: &model::FamilyFile,
+    report: &mut Report,
+) -> FamilyOutcome {
+    // abi.toml's own diagnostics belong to that file; only its limits matter here.
+    let limits = others
+        .abi
+        .as_ref()
+        .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))
+        .map_or(DEFAULT_LIMITS, |a| Limits {
+            max_tensor_args: a.max_tensor_args,
+            max_scalar_args: a.max_scalar_args,
+            max_rank: a.max_rank,
+        });
+    let path = report.sources.get(id).path.clone();
+    // The cross-file rules in file order, as `check` runs them: a duplicate
+    // is reported on the later file, against the first.
+    let mut unique = CrossFile::default();
+    let mut scratch = Report {
+        sources: std::mem::take(&mut report.sources),
+        diagnostics: Vec::new(),
+    };
+    let mut duplicate = false;
+    let mut placed = false;
+    for (other, f) in &others.families {
+        let other_path = &scratch.sources.get(*other).path;
+        if *other_path == path {
+            continue;
+        }
+        if !placed && *other_path > path {
+            placed = true;
+            duplicate = unique.add(id, file, &mut scratch);
+        }
+        unique.add(*other, f, &mut scratch);
+    }
+    if !placed {
+        duplicate = unique.add(id, file, &mut scratch);
+    }
+    report.sources = scratch.sources;
+    report.diagnostics.extend(
+        scratch
+            .diagnostics
+            .into_iter()
+            .filter(|d| d.file() == Some(id)),
+    );
+    let mut outcome = FamilyChecker::new(id, file, &limits, &report.sources)
+        .duplicate_name(duplicate)
+        .run();
+    report.diagnostics.append(&mut outcome.diagnostics);
+    if let Some(f) = &outcome.family {
+        crate::gate::Gate::new(others).family(id, file, f, report);
+    }
+    outcome
+}
+
+/// What checking one family file found.
+#[derive(Debug)]
+pub struct FamilyOutcome {
+    /// The lowered family, when the file has no errors of its own.
+    pub family: Option<ir::Family>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every name the checker resolved to a parameter, in check order.
+    pub references: Vec<Reference>,
+}
+
+/// A place where the family refers to a parameter by name or index (a
+/// return alias, an operation operand, a binding): the checker records each
+/// one as it resolves it, so editors find references without knowing which
+/// fields hold them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// The referring value (a string or integer, quotes included).
+    pub span: Range<usize>,
+    /// Index into the file's `params` of the parameter it names; `None`
+    /// when it names none.
+    pub param: Option<usize>,
+}
+
+/// Names and digests are unique across files: one pass in file order, so
+/// the first declaration is the one the others are reported against.
+#[derive(Default)]
+struct CrossFile<'a> {
+    names: HashMap<&'a str, (FileId, Range<usize>)>,
+    digests: HashMap<&'a str, (FileId, Range<usize>)>,
+}
+
+impl<'a> CrossFile<'a> {
+    /// Record one family file; report its duplicates. True when its name is
+    /// declared by an earlier file.
+    fn add(&mut self, id: FileId, file: &'a model::FamilyFile, report: &mut Report) -> bool {
+        let name = &file.name;
+        let duplicate = if let Some((first, span)) = self.names.get(name.value.as_str()) {
+            let first_at = position(report, *first, span);
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::DuplicateFamily,
+                    id,
+                    name.span.clone(),
+                    format!("family `{}` is declared twice", name.value),
+                )
+                .label("second declaration")
+                .note(format!("first declared at {first_at}"))
+                .related(*first, span.clone(), "first declared here")
+                .help(
+                    "family names are unique; rename one, or bump `revision` in the existing file",
+                ),
+            );
+            true
+        } else {
+            self.names.insert(&name.value, (id, name.span.clone()));
+            false
+        };
+        for r in &file.receipts {
+            let sha = &r.value.sha256;
+            if let Some((first_id, first_span)) = self.digests.get(sha.value.as_str()) {
+                let first_at = position(report, *first_id, first_span);
+                report.diagnostics.push(
+                    Diagnostic::error(Code::DuplicateDigest, id, sha.span.clone(), "artifact digest recorded twice")
+                        .label("already recorded by another receipt")
+                        .note(format!("first recorded at {first_at}"))
+                        .related(*first_id, first_span.clone(), "first recorded here")
+                        .help("each qualified artifact has its own digest; write the output of `sha256sum ARTIFACT`"),
+                );
+            } else {
+                self.digests.insert(&sha.value, (id, sha.span.clone()));
+            }
+        }
+        duplicate
+    }
 }
 
 #[derive(Clone, Copy)]
@@ -240,6 +342,8 @@ struct FamilyChecker<'a> {
     bad_params: HashSet<usize>,
     /// The family name is already declared by another file (reported there).
     duplicate_name: bool,
+    /// Parameter references, as resolved.
+    references: Vec<Reference>,
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -259,6 +363,7 @@ impl<'a> FamilyChecker<'a> {
             params: Vec::new(),
             bad_params: HashSet::new(),
             duplicate_name: false,
+            references: Vec::new(),
         }
     }
 
@@ -275,10 +380,21 @@ impl<'a> FamilyChecker<'a> {
         self.diagnostics.iter().filter(|d| d.is_error()).count()
     }
 
-    /// The family's IR when it has no errors, and its diagnostics.
-    fn run(mut self) -> (Option<ir::Family>, Vec<Diagnostic>) {
+    /// The family's IR when it has no errors, its diagnostics and references.
+    fn run(mut self) -> FamilyOutcome {
         let family = self.lower();
-        (family, self.diagnostics)
+        FamilyOutcome {
+            family,
+            diagnostics: self.diagnostics,
+            references: self.references,
+        }
+    }
+
+    fn refer(&mut self, span: &Range<usize>, param: Option<usize>) {
+        self.references.push(Reference {
+            span: span.clone(),
+            param,
+        });
     }
 
     fn lower(&mut self) -> Option<ir::Family> {
@@ -409,7 +525,8 @@ impl<'a> FamilyChecker<'a> {
         let name = &decl.name;
         self.check_name(name, "parameter");
         let index = self.params.len();
-        if self.param_index.contains_key(name.value.as_str()) {
+        if let Some(&first) = self.param_index.get(name.value.as_str()) {
+            let first = self.file.params[first].value.name.span.clone();
             self.push(
                 err(
                     Code::DuplicateParam,
@@ -418,6 +535,7 @@ impl<'a> FamilyChecker<'a> {
                     format!("parameter `{}` is declared twice", name.value),
                 )
                 .label("second declaration")
+                .related(id, first, "first declared here")
                 .help("parameter names are unique within a family"),
             );
         } else {
@@ -709,6 +827,11 @@ impl<'a> FamilyChecker<'a> {
         let f = self.file;
         let mut out = Vec::new();
         for r in &f.returns {
+            let target = match &r.value {
+                AliasRef::Name(n) => self.param_index.get(n.as_str()).copied(),
+                AliasRef::Index(i) => usize::try_from(*i).ok().filter(|&i| i < self.params.len()),
+            };
+            self.refer(&r.span, target);
             let idx = match &r.value {
                 AliasRef::Name(n) => match self.param_index.get(n.as_str()) {
                     Some(&i) => i,
@@ -824,8 +947,10 @@ impl<'a> FamilyChecker<'a> {
 
     /// Resolve an operand; diagnose unknown names.
     fn operand(&mut self, s: &Spanned<String>) -> Option<usize> {
-        match self.param_index.get(s.value.as_str()) {
-            Some(&i) => Some(i),
+        let target = self.param_index.get(s.value.as_str()).copied();
+        self.refer(&s.span, target);
+        match target {
+            Some(i) => Some(i),
             None => {
                 let help = self.known_params_help();
                 self.push(
@@ -1104,7 +1229,9 @@ impl<'a> FamilyChecker<'a> {
         let mut unknown = Vec::new();
         for b in &pr.value.bindings {
             let b = &b.value;
-            let Some(&i) = self.param_index.get(b.param.value.as_str()) else {
+            let target = self.param_index.get(b.param.value.as_str()).copied();
+            self.refer(&b.param.span, target);
+            let Some(i) = target else {
                 unknown.push(&b.param);
                 continue;
             };
@@ -1262,7 +1389,17 @@ impl<'a> FamilyChecker<'a> {
                         "artifact digest is not 64 lowercase hex digits",
                     )
                     .label("not a SHA-256 digest")
-                    .help("write the output of `sha256sum ARTIFACT`, lowercase"),
+                    .help("write the output of `sha256sum ARTIFACT`, lowercase")
+                    .fix_if(
+                        is_lower_hex(&r.sha256.value.to_ascii_lowercase(), 64),
+                        || {
+                            (
+                                "lowercase the digest".to_owned(),
+                                r.sha256.span.clone(),
+                                format!("\"{}\"", r.sha256.value.to_ascii_lowercase()),
+                            )
+                        },
+                    ),
                 );
             }
             if let Some(problem) = artifact_path_problem(&r.artifact.value) {

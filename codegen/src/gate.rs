@@ -8,15 +8,157 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::diag::{Code, Diagnostic, Report};
+use crate::diag::{Code, Diagnostic, FileId, Report};
 use crate::ir;
 use crate::load::Loaded;
-use crate::model::{LockEntry, Spanned};
+use crate::model::{FamilyFile, LockEntry, Spanned};
 
 /// Lock format version.
 pub const LOCK_VERSION: u32 = 1;
 /// Most field changes listed under one KF1101.
 const MAX_LISTED_CHANGES: usize = 12;
+
+/// The lock and the tombstones, indexed by family name.
+pub struct Gate<'a> {
+    tombstones: HashMap<&'a str, &'a Spanned<crate::model::Tombstone>>,
+    locked: BTreeMap<&'a str, Vec<&'a Spanned<LockEntry>>>,
+}
+
+impl<'a> Gate<'a> {
+    pub fn new(loaded: &'a Loaded) -> Self {
+        // The first tombstone of a name counts; a repeated one is KF1105.
+        let mut tombstones: HashMap<&str, &Spanned<crate::model::Tombstone>> = HashMap::new();
+        for t in loaded.retired.iter().flat_map(|(_, r)| r.retired.iter()) {
+            tombstones.entry(t.value.name.value.as_str()).or_insert(t);
+        }
+        let mut locked: BTreeMap<&str, Vec<&Spanned<LockEntry>>> = BTreeMap::new();
+        if let Some((_, lock)) = &loaded.lock {
+            if lock.version.value == LOCK_VERSION {
+                for e in &lock.family {
+                    locked
+                        .entry(e.value.name.value.as_str())
+                        .or_default()
+                        .push(e);
+                }
+            }
+        }
+        Gate { tombstones, locked }
+    }
+
+    /// The lock entries of a family name.
+    pub fn entries(&self, name: &str) -> &[&'a Spanned<LockEntry>] {
+        self.locked.get(name).map(Vec::as_slice).unwrap_or_default()
+    }
+
+    /// The review rules of one lowered family declared by `file` (in file
+    /// `fid`). True when it reuses a retired name.
+    pub fn family(
+        &self,
+        fid: FileId,
+        file: &FamilyFile,
+        f: &ir::Family,
+        report: &mut Report,
+    ) -> bool {
+        let entries = self.entries(&f.name);
+        // A tombstoned name that still declares one of its approved
+        // revisions is a tombstone added without deleting the file (KF1105,
+        // below); any other contract under it reuses the retired name. A
+        // tombstone for a name the lock never approved is itself invalid
+        // (KF1105) and reserves nothing.
+        if self.tombstones.contains_key(f.name.as_str())
+            && !entries.is_empty()
+            && !entries.iter().any(|e| {
+                e.value.revision.value == f.revision && e.value.identity.value == f.identity
+            })
+        {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::RetiredNameReused,
+                    fid,
+                    file.name.span.clone(),
+                    format!("family name `{}` is retired", f.name),
+                )
+                .label("retired in retired.toml")
+                .help("choose a new name for the new contract"),
+            );
+            return true;
+        }
+        if let Some(e) = entries
+            .iter()
+            .find(|e| e.value.revision.value == f.revision)
+        {
+            if e.value.identity.value != f.identity {
+                let next = entries
+                    .iter()
+                    .map(|e| e.value.revision.value)
+                    .max()
+                    .unwrap_or(f.revision)
+                    + 1;
+                let mut d = Diagnostic::error(
+                    Code::ApprovedChanged,
+                    fid,
+                    file.revision.span.clone(),
+                    format!("approved revision {} of `{}` changed", f.revision, f.name),
+                )
+                .label("this revision is locked in approved.lock");
+                for change in identity_changes(&e.value.canonical.value, &f.canonical) {
+                    d = d.note(change);
+                }
+                d = d
+                    .help(format!(
+                        "bump to `revision = {next}` and attach a new receipt for an artifact qualified against it",
+                    ))
+                    .fix(
+                        format!("bump to revision {next}"),
+                        file.revision.span.clone(),
+                        next.to_string(),
+                    );
+                report.diagnostics.push(d);
+            }
+        } else if let Some(max) = entries
+            .iter()
+            .map(|e| e.value.revision.value)
+            .max()
+            .filter(|&m| m > f.revision)
+        {
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::RevisionRegressed,
+                    fid,
+                    file.revision.span.clone(),
+                    format!(
+                        "revision {} of `{}` is below approved revision {max}",
+                        f.revision, f.name
+                    ),
+                )
+                .label("revisions only move forward")
+                .help(format!("use `revision = {}`", max + 1))
+                .fix(
+                    format!("use revision {}", max + 1),
+                    file.revision.span.clone(),
+                    (max + 1).to_string(),
+                ),
+            );
+        } else if let Some((r, e)) = receipt_reused(f, &self.locked) {
+            // Lowered receipts keep declaration order (a family lowers only without errors).
+            let receipt = &file.receipts[r].value;
+            report.diagnostics.push(
+                Diagnostic::error(
+                    Code::ReceiptReused,
+                    fid,
+                    receipt.sha256.span.clone(),
+                    format!(
+                        "receipt of new revision {} reuses the artifact of approved revision {} of `{}`",
+                        f.revision, e.value.revision.value, e.value.name.value
+                    ),
+                )
+                .label("qualified against another contract")
+                .help("record the digest of an artifact qualified against this revision"),
+            );
+        }
+        false
+    }
+}
 
 /// Check the lowered families against the lock and the tombstones.
 pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
@@ -26,12 +168,6 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
         .enumerate()
         .map(|(i, (_, f))| (f.name.value.as_str(), i))
         .collect();
-    // The first tombstone of a name counts; a repeated one is KF1105 below.
-    let mut tombstones: HashMap<&str, &Spanned<crate::model::Tombstone>> = HashMap::new();
-    for t in loaded.retired.iter().flat_map(|(_, r)| r.retired.iter()) {
-        tombstones.entry(t.value.name.value.as_str()).or_insert(t);
-    }
-    let mut locked: BTreeMap<&str, Vec<&Spanned<LockEntry>>> = BTreeMap::new();
     if let Some((id, lock)) = &loaded.lock {
         if lock.version.value != LOCK_VERSION {
             report.diagnostics.push(
@@ -61,12 +197,10 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
                     .help("restore approved.lock from version control; only `kfam generate` writes it"),
                 );
             }
-            locked
-                .entry(e.value.name.value.as_str())
-                .or_default()
-                .push(e);
         }
     }
+    let gate = Gate::new(loaded);
+    let (tombstones, locked) = (&gate.tombstones, &gate.locked);
 
     let mut reused: HashSet<&str> = HashSet::new();
     for f in families {
@@ -74,95 +208,13 @@ pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
             continue;
         };
         let (fid, file) = &loaded.families[i];
-        let entries = locked
-            .get(f.name.as_str())
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        // A tombstoned name that still declares one of its approved
-        // revisions is a tombstone added without deleting the file (KF1105,
-        // below); any other contract under it reuses the retired name. A
-        // tombstone for a name the lock never approved is itself invalid
-        // (KF1105) and reserves nothing.
-        if tombstones.contains_key(f.name.as_str())
-            && !entries.is_empty()
-            && !entries.iter().any(|e| {
-                e.value.revision.value == f.revision && e.value.identity.value == f.identity
-            })
-        {
+        if gate.family(*fid, file, f, report) {
             reused.insert(f.name.as_str());
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::RetiredNameReused,
-                    *fid,
-                    file.name.span.clone(),
-                    format!("family name `{}` is retired", f.name),
-                )
-                .label("retired in retired.toml")
-                .help("choose a new name for the new contract"),
-            );
-            continue;
-        }
-        if let Some(e) = entries
-            .iter()
-            .find(|e| e.value.revision.value == f.revision)
-        {
-            if e.value.identity.value != f.identity {
-                let mut d = Diagnostic::error(
-                    Code::ApprovedChanged,
-                    *fid,
-                    file.revision.span.clone(),
-                    format!("approved revision {} of `{}` changed", f.revision, f.name),
-                )
-                .label("this revision is locked in approved.lock");
-                for change in identity_changes(&e.value.canonical.value, &f.canonical) {
-                    d = d.note(change);
-                }
-                d = d.help(format!(
-                    "bump to `revision = {}` and attach a new receipt for an artifact qualified against it",
-                    entries.iter().map(|e| e.value.revision.value).max().unwrap_or(f.revision) + 1
-                ));
-                report.diagnostics.push(d);
-            }
-        } else if let Some(max) = entries
-            .iter()
-            .map(|e| e.value.revision.value)
-            .max()
-            .filter(|&m| m > f.revision)
-        {
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::RevisionRegressed,
-                    *fid,
-                    file.revision.span.clone(),
-                    format!(
-                        "revision {} of `{}` is below approved revision {max}",
-                        f.revision, f.name
-                    ),
-                )
-                .label("revisions only move forward")
-                .help(format!("use `revision = {}`", max + 1)),
-            );
-        } else if let Some((r, e)) = receipt_reused(f, &locked) {
-            // Lowered receipts keep declaration order (a family lowers only without errors).
-            let receipt = &file.receipts[r].value;
-            report.diagnostics.push(
-                Diagnostic::error(
-                    Code::ReceiptReused,
-                    *fid,
-                    receipt.sha256.span.clone(),
-                    format!(
-                        "receipt of new revision {} reuses the artifact of approved revision {} of `{}`",
-                        f.revision, e.value.revision.value, e.value.name.value
-                    ),
-                )
-                .label("qualified against another contract")
-                .help("record the digest of an artifact qualified against this revision"),
-            );
         }
     }
 
     let lock_id = loaded.lock.as_ref().map(|(id, _)| *id);
-    for (name, entries) in &locked {
+    for (name, entries) in locked {
         if declared.contains_key(name) {
             continue;
         }

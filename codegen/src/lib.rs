@@ -11,6 +11,7 @@ pub mod diff;
 pub mod emit;
 pub mod gate;
 pub mod ir;
+pub mod live;
 pub mod load;
 pub mod lookup_hash {
     include!("lookup_hash.rs");

@@ -111,6 +111,11 @@ fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFil
     families
 }
 
+/// Parse the family document `id` (already in `report.sources`).
+pub fn parse_family(id: FileId, report: &mut Report) -> Option<FamilyFile> {
+    parse::<FamilyFile>(id, report)
+}
+
 /// Read one ABI file and the given family files (no lock, no tombstones):
 /// the proc-macro's single-family mode.
 pub fn load_files(abi: &Path, families: &[PathBuf], report: &mut Report) -> Loaded {
@@ -289,7 +294,7 @@ fn parse_text<T: DeserializeOwned>(
     }
     let de = toml::de::Deserializer::parse(text)
         .map_err(|e| Box::new(syntax_diagnostic(id, text, &e)))?;
-    T::deserialize(de).map_err(|e| Box::new(serde_diagnostic(id, &e)))
+    T::deserialize(de).map_err(|e| Box::new(serde_diagnostic(id, text, &e)))
 }
 
 /// A TOML syntax error, made specific for the mistakes people make most: an
@@ -361,11 +366,13 @@ fn first_line(s: &str) -> &str {
 }
 
 /// Classify a serde error by its (stable, serde-generated) message.
-fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
+fn serde_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic {
     let span = e.span().unwrap_or(0..0);
     let msg = first_line(e.message());
+    let mut fix = None;
     let (code, message, label, help) = if let Some(rest) = msg.strip_prefix("unknown field ") {
         let (field, expected) = split_expected(rest);
+        fix = closest_fix(text, &span, rest);
         (
             Code::UnknownKey,
             format!("unknown key {}", ticks(field)),
@@ -387,6 +394,7 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
         )
     } else if let Some(rest) = msg.strip_prefix("unknown variant ") {
         let (value, expected) = split_expected(rest);
+        fix = closest_fix(text, &span, rest);
         (
             Code::UnknownVariant,
             format!("unknown value {}", ticks(value)),
@@ -410,7 +418,42 @@ fn serde_diagnostic(id: FileId, e: &toml::de::Error) -> Diagnostic {
     if let Some(h) = help {
         d = d.help(h);
     }
+    if let Some((title, span, replacement)) = fix {
+        d = d.fix(title, span, replacement);
+    }
     d
+}
+
+/// The fix for a misspelt key or vocabulary value: the accepted spelling
+/// closest to it (serde's "`x`, expected one of `a`, `b`"), when one is
+/// close enough to be what was meant. The replacement keeps the quotes of
+/// the text under `span`.
+fn closest_fix(
+    text: &str,
+    span: &std::ops::Range<usize>,
+    rest: &str,
+) -> Option<(String, std::ops::Range<usize>, String)> {
+    let (written, expected) = rest.split_once(", expected ")?;
+    let written = written.trim().trim_matches('`');
+    let best = expected
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|c| (strsim::damerau_levenshtein(written, c), c))
+        .filter(|&(d, c)| d <= 2.max(c.len() / 3) && d < c.len().max(written.len()))
+        .min()?
+        .1;
+    let under = text.get(span.clone())?;
+    let quote = under.chars().next().filter(|c| matches!(c, '"' | '\''));
+    let replacement = match quote {
+        Some(q) => format!("{q}{best}{q}"),
+        None => best.to_owned(),
+    };
+    Some((
+        format!("replace `{written}` with `{best}`"),
+        span.clone(),
+        replacement,
+    ))
 }
 
 /// serde names Rust types (`u32`, `a sequence`); say what a TOML author writes.

@@ -15,10 +15,13 @@ use std::process::ExitCode;
 
 use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
-use kfam_codegen::diag::{Code, Report};
+use kfam_codegen::diag::{ci, Code, Report};
 use kfam_codegen::diff::Class;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
+
+#[cfg(feature = "lsp")]
+mod lsp;
 
 /// `println!` that treats a closed stdout (`kfam check | head`) as the I/O
 /// error it is: exit 2 quietly instead of panicking.
@@ -42,10 +45,33 @@ struct Cli {
     command: Command,
 }
 
+/// How `check` and `diff` report.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum MessageFormat {
+    /// rustc-style diagnostics on stderr.
+    Human,
+    /// One JSON object per diagnostic or change.
+    Json,
+    /// GitHub Actions workflow commands on stdout (pull-request annotations).
+    Github,
+    /// One SARIF 2.1.0 log on stdout (code scanning).
+    Sarif,
+}
+
+/// How `generate` reports manifest errors.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum GenerateFormat {
     Human,
     Json,
+}
+
+impl From<GenerateFormat> for MessageFormat {
+    fn from(f: GenerateFormat) -> Self {
+        match f {
+            GenerateFormat::Human => MessageFormat::Human,
+            GenerateFormat::Json => MessageFormat::Json,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -70,7 +96,7 @@ enum Command {
         #[arg(long)]
         check: bool,
         #[arg(long, value_enum, default_value = "human")]
-        message_format: MessageFormat,
+        message_format: GenerateFormat,
     },
     /// Classify every change between two manifest trees (exit 1 if any is breaking).
     Diff {
@@ -78,6 +104,13 @@ enum Command {
         new_dir: PathBuf,
         #[arg(long, value_enum, default_value = "human")]
         message_format: MessageFormat,
+    },
+    /// Run the language server on stdin and stdout (editors start it).
+    #[cfg(feature = "lsp")]
+    Lsp {
+        /// Accepted for editors that pass it; stdio is the only transport.
+        #[arg(long)]
+        stdio: bool,
     },
     /// Print the long explanation of a diagnostic code.
     Explain {
@@ -118,6 +151,8 @@ fn main() -> ExitCode {
                 return ExitCode::from(2);
             }
             match ir {
+                // A SARIF log is the whole of stdout.
+                Some(_) if message_format == MessageFormat::Sarif => ExitCode::SUCCESS,
                 Some(ir) => {
                     for f in &ir.families {
                         outln!(
@@ -148,6 +183,7 @@ fn main() -> ExitCode {
             check,
             message_format,
         } => {
+            let message_format = MessageFormat::from(message_format);
             let out = out.unwrap_or_else(|| {
                 let parent = manifest_dir.parent().unwrap_or(Path::new(""));
                 parent.join("generated")
@@ -209,17 +245,30 @@ fn main() -> ExitCode {
             let (old, old_report) = kfam_codegen::check_dir_ungated(&old_dir);
             let (new, new_report) = kfam_codegen::check_dir_ungated(&new_dir);
             let (Some(old), Some(new)) = (old, new) else {
-                for report in [&old_report, &new_report] {
-                    print_report(report, message_format);
+                if message_format == MessageFormat::Sarif {
+                    let runs = vec![ci::sarif_report(&old_report), ci::sarif_report(&new_report)];
+                    outln!("{:#}", ci::sarif_log(runs));
+                } else {
+                    for report in [&old_report, &new_report] {
+                        print_report(report, message_format);
+                    }
                 }
                 eprintln!("error: both manifests must check cleanly before they can be compared");
                 return ExitCode::from(2);
             };
             let changes = kfam_codegen::diff::diff(&old, &new);
-            for c in &changes {
-                match message_format {
-                    MessageFormat::Json => outln!("{}", c.to_json()),
-                    MessageFormat::Human => outln!("{c}"),
+            match message_format {
+                MessageFormat::Json => changes.iter().for_each(|c| outln!("{}", c.to_json())),
+                MessageFormat::Human => changes.iter().for_each(|c| outln!("{c}")),
+                MessageFormat::Github => {
+                    let text = ci::github_changes(&changes, &old_dir, &new_dir);
+                    if !text.is_empty() {
+                        outln!("{}", text.trim_end());
+                    }
+                }
+                MessageFormat::Sarif => {
+                    let run = ci::sarif_changes(&changes, &old_dir, &new_dir);
+                    outln!("{:#}", ci::sarif_log(vec![run]));
                 }
             }
             let breaking = changes
@@ -245,6 +294,14 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        #[cfg(feature = "lsp")]
+        Command::Lsp { stdio: _ } => match lsp::run() {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+        },
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {
                 outln!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
@@ -261,6 +318,13 @@ fn main() -> ExitCode {
 fn print_report(report: &Report, format: MessageFormat) {
     match format {
         MessageFormat::Json => eprint!("{}", report.render_json()),
+        MessageFormat::Github => {
+            let text = ci::github_report(report);
+            if !text.is_empty() {
+                outln!("{}", text.trim_end());
+            }
+        }
+        MessageFormat::Sarif => outln!("{:#}", ci::sarif_log(vec![ci::sarif_report(report)])),
         MessageFormat::Human => {
             let renderer = if std::io::stderr().is_terminal() {
                 Renderer::styled()

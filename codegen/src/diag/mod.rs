@@ -4,6 +4,7 @@
 //! in a [`SourceMap`]; rendering (rustc style via annotate-snippets, or JSON)
 //! happens once, at the edge.
 
+pub mod ci;
 mod codes;
 
 pub use codes::Code;
@@ -59,6 +60,21 @@ impl SourceMap {
                 f.path = format!("{to}{rest}");
             }
         }
+    }
+
+    /// Forget the files added after the first `len` (a language server adds
+    /// the unsaved text of a file for one check, then drops it).
+    pub fn truncate(&mut self, len: usize) {
+        self.files.truncate(len);
+        self.line_starts.truncate(len);
+    }
+
+    pub fn len(&self) -> usize {
+        self.files.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
     }
 
     pub fn get(&self, id: FileId) -> &SourceFile {
@@ -118,6 +134,30 @@ pub struct Diagnostic {
     pub label: Option<String>,
     pub help: Option<String>,
     pub notes: Vec<String>,
+    /// Other places the diagnostic involves (the first declaration of a
+    /// duplicate): editors link them, SARIF lists them as related locations.
+    pub related: Vec<Related>,
+    /// Edits that fix the mistake, when the checker knows the fix: the
+    /// language server offers them as code actions, SARIF as `fixes`.
+    pub fixes: Vec<Fix>,
+}
+
+/// A second place a diagnostic points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Related {
+    pub file: FileId,
+    pub span: Range<usize>,
+    pub message: String,
+}
+
+/// A machine-applicable fix: replace `span` of the diagnostic's file with
+/// `replacement`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    /// What the edit does, e.g. "replace `dtpye` with `dtype`".
+    pub title: String,
+    pub span: Range<usize>,
+    pub replacement: String,
 }
 
 impl Diagnostic {
@@ -130,6 +170,8 @@ impl Diagnostic {
             label: None,
             help: None,
             notes: Vec::new(),
+            related: Vec::new(),
+            fixes: Vec::new(),
         }
     }
 
@@ -154,6 +196,8 @@ impl Diagnostic {
             label: None,
             help: None,
             notes: Vec::new(),
+            related: Vec::new(),
+            fixes: Vec::new(),
         }
     }
 
@@ -170,6 +214,50 @@ impl Diagnostic {
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
+    }
+
+    pub fn related(mut self, file: FileId, span: Range<usize>, message: impl Into<String>) -> Self {
+        self.related.push(Related {
+            file,
+            span,
+            message: message.into(),
+        });
+        self
+    }
+
+    pub fn fix(
+        mut self,
+        title: impl Into<String>,
+        span: Range<usize>,
+        replacement: impl Into<String>,
+    ) -> Self {
+        self.fixes.push(Fix {
+            title: title.into(),
+            span,
+            replacement: replacement.into(),
+        });
+        self
+    }
+
+    /// [`Diagnostic::fix`] when `applies`; the fix is built only then.
+    pub fn fix_if(
+        self,
+        applies: bool,
+        fix: impl FnOnce() -> (String, Range<usize>, String),
+    ) -> Self {
+        if !applies {
+            return self;
+        }
+        let (title, span, replacement) = fix();
+        self.fix(title, span, replacement)
+    }
+
+    /// The file the diagnostic points into, if it points at a span.
+    pub fn file(&self) -> Option<FileId> {
+        match self.location {
+            Location::Span { file, .. } => Some(file),
+            Location::Path(_) => None,
+        }
     }
 
     pub fn is_error(&self) -> bool {
