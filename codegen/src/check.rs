@@ -22,6 +22,9 @@ pub const ARG_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
+    // What `load` reported stays; the checker's own findings that only
+    // repeat a repaired structural mistake are dropped below.
+    let loaded_count = report.diagnostics.len();
     let abi = loaded
         .abi
         .as_ref()
@@ -82,15 +85,23 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = crate::par::map(&jobs, |&(id, file, duplicate)| {
         FamilyChecker::new(id, file, &limits, sources)
             .duplicate_name(duplicate)
+            .tainted(loaded.tainted(id))
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
-    for (family, diagnostics) in checked {
+    for ((id, _, _), (family, diagnostics)) in jobs.iter().zip(checked) {
         report.diagnostics.extend(diagnostics);
-        families.extend(family);
+        // A repaired document is judged, never lowered.
+        if !loaded.recovered.contains_key(id) {
+            families.extend(family);
+        }
     }
 
     crate::gate::check(loaded, &families, report);
+    let own = report.diagnostics.split_off(loaded_count);
+    report
+        .diagnostics
+        .extend(own.into_iter().filter(|d| !loaded.is_cascade(d)));
     // Any error fails the manifest, including those `load` reported for
     // files that never reached the checker (syntax, types, I/O): a lock that
     // did not parse would otherwise be rewritten without its history.
@@ -240,6 +251,8 @@ struct FamilyChecker<'a> {
     bad_params: HashSet<usize>,
     /// The family name is already declared by another file (reported there).
     duplicate_name: bool,
+    /// Tables `load` repaired (see `Loaded::recovered`).
+    tainted: &'a [Range<usize>],
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -259,7 +272,21 @@ impl<'a> FamilyChecker<'a> {
             params: Vec::new(),
             bad_params: HashSet::new(),
             duplicate_name: false,
+            tainted: &[],
         }
+    }
+
+    fn tainted(mut self, tainted: &'a [Range<usize>]) -> Self {
+        self.tainted = tainted;
+        self
+    }
+
+    /// Whether `load` repaired parameter `i`'s declaration.
+    fn repaired(&self, i: usize) -> bool {
+        self.file
+            .params
+            .get(i)
+            .is_some_and(|p| self.tainted.contains(&p.span))
     }
 
     fn duplicate_name(mut self, duplicate: bool) -> Self {
@@ -322,7 +349,8 @@ impl<'a> FamilyChecker<'a> {
         for p in &f.params {
             let before = self.error_count();
             self.check_param(p);
-            if self.error_count() > before {
+            let repaired = self.tainted.contains(&p.span);
+            if self.error_count() > before || repaired {
                 self.bad_params.insert(self.params.len() - 1);
             }
         }
@@ -748,6 +776,12 @@ impl<'a> FamilyChecker<'a> {
                     }
                 }
             };
+            // A parameter `load` repaired may hold a stand-in kind or
+            // direction; its mistake is reported already.
+            if self.repaired(idx) {
+                out.push(idx);
+                continue;
+            }
             let p = &self.params[idx];
             if !p.is_tensor() {
                 let msg = format!("return alias `{}` names a scalar parameter", p.name);
@@ -775,7 +809,8 @@ impl<'a> FamilyChecker<'a> {
             && !self
                 .params
                 .iter()
-                .any(|p| p.is_tensor() && p.direction != Direction::In)
+                .enumerate()
+                .any(|(i, p)| (p.is_tensor() && p.direction != Direction::In) || self.repaired(i))
         {
             self.push(
                 err(
@@ -1295,7 +1330,7 @@ impl<'a> FamilyChecker<'a> {
                 );
             }
             let ev = &r.evidence.value;
-            if !is_date(&ev.date.value) {
+            if let Some(problem) = date_problem(&ev.date.value) {
                 self.push(
                     err(
                         Code::BadDate,
@@ -1303,7 +1338,8 @@ impl<'a> FamilyChecker<'a> {
                         &ev.date.span,
                         format!("`{}` is not a date", printable(&ev.date.value)),
                     )
-                    .label("expected YYYY-MM-DD"),
+                    .label(problem)
+                    .help("write the day the qualification ran as `YYYY-MM-DD`, e.g. `2026-10-14`"),
                 );
             }
             self.check_text(&ev.hardware, "evidence.hardware", false, true);
@@ -1561,20 +1597,30 @@ fn is_codec(s: &str) -> bool {
         })
 }
 
-fn is_date(s: &str) -> bool {
+/// Why `s` is not a real calendar date `YYYY-MM-DD` (proleptic Gregorian:
+/// 2024-02-29 is one, 2026-02-29 and 2026-04-31 are not), if it is not.
+fn date_problem(s: &str) -> Option<&'static str> {
     let b = s.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
+        return Some("expected YYYY-MM-DD");
     }
     let num = |r: Range<usize>| {
         s.get(r)
             .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))
             .and_then(|t| t.parse::<u32>().ok())
     };
-    match (num(0..4), num(5..7), num(8..10)) {
-        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
-        _ => false,
-    }
+    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
+        return Some("expected YYYY-MM-DD");
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Some("no such month"),
+    };
+    (!(1..=days).contains(&d)).then_some("no such day in that month")
 }
 
 /// A snake_case spelling of an invalid name, when one exists.
