@@ -170,7 +170,10 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("`limits.{key}` must be between 1 and {ceiling}"),
                 )
-                .label("out of range"),
+                .label("out of range")
+                .help(format!(
+                    "the generated tables hold 1 to {ceiling}; pick a value in that range"
+                )),
             );
         }
     }
@@ -190,7 +193,9 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     for (name, v) in &status {
         if *name == Status::Ok && v.value != 0 {
             report.diagnostics.push(
-                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"),
+                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0")
+                    .label("expected 0")
+                    .help("write `ok = 0`: C callers test `status < 0` for failure"),
             );
         } else if *name != Status::Ok && v.value >= 0 {
             report.diagnostics.push(
@@ -200,7 +205,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` must be negative"),
                 )
-                .label("not negative"),
+                .label("not negative")
+                .help("failure codes are negative, so C callers can test `status < 0`"),
             );
         }
         if let Some(other) = values.insert(v.value, *name) {
@@ -211,7 +217,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` reuses the value of `{other}`"),
                 )
-                .label("duplicate value"),
+                .label("duplicate value")
+                .help("give every status its own negative value, so C callers can switch on it"),
             );
         }
     }
@@ -585,7 +592,8 @@ impl<'a> FamilyChecker<'a> {
                         &d.span,
                         format!("dimension {} of `{name}` is out of bounds", d.value),
                     )
-                    .label("expected 1..=4294967295, or -1 for a dynamic extent"),
+                    .label("expected 1..=4294967295, or -1 for a dynamic extent")
+                    .help("write the static extent, or `-1` for an extent the caller chooses"),
                 );
             }
         }
@@ -597,7 +605,10 @@ impl<'a> FamilyChecker<'a> {
                     &shape_span,
                     format!("the byte size of `{name}` overflows 64 bits"),
                 )
-                .label("product of extents too large"),
+                .label("product of extents too large")
+                .help(
+                    "no such tensor can be allocated; use smaller extents or `-1` for dynamic ones",
+                ),
             );
         }
         let layout_span = decl
@@ -656,7 +667,8 @@ impl<'a> FamilyChecker<'a> {
                             &layout_span,
                             format!("NZ tensor `{name}` has rank {}", shape.len()),
                         )
-                        .label("NZ blocks the last two dimensions"),
+                        .label("NZ blocks the last two dimensions")
+                        .help("use `layout = \"nd\"` for a rank-1 tensor"),
                     );
                 } else {
                     match nz_lowered(shape, dtype) {
@@ -904,7 +916,13 @@ impl<'a> FamilyChecker<'a> {
             } else {
                 format!("operand `{}` is a scalar", p.name)
             };
-            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
+            let help =
+                "operands are tensors: inputs `in` (or `inout`), the result `out` or `inout`";
+            self.push(
+                err(Code::OperandKind, self.id, &s.span, msg)
+                    .label(label)
+                    .help(help),
+            );
             return false;
         }
         true
@@ -1068,7 +1086,8 @@ impl<'a> FamilyChecker<'a> {
                         &decl.name.span,
                         format!("profile `{}` is declared twice", decl.name.value),
                     )
-                    .label("second declaration"),
+                    .label("second declaration")
+                    .help("profile names are unique within a family; rename one"),
                 );
             }
             let platform = decl.platform.value;
@@ -1166,7 +1185,8 @@ impl<'a> FamilyChecker<'a> {
                             b.slot.value, b.param.value
                         ),
                     )
-                    .label("slot already taken"),
+                    .label("slot already taken")
+                    .help("each parameter sits in its own slot; renumber the slots"),
                 );
             }
             let p = &self.params[i];
@@ -1326,7 +1346,8 @@ impl<'a> FamilyChecker<'a> {
                             printable(&r.codec.value)
                         ),
                     )
-                    .label("expected lowercase letters, digits, `_`, `.`, `-`"),
+                    .label("expected lowercase letters, digits, `_`, `.`, `-`")
+                    .help("a codec starts with a lowercase letter, at most 64 characters, e.g. `xdna.generated_add.v1`"),
                 );
             }
             let ev = &r.evidence.value;
@@ -1544,7 +1565,16 @@ pub fn text_problems(
         } else {
             format!("`{field}` is empty")
         };
-        out.push(err(Code::TextLength, id, &text.span, msg).label("here"));
+        let help = if chars > MAX_TEXT_CHARS {
+            "shorten it; longer documentation belongs in `docs/`"
+        } else {
+            "write a sentence that says what the family computes"
+        };
+        out.push(
+            err(Code::TextLength, id, &text.span, msg)
+                .label("here")
+                .help(help),
+        );
     }
     out
 }

@@ -409,6 +409,20 @@ fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic 
             }
         ));
     }
+    if let Some(q) = text
+        .get(span.start..)
+        .and_then(|rest| rest.chars().next())
+        .filter(|c| matches!(c, '\u{201C}' | '\u{201D}' | '\u{2018}' | '\u{2019}'))
+    {
+        return Diagnostic::error(
+            Code::Syntax,
+            id,
+            span,
+            format!("invalid TOML: string quoted with the typographic quote `{q}`"),
+        )
+        .label("typographic quotes")
+        .help("quote strings with straight quotes `\"`; an editor's smart quotes replaced them");
+    }
     if let Some(word) = bare_word(text, &span) {
         return Diagnostic::error(
             Code::Syntax,
@@ -440,7 +454,7 @@ fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic 
         // The parser only notices an unclosed array at the next line.
         return d.help("if the array was meant to end before this point, add its closing `]`");
     }
-    d
+    d.help("the TOML syntax is at https://toml.io/en/v1.0.0")
 }
 
 /// The span of an unquoted word in value position (`key = word`, `[word`,
