@@ -386,7 +386,7 @@ fn free_text_is_bounded_at_1000_characters() {
         .args(["-fsyntax-only", "-x", "c"])
         .arg(dir.path().join(kfam_codegen::emit::c::HEADER_PATH))
         .output()
-        .expect("gcc is required (see .ci/run)");
+        .expect("gcc is required (README.md)");
     assert!(
         out.status.success(),
         "{}",

@@ -2,7 +2,7 @@
 //! translation unit, with the consumer programs of `tests/c/` (whose output
 //! must say exactly what the Rust IR says), and in two translation units
 //! linked together. gcc and g++ are required: when either is missing these
-//! tests fail, they never skip (see `.ci/run`).
+//! tests fail, they never skip (README.md: gcc and g++ are assumed).
 
 use std::fmt::Write as _;
 use std::fs;
@@ -58,7 +58,7 @@ fn compiler(name: &str) -> Command {
             out.status
         ),
         Err(e) => panic!(
-            "`{name}` is not available ({e}); the C header tests need gcc and g++ (see .ci/run)"
+            "`{name}` is not available ({e}); the C header tests need gcc and g++ (README.md)"
         ),
     }
 }

@@ -320,7 +320,9 @@ fn every_case_in_every_field() {
 fn tool(name: &str) -> Command {
     match Command::new(name).arg("--version").output() {
         Ok(o) if o.status.success() => Command::new(name),
-        _ => panic!("`{name}` is required (see .ci/run); this test never skips"),
+        _ => panic!(
+            "`{name}` is required (gcc and g++ are assumed, see README.md); this test never skips"
+        ),
     }
 }
 
@@ -439,9 +441,8 @@ int main(void) {
     assert_eq!(run_ok(Command::new(&exe)), want, "C reads back other text");
 
     // Python: the same four texts, as JSON.
-    let mut py = tool("python3");
-    py.env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONPATH", dir.path().join("python"))
+    let mut py = kfam_testenv::python();
+    py.env("PYTHONPATH", dir.path().join("python"))
         .args([
             "-c",
             "import json, kfam\nprint(json.dumps([[f.name, f.summary, f.params[0].doc, \

@@ -4,11 +4,10 @@
 //! type-checked with `mypy --strict`, its example consumer run, and its
 //! packaging metadata validated.
 //!
-//! These tests need `python3` (>= 3.11, for `tomllib`) with `pytest` and `mypy`
-//! (`.ci/run` installs them). A missing tool fails the test with a message
-//! saying so; nothing is skipped.
+//! Python (>= 3.11, for `tomllib`) with `pytest` and `mypy` comes from the
+//! test environment (`kfam-testenv`, provisioned on first use); when it
+//! cannot be had the test fails saying why, nothing is skipped.
 
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,8 +16,6 @@ use kfam_codegen::ir::{sha256_hex, Ir};
 use kfam_codegen::vocab::{DType, Status, CATALOGS};
 use serde_json::json;
 use tempfile::TempDir;
-
-const INSTALL_HINT: &str = "install Python >= 3.11 and run `python3 -m pip install pytest mypy` (see .ci/run); these tests never skip";
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -33,25 +30,15 @@ fn conformance_dir() -> PathBuf {
     repo().join("tests").join("conformance")
 }
 
-/// `python3` with a clean environment for imports and no bytecode written
-/// into the source tree.
+/// The test environment's Python (pytest, mypy; provisioned on first use by
+/// `kfam-testenv`), with no bytecode written into the source tree.
 fn python() -> Command {
-    let mut c = Command::new("python3");
-    c.env("PYTHONDONTWRITEBYTECODE", "1")
-        .env("PYTHONNOUSERSITE", "1")
-        .env_remove("PYTHONPATH")
-        .env_remove("MYPYPATH");
-    c
+    kfam_testenv::python()
 }
 
 fn run(cmd: &mut Command) -> Output {
-    match cmd.output() {
-        Ok(out) => out,
-        Err(e) if e.kind() == ErrorKind::NotFound => {
-            panic!("`python3` was not found on PATH: {INSTALL_HINT}")
-        }
-        Err(e) => panic!("cannot run {cmd:?}: {e}"),
-    }
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
 
 fn text(out: &Output) -> String {
@@ -60,26 +47,6 @@ fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     )
-}
-
-/// Fail (never skip) when python3 or one of `modules` is missing.
-fn require_python(modules: &[&str]) {
-    let out = run(python().args([
-        "-c",
-        "import sys; sys.exit(0 if sys.version_info >= (3, 11) else 3)",
-    ]));
-    assert!(
-        out.status.success(),
-        "python3 is older than 3.11: {INSTALL_HINT}"
-    );
-    for m in modules {
-        let out = run(python().args(["-c", &format!("import {m}")]));
-        assert!(
-            out.status.success(),
-            "python3 cannot import `{m}`: {INSTALL_HINT}\n{}",
-            text(&out)
-        );
-    }
 }
 
 fn shipped_ir() -> Ir {
@@ -192,7 +159,6 @@ impl Generated {
 
 #[test]
 fn pytest_checks_the_package_against_the_ir() {
-    require_python(&["pytest"]);
     Generated::new(shipped_ir()).pytest(&[]);
 }
 
@@ -202,7 +168,6 @@ fn pytest_checks_the_package_against_the_ir() {
 /// is a failure.
 #[test]
 fn conformance_vectors_pass_in_python() {
-    require_python(&["pytest"]);
     let vectors = std::fs::read_dir(conformance_dir())
         .map(|d| {
             d.filter_map(Result::ok)
@@ -220,7 +185,6 @@ fn conformance_vectors_pass_in_python() {
 
 #[test]
 fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
-    require_python(&["mypy"]);
     let g = Generated::new(shipped_ir());
     let consumer = tests_dir().join("consumer.py");
     let cache = g.dir.path().join("mypy-cache");
@@ -287,7 +251,6 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
 
 #[test]
 fn consumer_example_runs() {
-    require_python(&[]);
     let g = Generated::new(shipped_ir());
     let consumer = tests_dir().join("consumer.py");
     let out = run(g.python().arg(&consumer));
@@ -318,10 +281,9 @@ fn consumer_example_runs() {
 
 /// `pip wheel` would need the network (build isolation) or the `wheel`
 /// package, so the metadata is validated offline: always with `tomllib`, and
-/// when setuptools >= 61 is importable also by building the sdist with it.
+/// by building the sdist with setuptools (pinned in the test environment).
 #[test]
 fn pyproject_is_valid() {
-    require_python(&[]);
     let g = Generated::new(shipped_ir());
     let script = r#"
 import ast, pathlib, sys, tarfile, tomllib
@@ -340,15 +302,7 @@ init = ast.parse((root / "kfam" / "__init__.py").read_text(encoding="utf-8"))
 versions = [ast.literal_eval(n.value) for n in init.body
             if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__version__"]
 assert versions == [project["version"]], (versions, project["version"])
-try:
-    import setuptools
-    from setuptools import build_meta
-    major = int(setuptools.__version__.split(".")[0])
-except ImportError:
-    major = 0
-if major < 61:
-    print("setuptools >= 61 is not importable: validated with tomllib only")
-    sys.exit(0)
+from setuptools import build_meta
 import os, warnings
 warnings.simplefilter("ignore")
 out = pathlib.Path(sys.argv[2])
@@ -409,7 +363,6 @@ fn every_file_is_marked_and_output_is_deterministic() {
 /// API stay data. An artifact whose digest has a receipt is admitted.
 #[test]
 fn hostile_text_and_names_survive() {
-    require_python(&["pytest"]);
     let artifact_bytes = b"kfam test artifact\n";
     let digest = sha256_hex(artifact_bytes);
     let family = format!(

@@ -16,8 +16,9 @@
 //! - a forbidden character inserted into any free-text field is reported
 //!   as KF1001.
 //!
-//! gcc, g++, python3 and mypy are required (see `.ci/run`): these tests
-//! fail, never skip, without them.
+//! gcc and g++ are required (README.md), python and mypy come from the
+//! test environment (`kfam-testenv`): these tests fail, never skip, without
+//! them.
 
 #[path = "support/literals.rs"]
 mod literals;
@@ -646,7 +647,9 @@ proptest! {
 fn tool(name: &str) -> Command {
     match Command::new(name).arg("--version").output() {
         Ok(o) if o.status.success() => Command::new(name),
-        _ => panic!("`{name}` is required (see .ci/run); these tests never skip"),
+        _ => panic!(
+            "`{name}` is required (gcc and g++ are assumed, see README.md); these tests never skip"
+        ),
     }
 }
 
@@ -763,8 +766,8 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         kfam_codegen::write::write(dir.path(), &emit::python::emit(&ir)).unwrap();
         let root = dir.path().join("python");
-        let mut py = tool("python3");
-        py.env("PYTHONDONTWRITEBYTECODE", "1").env("PYTHONPATH", &root).args(["-c", PY_READER]);
+        let mut py = kfam_testenv::python();
+        py.env("PYTHONPATH", &root).args(["-c", PY_READER]);
         let got: serde_json::Value = serde_json::from_str(&run_ok(py)).unwrap();
         let want: Vec<serde_json::Value> = ir.families.iter().map(|f| serde_json::json!([
             f.name, f.summary,
@@ -773,7 +776,7 @@ proptest! {
         ])).collect();
         prop_assert_eq!(got, serde_json::Value::Array(want));
         if MYPY_DONE.fetch_add(1, Ordering::SeqCst) < MYPY_RUNS {
-            let mut mypy = tool("python3");
+            let mut mypy = kfam_testenv::python();
             mypy.env("MYPYPATH", &root)
                 .args(["-m", "mypy", "--strict", "--no-error-summary", "--cache-dir"])
                 .arg(mypy_cache())

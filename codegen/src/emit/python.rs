@@ -1116,7 +1116,7 @@ IDENTITY_FORMAT: Final[int] = {identity_format}
 mod tests {
     use super::*;
     use std::io::Write as _;
-    use std::process::{Command, Stdio};
+    use std::process::Stdio;
 
     const HOSTILE: &[&str] = &[
         "",
@@ -1179,12 +1179,12 @@ mod tests {
     fn literals_round_trip_through_python() {
         let script = "import ast, json, sys\n\
                       print(json.dumps([ast.literal_eval(l) for l in sys.stdin.read().splitlines()]))";
-        let mut child = Command::new("python3")
+        let mut child = kfam_testenv::python()
             .args(["-c", script])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("python3 is required for this test (install Python >= 3.10)");
+            .expect("the test environment's python runs");
         let input: String = HOSTILE.iter().map(|t| py_str_literal(t) + "\n").collect();
         child
             .stdin
