@@ -13,6 +13,8 @@ use crate::vocab::{
 
 /// Largest document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+/// Longest `$comment` accepted, in characters (the schema's `maxLength`).
+pub const MAX_COMMENT_CHARS: usize = 1024;
 
 /// An admitted artifact.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -431,6 +431,8 @@ class _Parser:
 # ---------------------------------------------------------------- compiled_meta.json
 
 _U32_MAX: Final = (1 << 32) - 1
+# The schema's `maxLength` of `$comment`, in characters.
+_MAX_COMMENT_CHARS: Final = 1024
 _I64_MIN: Final = -(1 << 63)
 _I64_MAX: Final = (1 << 63) - 1
 _U64_MAX: Final = (1 << 64) - 1
@@ -576,7 +578,7 @@ def _parse_doc(document: bytes) -> _Doc:
     if any(v is None for v in o.values()):
         raise _malformed()
     comment = o.get("$comment")
-    if comment is not None and not isinstance(comment, str):
+    if comment is not None and (not isinstance(comment, str) or len(comment) > _MAX_COMMENT_CHARS):
         raise _malformed()
     lowered = o.get("lowered_params")
     aliases = o.get("return_aliases")

@@ -482,7 +482,7 @@ impl<'a> Reader<'a> {
         let mut abi_revision = None;
         // `key` indexes DOC_KEYS.
         self.object(DOC_KEYS, |r, key| match key {
-            0 => set(&mut comment, r.string()?),
+            0 => set(&mut comment, r.comment()?),
             1 => set(&mut schema, r.u32()?),
             2 => set(&mut family, r.string()?),
             3 => set(&mut revision, r.u32()?),
@@ -518,6 +518,16 @@ impl<'a> Reader<'a> {
             artifact,
             abi_revision,
         })
+    }
+
+    /// `$comment`: free text of at most [`super::MAX_COMMENT_CHARS`]
+    /// characters, the bound the published schema states.
+    fn comment(&mut self) -> R<Cow<'a, str>> {
+        let s = self.string()?;
+        if s.chars().count() > super::MAX_COMMENT_CHARS {
+            return Err(Invalid);
+        }
+        Ok(s)
     }
 
     #[inline(always)]
