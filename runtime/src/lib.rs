@@ -27,7 +27,7 @@ mod tables {
     ));
 }
 
-pub use admission::{admit, Admitted, Refused};
+pub use admission::{admit, Admitted, Malformed, Refused};
 pub use call::{validate_call, CallError, OwnedTensorArg, ScalarValue, TensorArg};
 pub use capability::{capability, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
