@@ -273,7 +273,7 @@ pub unsafe extern "C" fn kfam_capability(
                 out.receipt = kfam_shim_receipt(fi, ri);
                 Capability::Supported
             }
-            Err(refusal) => refusal,
+            Err(refusal) => refusal.outcome,
         };
         out.outcome = outcome.code();
         capability_status(outcome).code()

@@ -213,3 +213,71 @@ fn the_c_message_is_truncated_safely() {
     assert_eq!(buf[8], 0);
     assert_eq!(needed, cases[0].1.len());
 }
+
+/// A refused capability query names the family, platform and mode, in the
+/// same words in Rust and Python.
+#[test]
+fn capability_refusals_name_family_platform_and_mode() {
+    use kfam_runtime::{capability, Contract, ExecutionMode, Platform};
+    let queries = [
+        (
+            "add_bf16_1024",
+            Platform::A2a3,
+            ExecutionMode::Sim,
+            Contract::Kernel,
+        ),
+        (
+            "add_bf16_1024",
+            Platform::Xdna2,
+            ExecutionMode::Onboard,
+            Contract::Program,
+        ),
+        (
+            "no_such_family",
+            Platform::A5,
+            ExecutionMode::Sim,
+            Contract::Kernel,
+        ),
+        (
+            "matmul_bf16_64x64x64",
+            Platform::Xdna2,
+            ExecutionMode::Onboard,
+            Contract::Kernel,
+        ),
+    ];
+    let mut script =
+        String::from("import kfam\nP, M, C = kfam.Platform, kfam.ExecutionMode, kfam.Contract\n");
+    let mut expected = Vec::new();
+    for (family, platform, mode, contract) in queries {
+        let refused = capability(family, platform, mode, contract).expect_err("refused");
+        let text = refused.to_string();
+        assert!(text.contains(family), "{text}");
+        expected.push(text);
+        script.push_str(&format!(
+            "try:\n    kfam.capability({family:?}, P({}), M({}), C({}))\nexcept kfam.CapabilityError as e:\n    print(e)\n",
+            platform.code(),
+            mode.code(),
+            contract.code()
+        ));
+    }
+    assert_eq!(
+        expected[0],
+        "no_profile: family `add_bf16_1024` has no profile for platform `a2a3` in `sim` mode"
+    );
+    let out = kfam_testenv::python()
+        .env("PYTHONPATH", root().join("generated/python"))
+        .args(["-c", &script])
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let python: Vec<String> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(python, expected);
+}

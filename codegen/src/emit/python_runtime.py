@@ -95,18 +95,62 @@ class KfamError(Exception):
 
 
 class CapabilityError(KfamError):
-    """A refused capability query; ``outcome`` says why (never ``SUPPORTED``)."""
+    """A refused capability query; ``outcome`` says why (never ``SUPPORTED``), and the
+    message names the query: ``family``, ``platform``, ``execution_mode`` and ``contract``
+    (in the Rust runtime's words)."""
 
-    def __init__(self, outcome: Capability) -> None:
-        super().__init__(outcome.spelling)
+    def __init__(
+        self,
+        outcome: Capability,
+        family: str | None = None,
+        platform: Platform | None = None,
+        execution_mode: ExecutionMode | None = None,
+        contract: Contract | None = None,
+    ) -> None:
+        super().__init__(_capability_text(outcome, family, platform, execution_mode, contract))
         self.outcome: Final[Capability] = outcome
+        self.family: Final[str | None] = family
+        self.platform: Final[Platform | None] = platform
+        self.execution_mode: Final[ExecutionMode | None] = execution_mode
+        self.contract: Final[Contract | None] = contract
 
     @property
     def status(self) -> Status:
         return _CAPABILITY_STATUS[self.outcome]
 
-    def __reduce__(self) -> tuple[type[CapabilityError], tuple[Capability]]:
-        return (CapabilityError, (self.outcome,))
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[CapabilityError],
+        tuple[Capability, str | None, Platform | None, ExecutionMode | None, Contract | None],
+    ]:
+        return (
+            CapabilityError,
+            (self.outcome, self.family, self.platform, self.execution_mode, self.contract),
+        )
+
+
+def _capability_text(
+    outcome: Capability,
+    family: str | None,
+    platform: Platform | None,
+    mode: ExecutionMode | None,
+    contract: Contract | None,
+) -> str:
+    if family is None or platform is None or mode is None or contract is None:
+        return outcome.spelling
+    where = f"platform `{platform.spelling}` in `{mode.spelling}` mode"
+    if outcome is Capability.UNKNOWN_FAMILY:
+        why = f"no approved family `{family}`"
+    elif outcome is Capability.RETIRED:
+        why = f"family `{family}` is retired"
+    elif outcome is Capability.CONTRACT_MISMATCH:
+        why = f"family `{family}` is not a `{contract.spelling}` family"
+    elif outcome is Capability.NO_PROFILE:
+        why = f"family `{family}` has no profile for {where}"
+    else:
+        why = f"family `{family}` has no receipt on {where}"
+    return f"{outcome.spelling}: {why}"
 
 
 class AdmissionError(KfamError):
@@ -198,13 +242,15 @@ def capability(
     _require(platform, Platform, "platform")
     _require(execution_mode, ExecutionMode, "execution_mode")
     _require(contract, Contract, "contract")
+    query = (family, platform, execution_mode, contract)
     fam = _by_name.get(family)
     if fam is None:
         raise CapabilityError(
-            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY
+            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY,
+            *query,
         )
     if fam.contract is not contract:
-        raise CapabilityError(Capability.CONTRACT_MISMATCH)
+        raise CapabilityError(Capability.CONTRACT_MISMATCH, *query)
     any_profile = False
     for i, profile in enumerate(fam.profiles):
         if profile.platform is not platform or profile.execution_mode is not execution_mode:
@@ -213,7 +259,9 @@ def capability(
         for receipt in fam.receipts:
             if receipt.profile == i:
                 return Supported(fam, profile, receipt)
-    raise CapabilityError(Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE)
+    raise CapabilityError(
+        Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE, *query
+    )
 
 
 # ---------------------------------------------------------------- strict JSON
