@@ -425,6 +425,30 @@ impl Family {
     }
 }
 
+/// The digest of a whole catalog: the ABI it targets and the name, revision
+/// and identity of every approved and retired family. Two generations from
+/// manifests that no consumer can tell apart have the same digest; the
+/// Python package's version carries it as a local label.
+pub fn catalog_digest(ir: &Ir) -> String {
+    let mut text = format!(
+        "kfam-catalog-1\nabi {} {}.{}\n",
+        ir.abi.revision, ir.abi.major, ir.abi.minor
+    );
+    for f in &ir.families {
+        text.push_str(&format!(
+            "family {} {} {}\n",
+            f.name, f.revision, f.identity
+        ));
+    }
+    for r in &ir.retired {
+        text.push_str(&format!(
+            "retired {} {} {}\n",
+            r.name, r.revision, r.identity
+        ));
+    }
+    sha256_hex(text.as_bytes())
+}
+
 pub fn sha256_hex(bytes: &[u8]) -> String {
     let digest = Sha256::digest(bytes);
     let mut s = String::with_capacity(64);

@@ -307,38 +307,46 @@ vocab! {
 }
 
 vocab! {
-    /// Why a capability query was refused (0 means supported).
+    /// The answer of a capability query. 0 is never a decision, so a zeroed
+    /// result that a refused call left unwritten cannot read as supported.
     Capability {
-        Supported = 0 => "supported",
-        UnknownFamily = 1 => "unknown_family",
+        /// The call itself was refused (NULL or unknown argument, short
+        /// `struct_size`): nothing was decided.
+        InvalidCall = 0 => "invalid_call",
+        Supported = 1 => "supported",
+        UnknownFamily = 2 => "unknown_family",
         /// The family declares the other contract.
-        ContractMismatch = 2 => "contract_mismatch",
+        ContractMismatch = 3 => "contract_mismatch",
         /// No profile for this platform and execution mode.
-        NoProfile = 3 => "no_profile",
+        NoProfile = 4 => "no_profile",
         /// A profile exists but no artifact qualified on it.
-        NoReceipt = 4 => "no_receipt",
+        NoReceipt = 5 => "no_receipt",
         /// The family was approved and then retired (`retired.toml`).
-        Retired = 5 => "retired",
+        Retired = 6 => "retired",
     }
 }
 
 vocab! {
-    /// Outcome of artifact admission (0 means admitted).
+    /// Outcome of artifact admission. 0 is never a decision, so a zeroed
+    /// result that a refused call left unwritten cannot read as admitted.
     Admission {
-        Admitted = 0 => "admitted",
+        /// The call itself was refused (NULL or unknown argument, short
+        /// `struct_size`): nothing was decided.
+        InvalidCall = 0 => "invalid_call",
+        Admitted = 1 => "admitted",
         /// Not valid JSON, wrong types, duplicate or unknown keys, too large.
-        Malformed = 1 => "malformed",
+        Malformed = 2 => "malformed",
         /// Names a family that is not approved.
-        UnknownFamily = 2 => "unknown_family",
+        UnknownFamily = 3 => "unknown_family",
         /// Legacy or incomplete kernel metadata: the artifact must be rebuilt.
-        RecompileRequired = 3 => "recompile_required",
+        RecompileRequired = 4 => "recompile_required",
         /// A field differs from every approved family, profile and receipt.
-        NotApproved = 4 => "not_approved",
+        NotApproved = 5 => "not_approved",
         /// Built against another native runtime revision than `abi.toml` pins.
-        PreparedIncompatible = 5 => "prepared_incompatible",
+        PreparedIncompatible = 6 => "prepared_incompatible",
         /// The document names a retired family, or (schema 1 and 2) the
         /// artifact is one of a retired family's.
-        Retired = 6 => "retired",
+        Retired = 7 => "retired",
     }
 }
 
@@ -440,6 +448,7 @@ impl Platform {
 impl Capability {
     pub const fn status(self) -> Status {
         match self {
+            Capability::InvalidCall => Status::InvalidArgument,
             Capability::Supported => Status::Ok,
             Capability::UnknownFamily => Status::NotFound,
             Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
@@ -453,6 +462,7 @@ impl Capability {
 impl Admission {
     pub const fn status(self) -> Status {
         match self {
+            Admission::InvalidCall => Status::InvalidArgument,
             Admission::Admitted => Status::Ok,
             Admission::Malformed => Status::InvalidArgument,
             Admission::UnknownFamily => Status::NotFound,

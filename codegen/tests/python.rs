@@ -302,6 +302,8 @@ init = ast.parse((root / "kfam" / "__init__.py").read_text(encoding="utf-8"))
 versions = [ast.literal_eval(n.value) for n in init.body
             if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__version__"]
 assert versions == [project["version"]], (versions, project["version"])
+assert project["version"] == sys.argv[3], (project["version"], sys.argv[3])
+assert project["license"] == "Apache-2.0", project
 from setuptools import build_meta
 import os, warnings
 warnings.simplefilter("ignore")
@@ -315,11 +317,23 @@ with tarfile.open(out / name) as tar:
 for f in ("__init__.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 assert "Name: kfam\n" in pkg_info and "Requires-Dist" not in pkg_info, pkg_info
+assert "License-Expression: Apache-2.0\n" in pkg_info, pkg_info
+assert f"Version: {project['version']}\n" in pkg_info, pkg_info
 print("built", name)
 "#;
     let sdist = g.dir.path().join("sdist");
     std::fs::create_dir_all(&sdist).unwrap();
-    let out = run(python().args(["-c", script]).arg(g.root()).arg(&sdist));
+    // The version names the catalog: the generator's, plus its digest.
+    let version = format!(
+        "{}+catalog.{}",
+        env!("CARGO_PKG_VERSION"),
+        &kfam_codegen::ir::catalog_digest(&g.ir)[..12]
+    );
+    let out = run(python()
+        .args(["-c", script])
+        .arg(g.root())
+        .arg(&sdist)
+        .arg(&version));
     assert!(
         out.status.success(),
         "pyproject.toml is not valid:\n{}",

@@ -3,7 +3,7 @@
 /// The native ABI the artifacts target.
 pub static ABI: crate::Abi = crate::Abi {
     revision: "6b6b88f2353cca12cfafe809750b50b59931b0d1",
-    major: 1,
+    major: 2,
     minor: 0,
     max_tensor_args: 256,
     max_scalar_args: 128,

@@ -907,24 +907,27 @@ impl core::fmt::Display for CallRule {
         f.write_str(self.as_str())
     }
 }
-/// Why a capability query was refused (0 means supported).
+/// The answer of a capability query. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as supported.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum Capability {
-    Supported = 0,
-    UnknownFamily = 1,
+    /// The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
+    InvalidCall = 0,
+    Supported = 1,
+    UnknownFamily = 2,
     /// The family declares the other contract.
-    ContractMismatch = 2,
+    ContractMismatch = 3,
     /// No profile for this platform and execution mode.
-    NoProfile = 3,
+    NoProfile = 4,
     /// A profile exists but no artifact qualified on it.
-    NoReceipt = 4,
+    NoReceipt = 5,
     /// The family was approved and then retired (`retired.toml`).
-    Retired = 5,
+    Retired = 6,
 }
 impl Capability {
     /// Every member, in declaration order.
     pub const ALL: &'static [Capability] = &[
+        Capability::InvalidCall,
         Capability::Supported,
         Capability::UnknownFamily,
         Capability::ContractMismatch,
@@ -939,18 +942,20 @@ impl Capability {
     /// The member with this code.
     pub const fn from_code(code: i32) -> Option<Self> {
         match code {
-            0 => Some(Capability::Supported),
-            1 => Some(Capability::UnknownFamily),
-            2 => Some(Capability::ContractMismatch),
-            3 => Some(Capability::NoProfile),
-            4 => Some(Capability::NoReceipt),
-            5 => Some(Capability::Retired),
+            0 => Some(Capability::InvalidCall),
+            1 => Some(Capability::Supported),
+            2 => Some(Capability::UnknownFamily),
+            3 => Some(Capability::ContractMismatch),
+            4 => Some(Capability::NoProfile),
+            5 => Some(Capability::NoReceipt),
+            6 => Some(Capability::Retired),
             _ => None,
         }
     }
     /// The manifest spelling.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Capability::InvalidCall => "invalid_call",
             Capability::Supported => "supported",
             Capability::UnknownFamily => "unknown_family",
             Capability::ContractMismatch => "contract_mismatch",
@@ -963,6 +968,7 @@ impl Capability {
     /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
+            "invalid_call" => Some(Capability::InvalidCall),
             "supported" => Some(Capability::Supported),
             "unknown_family" => Some(Capability::UnknownFamily),
             "contract_mismatch" => Some(Capability::ContractMismatch),
@@ -978,27 +984,30 @@ impl core::fmt::Display for Capability {
         f.write_str(self.as_str())
     }
 }
-/// Outcome of artifact admission (0 means admitted).
+/// Outcome of artifact admission. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as admitted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum Admission {
-    Admitted = 0,
+    /// The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
+    InvalidCall = 0,
+    Admitted = 1,
     /// Not valid JSON, wrong types, duplicate or unknown keys, too large.
-    Malformed = 1,
+    Malformed = 2,
     /// Names a family that is not approved.
-    UnknownFamily = 2,
+    UnknownFamily = 3,
     /// Legacy or incomplete kernel metadata: the artifact must be rebuilt.
-    RecompileRequired = 3,
+    RecompileRequired = 4,
     /// A field differs from every approved family, profile and receipt.
-    NotApproved = 4,
+    NotApproved = 5,
     /// Built against another native runtime revision than `abi.toml` pins.
-    PreparedIncompatible = 5,
+    PreparedIncompatible = 6,
     /// The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
-    Retired = 6,
+    Retired = 7,
 }
 impl Admission {
     /// Every member, in declaration order.
     pub const ALL: &'static [Admission] = &[
+        Admission::InvalidCall,
         Admission::Admitted,
         Admission::Malformed,
         Admission::UnknownFamily,
@@ -1014,19 +1023,21 @@ impl Admission {
     /// The member with this code.
     pub const fn from_code(code: i32) -> Option<Self> {
         match code {
-            0 => Some(Admission::Admitted),
-            1 => Some(Admission::Malformed),
-            2 => Some(Admission::UnknownFamily),
-            3 => Some(Admission::RecompileRequired),
-            4 => Some(Admission::NotApproved),
-            5 => Some(Admission::PreparedIncompatible),
-            6 => Some(Admission::Retired),
+            0 => Some(Admission::InvalidCall),
+            1 => Some(Admission::Admitted),
+            2 => Some(Admission::Malformed),
+            3 => Some(Admission::UnknownFamily),
+            4 => Some(Admission::RecompileRequired),
+            5 => Some(Admission::NotApproved),
+            6 => Some(Admission::PreparedIncompatible),
+            7 => Some(Admission::Retired),
             _ => None,
         }
     }
     /// The manifest spelling.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Admission::InvalidCall => "invalid_call",
             Admission::Admitted => "admitted",
             Admission::Malformed => "malformed",
             Admission::UnknownFamily => "unknown_family",
@@ -1040,6 +1051,7 @@ impl Admission {
     /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
+            "invalid_call" => Some(Admission::InvalidCall),
             "admitted" => Some(Admission::Admitted),
             "malformed" => Some(Admission::Malformed),
             "unknown_family" => Some(Admission::UnknownFamily),
@@ -1142,6 +1154,7 @@ impl Capability {
     /// The C ABI status this outcome is reported with.
     pub const fn status(self) -> Status {
         match self {
+            Capability::InvalidCall => Status::InvalidArgument,
             Capability::Supported => Status::Ok,
             Capability::UnknownFamily => Status::NotFound,
             Capability::ContractMismatch => Status::Unsupported,
@@ -1155,6 +1168,7 @@ impl Admission {
     /// The C ABI status this outcome is reported with.
     pub const fn status(self) -> Status {
         match self {
+            Admission::InvalidCall => Status::InvalidArgument,
             Admission::Admitted => Status::Ok,
             Admission::Malformed => Status::InvalidArgument,
             Admission::UnknownFamily => Status::NotFound,

@@ -243,19 +243,29 @@ pub unsafe extern "C" fn kfam_capability(
     out: *mut CapabilityResult,
 ) -> i32 {
     guard(|| {
-        let (Some(name), Some(out)) = (c_str(family), out_struct(out)) else {
+        let Some(out) = out_struct(out) else {
             return INVALID;
         };
-        let (Some(platform), Some(mode), Some(contract)) = (
+        // Every field is written before anything can refuse the call, so
+        // the result never holds stale or uninitialised data.
+        *out = CapabilityResult {
+            struct_size: out.struct_size,
+            outcome: Capability::InvalidCall.code(),
+            family_index: 0,
+            profile_index: 0,
+            receipt_index: 0,
+            family: std::ptr::null(),
+            profile: std::ptr::null(),
+            receipt: std::ptr::null(),
+        };
+        let (Some(name), Some(platform), Some(mode), Some(contract)) = (
+            c_str(family),
             Platform::from_code(platform),
             ExecutionMode::from_code(mode),
             Contract::from_code(contract),
         ) else {
             return INVALID;
         };
-        out.family = std::ptr::null();
-        out.profile = std::ptr::null();
-        out.receipt = std::ptr::null();
         if let Some(f) = crate::find_family(name) {
             out.family_index = family_index(f) as u32;
             out.family = kfam_shim_family(family_index(f));
@@ -314,7 +324,19 @@ pub unsafe extern "C" fn kfam_admit(
         let Some(out) = out_struct(out) else {
             return INVALID;
         };
-        out.outcome = Admission::Malformed.code();
+        // Every field is written before anything can refuse the call.
+        *out = AdmissionResult {
+            struct_size: out.struct_size,
+            outcome: Admission::InvalidCall.code(),
+            contract: -1,
+            family_index: 0,
+            profile_index: 0,
+            receipt_index: 0,
+            family: std::ptr::null(),
+            profile: std::ptr::null(),
+            receipt: std::ptr::null(),
+            field: std::ptr::null(),
+        };
         // A digest that is not 64 lowercase hex digits is refused by `admit`.
         let (Some(sha), false) = (c_str(sha256), json.is_null() && len > 0) else {
             return INVALID;
@@ -324,11 +346,6 @@ pub unsafe extern "C" fn kfam_admit(
         } else {
             std::slice::from_raw_parts(json as *const u8, len)
         };
-        out.family = std::ptr::null();
-        out.profile = std::ptr::null();
-        out.receipt = std::ptr::null();
-        out.field = std::ptr::null();
-        out.contract = -1;
         let outcome = match crate::admit(bytes, sha) {
             Ok(a) => {
                 let fi = family_index(a.family);

@@ -74,7 +74,11 @@ fn c_and_cpp_programs_call_every_function() {
         for shared in [false, true] {
             let exe = dir.path().join(format!("abi-{compiler}-{shared}"));
             build(compiler, std, shared, &exe);
+            // cargo's LD_LIBRARY_PATH also names target/<profile>, where
+            // `cargo build` leaves a copy of the shared library that may be
+            // older than this test's: load the one beside the test.
             let out = Command::new(&exe)
+                .env("LD_LIBRARY_PATH", lib_dir())
                 .arg(&example)
                 .arg(receipt.sha256)
                 .output()
@@ -105,6 +109,7 @@ fn c_and_cpp_programs_call_every_function() {
                 "admit_message truncated invalid_argument malformed: `lowered_params` is not strict JSON".to_owned(),
                 "admit_message needed ok 1".to_owned(),
                 "example admit 0".to_owned(),
+                "refusal failures 0".to_owned(),
                 "validate add 0".to_owned(),
                 "validate scalars only -1".to_owned(),
                 format!("torch_schema ok {}", family.torch_schema.unwrap()),

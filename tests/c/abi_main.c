@@ -16,6 +16,54 @@ int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t 
 int kfam_example_validate_matmul_scalars(const kfam_family *family, int64_t tile_rows, double alpha);
 int kfam_example_describe_artifact(const char *sha256_hex);
 
+/* Every way kfam_capability and kfam_admit refuse the call itself: the status
+ * is INVALID_ARGUMENT, and the result never reads as a decision, let alone a
+ * success: filled with garbage first, a usable result is fully rewritten
+ * (outcome INVALID_CALL, pointers NULL, indices 0); a zeroed one too small to
+ * write into still reads INVALID_CALL. Returns the number of failures. */
+static int check_refusals(const char *json, size_t len, const char *sha256_hex)
+{
+    kfam_capability_result cap;
+    kfam_admission adm;
+    int failures = 0;
+    int i;
+    for (i = 0; i < 6; ++i) {
+        const char *name = i == 0 ? NULL : "matmul_acc_nz_bf16";
+        kfam_platform platform = i == 1 ? (kfam_platform)999 : KFAM_PLATFORM_A2A3;
+        kfam_execution_mode mode = i == 2 ? (kfam_execution_mode)-1 : KFAM_EXECUTION_MODE_SIM;
+        kfam_contract contract = i == 3 ? (kfam_contract)77 : KFAM_CONTRACT_KERNEL;
+        memset(&cap, i >= 4 ? 0 : 0xA5, sizeof cap);
+        cap.struct_size = i == 4 ? 4u : i == 5 ? 0u : (uint32_t)sizeof cap;
+        if (kfam_capability(name, platform, mode, contract, &cap) != KFAM_STATUS_INVALID_ARGUMENT ||
+            cap.outcome != KFAM_CAPABILITY_INVALID_CALL || cap.outcome == KFAM_CAPABILITY_SUPPORTED ||
+            cap.family != NULL || cap.profile != NULL || cap.receipt != NULL || cap.family_index != 0) {
+            printf("capability refusal %d reads as a decision\n", i);
+            ++failures;
+        }
+    }
+    if (kfam_capability("matmul_acc_nz_bf16", KFAM_PLATFORM_A2A3, KFAM_EXECUTION_MODE_SIM, KFAM_CONTRACT_KERNEL,
+                        NULL) != KFAM_STATUS_INVALID_ARGUMENT) {
+        printf("capability NULL out accepted\n");
+        ++failures;
+    }
+    for (i = 0; i < 4; ++i) {
+        memset(&adm, i >= 2 ? 0 : 0xA5, sizeof adm);
+        adm.struct_size = i == 2 ? 8u : i == 3 ? 0u : (uint32_t)sizeof adm;
+        if (kfam_admit(i == 1 ? NULL : json, len, i == 0 ? NULL : sha256_hex, &adm) !=
+                KFAM_STATUS_INVALID_ARGUMENT ||
+            adm.outcome != KFAM_ADMISSION_INVALID_CALL || adm.outcome == KFAM_ADMISSION_ADMITTED ||
+            adm.family != NULL || adm.profile != NULL || adm.receipt != NULL || adm.field != NULL) {
+            printf("admission refusal %d reads as a decision\n", i);
+            ++failures;
+        }
+    }
+    if (kfam_admit(json, len, sha256_hex, NULL) != KFAM_STATUS_INVALID_ARGUMENT) {
+        printf("admission NULL out accepted\n");
+        ++failures;
+    }
+    return failures;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -96,6 +144,7 @@ int main(int argc, char **argv)
         printf("admit_message needed %s %d\n", kfam_status_name(status), (int)(needed > 0));
     }
     printf("example admit %d\n", kfam_example_admit(json, len, argv[2]));
+    printf("refusal failures %d\n", check_refusals(json, len, argv[2]));
 
     printf("validate add %d\n", kfam_example_validate_add(0x1000, 0x2000, 0x3000, 0));
     kfam_find_family("matmul_acc_nz_bf16", &family);

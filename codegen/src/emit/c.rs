@@ -521,7 +521,7 @@ const CAPABILITY_FIELDS: &[Field] = &[
     f(
         "int32_t",
         "outcome",
-        "Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported.",
+        "Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported, KFAM_CAPABILITY_INVALID_CALL (0) when the call itself was refused.",
     ),
     f(
         "uint32_t",
@@ -557,7 +557,7 @@ const CAPABILITY_FIELDS: &[Field] = &[
 
 const ADMISSION_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "In: sizeof(kfam_admission) as the caller compiled it."),
-    f("int32_t", "outcome", "Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted."),
+    f("int32_t", "outcome", "Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted, KFAM_ADMISSION_INVALID_CALL (0) when the call itself was refused."),
     f("int32_t", "contract", "Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused."),
     f("uint32_t", "family_index", "Out: index of the admitted family in the library's table."),
     f("uint32_t", "profile_index", "Out: index of the matching profile."),
@@ -1310,8 +1310,9 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
  * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE); KFAM_STATUS_NOT_APPROVED
  * (KFAM_CAPABILITY_NO_RECEIPT: declared there, but no artifact qualified); or
- * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
- * unknown enum code.
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_CAPABILITY_INVALID_CALL) for NULL
+ * pointers, a too small out or an unknown enum code. Whenever out is usable
+ * every field of it is written; 0 is never a decision.
  */
 KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
                                  kfam_contract contract, kfam_capability_result *out);
@@ -1332,8 +1333,10 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * the first difference);
  * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
  * built against another native runtime revision than KFAM_ABI_REVISION);
- * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
- * or digest).
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, a malformed
+ * document or digest; KFAM_ADMISSION_INVALID_CALL, NULL pointers or a too
+ * small out). Whenever out is usable every field of it is written; 0 is
+ * never a decision.
  */
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
 

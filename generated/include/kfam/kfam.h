@@ -22,7 +22,7 @@ extern "C" {
  * --------------------------------------------------------------------- */
 
 /** Major version of this C ABI: a change breaks consumers; the runtime library refuses another major. */
-#define KFAM_ABI_MAJOR 1
+#define KFAM_ABI_MAJOR 2
 /** Minor version: fields and enum members only appended; older consumers keep working. */
 #define KFAM_ABI_MINOR 0
 /** The native runtime commit every approved artifact is built against. */
@@ -438,26 +438,29 @@ static inline const char *kfam_call_rule_name(int32_t code)
     }
 }
 
-/** Why a capability query was refused (0 means supported). */
+/** The answer of a capability query. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as supported. */
 typedef enum kfam_capability_outcome {
-    KFAM_CAPABILITY_SUPPORTED = 0,
-    KFAM_CAPABILITY_UNKNOWN_FAMILY = 1,
+    /** The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided. */
+    KFAM_CAPABILITY_INVALID_CALL = 0,
+    KFAM_CAPABILITY_SUPPORTED = 1,
+    KFAM_CAPABILITY_UNKNOWN_FAMILY = 2,
     /** The family declares the other contract. */
-    KFAM_CAPABILITY_CONTRACT_MISMATCH = 2,
+    KFAM_CAPABILITY_CONTRACT_MISMATCH = 3,
     /** No profile for this platform and execution mode. */
-    KFAM_CAPABILITY_NO_PROFILE = 3,
+    KFAM_CAPABILITY_NO_PROFILE = 4,
     /** A profile exists but no artifact qualified on it. */
-    KFAM_CAPABILITY_NO_RECEIPT = 4,
+    KFAM_CAPABILITY_NO_RECEIPT = 5,
     /** The family was approved and then retired (`retired.toml`). */
-    KFAM_CAPABILITY_RETIRED = 5
+    KFAM_CAPABILITY_RETIRED = 6
 } kfam_capability_outcome;
 /** Members of kfam_capability_outcome; their codes run from 0 to KFAM_CAPABILITY_COUNT - 1. */
-#define KFAM_CAPABILITY_COUNT 6
+#define KFAM_CAPABILITY_COUNT 7
 
 /** The spelling of a kfam_capability_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_capability_outcome_name(int32_t code)
 {
     switch (code) {
+    case KFAM_CAPABILITY_INVALID_CALL: return "invalid_call";
     case KFAM_CAPABILITY_SUPPORTED: return "supported";
     case KFAM_CAPABILITY_UNKNOWN_FAMILY: return "unknown_family";
     case KFAM_CAPABILITY_CONTRACT_MISMATCH: return "contract_mismatch";
@@ -468,29 +471,32 @@ static inline const char *kfam_capability_outcome_name(int32_t code)
     }
 }
 
-/** Outcome of artifact admission (0 means admitted). */
+/** Outcome of artifact admission. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as admitted. */
 typedef enum kfam_admission_outcome {
-    KFAM_ADMISSION_ADMITTED = 0,
+    /** The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided. */
+    KFAM_ADMISSION_INVALID_CALL = 0,
+    KFAM_ADMISSION_ADMITTED = 1,
     /** Not valid JSON, wrong types, duplicate or unknown keys, too large. */
-    KFAM_ADMISSION_MALFORMED = 1,
+    KFAM_ADMISSION_MALFORMED = 2,
     /** Names a family that is not approved. */
-    KFAM_ADMISSION_UNKNOWN_FAMILY = 2,
+    KFAM_ADMISSION_UNKNOWN_FAMILY = 3,
     /** Legacy or incomplete kernel metadata: the artifact must be rebuilt. */
-    KFAM_ADMISSION_RECOMPILE_REQUIRED = 3,
+    KFAM_ADMISSION_RECOMPILE_REQUIRED = 4,
     /** A field differs from every approved family, profile and receipt. */
-    KFAM_ADMISSION_NOT_APPROVED = 4,
+    KFAM_ADMISSION_NOT_APPROVED = 5,
     /** Built against another native runtime revision than `abi.toml` pins. */
-    KFAM_ADMISSION_PREPARED_INCOMPATIBLE = 5,
+    KFAM_ADMISSION_PREPARED_INCOMPATIBLE = 6,
     /** The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's. */
-    KFAM_ADMISSION_RETIRED = 6
+    KFAM_ADMISSION_RETIRED = 7
 } kfam_admission_outcome;
 /** Members of kfam_admission_outcome; their codes run from 0 to KFAM_ADMISSION_COUNT - 1. */
-#define KFAM_ADMISSION_COUNT 7
+#define KFAM_ADMISSION_COUNT 8
 
 /** The spelling of a kfam_admission_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_admission_outcome_name(int32_t code)
 {
     switch (code) {
+    case KFAM_ADMISSION_INVALID_CALL: return "invalid_call";
     case KFAM_ADMISSION_ADMITTED: return "admitted";
     case KFAM_ADMISSION_MALFORMED: return "malformed";
     case KFAM_ADMISSION_UNKNOWN_FAMILY: return "unknown_family";
@@ -773,7 +779,7 @@ typedef struct kfam_artifact_match {
 typedef struct kfam_capability_result {
     /** In: sizeof(kfam_capability_result) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported. */
+    /** Out: a kfam_capability_outcome code; KFAM_CAPABILITY_SUPPORTED when supported, KFAM_CAPABILITY_INVALID_CALL (0) when the call itself was refused. */
     int32_t outcome;
     /** Out: index of the family in the library's table (when the family is known). */
     uint32_t family_index;
@@ -793,7 +799,7 @@ typedef struct kfam_capability_result {
 typedef struct kfam_admission {
     /** In: sizeof(kfam_admission) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted. */
+    /** Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted, KFAM_ADMISSION_INVALID_CALL (0) when the call itself was refused. */
     int32_t outcome;
     /** Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused. */
     int32_t contract;
@@ -941,8 +947,9 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  * (KFAM_CAPABILITY_UNKNOWN_FAMILY); KFAM_STATUS_UNSUPPORTED
  * (KFAM_CAPABILITY_CONTRACT_MISMATCH, _NO_PROFILE); KFAM_STATUS_NOT_APPROVED
  * (KFAM_CAPABILITY_NO_RECEIPT: declared there, but no artifact qualified); or
- * KFAM_STATUS_INVALID_ARGUMENT for NULL pointers, a too small out or an
- * unknown enum code.
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_CAPABILITY_INVALID_CALL) for NULL
+ * pointers, a too small out or an unknown enum code. Whenever out is usable
+ * every field of it is written; 0 is never a decision.
  */
 KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
                                  kfam_contract contract, kfam_capability_result *out);
@@ -963,8 +970,10 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * the first difference);
  * KFAM_STATUS_PREPARED_INCOMPATIBLE (KFAM_ADMISSION_PREPARED_INCOMPATIBLE:
  * built against another native runtime revision than KFAM_ABI_REVISION);
- * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, or bad pointers
- * or digest).
+ * KFAM_STATUS_INVALID_ARGUMENT (KFAM_ADMISSION_MALFORMED, a malformed
+ * document or digest; KFAM_ADMISSION_INVALID_CALL, NULL pointers or a too
+ * small out). Whenever out is usable every field of it is written; 0 is
+ * never a decision.
  */
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
 

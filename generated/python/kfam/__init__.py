@@ -79,7 +79,7 @@ from ._vocab import (
     StorageFormat,
 )
 
-__version__: Final[str] = "0.1.0"
+__version__: Final[str] = "0.1.0+catalog.7846c1153151"
 
 __all__ = [
     "ABI_MAJOR",

@@ -64,6 +64,7 @@ _INT_RANGE: Final[dict[DType, tuple[int, int]]] = {
 }
 #: The C ABI status of each capability outcome.
 _CAPABILITY_STATUS: Final[dict[Capability, Status]] = {
+    Capability.INVALID_CALL: Status.INVALID_ARGUMENT,
     Capability.SUPPORTED: Status.OK,
     Capability.UNKNOWN_FAMILY: Status.NOT_FOUND,
     Capability.CONTRACT_MISMATCH: Status.UNSUPPORTED,
@@ -73,6 +74,7 @@ _CAPABILITY_STATUS: Final[dict[Capability, Status]] = {
 }
 #: The C ABI status of each admission outcome.
 _ADMISSION_STATUS: Final[dict[Admission, Status]] = {
+    Admission.INVALID_CALL: Status.INVALID_ARGUMENT,
     Admission.ADMITTED: Status.OK,
     Admission.MALFORMED: Status.INVALID_ARGUMENT,
     Admission.UNKNOWN_FAMILY: Status.NOT_FOUND,

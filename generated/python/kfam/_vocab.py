@@ -221,37 +221,41 @@ class CallRule(_KfamVocab):
 
 @unique
 class Capability(_KfamVocab):
-    "Why a capability query was refused (0 means supported)."
+    "The answer of a capability query. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as supported."
 
-    SUPPORTED = 0
-    UNKNOWN_FAMILY = 1
+    #: The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
+    INVALID_CALL = 0
+    SUPPORTED = 1
+    UNKNOWN_FAMILY = 2
     #: The family declares the other contract.
-    CONTRACT_MISMATCH = 2
+    CONTRACT_MISMATCH = 3
     #: No profile for this platform and execution mode.
-    NO_PROFILE = 3
+    NO_PROFILE = 4
     #: A profile exists but no artifact qualified on it.
-    NO_RECEIPT = 4
+    NO_RECEIPT = 5
     #: The family was approved and then retired (`retired.toml`).
-    RETIRED = 5
+    RETIRED = 6
 
 
 @unique
 class Admission(_KfamVocab):
-    "Outcome of artifact admission (0 means admitted)."
+    "Outcome of artifact admission. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as admitted."
 
-    ADMITTED = 0
+    #: The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
+    INVALID_CALL = 0
+    ADMITTED = 1
     #: Not valid JSON, wrong types, duplicate or unknown keys, too large.
-    MALFORMED = 1
+    MALFORMED = 2
     #: Names a family that is not approved.
-    UNKNOWN_FAMILY = 2
+    UNKNOWN_FAMILY = 3
     #: Legacy or incomplete kernel metadata: the artifact must be rebuilt.
-    RECOMPILE_REQUIRED = 3
+    RECOMPILE_REQUIRED = 4
     #: A field differs from every approved family, profile and receipt.
-    NOT_APPROVED = 4
+    NOT_APPROVED = 5
     #: Built against another native runtime revision than `abi.toml` pins.
-    PREPARED_INCOMPATIBLE = 5
+    PREPARED_INCOMPATIBLE = 6
     #: The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
-    RETIRED = 6
+    RETIRED = 7
 
 
 @unique
