@@ -22,6 +22,9 @@ pub const ARG_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
+    // What `load` reported stays; the checker's own findings that only
+    // repeat a repaired structural mistake are dropped below.
+    let loaded_count = report.diagnostics.len();
     let abi = loaded
         .abi
         .as_ref()
@@ -45,15 +48,23 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = crate::par::map(&jobs, |&(id, file, duplicate)| {
         FamilyChecker::new(id, file, &limits, sources)
             .duplicate_name(duplicate)
+            .tainted(loaded.tainted(id))
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
-    for outcome in checked {
+    for ((id, _, _), outcome) in jobs.iter().zip(checked) {
         report.diagnostics.extend(outcome.diagnostics);
-        families.extend(outcome.family);
+        // A repaired document is judged, never lowered.
+        if !loaded.recovered.contains_key(id) {
+            families.extend(outcome.family);
+        }
     }
 
     crate::gate::check(loaded, &families, report);
+    let own = report.diagnostics.split_off(loaded_count);
+    report
+        .diagnostics
+        .extend(own.into_iter().filter(|d| !loaded.is_cascade(d)));
     // Any error fails the manifest, including those `load` reported for
     // files that never reached the checker (syntax, types, I/O): a lock that
     // did not parse would otherwise be rewritten without its history.
@@ -74,12 +85,14 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
 /// of [`check`] that concern this file, and nothing else (the language
 /// server's per-keystroke check; `kfam check` runs the same pieces over every
 /// file). `others` is the manifest as loaded, in which a family read from
-/// `id`'s path is replaced by `file`; diagnostics go to `report`, whose
+/// `id`'s path is replaced by `file`; `repaired` records what loading `id`
+/// repaired (`load::parse_family`); diagnostics go to `report`, whose
 /// sources hold every file of `others` and `id`.
 pub fn check_one(
     others: &Loaded,
     id: FileId,
     file: &model::FamilyFile,
+    repaired: &Loaded,
     report: &mut Report,
 ) -> FamilyOutcome {
     // abi.toml's own diagnostics belong to that file; only its limits matter here.
@@ -125,7 +138,14 @@ pub fn check_one(
     );
     let mut outcome = FamilyChecker::new(id, file, &limits, &report.sources)
         .duplicate_name(duplicate)
+        .tainted(repaired.tainted(id))
         .run();
+    // As in `check`: findings that only repeat a repaired structural mistake
+    // are dropped, and a repaired document is judged, never lowered.
+    outcome.diagnostics.retain(|d| !repaired.is_cascade(d));
+    if repaired.recovered.contains_key(&id) {
+        outcome.family = None;
+    }
     report.diagnostics.append(&mut outcome.diagnostics);
     if let Some(f) = &outcome.family {
         crate::gate::Gate::new(others).family(id, file, f, report);
@@ -261,7 +281,10 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("`limits.{key}` must be between 1 and {ceiling}"),
                 )
-                .label("out of range"),
+                .label("out of range")
+                .help(format!(
+                    "the generated tables hold 1 to {ceiling}; pick a value in that range"
+                )),
             );
         }
     }
@@ -281,7 +304,9 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     for (name, v) in &status {
         if *name == Status::Ok && v.value != 0 {
             report.diagnostics.push(
-                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"),
+                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0")
+                    .label("expected 0")
+                    .help("write `ok = 0`: C callers test `status < 0` for failure"),
             );
         } else if *name != Status::Ok && v.value >= 0 {
             report.diagnostics.push(
@@ -291,7 +316,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` must be negative"),
                 )
-                .label("not negative"),
+                .label("not negative")
+                .help("failure codes are negative, so C callers can test `status < 0`"),
             );
         }
         if let Some(other) = values.insert(v.value, *name) {
@@ -302,7 +328,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` reuses the value of `{other}`"),
                 )
-                .label("duplicate value"),
+                .label("duplicate value")
+                .help("give every status its own negative value, so C callers can switch on it"),
             );
         }
     }
@@ -344,6 +371,8 @@ struct FamilyChecker<'a> {
     duplicate_name: bool,
     /// Parameter references, as resolved.
     references: Vec<Reference>,
+    /// Tables `load` repaired (see `Loaded::recovered`).
+    tainted: &'a [Range<usize>],
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -364,7 +393,21 @@ impl<'a> FamilyChecker<'a> {
             bad_params: HashSet::new(),
             duplicate_name: false,
             references: Vec::new(),
+            tainted: &[],
         }
+    }
+
+    fn tainted(mut self, tainted: &'a [Range<usize>]) -> Self {
+        self.tainted = tainted;
+        self
+    }
+
+    /// Whether `load` repaired parameter `i`'s declaration.
+    fn repaired(&self, i: usize) -> bool {
+        self.file
+            .params
+            .get(i)
+            .is_some_and(|p| self.tainted.contains(&p.span))
     }
 
     fn duplicate_name(mut self, duplicate: bool) -> Self {
@@ -438,7 +481,8 @@ impl<'a> FamilyChecker<'a> {
         for p in &f.params {
             let before = self.error_count();
             self.check_param(p);
-            if self.error_count() > before {
+            let repaired = self.tainted.contains(&p.span);
+            if self.error_count() > before || repaired {
                 self.bad_params.insert(self.params.len() - 1);
             }
         }
@@ -675,7 +719,8 @@ impl<'a> FamilyChecker<'a> {
                         &d.span,
                         format!("dimension {} of `{name}` is out of bounds", d.value),
                     )
-                    .label("expected 1..=4294967295, or -1 for a dynamic extent"),
+                    .label("expected 1..=4294967295, or -1 for a dynamic extent")
+                    .help("write the static extent, or `-1` for an extent the caller chooses"),
                 );
             }
         }
@@ -687,7 +732,10 @@ impl<'a> FamilyChecker<'a> {
                     &shape_span,
                     format!("the byte size of `{name}` overflows 64 bits"),
                 )
-                .label("product of extents too large"),
+                .label("product of extents too large")
+                .help(
+                    "no such tensor can be allocated; use smaller extents or `-1` for dynamic ones",
+                ),
             );
         }
         let layout_span = decl
@@ -746,7 +794,8 @@ impl<'a> FamilyChecker<'a> {
                             &layout_span,
                             format!("NZ tensor `{name}` has rank {}", shape.len()),
                         )
-                        .label("NZ blocks the last two dimensions"),
+                        .label("NZ blocks the last two dimensions")
+                        .help("use `layout = \"nd\"` for a rank-1 tensor"),
                     );
                 } else {
                     match nz_lowered(shape, dtype) {
@@ -871,6 +920,12 @@ impl<'a> FamilyChecker<'a> {
                     }
                 }
             };
+            // A parameter `load` repaired may hold a stand-in kind or
+            // direction; its mistake is reported already.
+            if self.repaired(idx) {
+                out.push(idx);
+                continue;
+            }
             let p = &self.params[idx];
             if !p.is_tensor() {
                 let msg = format!("return alias `{}` names a scalar parameter", p.name);
@@ -898,7 +953,8 @@ impl<'a> FamilyChecker<'a> {
             && !self
                 .params
                 .iter()
-                .any(|p| p.is_tensor() && p.direction != Direction::In)
+                .enumerate()
+                .any(|(i, p)| (p.is_tensor() && p.direction != Direction::In) || self.repaired(i))
         {
             self.push(
                 err(
@@ -994,7 +1050,13 @@ impl<'a> FamilyChecker<'a> {
             } else {
                 format!("operand `{}` is a scalar", p.name)
             };
-            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
+            let help =
+                "operands are tensors: inputs `in` (or `inout`), the result `out` or `inout`";
+            self.push(
+                err(Code::OperandKind, self.id, &s.span, msg)
+                    .label(label)
+                    .help(help),
+            );
             return false;
         }
         true
@@ -1158,7 +1220,8 @@ impl<'a> FamilyChecker<'a> {
                         &decl.name.span,
                         format!("profile `{}` is declared twice", decl.name.value),
                     )
-                    .label("second declaration"),
+                    .label("second declaration")
+                    .help("profile names are unique within a family; rename one"),
                 );
             }
             let platform = decl.platform.value;
@@ -1258,7 +1321,8 @@ impl<'a> FamilyChecker<'a> {
                             b.slot.value, b.param.value
                         ),
                     )
-                    .label("slot already taken"),
+                    .label("slot already taken")
+                    .help("each parameter sits in its own slot; renumber the slots"),
                 );
             }
             let p = &self.params[i];
@@ -1428,11 +1492,12 @@ impl<'a> FamilyChecker<'a> {
                             printable(&r.codec.value)
                         ),
                     )
-                    .label("expected lowercase letters, digits, `_`, `.`, `-`"),
+                    .label("expected lowercase letters, digits, `_`, `.`, `-`")
+                    .help("a codec starts with a lowercase letter, at most 64 characters, e.g. `xdna.generated_add.v1`"),
                 );
             }
             let ev = &r.evidence.value;
-            if !is_date(&ev.date.value) {
+            if let Some(problem) = date_problem(&ev.date.value) {
                 self.push(
                     err(
                         Code::BadDate,
@@ -1440,7 +1505,8 @@ impl<'a> FamilyChecker<'a> {
                         &ev.date.span,
                         format!("`{}` is not a date", printable(&ev.date.value)),
                     )
-                    .label("expected YYYY-MM-DD"),
+                    .label(problem)
+                    .help("write the day the qualification ran as `YYYY-MM-DD`, e.g. `2026-10-14`"),
                 );
             }
             self.check_text(&ev.hardware, "evidence.hardware", false, true);
@@ -1649,7 +1715,16 @@ pub fn text_problems(
         } else {
             format!("`{field}` is empty")
         };
-        out.push(err(Code::TextLength, id, &text.span, msg).label("here"));
+        let help = if chars > MAX_TEXT_CHARS {
+            "shorten it; longer documentation belongs in `docs/`"
+        } else {
+            "write a sentence that says what the family computes"
+        };
+        out.push(
+            err(Code::TextLength, id, &text.span, msg)
+                .label("here")
+                .help(help),
+        );
     }
     out
 }
@@ -1702,20 +1777,30 @@ fn is_codec(s: &str) -> bool {
         })
 }
 
-fn is_date(s: &str) -> bool {
+/// Why `s` is not a real calendar date `YYYY-MM-DD` (proleptic Gregorian:
+/// 2024-02-29 is one, 2026-02-29 and 2026-04-31 are not), if it is not.
+fn date_problem(s: &str) -> Option<&'static str> {
     let b = s.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
+        return Some("expected YYYY-MM-DD");
     }
     let num = |r: Range<usize>| {
         s.get(r)
             .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))
             .and_then(|t| t.parse::<u32>().ok())
     };
-    match (num(0..4), num(5..7), num(8..10)) {
-        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
-        _ => false,
-    }
+    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
+        return Some("expected YYYY-MM-DD");
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Some("no such month"),
+    };
+    (!(1..=days).contains(&d)).then_some("no such day in that month")
 }
 
 /// A snake_case spelling of an invalid name, when one exists.

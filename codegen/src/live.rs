@@ -78,10 +78,11 @@ impl Manifest {
             diagnostics: Vec::new(),
         };
         let id = report.sources.add(shown.clone(), text);
-        let file = load::parse_family(id, &mut report);
+        let mut repaired = load::Loaded::default();
+        let file = load::parse_family(id, &mut report, &mut repaired);
         let outcome = file
             .as_ref()
-            .map(|f| check::check_one(&self.loaded, id, f, &mut report));
+            .map(|f| check::check_one(&self.loaded, id, f, &repaired, &mut report));
         // A file that did not read when the manifest was loaded (too large)
         // has a path-only diagnostic.
         report.diagnostics.extend(
