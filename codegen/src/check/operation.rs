@@ -272,7 +272,7 @@ impl<'a> FamilyChecker<'a> {
                         Code::ScalarOperand,
                         self.id,
                         &s.span,
-                        format!("`{key} = {v}` is not a positive finite constant"),
+                        format!("`{key} = {v:?}` is not a positive finite constant"),
                     )
                     .label("must be finite and greater than 0")
                     .help(help),
@@ -289,7 +289,10 @@ impl<'a> FamilyChecker<'a> {
                 let problem = if p.is_tensor() {
                     Some(format!("`{key}` names tensor `{name}`"))
                 } else if !p.dtype.is_float() {
-                    Some(format!("`{key}` names `{name}`, a {} scalar", p.dtype))
+                    Some(format!(
+                        "`{key}` names `{name}`, a scalar of dtype {}",
+                        p.dtype
+                    ))
                 } else {
                     None
                 };
@@ -836,7 +839,7 @@ fn disagreement<T: Copy>(
         "{subject} disagrees: {} is {}, but {} {} {}",
         odd.who,
         show(odd.value),
-        agreeing.join(" and "),
+        and_list(&agreeing),
         if agreeing.len() == 1 { "is" } else { "are" },
         show(reference),
     );
@@ -847,4 +850,13 @@ fn disagreement<T: Copy>(
         d = d.note(format!("{} is {}", m.who, show(m.value)));
     }
     Some(d)
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
 }
