@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The identities of the shipped families. These are the values recorded in
 /// `manifest/approved.lock`: a change here is a change of an approved
 /// contract, which needs a new `revision`, never an edit of this table.
-const PINNED: [(&str, &str); 4] = [
+const PINNED: [(&str, &str); 8] = [
     (
         "add_bf16_1024",
         "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
@@ -28,6 +28,22 @@ const PINNED: [(&str, &str); 4] = [
     (
         "mul_fp4_dequant",
         "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
+    ),
+    (
+        "paged_attention_decode_bf16",
+        "168251a68dc724199dc68aac7f4cf3152b883aad7b52db7abfe24a8b1042a1e9",
+    ),
+    (
+        "rms_norm_bf16_4096",
+        "b2be1c95674401d6a0bd20f5bdc2711fca7950adaa7fd435997980d73b3638dd",
+    ),
+    (
+        "silu_bf16",
+        "ab5b0234894d46d26534298b247b4353bda5bccd915f10083586ced75640c6d1",
+    ),
+    (
+        "swiglu_fused_bf16",
+        "16074cf536f27652e7a2628b4c756f8eeb400a8a084289175a71c6f52f9f5b00",
     ),
 ];
 

@@ -1193,9 +1193,12 @@ fn tables_py(ir: &Ir) -> String {
         Direction::NAME,
         ExecutionMode::NAME,
         Layout::NAME,
+        NormKind::NAME,
         ParamKind::NAME,
         Platform::NAME,
+        ReduceOp::NAME,
         Runtime::NAME,
+        UnaryOp::NAME,
     ];
     let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
     let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";

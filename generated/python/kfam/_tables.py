@@ -32,9 +32,12 @@ from ._vocab import (
     Direction,
     ExecutionMode,
     Layout,
+    NormKind,
     ParamKind,
     Platform,
+    ReduceOp,
     Runtime,
+    UnaryOp,
 )
 
 #: Native runtime commit the artifacts are built against.
