@@ -109,6 +109,101 @@ pub static FAMILIES: &[crate::Family] = &[
         ),
     },
     crate::Family {
+        name: "add_bf16_rows",
+        revision: 1,
+        summary: "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::ElementwiseBinary {
+            op: crate::BinaryOp::Add,
+            lhs: 0,
+            rhs: 1,
+            out: 2,
+        },
+        params: &[
+            crate::Param {
+                name: "lhs",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 0,
+                doc: None,
+            },
+            crate::Param {
+                name: "rhs",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 1,
+                doc: None,
+            },
+            crate::Param {
+                name: "out",
+                index: 2,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 2,
+                doc: None,
+            },
+        ],
+        returns: &[2],
+        profiles: &[
+            crate::Profile {
+                name: "xdna2_onboard",
+                platform: crate::Platform::Xdna2,
+                backend: crate::Backend::Aie,
+                runtime: crate::Runtime::XrtDirect,
+                execution_mode: crate::ExecutionMode::Onboard,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "xdna.generated_add.v1",
+                artifact: "xdna2/add_bf16_rows.elf",
+                sha256: "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61",
+                evidence: crate::Evidence {
+                    date: "2026-11-30",
+                    hardware: "Ryzen AI 9 HX 370 (XDNA2)",
+                    note: Some("targeted source-exact add smoke over 16..4096 rows"),
+                },
+            },
+        ],
+        tensor_count: 3,
+        scalar_count: 0,
+        identity: "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
+        torch_schema: None,
+    },
+    crate::Family {
         name: "matmul_acc_nz_bf16",
         revision: 1,
         summary: "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.",
@@ -485,11 +580,12 @@ pub static FAMILIES: &[crate::Family] = &[
 ];
 /// `(artifact sha256, family index, receipt index)`, sorted by digest.
 pub static ARTIFACTS: &[(&str, u32, u32)] = &[
-    ("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", 1, 0),
+    ("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", 2, 0),
     ("5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", 0, 0),
-    ("7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", 1, 1),
-    ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 2, 0),
-    ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 3, 0),
+    ("7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", 1, 0),
+    ("7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", 2, 1),
+    ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 3, 0),
+    ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 4, 0),
 ];
 /// Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.
 pub static RETIRED: &[crate::Retired] = &[
@@ -503,12 +599,13 @@ pub static RETIRED: &[crate::Retired] = &[
 ];
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
 pub static FAMILY_INDEX: &[u32] = &[
-    4294967295, 4294967295, 4294967295, 1, 2, 0, 3, 4294967295,
+    4294967295, 4294967295, 4294967295, 2, 3, 4294967295, 4294967295, 1, 4294967295,
+    4294967295, 4294967295, 4294967295, 4, 0, 4294967295, 4294967295,
 ];
 /// Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.
 pub static ARTIFACT_INDEX: &[u32] = &[
-    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 3, 4294967295,
-    4294967295, 2, 4, 4294967295, 1, 4294967295, 4294967295, 4294967295, 0,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4, 4294967295,
+    4294967295, 3, 5, 4294967295, 1, 2, 4294967295, 4294967295, 0,
 ];
 /// Named constants per family.
 pub mod families {
@@ -530,6 +627,26 @@ pub mod families {
         pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2u32;
         pub const SLOT_OUT: u32 = 2u32;
     }
+    /// Elementwise BF16 addition of two row-major matrices of 256 columns and a
+    /// dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
+    /// `rows` ties the row counts of the three tensors: a call whose tensors disagree
+    /// on it is refused. The receipt's artifact digest is a placeholder: the artifact
+    /// itself is not shipped in this repository.
+    pub mod add_bf16_rows {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[1];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4";
+        pub const PARAM_LHS: u32 = 0;
+        pub const PARAM_RHS: u32 = 1;
+        pub const PARAM_OUT: u32 = 2;
+        pub const XDNA2_ONBOARD_SLOT_LHS: u32 = 0u32;
+        pub const SLOT_LHS: u32 = 0u32;
+        pub const XDNA2_ONBOARD_SLOT_RHS: u32 = 1u32;
+        pub const SLOT_RHS: u32 = 1u32;
+        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2u32;
+        pub const SLOT_OUT: u32 = 2u32;
+    }
     /// Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
     /// mode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,
     /// and an FP32 accumulator that is updated in place and returned twice (the
@@ -537,7 +654,7 @@ pub mod families {
     /// digests are placeholders: the artifacts are not shipped in this repository.
     pub mod matmul_acc_nz_bf16 {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[1];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[2];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae";
         pub const PARAM_X: u32 = 0;
@@ -566,7 +683,7 @@ pub mod families {
     /// is a placeholder: the artifact itself is not shipped in this repository.
     pub mod matmul_bf16_128x64x128 {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[2];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[3];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13";
         pub const PARAM_A: u32 = 0;
@@ -585,7 +702,7 @@ pub mod families {
     /// placeholder: the artifact itself is not shipped in this repository.
     pub mod mul_fp4_dequant {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[3];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[4];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c";
         pub const PARAM_CODES: u32 = 0;

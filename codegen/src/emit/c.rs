@@ -1104,7 +1104,14 @@ fn emit_family_tables(
             b,
             c,
             accumulate,
-        } => ("-1".to_owned(), [*a, *b, *c], *accumulate, *m, *k, *n),
+        } => (
+            "-1".to_owned(),
+            [*a, *b, *c],
+            *accumulate,
+            m.as_i64(),
+            k.as_i64(),
+            n.as_i64(),
+        ),
     };
     let name = w.string(&f.name);
     let identity = w.string(&f.identity);

@@ -36,7 +36,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 4
+#define KFAM_FAMILY_COUNT 5
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -1037,6 +1037,31 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 #define KFAM_ADD_BF16_1024_SLOT_RHS 1
 #define KFAM_ADD_BF16_1024_SLOT_OUT 2
 
+/* --- add_bf16_rows (revision 1) --- */
+/**
+ * Elementwise BF16 addition of two row-major matrices of 256 columns and a
+ * dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
+ * `rows` ties the row counts of the three tensors: a call whose tensors disagree
+ * on it is refused. The receipt's artifact digest is a placeholder: the artifact
+ * itself is not shipped in this repository.
+ */
+#define KFAM_ADD_BF16_ROWS_INDEX 1
+#define KFAM_ADD_BF16_ROWS_NAME "add_bf16_rows"
+#define KFAM_ADD_BF16_ROWS_REVISION 1
+#define KFAM_ADD_BF16_ROWS_IDENTITY "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4"
+#define KFAM_ADD_BF16_ROWS_TENSOR_COUNT 3
+#define KFAM_ADD_BF16_ROWS_SCALAR_COUNT 0
+#define KFAM_ADD_BF16_ROWS_PARAM_LHS 0
+#define KFAM_ADD_BF16_ROWS_PARAM_RHS 1
+#define KFAM_ADD_BF16_ROWS_PARAM_OUT 2
+#define KFAM_ADD_BF16_ROWS_PROFILE_XDNA2_ONBOARD 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_OUT 2
+#define KFAM_ADD_BF16_ROWS_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_SLOT_OUT 2
+
 /* --- matmul_acc_nz_bf16 (revision 1) --- */
 /**
  * Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
@@ -1045,7 +1070,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * caller receives it as both the result and the updated state). Artifact
  * digests are placeholders: the artifacts are not shipped in this repository.
  */
-#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 1
+#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 2
 #define KFAM_MATMUL_ACC_NZ_BF16_NAME "matmul_acc_nz_bf16"
 #define KFAM_MATMUL_ACC_NZ_BF16_REVISION 1
 #define KFAM_MATMUL_ACC_NZ_BF16_IDENTITY "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae"
@@ -1085,7 +1110,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * NPU, launched with three direct buffer objects. The receipt's artifact digest
  * is a placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MATMUL_BF16_128X64X128_INDEX 2
+#define KFAM_MATMUL_BF16_128X64X128_INDEX 3
 #define KFAM_MATMUL_BF16_128X64X128_NAME "matmul_bf16_128x64x128"
 #define KFAM_MATMUL_BF16_128X64X128_REVISION 1
 #define KFAM_MATMUL_BF16_128X64X128_IDENTITY "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13"
@@ -1109,7 +1134,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * byte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a
  * placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MUL_FP4_DEQUANT_INDEX 3
+#define KFAM_MUL_FP4_DEQUANT_INDEX 4
 #define KFAM_MUL_FP4_DEQUANT_NAME "mul_fp4_dequant"
 #define KFAM_MUL_FP4_DEQUANT_REVISION 1
 #define KFAM_MUL_FP4_DEQUANT_IDENTITY "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c"
@@ -1211,6 +1236,86 @@ static const kfam_receipt kfam_gen_receipts_add_bf16_1024[1] KFAM_GEN_MAYBE_UNUS
         "2026-10-14", /* evidence_date */
         "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
         "targeted source-exact add smoke" /* evidence_note */
+    }
+};
+
+/* add_bf16_rows */
+static const kfam_param kfam_gen_params_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "lhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "rhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "out", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {2};
+static const kfam_binding kfam_gen_bindings_0_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* lhs */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* rhs */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_BUFFER_OBJECT} /* out */
+};
+static const kfam_profile kfam_gen_profiles_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "xdna2_onboard", /* name */
+        KFAM_PLATFORM_XDNA2, /* platform */
+        KFAM_BACKEND_AIE, /* backend */
+        KFAM_RUNTIME_XRT_DIRECT, /* runtime */
+        KFAM_EXECUTION_MODE_ONBOARD, /* execution_mode */
+        3, /* binding_count */
+        kfam_gen_bindings_0_add_bf16_rows /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "xdna.generated_add.v1", /* codec */
+        "xdna2/add_bf16_rows.elf", /* artifact */
+        "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", /* sha256 */
+        "2026-11-30", /* evidence_date */
+        "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
+        "targeted source-exact add smoke over 16..4096 rows" /* evidence_note */
     }
 };
 
@@ -1515,7 +1620,7 @@ static const kfam_receipt kfam_gen_receipts_mul_fp4_dequant[1] KFAM_GEN_MAYBE_UN
 };
 
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_family kfam_families[5] KFAM_GEN_MAYBE_UNUSED = {
     {
         sizeof(kfam_family), /* struct_size */
         KFAM_ABI_MAJOR, /* abi_major */
@@ -1545,6 +1650,36 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_add_bf16_1024, /* profiles */
         kfam_gen_receipts_add_bf16_1024 /* receipts */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_ADD_BF16_ROWS_INDEX, /* index */
+        1, /* revision */
+        "add_bf16_rows", /* name */
+        "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4", /* identity */
+        "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
+        KFAM_BINARY_OP_ADD, /* binary_op */
+        {0, 1, 2}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        3, /* param_count */
+        3, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_add_bf16_rows, /* params */
+        kfam_gen_returns_add_bf16_rows, /* returns */
+        1, /* profile_count */
+        1, /* receipt_count */
+        kfam_gen_profiles_add_bf16_rows, /* profiles */
+        kfam_gen_receipts_add_bf16_rows /* receipts */
     },
     {
         sizeof(kfam_family), /* struct_size */
