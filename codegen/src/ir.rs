@@ -84,6 +84,9 @@ pub struct Family {
     /// The torch dispatcher schema (see [`Family::torch_schema_string`])
     /// when the family requests a torch binding (`torch = true`).
     pub torch_schema: Option<String>,
+    /// Named symbolic dimensions, in order of first use (signature order,
+    /// then axis order); [`Extent::Symbol`] indexes this.
+    pub symbols: Vec<Symbol>,
     /// The declaring file, as the user named it. Not serialized: it depends
     /// on how the generator was invoked, and outputs must not.
     #[serde(skip)]
@@ -100,9 +103,9 @@ pub enum Operation {
         out: usize,
     },
     Matmul {
-        m: i64,
-        k: i64,
-        n: i64,
+        m: Extent,
+        k: Extent,
+        n: Extent,
         a: usize,
         b: usize,
         c: usize,
@@ -214,14 +217,105 @@ pub struct Param {
     pub kind: ParamKind,
     pub direction: Direction,
     pub dtype: DType,
-    /// Logical shape (empty for scalars); `-1` is dynamic.
+    /// Logical shape (empty for scalars); `-1` is dynamic, and so is a
+    /// symbol here (the anonymous view schema-3 consumers read).
     pub shape: Vec<i64>,
+    /// The same shape with symbols kept.
+    pub dims: Vec<Extent>,
     pub layout: Layout,
     /// Assembly shape: NZ blocked, fp4 packed, otherwise the logical shape.
     pub lowered_shape: Vec<i64>,
     /// Index among tensors (for tensors) or among scalars (for scalars).
     pub pool_index: usize,
     pub doc: Option<String>,
+}
+
+/// A checked extent: a shape entry or a payload extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extent {
+    /// A static extent, 1..=2^32-1 once checked.
+    Static(i64),
+    /// `-1`: any extent, unrelated to every other.
+    Dynamic,
+    /// A named symbol: an index into [`Family::symbols`].
+    Symbol(usize),
+}
+
+impl Extent {
+    /// The anonymous form (`-1` for every dynamic extent, named or not):
+    /// what `compiled_meta.json` and the plain `shape` tables carry.
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Extent::Static(e) => e,
+            Extent::Dynamic | Extent::Symbol(_) => -1,
+        }
+    }
+
+    /// The static extent, if any.
+    pub fn static_value(self) -> Option<i64> {
+        match self {
+            Extent::Static(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the two extents are equal at every call: the same static
+    /// extent, or the same symbol. Two `-1`s are never tied.
+    pub fn tied(self, other: Extent) -> bool {
+        match (self, other) {
+            (Extent::Static(a), Extent::Static(b)) => a == b,
+            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A named symbolic dimension of a family and its call-time constraints
+/// (normalized: `min = 0` and `multiple_of = 1` are "no constraint").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Symbol {
+    pub name: String,
+    /// Smallest accepted extent (0 when unconstrained).
+    pub min: u32,
+    /// Largest accepted extent, `None` when unbounded.
+    pub max: Option<u32>,
+    /// Accepted extents are multiples of this (1 when unconstrained).
+    pub multiple_of: u32,
+    /// Every `(param, axis)` whose extent is this symbol, in signature
+    /// order: what a call checks for equality.
+    pub uses: Vec<(usize, usize)>,
+}
+
+impl Symbol {
+    pub fn is_constrained(&self) -> bool {
+        self.min > 0 || self.max.is_some() || self.multiple_of > 1
+    }
+
+    /// Whether `extent` satisfies the constraints.
+    pub fn admits(&self, extent: i64) -> bool {
+        extent >= i64::from(self.min)
+            && self.max.is_none_or(|m| extent <= i64::from(m))
+            && extent % i64::from(self.multiple_of) == 0
+    }
+}
+
+impl Family {
+    /// The name of the symbol an extent refers to, if any.
+    pub fn symbol_name(&self, e: Extent) -> Option<&str> {
+        match e {
+            Extent::Symbol(i) => Some(&self.symbols[i].name),
+            _ => None,
+        }
+    }
+
+    /// `128`, `-1` or `"batch"`: an extent as the manifest spells it.
+    pub fn extent_text(&self, e: Extent) -> String {
+        match e {
+            Extent::Symbol(i) => format!("\"{}\"", self.symbols[i].name),
+            e => e.as_i64().to_string(),
+        }
+    }
 }
 
 impl Param {
@@ -347,10 +441,10 @@ impl Family {
                 accumulate: bool,
                 b: &'a str,
                 c: &'a str,
-                k: i64,
+                k: D<'a>,
                 kind: &'a str,
-                m: i64,
-                n: i64,
+                m: D<'a>,
+                n: D<'a>,
             },
             Unary {
                 input: &'a str,
@@ -404,6 +498,24 @@ impl Family {
             Constant(f64),
             Param(&'a str),
         }
+        /// An extent: an integer, or a symbol's name (so a family without
+        /// symbols serializes exactly as before symbols existed).
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum D<'a> {
+            Int(i64),
+            Sym(&'a str),
+        }
+        /// A symbol's constraints, only those declared.
+        #[derive(Serialize)]
+        struct S {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            max: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            min: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            multiple_of: Option<u32>,
+        }
         #[derive(Serialize)]
         struct P<'a> {
             direction: &'a str,
@@ -411,7 +523,7 @@ impl Family {
             kind: &'a str,
             layout: &'a str,
             name: &'a str,
-            shape: &'a [i64],
+            shape: Vec<D<'a>>,
         }
         #[derive(Serialize)]
         struct B<'a> {
@@ -431,6 +543,9 @@ impl Family {
         #[derive(Serialize)]
         struct Canonical<'a> {
             contract: &'a str,
+            /// Constrained symbols by name; absent when there are none.
+            #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+            dims: std::collections::BTreeMap<&'a str, S>,
             identity_format: u32,
             name: &'a str,
             operation: Op<'a>,
@@ -444,6 +559,10 @@ impl Family {
         let scalar = |s: ScalarRef| match s {
             ScalarRef::Constant(v) => Scalar::Constant(v),
             ScalarRef::Param(i) => Scalar::Param(pname(i)),
+        };
+        let d = |e: Extent| match e {
+            Extent::Symbol(i) => D::Sym(&self.symbols[i].name),
+            e => D::Int(e.as_i64()),
         };
         let operation = match &self.operation {
             Operation::ElementwiseBinary { op, lhs, rhs, out } => Op::Binary {
@@ -466,10 +585,10 @@ impl Family {
                 accumulate: *accumulate,
                 b: pname(*b),
                 c: pname(*c),
-                k: *k,
+                k: d(*k),
                 kind: "matmul",
-                m: *m,
-                n: *n,
+                m: d(*m),
+                n: d(*n),
             },
             Operation::ElementwiseUnary { op, input, out } => Op::Unary {
                 input: pname(*input),
@@ -540,6 +659,19 @@ impl Family {
         };
         let canonical = Canonical {
             contract: self.contract.as_str(),
+            dims: self
+                .symbols
+                .iter()
+                .filter(|s| s.is_constrained())
+                .map(|s| {
+                    let rule = S {
+                        max: s.max,
+                        min: (s.min > 0).then_some(s.min),
+                        multiple_of: (s.multiple_of > 1).then_some(s.multiple_of),
+                    };
+                    (s.name.as_str(), rule)
+                })
+                .collect(),
             identity_format: IDENTITY_FORMAT,
             name: &self.name,
             operation,
@@ -552,7 +684,7 @@ impl Family {
                     kind: p.kind.as_str(),
                     layout: p.layout.as_str(),
                     name: &p.name,
-                    shape: &p.shape,
+                    shape: p.dims.iter().map(|&e| d(e)).collect(),
                 })
                 .collect(),
             profiles: self

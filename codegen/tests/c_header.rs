@@ -229,7 +229,10 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         } => {
             let _ = writeln!(
                 s,
-                "operation matmul m {m} k {k} n {n} accumulate {} {} {} {}",
+                "operation matmul m {} k {} n {} accumulate {} {} {} {}",
+                m.as_i64(),
+                k.as_i64(),
+                n.as_i64(),
                 u8::from(*accumulate),
                 pname(*a),
                 pname(*b),

@@ -331,6 +331,7 @@ fn binary_check_on_the_shipped_manifest() {
     let stdout = String::from_utf8(out.stdout).expect("UTF-8 stdout");
     for family in [
         "add_bf16_1024",
+        "add_bf16_rows",
         "matmul_acc_nz_bf16",
         "matmul_bf16_128x64x128",
         "mul_fp4_dequant",
@@ -350,7 +351,7 @@ fn binary_check_on_the_shipped_manifest() {
             "{line}"
         );
     }
-    assert!(stdout.contains("checked 8 families: ok"), "{stdout}");
+    assert!(stdout.contains("checked 9 families: ok"), "{stdout}");
 }
 
 #[test]

@@ -110,9 +110,9 @@ fn record(f: &ir::Family) -> Family {
             c,
             accumulate,
         } => Operation::Matmul {
-            m: *m,
-            k: *k,
-            n: *n,
+            m: m.as_i64(),
+            k: k.as_i64(),
+            n: n.as_i64(),
             a: *a as u32,
             b: *b as u32,
             c: *c as u32,

@@ -10,32 +10,21 @@ use std::ops::Range;
 
 use super::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
-use crate::ir::{self, ScalarRef};
+use crate::ir::{self, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
 use crate::vocab::{DType, Direction, NormKind, UnaryOp};
 
-/// Whether two declared extents are the same extent: equal static extents,
-/// or both dynamic. Every shape rule compares extents through this one
-/// function.
-pub(super) fn tied(a: i64, b: i64) -> bool {
+/// Whether two declared extents agree: the same static extent, the same
+/// symbol, or both anonymous (`-1`, each unconstrained: nothing to check
+/// here, and nothing tied at call time). Every declaration rule compares
+/// extents through this one function; [`Extent::tied`] is the stricter
+/// relation a call can enforce (no anonymous extents).
+pub(super) fn agree(a: Extent, b: Extent) -> bool {
     a == b
 }
 
-fn shapes_tied(a: &[i64], b: &[i64]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| tied(x, y))
-}
-
-fn extent_text(e: i64) -> String {
-    if e < 0 {
-        "dynamic".to_owned()
-    } else {
-        e.to_string()
-    }
-}
-
-fn shape_text(s: &[i64]) -> String {
-    let items: Vec<String> = s.iter().map(|&e| extent_text(e)).collect();
-    format!("[{}]", items.join(", "))
+fn shapes_agree(a: &[Extent], b: &[Extent]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| agree(x, y))
 }
 
 /// One value of an agreement group: who holds it, the value, where the
@@ -137,6 +126,14 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
+    /// `128`, `-1` or `"batch"`: an extent as the manifest spells it.
+    fn extent_text(&self, e: Extent) -> String {
+        match e {
+            Extent::Symbol(i) => format!("{:?}", self.symbols[i].name),
+            e => e.as_i64().to_string(),
+        }
+    }
+
     /// Agreement of one extent across operands: (role, param, axis, span).
     fn agree_extent(
         &mut self,
@@ -144,29 +141,68 @@ impl<'a> FamilyChecker<'a> {
         subject: &str,
         members: &[(&str, usize, usize, &Range<usize>)],
     ) -> bool {
-        let members: Vec<Member<'_, i64>> = members
+        let members: Vec<Member<'_, Extent>> = members
             .iter()
             .map(|&(role, i, axis, span)| Member {
                 who: format!("{} axis {axis}", self.who(role, i)),
-                value: self.params[i].shape[axis],
+                value: self.params[i].dims[axis],
                 span,
             })
             .collect();
-        let found = disagreement(self.id, rule, subject, &members, tied, extent_text);
+        let found = disagreement(self.id, rule, subject, &members, agree, |e| {
+            self.extent_text(e)
+        });
         self.report(found)
+    }
+
+    /// An extent that a call must find equal in every member (the batch of
+    /// paged attention, its block count) cannot be anonymous: two `-1`s are
+    /// unrelated at call time, so the extent is named by a symbol (or is
+    /// static). Run after the members agree; one error, at the first member.
+    fn require_tied(
+        &mut self,
+        rule: &Rule,
+        subject: &str,
+        suggested: &str,
+        members: &[(&str, usize, usize, &Range<usize>)],
+    ) -> bool {
+        let extents: Vec<Extent> = members
+            .iter()
+            .map(|&(_, i, axis, _)| self.params[i].dims[axis])
+            .collect();
+        if extents.iter().all(|&e| e.tied(extents[0])) {
+            return true;
+        }
+        let (role, i, axis, span) = members[0];
+        let names: Vec<String> = members.iter().map(|&(r, p, _, _)| self.who(r, p)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let msg = format!(
+            "{subject} is an anonymous dynamic extent (-1): a call could pass a different one to each of {}",
+            and_list(&names)
+        );
+        self.push(
+            err(rule.code, self.id, span, msg)
+                .label(format!("{} axis {axis} is -1", self.who(role, i)))
+                .help(format!(
+                    "name it with a symbol in every shape, e.g. \"{suggested}\" instead of -1, so that each call checks they are equal"
+                )),
+        );
+        false
     }
 
     /// Agreement of whole shapes: (role, param, span).
     fn agree_shape(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) -> bool {
-        let list: Vec<Member<'_, &[i64]>> = members
+        let list: Vec<Member<'_, &[Extent]>> = members
             .iter()
             .map(|&(role, i, span)| Member {
                 who: self.who(role, i),
-                value: self.params[i].shape.as_slice(),
+                value: self.params[i].dims.as_slice(),
                 span,
             })
             .collect();
-        let found = disagreement(self.id, rule, "the shape", &list, shapes_tied, shape_text);
+        let found = disagreement(self.id, rule, "the shape", &list, shapes_agree, |d| {
+            self.shape_text(d)
+        });
         self.report(found)
     }
 
@@ -361,13 +397,19 @@ impl<'a> FamilyChecker<'a> {
         let roles = self.operand_role(&m.a, a, false, false)
             & self.operand_role(&m.b, b, false, false)
             & self.operand_role(&m.c, c, true, accumulate);
+        let (em, ek, en) = (
+            self.payload_extent(&m.m, "m"),
+            self.payload_extent(&m.k, "k"),
+            self.payload_extent(&m.n, "n"),
+        );
+        let (em, ek, en) = (em?, ek?, en?);
         if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
-            self.check_matmul_shapes(m, a, b, c);
+            self.check_matmul_shapes(m, [em, ek, en], a, b, c);
         }
         Some(ir::Operation::Matmul {
-            m: m.m.value,
-            k: m.k.value,
-            n: m.n.value,
+            m: em,
+            k: ek,
+            n: en,
             a,
             b,
             c,
@@ -375,12 +417,19 @@ impl<'a> FamilyChecker<'a> {
         })
     }
 
-    fn check_matmul_shapes(&mut self, m: &model::Matmul, a: usize, b: usize, c: usize) {
+    fn check_matmul_shapes(
+        &mut self,
+        m: &model::Matmul,
+        [em, ek, en]: [Extent; 3],
+        a: usize,
+        b: usize,
+        c: usize,
+    ) {
         const HELP: &str =
             "a matmul is [.., M, K] @ [K, N] -> [.., M, N]; use -1 where the extent is dynamic";
         let (pa, pb, pc) = (&self.params[a], &self.params[b], &self.params[c]);
         let mut found = Vec::new();
-        let (ra, rb, rc) = (pa.shape.len(), pb.shape.len(), pc.shape.len());
+        let (ra, rb, rc) = (pa.dims.len(), pb.dims.len(), pc.dims.len());
         if ra < 2 || rc != ra || !(rb == 2 || rb == ra) {
             found.push(
                 err(
@@ -393,49 +442,52 @@ impl<'a> FamilyChecker<'a> {
                 .help(HELP),
             );
         } else {
-            let dim = |s: &[i64], from_end: usize| s[s.len() - from_end];
+            let dim = |s: &[Extent], from_end: usize| s[s.len() - from_end];
             let checks = [
                 (
                     "m",
                     &m.m,
+                    em,
                     [
-                        (pa, dim(&pa.shape, 2), "a", -2),
-                        (pc, dim(&pc.shape, 2), "c", -2),
+                        (pa, dim(&pa.dims, 2), "a", -2),
+                        (pc, dim(&pc.dims, 2), "c", -2),
                     ],
                 ),
                 (
                     "k",
                     &m.k,
+                    ek,
                     [
-                        (pa, dim(&pa.shape, 1), "a", -1),
-                        (pb, dim(&pb.shape, 2), "b", -2),
+                        (pa, dim(&pa.dims, 1), "a", -1),
+                        (pb, dim(&pb.dims, 2), "b", -2),
                     ],
                 ),
                 (
                     "n",
                     &m.n,
+                    en,
                     [
-                        (pb, dim(&pb.shape, 1), "b", -1),
-                        (pc, dim(&pc.shape, 1), "c", -1),
+                        (pb, dim(&pb.dims, 1), "b", -1),
+                        (pc, dim(&pc.dims, 1), "c", -1),
                     ],
                 ),
             ];
-            for (key, declared, operands) in checks {
+            for (key, declared, want, operands) in checks {
                 // The declared extent against both operands: one mistake (the
                 // declaration, or one operand) is one error.
                 let wrong: Vec<String> = operands
                     .iter()
-                    .filter(|(_, extent, _, _)| !tied(*extent, declared.value))
+                    .filter(|(_, extent, _, _)| !agree(*extent, want))
                     .map(|(p, extent, role, axis)| {
                         let operand = if p.name == *role {
                             format!("`{role}`")
                         } else {
                             format!("`{role}` (`{}`)", p.name)
                         };
-                        let extent = if *extent < 0 {
-                            "a dynamic extent".to_owned()
-                        } else {
-                            format!("extent {extent}")
+                        let extent = match *extent {
+                            Extent::Dynamic => "a dynamic extent".to_owned(),
+                            Extent::Symbol(i) => format!("symbol `{}`", self.symbols[i].name),
+                            Extent::Static(e) => format!("extent {e}"),
                         };
                         format!("operand {operand} has {extent} on axis {axis}")
                     })
@@ -455,8 +507,8 @@ impl<'a> FamilyChecker<'a> {
                 }
                 found.push(d);
             }
-            if !shapes_tied(&pa.shape[..ra - 2], &pc.shape[..rc - 2])
-                || (rb == ra && !shapes_tied(&pb.shape[..rb - 2], &pa.shape[..ra - 2]))
+            if !shapes_agree(&pa.dims[..ra - 2], &pc.dims[..rc - 2])
+                || (rb == ra && !shapes_agree(&pb.dims[..rb - 2], &pa.dims[..ra - 2]))
             {
                 found.push(
                     err(
@@ -563,30 +615,30 @@ impl<'a> FamilyChecker<'a> {
                 code: Code::ReduceMismatch,
                 help: "reduced axes are dropped (extent 1 with `keepdim = true`); the others keep their extent",
             };
-            let shape = &self.params[input].shape;
-            let mut derived: Vec<i64> = Vec::with_capacity(shape.len());
+            let shape = &self.params[input].dims;
+            let mut derived: Vec<Extent> = Vec::with_capacity(shape.len());
             for (i, &e) in shape.iter().enumerate() {
                 if !axes.contains(&(i as u32)) {
                     derived.push(e);
                 } else if keepdim {
-                    derived.push(1);
+                    derived.push(Extent::Static(1));
                 }
             }
             if derived.is_empty() {
-                derived.push(1);
+                derived.push(Extent::Static(1));
             }
-            let have = &self.params[out].shape;
-            if !shapes_tied(have, &derived) {
+            let have = &self.params[out].dims;
+            if !shapes_agree(have, &derived) {
                 let msg = format!(
                     "{} is {}, but reducing {} over axes {axes:?} gives {}",
                     self.who("out", out),
-                    shape_text(have),
+                    self.shape_text(have),
                     self.who("input", input),
-                    shape_text(&derived)
+                    self.shape_text(&derived)
                 );
                 self.push(
                     err(rule.code, self.id, &r.out.span, msg)
-                        .label(format!("expected shape {}", shape_text(&derived)))
+                        .label(format!("expected shape {}", self.shape_text(&derived)))
                         .help(rule.help),
                 );
             }
@@ -746,16 +798,15 @@ impl<'a> FamilyChecker<'a> {
                 }
             }
             if ranks {
-                self.agree_extent(
-                    &rule,
-                    "the batch B",
-                    &[
-                        ("query", q, 0, sq),
-                        ("block_table", bt, 0, sb),
-                        ("context_lens", cl, 0, sc),
-                        ("out", out, 0, so),
-                    ],
-                );
+                let batch = [
+                    ("query", q, 0, sq),
+                    ("block_table", bt, 0, sb),
+                    ("context_lens", cl, 0, sc),
+                    ("out", out, 0, so),
+                ];
+                if self.agree_extent(&rule, "the batch B", &batch) {
+                    self.require_tied(&rule, "the batch B", "batch", &batch);
+                }
                 self.agree_extent(
                     &rule,
                     "the head count H",
@@ -776,24 +827,25 @@ impl<'a> FamilyChecker<'a> {
                     (1, "block_size"),
                     (2, "the KV head count H_kv"),
                 ] {
-                    self.agree_extent(
-                        &rule,
-                        what,
-                        &[("key_cache", kc, axis, sk), ("value_cache", vc, axis, sv)],
-                    );
+                    let caches = [("key_cache", kc, axis, sk), ("value_cache", vc, axis, sv)];
+                    if self.agree_extent(&rule, what, &caches) && axis == 0 {
+                        self.require_tied(&rule, what, "num_blocks", &caches);
+                    }
                 }
-                let (h, hkv) = (self.params[q].shape[1], self.params[kc].shape[2]);
-                if h > 0 && hkv > 0 && h % hkv != 0 {
-                    let msg = format!(
-                        "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
-                        self.who("query", q),
-                        self.who("key_cache", kc)
-                    );
-                    self.push(
-                        err(rule.code, self.id, sk, msg)
-                            .label("H_kv must divide H")
-                            .help("grouped-query attention shares each KV head among H / H_kv query heads"),
-                    );
+                let (h, hkv) = (self.params[q].dims[1], self.params[kc].dims[2]);
+                if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
+                    if h % hkv != 0 {
+                        let msg = format!(
+                            "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
+                            self.who("query", q),
+                            self.who("key_cache", kc)
+                        );
+                        self.push(
+                            err(rule.code, self.id, sk, msg)
+                                .label("H_kv must divide H")
+                                .help("grouped-query attention shares each KV head among H / H_kv query heads"),
+                        );
+                    }
                 }
             }
         }

@@ -86,6 +86,16 @@ codes! {
         "The product of a tensor's static dimensions times its element size does\nnot fit in 64 bits. Such a tensor could never be allocated, and its size\nwould wrap in the generated tables.";
     Fp4Packing = "KF0207", "shape", "packed fp4 needs a static even last dimension",
         "fp4 tensors are stored packed, two elements per byte along the last\ndimension, and the lowered (carrier) shape halves that dimension. It must\ntherefore be static and even.";
+    UnknownSymbol = "KF0208", "shape", "a payload or `[dims]` names an unknown symbol",
+        "A symbolic dimension is declared by using its name in a parameter's\n`shape` (`shape = [\"batch\", 128]`). An operation payload extent\n(`m = \"batch\"`) or a constraint table (`[dims.batch]`) may only name a\nsymbol that some shape uses: otherwise it would constrain nothing. Check\nthe spelling, or use the name in the shapes it ties.";
+    SymbolUsedOnce = "KF0209", "shape", "a symbol is used only once",
+        "A symbol says that every extent with its name is equal at each call. A\nsymbol that appears in one shape position ties nothing: it is just `-1`.\nThis is a warning (the family is still valid; a constraint on it is still\nchecked at call time). Use the same name wherever the extents must be\nequal, or write `-1`.";
+    SymbolStaticOnly = "KF0210", "shape", "a symbol in a position that must be static",
+        "Some extents are fixed at build time: the last two dimensions of an NZ\ntensor (blocked into 16 x c0 fractals) and the last dimension of a packed\nfp4 tensor (halved by packing). A symbol there would be a dynamic extent\nthe lowered shape cannot express. Write the static extent; symbols may\nname the other dimensions.";
+    DimConstraintValue = "KF0211", "shape", "a `[dims]` constraint value is out of bounds",
+        "`[dims.<symbol>]` accepts `min` (0..=2^32-1), `max` (1..=2^32-1) and\n`multiple_of` (1..=2^32-1). `multiple_of = 0` is rejected: every extent\nis a multiple of 1, and 0 divides nothing.";
+    DimConstraintEmpty = "KF0212", "shape", "a symbol's constraints admit no extent",
+        "The constraints of `[dims.<symbol>]` leave no extent a call could pass:\n`min` is above `max`, or no multiple of `multiple_of` lies between them.\nEvery call of the family would be refused.";
 
     AliasOutOfRange = "KF0301", "alias", "return alias index out of range",
         "A return alias given as an index points into the complete signature,\nscalars included, counting from 0. The index is past the last parameter.";

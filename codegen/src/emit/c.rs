@@ -1235,7 +1235,14 @@ fn emit_family_tables(
             b,
             c,
             accumulate,
-        } => ("-1".to_owned(), [*a, *b, *c], *accumulate, *m, *k, *n),
+        } => (
+            "-1".to_owned(),
+            [*a, *b, *c],
+            *accumulate,
+            m.as_i64(),
+            k.as_i64(),
+            n.as_i64(),
+        ),
         _ => ("-1".to_owned(), [0, 0, 0], false, 0, 0, 0),
     };
     let payloads = emit_operation_payload(w, f);

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use super::{marker_line, GeneratedFile};
 use crate::diag::Code;
-use crate::ir::{Family, Ir, Operation, Param, ScalarRef};
+use crate::ir::{Extent, Family, Ir, Operation, Param, ScalarRef};
 use crate::vocab::{BinaryOp, ParamKind};
 
 pub const FAMILIES_MD: &str = "docs/families.md";
@@ -144,9 +144,9 @@ fn family_section(o: &mut String, f: &Family) {
                 pname(*c),
                 pname(*a),
                 pname(*b),
-                extent(*m),
-                extent(*k),
-                extent(*n),
+                payload_extent(f, *m),
+                payload_extent(f, *k),
+                payload_extent(f, *n),
                 if *accumulate { " (accumulating)" } else { "" },
             );
         }
@@ -372,6 +372,14 @@ fn extent(d: i64) -> String {
         "dynamic (`-1`)".to_owned()
     } else {
         d.to_string()
+    }
+}
+
+/// A payload extent: a symbol by name, otherwise as [`extent`].
+fn payload_extent(f: &Family, e: Extent) -> String {
+    match f.symbol_name(e) {
+        Some(name) => format!("`{name}`"),
+        None => extent(e.as_i64()),
     }
 }
 

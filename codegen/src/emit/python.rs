@@ -941,9 +941,9 @@ fn operation_expr(op: &Operation) -> Expr {
         } => Expr::Call(
             kind,
             vec![
-                ("m", atom(m)),
-                ("k", atom(k)),
-                ("n", atom(n)),
+                ("m", atom(m.as_i64())),
+                ("k", atom(k.as_i64())),
+                ("n", atom(n.as_i64())),
                 ("a", atom(a)),
                 ("b", atom(b)),
                 ("c", atom(c)),

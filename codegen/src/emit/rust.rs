@@ -530,9 +530,9 @@ impl Records<'_> {
                 accumulate,
             } => {
                 self.open("::Operation::Matmul");
-                self.int(op, "m: ", *m);
-                self.int(op, "k: ", *k);
-                self.int(op, "n: ", *n);
+                self.int(op, "m: ", m.as_i64());
+                self.int(op, "k: ", k.as_i64());
+                self.int(op, "n: ", n.as_i64());
                 self.int(op, "a: ", u32_of(*a));
                 self.int(op, "b: ", u32_of(*b));
                 self.int(op, "c: ", u32_of(*c));
@@ -1102,9 +1102,9 @@ mod reference {
             } => {
                 let (a, b, c) = (u32_lit(*a), u32_lit(*b), u32_lit(*c));
                 let (m, kk, n) = (
-                    Literal::i64_unsuffixed(*m),
-                    Literal::i64_unsuffixed(*kk),
-                    Literal::i64_unsuffixed(*n),
+                    Literal::i64_unsuffixed(m.as_i64()),
+                    Literal::i64_unsuffixed(kk.as_i64()),
+                    Literal::i64_unsuffixed(n.as_i64()),
                 );
                 quote!(#k::Operation::Matmul { m: #m, k: #kk, n: #n, a: #a, b: #b, c: #c, accumulate: #accumulate })
             }

@@ -36,7 +36,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 8
+#define KFAM_FAMILY_COUNT 9
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -1234,6 +1234,31 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 #define KFAM_ADD_BF16_1024_SLOT_RHS 1
 #define KFAM_ADD_BF16_1024_SLOT_OUT 2
 
+/* --- add_bf16_rows (revision 1) --- */
+/**
+ * Elementwise BF16 addition of two row-major matrices of 256 columns and a
+ * dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
+ * `rows` ties the row counts of the three tensors: a call whose tensors disagree
+ * on it is refused. The receipt's artifact digest is a placeholder: the artifact
+ * itself is not shipped in this repository.
+ */
+#define KFAM_ADD_BF16_ROWS_INDEX 1
+#define KFAM_ADD_BF16_ROWS_NAME "add_bf16_rows"
+#define KFAM_ADD_BF16_ROWS_REVISION 1
+#define KFAM_ADD_BF16_ROWS_IDENTITY "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4"
+#define KFAM_ADD_BF16_ROWS_TENSOR_COUNT 3
+#define KFAM_ADD_BF16_ROWS_SCALAR_COUNT 0
+#define KFAM_ADD_BF16_ROWS_PARAM_LHS 0
+#define KFAM_ADD_BF16_ROWS_PARAM_RHS 1
+#define KFAM_ADD_BF16_ROWS_PARAM_OUT 2
+#define KFAM_ADD_BF16_ROWS_PROFILE_XDNA2_ONBOARD 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_OUT 2
+#define KFAM_ADD_BF16_ROWS_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_SLOT_OUT 2
+
 /* --- matmul_acc_nz_bf16 (revision 1) --- */
 /**
  * Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
@@ -1242,7 +1267,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * caller receives it as both the result and the updated state). Artifact
  * digests are placeholders: the artifacts are not shipped in this repository.
  */
-#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 1
+#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 2
 #define KFAM_MATMUL_ACC_NZ_BF16_NAME "matmul_acc_nz_bf16"
 #define KFAM_MATMUL_ACC_NZ_BF16_REVISION 1
 #define KFAM_MATMUL_ACC_NZ_BF16_IDENTITY "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae"
@@ -1282,7 +1307,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * NPU, launched with three direct buffer objects. The receipt's artifact digest
  * is a placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MATMUL_BF16_128X64X128_INDEX 2
+#define KFAM_MATMUL_BF16_128X64X128_INDEX 3
 #define KFAM_MATMUL_BF16_128X64X128_NAME "matmul_bf16_128x64x128"
 #define KFAM_MATMUL_BF16_128X64X128_REVISION 1
 #define KFAM_MATMUL_BF16_128X64X128_IDENTITY "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13"
@@ -1306,7 +1331,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * byte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a
  * placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MUL_FP4_DEQUANT_INDEX 3
+#define KFAM_MUL_FP4_DEQUANT_INDEX 4
 #define KFAM_MUL_FP4_DEQUANT_NAME "mul_fp4_dequant"
 #define KFAM_MUL_FP4_DEQUANT_REVISION 1
 #define KFAM_MUL_FP4_DEQUANT_IDENTITY "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c"
@@ -1329,14 +1354,15 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * one BF16 query token per sequence (32 query heads of 128) attends over its
  * context, whose keys and values live in fixed-size blocks of a shared cache
  * (8 KV heads, grouped-query attention) located through an int32 block table.
- * The softmax scale is an FP32 scalar passed at call time. The batch and the
- * number of cache blocks are dynamic. Artifact digests are placeholders: the
+ * The softmax scale is an FP32 scalar passed at call time. The batch (1 to
+ * 256 sequences) and the number of cache blocks are symbols: a call whose
+ * tensors disagree on either is refused. Artifact digests are placeholders: the
  * artifacts are not shipped in this repository.
  */
-#define KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX 4
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX 5
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_NAME "paged_attention_decode_bf16"
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_REVISION 1
-#define KFAM_PAGED_ATTENTION_DECODE_BF16_IDENTITY "168251a68dc724199dc68aac7f4cf3152b883aad7b52db7abfe24a8b1042a1e9"
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_IDENTITY "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99"
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_TENSOR_COUNT 6
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_SCALAR_COUNT 1
 /** One query token per sequence: [batch, heads, head size]. */
@@ -1379,15 +1405,15 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 
 /* --- rms_norm_bf16_4096 (revision 1) --- */
 /**
- * RMSNorm over the last axis (hidden size 4096) of a dynamic number of BF16
- * rows on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
+ * RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16
+ * rows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
  * of 1e-6. Artifact digests are placeholders: the artifacts are not shipped in
  * this repository.
  */
-#define KFAM_RMS_NORM_BF16_4096_INDEX 5
+#define KFAM_RMS_NORM_BF16_4096_INDEX 6
 #define KFAM_RMS_NORM_BF16_4096_NAME "rms_norm_bf16_4096"
 #define KFAM_RMS_NORM_BF16_4096_REVISION 1
-#define KFAM_RMS_NORM_BF16_4096_IDENTITY "b2be1c95674401d6a0bd20f5bdc2711fca7950adaa7fd435997980d73b3638dd"
+#define KFAM_RMS_NORM_BF16_4096_IDENTITY "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9"
 #define KFAM_RMS_NORM_BF16_4096_TENSOR_COUNT 3
 #define KFAM_RMS_NORM_BF16_4096_SCALAR_COUNT 0
 /** Rows to normalize. */
@@ -1406,14 +1432,14 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 
 /* --- silu_bf16 (revision 1) --- */
 /**
- * SiLU activation out = x * sigmoid(x) over a dynamic number of BF16 rows of
+ * SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of
  * 11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact
  * digests are placeholders: the artifacts are not shipped in this repository.
  */
-#define KFAM_SILU_BF16_INDEX 6
+#define KFAM_SILU_BF16_INDEX 7
 #define KFAM_SILU_BF16_NAME "silu_bf16"
 #define KFAM_SILU_BF16_REVISION 1
-#define KFAM_SILU_BF16_IDENTITY "ab5b0234894d46d26534298b247b4353bda5bccd915f10083586ced75640c6d1"
+#define KFAM_SILU_BF16_IDENTITY "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d"
 #define KFAM_SILU_BF16_TENSOR_COUNT 2
 #define KFAM_SILU_BF16_SCALAR_COUNT 0
 #define KFAM_SILU_BF16_PARAM_X 0
@@ -1431,13 +1457,13 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 /**
  * Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the
  * SiLU of the gate projection times the up projection, in one pass over a
- * dynamic number of BF16 rows. Artifact digests are placeholders: the
+ * symbolic number `rows` of BF16 rows. Artifact digests are placeholders: the
  * artifacts are not shipped in this repository.
  */
-#define KFAM_SWIGLU_FUSED_BF16_INDEX 7
+#define KFAM_SWIGLU_FUSED_BF16_INDEX 8
 #define KFAM_SWIGLU_FUSED_BF16_NAME "swiglu_fused_bf16"
 #define KFAM_SWIGLU_FUSED_BF16_REVISION 1
-#define KFAM_SWIGLU_FUSED_BF16_IDENTITY "16074cf536f27652e7a2628b4c756f8eeb400a8a084289175a71c6f52f9f5b00"
+#define KFAM_SWIGLU_FUSED_BF16_IDENTITY "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c"
 #define KFAM_SWIGLU_FUSED_BF16_TENSOR_COUNT 3
 #define KFAM_SWIGLU_FUSED_BF16_SCALAR_COUNT 0
 /** Gate projection. */
@@ -1538,6 +1564,86 @@ static const kfam_receipt kfam_gen_receipts_add_bf16_1024[1] KFAM_GEN_MAYBE_UNUS
         "2026-10-14", /* evidence_date */
         "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
         "targeted source-exact add smoke" /* evidence_note */
+    }
+};
+
+/* add_bf16_rows */
+static const kfam_param kfam_gen_params_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "lhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "rhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "out", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {2};
+static const kfam_binding kfam_gen_bindings_0_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* lhs */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* rhs */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_BUFFER_OBJECT} /* out */
+};
+static const kfam_profile kfam_gen_profiles_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "xdna2_onboard", /* name */
+        KFAM_PLATFORM_XDNA2, /* platform */
+        KFAM_BACKEND_AIE, /* backend */
+        KFAM_RUNTIME_XRT_DIRECT, /* runtime */
+        KFAM_EXECUTION_MODE_ONBOARD, /* execution_mode */
+        3, /* binding_count */
+        kfam_gen_bindings_0_add_bf16_rows /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "xdna.generated_add.v1", /* codec */
+        "xdna2/add_bf16_rows.elf", /* artifact */
+        "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", /* sha256 */
+        "2026-11-30", /* evidence_date */
+        "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
+        "targeted source-exact add smoke over 16..4096 rows" /* evidence_note */
     }
 };
 
@@ -2296,7 +2402,7 @@ static const kfam_receipt kfam_gen_receipts_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_
 };
 
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
     {
         sizeof(kfam_family), /* struct_size */
         KFAM_ABI_MAJOR, /* abi_major */
@@ -2326,6 +2432,42 @@ static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_add_bf16_1024, /* profiles */
         kfam_gen_receipts_add_bf16_1024, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_ADD_BF16_ROWS_INDEX, /* index */
+        1, /* revision */
+        "add_bf16_rows", /* name */
+        "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4", /* identity */
+        "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
+        KFAM_BINARY_OP_ADD, /* binary_op */
+        {0, 1, 2}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        3, /* param_count */
+        3, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_add_bf16_rows, /* params */
+        kfam_gen_returns_add_bf16_rows, /* returns */
+        1, /* profile_count */
+        1, /* receipt_count */
+        kfam_gen_profiles_add_bf16_rows, /* profiles */
+        kfam_gen_receipts_add_bf16_rows, /* receipts */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2448,8 +2590,8 @@ static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
         KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX, /* index */
         1, /* revision */
         "paged_attention_decode_bf16", /* name */
-        "168251a68dc724199dc68aac7f4cf3152b883aad7b52db7abfe24a8b1042a1e9", /* identity */
-        "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch and the\nnumber of cache blocks are dynamic. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
+        "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", /* identity */
+        "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
         NULL, /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         0, /* torch */
@@ -2484,8 +2626,8 @@ static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
         KFAM_RMS_NORM_BF16_4096_INDEX, /* index */
         1, /* revision */
         "rms_norm_bf16_4096", /* name */
-        "b2be1c95674401d6a0bd20f5bdc2711fca7950adaa7fd435997980d73b3638dd", /* identity */
-        "RMSNorm over the last axis (hidden size 4096) of a dynamic number of BF16\nrows on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", /* summary */
+        "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", /* identity */
+        "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", /* summary */
         NULL, /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         0, /* torch */
@@ -2520,8 +2662,8 @@ static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
         KFAM_SILU_BF16_INDEX, /* index */
         1, /* revision */
         "silu_bf16", /* name */
-        "ab5b0234894d46d26534298b247b4353bda5bccd915f10083586ced75640c6d1", /* identity */
-        "SiLU activation out = x * sigmoid(x) over a dynamic number of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", /* summary */
+        "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", /* identity */
+        "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", /* summary */
         NULL, /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         0, /* torch */
@@ -2556,8 +2698,8 @@ static const kfam_family kfam_families[8] KFAM_GEN_MAYBE_UNUSED = {
         KFAM_SWIGLU_FUSED_BF16_INDEX, /* index */
         1, /* revision */
         "swiglu_fused_bf16", /* name */
-        "16074cf536f27652e7a2628b4c756f8eeb400a8a084289175a71c6f52f9f5b00", /* identity */
-        "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\ndynamic number of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
+        "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", /* identity */
+        "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
         NULL, /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
         0, /* torch */
