@@ -796,6 +796,18 @@ mod tests {
             kinds.insert(f.operation.kind().as_str());
         }
         assert_eq!(kinds.len(), 2, "both operation kinds are covered");
+        // The shipped manifest covers the other kinds' payloads (scalar
+        // operands as constants and as parameters included).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        for f in &ir.expect("the shipped manifest checks cleanly").families {
+            let text = f.canonical_identity();
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert!(sorted(&value), "{text}");
+            assert_eq!(serde_json::to_string(&value).unwrap(), text);
+            kinds.insert(f.operation.kind().as_str());
+        }
+        assert!(kinds.len() >= 6, "{kinds:?}");
     }
 
     #[test]

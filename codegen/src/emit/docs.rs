@@ -524,6 +524,14 @@ pub fn code(s: &str) -> String {
     format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
 }
 
+/// An `eps` or `scale`: the constant, or the scalar parameter that carries it.
+fn scalar_text<'a>(s: ScalarRef, pname: impl Fn(usize) -> &'a str) -> String {
+    match s {
+        ScalarRef::Constant(v) => format!("`{v}`"),
+        ScalarRef::Param(i) => format!("from scalar parameter `{}`", pname(i)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -563,13 +571,5 @@ mod tests {
         assert_eq!(code("a`b"), "``a`b``");
         assert_eq!(code("`a"), "`` `a ``");
         assert_eq!(code("a|b"), "`a\\|b`");
-    }
-}
-
-/// An `eps` or `scale`: the constant, or the scalar parameter that carries it.
-fn scalar_text<'a>(s: ScalarRef, pname: impl Fn(usize) -> &'a str) -> String {
-    match s {
-        ScalarRef::Constant(v) => format!("`{v}`"),
-        ScalarRef::Param(i) => format!("from scalar parameter `{}`", pname(i)),
     }
 }

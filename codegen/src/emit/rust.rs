@@ -1358,7 +1358,13 @@ mod reference {
     }
 
     pub fn unparse(ir: &Ir) -> String {
-        let file: syn::File = syn::parse2(tables_tokens(ir, &quote!(crate))).unwrap();
+        unparse_with(ir, "crate")
+    }
+
+    /// The reference for another crate path (the macro's `::kfam_runtime`).
+    pub fn unparse_with(ir: &Ir, krate: &str) -> String {
+        let k: TokenStream = krate.parse().unwrap();
+        let file: syn::File = syn::parse2(tables_tokens(ir, &k)).unwrap();
         prettyplease::unparse(&file)
     }
 }
@@ -1448,6 +1454,47 @@ mod tests {
             f.torch_schema = Some("t".repeat(50 + n % 30));
         }
         assert_same(&ir);
+    }
+
+    /// Every operation kind (the shipped manifest has one family of each
+    /// but softmax and reduce; two more cover those), float constants and
+    /// scalar-parameter operands, under both crate paths.
+    #[test]
+    fn same_as_prettyplease_for_every_operation_kind() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, report) = crate::check_dir(&dir);
+        let mut ir = ir.unwrap_or_else(|| {
+            panic!(
+                "{}",
+                report.render_human(&annotate_snippets::Renderer::plain())
+            )
+        });
+        let extra = ir_of(vec![
+            (
+                "m/families/softmax_x.toml".to_owned(),
+                "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+                 [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
+                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
+                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
+                    .to_owned(),
+            ),
+            (
+                "m/families/reduce_x.toml".to_owned(),
+                "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+                 [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
+                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
+                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
+                    .to_owned(),
+            ),
+        ]);
+        ir.families.extend(extra.families);
+        let mut kinds: Vec<_> = ir.families.iter().map(|f| f.operation.kind()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), crate::vocab::OperationKind::ALL.len());
+        assert_same(&ir);
+        let want = reference::unparse_with(&ir, "::kfam_runtime");
+        assert_eq!(want, tables_source(&ir, "::kfam_runtime", ""));
     }
 
     #[test]
