@@ -784,12 +784,16 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn static_only(&mut self, d: &Spanned<model::Dim>, why: &str) {
+        let symbol = match &d.value {
+            model::Dim::Symbol(s) => s.as_str(),
+            model::Dim::Extent(_) => "",
+        };
         self.push(
             err(
                 Code::SymbolStaticOnly,
                 self.id,
                 &d.span,
-                format!("symbol {} sits where the extent must be static", d.value),
+                format!("symbol `{}` sits where the extent must be static", symbol),
             )
             .label(why.to_owned())
             .help("write the static extent here; symbols may name the other dimensions"),
@@ -1135,7 +1139,7 @@ impl<'a> FamilyChecker<'a> {
                 if roles && ![lhs, rhs, out].iter().any(|i| self.bad_params.contains(i)) {
                     for (s, i) in [(&e.rhs, rhs), (&e.out, out)] {
                         let (base, p) = (&self.params[lhs], &self.params[i]);
-                        if p.dtype != base.dtype || p.dims != base.dims {
+                        if p.dtype != base.dtype || !agree(&p.dims, &base.dims) {
                             let msg = format!(
                                 "elementwise operand `{}` is {} {}, but `{}` is {} {}",
                                 p.name,
@@ -1238,7 +1242,7 @@ impl<'a> FamilyChecker<'a> {
             ];
             for (key, declared, want, operands) in checks {
                 for (p, extent, role, axis) in operands {
-                    if extent != want {
+                    if !extent.agrees(want) {
                         let operand = if p.name == role {
                             format!("`{role}`")
                         } else {
@@ -1261,8 +1265,8 @@ impl<'a> FamilyChecker<'a> {
                     }
                 }
             }
-            if pa.dims[..ra - 2] != pc.dims[..rc - 2]
-                || (rb == ra && pb.dims[..rb - 2] != pa.dims[..ra - 2])
+            if !agree(&pa.dims[..ra - 2], &pc.dims[..rc - 2])
+                || (rb == ra && !agree(&pb.dims[..rb - 2], &pa.dims[..ra - 2]))
             {
                 problems.push((
                     m.c.span.clone(),
@@ -1641,6 +1645,11 @@ impl<'a> FamilyChecker<'a> {
 
 /// `s` with control, bidirectional and invisible characters escaped, for
 /// quoting user text in a message (other characters, `\` included, as is).
+/// Two shapes that may describe equal operands ([`ir::Extent::agrees`]).
+fn agree(a: &[ir::Extent], b: &[ir::Extent]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.agrees(*y))
+}
+
 fn printable(s: &str) -> String {
     s.chars()
         .map(|c| {

@@ -183,6 +183,17 @@ impl Extent {
         }
     }
 
+    /// Whether a declaration may give both extents to one axis of equal
+    /// operands: equal static extents, or dynamic ones that are not two
+    /// different symbols (`-1` agrees with any dynamic extent; the symbol,
+    /// if any, ties it at call time).
+    pub fn agrees(self, other: Extent) -> bool {
+        match (self, other) {
+            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
+            _ => self.as_i64() == other.as_i64(),
+        }
+    }
+
     /// Whether the two extents are equal at every call: the same static
     /// extent, or the same symbol. Two `-1`s are never tied.
     pub fn tied(self, other: Extent) -> bool {

@@ -107,6 +107,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "add_bf16_rows",
@@ -202,6 +203,31 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "rows",
+                min: 16,
+                max: 9223372036854775807,
+                multiple_of: 16,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 1,
+                        tensor: 1,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 2,
+                        tensor: 2,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
     crate::Family {
         name: "matmul_acc_nz_bf16",
@@ -381,6 +407,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "matmul_bf16_128x64x128",
@@ -481,6 +508,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "mul_fp4_dequant",
@@ -576,6 +604,7 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema: None,
+        symbols: &[],
     },
 ];
 /// `(artifact sha256, family index, receipt index)`, sorted by digest.

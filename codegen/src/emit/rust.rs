@@ -600,8 +600,38 @@ impl Records<'_> {
         self.int(at, "scalar_count: ", u32_of(f.scalar_count));
         self.str(at, "identity: ", &f.identity);
         self.opt_str(at, "torch_schema: ", f.torch_schema.as_deref(), true);
+        self.field(at, "symbols: ");
+        self.struct_array(at + 4, &f.symbols, |w, at, s| {
+            w.open("::Symbol");
+            w.str(at, "name: ", &s.name);
+            let (min, max, multiple_of) = symbol_bounds(s);
+            w.int(at, "min: ", min);
+            w.int(at, "max: ", max);
+            w.int(at, "multiple_of: ", multiple_of);
+            w.field(at, "uses: ");
+            w.struct_array(at + 4, &s.uses, |w, at, &(param, axis)| {
+                w.open("::DimUse");
+                w.int(at, "param: ", u32_of(param));
+                w.int(at, "tensor: ", u32_of(f.params[param].pool_index));
+                w.int(at, "axis: ", u32_of(axis));
+                w.close(at);
+            });
+            w.end();
+            w.close(at);
+        });
+        self.end();
         self.close(at);
     }
+}
+
+/// A symbol's constraints as the runtime tables carry them: `min`, `max`
+/// (`i64::MAX` when unbounded) and `multiple_of`.
+pub fn symbol_bounds(s: &crate::ir::Symbol) -> (i64, i64, i64) {
+    (
+        i64::from(s.min),
+        s.max.map_or(i64::MAX, i64::from),
+        i64::from(s.multiple_of),
+    )
 }
 
 /// The open-addressing index of `keys` (table order) that
@@ -1057,12 +1087,29 @@ mod reference {
         });
         let (tensors, scalars) = (u32_lit(f.tensor_count), u32_lit(f.scalar_count));
         let torch_schema = opt_str(&f.torch_schema);
+        let symbols = f.symbols.iter().map(|s| {
+            let name = &s.name;
+            let (min, max, multiple_of) = super::symbol_bounds(s);
+            let (min, max, multiple_of) = (
+                Literal::i64_unsuffixed(min),
+                Literal::i64_unsuffixed(max),
+                Literal::i64_unsuffixed(multiple_of),
+            );
+            let uses = s.uses.iter().map(|&(param, axis)| {
+                let tensor = u32_lit(f.params[param].pool_index);
+                let (param, axis) = (u32_lit(param), u32_lit(axis));
+                quote!(#k::DimUse { param: #param, tensor: #tensor, axis: #axis })
+            });
+            quote!(#k::Symbol {
+                name: #name, min: #min, max: #max, multiple_of: #multiple_of, uses: &[#(#uses),*],
+            })
+        });
         quote!(#k::Family {
             name: #name, revision: #revision, summary: #summary, contract: #k::Contract::#contract,
             torch: #torch, operation: #operation, params: &[#(#params),*], returns: &[#(#returns),*],
             profiles: &[#(#profiles),*], receipts: &[#(#receipts),*],
             tensor_count: #tensors, scalar_count: #scalars, identity: #identity,
-            torch_schema: #torch_schema,
+            torch_schema: #torch_schema, symbols: &[#(#symbols),*],
         })
     }
 

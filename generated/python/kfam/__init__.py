@@ -18,6 +18,7 @@ from typing import Final
 
 from ._records import (
     Binding,
+    DimUse,
     ElementwiseBinary,
     Evidence,
     Family,
@@ -27,6 +28,7 @@ from ._records import (
     Profile,
     Receipt,
     Retired,
+    Symbol,
 )
 from ._runtime import (
     AdmissionError,
@@ -98,6 +100,7 @@ __all__ = [
     "CapabilityError",
     "Contract",
     "DType",
+    "DimUse",
     "Direction",
     "ElementwiseBinary",
     "Evidence",
@@ -127,6 +130,7 @@ __all__ = [
     "Status",
     "StorageFormat",
     "Supported",
+    "Symbol",
     "TensorArg",
     "admit",
     "capability",

@@ -7,6 +7,7 @@ from typing import Final
 
 from ._records import (
     Binding,
+    DimUse,
     ElementwiseBinary,
     Evidence,
     Family,
@@ -15,6 +16,7 @@ from ._records import (
     Profile,
     Receipt,
     Retired,
+    Symbol,
 )
 from ._vocab import (
     Backend,
@@ -119,6 +121,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
         torch_schema="kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
+        symbols=(),
     ),
     Family(
         name="add_bf16_rows",
@@ -197,6 +200,19 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="rows",
+                min=16,
+                max=None,
+                multiple_of=16,
+                uses=(
+                    DimUse(param=0, tensor=0, axis=0),
+                    DimUse(param=1, tensor=1, axis=0),
+                    DimUse(param=2, tensor=2, axis=0),
+                ),
+            ),
+        ),
     ),
     Family(
         name="matmul_acc_nz_bf16",
@@ -326,6 +342,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=2,
         identity="3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae",
         torch_schema="kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",
+        symbols=(),
     ),
     Family(
         name="matmul_bf16_128x64x128",
@@ -404,6 +421,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13",
         torch_schema="kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",
+        symbols=(),
     ),
     Family(
         name="mul_fp4_dequant",
@@ -482,6 +500,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema=None,
+        symbols=(),
     ),
 )
 
