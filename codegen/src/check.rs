@@ -440,12 +440,20 @@ impl<'a> FamilyChecker<'a> {
         let direction = decl.direction.as_ref().map_or(Direction::In, |d| d.value);
         let dtype = decl.dtype.value;
         let layout = decl.layout.as_ref().map_or(Layout::Nd, |l| l.value);
+        let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
         let dims: Vec<ir::Extent> = match (&decl.shape, kind) {
             (Some(s), ParamKind::Tensor) => s
                 .value
                 .iter()
                 .enumerate()
-                .map(|(axis, d)| self.extent(d, Some((index, axis))))
+                .map(|(axis, d)| {
+                    let at = ir::DimUse {
+                        param: index,
+                        tensor: pool_index,
+                        axis,
+                    };
+                    self.extent(d, Some(at))
+                })
                 .collect(),
             _ => Vec::new(),
         };
@@ -507,7 +515,6 @@ impl<'a> FamilyChecker<'a> {
                 lowered = self.check_tensor_shape(p, dtype, direction, layout, &dims);
             }
         }
-        let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
         self.params.push(ir::Param {
             name: name.value.clone(),
             index,
@@ -696,7 +703,7 @@ impl<'a> FamilyChecker<'a> {
     }
 
     /// A shape entry as an extent; a symbol is interned, its use recorded.
-    fn extent(&mut self, d: &'a Spanned<model::Dim>, at: Option<(usize, usize)>) -> ir::Extent {
+    fn extent(&mut self, d: &'a Spanned<model::Dim>, at: Option<ir::DimUse>) -> ir::Extent {
         match &d.value {
             model::Dim::Extent(-1) => ir::Extent::Dynamic,
             model::Dim::Extent(v) => ir::Extent::Static(*v),
@@ -805,7 +812,7 @@ impl<'a> FamilyChecker<'a> {
         let id = self.id;
         for (i, s) in self.symbols.iter().enumerate() {
             if s.uses.len() == 1 {
-                let (p, _) = s.uses[0];
+                let p = s.uses[0].param;
                 let d = Diagnostic::warning(
                     Code::SymbolUsedOnce,
                     id,

@@ -526,7 +526,7 @@ fn diff_symbols(d: &mut Diff, f: &Family, g: &Family) {
         let at = |fam: &Family, sym: &Symbol| {
             sym.uses
                 .iter()
-                .map(|&(p, axis)| (fam.params[p].name.clone(), axis))
+                .map(|u| (fam.params[u.param].name.clone(), u.axis))
                 .collect::<Vec<_>>()
         };
         let renamed = g.symbols.iter().find(|t| {

@@ -143,7 +143,9 @@ pub struct Param {
     /// Logical shape (empty for scalars); `-1` is dynamic, and so is a
     /// symbol here (the anonymous view schema-3 consumers read).
     pub shape: Vec<i64>,
-    /// The same shape with symbols kept.
+    /// The same shape with symbols kept (not serialized: the IR's JSON
+    /// form carries the symbols in `Family::symbols`).
+    #[serde(skip)]
     pub dims: Vec<Extent>,
     pub layout: Layout,
     /// Assembly shape: NZ blocked, fp4 packed, otherwise the logical shape.
@@ -153,9 +155,10 @@ pub struct Param {
     pub doc: Option<String>,
 }
 
-/// A checked extent: a shape entry or a payload extent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// A checked extent: a shape entry or a payload extent. Serialized (in the
+/// IR's JSON form) as its anonymous `i64`; the symbols are in
+/// [`Family::symbols`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Extent {
     /// A static extent, 1..=2^32-1 once checked.
     Static(i64),
@@ -163,6 +166,12 @@ pub enum Extent {
     Dynamic,
     /// A named symbol: an index into [`Family::symbols`].
     Symbol(usize),
+}
+
+impl Serialize for Extent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(self.as_i64())
+    }
 }
 
 impl Extent {
@@ -216,9 +225,19 @@ pub struct Symbol {
     pub max: Option<u32>,
     /// Accepted extents are multiples of this (1 when unconstrained).
     pub multiple_of: u32,
-    /// Every `(param, axis)` whose extent is this symbol, in signature
-    /// order: what a call checks for equality.
-    pub uses: Vec<(usize, usize)>,
+    /// Every extent that is this symbol, in signature order: what a call
+    /// checks for equality.
+    pub uses: Vec<DimUse>,
+}
+
+/// One extent that is a named symbol: axis `axis` of parameter `param`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DimUse {
+    /// Index into the family's `params`.
+    pub param: usize,
+    /// The parameter's index among the family's tensors (its argument).
+    pub tensor: usize,
+    pub axis: usize,
 }
 
 impl Symbol {

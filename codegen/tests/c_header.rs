@@ -301,8 +301,8 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             "symbol {} min {} max {max} multiple_of {}",
             sym.name, sym.min, sym.multiple_of
         );
-        for &(p, axis) in &sym.uses {
-            let _ = write!(s, " {}[{axis}]@{}", pname(p), f.params[p].pool_index);
+        for u in &sym.uses {
+            let _ = write!(s, " {}[{}]@{}", pname(u.param), u.axis, u.tensor);
         }
         s.push('\n');
     }

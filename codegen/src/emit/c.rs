@@ -1229,10 +1229,10 @@ fn emit_symbol_table(w: &mut W, f: &Family) -> String {
         let entries: Vec<String> = s
             .uses
             .iter()
-            .map(|&(param, axis)| {
+            .map(|u| {
                 format!(
-                    "    {{sizeof(kfam_dim_use), {param}, {}, {axis}}}",
-                    f.params[param].pool_index
+                    "    {{sizeof(kfam_dim_use), {}, {}, {}}}",
+                    u.param, u.tensor, u.axis
                 )
             })
             .collect();

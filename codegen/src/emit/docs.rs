@@ -193,7 +193,7 @@ fn family_section(o: &mut String, f: &Family) {
             let uses: Vec<String> = s
                 .uses
                 .iter()
-                .map(|&(p, axis)| format!("`{}`[{axis}]", pname(p)))
+                .map(|u| format!("`{}`[{}]", pname(u.param), u.axis))
                 .collect();
             let _ = writeln!(
                 o,

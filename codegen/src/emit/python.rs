@@ -1075,23 +1075,23 @@ fn family_expr(f: &Family) -> Expr {
             ("torch_schema", py_opt_str(f.torch_schema.as_deref())),
             (
                 "symbols",
-                Expr::Tuple(f.symbols.iter().map(|s| symbol_expr(f, s)).collect()),
+                Expr::Tuple(f.symbols.iter().map(symbol_expr).collect()),
             ),
         ],
     )
 }
 
-fn symbol_expr(f: &Family, s: &ir::Symbol) -> Expr {
+fn symbol_expr(s: &ir::Symbol) -> Expr {
     let uses = s
         .uses
         .iter()
-        .map(|&(param, axis)| {
+        .map(|u| {
             Expr::Call(
                 "DimUse",
                 vec![
-                    ("param", atom(param)),
-                    ("tensor", atom(f.params[param].pool_index)),
-                    ("axis", atom(axis)),
+                    ("param", atom(u.param)),
+                    ("tensor", atom(u.tensor)),
+                    ("axis", atom(u.axis)),
                 ],
             )
         })
