@@ -182,7 +182,10 @@ fn check_symbols(family: &Family, tensors: &[TensorArg<'_>]) -> Result<(), CallE
                 ));
             }
         }
-        if want < s.min || want > s.max || want.checked_rem(s.multiple_of) != Some(0) {
+        // `multiple_of` 1 (unconstrained) skips the division; 0 (no checked
+        // table has it) refuses rather than divides by zero.
+        let aligned = s.multiple_of == 1 || want.checked_rem(s.multiple_of) == Some(0);
+        if want < s.min || want > s.max || !aligned {
             return Err(fail_dim(CallRule::DimRange, first.param, i, None));
         }
     }
