@@ -11,23 +11,19 @@ use std::ops::Range;
 mod attention;
 mod reduction;
 
-use super::{err, FamilyChecker};
+use super::{agree as shapes_agree, err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
 use crate::vocab::{DType, Direction, UnaryOp};
 
-/// Whether two declared extents agree: the same static extent, the same
-/// symbol, or both anonymous (`-1`, each unconstrained: nothing to check
-/// here, and nothing tied at call time). Every declaration rule compares
-/// extents through this one function; [`Extent::tied`] is the stricter
-/// relation a call can enforce (no anonymous extents).
+/// Whether two declared extents may be one extent of equal operands
+/// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not
+/// two different symbols). Every declaration rule compares extents through
+/// this one function, and shapes through `check::agree`;
+/// [`Extent::tied`] is the stricter relation a call can enforce.
 pub(super) fn agree(a: Extent, b: Extent) -> bool {
-    a == b
-}
-
-fn shapes_agree(a: &[Extent], b: &[Extent]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| agree(x, y))
+    a.agrees(b)
 }
 
 /// One value of an agreement group: who holds it, the value, where the
