@@ -8,8 +8,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
-    OperationKind, ParamKind, Platform, Runtime, Status,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    OperationKind, ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
 };
 
 /// Identity format version, part of every canonical form (see `docs/identity.md`).
@@ -111,6 +111,71 @@ pub enum Operation {
         c: usize,
         accumulate: bool,
     },
+    ElementwiseUnary {
+        op: UnaryOp,
+        input: usize,
+        out: usize,
+    },
+    Reduce {
+        op: ReduceOp,
+        input: usize,
+        out: usize,
+        /// Sorted, distinct axes of `input`.
+        axes: Vec<u32>,
+        keepdim: bool,
+    },
+    Softmax {
+        input: usize,
+        out: usize,
+        axis: u32,
+    },
+    Norm {
+        op: NormKind,
+        input: usize,
+        weight: usize,
+        /// `layer_norm` only.
+        bias: Option<usize>,
+        out: usize,
+        axis: u32,
+        eps: ScalarRef,
+    },
+    PagedAttentionDecode {
+        query: usize,
+        key_cache: usize,
+        value_cache: usize,
+        block_table: usize,
+        context_lens: usize,
+        out: usize,
+        scale: ScalarRef,
+    },
+    Custom {
+        semantics: String,
+    },
+}
+
+/// A scalar operand of an operation: a constant, or a scalar parameter
+/// (an index into `params`) passed at call time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarRef {
+    Constant(f64),
+    Param(usize),
+}
+
+/// `{"constant": 1e-06, "param": null}` or `{"constant": null, "param": 3}`:
+/// the shape of the Python record and of the C fields, one of them unset.
+impl Serialize for ScalarRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Fields {
+            constant: Option<f64>,
+            param: Option<usize>,
+        }
+        let (constant, param) = match *self {
+            ScalarRef::Constant(v) => (Some(v), None),
+            ScalarRef::Param(i) => (None, Some(i)),
+        };
+        Fields { constant, param }.serialize(s)
+    }
 }
 
 impl Family {
@@ -128,7 +193,19 @@ impl Operation {
         match self {
             Operation::ElementwiseBinary { .. } => OperationKind::ElementwiseBinary,
             Operation::Matmul { .. } => OperationKind::Matmul,
+            Operation::ElementwiseUnary { .. } => OperationKind::ElementwiseUnary,
+            Operation::Reduce { .. } => OperationKind::Reduce,
+            Operation::Softmax { .. } => OperationKind::Softmax,
+            Operation::Norm { .. } => OperationKind::Norm,
+            Operation::PagedAttentionDecode { .. } => OperationKind::PagedAttentionDecode,
+            Operation::Custom { .. } => OperationKind::Custom,
         }
+    }
+
+    /// Whether kfam cross-checks the operands against the operation
+    /// (every kind but `custom`).
+    pub fn is_checked(&self) -> bool {
+        !matches!(self, Operation::Custom { .. })
     }
 }
 
@@ -399,6 +476,57 @@ impl Family {
                 m: D<'a>,
                 n: D<'a>,
             },
+            Unary {
+                input: &'a str,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+            },
+            Reduce {
+                axes: &'a [u32],
+                input: &'a str,
+                keepdim: bool,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+            },
+            Softmax {
+                axis: u32,
+                input: &'a str,
+                kind: &'a str,
+                out: &'a str,
+            },
+            Norm {
+                axis: u32,
+                bias: Option<&'a str>,
+                eps: Scalar<'a>,
+                input: &'a str,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+                weight: &'a str,
+            },
+            Paged {
+                block_table: &'a str,
+                context_lens: &'a str,
+                key_cache: &'a str,
+                kind: &'a str,
+                out: &'a str,
+                query: &'a str,
+                scale: Scalar<'a>,
+                value_cache: &'a str,
+            },
+            Custom {
+                kind: &'a str,
+                semantics: &'a str,
+            },
+        }
+        /// A constant is a JSON number, a parameter its name.
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Scalar<'a> {
+            Constant(f64),
+            Param(&'a str),
         }
         /// An extent: an integer, or a symbol's name (so a family without
         /// symbols serializes exactly as before symbols existed).
@@ -458,6 +586,10 @@ impl Family {
             torch: bool,
         }
         let pname = |i: usize| self.params[i].name.as_str();
+        let scalar = |s: ScalarRef| match s {
+            ScalarRef::Constant(v) => Scalar::Constant(v),
+            ScalarRef::Param(i) => Scalar::Param(pname(i)),
+        };
         let d = |e: Extent| match e {
             Extent::Symbol(i) => D::Sym(&self.symbols[i].name),
             e => D::Int(e.as_i64()),
@@ -487,6 +619,72 @@ impl Family {
                 kind: "matmul",
                 m: d(*m),
                 n: d(*n),
+            },
+            Operation::ElementwiseUnary { op, input, out } => Op::Unary {
+                input: pname(*input),
+                kind: "elementwise_unary",
+                op: op.as_str(),
+                out: pname(*out),
+            },
+            Operation::Reduce {
+                op,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => Op::Reduce {
+                axes,
+                input: pname(*input),
+                keepdim: *keepdim,
+                kind: "reduce",
+                op: op.as_str(),
+                out: pname(*out),
+            },
+            Operation::Softmax { input, out, axis } => Op::Softmax {
+                axis: *axis,
+                input: pname(*input),
+                kind: "softmax",
+                out: pname(*out),
+            },
+            Operation::Norm {
+                op,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => Op::Norm {
+                axis: *axis,
+                bias: bias.map(pname),
+                eps: scalar(*eps),
+                input: pname(*input),
+                kind: "norm",
+                op: op.as_str(),
+                out: pname(*out),
+                weight: pname(*weight),
+            },
+            Operation::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => Op::Paged {
+                block_table: pname(*block_table),
+                context_lens: pname(*context_lens),
+                key_cache: pname(*key_cache),
+                kind: "paged_attention_decode",
+                out: pname(*out),
+                query: pname(*query),
+                scale: scalar(*scale),
+                value_cache: pname(*value_cache),
+            },
+            Operation::Custom { semantics } => Op::Custom {
+                kind: "custom",
+                semantics,
             },
         };
         let canonical = Canonical {
@@ -628,6 +826,18 @@ mod tests {
             kinds.insert(f.operation.kind().as_str());
         }
         assert_eq!(kinds.len(), 2, "both operation kinds are covered");
+        // The shipped manifest covers the other kinds' payloads (scalar
+        // operands as constants and as parameters included).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        for f in &ir.expect("the shipped manifest checks cleanly").families {
+            let text = f.canonical_identity();
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert!(sorted(&value), "{text}");
+            assert_eq!(serde_json::to_string(&value).unwrap(), text);
+            kinds.insert(f.operation.kind().as_str());
+        }
+        assert!(kinds.len() >= 6, "{kinds:?}");
     }
 
     #[test]

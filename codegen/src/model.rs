@@ -11,8 +11,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
-    Platform, Runtime,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
 };
 
 /// Regular expressions the JSON Schemas attach to string fields, so that
@@ -292,6 +292,146 @@ pub enum Operation {
     ElementwiseBinary(ElementwiseBinary),
     /// `c = a @ b` (`c += a @ b` when `accumulate`).
     Matmul(Matmul),
+    /// `out = op(input)`, same shape; same dtype unless `op = "cast"`.
+    ElementwiseUnary(ElementwiseUnary),
+    /// `out = op(input)` over `axes`.
+    Reduce(Reduce),
+    /// `out = softmax(input)` along `axis`.
+    Softmax(Softmax),
+    /// RMSNorm or LayerNorm along `axis`.
+    Norm(Norm),
+    /// Single-query attention over a paged key/value cache.
+    PagedAttentionDecode(PagedAttentionDecode),
+    /// A fused kernel described by its signature and `semantics` text alone.
+    Custom(Custom),
+}
+
+/// `[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElementwiseUnary {
+    /// The operator; only `cast` changes the dtype.
+    pub op: Spanned<UnaryOp>,
+    /// Name of the input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor (same shape as `input`).
+    pub out: Spanned<String>,
+}
+
+/// `[operation.reduce]`: reduce `input` over `axes` into `out`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reduce {
+    /// The reduction.
+    pub op: Spanned<ReduceOp>,
+    /// Name of the input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor.
+    pub out: Spanned<String>,
+    /// Reduced axes of `input`, counted from 0, each at most once.
+    #[schemars(length(min = 1))]
+    pub axes: Spanned<Vec<Spanned<i64>>>,
+    /// Keep reduced axes as extent 1 (default false: drop them).
+    #[serde(default)]
+    pub keepdim: Option<Spanned<bool>>,
+}
+
+/// `[operation.softmax]`: `out = softmax(input)` along `axis`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Softmax {
+    /// Name of the (float) input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor (same dtype and shape).
+    pub out: Spanned<String>,
+    /// The normalized axis of `input`, counted from 0.
+    pub axis: Spanned<i64>,
+}
+
+/// `[operation.norm]`: RMSNorm or LayerNorm along `axis`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Norm {
+    /// `rms_norm` or `layer_norm`.
+    pub op: Spanned<NormKind>,
+    /// Name of the (float) input tensor.
+    pub input: Spanned<String>,
+    /// Name of the scale tensor, shape `[input extent along axis]`.
+    pub weight: Spanned<String>,
+    /// Name of the shift tensor (`layer_norm` only), shaped like `weight`.
+    #[serde(default)]
+    pub bias: Option<Spanned<String>>,
+    /// Name of the result tensor (same dtype and shape as `input`).
+    pub out: Spanned<String>,
+    /// The normalized axis of `input`, counted from 0.
+    pub axis: Spanned<i64>,
+    /// A positive constant, or the name of a float scalar parameter.
+    pub eps: Spanned<ScalarOperand>,
+}
+
+/// `[operation.paged_attention_decode]`: one query token per sequence
+/// attends over its context, read from a block-paged key/value cache.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PagedAttentionDecode {
+    /// Name of the query tensor `[B, H, D]`.
+    pub query: Spanned<String>,
+    /// Name of the key cache `[num_blocks, block_size, H_kv, D]`.
+    pub key_cache: Spanned<String>,
+    /// Name of the value cache, shaped like the key cache.
+    pub value_cache: Spanned<String>,
+    /// Name of the int32 block table `[B, max_blocks]`.
+    pub block_table: Spanned<String>,
+    /// Name of the int32 context lengths `[B]`.
+    pub context_lens: Spanned<String>,
+    /// Name of the result tensor `[B, H, D]`.
+    pub out: Spanned<String>,
+    /// The softmax scale: a positive constant, or the name of a float scalar parameter.
+    pub scale: Spanned<ScalarOperand>,
+}
+
+/// `[operation.custom]`: a fused kernel no closed vocabulary describes. kfam
+/// checks its signature like any other, and no relation between operands.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Custom {
+    /// What the kernel computes, for reviewers and generated docs (part of the identity).
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    pub semantics: Spanned<String>,
+}
+
+/// A scalar operand of an operation (`eps`, `scale`): a constant, or the
+/// name of a scalar parameter passed at call time.
+#[derive(Clone, Debug, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum ScalarOperand {
+    Constant(f64),
+    Param(String),
+}
+
+impl<'de> Deserialize<'de> for ScalarOperand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ScalarOperand;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or the name of a scalar parameter")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Param(v.to_owned()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.

@@ -34,7 +34,8 @@ pub use capability::{capability, Supported};
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
 pub use types::{
-    Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, Symbol,
+    Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
+    Symbol,
 };
 pub use vocab::*;
 

@@ -129,6 +129,20 @@ codes! {
         "An elementwise binary operation takes two inputs and one output of the\nsame dtype and the same shape. kfam does not declare broadcasting.";
     MatmulMismatch = "KF0504", "operation", "matmul operands disagree",
         "A matmul is `[.., M, K] @ [K, N] -> [.., M, N]` (or with equal batch\ndimensions on `b`). The payload's `m`, `k` and `n` (each `-1` when dynamic)\nmust equal the corresponding extents of `a`, `b` and `c`, and `a` and `b`\nmust share a dtype.";
+    UnaryMismatch = "KF0505", "operation", "elementwise unary operands disagree",
+        "An elementwise unary operation `out = op(input)` keeps the shape: `input`\nand `out` have equal shapes (no broadcasting). Every operator but `cast`\nalso keeps the dtype. `exp`, `log`, `sqrt`, `rsqrt`, `gelu`, `silu`,\n`sigmoid` and `tanh` are defined on float dtypes only; `neg`, `abs`, `relu`\nand `cast` accept integers too.";
+    AxisOutOfRange = "KF0506", "operation", "operation axis out of range or repeated",
+        "`reduce` names the axes it reduces (`axes`), `softmax` and `norm` the axis\nthey normalize (`axis`). Axes count from 0 and must be below the input's\nrank; a reduced axis is listed once.";
+    ReduceMismatch = "KF0507", "operation", "reduce output does not match the reduced input",
+        "A reduction's output shape is derived from the input: each axis in `axes`\nis dropped (or kept with extent 1 when `keepdim = true`), every other axis\nkeeps its extent. Reducing every axis without `keepdim` gives `[1]`.\n`out` must have exactly that shape and the input's dtype.";
+    SoftmaxMismatch = "KF0508", "operation", "softmax operands disagree",
+        "`softmax` maps a float tensor to one of the same dtype and shape:\n`input` is a float tensor and `out` has its dtype and shape.";
+    NormMismatch = "KF0509", "operation", "norm operands disagree",
+        "`norm` (`rms_norm`, `layer_norm`) normalizes a float `input` along `axis`\ninto `out` of the same dtype and shape. `weight` (and `bias`, which\n`layer_norm` requires and `rms_norm` does not take) are float tensors of\nshape `[E]`, where `E` is the input's extent along `axis`.";
+    ScalarOperand = "KF0510", "operation", "operation constant is not usable",
+        "`eps` (norm) and `scale` (paged attention) are either a constant, which\nmust be finite and positive, or the name of a scalar parameter with a\nfloat dtype, passed at call time.";
+    PagedAttentionMismatch = "KF0511", "operation", "paged attention operands disagree",
+        "`paged_attention_decode` takes a query `[B, H, D]`, key and value caches\n`[num_blocks, block_size, H_kv, D]` of identical shape, an int32 block\ntable `[B, max_blocks]`, int32 context lengths `[B]`, and writes\n`out` `[B, H, D]`. Query, caches and output share one float dtype; the\nbatch `B`, heads `H` and head size `D` are the same extents wherever they\nappear, and `H` is a multiple of `H_kv` (grouped-query attention).";
 
     BindingUnknownParam = "KF0601", "profile", "binding names an unknown parameter",
         "A final-ABI binding places a declared parameter into a launch slot.";
