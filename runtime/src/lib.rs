@@ -33,7 +33,10 @@ pub use capability::{capability, CapabilityRefused, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
-pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt, Retired};
+pub use types::{
+    Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
+    Symbol,
+};
 pub use vocab::*;
 
 /// The approved family named `name` (a hash lookup: see [`lookup`]).

@@ -18,12 +18,15 @@ from ._vocab import (
     Direction,
     ExecutionMode,
     Layout,
+    NormKind,
     OperationKind,
     ParamKind,
     Platform,
+    ReduceOp,
     Runtime,
     ScalarValueKind,
     StorageFormat,
+    UnaryOp,
 )
 
 
@@ -96,6 +99,36 @@ class Receipt:
 
 
 @dataclass(frozen=True, slots=True)
+class DimUse:
+    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
+
+    ``tensor`` is the parameter's index among the family's tensors (its argument).
+    """
+
+    param: int
+    tensor: int
+    axis: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
+
+    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
+    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
+    """
+
+    name: str
+    #: Smallest accepted extent (0 when unconstrained).
+    min: int
+    #: Largest accepted extent; ``None`` when unbounded.
+    max: int | None
+    #: Accepted extents are multiples of this (1 when unconstrained).
+    multiple_of: int
+    uses: tuple[DimUse, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Retired:
     """A family that was approved and then retired (``manifest/retired.toml``).
 
@@ -108,6 +141,18 @@ class Retired:
     identity: str
     reason: str
     receipts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarRef:
+    """A scalar operand of an operation (``eps``, ``scale``).
+
+    Either ``constant`` (fixed by the family) or ``param`` (an index into ``Family.params`` of
+    the scalar passed at call time) is set, never both.
+    """
+
+    constant: float | None
+    param: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +194,117 @@ class Matmul:
         return OperationKind.MATMUL
 
 
+@dataclass(frozen=True, slots=True)
+class ElementwiseUnary:
+    """``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: UnaryOp
+    input: int
+    out: int
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.ELEMENTWISE_UNARY
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce:
+    """``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: ReduceOp
+    input: int
+    out: int
+    axes: tuple[int, ...]
+    keepdim: bool
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.REDUCE
+
+
+@dataclass(frozen=True, slots=True)
+class Softmax:
+    """``out = softmax(input)`` along ``axis``: equal dtypes and shapes.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    input: int
+    out: int
+    axis: int
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.SOFTMAX
+
+
+@dataclass(frozen=True, slots=True)
+class Norm:
+    """RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.
+
+    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: NormKind
+    input: int
+    weight: int
+    bias: int | None
+    out: int
+    axis: int
+    eps: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.NORM
+
+
+@dataclass(frozen=True, slots=True)
+class PagedAttentionDecode:
+    """Decode attention over a paged KV cache.
+
+    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,
+    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    query: int
+    key_cache: int
+    value_cache: int
+    block_table: int
+    context_lens: int
+    out: int
+    scale: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.PAGED_ATTENTION_DECODE
+
+
+@dataclass(frozen=True, slots=True)
+class Custom:
+    """A fused kernel described by its signature and ``semantics`` alone (not cross-checked).
+
+    Operands are indices into ``Family.params``.
+    """
+
+    semantics: str
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.CUSTOM
+
+
 #: The typed operation payload of a family; narrow it with ``isinstance``.
-Operation: TypeAlias = Union[ElementwiseBinary, Matmul]
+Operation: TypeAlias = Union[ElementwiseBinary, Matmul, ElementwiseUnary, Reduce, Softmax, Norm, PagedAttentionDecode, Custom]
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +329,8 @@ class Family:
     identity: str
     #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
     torch_schema: str | None
+    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
+    symbols: tuple[Symbol, ...]
 
     @property
     def return_params(self) -> tuple[Param, ...]:
