@@ -19,7 +19,7 @@ const PINNED: [(&str, &str); 9] = [
     ),
     (
         "add_bf16_rows",
-        "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
+        "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695",
     ),
     (
         "matmul_acc_nz_bf16",

@@ -99,10 +99,10 @@ def main() -> int:
         with FakeTensorMode() as mode:
             fake_args = [
                 mode.from_tensor(a) if isinstance(a, torch.Tensor) else a
-                for a in example_args(family, 4, "cpu")
+                for a in example_args(family, 16, "cpu")
             ]
             op(*fake_args)  # the fake kernel: validated, nothing launched
-        args = example_args(family, 4, "cpu")
+        args = example_args(family, 16, "cpu")
         op(*args)  # eager: the adapter validates and launches
     first = next(iter(ops.values()))
     family = kfam.family(next(iter(ops)))
@@ -113,7 +113,7 @@ def main() -> int:
         return [args[i] for i in written]
 
     compiled = torch.compile(step, backend="aot_eager", fullgraph=True, dynamic=True)
-    compiled(*example_args(family, 4, "cpu"))
+    compiled(*example_args(family, 16, "cpu"))
     for name, tensors, scalars in LAUNCHED:
         print(f"launched {name}: {tensors} tensors, scalars {[s.value for s in scalars]}")
     del lib  # unregisters every operator

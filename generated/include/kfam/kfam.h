@@ -1314,7 +1314,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 #define KFAM_ADD_BF16_ROWS_INDEX 1
 #define KFAM_ADD_BF16_ROWS_NAME "add_bf16_rows"
 #define KFAM_ADD_BF16_ROWS_REVISION 1
-#define KFAM_ADD_BF16_ROWS_IDENTITY "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4"
+#define KFAM_ADD_BF16_ROWS_IDENTITY "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695"
 #define KFAM_ADD_BF16_ROWS_TENSOR_COUNT 3
 #define KFAM_ADD_BF16_ROWS_SCALAR_COUNT 0
 #define KFAM_ADD_BF16_ROWS_PARAM_LHS 0
@@ -2609,11 +2609,11 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         KFAM_ADD_BF16_ROWS_INDEX, /* index */
         1, /* revision */
         "add_bf16_rows", /* name */
-        "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4", /* identity */
+        "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", /* identity */
         "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", /* summary */
-        NULL, /* torch_schema */
+        "kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)", /* torch_schema */
         KFAM_CONTRACT_KERNEL, /* contract */
-        0, /* torch */
+        1, /* torch */
         KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
         KFAM_BINARY_OP_ADD, /* binary_op */
         {0, 1, 2}, /* operands */

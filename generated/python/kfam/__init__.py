@@ -91,7 +91,7 @@ from ._vocab import (
     UnaryOp,
 )
 
-__version__: Final[str] = "0.1.0+catalog.a3bc9a638670"
+__version__: Final[str] = "0.1.0+catalog.d075efcfba1e"
 
 __all__ = [
     "ABI_MAJOR",

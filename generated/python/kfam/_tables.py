@@ -138,7 +138,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         revision=1,
         summary="Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.",
         contract=Contract.KERNEL,
-        torch=False,
+        torch=True,
         operation=ElementwiseBinary(op=BinaryOp.ADD, lhs=0, rhs=1, out=2),
         params=(
             Param(
@@ -208,8 +208,8 @@ FAMILIES: Final[tuple[Family, ...]] = (
         ),
         tensor_count=3,
         scalar_count=0,
-        identity="bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
-        torch_schema=None,
+        identity="03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695",
+        torch_schema="kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
         symbols=(
             Symbol(
                 name="rows",
