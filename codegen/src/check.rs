@@ -13,6 +13,8 @@ use crate::model::{self, AliasRef, Spanned};
 use crate::names::{identifier_problem, is_reserved};
 use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, ParamKind, Status};
 
+mod operation;
+
 /// Longest free-text field.
 pub const MAX_TEXT_CHARS: usize = 1000;
 /// Upper bound of `max_rank` the generated tables support.
@@ -240,6 +242,11 @@ struct FamilyChecker<'a> {
     bad_params: HashSet<usize>,
     /// The family name is already declared by another file (reported there).
     duplicate_name: bool,
+    /// Symbol name -> index into `symbols`.
+    symbol_index: HashMap<&'a str, usize>,
+    symbols: Vec<ir::Symbol>,
+    /// Where each symbol is first used.
+    symbol_spans: Vec<Range<usize>>,
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -259,6 +266,9 @@ impl<'a> FamilyChecker<'a> {
             params: Vec::new(),
             bad_params: HashSet::new(),
             duplicate_name: false,
+            symbol_index: HashMap::new(),
+            symbols: Vec::new(),
+            symbol_spans: Vec::new(),
         }
     }
 
@@ -327,6 +337,7 @@ impl<'a> FamilyChecker<'a> {
             }
         }
         self.check_counts();
+        self.check_symbols();
         let returns = self.check_returns();
         let operation = self.check_operation();
         let profiles = self.check_profiles();
@@ -354,6 +365,7 @@ impl<'a> FamilyChecker<'a> {
             identity: String::new(),
             canonical: String::new(),
             torch_schema: None,
+            symbols: std::mem::take(&mut self.symbols),
             source: self.sources.get(self.id).path.clone(),
         };
         family.canonical = family.canonical_identity();
@@ -430,11 +442,16 @@ impl<'a> FamilyChecker<'a> {
         let direction = decl.direction.as_ref().map_or(Direction::In, |d| d.value);
         let dtype = decl.dtype.value;
         let layout = decl.layout.as_ref().map_or(Layout::Nd, |l| l.value);
-        let shape: Vec<i64> = decl
-            .shape
-            .as_ref()
-            .map(|s| s.value.iter().map(|d| d.value).collect())
-            .unwrap_or_default();
+        let dims: Vec<ir::Extent> = match (&decl.shape, kind) {
+            (Some(s), ParamKind::Tensor) => s
+                .value
+                .iter()
+                .enumerate()
+                .map(|(axis, d)| self.extent(d, Some((index, axis))))
+                .collect(),
+            _ => Vec::new(),
+        };
+        let shape: Vec<i64> = dims.iter().map(|e| e.as_i64()).collect();
         let mut lowered = shape.clone();
 
         match kind {
@@ -489,7 +506,7 @@ impl<'a> FamilyChecker<'a> {
                 }
             }
             ParamKind::Tensor => {
-                lowered = self.check_tensor_shape(p, dtype, direction, layout, &shape);
+                lowered = self.check_tensor_shape(p, dtype, direction, layout, &dims);
             }
         }
         let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
@@ -500,6 +517,7 @@ impl<'a> FamilyChecker<'a> {
             direction,
             dtype,
             shape,
+            dims,
             layout,
             lowered_shape: lowered,
             pool_index,
@@ -514,8 +532,9 @@ impl<'a> FamilyChecker<'a> {
         dtype: DType,
         direction: Direction,
         layout: Layout,
-        shape: &[i64],
+        dims: &[ir::Extent],
     ) -> Vec<i64> {
+        let shape: &[i64] = &dims.iter().map(|e| e.as_i64()).collect::<Vec<_>>();
         let id = self.id;
         let decl = &p.value;
         let name = &decl.name.value;
@@ -548,14 +567,17 @@ impl<'a> FamilyChecker<'a> {
         }
         let mut dims_ok = true;
         for d in decl.shape.iter().flat_map(|s| s.value.iter()) {
-            if d.value != -1 && !(1..=i64::from(u32::MAX)).contains(&d.value) {
+            let model::Dim::Extent(v) = d.value else {
+                continue;
+            };
+            if v != -1 && !(1..=i64::from(u32::MAX)).contains(&v) {
                 dims_ok = false;
                 self.push(
                     err(
                         Code::DimOutOfBounds,
                         id,
                         &d.span,
-                        format!("dimension {} of `{name}` is out of bounds", d.value),
+                        format!("dimension {v} of `{name}` is out of bounds"),
                     )
                     .label("expected 1..=4294967295, or -1 for a dynamic extent"),
                 );
@@ -630,6 +652,11 @@ impl<'a> FamilyChecker<'a> {
                         )
                         .label("NZ blocks the last two dimensions"),
                     );
+                } else if let Some(axis) = self.symbol_axis(decl, dims.len() - 2..dims.len()) {
+                    self.static_only(
+                        axis,
+                        &format!("NZ tensor `{name}` blocks its last two dimensions"),
+                    );
                 } else {
                     match nz_lowered(shape, dtype) {
                         Some(l) => lowered = l,
@@ -646,6 +673,13 @@ impl<'a> FamilyChecker<'a> {
             }
         }
         if dtype == DType::Fp4 && !shape.is_empty() {
+            if let Some(axis) = self.symbol_axis(decl, dims.len() - 1..dims.len()) {
+                self.static_only(
+                    axis,
+                    &format!("fp4 tensor `{name}` is packed along its last dimension"),
+                );
+                return lowered;
+            }
             match fp4_lowered(&lowered) {
                 Some(l) => lowered = l,
                 None => self.push(
@@ -661,6 +695,218 @@ impl<'a> FamilyChecker<'a> {
             }
         }
         lowered
+    }
+
+    /// A shape entry as an extent; a symbol is interned, its use recorded.
+    fn extent(&mut self, d: &'a Spanned<model::Dim>, at: Option<(usize, usize)>) -> ir::Extent {
+        match &d.value {
+            model::Dim::Extent(-1) => ir::Extent::Dynamic,
+            model::Dim::Extent(v) => ir::Extent::Static(*v),
+            model::Dim::Symbol(name) => {
+                let i = match self.symbol_index.get(name.as_str()) {
+                    Some(&i) => i,
+                    None => {
+                        self.check_name(
+                            &Spanned {
+                                span: d.span.clone(),
+                                value: name.clone(),
+                            },
+                            "symbol",
+                        );
+                        let i = self.symbols.len();
+                        self.symbol_index.insert(name, i);
+                        self.symbols.push(ir::Symbol {
+                            name: name.clone(),
+                            min: 0,
+                            max: None,
+                            multiple_of: 1,
+                            uses: Vec::new(),
+                        });
+                        self.symbol_spans.push(d.span.clone());
+                        i
+                    }
+                };
+                if let Some(at) = at {
+                    self.symbols[i].uses.push(at);
+                }
+                ir::Extent::Symbol(i)
+            }
+        }
+    }
+
+    /// A payload extent: a symbol must be one the shapes declare.
+    fn payload_extent(&mut self, d: &Spanned<model::Dim>, key: &str) -> Option<ir::Extent> {
+        match &d.value {
+            model::Dim::Extent(-1) => Some(ir::Extent::Dynamic),
+            model::Dim::Extent(v) => Some(ir::Extent::Static(*v)),
+            model::Dim::Symbol(name) => match self.symbol_index.get(name.as_str()) {
+                Some(&i) => Some(ir::Extent::Symbol(i)),
+                None => {
+                    let help = self.known_symbols_help();
+                    self.push(
+                        err(
+                            Code::UnknownSymbol,
+                            self.id,
+                            &d.span,
+                            format!("`{key} = \"{name}\"` names a symbol no shape uses"),
+                        )
+                        .label("unknown symbol")
+                        .help(help),
+                    );
+                    None
+                }
+            },
+        }
+    }
+
+    fn known_symbols_help(&self) -> String {
+        if self.symbols.is_empty() {
+            return "no parameter shape uses a symbol; name the extent in the operands' `shape` first".to_owned();
+        }
+        let names: Vec<String> = self
+            .symbols
+            .iter()
+            .take(MAX_LISTED_NAMES)
+            .map(|s| format!("`{}`", s.name))
+            .collect();
+        format!("symbols used by the shapes: {}", names.join(", "))
+    }
+
+    /// The first axis in `axes` of `decl`'s shape that is a symbol.
+    fn symbol_axis(
+        &self,
+        decl: &'a model::Param,
+        axes: Range<usize>,
+    ) -> Option<&'a Spanned<model::Dim>> {
+        let shape = &decl.shape.as_ref()?.value;
+        shape
+            .get(axes)?
+            .iter()
+            .find(|d| matches!(d.value, model::Dim::Symbol(_)))
+    }
+
+    fn static_only(&mut self, d: &Spanned<model::Dim>, why: &str) {
+        self.push(
+            err(
+                Code::SymbolStaticOnly,
+                self.id,
+                &d.span,
+                format!("symbol {} sits where the extent must be static", d.value),
+            )
+            .label(why.to_owned())
+            .help("write the static extent here; symbols may name the other dimensions"),
+        );
+    }
+
+    /// Symbols used once (then just `-1`), and the `[dims]` constraints.
+    fn check_symbols(&mut self) {
+        let id = self.id;
+        for (i, s) in self.symbols.iter().enumerate() {
+            if s.uses.len() == 1 {
+                let (p, _) = s.uses[0];
+                let d = Diagnostic::warning(
+                    Code::SymbolUsedOnce,
+                    id,
+                    self.symbol_spans[i].clone(),
+                    format!(
+                        "symbol `{}` is used only once (by `{}`)",
+                        s.name, self.params[p].name
+                    ),
+                )
+                .label("ties nothing: it is just `-1`")
+                .help("use the same name for every extent that must be equal, or write -1");
+                self.diagnostics.push(d);
+            }
+        }
+        let f = self.file;
+        for (name, rule) in &f.dims.0 {
+            let Some(&i) = self.symbol_index.get(name.value.as_str()) else {
+                let help = self.known_symbols_help();
+                self.push(
+                    err(
+                        Code::UnknownSymbol,
+                        id,
+                        &name.span,
+                        format!("`[dims.{}]` constrains a symbol no shape uses", name.value),
+                    )
+                    .label("unknown symbol")
+                    .help(help),
+                );
+                continue;
+            };
+            let r = &rule.value;
+            let mut ok = true;
+            let mut bounded = |v: &Option<Spanned<i64>>, key: &str, lo: i64| -> Option<u32> {
+                let v = v.as_ref()?;
+                match u32::try_from(v.value).ok().filter(|&x| i64::from(x) >= lo) {
+                    Some(x) => Some(x),
+                    None => {
+                        ok = false;
+                        let label = if key == "multiple_of" && v.value == 0 {
+                            "every extent is a multiple of 1; 0 divides nothing".to_owned()
+                        } else {
+                            format!("expected {lo}..=4294967295")
+                        };
+                        self.diagnostics.push(
+                            err(
+                                Code::DimConstraintValue,
+                                id,
+                                &v.span,
+                                format!(
+                                    "`{key} = {}` of symbol `{}` is out of bounds",
+                                    v.value, name.value
+                                ),
+                            )
+                            .label(label),
+                        );
+                        None
+                    }
+                }
+            };
+            let min = bounded(&r.min, "min", 0);
+            let max = bounded(&r.max, "max", 1);
+            let multiple_of = bounded(&r.multiple_of, "multiple_of", 1);
+            if !ok {
+                continue;
+            }
+            let s = &mut self.symbols[i];
+            s.min = min.unwrap_or(0);
+            s.max = max;
+            s.multiple_of = multiple_of.unwrap_or(1);
+            // The smallest accepted extent: the first multiple at or above min.
+            let m = u64::from(s.multiple_of);
+            let first = u64::from(s.min).div_ceil(m) * m;
+            if let Some(hi) = s.max.filter(|&hi| first > u64::from(hi)) {
+                let msg = if s.min > hi {
+                    format!(
+                        "symbol `{}` has `min = {}` above `max = {hi}`",
+                        s.name, s.min
+                    )
+                } else {
+                    format!(
+                        "no multiple of {} lies in {}..={hi} for symbol `{}`",
+                        s.multiple_of, s.min, s.name
+                    )
+                };
+                self.push(
+                    err(Code::DimConstraintEmpty, id, &rule.span, msg)
+                        .label("no extent satisfies these constraints")
+                        .help("widen the range, or fix the bounds"),
+                );
+            }
+        }
+    }
+
+    /// `[-1, "rows", 128]`: a shape as the manifest spells it.
+    fn shape_text(&self, dims: &[ir::Extent]) -> String {
+        let items: Vec<String> = dims
+            .iter()
+            .map(|&e| match e {
+                ir::Extent::Symbol(i) => format!("{:?}", self.symbols[i].name),
+                e => e.as_i64().to_string(),
+            })
+            .collect();
+        format!("[{}]", items.join(", "))
     }
 
     fn check_counts(&mut self) {
@@ -819,202 +1065,6 @@ impl<'a> FamilyChecker<'a> {
         {
             Some(p) => format!("return the tensor that holds the result, e.g. `{}`", p.name),
             None => "declare the result as an `out` tensor and return it".to_owned(),
-        }
-    }
-
-    /// Resolve an operand; diagnose unknown names.
-    fn operand(&mut self, s: &Spanned<String>) -> Option<usize> {
-        match self.param_index.get(s.value.as_str()) {
-            Some(&i) => Some(i),
-            None => {
-                let help = self.known_params_help();
-                self.push(
-                    err(
-                        Code::OperandUnknown,
-                        self.id,
-                        &s.span,
-                        format!("operand `{}` names no parameter", s.value),
-                    )
-                    .label("unknown parameter")
-                    .help(help),
-                );
-                None
-            }
-        }
-    }
-
-    /// Operand kind and direction: inputs are read tensors, the result is written.
-    fn operand_role(
-        &mut self,
-        s: &Spanned<String>,
-        i: usize,
-        output: bool,
-        accumulate: bool,
-    ) -> bool {
-        let p = &self.params[i];
-        let problem = if !p.is_tensor() {
-            Some("operands are tensors".to_owned())
-        } else if output && accumulate && p.direction != Direction::InOut {
-            Some("an accumulating result must be `inout`".to_owned())
-        } else if output && p.direction == Direction::In {
-            Some("the result must be `out` or `inout`".to_owned())
-        } else if !output && p.direction == Direction::Out {
-            Some("inputs must be `in` or `inout`".to_owned())
-        } else {
-            None
-        };
-        if let Some(label) = problem {
-            let msg = if p.is_tensor() {
-                format!("operand `{}` is an `{}` tensor", p.name, p.direction)
-            } else {
-                format!("operand `{}` is a scalar", p.name)
-            };
-            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
-            return false;
-        }
-        true
-    }
-
-    fn check_operation(&mut self) -> Option<ir::Operation> {
-        let id = self.id;
-        match &self.file.operation.value {
-            model::Operation::ElementwiseBinary(e) => {
-                let (lhs, rhs, out) = (
-                    self.operand(&e.lhs),
-                    self.operand(&e.rhs),
-                    self.operand(&e.out),
-                );
-                let (lhs, rhs, out) = (lhs?, rhs?, out?);
-                let roles = self.operand_role(&e.lhs, lhs, false, false)
-                    & self.operand_role(&e.rhs, rhs, false, false)
-                    & self.operand_role(&e.out, out, true, false);
-                if roles && ![lhs, rhs, out].iter().any(|i| self.bad_params.contains(i)) {
-                    for (s, i) in [(&e.rhs, rhs), (&e.out, out)] {
-                        let (base, p) = (&self.params[lhs], &self.params[i]);
-                        if p.dtype != base.dtype || p.shape != base.shape {
-                            let msg = format!(
-                                "elementwise operand `{}` is {} {:?}, but `{}` is {} {:?}",
-                                p.name, p.dtype, p.shape, base.name, base.dtype, base.shape
-                            );
-                            self.push(
-                                err(Code::ElementwiseMismatch, id, &s.span, msg)
-                                    .label("dtype and shape must equal the other operands'")
-                                    .help("elementwise operations do not broadcast; declare equal shapes"),
-                            );
-                        }
-                    }
-                }
-                Some(ir::Operation::ElementwiseBinary {
-                    op: e.op.value,
-                    lhs,
-                    rhs,
-                    out,
-                })
-            }
-            model::Operation::Matmul(m) => {
-                let (a, b, c) = (self.operand(&m.a), self.operand(&m.b), self.operand(&m.c));
-                let (a, b, c) = (a?, b?, c?);
-                let accumulate = m.accumulate.as_ref().is_some_and(|x| x.value);
-                let roles = self.operand_role(&m.a, a, false, false)
-                    & self.operand_role(&m.b, b, false, false)
-                    & self.operand_role(&m.c, c, true, accumulate);
-                if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
-                    self.check_matmul_shapes(m, a, b, c);
-                }
-                Some(ir::Operation::Matmul {
-                    m: m.m.value,
-                    k: m.k.value,
-                    n: m.n.value,
-                    a,
-                    b,
-                    c,
-                    accumulate,
-                })
-            }
-        }
-    }
-
-    fn check_matmul_shapes(&mut self, m: &model::Matmul, a: usize, b: usize, c: usize) {
-        let (pa, pb, pc) = (&self.params[a], &self.params[b], &self.params[c]);
-        let mut problems: Vec<(Range<usize>, String)> = Vec::new();
-        let (ra, rb, rc) = (pa.shape.len(), pb.shape.len(), pc.shape.len());
-        if ra < 2 || rc != ra || !(rb == 2 || rb == ra) {
-            problems.push((
-                m.a.span.clone(),
-                format!("matmul ranks are a {ra}, b {rb}, c {rc}; expected a and c of equal rank >= 2 and b of rank 2 or that rank"),
-            ));
-        } else {
-            let dim = |s: &[i64], from_end: usize| s[s.len() - from_end];
-            let checks = [
-                (
-                    "m",
-                    &m.m,
-                    [
-                        (pa, dim(&pa.shape, 2), "a", -2),
-                        (pc, dim(&pc.shape, 2), "c", -2),
-                    ],
-                ),
-                (
-                    "k",
-                    &m.k,
-                    [
-                        (pa, dim(&pa.shape, 1), "a", -1),
-                        (pb, dim(&pb.shape, 2), "b", -2),
-                    ],
-                ),
-                (
-                    "n",
-                    &m.n,
-                    [
-                        (pb, dim(&pb.shape, 1), "b", -1),
-                        (pc, dim(&pc.shape, 1), "c", -1),
-                    ],
-                ),
-            ];
-            for (key, declared, operands) in checks {
-                for (p, extent, role, axis) in operands {
-                    if extent != declared.value {
-                        let operand = if p.name == role {
-                            format!("`{role}`")
-                        } else {
-                            format!("`{role}` (`{}`)", p.name)
-                        };
-                        let extent = if extent < 0 {
-                            "a dynamic extent".to_owned()
-                        } else {
-                            format!("extent {extent}")
-                        };
-                        problems.push((
-                            declared.span.clone(),
-                            format!(
-                                "`{key} = {}` but operand {operand} has {extent} on axis {axis}",
-                                declared.value
-                            ),
-                        ));
-                    }
-                }
-            }
-            if pa.shape[..ra - 2] != pc.shape[..rc - 2]
-                || (rb == ra && pb.shape[..rb - 2] != pa.shape[..ra - 2])
-            {
-                problems.push((
-                    m.c.span.clone(),
-                    "matmul batch dimensions of the operands differ".to_owned(),
-                ));
-            }
-            if pa.dtype != pb.dtype {
-                problems.push((
-                    m.b.span.clone(),
-                    format!("`a` is {} but `b` is {}", pa.dtype, pb.dtype),
-                ));
-            }
-        }
-        for (span, msg) in problems {
-            self.push(
-                err(Code::MatmulMismatch, self.id, &span, msg)
-                    .label("inconsistent with the parameters")
-                    .help("a matmul is [.., M, K] @ [K, N] -> [.., M, N]; use -1 where the extent is dynamic"),
-            );
         }
     }
 

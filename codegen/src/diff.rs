@@ -46,9 +46,13 @@ rules! {
     FamilyRemoved = "KD002", "family-removed", Breaking, "a family is no longer approved";
     RevisionChanged = "KD003", "revision-changed", Compatible, "a family's revision number changed";
     ContractChanged = "KD010", "contract-changed", Breaking, "program/kernel calling rules changed";
-    OperationChanged = "KD011", "operation-changed", Breaking, "the operation payload changed";
+    OperationChanged = "KD011", "operation-changed", Breaking, "the operation payload changed (its kind or operands)";
     TorchRemoved = "KD012", "torch-removed", Breaking, "the torch dispatcher schema is no longer offered";
     TorchAdded = "KD013", "torch-added", Compatible, "a torch dispatcher schema is now offered";
+    OperatorChanged = "KD014", "operator-changed", Breaking, "the operation's operator (`op`) changed";
+    OperationAxesChanged = "KD015", "operation-axes-changed", Breaking, "an operation's axes or `keepdim` changed";
+    OperationScalarChanged = "KD016", "operation-scalar-changed", Breaking, "an operation's `eps` or `scale` changed (a constant's value, or constant and parameter swapped)";
+    SemanticsChanged = "KD017", "semantics-changed", Breaking, "a custom operation's `semantics` text changed: it is that kernel's whole contract";
     ParamAdded = "KD020", "param-added", Breaking, "the signature gained a parameter";
     ParamRemoved = "KD021", "param-removed", Breaking, "the signature lost a parameter";
     ParamMoved = "KD022", "param-moved", Breaking, "a parameter's position in the signature changed";
@@ -208,16 +212,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
             .ok()
             .map(|v| v["operation"].clone())
     };
-    if op(f) != op(g) {
-        d.push(
-            Rule::OperationChanged,
-            format!(
-                "operation {} -> {}",
-                op(f).unwrap_or_default(),
-                op(g).unwrap_or_default()
-            ),
-        );
-    }
+    diff_operation(d, op(f).unwrap_or_default(), op(g).unwrap_or_default());
     if f.summary != g.summary {
         d.push(Rule::TextChanged, "summary reworded".to_owned());
     }
@@ -405,6 +400,55 @@ fn diff_profile(d: &mut Diff, f: &Family, g: &Family, p: &Profile, q: &Profile) 
         d.push(
             Rule::BindingChanged,
             format!("profile `{n}` binding of `{name}` added at slot {slot} `{kind}`"),
+        );
+    }
+}
+
+/// The operation payloads (canonical JSON objects) of two revisions. A
+/// change of kind, or of any operand, is `operation-changed`; within one
+/// kind, each changed payload field of its own rule is reported by that
+/// rule, the rest together as `operation-changed`.
+fn diff_operation(d: &mut Diff, old: serde_json::Value, new: serde_json::Value) {
+    if old == new {
+        return;
+    }
+    let (Some(o), Some(n)) = (old.as_object(), new.as_object()) else {
+        d.push(Rule::OperationChanged, format!("operation {old} -> {new}"));
+        return;
+    };
+    if o.get("kind") != n.get("kind") {
+        d.push(Rule::OperationChanged, format!("operation {old} -> {new}"));
+        return;
+    }
+    let rule_of = |key: &str| match key {
+        "op" => Rule::OperatorChanged,
+        "axes" | "axis" | "keepdim" => Rule::OperationAxesChanged,
+        "eps" | "scale" => Rule::OperationScalarChanged,
+        "semantics" => Rule::SemanticsChanged,
+        _ => Rule::OperationChanged,
+    };
+    let null = serde_json::Value::Null;
+    let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let mut rest = Vec::new();
+    for key in keys {
+        let (a, b) = (o.get(key).unwrap_or(&null), n.get(key).unwrap_or(&null));
+        if a == b {
+            continue;
+        }
+        match rule_of(key) {
+            Rule::OperationChanged => rest.push(format!("`{key}` {a} -> {b}")),
+            Rule::SemanticsChanged => {
+                d.push(Rule::SemanticsChanged, "semantics reworded".to_owned())
+            }
+            rule => d.push(rule, format!("operation `{key}` {a} -> {b}")),
+        }
+    }
+    if !rest.is_empty() {
+        d.push(
+            Rule::OperationChanged,
+            format!("operation {}", rest.join(", ")),
         );
     }
 }

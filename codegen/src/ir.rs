@@ -8,8 +8,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
-    OperationKind, ParamKind, Platform, Runtime, Status,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    OperationKind, ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
 };
 
 /// Identity format version, part of every canonical form (see `docs/identity.md`).
@@ -84,6 +84,9 @@ pub struct Family {
     /// The torch dispatcher schema (see [`Family::torch_schema_string`])
     /// when the family requests a torch binding (`torch = true`).
     pub torch_schema: Option<String>,
+    /// Named symbolic dimensions, in order of first use (signature order,
+    /// then axis order); [`Extent::Symbol`] indexes this.
+    pub symbols: Vec<Symbol>,
     /// The declaring file, as the user named it. Not serialized: it depends
     /// on how the generator was invoked, and outputs must not.
     #[serde(skip)]
@@ -100,14 +103,79 @@ pub enum Operation {
         out: usize,
     },
     Matmul {
-        m: i64,
-        k: i64,
-        n: i64,
+        m: Extent,
+        k: Extent,
+        n: Extent,
         a: usize,
         b: usize,
         c: usize,
         accumulate: bool,
     },
+    ElementwiseUnary {
+        op: UnaryOp,
+        input: usize,
+        out: usize,
+    },
+    Reduce {
+        op: ReduceOp,
+        input: usize,
+        out: usize,
+        /// Sorted, distinct axes of `input`.
+        axes: Vec<u32>,
+        keepdim: bool,
+    },
+    Softmax {
+        input: usize,
+        out: usize,
+        axis: u32,
+    },
+    Norm {
+        op: NormKind,
+        input: usize,
+        weight: usize,
+        /// `layer_norm` only.
+        bias: Option<usize>,
+        out: usize,
+        axis: u32,
+        eps: ScalarRef,
+    },
+    PagedAttentionDecode {
+        query: usize,
+        key_cache: usize,
+        value_cache: usize,
+        block_table: usize,
+        context_lens: usize,
+        out: usize,
+        scale: ScalarRef,
+    },
+    Custom {
+        semantics: String,
+    },
+}
+
+/// A scalar operand of an operation: a constant, or a scalar parameter
+/// (an index into `params`) passed at call time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarRef {
+    Constant(f64),
+    Param(usize),
+}
+
+/// `{"constant": 1e-06, "param": null}` or `{"constant": null, "param": 3}`:
+/// the shape of the Python record and of the C fields, one of them unset.
+impl Serialize for ScalarRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Fields {
+            constant: Option<f64>,
+            param: Option<usize>,
+        }
+        let (constant, param) = match *self {
+            ScalarRef::Constant(v) => (Some(v), None),
+            ScalarRef::Param(i) => (None, Some(i)),
+        };
+        Fields { constant, param }.serialize(s)
+    }
 }
 
 impl Family {
@@ -125,7 +193,19 @@ impl Operation {
         match self {
             Operation::ElementwiseBinary { .. } => OperationKind::ElementwiseBinary,
             Operation::Matmul { .. } => OperationKind::Matmul,
+            Operation::ElementwiseUnary { .. } => OperationKind::ElementwiseUnary,
+            Operation::Reduce { .. } => OperationKind::Reduce,
+            Operation::Softmax { .. } => OperationKind::Softmax,
+            Operation::Norm { .. } => OperationKind::Norm,
+            Operation::PagedAttentionDecode { .. } => OperationKind::PagedAttentionDecode,
+            Operation::Custom { .. } => OperationKind::Custom,
         }
+    }
+
+    /// Whether kfam cross-checks the operands against the operation
+    /// (every kind but `custom`).
+    pub fn is_checked(&self) -> bool {
+        !matches!(self, Operation::Custom { .. })
     }
 }
 
@@ -137,14 +217,105 @@ pub struct Param {
     pub kind: ParamKind,
     pub direction: Direction,
     pub dtype: DType,
-    /// Logical shape (empty for scalars); `-1` is dynamic.
+    /// Logical shape (empty for scalars); `-1` is dynamic, and so is a
+    /// symbol here (the anonymous view schema-3 consumers read).
     pub shape: Vec<i64>,
+    /// The same shape with symbols kept.
+    pub dims: Vec<Extent>,
     pub layout: Layout,
     /// Assembly shape: NZ blocked, fp4 packed, otherwise the logical shape.
     pub lowered_shape: Vec<i64>,
     /// Index among tensors (for tensors) or among scalars (for scalars).
     pub pool_index: usize,
     pub doc: Option<String>,
+}
+
+/// A checked extent: a shape entry or a payload extent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Extent {
+    /// A static extent, 1..=2^32-1 once checked.
+    Static(i64),
+    /// `-1`: any extent, unrelated to every other.
+    Dynamic,
+    /// A named symbol: an index into [`Family::symbols`].
+    Symbol(usize),
+}
+
+impl Extent {
+    /// The anonymous form (`-1` for every dynamic extent, named or not):
+    /// what `compiled_meta.json` and the plain `shape` tables carry.
+    pub fn as_i64(self) -> i64 {
+        match self {
+            Extent::Static(e) => e,
+            Extent::Dynamic | Extent::Symbol(_) => -1,
+        }
+    }
+
+    /// The static extent, if any.
+    pub fn static_value(self) -> Option<i64> {
+        match self {
+            Extent::Static(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// Whether the two extents are equal at every call: the same static
+    /// extent, or the same symbol. Two `-1`s are never tied.
+    pub fn tied(self, other: Extent) -> bool {
+        match (self, other) {
+            (Extent::Static(a), Extent::Static(b)) => a == b,
+            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// A named symbolic dimension of a family and its call-time constraints
+/// (normalized: `min = 0` and `multiple_of = 1` are "no constraint").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Symbol {
+    pub name: String,
+    /// Smallest accepted extent (0 when unconstrained).
+    pub min: u32,
+    /// Largest accepted extent, `None` when unbounded.
+    pub max: Option<u32>,
+    /// Accepted extents are multiples of this (1 when unconstrained).
+    pub multiple_of: u32,
+    /// Every `(param, axis)` whose extent is this symbol, in signature
+    /// order: what a call checks for equality.
+    pub uses: Vec<(usize, usize)>,
+}
+
+impl Symbol {
+    pub fn is_constrained(&self) -> bool {
+        self.min > 0 || self.max.is_some() || self.multiple_of > 1
+    }
+
+    /// Whether `extent` satisfies the constraints.
+    pub fn admits(&self, extent: i64) -> bool {
+        extent >= i64::from(self.min)
+            && self.max.is_none_or(|m| extent <= i64::from(m))
+            && extent % i64::from(self.multiple_of) == 0
+    }
+}
+
+impl Family {
+    /// The name of the symbol an extent refers to, if any.
+    pub fn symbol_name(&self, e: Extent) -> Option<&str> {
+        match e {
+            Extent::Symbol(i) => Some(&self.symbols[i].name),
+            _ => None,
+        }
+    }
+
+    /// `128`, `-1` or `"batch"`: an extent as the manifest spells it.
+    pub fn extent_text(&self, e: Extent) -> String {
+        match e {
+            Extent::Symbol(i) => format!("\"{}\"", self.symbols[i].name),
+            e => e.as_i64().to_string(),
+        }
+    }
 }
 
 impl Param {
@@ -270,11 +441,80 @@ impl Family {
                 accumulate: bool,
                 b: &'a str,
                 c: &'a str,
-                k: i64,
+                k: D<'a>,
                 kind: &'a str,
-                m: i64,
-                n: i64,
+                m: D<'a>,
+                n: D<'a>,
             },
+            Unary {
+                input: &'a str,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+            },
+            Reduce {
+                axes: &'a [u32],
+                input: &'a str,
+                keepdim: bool,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+            },
+            Softmax {
+                axis: u32,
+                input: &'a str,
+                kind: &'a str,
+                out: &'a str,
+            },
+            Norm {
+                axis: u32,
+                bias: Option<&'a str>,
+                eps: Scalar<'a>,
+                input: &'a str,
+                kind: &'a str,
+                op: &'a str,
+                out: &'a str,
+                weight: &'a str,
+            },
+            Paged {
+                block_table: &'a str,
+                context_lens: &'a str,
+                key_cache: &'a str,
+                kind: &'a str,
+                out: &'a str,
+                query: &'a str,
+                scale: Scalar<'a>,
+                value_cache: &'a str,
+            },
+            Custom {
+                kind: &'a str,
+                semantics: &'a str,
+            },
+        }
+        /// A constant is a JSON number, a parameter its name.
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum Scalar<'a> {
+            Constant(f64),
+            Param(&'a str),
+        }
+        /// An extent: an integer, or a symbol's name (so a family without
+        /// symbols serializes exactly as before symbols existed).
+        #[derive(Serialize)]
+        #[serde(untagged)]
+        enum D<'a> {
+            Int(i64),
+            Sym(&'a str),
+        }
+        /// A symbol's constraints, only those declared.
+        #[derive(Serialize)]
+        struct S {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            max: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            min: Option<u32>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            multiple_of: Option<u32>,
         }
         #[derive(Serialize)]
         struct P<'a> {
@@ -283,7 +523,7 @@ impl Family {
             kind: &'a str,
             layout: &'a str,
             name: &'a str,
-            shape: &'a [i64],
+            shape: Vec<D<'a>>,
         }
         #[derive(Serialize)]
         struct B<'a> {
@@ -303,6 +543,9 @@ impl Family {
         #[derive(Serialize)]
         struct Canonical<'a> {
             contract: &'a str,
+            /// Constrained symbols by name; absent when there are none.
+            #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+            dims: std::collections::BTreeMap<&'a str, S>,
             identity_format: u32,
             name: &'a str,
             operation: Op<'a>,
@@ -313,6 +556,14 @@ impl Family {
             torch: bool,
         }
         let pname = |i: usize| self.params[i].name.as_str();
+        let scalar = |s: ScalarRef| match s {
+            ScalarRef::Constant(v) => Scalar::Constant(v),
+            ScalarRef::Param(i) => Scalar::Param(pname(i)),
+        };
+        let d = |e: Extent| match e {
+            Extent::Symbol(i) => D::Sym(&self.symbols[i].name),
+            e => D::Int(e.as_i64()),
+        };
         let operation = match &self.operation {
             Operation::ElementwiseBinary { op, lhs, rhs, out } => Op::Binary {
                 kind: "elementwise_binary",
@@ -334,14 +585,93 @@ impl Family {
                 accumulate: *accumulate,
                 b: pname(*b),
                 c: pname(*c),
-                k: *k,
+                k: d(*k),
                 kind: "matmul",
-                m: *m,
-                n: *n,
+                m: d(*m),
+                n: d(*n),
+            },
+            Operation::ElementwiseUnary { op, input, out } => Op::Unary {
+                input: pname(*input),
+                kind: "elementwise_unary",
+                op: op.as_str(),
+                out: pname(*out),
+            },
+            Operation::Reduce {
+                op,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => Op::Reduce {
+                axes,
+                input: pname(*input),
+                keepdim: *keepdim,
+                kind: "reduce",
+                op: op.as_str(),
+                out: pname(*out),
+            },
+            Operation::Softmax { input, out, axis } => Op::Softmax {
+                axis: *axis,
+                input: pname(*input),
+                kind: "softmax",
+                out: pname(*out),
+            },
+            Operation::Norm {
+                op,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => Op::Norm {
+                axis: *axis,
+                bias: bias.map(pname),
+                eps: scalar(*eps),
+                input: pname(*input),
+                kind: "norm",
+                op: op.as_str(),
+                out: pname(*out),
+                weight: pname(*weight),
+            },
+            Operation::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => Op::Paged {
+                block_table: pname(*block_table),
+                context_lens: pname(*context_lens),
+                key_cache: pname(*key_cache),
+                kind: "paged_attention_decode",
+                out: pname(*out),
+                query: pname(*query),
+                scale: scalar(*scale),
+                value_cache: pname(*value_cache),
+            },
+            Operation::Custom { semantics } => Op::Custom {
+                kind: "custom",
+                semantics,
             },
         };
         let canonical = Canonical {
             contract: self.contract.as_str(),
+            dims: self
+                .symbols
+                .iter()
+                .filter(|s| s.is_constrained())
+                .map(|s| {
+                    let rule = S {
+                        max: s.max,
+                        min: (s.min > 0).then_some(s.min),
+                        multiple_of: (s.multiple_of > 1).then_some(s.multiple_of),
+                    };
+                    (s.name.as_str(), rule)
+                })
+                .collect(),
             identity_format: IDENTITY_FORMAT,
             name: &self.name,
             operation,
@@ -354,7 +684,7 @@ impl Family {
                     kind: p.kind.as_str(),
                     layout: p.layout.as_str(),
                     name: &p.name,
-                    shape: &p.shape,
+                    shape: p.dims.iter().map(|&e| d(e)).collect(),
                 })
                 .collect(),
             profiles: self
@@ -487,6 +817,18 @@ mod tests {
             kinds.insert(f.operation.kind().as_str());
         }
         assert_eq!(kinds.len(), 2, "both operation kinds are covered");
+        // The shipped manifest covers the other kinds' payloads (scalar
+        // operands as constants and as parameters included).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        for f in &ir.expect("the shipped manifest checks cleanly").families {
+            let text = f.canonical_identity();
+            let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert!(sorted(&value), "{text}");
+            assert_eq!(serde_json::to_string(&value).unwrap(), text);
+            kinds.insert(f.operation.kind().as_str());
+        }
+        assert!(kinds.len() >= 6, "{kinds:?}");
     }
 
     #[test]

@@ -120,8 +120,15 @@ fn main() -> ExitCode {
             match ir {
                 Some(ir) => {
                     for f in &ir.families {
+                        // A custom operation is a signature only: say so on
+                        // its line, so a reviewer sees what was not checked.
+                        let unchecked = if f.operation.is_checked() {
+                            ""
+                        } else {
+                            ", operation UNCHECKED (custom: signature only)"
+                        };
                         outln!(
-                            "{} r{} {}: {} params ({} tensors, {} scalars), {} profiles, {} receipts, identity {}",
+                            "{} r{} {}: {} params ({} tensors, {} scalars), {} profiles, {} receipts, identity {}{unchecked}",
                             f.name,
                             f.revision,
                             f.contract,

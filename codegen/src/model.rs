@@ -11,8 +11,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
-    Platform, Runtime,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
 };
 
 /// Regular expressions the JSON Schemas attach to string fields, so that
@@ -159,6 +159,129 @@ pub struct FamilyFile {
     /// Qualified artifacts.
     #[serde(default)]
     pub receipts: Vec<Spanned<Receipt>>,
+    /// Constraints on named symbolic dimensions: `[dims.<symbol>]`.
+    #[serde(default)]
+    pub dims: DimRules,
+}
+
+/// One shape entry or payload extent: a static extent (1..=2^32-1), `-1`
+/// (an anonymous dynamic extent) or a symbol name (a dynamic extent that is
+/// equal wherever the same name appears in the family).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Dim {
+    Extent(i64),
+    Symbol(String),
+}
+
+impl std::fmt::Display for Dim {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dim::Extent(e) => write!(f, "{e}"),
+            Dim::Symbol(s) => write!(f, "\"{s}\""),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Dim {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Dim;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an extent (an integer, -1 when dynamic) or a symbol name")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Dim, E> {
+                Ok(Dim::Symbol(v.to_owned()))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Dim, E> {
+                Ok(Dim::Extent(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Dim, E> {
+                Ok(Dim::Extent(i64::try_from(v).unwrap_or(i64::MAX)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl JsonSchema for Dim {
+    fn schema_name() -> Cow<'static, str> {
+        "Dim".into()
+    }
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        schemars::json_schema!({
+            "description": "An extent: 1..=4294967295, -1 for an anonymous dynamic extent, or a symbol name (equal extents wherever the name appears).",
+            "anyOf": [
+                { "type": "integer", "minimum": -1, "maximum": u32::MAX },
+                {
+                    "type": "string",
+                    "pattern": pattern::IDENTIFIER,
+                    "maxLength": crate::names::MAX_NAME_LEN,
+                }
+            ]
+        })
+    }
+}
+
+/// `[dims.<symbol>]`: the extents a symbol accepts at call time. Every bound
+/// is optional; absent, a symbol takes any extent, like `-1`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DimRule {
+    /// Smallest accepted extent.
+    #[schemars(range(min = 0, max = u32::MAX))]
+    pub min: Option<Spanned<i64>>,
+    /// Largest accepted extent.
+    #[schemars(range(min = 1, max = u32::MAX))]
+    pub max: Option<Spanned<i64>>,
+    /// The extent must be a multiple of this.
+    #[schemars(range(min = 1, max = u32::MAX))]
+    pub multiple_of: Option<Spanned<i64>>,
+}
+
+/// The `[dims]` table in declaration order, keys with their spans.
+#[derive(Debug, Default)]
+pub struct DimRules(pub Vec<(Spanned<String>, Spanned<DimRule>)>);
+
+impl<'de> Deserialize<'de> for DimRules {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = DimRules;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a table of symbol constraints")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<DimRules, A::Error> {
+                let mut out = Vec::new();
+                while let Some(entry) = m.next_entry()? {
+                    out.push(entry);
+                }
+                Ok(DimRules(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+impl JsonSchema for DimRules {
+    fn schema_name() -> Cow<'static, str> {
+        "DimRules".into()
+    }
+    fn json_schema(generator: &mut SchemaGenerator) -> Schema {
+        let rule = generator.subschema_for::<DimRule>();
+        schemars::json_schema!({
+            "description": "Constraints on named symbolic dimensions, one table per symbol.",
+            "type": "object",
+            "propertyNames": {
+                "pattern": pattern::IDENTIFIER,
+                "maxLength": crate::names::MAX_NAME_LEN,
+            },
+            "additionalProperties": rule,
+        })
+    }
 }
 
 /// The operation payload: exactly one table, named by its kind.
@@ -169,6 +292,146 @@ pub enum Operation {
     ElementwiseBinary(ElementwiseBinary),
     /// `c = a @ b` (`c += a @ b` when `accumulate`).
     Matmul(Matmul),
+    /// `out = op(input)`, same shape; same dtype unless `op = "cast"`.
+    ElementwiseUnary(ElementwiseUnary),
+    /// `out = op(input)` over `axes`.
+    Reduce(Reduce),
+    /// `out = softmax(input)` along `axis`.
+    Softmax(Softmax),
+    /// RMSNorm or LayerNorm along `axis`.
+    Norm(Norm),
+    /// Single-query attention over a paged key/value cache.
+    PagedAttentionDecode(PagedAttentionDecode),
+    /// A fused kernel described by its signature and `semantics` text alone.
+    Custom(Custom),
+}
+
+/// `[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ElementwiseUnary {
+    /// The operator; only `cast` changes the dtype.
+    pub op: Spanned<UnaryOp>,
+    /// Name of the input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor (same shape as `input`).
+    pub out: Spanned<String>,
+}
+
+/// `[operation.reduce]`: reduce `input` over `axes` into `out`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Reduce {
+    /// The reduction.
+    pub op: Spanned<ReduceOp>,
+    /// Name of the input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor.
+    pub out: Spanned<String>,
+    /// Reduced axes of `input`, counted from 0, each at most once.
+    #[schemars(length(min = 1))]
+    pub axes: Spanned<Vec<Spanned<i64>>>,
+    /// Keep reduced axes as extent 1 (default false: drop them).
+    #[serde(default)]
+    pub keepdim: Option<Spanned<bool>>,
+}
+
+/// `[operation.softmax]`: `out = softmax(input)` along `axis`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Softmax {
+    /// Name of the (float) input tensor.
+    pub input: Spanned<String>,
+    /// Name of the result tensor (same dtype and shape).
+    pub out: Spanned<String>,
+    /// The normalized axis of `input`, counted from 0.
+    pub axis: Spanned<i64>,
+}
+
+/// `[operation.norm]`: RMSNorm or LayerNorm along `axis`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Norm {
+    /// `rms_norm` or `layer_norm`.
+    pub op: Spanned<NormKind>,
+    /// Name of the (float) input tensor.
+    pub input: Spanned<String>,
+    /// Name of the scale tensor, shape `[input extent along axis]`.
+    pub weight: Spanned<String>,
+    /// Name of the shift tensor (`layer_norm` only), shaped like `weight`.
+    #[serde(default)]
+    pub bias: Option<Spanned<String>>,
+    /// Name of the result tensor (same dtype and shape as `input`).
+    pub out: Spanned<String>,
+    /// The normalized axis of `input`, counted from 0.
+    pub axis: Spanned<i64>,
+    /// A positive constant, or the name of a float scalar parameter.
+    pub eps: Spanned<ScalarOperand>,
+}
+
+/// `[operation.paged_attention_decode]`: one query token per sequence
+/// attends over its context, read from a block-paged key/value cache.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PagedAttentionDecode {
+    /// Name of the query tensor `[B, H, D]`.
+    pub query: Spanned<String>,
+    /// Name of the key cache `[num_blocks, block_size, H_kv, D]`.
+    pub key_cache: Spanned<String>,
+    /// Name of the value cache, shaped like the key cache.
+    pub value_cache: Spanned<String>,
+    /// Name of the int32 block table `[B, max_blocks]`.
+    pub block_table: Spanned<String>,
+    /// Name of the int32 context lengths `[B]`.
+    pub context_lens: Spanned<String>,
+    /// Name of the result tensor `[B, H, D]`.
+    pub out: Spanned<String>,
+    /// The softmax scale: a positive constant, or the name of a float scalar parameter.
+    pub scale: Spanned<ScalarOperand>,
+}
+
+/// `[operation.custom]`: a fused kernel no closed vocabulary describes. kfam
+/// checks its signature like any other, and no relation between operands.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Custom {
+    /// What the kernel computes, for reviewers and generated docs (part of the identity).
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    pub semantics: Spanned<String>,
+}
+
+/// A scalar operand of an operation (`eps`, `scale`): a constant, or the
+/// name of a scalar parameter passed at call time.
+#[derive(Clone, Debug, PartialEq, JsonSchema)]
+#[serde(untagged)]
+pub enum ScalarOperand {
+    Constant(f64),
+    Param(String),
+}
+
+impl<'de> Deserialize<'de> for ScalarOperand {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = ScalarOperand;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or the name of a scalar parameter")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Param(v.to_owned()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v as f64))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ScalarOperand, E> {
+                Ok(ScalarOperand::Constant(v as f64))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// `[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.
@@ -189,12 +452,12 @@ pub struct ElementwiseBinary {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Matmul {
-    /// Rows of `a` and `c` (`-1` when dynamic).
-    pub m: Spanned<i64>,
+    /// Rows of `a` and `c` (`-1` when dynamic, or a symbol name).
+    pub m: Spanned<Dim>,
     /// Columns of `a`, rows of `b`.
-    pub k: Spanned<i64>,
+    pub k: Spanned<Dim>,
     /// Columns of `b` and `c`.
-    pub n: Spanned<i64>,
+    pub n: Spanned<Dim>,
     /// Name of the left input tensor.
     pub a: Spanned<String>,
     /// Name of the right input tensor (same dtype as `a`).
@@ -221,10 +484,10 @@ pub struct Param {
     pub direction: Option<Spanned<Direction>>,
     /// Element type.
     pub dtype: Spanned<DType>,
-    /// Tensor extents; `-1` is dynamic. Absent for scalars.
+    /// Tensor extents: static, `-1` (dynamic) or a symbol name. Absent for scalars.
     #[serde(default)]
-    #[schemars(length(min = 1), inner(range(min = -1, max = u32::MAX)))]
-    pub shape: Option<Spanned<Vec<Spanned<i64>>>>,
+    #[schemars(length(min = 1))]
+    pub shape: Option<Spanned<Vec<Spanned<Dim>>>>,
     /// `nd` (default), `nchw` or `nz`. Tensors only.
     #[serde(default)]
     pub layout: Option<Spanned<Layout>>,

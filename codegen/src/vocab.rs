@@ -100,6 +100,9 @@ pub const CATALOGS: &[Catalog] = &[
     BindingKind::CATALOG,
     OperationKind::CATALOG,
     BinaryOp::CATALOG,
+    UnaryOp::CATALOG,
+    ReduceOp::CATALOG,
+    NormKind::CATALOG,
     StorageFormat::CATALOG,
     ScalarValueKind::CATALOG,
     CallRule::CATALOG,
@@ -225,6 +228,14 @@ vocab! {
     OperationKind {
         ElementwiseBinary = 0 => "elementwise_binary",
         Matmul = 1 => "matmul",
+        ElementwiseUnary = 2 => "elementwise_unary",
+        Reduce = 3 => "reduce",
+        Softmax = 4 => "softmax",
+        Norm = 5 => "norm",
+        PagedAttentionDecode = 6 => "paged_attention_decode",
+        /// A fused kernel described only by its signature and `semantics`
+        /// text: kfam checks no shape or dtype relation between its operands.
+        Custom = 7 => "custom",
     }
 }
 
@@ -237,6 +248,48 @@ vocab! {
         Div = 3 => "div",
         Max = 4 => "max",
         Min = 5 => "min",
+    }
+}
+
+vocab! {
+    /// Elementwise unary operator.
+    UnaryOp {
+        Neg = 0 => "neg",
+        Abs = 1 => "abs",
+        Exp = 2 => "exp",
+        Log = 3 => "log",
+        Sqrt = 4 => "sqrt",
+        /// `1 / sqrt(x)`.
+        Rsqrt = 5 => "rsqrt",
+        Relu = 6 => "relu",
+        Gelu = 7 => "gelu",
+        /// `x * sigmoid(x)`.
+        Silu = 8 => "silu",
+        Sigmoid = 9 => "sigmoid",
+        Tanh = 10 => "tanh",
+        /// Conversion to the output's dtype: the only operator whose output
+        /// dtype may differ from its input's.
+        Cast = 11 => "cast",
+    }
+}
+
+vocab! {
+    /// Reduction operator.
+    ReduceOp {
+        Sum = 0 => "sum",
+        Max = 1 => "max",
+        Min = 2 => "min",
+        Mean = 3 => "mean",
+    }
+}
+
+vocab! {
+    /// Normalization over one axis.
+    NormKind {
+        /// `x / sqrt(mean(x^2) + eps) * weight`.
+        RmsNorm = 0 => "rms_norm",
+        /// `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias`.
+        LayerNorm = 1 => "layer_norm",
     }
 }
 
@@ -453,6 +506,17 @@ impl DType {
     /// Whether NZ (fractal) layout is defined for this dtype.
     pub const fn nz_allowed(self) -> bool {
         matches!(self, DType::Fp16 | DType::Bf16 | DType::Int8)
+    }
+}
+
+impl UnaryOp {
+    /// Whether the operator is defined on integer (and bool) dtypes too;
+    /// the others are float-only.
+    pub const fn accepts_integers(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Cast
+        )
     }
 }
 

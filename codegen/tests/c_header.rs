@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use kfam_codegen::emit::c;
-use kfam_codegen::ir::{Family, Ir, Operation};
+use kfam_codegen::ir::{Family, Ir, Operation, ScalarRef};
 use kfam_codegen::vocab::{ExecutionMode, Platform};
 
 const C_STD: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
@@ -208,6 +208,15 @@ fn shape(dims: &[i64]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
+/// A scalar operand as the consumers print it: the constant's bits in hex
+/// (0.0 for a parameter) and the parameter index (-1 for a constant).
+fn scalar_fields(s: ScalarRef) -> (String, i64) {
+    match s {
+        ScalarRef::Constant(v) => (format!("{:016x}", v.to_bits()), -1),
+        ScalarRef::Param(i) => (format!("{:016x}", 0f64.to_bits()), i as i64),
+    }
+}
+
 /// What `tests/c/consumer.{c,cpp}` print for `f`, derived from the IR alone.
 fn expected_output(ir: &Ir, f: &Family) -> String {
     let index = ir.families.iter().position(|x| x.name == f.name).unwrap();
@@ -246,12 +255,90 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         } => {
             let _ = writeln!(
                 s,
-                "operation matmul m {m} k {k} n {n} accumulate {} {} {} {}",
+                "operation matmul m {} k {} n {} accumulate {} {} {} {}",
+                m.as_i64(),
+                k.as_i64(),
+                n.as_i64(),
                 u8::from(*accumulate),
                 pname(*a),
                 pname(*b),
                 pname(*c)
             );
+        }
+        Operation::ElementwiseUnary { op, input, out } => {
+            let _ = writeln!(
+                s,
+                "operation elementwise_unary op {op} {} {}",
+                pname(*input),
+                pname(*out)
+            );
+        }
+        Operation::Reduce {
+            op,
+            input,
+            out,
+            axes,
+            keepdim,
+        } => {
+            let axes: String = axes.iter().map(|a| format!(" {a}")).collect();
+            let _ = writeln!(
+                s,
+                "operation reduce op {op} keepdim {} axes{axes} {} {}",
+                u8::from(*keepdim),
+                pname(*input),
+                pname(*out)
+            );
+        }
+        Operation::Softmax { input, out, axis } => {
+            let _ = writeln!(
+                s,
+                "operation softmax axis {axis} {} {}",
+                pname(*input),
+                pname(*out)
+            );
+        }
+        Operation::Norm {
+            op,
+            input,
+            weight,
+            bias,
+            out,
+            axis,
+            eps,
+        } => {
+            let (eps, eps_param) = scalar_fields(*eps);
+            let _ = writeln!(
+                s,
+                "operation norm op {op} axis {axis} eps {eps} eps_param {eps_param} {} {} {} {}",
+                pname(*input),
+                pname(*weight),
+                bias.map_or("-", pname),
+                pname(*out)
+            );
+        }
+        Operation::PagedAttentionDecode {
+            query,
+            key_cache,
+            value_cache,
+            block_table,
+            context_lens,
+            out,
+            scale,
+        } => {
+            let (scale, scale_param) = scalar_fields(*scale);
+            let _ = writeln!(
+                s,
+                "operation paged_attention_decode scale {scale} scale_param {scale_param} {} {} {} {} {} {}",
+                pname(*query),
+                pname(*key_cache),
+                pname(*value_cache),
+                pname(*block_table),
+                pname(*context_lens),
+                pname(*out)
+            );
+        }
+        Operation::Custom { semantics } => {
+            let _ = writeln!(s, "operation custom unchecked\nsemantics {semantics}");
         }
     }
     let _ = writeln!(

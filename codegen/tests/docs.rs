@@ -12,8 +12,8 @@ use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{abi_schema, compiled_meta_schema, family_schema};
 use kfam_codegen::ir::sha256_hex;
 use kfam_codegen::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
-    OperationKind, ParamKind, Platform, Runtime,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    OperationKind, ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
 };
 use serde_json::Value;
 
@@ -80,11 +80,10 @@ fn identity_worked_example_matches_the_code() {
     assert_eq!(a, b);
 }
 
-#[test]
-fn manifest_example_family_is_valid() {
-    let text = doc("manifest.md");
-    let name = "scaled_matmul_example";
-    let toml_text = block_after(&text, &format!("<!-- example-family: {name} -->"));
+/// One worked example of `docs/manifest.md`, checked alone with the shipped
+/// abi: clean (no diagnostic at all) and valid against the JSON Schema.
+fn check_example(text: &str, name: &str) -> (kfam_codegen::ir::Family, Value) {
+    let toml_text = block_after(text, &format!("<!-- example-family: {name} -->"));
     let abi = fs::read_to_string(root().join("manifest/abi.toml")).unwrap();
     let (ir, report) = kfam_codegen::check_sources(
         Some(("manifest/abi.toml".into(), abi)),
@@ -93,31 +92,54 @@ fn manifest_example_family_is_valid() {
             toml_text.to_owned(),
         )],
     );
-    assert!(report.diagnostics.is_empty(), "{:#?}", report.diagnostics);
-    let ir = ir.expect("valid");
-    let f = &ir.families[0];
-    assert_eq!(f.returns, vec![2, 2]);
-    assert_eq!(f.params[1].lowered_shape, vec![1, 8, 4, 16, 16]);
-
+    assert!(
+        report.diagnostics.is_empty(),
+        "{name}: {:#?}",
+        report.diagnostics
+    );
+    let mut ir = ir.expect("valid");
     let json: Value = toml::from_str(toml_text).unwrap();
     let v = jsonschema::draft202012::new(&family_schema()).unwrap();
     let errors: Vec<String> = v.iter_errors(&json).map(|e| e.to_string()).collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert!(errors.is_empty(), "{name}: {errors:?}");
+    (ir.families.remove(0), json)
+}
 
-    // Every key of a family file appears in the example.
+#[test]
+fn manifest_example_family_is_valid() {
+    let text = doc("manifest.md");
+    let (f, json) = check_example(&text, "scaled_matmul_example");
+    assert_eq!(f.returns, vec![2, 2]);
+    assert_eq!(f.params[1].lowered_shape, vec![1, 8, 4, 16, 16]);
+
+    // Every key of a family file appears in the complete example or in
+    // the worked example of an operation kind; each of those is a clean
+    // family of its kind.
     let mut used = BTreeSet::new();
     collect_keys(&json, &mut used);
+    let mut kinds = BTreeSet::from([f.operation.kind()]);
+    let marker = "<!-- example-family: ";
+    for (at, _) in text.match_indices(marker) {
+        let rest = &text[at + marker.len()..];
+        let name = &rest[..rest.find(" -->").expect("marker end")];
+        let (g, json) = check_example(&text, name);
+        collect_keys(&json, &mut used);
+        kinds.insert(g.operation.kind());
+    }
+    // `lhs` and `rhs` belong to the elementwise binary kind, shown in
+    // "A complete family" below the example.
+    used.extend(["elementwise_binary", "lhs", "rhs"].map(String::from));
     let mut all = BTreeSet::new();
     schema_keys(&family_schema(), &mut all);
     let missing: Vec<_> = all.difference(&used).collect();
-    // `lhs`, `rhs`, `out`, `op` belong to the other operation kind, shown separately.
-    let other_kind: BTreeSet<String> = ["elementwise_binary", "op", "lhs", "rhs", "out"]
+    assert!(missing.is_empty(), "keys in no example: {missing:?}");
+    let absent: Vec<_> = OperationKind::ALL
         .iter()
-        .map(|s| s.to_string())
+        .filter(|k| **k != OperationKind::ElementwiseBinary && !kinds.contains(k))
         .collect();
     assert!(
-        missing.iter().all(|k| other_kind.contains(*k)),
-        "keys missing from the example: {missing:?}"
+        absent.is_empty(),
+        "operation kinds without a worked example: {absent:?}"
     );
 }
 
@@ -181,7 +203,10 @@ fn manifest_reference_documents_every_vocabulary_value() {
         Contract,
         BindingKind,
         OperationKind,
-        BinaryOp
+        BinaryOp,
+        UnaryOp,
+        ReduceOp,
+        NormKind
     );
     for (vocab, s, code) in rows {
         assert!(

@@ -4,7 +4,7 @@
 pub static ABI: crate::Abi = crate::Abi {
     revision: "6b6b88f2353cca12cfafe809750b50b59931b0d1",
     major: 2,
-    minor: 0,
+    minor: 1,
     max_tensor_args: 256,
     max_scalar_args: 128,
     max_rank: 5,
@@ -107,6 +107,101 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
         ),
+    },
+    crate::Family {
+        name: "add_bf16_rows",
+        revision: 1,
+        summary: "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::ElementwiseBinary {
+            op: crate::BinaryOp::Add,
+            lhs: 0,
+            rhs: 1,
+            out: 2,
+        },
+        params: &[
+            crate::Param {
+                name: "lhs",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 0,
+                doc: None,
+            },
+            crate::Param {
+                name: "rhs",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 1,
+                doc: None,
+            },
+            crate::Param {
+                name: "out",
+                index: 2,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 256],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 256],
+                pool_index: 2,
+                doc: None,
+            },
+        ],
+        returns: &[2],
+        profiles: &[
+            crate::Profile {
+                name: "xdna2_onboard",
+                platform: crate::Platform::Xdna2,
+                backend: crate::Backend::Aie,
+                runtime: crate::Runtime::XrtDirect,
+                execution_mode: crate::ExecutionMode::Onboard,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "xdna.generated_add.v1",
+                artifact: "xdna2/add_bf16_rows.elf",
+                sha256: "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61",
+                evidence: crate::Evidence {
+                    date: "2026-11-30",
+                    hardware: "Ryzen AI 9 HX 370 (XDNA2)",
+                    note: Some("targeted source-exact add smoke over 16..4096 rows"),
+                },
+            },
+        ],
+        tensor_count: 3,
+        scalar_count: 0,
+        identity: "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
+        torch_schema: None,
     },
     crate::Family {
         name: "matmul_acc_nz_bf16",
@@ -482,14 +577,543 @@ pub static FAMILIES: &[crate::Family] = &[
         identity: "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema: None,
     },
+    crate::Family {
+        name: "paged_attention_decode_bf16",
+        revision: 1,
+        summary: "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::PagedAttentionDecode {
+            query: 0,
+            key_cache: 1,
+            value_cache: 2,
+            block_table: 3,
+            context_lens: 4,
+            out: 5,
+            scale: crate::ScalarRef::Param(6),
+        },
+        params: &[
+            crate::Param {
+                name: "query",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 32, 128],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 32, 128],
+                pool_index: 0,
+                doc: Some("One query token per sequence: [batch, heads, head size]."),
+            },
+            crate::Param {
+                name: "key_cache",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 16, 8, 128],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 16, 8, 128],
+                pool_index: 1,
+                doc: Some("Key cache: [blocks, block size, KV heads, head size]."),
+            },
+            crate::Param {
+                name: "value_cache",
+                index: 2,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 16, 8, 128],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 16, 8, 128],
+                pool_index: 2,
+                doc: Some("Value cache, laid out like the key cache."),
+            },
+            crate::Param {
+                name: "block_table",
+                index: 3,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Int32,
+                shape: &[-1, -1],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, -1],
+                pool_index: 3,
+                doc: Some(
+                    "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].",
+                ),
+            },
+            crate::Param {
+                name: "context_lens",
+                index: 4,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Int32,
+                shape: &[-1],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1],
+                pool_index: 4,
+                doc: Some("Tokens in each sequence's context, the new one included."),
+            },
+            crate::Param {
+                name: "out",
+                index: 5,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 32, 128],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 32, 128],
+                pool_index: 5,
+                doc: Some("Attention output: [batch, heads, head size]."),
+            },
+            crate::Param {
+                name: "scale",
+                index: 6,
+                kind: crate::ParamKind::Scalar,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Fp32,
+                shape: &[],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[],
+                pool_index: 0,
+                doc: Some("Softmax scale, usually 1 / sqrt(head size)."),
+            },
+        ],
+        returns: &[5],
+        profiles: &[
+            crate::Profile {
+                name: "a2a3_sim",
+                platform: crate::Platform::A2a3,
+                backend: crate::Backend::Pto,
+                runtime: crate::Runtime::TensormapAndRingbuffer,
+                execution_mode: crate::ExecutionMode::Sim,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 3,
+                        slot: 3,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 4,
+                        slot: 4,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 5,
+                        slot: 5,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 6,
+                        slot: 6,
+                        kind: crate::BindingKind::ScalarArg,
+                    },
+                ],
+            },
+            crate::Profile {
+                name: "a2a3_onboard",
+                platform: crate::Platform::A2a3,
+                backend: crate::Backend::Pto,
+                runtime: crate::Runtime::TensormapAndRingbuffer,
+                execution_mode: crate::ExecutionMode::Onboard,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 3,
+                        slot: 3,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 4,
+                        slot: 4,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 5,
+                        slot: 5,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 6,
+                        slot: 6,
+                        kind: crate::BindingKind::ScalarArg,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "simpler.kernel.v1",
+                artifact: "a2a3/sim/paged_attention_decode_bf16.so",
+                sha256: "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90",
+                evidence: crate::Evidence {
+                    date: "2026-11-20",
+                    hardware: "a2a3 simulator",
+                    note: Some(
+                        "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference",
+                    ),
+                },
+            },
+            crate::Receipt {
+                profile: 1,
+                codec: "simpler.kernel.v1",
+                artifact: "a2a3/onboard/paged_attention_decode_bf16.so",
+                sha256: "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1",
+                evidence: crate::Evidence {
+                    date: "2026-11-21",
+                    hardware: "Ascend 910B (a2a3)",
+                    note: Some("decode UT on device 0, borrowed stream"),
+                },
+            },
+        ],
+        tensor_count: 6,
+        scalar_count: 1,
+        identity: "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99",
+        torch_schema: None,
+    },
+    crate::Family {
+        name: "rms_norm_bf16_4096",
+        revision: 1,
+        summary: "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::Norm {
+            op: crate::NormKind::RmsNorm,
+            input: 0,
+            weight: 1,
+            bias: None,
+            out: 2,
+            axis: 1,
+            eps: crate::ScalarRef::Constant(0.000001),
+        },
+        params: &[
+            crate::Param {
+                name: "x",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 4096],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 4096],
+                pool_index: 0,
+                doc: Some("Rows to normalize."),
+            },
+            crate::Param {
+                name: "weight",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[4096],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[4096],
+                pool_index: 1,
+                doc: Some("Per-channel scale."),
+            },
+            crate::Param {
+                name: "out",
+                index: 2,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 4096],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 4096],
+                pool_index: 2,
+                doc: Some("Normalized rows."),
+            },
+        ],
+        returns: &[2],
+        profiles: &[
+            crate::Profile {
+                name: "a2a3_sim",
+                platform: crate::Platform::A2a3,
+                backend: crate::Backend::Pto,
+                runtime: crate::Runtime::TensormapAndRingbuffer,
+                execution_mode: crate::ExecutionMode::Sim,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "simpler.kernel.v1",
+                artifact: "a2a3/sim/rms_norm_bf16_4096.so",
+                sha256: "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2",
+                evidence: crate::Evidence {
+                    date: "2026-11-18",
+                    hardware: "a2a3 simulator",
+                    note: Some("1 to 8192 rows against torch.nn.functional.rms_norm"),
+                },
+            },
+        ],
+        tensor_count: 3,
+        scalar_count: 0,
+        identity: "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9",
+        torch_schema: None,
+    },
+    crate::Family {
+        name: "silu_bf16",
+        revision: 1,
+        summary: "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::ElementwiseUnary {
+            op: crate::UnaryOp::Silu,
+            input: 0,
+            out: 1,
+        },
+        params: &[
+            crate::Param {
+                name: "x",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 11008],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 11008],
+                pool_index: 0,
+                doc: None,
+            },
+            crate::Param {
+                name: "out",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 11008],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 11008],
+                pool_index: 1,
+                doc: None,
+            },
+        ],
+        returns: &[1],
+        profiles: &[
+            crate::Profile {
+                name: "a2a3_sim",
+                platform: crate::Platform::A2a3,
+                backend: crate::Backend::Cce,
+                runtime: crate::Runtime::TensormapAndRingbuffer,
+                execution_mode: crate::ExecutionMode::Sim,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                ],
+            },
+            crate::Profile {
+                name: "xdna2_onboard",
+                platform: crate::Platform::Xdna2,
+                backend: crate::Backend::Aie,
+                runtime: crate::Runtime::XrtDirect,
+                execution_mode: crate::ExecutionMode::Onboard,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::BufferObject,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "simpler.kernel.v1",
+                artifact: "a2a3/sim/silu_bf16.so",
+                sha256: "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3",
+                evidence: crate::Evidence {
+                    date: "2026-11-16",
+                    hardware: "a2a3 simulator",
+                    note: None,
+                },
+            },
+            crate::Receipt {
+                profile: 1,
+                codec: "xrt.xclbin.v1",
+                artifact: "xdna2/onboard/silu_bf16.xclbin",
+                sha256: "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4",
+                evidence: crate::Evidence {
+                    date: "2026-11-17",
+                    hardware: "Ryzen AI 9 HX 370 (XDNA2)",
+                    note: Some("bit-exact against the host reference on 1 to 512 rows"),
+                },
+            },
+        ],
+        tensor_count: 2,
+        scalar_count: 0,
+        identity: "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d",
+        torch_schema: None,
+    },
+    crate::Family {
+        name: "swiglu_fused_bf16",
+        revision: 1,
+        summary: "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",
+        contract: crate::Contract::Kernel,
+        torch: false,
+        operation: crate::Operation::Custom {
+            semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16.",
+        },
+        params: &[
+            crate::Param {
+                name: "gate",
+                index: 0,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 11008],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 11008],
+                pool_index: 0,
+                doc: Some("Gate projection."),
+            },
+            crate::Param {
+                name: "up",
+                index: 1,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::In,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 11008],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 11008],
+                pool_index: 1,
+                doc: Some("Up projection."),
+            },
+            crate::Param {
+                name: "out",
+                index: 2,
+                kind: crate::ParamKind::Tensor,
+                direction: crate::Direction::Out,
+                dtype: crate::DType::Bf16,
+                shape: &[-1, 11008],
+                layout: crate::Layout::Nd,
+                lowered_shape: &[-1, 11008],
+                pool_index: 2,
+                doc: None,
+            },
+        ],
+        returns: &[2],
+        profiles: &[
+            crate::Profile {
+                name: "a2a3_sim",
+                platform: crate::Platform::A2a3,
+                backend: crate::Backend::Pto,
+                runtime: crate::Runtime::TensormapAndRingbuffer,
+                execution_mode: crate::ExecutionMode::Sim,
+                bindings: &[
+                    crate::Binding {
+                        param: 0,
+                        slot: 0,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 1,
+                        slot: 1,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                    crate::Binding {
+                        param: 2,
+                        slot: 2,
+                        kind: crate::BindingKind::TensorArg,
+                    },
+                ],
+            },
+        ],
+        receipts: &[
+            crate::Receipt {
+                profile: 0,
+                codec: "simpler.kernel.v1",
+                artifact: "a2a3/sim/swiglu_fused_bf16.so",
+                sha256: "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5",
+                evidence: crate::Evidence {
+                    date: "2026-11-19",
+                    hardware: "a2a3 simulator",
+                    note: Some("against silu(gate) * up in PyTorch, FP32 accumulation"),
+                },
+            },
+        ],
+        tensor_count: 3,
+        scalar_count: 0,
+        identity: "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c",
+        torch_schema: None,
+    },
 ];
 /// `(artifact sha256, family index, receipt index)`, sorted by digest.
 pub static ARTIFACTS: &[(&str, u32, u32)] = &[
-    ("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", 1, 0),
+    ("0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", 2, 0),
     ("5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", 0, 0),
-    ("7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", 1, 1),
-    ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 2, 0),
-    ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 3, 0),
+    ("7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", 1, 0),
+    ("7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", 2, 1),
+    ("a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", 5, 0),
+    ("a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", 3, 0),
+    ("b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", 5, 1),
+    ("c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", 6, 0),
+    ("c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", 4, 0),
+    ("d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", 7, 0),
+    ("e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", 7, 1),
+    ("f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", 8, 0),
 ];
 /// Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.
 pub static RETIRED: &[crate::Retired] = &[
@@ -503,12 +1127,17 @@ pub static RETIRED: &[crate::Retired] = &[
 ];
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
 pub static FAMILY_INDEX: &[u32] = &[
-    4294967295, 4294967295, 4294967295, 1, 2, 0, 3, 4294967295,
+    4294967295, 4294967295, 4294967295, 2, 3, 4294967295, 4294967295, 1, 4294967295,
+    4294967295, 4294967295, 4294967295, 4, 0, 5, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 6, 7, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 8, 4294967295, 4294967295,
 ];
 /// Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.
 pub static ARTIFACT_INDEX: &[u32] = &[
-    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 3, 4294967295,
-    4294967295, 2, 4, 4294967295, 1, 4294967295, 4294967295, 4294967295, 0,
+    4294967295, 4294967295, 10, 4294967295, 4294967295, 5, 11, 4294967295, 3, 8,
+    4294967295, 1, 2, 6, 4294967295, 0, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295, 4294967295,
+    4294967295, 4, 7, 9, 4294967295,
 ];
 /// Named constants per family.
 pub mod families {
@@ -530,6 +1159,26 @@ pub mod families {
         pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2u32;
         pub const SLOT_OUT: u32 = 2u32;
     }
+    /// Elementwise BF16 addition of two row-major matrices of 256 columns and a
+    /// dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
+    /// `rows` ties the row counts of the three tensors: a call whose tensors disagree
+    /// on it is refused. The receipt's artifact digest is a placeholder: the artifact
+    /// itself is not shipped in this repository.
+    pub mod add_bf16_rows {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[1];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4";
+        pub const PARAM_LHS: u32 = 0;
+        pub const PARAM_RHS: u32 = 1;
+        pub const PARAM_OUT: u32 = 2;
+        pub const XDNA2_ONBOARD_SLOT_LHS: u32 = 0u32;
+        pub const SLOT_LHS: u32 = 0u32;
+        pub const XDNA2_ONBOARD_SLOT_RHS: u32 = 1u32;
+        pub const SLOT_RHS: u32 = 1u32;
+        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2u32;
+        pub const SLOT_OUT: u32 = 2u32;
+    }
     /// Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
     /// mode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,
     /// and an FP32 accumulator that is updated in place and returned twice (the
@@ -537,7 +1186,7 @@ pub mod families {
     /// digests are placeholders: the artifacts are not shipped in this repository.
     pub mod matmul_acc_nz_bf16 {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[1];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[2];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae";
         pub const PARAM_X: u32 = 0;
@@ -566,7 +1215,7 @@ pub mod families {
     /// is a placeholder: the artifact itself is not shipped in this repository.
     pub mod matmul_bf16_128x64x128 {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[2];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[3];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13";
         pub const PARAM_A: u32 = 0;
@@ -585,7 +1234,7 @@ pub mod families {
     /// placeholder: the artifact itself is not shipped in this repository.
     pub mod mul_fp4_dequant {
         /// The family record.
-        pub static FAMILY: &crate::Family = &super::super::FAMILIES[3];
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[4];
         /// Identity digest of this revision.
         pub const IDENTITY: &str = "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c";
         pub const PARAM_CODES: u32 = 0;
@@ -596,6 +1245,103 @@ pub mod families {
         pub const A5_ONBOARD_SLOT_SCALES: u32 = 1u32;
         pub const SLOT_SCALES: u32 = 1u32;
         pub const A5_ONBOARD_SLOT_OUT: u32 = 2u32;
+        pub const SLOT_OUT: u32 = 2u32;
+    }
+    /// Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:
+    /// one BF16 query token per sequence (32 query heads of 128) attends over its
+    /// context, whose keys and values live in fixed-size blocks of a shared cache
+    /// (8 KV heads, grouped-query attention) located through an int32 block table.
+    /// The softmax scale is an FP32 scalar passed at call time. The batch (1 to
+    /// 256 sequences) and the number of cache blocks are symbols: a call whose
+    /// tensors disagree on either is refused. Artifact digests are placeholders: the
+    /// artifacts are not shipped in this repository.
+    pub mod paged_attention_decode_bf16 {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[5];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99";
+        pub const PARAM_QUERY: u32 = 0;
+        pub const PARAM_KEY_CACHE: u32 = 1;
+        pub const PARAM_VALUE_CACHE: u32 = 2;
+        pub const PARAM_BLOCK_TABLE: u32 = 3;
+        pub const PARAM_CONTEXT_LENS: u32 = 4;
+        pub const PARAM_OUT: u32 = 5;
+        pub const PARAM_SCALE: u32 = 6;
+        pub const A2A3_SIM_SLOT_QUERY: u32 = 0u32;
+        pub const A2A3_ONBOARD_SLOT_QUERY: u32 = 0u32;
+        pub const SLOT_QUERY: u32 = 0u32;
+        pub const A2A3_SIM_SLOT_KEY_CACHE: u32 = 1u32;
+        pub const A2A3_ONBOARD_SLOT_KEY_CACHE: u32 = 1u32;
+        pub const SLOT_KEY_CACHE: u32 = 1u32;
+        pub const A2A3_SIM_SLOT_VALUE_CACHE: u32 = 2u32;
+        pub const A2A3_ONBOARD_SLOT_VALUE_CACHE: u32 = 2u32;
+        pub const SLOT_VALUE_CACHE: u32 = 2u32;
+        pub const A2A3_SIM_SLOT_BLOCK_TABLE: u32 = 3u32;
+        pub const A2A3_ONBOARD_SLOT_BLOCK_TABLE: u32 = 3u32;
+        pub const SLOT_BLOCK_TABLE: u32 = 3u32;
+        pub const A2A3_SIM_SLOT_CONTEXT_LENS: u32 = 4u32;
+        pub const A2A3_ONBOARD_SLOT_CONTEXT_LENS: u32 = 4u32;
+        pub const SLOT_CONTEXT_LENS: u32 = 4u32;
+        pub const A2A3_SIM_SLOT_OUT: u32 = 5u32;
+        pub const A2A3_ONBOARD_SLOT_OUT: u32 = 5u32;
+        pub const SLOT_OUT: u32 = 5u32;
+        pub const A2A3_SIM_SLOT_SCALE: u32 = 6u32;
+        pub const A2A3_ONBOARD_SLOT_SCALE: u32 = 6u32;
+        pub const SLOT_SCALE: u32 = 6u32;
+    }
+    /// RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16
+    /// rows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
+    /// of 1e-6. Artifact digests are placeholders: the artifacts are not shipped in
+    /// this repository.
+    pub mod rms_norm_bf16_4096 {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[6];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9";
+        pub const PARAM_X: u32 = 0;
+        pub const PARAM_WEIGHT: u32 = 1;
+        pub const PARAM_OUT: u32 = 2;
+        pub const A2A3_SIM_SLOT_X: u32 = 0u32;
+        pub const SLOT_X: u32 = 0u32;
+        pub const A2A3_SIM_SLOT_WEIGHT: u32 = 1u32;
+        pub const SLOT_WEIGHT: u32 = 1u32;
+        pub const A2A3_SIM_SLOT_OUT: u32 = 2u32;
+        pub const SLOT_OUT: u32 = 2u32;
+    }
+    /// SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of
+    /// 11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact
+    /// digests are placeholders: the artifacts are not shipped in this repository.
+    pub mod silu_bf16 {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[7];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d";
+        pub const PARAM_X: u32 = 0;
+        pub const PARAM_OUT: u32 = 1;
+        pub const A2A3_SIM_SLOT_X: u32 = 0u32;
+        pub const XDNA2_ONBOARD_SLOT_X: u32 = 0u32;
+        pub const SLOT_X: u32 = 0u32;
+        pub const A2A3_SIM_SLOT_OUT: u32 = 1u32;
+        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 1u32;
+        pub const SLOT_OUT: u32 = 1u32;
+    }
+    /// Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the
+    /// SiLU of the gate projection times the up projection, in one pass over a
+    /// symbolic number `rows` of BF16 rows. Artifact digests are placeholders: the
+    /// artifacts are not shipped in this repository.
+    pub mod swiglu_fused_bf16 {
+        /// The family record.
+        pub static FAMILY: &crate::Family = &super::super::FAMILIES[8];
+        /// Identity digest of this revision.
+        pub const IDENTITY: &str = "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c";
+        pub const PARAM_GATE: u32 = 0;
+        pub const PARAM_UP: u32 = 1;
+        pub const PARAM_OUT: u32 = 2;
+        pub const A2A3_SIM_SLOT_GATE: u32 = 0u32;
+        pub const SLOT_GATE: u32 = 0u32;
+        pub const A2A3_SIM_SLOT_UP: u32 = 1u32;
+        pub const SLOT_UP: u32 = 1u32;
+        pub const A2A3_SIM_SLOT_OUT: u32 = 2u32;
         pub const SLOT_OUT: u32 = 2u32;
     }
 }

@@ -571,12 +571,25 @@ impl core::fmt::Display for BindingKind {
 pub enum OperationKind {
     ElementwiseBinary = 0,
     Matmul = 1,
+    ElementwiseUnary = 2,
+    Reduce = 3,
+    Softmax = 4,
+    Norm = 5,
+    PagedAttentionDecode = 6,
+    /// A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
+    Custom = 7,
 }
 impl OperationKind {
     /// Every member, in declaration order.
     pub const ALL: &'static [OperationKind] = &[
         OperationKind::ElementwiseBinary,
         OperationKind::Matmul,
+        OperationKind::ElementwiseUnary,
+        OperationKind::Reduce,
+        OperationKind::Softmax,
+        OperationKind::Norm,
+        OperationKind::PagedAttentionDecode,
+        OperationKind::Custom,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -587,6 +600,12 @@ impl OperationKind {
         match code {
             0 => Some(OperationKind::ElementwiseBinary),
             1 => Some(OperationKind::Matmul),
+            2 => Some(OperationKind::ElementwiseUnary),
+            3 => Some(OperationKind::Reduce),
+            4 => Some(OperationKind::Softmax),
+            5 => Some(OperationKind::Norm),
+            6 => Some(OperationKind::PagedAttentionDecode),
+            7 => Some(OperationKind::Custom),
             _ => None,
         }
     }
@@ -595,6 +614,12 @@ impl OperationKind {
         match self {
             OperationKind::ElementwiseBinary => "elementwise_binary",
             OperationKind::Matmul => "matmul",
+            OperationKind::ElementwiseUnary => "elementwise_unary",
+            OperationKind::Reduce => "reduce",
+            OperationKind::Softmax => "softmax",
+            OperationKind::Norm => "norm",
+            OperationKind::PagedAttentionDecode => "paged_attention_decode",
+            OperationKind::Custom => "custom",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -603,6 +628,12 @@ impl OperationKind {
         match s {
             "elementwise_binary" => Some(OperationKind::ElementwiseBinary),
             "matmul" => Some(OperationKind::Matmul),
+            "elementwise_unary" => Some(OperationKind::ElementwiseUnary),
+            "reduce" => Some(OperationKind::Reduce),
+            "softmax" => Some(OperationKind::Softmax),
+            "norm" => Some(OperationKind::Norm),
+            "paged_attention_decode" => Some(OperationKind::PagedAttentionDecode),
+            "custom" => Some(OperationKind::Custom),
             _ => None,
         }
     }
@@ -675,6 +706,209 @@ impl BinaryOp {
     }
 }
 impl core::fmt::Display for BinaryOp {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Elementwise unary operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum UnaryOp {
+    Neg = 0,
+    Abs = 1,
+    Exp = 2,
+    Log = 3,
+    Sqrt = 4,
+    /// `1 / sqrt(x)`.
+    Rsqrt = 5,
+    Relu = 6,
+    Gelu = 7,
+    /// `x * sigmoid(x)`.
+    Silu = 8,
+    Sigmoid = 9,
+    Tanh = 10,
+    /// Conversion to the output's dtype: the only operator whose output dtype may differ from its input's.
+    Cast = 11,
+}
+impl UnaryOp {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [UnaryOp] = &[
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Rsqrt,
+        UnaryOp::Relu,
+        UnaryOp::Gelu,
+        UnaryOp::Silu,
+        UnaryOp::Sigmoid,
+        UnaryOp::Tanh,
+        UnaryOp::Cast,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(UnaryOp::Neg),
+            1 => Some(UnaryOp::Abs),
+            2 => Some(UnaryOp::Exp),
+            3 => Some(UnaryOp::Log),
+            4 => Some(UnaryOp::Sqrt),
+            5 => Some(UnaryOp::Rsqrt),
+            6 => Some(UnaryOp::Relu),
+            7 => Some(UnaryOp::Gelu),
+            8 => Some(UnaryOp::Silu),
+            9 => Some(UnaryOp::Sigmoid),
+            10 => Some(UnaryOp::Tanh),
+            11 => Some(UnaryOp::Cast),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Gelu => "gelu",
+            UnaryOp::Silu => "silu",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Cast => "cast",
+        }
+    }
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "neg" => Some(UnaryOp::Neg),
+            "abs" => Some(UnaryOp::Abs),
+            "exp" => Some(UnaryOp::Exp),
+            "log" => Some(UnaryOp::Log),
+            "sqrt" => Some(UnaryOp::Sqrt),
+            "rsqrt" => Some(UnaryOp::Rsqrt),
+            "relu" => Some(UnaryOp::Relu),
+            "gelu" => Some(UnaryOp::Gelu),
+            "silu" => Some(UnaryOp::Silu),
+            "sigmoid" => Some(UnaryOp::Sigmoid),
+            "tanh" => Some(UnaryOp::Tanh),
+            "cast" => Some(UnaryOp::Cast),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for UnaryOp {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Reduction operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum ReduceOp {
+    Sum = 0,
+    Max = 1,
+    Min = 2,
+    Mean = 3,
+}
+impl ReduceOp {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [ReduceOp] = &[
+        ReduceOp::Sum,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Mean,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(ReduceOp::Sum),
+            1 => Some(ReduceOp::Max),
+            2 => Some(ReduceOp::Min),
+            3 => Some(ReduceOp::Mean),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::Mean => "mean",
+        }
+    }
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "sum" => Some(ReduceOp::Sum),
+            "max" => Some(ReduceOp::Max),
+            "min" => Some(ReduceOp::Min),
+            "mean" => Some(ReduceOp::Mean),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for ReduceOp {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// Normalization over one axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum NormKind {
+    /// `x / sqrt(mean(x^2) + eps) * weight`.
+    RmsNorm = 0,
+    /// `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias`.
+    LayerNorm = 1,
+}
+impl NormKind {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [NormKind] = &[NormKind::RmsNorm, NormKind::LayerNorm];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(NormKind::RmsNorm),
+            1 => Some(NormKind::LayerNorm),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            NormKind::RmsNorm => "rms_norm",
+            NormKind::LayerNorm => "layer_norm",
+        }
+    }
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "rms_norm" => Some(NormKind::RmsNorm),
+            "layer_norm" => Some(NormKind::LayerNorm),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for NormKind {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
     }

@@ -110,13 +110,73 @@ fn record(f: &ir::Family) -> Family {
             c,
             accumulate,
         } => Operation::Matmul {
-            m: *m,
-            k: *k,
-            n: *n,
+            m: m.as_i64(),
+            k: k.as_i64(),
+            n: n.as_i64(),
             a: *a as u32,
             b: *b as u32,
             c: *c as u32,
             accumulate: *accumulate,
+        },
+        ir::Operation::ElementwiseUnary { op, input, out } => Operation::ElementwiseUnary {
+            op: code(op.code(), kfam_runtime::UnaryOp::from_code),
+            input: *input as u32,
+            out: *out as u32,
+        },
+        ir::Operation::Reduce {
+            op,
+            input,
+            out,
+            axes,
+            keepdim,
+        } => Operation::Reduce {
+            op: code(op.code(), kfam_runtime::ReduceOp::from_code),
+            input: *input as u32,
+            out: *out as u32,
+            axes: leak(axes.clone()),
+            keepdim: *keepdim,
+        },
+        ir::Operation::Softmax { input, out, axis } => Operation::Softmax {
+            input: *input as u32,
+            out: *out as u32,
+            axis: *axis,
+        },
+        ir::Operation::Norm {
+            op,
+            input,
+            weight,
+            bias,
+            out,
+            axis,
+            eps,
+        } => Operation::Norm {
+            op: code(op.code(), kfam_runtime::NormKind::from_code),
+            input: *input as u32,
+            weight: *weight as u32,
+            bias: bias.map(|b| b as u32),
+            out: *out as u32,
+            axis: *axis,
+            eps: scalar_ref(*eps),
+        },
+        ir::Operation::PagedAttentionDecode {
+            query,
+            key_cache,
+            value_cache,
+            block_table,
+            context_lens,
+            out,
+            scale,
+        } => Operation::PagedAttentionDecode {
+            query: *query as u32,
+            key_cache: *key_cache as u32,
+            value_cache: *value_cache as u32,
+            block_table: *block_table as u32,
+            context_lens: *context_lens as u32,
+            out: *out as u32,
+            scale: scalar_ref(*scale),
+        },
+        ir::Operation::Custom { semantics } => Operation::Custom {
+            semantics: s(semantics),
         },
     };
     Family {
@@ -234,3 +294,10 @@ fn bench(c: &mut Criterion<common::Clock>) {
 
 criterion_group!(name = benches; config = common::criterion(); targets = bench);
 criterion_main!(benches);
+
+fn scalar_ref(v: ir::ScalarRef) -> kfam_runtime::ScalarRef {
+    match v {
+        ir::ScalarRef::Constant(c) => kfam_runtime::ScalarRef::Constant(c),
+        ir::ScalarRef::Param(i) => kfam_runtime::ScalarRef::Param(i as u32),
+    }
+}

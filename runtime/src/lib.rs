@@ -33,7 +33,9 @@ pub use capability::{capability, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
-pub use types::{Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt, Retired};
+pub use types::{
+    Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
+};
 pub use vocab::*;
 
 /// The approved family named `name` (a hash lookup: see [`lookup`]).

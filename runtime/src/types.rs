@@ -4,8 +4,8 @@
 //! `kfam_macros::manifest!` expansion fill in.
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
-    Platform, Runtime,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
 };
 
 /// The native ABI the artifacts target (`manifest/abi.toml`).
@@ -46,7 +46,7 @@ pub struct Family {
 }
 
 /// The typed operation payload; operands are indices into `Family::params`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Operation {
     ElementwiseBinary {
         op: BinaryOp,
@@ -63,6 +63,53 @@ pub enum Operation {
         c: u32,
         accumulate: bool,
     },
+    /// `out = op(input)`; only `Cast` changes the dtype.
+    ElementwiseUnary { op: UnaryOp, input: u32, out: u32 },
+    /// `out = op(input)` over `axes` (sorted, distinct); reduced axes are
+    /// dropped, or kept with extent 1 when `keepdim`.
+    Reduce {
+        op: ReduceOp,
+        input: u32,
+        out: u32,
+        axes: &'static [u32],
+        keepdim: bool,
+    },
+    /// `out = softmax(input)` along `axis`.
+    Softmax { input: u32, out: u32, axis: u32 },
+    /// RMSNorm or LayerNorm along `axis`; `bias` only for LayerNorm.
+    Norm {
+        op: NormKind,
+        input: u32,
+        weight: u32,
+        bias: Option<u32>,
+        out: u32,
+        axis: u32,
+        eps: ScalarRef,
+    },
+    /// Decode attention over a paged KV cache: query `[B, H, D]`, caches
+    /// `[num_blocks, block_size, H_kv, D]`, int32 block table
+    /// `[B, max_blocks]`, int32 context lengths `[B]`, out `[B, H, D]`.
+    PagedAttentionDecode {
+        query: u32,
+        key_cache: u32,
+        value_cache: u32,
+        block_table: u32,
+        context_lens: u32,
+        out: u32,
+        scale: ScalarRef,
+    },
+    /// A fused kernel described by its signature and this text alone; no
+    /// relation between its operands was checked.
+    Custom { semantics: &'static str },
+}
+
+/// A scalar operand of an operation (`eps`, `scale`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarRef {
+    /// A constant fixed by the family.
+    Constant(f64),
+    /// The scalar parameter at this index of `Family::params`, passed at call time.
+    Param(u32),
 }
 
 /// One parameter of the signature.

@@ -65,6 +65,70 @@ static const kfam_profile *qualified_profile(const kfam_family *f, int32_t platf
     return NULL;
 }
 
+/* The bits of a double, so the output compares exactly with the IR. */
+static uint64_t bits_of(double v)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    return b;
+}
+
+/* The operation payload on one line (custom: the semantics on the next). */
+static void print_operation(const kfam_family *f)
+{
+    const kfam_param *p = f->params;
+    uint32_t i;
+    printf("operation %s", kfam_operation_kind_name(f->operation_kind));
+    switch (f->operation_kind) {
+    case KFAM_OPERATION_KIND_ELEMENTWISE_BINARY:
+    case KFAM_OPERATION_KIND_MATMUL:
+        if (f->operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
+            printf(" op %s", kfam_binary_op_name(f->binary_op));
+        } else {
+            printf(" m %" PRId64 " k %" PRId64 " n %" PRId64 " accumulate %" PRId32, f->m, f->k, f->n,
+                   f->accumulate);
+        }
+        for (i = 0; i < KFAM_OPERAND_COUNT; ++i) {
+            printf(" %s", p[f->operands[i]].name);
+        }
+        break;
+    case KFAM_OPERATION_KIND_ELEMENTWISE_UNARY:
+        printf(" op %s %s %s", kfam_unary_op_name(f->elementwise_unary->op), p[f->elementwise_unary->input].name,
+               p[f->elementwise_unary->out].name);
+        break;
+    case KFAM_OPERATION_KIND_REDUCE:
+        printf(" op %s keepdim %" PRId32 " axes", kfam_reduce_op_name(f->reduce->op), f->reduce->keepdim);
+        for (i = 0; i < f->reduce->axis_count; ++i) {
+            printf(" %" PRIu32, f->reduce->axes[i]);
+        }
+        printf(" %s %s", p[f->reduce->input].name, p[f->reduce->out].name);
+        break;
+    case KFAM_OPERATION_KIND_SOFTMAX:
+        printf(" axis %" PRIu32 " %s %s", f->softmax->axis, p[f->softmax->input].name, p[f->softmax->out].name);
+        break;
+    case KFAM_OPERATION_KIND_NORM:
+        printf(" op %s axis %" PRIu32 " eps %016" PRIx64 " eps_param %" PRId32 " %s %s %s %s",
+               kfam_norm_kind_name(f->norm->op), f->norm->axis, bits_of(f->norm->eps), f->norm->eps_param,
+               p[f->norm->input].name, p[f->norm->weight].name, f->norm->bias < 0 ? "-" : p[f->norm->bias].name,
+               p[f->norm->out].name);
+        break;
+    case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: {
+        const kfam_paged_attention_decode *a = f->paged_attention_decode;
+        printf(" scale %016" PRIx64 " scale_param %" PRId32 " %s %s %s %s %s %s", bits_of(a->scale), a->scale_param,
+               p[a->query].name, p[a->key_cache].name, p[a->value_cache].name, p[a->block_table].name,
+               p[a->context_lens].name, p[a->out].name);
+        break;
+    }
+    case KFAM_OPERATION_KIND_CUSTOM:
+        printf(" unchecked\nsemantics %s", f->semantics);
+        break;
+    default:
+        printf(" unknown");
+        break;
+    }
+    printf("\n");
+}
+
 static void print_shape(const int64_t *shape, uint32_t rank)
 {
     uint32_t d;
@@ -110,17 +174,7 @@ int main(int argc, char **argv)
     printf("contract %s\n", kfam_contract_name(f->contract));
     printf("torch %" PRId32 "\n", f->torch);
     printf("torch_schema %s\n", f->torch_schema != NULL ? f->torch_schema : "-");
-    printf("operation %s", kfam_operation_kind_name(f->operation_kind));
-    if (f->operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
-        printf(" op %s", kfam_binary_op_name(f->binary_op));
-    } else {
-        printf(" m %" PRId64 " k %" PRId64 " n %" PRId64 " accumulate %" PRId32, f->m, f->k, f->n,
-               f->accumulate);
-    }
-    for (i = 0; i < KFAM_OPERAND_COUNT; ++i) {
-        printf(" %s", f->params[f->operands[i]].name);
-    }
-    printf("\n");
+    print_operation(f);
     printf("counts params %" PRIu32 " tensors %" PRIu32 " scalars %" PRIu32 "\n", f->param_count,
            f->tensor_count, f->scalar_count);
 

@@ -6,8 +6,12 @@
 // Usage: consumer_cpp [FAMILY]   (default: add_bf16_1024)
 // Exit status: 0 approved, 1 unknown, 2 retired (its tombstone is printed).
 #include <algorithm>
+#include <cstring>
+#include <iomanip>
 #include <cstdint>
 #include <iostream>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 #include "kfam/kfam.h"
@@ -53,6 +57,74 @@ const kfam_profile *qualified_profile(const kfam_family &f, int32_t platform, in
     return nullptr;
 }
 
+// The bits of a double, so the output compares exactly with the IR.
+std::string bits_of(double v)
+{
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof b);
+    std::ostringstream s;
+    s << std::hex << std::setw(16) << std::setfill('0') << b;
+    return s.str();
+}
+
+// The operation payload on one line (custom: the semantics on the next).
+void print_operation(std::ostream &out, const kfam_family &f)
+{
+    const kfam_param *p = f.params;
+    out << "operation " << kfam_operation_kind_name(f.operation_kind);
+    switch (f.operation_kind) {
+    case KFAM_OPERATION_KIND_ELEMENTWISE_BINARY:
+    case KFAM_OPERATION_KIND_MATMUL:
+        if (f.operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
+            out << " op " << kfam_binary_op_name(f.binary_op);
+        } else {
+            out << " m " << f.m << " k " << f.k << " n " << f.n << " accumulate " << f.accumulate;
+        }
+        for (uint32_t operand : f.operands) {
+            out << ' ' << p[operand].name;
+        }
+        break;
+    case KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: {
+        const kfam_elementwise_unary &u = *f.elementwise_unary;
+        out << " op " << kfam_unary_op_name(u.op) << ' ' << p[u.input].name << ' ' << p[u.out].name;
+        break;
+    }
+    case KFAM_OPERATION_KIND_REDUCE: {
+        const kfam_reduce &r = *f.reduce;
+        out << " op " << kfam_reduce_op_name(r.op) << " keepdim " << r.keepdim << " axes";
+        for (uint32_t i = 0; i < r.axis_count; ++i) {
+            out << ' ' << r.axes[i];
+        }
+        out << ' ' << p[r.input].name << ' ' << p[r.out].name;
+        break;
+    }
+    case KFAM_OPERATION_KIND_SOFTMAX:
+        out << " axis " << f.softmax->axis << ' ' << p[f.softmax->input].name << ' ' << p[f.softmax->out].name;
+        break;
+    case KFAM_OPERATION_KIND_NORM: {
+        const kfam_norm &n = *f.norm;
+        out << " op " << kfam_norm_kind_name(n.op) << " axis " << n.axis << " eps " << bits_of(n.eps)
+            << " eps_param " << n.eps_param << ' ' << p[n.input].name << ' ' << p[n.weight].name << ' '
+            << (n.bias < 0 ? "-" : p[n.bias].name) << ' ' << p[n.out].name;
+        break;
+    }
+    case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: {
+        const kfam_paged_attention_decode &a = *f.paged_attention_decode;
+        out << " scale " << bits_of(a.scale) << " scale_param " << a.scale_param << ' ' << p[a.query].name << ' '
+            << p[a.key_cache].name << ' ' << p[a.value_cache].name << ' ' << p[a.block_table].name << ' '
+            << p[a.context_lens].name << ' ' << p[a.out].name;
+        break;
+    }
+    case KFAM_OPERATION_KIND_CUSTOM:
+        out << " unchecked\nsemantics " << f.semantics;
+        break;
+    default:
+        out << " unknown";
+        break;
+    }
+    out << '\n';
+}
+
 void print_shape(std::ostream &out, const int64_t *shape, uint32_t rank)
 {
     out << '[';
@@ -91,16 +163,7 @@ int main(int argc, char **argv)
     out << "contract " << kfam_contract_name(f.contract) << '\n';
     out << "torch " << f.torch << '\n';
     out << "torch_schema " << (f.torch_schema != nullptr ? f.torch_schema : "-") << '\n';
-    out << "operation " << kfam_operation_kind_name(f.operation_kind);
-    if (f.operation_kind == KFAM_OPERATION_KIND_ELEMENTWISE_BINARY) {
-        out << " op " << kfam_binary_op_name(f.binary_op);
-    } else {
-        out << " m " << f.m << " k " << f.k << " n " << f.n << " accumulate " << f.accumulate;
-    }
-    for (uint32_t operand : f.operands) {
-        out << ' ' << f.params[operand].name;
-    }
-    out << '\n';
+    print_operation(out, f);
     out << "counts params " << f.param_count << " tensors " << f.tensor_count << " scalars " << f.scalar_count
         << '\n';
 

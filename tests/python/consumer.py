@@ -38,7 +38,22 @@ def operation(op: kfam.Operation) -> str:
     if isinstance(op, kfam.Matmul):
         verb = "+=" if op.accumulate else "="
         return f"matmul [{op.m}, {op.k}] @ [{op.k}, {op.n}], c {verb} a @ b"
-    return f"elementwise {op.op.spelling}"
+    if isinstance(op, kfam.ElementwiseBinary | kfam.ElementwiseUnary):
+        return f"elementwise {op.op.spelling}"
+    if isinstance(op, kfam.Reduce):
+        return f"reduce {op.op.spelling} over axes {list(op.axes)}"
+    if isinstance(op, kfam.Softmax):
+        return f"softmax along axis {op.axis}"
+    if isinstance(op, kfam.Norm):
+        return f"{op.op.spelling} along axis {op.axis}, eps {scalar(op.eps)}"
+    if isinstance(op, kfam.PagedAttentionDecode):
+        return f"paged attention decode, scale {scalar(op.scale)}"
+    return f"custom (unchecked): {op.semantics.splitlines()[0] if op.semantics else ''}"
+
+
+def scalar(s: kfam.ScalarRef) -> str:
+    """An ``eps`` or ``scale``: the constant, or the parameter index that carries it."""
+    return f"param {s.param}" if s.param is not None else str(s.constant)
 
 
 def slots(fam: kfam.Family, profile: kfam.Profile) -> dict[str, int]:

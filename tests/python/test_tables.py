@@ -268,6 +268,31 @@ def test_shipped_nz_and_fp4_lowering() -> None:
 
 
 @pytest.mark.shipped
+def test_shipped_operation_payloads() -> None:
+    pa = kfam.family("paged_attention_decode_bf16")
+    op = pa.operation
+    assert isinstance(op, kfam.PagedAttentionDecode) and op.kind is kfam.OperationKind.PAGED_ATTENTION_DECODE
+    roles = (op.query, op.key_cache, op.value_cache, op.block_table, op.context_lens, op.out)
+    assert [pa.params[i].name for i in roles] == [
+        "query", "key_cache", "value_cache", "block_table", "context_lens", "out",
+    ]  # fmt: skip
+    assert op.scale == kfam.ScalarRef(constant=None, param=pa.param("scale").index)
+    assert pa.param("block_table").dtype is kfam.DType.INT32
+
+    norm = kfam.family("rms_norm_bf16_4096").operation
+    assert isinstance(norm, kfam.Norm)
+    assert (norm.op, norm.axis, norm.bias) == (kfam.NormKind.RMS_NORM, 1, None)
+    assert norm.eps == kfam.ScalarRef(constant=1e-6, param=None)
+
+    silu = kfam.family("silu_bf16").operation
+    assert isinstance(silu, kfam.ElementwiseUnary) and silu.op is kfam.UnaryOp.SILU
+
+    custom = kfam.family("swiglu_fused_bf16").operation
+    assert isinstance(custom, kfam.Custom) and custom.kind is kfam.OperationKind.CUSTOM
+    assert custom.semantics.startswith("out[r, c] = silu(gate[r, c]) * up[r, c]")
+
+
+@pytest.mark.shipped
 def test_shipped_bindings_and_receipts() -> None:
     add = kfam.family("add_bf16_1024")
     (profile,) = add.profiles

@@ -86,6 +86,16 @@ codes! {
         "The product of a tensor's static dimensions times its element size does\nnot fit in 64 bits. Such a tensor could never be allocated, and its size\nwould wrap in the generated tables.";
     Fp4Packing = "KF0207", "shape", "packed fp4 needs a static even last dimension",
         "fp4 tensors are stored packed, two elements per byte along the last\ndimension, and the lowered (carrier) shape halves that dimension. It must\ntherefore be static and even.";
+    UnknownSymbol = "KF0208", "shape", "a payload or `[dims]` names an unknown symbol",
+        "A symbolic dimension is declared by using its name in a parameter's\n`shape` (`shape = [\"batch\", 128]`). An operation payload extent\n(`m = \"batch\"`) or a constraint table (`[dims.batch]`) may only name a\nsymbol that some shape uses: otherwise it would constrain nothing. Check\nthe spelling, or use the name in the shapes it ties.";
+    SymbolUsedOnce = "KF0209", "shape", "a symbol is used only once",
+        "A symbol says that every extent with its name is equal at each call. A\nsymbol that appears in one shape position ties nothing: it is just `-1`.\nThis is a warning (the family is still valid; a constraint on it is still\nchecked at call time). Use the same name wherever the extents must be\nequal, or write `-1`.";
+    SymbolStaticOnly = "KF0210", "shape", "a symbol in a position that must be static",
+        "Some extents are fixed at build time: the last two dimensions of an NZ\ntensor (blocked into 16 x c0 fractals) and the last dimension of a packed\nfp4 tensor (halved by packing). A symbol there would be a dynamic extent\nthe lowered shape cannot express. Write the static extent; symbols may\nname the other dimensions.";
+    DimConstraintValue = "KF0211", "shape", "a `[dims]` constraint value is out of bounds",
+        "`[dims.<symbol>]` accepts `min` (0..=2^32-1), `max` (1..=2^32-1) and\n`multiple_of` (1..=2^32-1). `multiple_of = 0` is rejected: every extent\nis a multiple of 1, and 0 divides nothing.";
+    DimConstraintEmpty = "KF0212", "shape", "a symbol's constraints admit no extent",
+        "The constraints of `[dims.<symbol>]` leave no extent a call could pass:\n`min` is above `max`, or no multiple of `multiple_of` lies between them.\nEvery call of the family would be refused.";
 
     AliasOutOfRange = "KF0301", "alias", "return alias index out of range",
         "A return alias given as an index points into the complete signature,\nscalars included, counting from 0. The index is past the last parameter.";
@@ -119,6 +129,20 @@ codes! {
         "An elementwise binary operation takes two inputs and one output of the\nsame dtype and the same shape. kfam does not declare broadcasting.";
     MatmulMismatch = "KF0504", "operation", "matmul operands disagree",
         "A matmul is `[.., M, K] @ [K, N] -> [.., M, N]` (or with equal batch\ndimensions on `b`). The payload's `m`, `k` and `n` (each `-1` when dynamic)\nmust equal the corresponding extents of `a`, `b` and `c`, and `a` and `b`\nmust share a dtype.";
+    UnaryMismatch = "KF0505", "operation", "elementwise unary operands disagree",
+        "An elementwise unary operation `out = op(input)` keeps the shape: `input`\nand `out` have equal shapes (no broadcasting). Every operator but `cast`\nalso keeps the dtype. `exp`, `log`, `sqrt`, `rsqrt`, `gelu`, `silu`,\n`sigmoid` and `tanh` are defined on float dtypes only; `neg`, `abs`, `relu`\nand `cast` accept integers too.";
+    AxisOutOfRange = "KF0506", "operation", "operation axis out of range or repeated",
+        "`reduce` names the axes it reduces (`axes`), `softmax` and `norm` the axis\nthey normalize (`axis`). Axes count from 0 and must be below the input's\nrank; a reduced axis is listed once.";
+    ReduceMismatch = "KF0507", "operation", "reduce output does not match the reduced input",
+        "A reduction's output shape is derived from the input: each axis in `axes`\nis dropped (or kept with extent 1 when `keepdim = true`), every other axis\nkeeps its extent. Reducing every axis without `keepdim` gives `[1]`.\n`out` must have exactly that shape and the input's dtype.";
+    SoftmaxMismatch = "KF0508", "operation", "softmax operands disagree",
+        "`softmax` maps a float tensor to one of the same dtype and shape:\n`input` is a float tensor and `out` has its dtype and shape.";
+    NormMismatch = "KF0509", "operation", "norm operands disagree",
+        "`norm` (`rms_norm`, `layer_norm`) normalizes a float `input` along `axis`\ninto `out` of the same dtype and shape. `weight` (and `bias`, which\n`layer_norm` requires and `rms_norm` does not take) are float tensors of\nshape `[E]`, where `E` is the input's extent along `axis`.";
+    ScalarOperand = "KF0510", "operation", "operation constant is not usable",
+        "`eps` (norm) and `scale` (paged attention) are either a constant, which\nmust be finite and positive, or the name of a scalar parameter with a\nfloat dtype, passed at call time.";
+    PagedAttentionMismatch = "KF0511", "operation", "paged attention operands disagree",
+        "`paged_attention_decode` takes a query `[B, H, D]`, key and value caches\n`[num_blocks, block_size, H_kv, D]` of identical shape, an int32 block\ntable `[B, max_blocks]`, int32 context lengths `[B]`, and writes\n`out` `[B, H, D]`. Query, caches and output share one float dtype; the\nbatch `B`, heads `H` and head size `D` are the same extents wherever they\nappear, and `H` is a multiple of `H_kv` (grouped-query attention).";
 
     BindingUnknownParam = "KF0601", "profile", "binding names an unknown parameter",
         "A final-ABI binding places a declared parameter into a launch slot.";

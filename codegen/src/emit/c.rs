@@ -18,11 +18,11 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 use super::{marker_line, needs_no_escape, GeneratedFile};
-use crate::ir::{Family, Ir, Operation, Param};
+use crate::ir::{Family, Ir, Operation, Param, ScalarRef};
 use crate::names::{shouty, vocab_snake};
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout,
-    OperationKind, ParamKind, Platform, Runtime, Status, CATALOGS,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    OperationKind, ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp, CATALOGS,
 };
 
 /// Where the header goes, relative to the output directory.
@@ -402,7 +402,7 @@ const FAMILY_FIELDS: &[Field] = &[
         "uint32_t",
         "operands",
         "KFAM_OPERAND_COUNT",
-        "Signature indices of the operands: lhs, rhs, out (elementwise) or a, b, c (matmul).",
+        "Signature indices of the operands: lhs, rhs, out (elementwise_binary) or a, b, c (matmul); 0 for other kinds (see their payload).",
     ),
     f("int32_t", "accumulate", "Matmul: 1 when c += a @ b, 0 when c = a @ b; 0 otherwise."),
     f("int64_t", "m", "Matmul M (KFAM_DIM_DYNAMIC when dynamic); 0 otherwise."),
@@ -422,6 +422,137 @@ const FAMILY_FIELDS: &[Field] = &[
     f("uint32_t", "receipt_count", "Entries of `receipts`."),
     f("const kfam_profile *", "profiles", "Artifact profiles, in declaration order; NULL when profile_count is 0."),
     f("const kfam_receipt *", "receipts", "Qualification receipts, in declaration order; NULL when receipt_count is 0."),
+    // Appended in ABI 1.1: the payloads of the operation kinds after matmul.
+    f("const kfam_elementwise_unary *", "elementwise_unary", "The payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, else NULL."),
+    f("const kfam_reduce *", "reduce", "The payload of KFAM_OPERATION_KIND_REDUCE, else NULL."),
+    f("const kfam_softmax *", "softmax", "The payload of KFAM_OPERATION_KIND_SOFTMAX, else NULL."),
+    f("const kfam_norm *", "norm", "The payload of KFAM_OPERATION_KIND_NORM, else NULL."),
+    f(
+        "const kfam_paged_attention_decode *",
+        "paged_attention_decode",
+        "The payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE, else NULL.",
+    ),
+    f(
+        "const char *",
+        "semantics",
+        "KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL.",
+    ),
+];
+
+const UNARY_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("int32_t", "op", "A kfam_unary_op code."),
+    f("uint32_t", "input", "Signature index of the input tensor."),
+    f(
+        "uint32_t",
+        "out",
+        "Signature index of the result (same shape; same dtype unless the op is cast).",
+    ),
+];
+
+const REDUCE_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("int32_t", "op", "A kfam_reduce_op code."),
+    f("uint32_t", "input", "Signature index of the input tensor."),
+    f("uint32_t", "out", "Signature index of the result tensor."),
+    f(
+        "int32_t",
+        "keepdim",
+        "1 when reduced axes are kept with extent 1, 0 when they are dropped.",
+    ),
+    f("uint32_t", "axis_count", "Entries of `axes` (at least 1)."),
+    f(
+        "const uint32_t *",
+        "axes",
+        "The reduced axes of the input, sorted and distinct.",
+    ),
+];
+
+const SOFTMAX_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("uint32_t", "input", "Signature index of the input tensor."),
+    f(
+        "uint32_t",
+        "out",
+        "Signature index of the result (same dtype and shape).",
+    ),
+    f("uint32_t", "axis", "The normalized axis of the input."),
+];
+
+const NORM_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f("int32_t", "op", "A kfam_norm_kind code."),
+    f("uint32_t", "input", "Signature index of the input tensor."),
+    f(
+        "uint32_t",
+        "weight",
+        "Signature index of the weight tensor [extent of input along axis].",
+    ),
+    f(
+        "int32_t",
+        "bias",
+        "Signature index of the bias tensor (layer_norm), or -1 (rms_norm).",
+    ),
+    f(
+        "uint32_t",
+        "out",
+        "Signature index of the result (same dtype and shape as input).",
+    ),
+    f("uint32_t", "axis", "The normalized axis of the input."),
+    f(
+        "double",
+        "eps",
+        "The constant epsilon when eps_param is -1, else 0.",
+    ),
+    f(
+        "int32_t",
+        "eps_param",
+        "Signature index of the float scalar carrying epsilon, or -1 for the constant.",
+    ),
+];
+
+const PAGED_ATTENTION_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "uint32_t",
+        "query",
+        "Signature index of the query [B, H, D].",
+    ),
+    f(
+        "uint32_t",
+        "key_cache",
+        "Signature index of the key cache [num_blocks, block_size, H_kv, D].",
+    ),
+    f(
+        "uint32_t",
+        "value_cache",
+        "Signature index of the value cache (shaped like key_cache).",
+    ),
+    f(
+        "uint32_t",
+        "block_table",
+        "Signature index of the int32 block table [B, max_blocks].",
+    ),
+    f(
+        "uint32_t",
+        "context_lens",
+        "Signature index of the int32 context lengths [B].",
+    ),
+    f(
+        "uint32_t",
+        "out",
+        "Signature index of the result [B, H, D].",
+    ),
+    f(
+        "double",
+        "scale",
+        "The constant softmax scale when scale_param is -1, else 0.",
+    ),
+    f(
+        "int32_t",
+        "scale_param",
+        "Signature index of the float scalar carrying the scale, or -1 for the constant.",
+    ),
 ];
 
 const RETIRED_FIELDS: &[Field] = &[
@@ -1104,8 +1235,17 @@ fn emit_family_tables(
             b,
             c,
             accumulate,
-        } => ("-1".to_owned(), [*a, *b, *c], *accumulate, *m, *k, *n),
+        } => (
+            "-1".to_owned(),
+            [*a, *b, *c],
+            *accumulate,
+            m.as_i64(),
+            k.as_i64(),
+            n.as_i64(),
+        ),
+        _ => ("-1".to_owned(), [0, 0, 0], false, 0, 0, 0),
     };
+    let payloads = emit_operation_payload(w, f);
     let name = w.string(&f.name);
     let identity = w.string(&f.identity);
     let summary = w.string(&f.summary);
@@ -1142,7 +1282,157 @@ fn emit_family_tables(
         ("receipt_count", f.receipts.len().to_string()),
         ("profiles", profiles),
         ("receipts", receipts),
+        ("elementwise_unary", payloads[0].clone()),
+        ("reduce", payloads[1].clone()),
+        ("softmax", payloads[2].clone()),
+        ("norm", payloads[3].clone()),
+        ("paged_attention_decode", payloads[4].clone()),
+        ("semantics", payloads[5].clone()),
     ]
+}
+
+/// A scalar operand as C fields: `(constant, param)`, one of them unused
+/// (`0` or `-1`). The constant in Rust's `Debug` spelling, which always has
+/// a `.` or an exponent, so C reads it as a double.
+fn scalar_fields(s: ScalarRef) -> (String, String) {
+    match s {
+        ScalarRef::Constant(v) => (format!("{v:?}"), "-1".to_owned()),
+        ScalarRef::Param(i) => ("0.0".to_owned(), i.to_string()),
+    }
+}
+
+/// The payload record of the family's operation (for the kinds after
+/// matmul) and the values of the six payload fields of `kfam_family`, in
+/// `FAMILY_FIELDS` order: a pointer for the kind's field, NULL elsewhere.
+fn emit_operation_payload(w: &mut W, f: &Family) -> [String; 6] {
+    let n = &f.name;
+    let mut fields: [String; 6] = std::array::from_fn(|_| "NULL".to_owned());
+    let mut object =
+        |w: &mut W, slot: usize, ty: &str, list: &[Field], values: &[(&str, String)]| {
+            let name = format!("kfam_gen_operation_{n}");
+            w.record(&name);
+            w.line(&format!(
+                "static const {ty} {name} KFAM_GEN_MAYBE_UNUSED =\n{};",
+                initializer(0, list, values)
+            ));
+            fields[slot] = format!("&{name}");
+        };
+    let size = |ty: &str| ("struct_size", format!("sizeof({ty})"));
+    match &f.operation {
+        Operation::ElementwiseBinary { .. } | Operation::Matmul { .. } => {}
+        Operation::ElementwiseUnary { op, input, out } => object(
+            w,
+            0,
+            "kfam_elementwise_unary",
+            UNARY_FIELDS,
+            &[
+                size("kfam_elementwise_unary"),
+                ("op", enumerator(UnaryOp::NAME, op.as_str())),
+                ("input", input.to_string()),
+                ("out", out.to_string()),
+            ],
+        ),
+        Operation::Reduce {
+            op,
+            input,
+            out,
+            axes,
+            keepdim,
+        } => {
+            let axes_name = format!("kfam_gen_axes_{n}");
+            w.record(&axes_name);
+            w.line(&format!(
+                "static const uint32_t {axes_name}[{}] KFAM_GEN_MAYBE_UNUSED = {};",
+                axes.len(),
+                braced(axes)
+            ));
+            object(
+                w,
+                1,
+                "kfam_reduce",
+                REDUCE_FIELDS,
+                &[
+                    size("kfam_reduce"),
+                    ("op", enumerator(ReduceOp::NAME, op.as_str())),
+                    ("input", input.to_string()),
+                    ("out", out.to_string()),
+                    ("keepdim", i32::from(*keepdim).to_string()),
+                    ("axis_count", axes.len().to_string()),
+                    ("axes", axes_name),
+                ],
+            );
+        }
+        Operation::Softmax { input, out, axis } => object(
+            w,
+            2,
+            "kfam_softmax",
+            SOFTMAX_FIELDS,
+            &[
+                size("kfam_softmax"),
+                ("input", input.to_string()),
+                ("out", out.to_string()),
+                ("axis", axis.to_string()),
+            ],
+        ),
+        Operation::Norm {
+            op,
+            input,
+            weight,
+            bias,
+            out,
+            axis,
+            eps,
+        } => {
+            let (eps, eps_param) = scalar_fields(*eps);
+            object(
+                w,
+                3,
+                "kfam_norm",
+                NORM_FIELDS,
+                &[
+                    size("kfam_norm"),
+                    ("op", enumerator(NormKind::NAME, op.as_str())),
+                    ("input", input.to_string()),
+                    ("weight", weight.to_string()),
+                    ("bias", bias.map_or("-1".to_owned(), |b| b.to_string())),
+                    ("out", out.to_string()),
+                    ("axis", axis.to_string()),
+                    ("eps", eps),
+                    ("eps_param", eps_param),
+                ],
+            );
+        }
+        Operation::PagedAttentionDecode {
+            query,
+            key_cache,
+            value_cache,
+            block_table,
+            context_lens,
+            out,
+            scale,
+        } => {
+            let (scale, scale_param) = scalar_fields(*scale);
+            object(
+                w,
+                4,
+                "kfam_paged_attention_decode",
+                PAGED_ATTENTION_FIELDS,
+                &[
+                    size("kfam_paged_attention_decode"),
+                    ("query", query.to_string()),
+                    ("key_cache", key_cache.to_string()),
+                    ("value_cache", value_cache.to_string()),
+                    ("block_table", block_table.to_string()),
+                    ("context_lens", context_lens.to_string()),
+                    ("out", out.to_string()),
+                    ("scale", scale),
+                    ("scale_param", scale_param),
+                ],
+            );
+        }
+        Operation::Custom { semantics } => fields[5] = w.string(semantics),
+    }
+    fields
 }
 
 /// `kfam_retired_families` (sorted by name, as the IR) and the digest arrays
@@ -1494,6 +1784,36 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         "kfam_receipt",
         "One artifact, identified by its SHA-256, that qualified for the family on a profile.",
         RECEIPT_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_elementwise_unary",
+        "Payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: out = op(input).",
+        UNARY_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_reduce",
+        "Payload of KFAM_OPERATION_KIND_REDUCE: out = op(input) over axes.",
+        REDUCE_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_softmax",
+        "Payload of KFAM_OPERATION_KIND_SOFTMAX: out = softmax(input) along axis.",
+        SOFTMAX_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_norm",
+        "Payload of KFAM_OPERATION_KIND_NORM: rms_norm or layer_norm along axis.",
+        NORM_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_paged_attention_decode",
+        "Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache.",
+        PAGED_ATTENTION_FIELDS,
     );
     emit_struct(
         &mut w,

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 
 use super::{marker_line, GeneratedFile};
 use crate::diag::Code;
-use crate::ir::{Family, Ir, Operation, Param};
+use crate::ir::{Extent, Family, Ir, Operation, Param, ScalarRef};
 use crate::vocab::{BinaryOp, ParamKind};
 
 pub const FAMILIES_MD: &str = "docs/families.md";
@@ -144,11 +144,92 @@ fn family_section(o: &mut String, f: &Family) {
                 pname(*c),
                 pname(*a),
                 pname(*b),
-                extent(*m),
-                extent(*k),
-                extent(*n),
+                payload_extent(f, *m),
+                payload_extent(f, *k),
+                payload_extent(f, *n),
                 if *accumulate { " (accumulating)" } else { "" },
             );
+        }
+        Operation::ElementwiseUnary { op, input, out } => {
+            let _ = writeln!(
+                o,
+                "`elementwise_unary` with op `{op}`: `{} = {op}({})`\n",
+                pname(*out),
+                pname(*input)
+            );
+        }
+        Operation::Reduce {
+            op,
+            input,
+            out,
+            axes,
+            keepdim,
+        } => {
+            let _ = writeln!(
+                o,
+                "`reduce` with op `{op}`: `{} = {op}({})` over axes {axes:?}{}\n",
+                pname(*out),
+                pname(*input),
+                if *keepdim { " (keepdim)" } else { "" }
+            );
+        }
+        Operation::Softmax { input, out, axis } => {
+            let _ = writeln!(
+                o,
+                "`softmax`: `{} = softmax({})` along axis {axis}\n",
+                pname(*out),
+                pname(*input)
+            );
+        }
+        Operation::Norm {
+            op,
+            input,
+            weight,
+            bias,
+            out,
+            axis,
+            eps,
+        } => {
+            let bias = bias.map_or(String::new(), |b| format!(", bias `{}`", pname(b)));
+            let _ = writeln!(
+                o,
+                "`norm` with op `{op}`: `{} = {op}({})` along axis {axis}, weight `{}`{bias}, eps {}\n",
+                pname(*out),
+                pname(*input),
+                pname(*weight),
+                scalar_text(*eps, pname)
+            );
+        }
+        Operation::PagedAttentionDecode {
+            query,
+            key_cache,
+            value_cache,
+            block_table,
+            context_lens,
+            out,
+            scale,
+        } => {
+            let _ = writeln!(
+                o,
+                "`paged_attention_decode`: `{}` = attention of `{}` over the cached keys `{}` and values `{}`, \
+                 paged by `{}` with lengths `{}`, scale {}\n",
+                pname(*out),
+                pname(*query),
+                pname(*key_cache),
+                pname(*value_cache),
+                pname(*block_table),
+                pname(*context_lens),
+                scalar_text(*scale, pname)
+            );
+        }
+        Operation::Custom { semantics } => {
+            let _ = writeln!(
+                o,
+                "`custom` (**not cross-checked**: kfam checks the signature only). Semantics:\n"
+            );
+            for para in paragraphs(semantics) {
+                let _ = writeln!(o, "> {}\n", escape_text(&para));
+            }
         }
     }
 
@@ -294,6 +375,14 @@ fn extent(d: i64) -> String {
     }
 }
 
+/// A payload extent: a symbol by name, otherwise as [`extent`].
+fn payload_extent(f: &Family, e: Extent) -> String {
+    match f.symbol_name(e) {
+        Some(name) => format!("`{name}`"),
+        None => extent(e.as_i64()),
+    }
+}
+
 fn shape_cell(p: &Param, shape: &[i64]) -> String {
     if p.kind == ParamKind::Scalar {
         return "-".to_owned();
@@ -433,6 +522,14 @@ pub fn code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
+}
+
+/// An `eps` or `scale`: the constant, or the scalar parameter that carries it.
+fn scalar_text<'a>(s: ScalarRef, pname: impl Fn(usize) -> &'a str) -> String {
+    match s {
+        ScalarRef::Constant(v) => format!("`{v}`"),
+        ScalarRef::Param(i) => format!("from scalar parameter `{}`", pname(i)),
+    }
 }
 
 #[cfg(test)]

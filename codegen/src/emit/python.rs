@@ -27,12 +27,12 @@ use std::fmt::Write as _;
 use super::pretty::push_spaces;
 use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
-use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt};
+use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt, ScalarRef};
 use crate::names;
 use crate::vocab::{
     Admission, Backend, BinaryOp, BindingKind, CallRule, Capability, Catalog, Contract, DType,
-    Direction, ExecutionMode, Layout, Member, OperationKind, ParamKind, Platform, Runtime,
-    ScalarDomain, Status, CATALOGS,
+    Direction, ExecutionMode, Layout, Member, NormKind, OperationKind, ParamKind, Platform,
+    ReduceOp, Runtime, ScalarDomain, Status, UnaryOp, CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -155,7 +155,14 @@ kfam = ["py.typed"]
 /// Record classes every manifest gets (the operation classes come from
 /// [`operation_classes`]).
 const RECORDS: &[&str] = &[
-    "Binding", "Evidence", "Family", "Param", "Profile", "Receipt", "Retired",
+    "Binding",
+    "Evidence",
+    "Family",
+    "Param",
+    "Profile",
+    "Receipt",
+    "Retired",
+    "ScalarRef",
 ];
 /// Constants of `_tables.py`.
 const TABLES: &[&str] = &[
@@ -288,6 +295,30 @@ fn operation_class(kind: OperationKind) -> String {
             "``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.\n\n    Extents of -1 are dynamic.",
             "    m: int\n    k: int\n    n: int\n    a: int\n    b: int\n    c: int\n    accumulate: bool\n",
         ),
+        OperationKind::ElementwiseUnary => (
+            "``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.",
+            "    op: UnaryOp\n    input: int\n    out: int\n",
+        ),
+        OperationKind::Reduce => (
+            "``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).",
+            "    op: ReduceOp\n    input: int\n    out: int\n    axes: tuple[int, ...]\n    keepdim: bool\n",
+        ),
+        OperationKind::Softmax => (
+            "``out = softmax(input)`` along ``axis``: equal dtypes and shapes.",
+            "    input: int\n    out: int\n    axis: int\n",
+        ),
+        OperationKind::Norm => (
+            "RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.\n\n    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.",
+            "    op: NormKind\n    input: int\n    weight: int\n    bias: int | None\n    out: int\n    axis: int\n    eps: ScalarRef\n",
+        ),
+        OperationKind::PagedAttentionDecode => (
+            "Decode attention over a paged KV cache.\n\n    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,\n    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.",
+            "    query: int\n    key_cache: int\n    value_cache: int\n    block_table: int\n    context_lens: int\n    out: int\n    scale: ScalarRef\n",
+        ),
+        OperationKind::Custom => (
+            "A fused kernel described by its signature and ``semantics`` alone (not cross-checked).",
+            "    semantics: str\n",
+        ),
     };
     format!(
         r#"@dataclass(frozen=True, slots=True)
@@ -407,6 +438,18 @@ class Retired:
     identity: str
     reason: str
     receipts: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarRef:
+    """A scalar operand of an operation (``eps``, ``scale``).
+
+    Either ``constant`` (fixed by the family) or ``param`` (an index into ``Family.params`` of
+    the scalar passed at call time) is set, never both.
+    """
+
+    constant: float | None
+    param: int | None
 {ops}
 
 #: The typed operation payload of a family; narrow it with ``isinstance``.
@@ -919,16 +962,110 @@ fn operation_expr(op: &Operation) -> Expr {
         } => Expr::Call(
             kind,
             vec![
-                ("m", atom(m)),
-                ("k", atom(k)),
-                ("n", atom(n)),
+                ("m", atom(m.as_i64())),
+                ("k", atom(k.as_i64())),
+                ("n", atom(n.as_i64())),
                 ("a", atom(a)),
                 ("b", atom(b)),
                 ("c", atom(c)),
                 ("accumulate", py_bool(*accumulate)),
             ],
         ),
+        Operation::ElementwiseUnary { op, input, out } => Expr::Call(
+            kind,
+            vec![
+                ("op", atom(member(UnaryOp::NAME, op.as_str()))),
+                ("input", atom(input)),
+                ("out", atom(out)),
+            ],
+        ),
+        Operation::Reduce {
+            op,
+            input,
+            out,
+            axes,
+            keepdim,
+        } => Expr::Call(
+            kind,
+            vec![
+                ("op", atom(member(ReduceOp::NAME, op.as_str()))),
+                ("input", atom(input)),
+                ("out", atom(out)),
+                ("axes", ints(axes)),
+                ("keepdim", py_bool(*keepdim)),
+            ],
+        ),
+        Operation::Softmax { input, out, axis } => Expr::Call(
+            kind,
+            vec![
+                ("input", atom(input)),
+                ("out", atom(out)),
+                ("axis", atom(axis)),
+            ],
+        ),
+        Operation::Norm {
+            op,
+            input,
+            weight,
+            bias,
+            out,
+            axis,
+            eps,
+        } => Expr::Call(
+            kind,
+            vec![
+                ("op", atom(member(NormKind::NAME, op.as_str()))),
+                ("input", atom(input)),
+                ("weight", atom(weight)),
+                (
+                    "bias",
+                    atom(bias.map_or("None".to_owned(), |b| b.to_string())),
+                ),
+                ("out", atom(out)),
+                ("axis", atom(axis)),
+                ("eps", scalar_ref_expr(*eps)),
+            ],
+        ),
+        Operation::PagedAttentionDecode {
+            query,
+            key_cache,
+            value_cache,
+            block_table,
+            context_lens,
+            out,
+            scale,
+        } => Expr::Call(
+            kind,
+            vec![
+                ("query", atom(query)),
+                ("key_cache", atom(key_cache)),
+                ("value_cache", atom(value_cache)),
+                ("block_table", atom(block_table)),
+                ("context_lens", atom(context_lens)),
+                ("out", atom(out)),
+                ("scale", scalar_ref_expr(*scale)),
+            ],
+        ),
+        Operation::Custom { semantics } => {
+            Expr::Call(kind, vec![("semantics", str_lit(semantics))])
+        }
     }
+}
+
+/// `ScalarRef(constant=..., param=None)` or `ScalarRef(constant=None, param=...)`.
+fn scalar_ref_expr(s: ScalarRef) -> Expr {
+    let (constant, param) = match s {
+        // A Python float literal: `Display` digits, with `.0` when integral.
+        ScalarRef::Constant(v) => {
+            let mut t = v.to_string();
+            if !t.contains('.') {
+                t.push_str(".0");
+            }
+            (atom(t), atom("None"))
+        }
+        ScalarRef::Param(i) => (atom("None"), atom(i)),
+    };
+    Expr::Call("ScalarRef", vec![("constant", constant), ("param", param)])
 }
 
 fn param_expr(p: &Param) -> Expr {
@@ -1077,9 +1214,12 @@ fn tables_py(ir: &Ir) -> String {
         Direction::NAME,
         ExecutionMode::NAME,
         Layout::NAME,
+        NormKind::NAME,
         ParamKind::NAME,
         Platform::NAME,
+        ReduceOp::NAME,
         Runtime::NAME,
+        UnaryOp::NAME,
     ];
     let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
     let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";

@@ -15,7 +15,7 @@ use quote::quote;
 
 use super::pretty::{push_spaces, push_str_lit, str_lit_len, Printer, INDENT, MARGIN};
 use super::{marker_line, GeneratedFile};
-use crate::ir::{Family, Ir, Operation};
+use crate::ir::{Family, Ir, Operation, ScalarRef};
 use crate::lookup_hash::{key_hash, EMPTY};
 use crate::names::shouty;
 use crate::vocab::{
@@ -280,6 +280,24 @@ pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     })
 }
 
+/// `krate::ScalarRef::Constant(1.5)` or `krate::ScalarRef::Param(3)`: a
+/// float spelled as `proc_macro2::Literal::f64_unsuffixed` spells it.
+fn scalar_ref(k: &str, s: ScalarRef) -> String {
+    match s {
+        ScalarRef::Constant(v) => format!("{k}::ScalarRef::Constant({})", float_lit(v)),
+        ScalarRef::Param(i) => format!("{k}::ScalarRef::Param({i})"),
+    }
+}
+
+/// `Display`, with `.0` appended when that has no `.` (as `f64_unsuffixed`).
+fn float_lit(v: f64) -> String {
+    let mut t = v.to_string();
+    if !t.contains('.') {
+        t.push_str(".0");
+    }
+    t
+}
+
 /// Writes the `FAMILIES` table directly, in the layout the printer (and
 /// prettyplease) gives it, without the printer's per-token bookkeeping:
 /// at 10,000 families the table is over 100 MB and the printer was most of
@@ -512,9 +530,9 @@ impl Records<'_> {
                 accumulate,
             } => {
                 self.open("::Operation::Matmul");
-                self.int(op, "m: ", *m);
-                self.int(op, "k: ", *k);
-                self.int(op, "n: ", *n);
+                self.int(op, "m: ", m.as_i64());
+                self.int(op, "k: ", k.as_i64());
+                self.int(op, "n: ", n.as_i64());
                 self.int(op, "a: ", u32_of(*a));
                 self.int(op, "b: ", u32_of(*b));
                 self.int(op, "c: ", u32_of(*c));
@@ -523,6 +541,75 @@ impl Records<'_> {
                     "accumulate: ",
                     if *accumulate { "true" } else { "false" },
                 );
+            }
+            Operation::ElementwiseUnary { op: un, input, out } => {
+                self.open("::Operation::ElementwiseUnary");
+                self.variant(op, "op: ", "::UnaryOp::", un.variant_name());
+                self.int(op, "input: ", u32_of(*input));
+                self.int(op, "out: ", u32_of(*out));
+            }
+            Operation::Reduce {
+                op: red,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => {
+                self.open("::Operation::Reduce");
+                self.variant(op, "op: ", "::ReduceOp::", red.variant_name());
+                self.int(op, "input: ", u32_of(*input));
+                self.int(op, "out: ", u32_of(*out));
+                self.ints(op, "axes: ", axes.iter().map(|&a| i64::from(a)), false);
+                self.word(op, "keepdim: ", if *keepdim { "true" } else { "false" });
+            }
+            Operation::Softmax { input, out, axis } => {
+                self.open("::Operation::Softmax");
+                self.int(op, "input: ", u32_of(*input));
+                self.int(op, "out: ", u32_of(*out));
+                self.int(op, "axis: ", i64::from(*axis));
+            }
+            Operation::Norm {
+                op: norm,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => {
+                self.open("::Operation::Norm");
+                self.variant(op, "op: ", "::NormKind::", norm.variant_name());
+                self.int(op, "input: ", u32_of(*input));
+                self.int(op, "weight: ", u32_of(*weight));
+                let bias = bias.map_or("None".to_owned(), |b| format!("Some({b})"));
+                self.word(op, "bias: ", &bias);
+                self.int(op, "out: ", u32_of(*out));
+                self.int(op, "axis: ", i64::from(*axis));
+                let eps = scalar_ref(self.k, *eps);
+                self.word(op, "eps: ", &eps);
+            }
+            Operation::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => {
+                self.open("::Operation::PagedAttentionDecode");
+                self.int(op, "query: ", u32_of(*query));
+                self.int(op, "key_cache: ", u32_of(*key_cache));
+                self.int(op, "value_cache: ", u32_of(*value_cache));
+                self.int(op, "block_table: ", u32_of(*block_table));
+                self.int(op, "context_lens: ", u32_of(*context_lens));
+                self.int(op, "out: ", u32_of(*out));
+                let scale = scalar_ref(self.k, *scale);
+                self.word(op, "scale: ", &scale);
+            }
+            Operation::Custom { semantics } => {
+                self.open("::Operation::Custom");
+                self.str(op, "semantics: ", semantics);
             }
         }
         self.close(op);
@@ -966,7 +1053,7 @@ mod reference {
     use quote::{format_ident, quote};
 
     use super::{doc, ident};
-    use crate::ir::{Family, Ir, Operation};
+    use crate::ir::{Family, Ir, Operation, ScalarRef};
     use crate::names::shouty;
 
     pub fn opt_str(s: &Option<String>) -> TokenStream {
@@ -978,6 +1065,19 @@ mod reference {
 
     fn u32_lit(n: usize) -> Literal {
         Literal::u32_unsuffixed(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    fn scalar_tokens(s: ScalarRef, k: &TokenStream) -> TokenStream {
+        match s {
+            ScalarRef::Constant(v) => {
+                let v = Literal::f64_unsuffixed(v);
+                quote!(#k::ScalarRef::Constant(#v))
+            }
+            ScalarRef::Param(i) => {
+                let i = u32_lit(i);
+                quote!(#k::ScalarRef::Param(#i))
+            }
+        }
     }
 
     fn family_tokens(f: &Family, k: &TokenStream) -> TokenStream {
@@ -1002,11 +1102,82 @@ mod reference {
             } => {
                 let (a, b, c) = (u32_lit(*a), u32_lit(*b), u32_lit(*c));
                 let (m, kk, n) = (
-                    Literal::i64_unsuffixed(*m),
-                    Literal::i64_unsuffixed(*kk),
-                    Literal::i64_unsuffixed(*n),
+                    Literal::i64_unsuffixed(m.as_i64()),
+                    Literal::i64_unsuffixed(kk.as_i64()),
+                    Literal::i64_unsuffixed(n.as_i64()),
                 );
                 quote!(#k::Operation::Matmul { m: #m, k: #kk, n: #n, a: #a, b: #b, c: #c, accumulate: #accumulate })
+            }
+            Operation::ElementwiseUnary { op, input, out } => {
+                let op = format_ident!("{}", op.variant_name());
+                let (input, out) = (u32_lit(*input), u32_lit(*out));
+                quote!(#k::Operation::ElementwiseUnary { op: #k::UnaryOp::#op, input: #input, out: #out })
+            }
+            Operation::Reduce {
+                op,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => {
+                let op = format_ident!("{}", op.variant_name());
+                let (input, out) = (u32_lit(*input), u32_lit(*out));
+                let axes = axes.iter().map(|&a| Literal::u32_unsuffixed(a));
+                quote!(#k::Operation::Reduce { op: #k::ReduceOp::#op, input: #input, out: #out, axes: &[#(#axes),*], keepdim: #keepdim })
+            }
+            Operation::Softmax { input, out, axis } => {
+                let (input, out, axis) = (
+                    u32_lit(*input),
+                    u32_lit(*out),
+                    Literal::u32_unsuffixed(*axis),
+                );
+                quote!(#k::Operation::Softmax { input: #input, out: #out, axis: #axis })
+            }
+            Operation::Norm {
+                op,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => {
+                let op = format_ident!("{}", op.variant_name());
+                let (input, weight, out) = (u32_lit(*input), u32_lit(*weight), u32_lit(*out));
+                let bias = match bias {
+                    Some(b) => {
+                        let b = u32_lit(*b);
+                        quote!(Some(#b))
+                    }
+                    None => quote!(None),
+                };
+                let axis = Literal::u32_unsuffixed(*axis);
+                let eps = scalar_tokens(*eps, k);
+                quote!(#k::Operation::Norm { op: #k::NormKind::#op, input: #input, weight: #weight, bias: #bias, out: #out, axis: #axis, eps: #eps })
+            }
+            Operation::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => {
+                let [q, kc, vc, bt, cl, out] = [
+                    *query,
+                    *key_cache,
+                    *value_cache,
+                    *block_table,
+                    *context_lens,
+                    *out,
+                ]
+                .map(u32_lit);
+                let scale = scalar_tokens(*scale, k);
+                quote!(#k::Operation::PagedAttentionDecode { query: #q, key_cache: #kc, value_cache: #vc, block_table: #bt, context_lens: #cl, out: #out, scale: #scale })
+            }
+            Operation::Custom { semantics } => {
+                quote!(#k::Operation::Custom { semantics: #semantics })
             }
         };
         let params = f.params.iter().map(|p| {
@@ -1187,7 +1358,13 @@ mod reference {
     }
 
     pub fn unparse(ir: &Ir) -> String {
-        let file: syn::File = syn::parse2(tables_tokens(ir, &quote!(crate))).unwrap();
+        unparse_with(ir, "crate")
+    }
+
+    /// The reference for another crate path (the macro's `::kfam_runtime`).
+    pub fn unparse_with(ir: &Ir, krate: &str) -> String {
+        let k: TokenStream = krate.parse().unwrap();
+        let file: syn::File = syn::parse2(tables_tokens(ir, &k)).unwrap();
         prettyplease::unparse(&file)
     }
 }
@@ -1277,6 +1454,47 @@ mod tests {
             f.torch_schema = Some("t".repeat(50 + n % 30));
         }
         assert_same(&ir);
+    }
+
+    /// Every operation kind (the shipped manifest has one family of each
+    /// but softmax and reduce; two more cover those), float constants and
+    /// scalar-parameter operands, under both crate paths.
+    #[test]
+    fn same_as_prettyplease_for_every_operation_kind() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, report) = crate::check_dir(&dir);
+        let mut ir = ir.unwrap_or_else(|| {
+            panic!(
+                "{}",
+                report.render_human(&annotate_snippets::Renderer::plain())
+            )
+        });
+        let extra = ir_of(vec![
+            (
+                "m/families/softmax_x.toml".to_owned(),
+                "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+                 [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
+                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
+                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
+                    .to_owned(),
+            ),
+            (
+                "m/families/reduce_x.toml".to_owned(),
+                "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+                 [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
+                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
+                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
+                    .to_owned(),
+            ),
+        ]);
+        ir.families.extend(extra.families);
+        let mut kinds: Vec<_> = ir.families.iter().map(|f| f.operation.kind()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), crate::vocab::OperationKind::ALL.len());
+        assert_same(&ir);
+        let want = reference::unparse_with(&ir, "::kfam_runtime");
+        assert_eq!(want, tables_source(&ir, "::kfam_runtime", ""));
     }
 
     #[test]

@@ -28,8 +28,8 @@ use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::Ir;
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, ParamKind,
-    Platform, Runtime, Status,
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
 };
 
 pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
@@ -406,6 +406,24 @@ pub fn vocabularies() -> Vec<(&'static str, Members)> {
                 describe_op(v).into()
             }),
         ),
+        (
+            UnaryOp::NAME,
+            list(UnaryOp::ALL, UnaryOp::as_str, UnaryOp::code, |v| {
+                describe_unary(v).into()
+            }),
+        ),
+        (
+            ReduceOp::NAME,
+            list(ReduceOp::ALL, ReduceOp::as_str, ReduceOp::code, |v| {
+                describe_reduce(v).into()
+            }),
+        ),
+        (
+            NormKind::NAME,
+            list(NormKind::ALL, NormKind::as_str, NormKind::code, |v| {
+                describe_norm(v).into()
+            }),
+        ),
     ]
 }
 
@@ -549,6 +567,41 @@ pub fn describe_op(op: BinaryOp) -> &'static str {
         BinaryOp::Div => "out = lhs / rhs",
         BinaryOp::Max => "out = max(lhs, rhs)",
         BinaryOp::Min => "out = min(lhs, rhs)",
+    }
+}
+
+pub fn describe_unary(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "out = -x",
+        UnaryOp::Abs => "out = abs(x)",
+        UnaryOp::Exp => "out = exp(x); float dtypes",
+        UnaryOp::Log => "out = log(x), the natural logarithm; float dtypes",
+        UnaryOp::Sqrt => "out = sqrt(x); float dtypes",
+        UnaryOp::Rsqrt => "out = 1 / sqrt(x); float dtypes",
+        UnaryOp::Relu => "out = max(x, 0)",
+        UnaryOp::Gelu => "out = gelu(x); float dtypes",
+        UnaryOp::Silu => "out = x * sigmoid(x); float dtypes",
+        UnaryOp::Sigmoid => "out = 1 / (1 + exp(-x)); float dtypes",
+        UnaryOp::Tanh => "out = tanh(x); float dtypes",
+        UnaryOp::Cast => {
+            "out = x converted to the dtype of out (the only operator that may change the dtype)"
+        }
+    }
+}
+
+pub fn describe_reduce(op: ReduceOp) -> &'static str {
+    match op {
+        ReduceOp::Sum => "sum over the reduced axes",
+        ReduceOp::Max => "maximum over the reduced axes",
+        ReduceOp::Min => "minimum over the reduced axes",
+        ReduceOp::Mean => "arithmetic mean over the reduced axes",
+    }
+}
+
+pub fn describe_norm(op: NormKind) -> &'static str {
+    match op {
+        NormKind::RmsNorm => "x / sqrt(mean(x^2) + eps) * weight; no bias",
+        NormKind::LayerNorm => "(x - mean(x)) / sqrt(var(x) + eps) * weight + bias",
     }
 }
 

@@ -24,7 +24,7 @@ extern "C" {
 /** Major version of this C ABI: a change breaks consumers; the runtime library refuses another major. */
 #define KFAM_ABI_MAJOR 2
 /** Minor version: fields and enum members only appended; older consumers keep working. */
-#define KFAM_ABI_MINOR 0
+#define KFAM_ABI_MINOR 1
 /** The native runtime commit every approved artifact is built against. */
 #define KFAM_ABI_REVISION "6b6b88f2353cca12cfafe809750b50b59931b0d1"
 /** Most tensor parameters of one family. */
@@ -36,7 +36,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 4
+#define KFAM_FAMILY_COUNT 9
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -303,10 +303,17 @@ static inline const char *kfam_binding_kind_name(int32_t code)
 /** The closed set of operation kinds. A new kind needs reviewed generator code. */
 typedef enum kfam_operation_kind {
     KFAM_OPERATION_KIND_ELEMENTWISE_BINARY = 0,
-    KFAM_OPERATION_KIND_MATMUL = 1
+    KFAM_OPERATION_KIND_MATMUL = 1,
+    KFAM_OPERATION_KIND_ELEMENTWISE_UNARY = 2,
+    KFAM_OPERATION_KIND_REDUCE = 3,
+    KFAM_OPERATION_KIND_SOFTMAX = 4,
+    KFAM_OPERATION_KIND_NORM = 5,
+    KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE = 6,
+    /** A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands. */
+    KFAM_OPERATION_KIND_CUSTOM = 7
 } kfam_operation_kind;
 /** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
-#define KFAM_OPERATION_KIND_COUNT 2
+#define KFAM_OPERATION_KIND_COUNT 8
 
 /** The spelling of a kfam_operation_kind code, or NULL for an unknown code. */
 static inline const char *kfam_operation_kind_name(int32_t code)
@@ -314,6 +321,12 @@ static inline const char *kfam_operation_kind_name(int32_t code)
     switch (code) {
     case KFAM_OPERATION_KIND_ELEMENTWISE_BINARY: return "elementwise_binary";
     case KFAM_OPERATION_KIND_MATMUL: return "matmul";
+    case KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: return "elementwise_unary";
+    case KFAM_OPERATION_KIND_REDUCE: return "reduce";
+    case KFAM_OPERATION_KIND_SOFTMAX: return "softmax";
+    case KFAM_OPERATION_KIND_NORM: return "norm";
+    case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: return "paged_attention_decode";
+    case KFAM_OPERATION_KIND_CUSTOM: return "custom";
     default: return NULL;
     }
 }
@@ -340,6 +353,89 @@ static inline const char *kfam_binary_op_name(int32_t code)
     case KFAM_BINARY_OP_DIV: return "div";
     case KFAM_BINARY_OP_MAX: return "max";
     case KFAM_BINARY_OP_MIN: return "min";
+    default: return NULL;
+    }
+}
+
+/** Elementwise unary operator. */
+typedef enum kfam_unary_op {
+    KFAM_UNARY_OP_NEG = 0,
+    KFAM_UNARY_OP_ABS = 1,
+    KFAM_UNARY_OP_EXP = 2,
+    KFAM_UNARY_OP_LOG = 3,
+    KFAM_UNARY_OP_SQRT = 4,
+    /** `1 / sqrt(x)`. */
+    KFAM_UNARY_OP_RSQRT = 5,
+    KFAM_UNARY_OP_RELU = 6,
+    KFAM_UNARY_OP_GELU = 7,
+    /** `x * sigmoid(x)`. */
+    KFAM_UNARY_OP_SILU = 8,
+    KFAM_UNARY_OP_SIGMOID = 9,
+    KFAM_UNARY_OP_TANH = 10,
+    /** Conversion to the output's dtype: the only operator whose output dtype may differ from its input's. */
+    KFAM_UNARY_OP_CAST = 11
+} kfam_unary_op;
+/** Members of kfam_unary_op; their codes run from 0 to KFAM_UNARY_OP_COUNT - 1. */
+#define KFAM_UNARY_OP_COUNT 12
+
+/** The spelling of a kfam_unary_op code, or NULL for an unknown code. */
+static inline const char *kfam_unary_op_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_UNARY_OP_NEG: return "neg";
+    case KFAM_UNARY_OP_ABS: return "abs";
+    case KFAM_UNARY_OP_EXP: return "exp";
+    case KFAM_UNARY_OP_LOG: return "log";
+    case KFAM_UNARY_OP_SQRT: return "sqrt";
+    case KFAM_UNARY_OP_RSQRT: return "rsqrt";
+    case KFAM_UNARY_OP_RELU: return "relu";
+    case KFAM_UNARY_OP_GELU: return "gelu";
+    case KFAM_UNARY_OP_SILU: return "silu";
+    case KFAM_UNARY_OP_SIGMOID: return "sigmoid";
+    case KFAM_UNARY_OP_TANH: return "tanh";
+    case KFAM_UNARY_OP_CAST: return "cast";
+    default: return NULL;
+    }
+}
+
+/** Reduction operator. */
+typedef enum kfam_reduce_op {
+    KFAM_REDUCE_OP_SUM = 0,
+    KFAM_REDUCE_OP_MAX = 1,
+    KFAM_REDUCE_OP_MIN = 2,
+    KFAM_REDUCE_OP_MEAN = 3
+} kfam_reduce_op;
+/** Members of kfam_reduce_op; their codes run from 0 to KFAM_REDUCE_OP_COUNT - 1. */
+#define KFAM_REDUCE_OP_COUNT 4
+
+/** The spelling of a kfam_reduce_op code, or NULL for an unknown code. */
+static inline const char *kfam_reduce_op_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_REDUCE_OP_SUM: return "sum";
+    case KFAM_REDUCE_OP_MAX: return "max";
+    case KFAM_REDUCE_OP_MIN: return "min";
+    case KFAM_REDUCE_OP_MEAN: return "mean";
+    default: return NULL;
+    }
+}
+
+/** Normalization over one axis. */
+typedef enum kfam_norm_kind {
+    /** `x / sqrt(mean(x^2) + eps) * weight`. */
+    KFAM_NORM_KIND_RMS_NORM = 0,
+    /** `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias`. */
+    KFAM_NORM_KIND_LAYER_NORM = 1
+} kfam_norm_kind;
+/** Members of kfam_norm_kind; their codes run from 0 to KFAM_NORM_KIND_COUNT - 1. */
+#define KFAM_NORM_KIND_COUNT 2
+
+/** The spelling of a kfam_norm_kind code, or NULL for an unknown code. */
+static inline const char *kfam_norm_kind_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_NORM_KIND_RMS_NORM: return "rms_norm";
+    case KFAM_NORM_KIND_LAYER_NORM: return "layer_norm";
     default: return NULL;
     }
 }
@@ -554,6 +650,9 @@ typedef char kfam_gen_enums_are_int32[(sizeof(kfam_dtype) == sizeof(int32_t) &&
     sizeof(kfam_binding_kind) == sizeof(int32_t) &&
     sizeof(kfam_operation_kind) == sizeof(int32_t) &&
     sizeof(kfam_binary_op) == sizeof(int32_t) &&
+    sizeof(kfam_unary_op) == sizeof(int32_t) &&
+    sizeof(kfam_reduce_op) == sizeof(int32_t) &&
+    sizeof(kfam_norm_kind) == sizeof(int32_t) &&
     sizeof(kfam_storage_format) == sizeof(int32_t) &&
     sizeof(kfam_scalar_value_kind) == sizeof(int32_t) &&
     sizeof(kfam_call_rule) == sizeof(int32_t) &&
@@ -650,6 +749,92 @@ typedef struct kfam_receipt {
     const char *evidence_note;
 } kfam_receipt;
 
+/** Payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: out = op(input). */
+typedef struct kfam_elementwise_unary {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** A kfam_unary_op code. */
+    int32_t op;
+    /** Signature index of the input tensor. */
+    uint32_t input;
+    /** Signature index of the result (same shape; same dtype unless the op is cast). */
+    uint32_t out;
+} kfam_elementwise_unary;
+
+/** Payload of KFAM_OPERATION_KIND_REDUCE: out = op(input) over axes. */
+typedef struct kfam_reduce {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** A kfam_reduce_op code. */
+    int32_t op;
+    /** Signature index of the input tensor. */
+    uint32_t input;
+    /** Signature index of the result tensor. */
+    uint32_t out;
+    /** 1 when reduced axes are kept with extent 1, 0 when they are dropped. */
+    int32_t keepdim;
+    /** Entries of `axes` (at least 1). */
+    uint32_t axis_count;
+    /** The reduced axes of the input, sorted and distinct. */
+    const uint32_t *axes;
+} kfam_reduce;
+
+/** Payload of KFAM_OPERATION_KIND_SOFTMAX: out = softmax(input) along axis. */
+typedef struct kfam_softmax {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the input tensor. */
+    uint32_t input;
+    /** Signature index of the result (same dtype and shape). */
+    uint32_t out;
+    /** The normalized axis of the input. */
+    uint32_t axis;
+} kfam_softmax;
+
+/** Payload of KFAM_OPERATION_KIND_NORM: rms_norm or layer_norm along axis. */
+typedef struct kfam_norm {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** A kfam_norm_kind code. */
+    int32_t op;
+    /** Signature index of the input tensor. */
+    uint32_t input;
+    /** Signature index of the weight tensor [extent of input along axis]. */
+    uint32_t weight;
+    /** Signature index of the bias tensor (layer_norm), or -1 (rms_norm). */
+    int32_t bias;
+    /** Signature index of the result (same dtype and shape as input). */
+    uint32_t out;
+    /** The normalized axis of the input. */
+    uint32_t axis;
+    /** The constant epsilon when eps_param is -1, else 0. */
+    double eps;
+    /** Signature index of the float scalar carrying epsilon, or -1 for the constant. */
+    int32_t eps_param;
+} kfam_norm;
+
+/** Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache. */
+typedef struct kfam_paged_attention_decode {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the query [B, H, D]. */
+    uint32_t query;
+    /** Signature index of the key cache [num_blocks, block_size, H_kv, D]. */
+    uint32_t key_cache;
+    /** Signature index of the value cache (shaped like key_cache). */
+    uint32_t value_cache;
+    /** Signature index of the int32 block table [B, max_blocks]. */
+    uint32_t block_table;
+    /** Signature index of the int32 context lengths [B]. */
+    uint32_t context_lens;
+    /** Signature index of the result [B, H, D]. */
+    uint32_t out;
+    /** The constant softmax scale when scale_param is -1, else 0. */
+    double scale;
+    /** Signature index of the float scalar carrying the scale, or -1 for the constant. */
+    int32_t scale_param;
+} kfam_paged_attention_decode;
+
 /** One approved kernel family revision. */
 typedef struct kfam_family {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -678,7 +863,7 @@ typedef struct kfam_family {
     int32_t operation_kind;
     /** A kfam_binary_op code for KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, else -1. */
     int32_t binary_op;
-    /** Signature indices of the operands: lhs, rhs, out (elementwise) or a, b, c (matmul). */
+    /** Signature indices of the operands: lhs, rhs, out (elementwise_binary) or a, b, c (matmul); 0 for other kinds (see their payload). */
     uint32_t operands[KFAM_OPERAND_COUNT];
     /** Matmul: 1 when c += a @ b, 0 when c = a @ b; 0 otherwise. */
     int32_t accumulate;
@@ -708,6 +893,18 @@ typedef struct kfam_family {
     const kfam_profile *profiles;
     /** Qualification receipts, in declaration order; NULL when receipt_count is 0. */
     const kfam_receipt *receipts;
+    /** The payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, else NULL. */
+    const kfam_elementwise_unary *elementwise_unary;
+    /** The payload of KFAM_OPERATION_KIND_REDUCE, else NULL. */
+    const kfam_reduce *reduce;
+    /** The payload of KFAM_OPERATION_KIND_SOFTMAX, else NULL. */
+    const kfam_softmax *softmax;
+    /** The payload of KFAM_OPERATION_KIND_NORM, else NULL. */
+    const kfam_norm *norm;
+    /** The payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE, else NULL. */
+    const kfam_paged_attention_decode *paged_attention_decode;
+    /** KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL. */
+    const char *semantics;
 } kfam_family;
 
 /**
@@ -1046,6 +1243,31 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 #define KFAM_ADD_BF16_1024_SLOT_RHS 1
 #define KFAM_ADD_BF16_1024_SLOT_OUT 2
 
+/* --- add_bf16_rows (revision 1) --- */
+/**
+ * Elementwise BF16 addition of two row-major matrices of 256 columns and a
+ * dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
+ * `rows` ties the row counts of the three tensors: a call whose tensors disagree
+ * on it is refused. The receipt's artifact digest is a placeholder: the artifact
+ * itself is not shipped in this repository.
+ */
+#define KFAM_ADD_BF16_ROWS_INDEX 1
+#define KFAM_ADD_BF16_ROWS_NAME "add_bf16_rows"
+#define KFAM_ADD_BF16_ROWS_REVISION 1
+#define KFAM_ADD_BF16_ROWS_IDENTITY "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4"
+#define KFAM_ADD_BF16_ROWS_TENSOR_COUNT 3
+#define KFAM_ADD_BF16_ROWS_SCALAR_COUNT 0
+#define KFAM_ADD_BF16_ROWS_PARAM_LHS 0
+#define KFAM_ADD_BF16_ROWS_PARAM_RHS 1
+#define KFAM_ADD_BF16_ROWS_PARAM_OUT 2
+#define KFAM_ADD_BF16_ROWS_PROFILE_XDNA2_ONBOARD 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_XDNA2_ONBOARD_SLOT_OUT 2
+#define KFAM_ADD_BF16_ROWS_SLOT_LHS 0
+#define KFAM_ADD_BF16_ROWS_SLOT_RHS 1
+#define KFAM_ADD_BF16_ROWS_SLOT_OUT 2
+
 /* --- matmul_acc_nz_bf16 (revision 1) --- */
 /**
  * Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
@@ -1054,7 +1276,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * caller receives it as both the result and the updated state). Artifact
  * digests are placeholders: the artifacts are not shipped in this repository.
  */
-#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 1
+#define KFAM_MATMUL_ACC_NZ_BF16_INDEX 2
 #define KFAM_MATMUL_ACC_NZ_BF16_NAME "matmul_acc_nz_bf16"
 #define KFAM_MATMUL_ACC_NZ_BF16_REVISION 1
 #define KFAM_MATMUL_ACC_NZ_BF16_IDENTITY "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae"
@@ -1094,7 +1316,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * NPU, launched with three direct buffer objects. The receipt's artifact digest
  * is a placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MATMUL_BF16_128X64X128_INDEX 2
+#define KFAM_MATMUL_BF16_128X64X128_INDEX 3
 #define KFAM_MATMUL_BF16_128X64X128_NAME "matmul_bf16_128x64x128"
 #define KFAM_MATMUL_BF16_128X64X128_REVISION 1
 #define KFAM_MATMUL_BF16_128X64X128_IDENTITY "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13"
@@ -1118,7 +1340,7 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
  * byte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a
  * placeholder: the artifact itself is not shipped in this repository.
  */
-#define KFAM_MUL_FP4_DEQUANT_INDEX 3
+#define KFAM_MUL_FP4_DEQUANT_INDEX 4
 #define KFAM_MUL_FP4_DEQUANT_NAME "mul_fp4_dequant"
 #define KFAM_MUL_FP4_DEQUANT_REVISION 1
 #define KFAM_MUL_FP4_DEQUANT_IDENTITY "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c"
@@ -1134,6 +1356,137 @@ KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
 #define KFAM_MUL_FP4_DEQUANT_SLOT_CODES 0
 #define KFAM_MUL_FP4_DEQUANT_SLOT_SCALES 1
 #define KFAM_MUL_FP4_DEQUANT_SLOT_OUT 2
+
+/* --- paged_attention_decode_bf16 (revision 1) --- */
+/**
+ * Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:
+ * one BF16 query token per sequence (32 query heads of 128) attends over its
+ * context, whose keys and values live in fixed-size blocks of a shared cache
+ * (8 KV heads, grouped-query attention) located through an int32 block table.
+ * The softmax scale is an FP32 scalar passed at call time. The batch (1 to
+ * 256 sequences) and the number of cache blocks are symbols: a call whose
+ * tensors disagree on either is refused. Artifact digests are placeholders: the
+ * artifacts are not shipped in this repository.
+ */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX 5
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_NAME "paged_attention_decode_bf16"
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_REVISION 1
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_IDENTITY "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99"
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_TENSOR_COUNT 6
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SCALAR_COUNT 1
+/** One query token per sequence: [batch, heads, head size]. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_QUERY 0
+/** Key cache: [blocks, block size, KV heads, head size]. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_KEY_CACHE 1
+/** Value cache, laid out like the key cache. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_VALUE_CACHE 2
+/** Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks]. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_BLOCK_TABLE 3
+/** Tokens in each sequence's context, the new one included. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_CONTEXT_LENS 4
+/** Attention output: [batch, heads, head size]. */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_OUT 5
+/** Softmax scale, usually 1 / sqrt(head size). */
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_SCALE 6
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PROFILE_A2A3_SIM 0
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_QUERY 0
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_KEY_CACHE 1
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_VALUE_CACHE 2
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_BLOCK_TABLE 3
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_CONTEXT_LENS 4
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_OUT 5
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_SIM_SLOT_SCALE 6
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_PROFILE_A2A3_ONBOARD 1
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_QUERY 0
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_KEY_CACHE 1
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_VALUE_CACHE 2
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_BLOCK_TABLE 3
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_CONTEXT_LENS 4
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_OUT 5
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_A2A3_ONBOARD_SLOT_SCALE 6
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_QUERY 0
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_KEY_CACHE 1
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_VALUE_CACHE 2
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_BLOCK_TABLE 3
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_CONTEXT_LENS 4
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_OUT 5
+#define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_SCALE 6
+
+/* --- rms_norm_bf16_4096 (revision 1) --- */
+/**
+ * RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16
+ * rows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
+ * of 1e-6. Artifact digests are placeholders: the artifacts are not shipped in
+ * this repository.
+ */
+#define KFAM_RMS_NORM_BF16_4096_INDEX 6
+#define KFAM_RMS_NORM_BF16_4096_NAME "rms_norm_bf16_4096"
+#define KFAM_RMS_NORM_BF16_4096_REVISION 1
+#define KFAM_RMS_NORM_BF16_4096_IDENTITY "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9"
+#define KFAM_RMS_NORM_BF16_4096_TENSOR_COUNT 3
+#define KFAM_RMS_NORM_BF16_4096_SCALAR_COUNT 0
+/** Rows to normalize. */
+#define KFAM_RMS_NORM_BF16_4096_PARAM_X 0
+/** Per-channel scale. */
+#define KFAM_RMS_NORM_BF16_4096_PARAM_WEIGHT 1
+/** Normalized rows. */
+#define KFAM_RMS_NORM_BF16_4096_PARAM_OUT 2
+#define KFAM_RMS_NORM_BF16_4096_PROFILE_A2A3_SIM 0
+#define KFAM_RMS_NORM_BF16_4096_A2A3_SIM_SLOT_X 0
+#define KFAM_RMS_NORM_BF16_4096_A2A3_SIM_SLOT_WEIGHT 1
+#define KFAM_RMS_NORM_BF16_4096_A2A3_SIM_SLOT_OUT 2
+#define KFAM_RMS_NORM_BF16_4096_SLOT_X 0
+#define KFAM_RMS_NORM_BF16_4096_SLOT_WEIGHT 1
+#define KFAM_RMS_NORM_BF16_4096_SLOT_OUT 2
+
+/* --- silu_bf16 (revision 1) --- */
+/**
+ * SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of
+ * 11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact
+ * digests are placeholders: the artifacts are not shipped in this repository.
+ */
+#define KFAM_SILU_BF16_INDEX 7
+#define KFAM_SILU_BF16_NAME "silu_bf16"
+#define KFAM_SILU_BF16_REVISION 1
+#define KFAM_SILU_BF16_IDENTITY "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d"
+#define KFAM_SILU_BF16_TENSOR_COUNT 2
+#define KFAM_SILU_BF16_SCALAR_COUNT 0
+#define KFAM_SILU_BF16_PARAM_X 0
+#define KFAM_SILU_BF16_PARAM_OUT 1
+#define KFAM_SILU_BF16_PROFILE_A2A3_SIM 0
+#define KFAM_SILU_BF16_A2A3_SIM_SLOT_X 0
+#define KFAM_SILU_BF16_A2A3_SIM_SLOT_OUT 1
+#define KFAM_SILU_BF16_PROFILE_XDNA2_ONBOARD 1
+#define KFAM_SILU_BF16_XDNA2_ONBOARD_SLOT_X 0
+#define KFAM_SILU_BF16_XDNA2_ONBOARD_SLOT_OUT 1
+#define KFAM_SILU_BF16_SLOT_X 0
+#define KFAM_SILU_BF16_SLOT_OUT 1
+
+/* --- swiglu_fused_bf16 (revision 1) --- */
+/**
+ * Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the
+ * SiLU of the gate projection times the up projection, in one pass over a
+ * symbolic number `rows` of BF16 rows. Artifact digests are placeholders: the
+ * artifacts are not shipped in this repository.
+ */
+#define KFAM_SWIGLU_FUSED_BF16_INDEX 8
+#define KFAM_SWIGLU_FUSED_BF16_NAME "swiglu_fused_bf16"
+#define KFAM_SWIGLU_FUSED_BF16_REVISION 1
+#define KFAM_SWIGLU_FUSED_BF16_IDENTITY "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c"
+#define KFAM_SWIGLU_FUSED_BF16_TENSOR_COUNT 3
+#define KFAM_SWIGLU_FUSED_BF16_SCALAR_COUNT 0
+/** Gate projection. */
+#define KFAM_SWIGLU_FUSED_BF16_PARAM_GATE 0
+/** Up projection. */
+#define KFAM_SWIGLU_FUSED_BF16_PARAM_UP 1
+#define KFAM_SWIGLU_FUSED_BF16_PARAM_OUT 2
+#define KFAM_SWIGLU_FUSED_BF16_PROFILE_A2A3_SIM 0
+#define KFAM_SWIGLU_FUSED_BF16_A2A3_SIM_SLOT_GATE 0
+#define KFAM_SWIGLU_FUSED_BF16_A2A3_SIM_SLOT_UP 1
+#define KFAM_SWIGLU_FUSED_BF16_A2A3_SIM_SLOT_OUT 2
+#define KFAM_SWIGLU_FUSED_BF16_SLOT_GATE 0
+#define KFAM_SWIGLU_FUSED_BF16_SLOT_UP 1
+#define KFAM_SWIGLU_FUSED_BF16_SLOT_OUT 2
 
 /* ------------------------------------------------------------------------
  * The tables, as static const data: every translation unit that includes
@@ -1220,6 +1573,86 @@ static const kfam_receipt kfam_gen_receipts_add_bf16_1024[1] KFAM_GEN_MAYBE_UNUS
         "2026-10-14", /* evidence_date */
         "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
         "targeted source-exact add smoke" /* evidence_note */
+    }
+};
+
+/* add_bf16_rows */
+static const kfam_param kfam_gen_params_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "lhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "rhs", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "out", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 256, 0, 0, 0}, /* shape */
+        {-1, 256, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {2};
+static const kfam_binding kfam_gen_bindings_0_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* lhs */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* rhs */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_BUFFER_OBJECT} /* out */
+};
+static const kfam_profile kfam_gen_profiles_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "xdna2_onboard", /* name */
+        KFAM_PLATFORM_XDNA2, /* platform */
+        KFAM_BACKEND_AIE, /* backend */
+        KFAM_RUNTIME_XRT_DIRECT, /* runtime */
+        KFAM_EXECUTION_MODE_ONBOARD, /* execution_mode */
+        3, /* binding_count */
+        kfam_gen_bindings_0_add_bf16_rows /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "xdna.generated_add.v1", /* codec */
+        "xdna2/add_bf16_rows.elf", /* artifact */
+        "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", /* sha256 */
+        "2026-11-30", /* evidence_date */
+        "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
+        "targeted source-exact add smoke over 16..4096 rows" /* evidence_note */
     }
 };
 
@@ -1523,8 +1956,462 @@ static const kfam_receipt kfam_gen_receipts_mul_fp4_dequant[1] KFAM_GEN_MAYBE_UN
     }
 };
 
+/* paged_attention_decode_bf16 */
+static const kfam_param kfam_gen_params_paged_attention_decode_bf16[7] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "query", /* name */
+        "One query token per sequence: [batch, heads, head size].", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        3, /* rank */
+        3, /* lowered_rank */
+        {-1, 32, 128, 0, 0}, /* shape */
+        {-1, 32, 128, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "key_cache", /* name */
+        "Key cache: [blocks, block size, KV heads, head size].", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        4, /* rank */
+        4, /* lowered_rank */
+        {-1, 16, 8, 128, 0}, /* shape */
+        {-1, 16, 8, 128, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "value_cache", /* name */
+        "Value cache, laid out like the key cache.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        4, /* rank */
+        4, /* lowered_rank */
+        {-1, 16, 8, 128, 0}, /* shape */
+        {-1, 16, 8, 128, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        3, /* index */
+        "block_table", /* name */
+        "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_INT32, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        3, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, -1, 0, 0, 0}, /* shape */
+        {-1, -1, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        4, /* index */
+        "context_lens", /* name */
+        "Tokens in each sequence's context, the new one included.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_INT32, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        4, /* pool_index */
+        1, /* rank */
+        1, /* lowered_rank */
+        {-1, 0, 0, 0, 0}, /* shape */
+        {-1, 0, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        5, /* index */
+        "out", /* name */
+        "Attention output: [batch, heads, head size].", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        5, /* pool_index */
+        3, /* rank */
+        3, /* lowered_rank */
+        {-1, 32, 128, 0, 0}, /* shape */
+        {-1, 32, 128, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        6, /* index */
+        "scale", /* name */
+        "Softmax scale, usually 1 / sqrt(head size).", /* doc */
+        KFAM_PARAM_KIND_SCALAR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_FP32, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        0, /* rank */
+        0, /* lowered_rank */
+        {0, 0, 0, 0, 0}, /* shape */
+        {0, 0, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_paged_attention_decode_bf16[1] KFAM_GEN_MAYBE_UNUSED = {5};
+static const kfam_binding kfam_gen_bindings_0_paged_attention_decode_bf16[7] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_TENSOR_ARG}, /* query */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_TENSOR_ARG}, /* key_cache */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_TENSOR_ARG}, /* value_cache */
+    {sizeof(kfam_binding), 3, 3, KFAM_BINDING_KIND_TENSOR_ARG}, /* block_table */
+    {sizeof(kfam_binding), 4, 4, KFAM_BINDING_KIND_TENSOR_ARG}, /* context_lens */
+    {sizeof(kfam_binding), 5, 5, KFAM_BINDING_KIND_TENSOR_ARG}, /* out */
+    {sizeof(kfam_binding), 6, 6, KFAM_BINDING_KIND_SCALAR_ARG} /* scale */
+};
+static const kfam_binding kfam_gen_bindings_1_paged_attention_decode_bf16[7] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_TENSOR_ARG}, /* query */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_TENSOR_ARG}, /* key_cache */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_TENSOR_ARG}, /* value_cache */
+    {sizeof(kfam_binding), 3, 3, KFAM_BINDING_KIND_TENSOR_ARG}, /* block_table */
+    {sizeof(kfam_binding), 4, 4, KFAM_BINDING_KIND_TENSOR_ARG}, /* context_lens */
+    {sizeof(kfam_binding), 5, 5, KFAM_BINDING_KIND_TENSOR_ARG}, /* out */
+    {sizeof(kfam_binding), 6, 6, KFAM_BINDING_KIND_SCALAR_ARG} /* scale */
+};
+static const kfam_profile kfam_gen_profiles_paged_attention_decode_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "a2a3_sim", /* name */
+        KFAM_PLATFORM_A2A3, /* platform */
+        KFAM_BACKEND_PTO, /* backend */
+        KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER, /* runtime */
+        KFAM_EXECUTION_MODE_SIM, /* execution_mode */
+        7, /* binding_count */
+        kfam_gen_bindings_0_paged_attention_decode_bf16 /* bindings */
+    },
+    {
+        sizeof(kfam_profile), /* struct_size */
+        1, /* index */
+        "a2a3_onboard", /* name */
+        KFAM_PLATFORM_A2A3, /* platform */
+        KFAM_BACKEND_PTO, /* backend */
+        KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER, /* runtime */
+        KFAM_EXECUTION_MODE_ONBOARD, /* execution_mode */
+        7, /* binding_count */
+        kfam_gen_bindings_1_paged_attention_decode_bf16 /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_paged_attention_decode_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "simpler.kernel.v1", /* codec */
+        "a2a3/sim/paged_attention_decode_bf16.so", /* artifact */
+        "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", /* sha256 */
+        "2026-11-20", /* evidence_date */
+        "a2a3 simulator", /* evidence_hardware */
+        "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference" /* evidence_note */
+    },
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        1, /* profile */
+        "simpler.kernel.v1", /* codec */
+        "a2a3/onboard/paged_attention_decode_bf16.so", /* artifact */
+        "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", /* sha256 */
+        "2026-11-21", /* evidence_date */
+        "Ascend 910B (a2a3)", /* evidence_hardware */
+        "decode UT on device 0, borrowed stream" /* evidence_note */
+    }
+};
+
+static const kfam_paged_attention_decode kfam_gen_operation_paged_attention_decode_bf16 KFAM_GEN_MAYBE_UNUSED =
+{
+    sizeof(kfam_paged_attention_decode), /* struct_size */
+    0, /* query */
+    1, /* key_cache */
+    2, /* value_cache */
+    3, /* block_table */
+    4, /* context_lens */
+    5, /* out */
+    0.0, /* scale */
+    6 /* scale_param */
+};
+/* rms_norm_bf16_4096 */
+static const kfam_param kfam_gen_params_rms_norm_bf16_4096[3] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "x", /* name */
+        "Rows to normalize.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 4096, 0, 0, 0}, /* shape */
+        {-1, 4096, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "weight", /* name */
+        "Per-channel scale.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        1, /* rank */
+        1, /* lowered_rank */
+        {4096, 0, 0, 0, 0}, /* shape */
+        {4096, 0, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "out", /* name */
+        "Normalized rows.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 4096, 0, 0, 0}, /* shape */
+        {-1, 4096, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_rms_norm_bf16_4096[1] KFAM_GEN_MAYBE_UNUSED = {2};
+static const kfam_binding kfam_gen_bindings_0_rms_norm_bf16_4096[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_TENSOR_ARG}, /* x */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_TENSOR_ARG}, /* weight */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_TENSOR_ARG} /* out */
+};
+static const kfam_profile kfam_gen_profiles_rms_norm_bf16_4096[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "a2a3_sim", /* name */
+        KFAM_PLATFORM_A2A3, /* platform */
+        KFAM_BACKEND_PTO, /* backend */
+        KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER, /* runtime */
+        KFAM_EXECUTION_MODE_SIM, /* execution_mode */
+        3, /* binding_count */
+        kfam_gen_bindings_0_rms_norm_bf16_4096 /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_rms_norm_bf16_4096[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "simpler.kernel.v1", /* codec */
+        "a2a3/sim/rms_norm_bf16_4096.so", /* artifact */
+        "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", /* sha256 */
+        "2026-11-18", /* evidence_date */
+        "a2a3 simulator", /* evidence_hardware */
+        "1 to 8192 rows against torch.nn.functional.rms_norm" /* evidence_note */
+    }
+};
+
+static const kfam_norm kfam_gen_operation_rms_norm_bf16_4096 KFAM_GEN_MAYBE_UNUSED =
+{
+    sizeof(kfam_norm), /* struct_size */
+    KFAM_NORM_KIND_RMS_NORM, /* op */
+    0, /* input */
+    1, /* weight */
+    -1, /* bias */
+    2, /* out */
+    1, /* axis */
+    1e-6, /* eps */
+    -1 /* eps_param */
+};
+/* silu_bf16 */
+static const kfam_param kfam_gen_params_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "x", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 11008, 0, 0, 0}, /* shape */
+        {-1, 11008, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "out", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 11008, 0, 0, 0}, /* shape */
+        {-1, 11008, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_silu_bf16[1] KFAM_GEN_MAYBE_UNUSED = {1};
+static const kfam_binding kfam_gen_bindings_0_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_TENSOR_ARG}, /* x */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_TENSOR_ARG} /* out */
+};
+static const kfam_binding kfam_gen_bindings_1_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_BUFFER_OBJECT}, /* x */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_BUFFER_OBJECT} /* out */
+};
+static const kfam_profile kfam_gen_profiles_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "a2a3_sim", /* name */
+        KFAM_PLATFORM_A2A3, /* platform */
+        KFAM_BACKEND_CCE, /* backend */
+        KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER, /* runtime */
+        KFAM_EXECUTION_MODE_SIM, /* execution_mode */
+        2, /* binding_count */
+        kfam_gen_bindings_0_silu_bf16 /* bindings */
+    },
+    {
+        sizeof(kfam_profile), /* struct_size */
+        1, /* index */
+        "xdna2_onboard", /* name */
+        KFAM_PLATFORM_XDNA2, /* platform */
+        KFAM_BACKEND_AIE, /* backend */
+        KFAM_RUNTIME_XRT_DIRECT, /* runtime */
+        KFAM_EXECUTION_MODE_ONBOARD, /* execution_mode */
+        2, /* binding_count */
+        kfam_gen_bindings_1_silu_bf16 /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "simpler.kernel.v1", /* codec */
+        "a2a3/sim/silu_bf16.so", /* artifact */
+        "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", /* sha256 */
+        "2026-11-16", /* evidence_date */
+        "a2a3 simulator", /* evidence_hardware */
+        NULL /* evidence_note */
+    },
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        1, /* profile */
+        "xrt.xclbin.v1", /* codec */
+        "xdna2/onboard/silu_bf16.xclbin", /* artifact */
+        "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", /* sha256 */
+        "2026-11-17", /* evidence_date */
+        "Ryzen AI 9 HX 370 (XDNA2)", /* evidence_hardware */
+        "bit-exact against the host reference on 1 to 512 rows" /* evidence_note */
+    }
+};
+
+static const kfam_elementwise_unary kfam_gen_operation_silu_bf16 KFAM_GEN_MAYBE_UNUSED =
+{
+    sizeof(kfam_elementwise_unary), /* struct_size */
+    KFAM_UNARY_OP_SILU, /* op */
+    0, /* input */
+    1 /* out */
+};
+/* swiglu_fused_bf16 */
+static const kfam_param kfam_gen_params_swiglu_fused_bf16[3] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_param), /* struct_size */
+        0, /* index */
+        "gate", /* name */
+        "Gate projection.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        0, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 11008, 0, 0, 0}, /* shape */
+        {-1, 11008, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        1, /* index */
+        "up", /* name */
+        "Up projection.", /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_IN, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        1, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 11008, 0, 0, 0}, /* shape */
+        {-1, 11008, 0, 0, 0} /* lowered_shape */
+    },
+    {
+        sizeof(kfam_param), /* struct_size */
+        2, /* index */
+        "out", /* name */
+        NULL, /* doc */
+        KFAM_PARAM_KIND_TENSOR, /* kind */
+        KFAM_DIRECTION_OUT, /* direction */
+        KFAM_DTYPE_BF16, /* dtype */
+        KFAM_LAYOUT_ND, /* layout */
+        2, /* pool_index */
+        2, /* rank */
+        2, /* lowered_rank */
+        {-1, 11008, 0, 0, 0}, /* shape */
+        {-1, 11008, 0, 0, 0} /* lowered_shape */
+    }
+};
+static const uint32_t kfam_gen_returns_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_UNUSED = {2};
+static const kfam_binding kfam_gen_bindings_0_swiglu_fused_bf16[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_binding), 0, 0, KFAM_BINDING_KIND_TENSOR_ARG}, /* gate */
+    {sizeof(kfam_binding), 1, 1, KFAM_BINDING_KIND_TENSOR_ARG}, /* up */
+    {sizeof(kfam_binding), 2, 2, KFAM_BINDING_KIND_TENSOR_ARG} /* out */
+};
+static const kfam_profile kfam_gen_profiles_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_profile), /* struct_size */
+        0, /* index */
+        "a2a3_sim", /* name */
+        KFAM_PLATFORM_A2A3, /* platform */
+        KFAM_BACKEND_PTO, /* backend */
+        KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER, /* runtime */
+        KFAM_EXECUTION_MODE_SIM, /* execution_mode */
+        3, /* binding_count */
+        kfam_gen_bindings_0_swiglu_fused_bf16 /* bindings */
+    }
+};
+static const kfam_receipt kfam_gen_receipts_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_receipt), /* struct_size */
+        0, /* profile */
+        "simpler.kernel.v1", /* codec */
+        "a2a3/sim/swiglu_fused_bf16.so", /* artifact */
+        "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", /* sha256 */
+        "2026-11-19", /* evidence_date */
+        "a2a3 simulator", /* evidence_hardware */
+        "against silu(gate) * up in PyTorch, FP32 accumulation" /* evidence_note */
+    }
+};
+
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
     {
         sizeof(kfam_family), /* struct_size */
         KFAM_ABI_MAJOR, /* abi_major */
@@ -1553,7 +2440,49 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         1, /* profile_count */
         1, /* receipt_count */
         kfam_gen_profiles_add_bf16_1024, /* profiles */
-        kfam_gen_receipts_add_bf16_1024 /* receipts */
+        kfam_gen_receipts_add_bf16_1024, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_ADD_BF16_ROWS_INDEX, /* index */
+        1, /* revision */
+        "add_bf16_rows", /* name */
+        "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4", /* identity */
+        "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_ELEMENTWISE_BINARY, /* operation_kind */
+        KFAM_BINARY_OP_ADD, /* binary_op */
+        {0, 1, 2}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        3, /* param_count */
+        3, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_add_bf16_rows, /* params */
+        kfam_gen_returns_add_bf16_rows, /* returns */
+        1, /* profile_count */
+        1, /* receipt_count */
+        kfam_gen_profiles_add_bf16_rows, /* profiles */
+        kfam_gen_receipts_add_bf16_rows, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
     },
     {
         sizeof(kfam_family), /* struct_size */
@@ -1583,7 +2512,13 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         2, /* profile_count */
         2, /* receipt_count */
         kfam_gen_profiles_matmul_acc_nz_bf16, /* profiles */
-        kfam_gen_receipts_matmul_acc_nz_bf16 /* receipts */
+        kfam_gen_receipts_matmul_acc_nz_bf16, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
     },
     {
         sizeof(kfam_family), /* struct_size */
@@ -1613,7 +2548,13 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         1, /* profile_count */
         1, /* receipt_count */
         kfam_gen_profiles_matmul_bf16_128x64x128, /* profiles */
-        kfam_gen_receipts_matmul_bf16_128x64x128 /* receipts */
+        kfam_gen_receipts_matmul_bf16_128x64x128, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
     },
     {
         sizeof(kfam_family), /* struct_size */
@@ -1643,7 +2584,157 @@ static const kfam_family kfam_families[4] KFAM_GEN_MAYBE_UNUSED = {
         1, /* profile_count */
         1, /* receipt_count */
         kfam_gen_profiles_mul_fp4_dequant, /* profiles */
-        kfam_gen_receipts_mul_fp4_dequant /* receipts */
+        kfam_gen_receipts_mul_fp4_dequant, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX, /* index */
+        1, /* revision */
+        "paged_attention_decode_bf16", /* name */
+        "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", /* identity */
+        "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE, /* operation_kind */
+        -1, /* binary_op */
+        {0, 0, 0}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        7, /* param_count */
+        6, /* tensor_count */
+        1, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_paged_attention_decode_bf16, /* params */
+        kfam_gen_returns_paged_attention_decode_bf16, /* returns */
+        2, /* profile_count */
+        2, /* receipt_count */
+        kfam_gen_profiles_paged_attention_decode_bf16, /* profiles */
+        kfam_gen_receipts_paged_attention_decode_bf16, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        &kfam_gen_operation_paged_attention_decode_bf16, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_RMS_NORM_BF16_4096_INDEX, /* index */
+        1, /* revision */
+        "rms_norm_bf16_4096", /* name */
+        "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", /* identity */
+        "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_NORM, /* operation_kind */
+        -1, /* binary_op */
+        {0, 0, 0}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        3, /* param_count */
+        3, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_rms_norm_bf16_4096, /* params */
+        kfam_gen_returns_rms_norm_bf16_4096, /* returns */
+        1, /* profile_count */
+        1, /* receipt_count */
+        kfam_gen_profiles_rms_norm_bf16_4096, /* profiles */
+        kfam_gen_receipts_rms_norm_bf16_4096, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        &kfam_gen_operation_rms_norm_bf16_4096, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_SILU_BF16_INDEX, /* index */
+        1, /* revision */
+        "silu_bf16", /* name */
+        "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", /* identity */
+        "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, /* operation_kind */
+        -1, /* binary_op */
+        {0, 0, 0}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        2, /* param_count */
+        2, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_silu_bf16, /* params */
+        kfam_gen_returns_silu_bf16, /* returns */
+        2, /* profile_count */
+        2, /* receipt_count */
+        kfam_gen_profiles_silu_bf16, /* profiles */
+        kfam_gen_receipts_silu_bf16, /* receipts */
+        &kfam_gen_operation_silu_bf16, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        NULL /* semantics */
+    },
+    {
+        sizeof(kfam_family), /* struct_size */
+        KFAM_ABI_MAJOR, /* abi_major */
+        KFAM_ABI_MINOR, /* abi_minor */
+        KFAM_SWIGLU_FUSED_BF16_INDEX, /* index */
+        1, /* revision */
+        "swiglu_fused_bf16", /* name */
+        "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", /* identity */
+        "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", /* summary */
+        NULL, /* torch_schema */
+        KFAM_CONTRACT_KERNEL, /* contract */
+        0, /* torch */
+        KFAM_OPERATION_KIND_CUSTOM, /* operation_kind */
+        -1, /* binary_op */
+        {0, 0, 0}, /* operands */
+        0, /* accumulate */
+        0, /* m */
+        0, /* k */
+        0, /* n */
+        3, /* param_count */
+        3, /* tensor_count */
+        0, /* scalar_count */
+        1, /* return_count */
+        kfam_gen_params_swiglu_fused_bf16, /* params */
+        kfam_gen_returns_swiglu_fused_bf16, /* returns */
+        1, /* profile_count */
+        1, /* receipt_count */
+        kfam_gen_profiles_swiglu_fused_bf16, /* profiles */
+        kfam_gen_receipts_swiglu_fused_bf16, /* receipts */
+        NULL, /* elementwise_unary */
+        NULL, /* reduce */
+        NULL, /* softmax */
+        NULL, /* norm */
+        NULL, /* paged_attention_decode */
+        "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." /* semantics */
     }
 };
 

@@ -18,12 +18,15 @@ from ._vocab import (
     Direction,
     ExecutionMode,
     Layout,
+    NormKind,
     OperationKind,
     ParamKind,
     Platform,
+    ReduceOp,
     Runtime,
     ScalarValueKind,
     StorageFormat,
+    UnaryOp,
 )
 
 
@@ -111,6 +114,18 @@ class Retired:
 
 
 @dataclass(frozen=True, slots=True)
+class ScalarRef:
+    """A scalar operand of an operation (``eps``, ``scale``).
+
+    Either ``constant`` (fixed by the family) or ``param`` (an index into ``Family.params`` of
+    the scalar passed at call time) is set, never both.
+    """
+
+    constant: float | None
+    param: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class ElementwiseBinary:
     """``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.
 
@@ -149,8 +164,117 @@ class Matmul:
         return OperationKind.MATMUL
 
 
+@dataclass(frozen=True, slots=True)
+class ElementwiseUnary:
+    """``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: UnaryOp
+    input: int
+    out: int
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.ELEMENTWISE_UNARY
+
+
+@dataclass(frozen=True, slots=True)
+class Reduce:
+    """``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: ReduceOp
+    input: int
+    out: int
+    axes: tuple[int, ...]
+    keepdim: bool
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.REDUCE
+
+
+@dataclass(frozen=True, slots=True)
+class Softmax:
+    """``out = softmax(input)`` along ``axis``: equal dtypes and shapes.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    input: int
+    out: int
+    axis: int
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.SOFTMAX
+
+
+@dataclass(frozen=True, slots=True)
+class Norm:
+    """RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.
+
+    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    op: NormKind
+    input: int
+    weight: int
+    bias: int | None
+    out: int
+    axis: int
+    eps: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.NORM
+
+
+@dataclass(frozen=True, slots=True)
+class PagedAttentionDecode:
+    """Decode attention over a paged KV cache.
+
+    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,
+    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.
+
+    Operands are indices into ``Family.params``.
+    """
+
+    query: int
+    key_cache: int
+    value_cache: int
+    block_table: int
+    context_lens: int
+    out: int
+    scale: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.PAGED_ATTENTION_DECODE
+
+
+@dataclass(frozen=True, slots=True)
+class Custom:
+    """A fused kernel described by its signature and ``semantics`` alone (not cross-checked).
+
+    Operands are indices into ``Family.params``.
+    """
+
+    semantics: str
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.CUSTOM
+
+
 #: The typed operation payload of a family; narrow it with ``isinstance``.
-Operation: TypeAlias = Union[ElementwiseBinary, Matmul]
+Operation: TypeAlias = Union[ElementwiseBinary, Matmul, ElementwiseUnary, Reduce, Softmax, Norm, PagedAttentionDecode, Custom]
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,6 +154,13 @@ class OperationKind(_KfamVocab):
 
     ELEMENTWISE_BINARY = 0
     MATMUL = 1
+    ELEMENTWISE_UNARY = 2
+    REDUCE = 3
+    SOFTMAX = 4
+    NORM = 5
+    PAGED_ATTENTION_DECODE = 6
+    #: A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
+    CUSTOM = 7
 
 
 @unique
@@ -166,6 +173,47 @@ class BinaryOp(_KfamVocab):
     DIV = 3
     MAX = 4
     MIN = 5
+
+
+@unique
+class UnaryOp(_KfamVocab):
+    "Elementwise unary operator."
+
+    NEG = 0
+    ABS = 1
+    EXP = 2
+    LOG = 3
+    SQRT = 4
+    #: `1 / sqrt(x)`.
+    RSQRT = 5
+    RELU = 6
+    GELU = 7
+    #: `x * sigmoid(x)`.
+    SILU = 8
+    SIGMOID = 9
+    TANH = 10
+    #: Conversion to the output's dtype: the only operator whose output dtype may differ from its input's.
+    CAST = 11
+
+
+@unique
+class ReduceOp(_KfamVocab):
+    "Reduction operator."
+
+    SUM = 0
+    MAX = 1
+    MIN = 2
+    MEAN = 3
+
+
+@unique
+class NormKind(_KfamVocab):
+    "Normalization over one axis."
+
+    #: `x / sqrt(mean(x^2) + eps) * weight`.
+    RMS_NORM = 0
+    #: `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias`.
+    LAYER_NORM = 1
 
 
 @unique

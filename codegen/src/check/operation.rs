@@ -1,0 +1,914 @@
+//! The operation rules: each operand names a parameter of the right kind and
+//! direction, and each kind's shape and dtype relations hold between them.
+//!
+//! One mistake, one error: values that must agree (an extent appearing in
+//! several operands, a shared dtype) are compared as a group, and a group
+//! that disagrees is reported once, at the member that differs from the
+//! others, with a note per member.
+
+use std::ops::Range;
+
+use super::{err, FamilyChecker};
+use crate::diag::{Code, Diagnostic, FileId};
+use crate::ir::{self, Extent, ScalarRef};
+use crate::model::{self, ScalarOperand, Spanned};
+use crate::vocab::{DType, Direction, NormKind, UnaryOp};
+
+/// Whether two declared extents agree: the same static extent, the same
+/// symbol, or both anonymous (`-1`, each unconstrained: nothing to check
+/// here, and nothing tied at call time). Every declaration rule compares
+/// extents through this one function; [`Extent::tied`] is the stricter
+/// relation a call can enforce (no anonymous extents).
+pub(super) fn agree(a: Extent, b: Extent) -> bool {
+    a == b
+}
+
+fn shapes_agree(a: &[Extent], b: &[Extent]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(&x, &y)| agree(x, y))
+}
+
+/// One value of an agreement group: who holds it, the value, where the
+/// payload names it.
+struct Member<'s, T> {
+    who: String,
+    value: T,
+    span: &'s Range<usize>,
+}
+
+/// What one kind's agreement checks report with.
+struct Rule<'h> {
+    code: Code,
+    help: &'h str,
+}
+
+impl<'a> FamilyChecker<'a> {
+    /// Resolve an operand; diagnose unknown names.
+    fn operand(&mut self, s: &Spanned<String>) -> Option<usize> {
+        match self.param_index.get(s.value.as_str()) {
+            Some(&i) => Some(i),
+            None => {
+                let help = self.known_params_help();
+                self.push(
+                    err(
+                        Code::OperandUnknown,
+                        self.id,
+                        &s.span,
+                        format!("operand `{}` names no parameter", s.value),
+                    )
+                    .label("unknown parameter")
+                    .help(help),
+                );
+                None
+            }
+        }
+    }
+
+    /// Operand kind and direction: inputs are read tensors, the result is written.
+    fn operand_role(
+        &mut self,
+        s: &Spanned<String>,
+        i: usize,
+        output: bool,
+        accumulate: bool,
+    ) -> bool {
+        let p = &self.params[i];
+        let problem = if !p.is_tensor() {
+            Some("operands are tensors".to_owned())
+        } else if output && accumulate && p.direction != Direction::InOut {
+            Some("an accumulating result must be `inout`".to_owned())
+        } else if output && p.direction == Direction::In {
+            Some("the result must be `out` or `inout`".to_owned())
+        } else if !output && p.direction == Direction::Out {
+            Some("inputs must be `in` or `inout`".to_owned())
+        } else {
+            None
+        };
+        if let Some(label) = problem {
+            let msg = if p.is_tensor() {
+                format!("operand `{}` is an `{}` tensor", p.name, p.direction)
+            } else {
+                format!("operand `{}` is a scalar", p.name)
+            };
+            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
+            return false;
+        }
+        true
+    }
+
+    /// Resolve every operand and check its role (`true` = the result). The
+    /// indices when all resolve; `None` when a name is unknown. The flag
+    /// says whether the shape rules may run: every role is right and no
+    /// operand's own declaration had an error.
+    fn operands<const N: usize>(
+        &mut self,
+        list: [(&Spanned<String>, bool); N],
+    ) -> Option<([usize; N], bool)> {
+        let resolved: Vec<Option<usize>> = list.iter().map(|(s, _)| self.operand(s)).collect();
+        let mut out = [0; N];
+        for (slot, r) in out.iter_mut().zip(&resolved) {
+            *slot = (*r)?;
+        }
+        let mut ok = true;
+        for ((s, output), &i) in list.iter().zip(&out) {
+            ok &= self.operand_role(s, i, *output, false);
+        }
+        ok &= !out.iter().any(|i| self.bad_params.contains(i));
+        Some((out, ok))
+    }
+
+    /// `who` for an operand: its role, and the parameter when named otherwise.
+    fn who(&self, role: &str, i: usize) -> String {
+        let name = &self.params[i].name;
+        if name == role {
+            format!("`{role}`")
+        } else {
+            format!("`{role}` (`{name}`)")
+        }
+    }
+
+    /// `128`, `-1` or `"batch"`: an extent as the manifest spells it.
+    fn extent_text(&self, e: Extent) -> String {
+        match e {
+            Extent::Symbol(i) => format!("{:?}", self.symbols[i].name),
+            e => e.as_i64().to_string(),
+        }
+    }
+
+    /// Agreement of one extent across operands: (role, param, axis, span).
+    fn agree_extent(
+        &mut self,
+        rule: &Rule,
+        subject: &str,
+        members: &[(&str, usize, usize, &Range<usize>)],
+    ) -> bool {
+        let members: Vec<Member<'_, Extent>> = members
+            .iter()
+            .map(|&(role, i, axis, span)| Member {
+                who: format!("{} axis {axis}", self.who(role, i)),
+                value: self.params[i].dims[axis],
+                span,
+            })
+            .collect();
+        let found = disagreement(self.id, rule, subject, &members, agree, |e| {
+            self.extent_text(e)
+        });
+        self.report(found)
+    }
+
+    /// An extent that a call must find equal in every member (the batch of
+    /// paged attention, its block count) cannot be anonymous: two `-1`s are
+    /// unrelated at call time, so the extent is named by a symbol (or is
+    /// static). Run after the members agree; one error, at the first member.
+    fn require_tied(
+        &mut self,
+        rule: &Rule,
+        subject: &str,
+        suggested: &str,
+        members: &[(&str, usize, usize, &Range<usize>)],
+    ) -> bool {
+        let extents: Vec<Extent> = members
+            .iter()
+            .map(|&(_, i, axis, _)| self.params[i].dims[axis])
+            .collect();
+        if extents.iter().all(|&e| e.tied(extents[0])) {
+            return true;
+        }
+        let (role, i, axis, span) = members[0];
+        let names: Vec<String> = members.iter().map(|&(r, p, _, _)| self.who(r, p)).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let msg = format!(
+            "{subject} is an anonymous dynamic extent (-1): a call could pass a different one to each of {}",
+            and_list(&names)
+        );
+        self.push(
+            err(rule.code, self.id, span, msg)
+                .label(format!("{} axis {axis} is -1", self.who(role, i)))
+                .help(format!(
+                    "name it with a symbol in every shape, e.g. \"{suggested}\" instead of -1, so that each call checks they are equal"
+                )),
+        );
+        false
+    }
+
+    /// Agreement of whole shapes: (role, param, span).
+    fn agree_shape(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) -> bool {
+        let list: Vec<Member<'_, &[Extent]>> = members
+            .iter()
+            .map(|&(role, i, span)| Member {
+                who: self.who(role, i),
+                value: self.params[i].dims.as_slice(),
+                span,
+            })
+            .collect();
+        let found = disagreement(self.id, rule, "the shape", &list, shapes_agree, |d| {
+            self.shape_text(d)
+        });
+        self.report(found)
+    }
+
+    /// Agreement of dtypes: (role, param, span).
+    fn agree_dtype(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) -> bool {
+        let members: Vec<Member<'_, DType>> = members
+            .iter()
+            .map(|&(role, i, span)| Member {
+                who: self.who(role, i),
+                value: self.params[i].dtype,
+                span,
+            })
+            .collect();
+        let found = disagreement(
+            self.id,
+            rule,
+            "the dtype",
+            &members,
+            |a, b| a == b,
+            |d| d.to_string(),
+        );
+        self.report(found)
+    }
+
+    /// Push a found diagnostic; `true` when there was none.
+    fn report(&mut self, found: Option<Diagnostic>) -> bool {
+        match found {
+            Some(d) => {
+                self.push(d);
+                false
+            }
+            None => true,
+        }
+    }
+
+    /// A float dtype where the kind computes in floating point.
+    fn require_float(&mut self, rule: &Rule, role: &str, i: usize, span: &Range<usize>) -> bool {
+        let d = self.params[i].dtype;
+        if d.is_float() {
+            return true;
+        }
+        let msg = format!("{} is {d}, not a float dtype", self.who(role, i));
+        self.push(
+            err(rule.code, self.id, span, msg)
+                .label("expected fp32, fp16, bf16 or another float dtype")
+                .help(rule.help),
+        );
+        false
+    }
+
+    /// The rank an operand must have.
+    fn require_rank(
+        &mut self,
+        rule: &Rule,
+        role: &str,
+        i: usize,
+        rank: usize,
+        span: &Range<usize>,
+    ) -> bool {
+        let have = self.params[i].shape.len();
+        if have == rank {
+            return true;
+        }
+        let msg = format!("{} has rank {have}, expected {rank}", self.who(role, i));
+        self.push(
+            err(rule.code, self.id, span, msg)
+                .label(format!("expected rank {rank}"))
+                .help(rule.help),
+        );
+        false
+    }
+
+    /// An axis of `input` (`None` when out of range: reported).
+    fn axis(&mut self, axis: &Spanned<i64>, input: usize) -> Option<usize> {
+        let rank = self.params[input].shape.len();
+        match usize::try_from(axis.value) {
+            Ok(a) if a < rank => Some(a),
+            _ => {
+                let msg = format!(
+                    "axis {} is out of range for `{}` of rank {rank}",
+                    axis.value, self.params[input].name
+                );
+                self.push(
+                    err(Code::AxisOutOfRange, self.id, &axis.span, msg)
+                        .label(format!("expected 0 to {}", rank.saturating_sub(1)))
+                        .help("axes count from 0; the last axis of a rank-R tensor is R - 1"),
+                );
+                None
+            }
+        }
+    }
+
+    /// `eps` or `scale`: a positive finite constant, or a float scalar parameter.
+    fn scalar_operand(&mut self, s: &Spanned<ScalarOperand>, key: &str) -> Option<ScalarRef> {
+        let help = "write a positive number (`1e-6`), or the name of an fp32 scalar parameter";
+        match &s.value {
+            ScalarOperand::Constant(v) => {
+                if v.is_finite() && *v > 0.0 {
+                    return Some(ScalarRef::Constant(*v));
+                }
+                self.push(
+                    err(
+                        Code::ScalarOperand,
+                        self.id,
+                        &s.span,
+                        format!("`{key} = {v:?}` is not a positive finite constant"),
+                    )
+                    .label("must be finite and greater than 0")
+                    .help(help),
+                );
+                None
+            }
+            ScalarOperand::Param(name) => {
+                let named = Spanned {
+                    span: s.span.clone(),
+                    value: name.clone(),
+                };
+                let i = self.operand(&named)?;
+                let p = &self.params[i];
+                let problem = if p.is_tensor() {
+                    Some(format!("`{key}` names tensor `{name}`"))
+                } else if !p.dtype.is_float() {
+                    Some(format!(
+                        "`{key}` names `{name}`, a scalar of dtype {}",
+                        p.dtype
+                    ))
+                } else {
+                    None
+                };
+                match problem {
+                    None => Some(ScalarRef::Param(i)),
+                    Some(msg) => {
+                        self.push(
+                            err(Code::ScalarOperand, self.id, &s.span, msg)
+                                .label("expected a float scalar parameter")
+                                .help(help),
+                        );
+                        None
+                    }
+                }
+            }
+        }
+    }
+
+    pub(super) fn check_operation(&mut self) -> Option<ir::Operation> {
+        match &self.file.operation.value {
+            model::Operation::ElementwiseBinary(e) => self.elementwise_binary(e),
+            model::Operation::Matmul(m) => self.matmul(m),
+            model::Operation::ElementwiseUnary(u) => self.elementwise_unary(u),
+            model::Operation::Reduce(r) => self.reduce(r),
+            model::Operation::Softmax(s) => self.softmax(s),
+            model::Operation::Norm(n) => self.norm(n),
+            model::Operation::PagedAttentionDecode(p) => self.paged_attention_decode(p),
+            model::Operation::Custom(c) => {
+                // Free text like a summary: required, newlines allowed.
+                self.check_text(&c.semantics, "semantics", true, true);
+                Some(ir::Operation::Custom {
+                    semantics: c.semantics.value.clone(),
+                })
+            }
+        }
+    }
+
+    fn elementwise_binary(&mut self, e: &model::ElementwiseBinary) -> Option<ir::Operation> {
+        let ([lhs, rhs, out], ok) =
+            self.operands([(&e.lhs, false), (&e.rhs, false), (&e.out, true)])?;
+        if ok {
+            let rule = Rule {
+                code: Code::ElementwiseMismatch,
+                help: "elementwise operations do not broadcast; declare equal shapes and one dtype",
+            };
+            let members = [
+                ("lhs", lhs, &e.lhs.span),
+                ("rhs", rhs, &e.rhs.span),
+                ("out", out, &e.out.span),
+            ];
+            self.agree_dtype(&rule, &members);
+            self.agree_shape(&rule, &members);
+        }
+        Some(ir::Operation::ElementwiseBinary {
+            op: e.op.value,
+            lhs,
+            rhs,
+            out,
+        })
+    }
+
+    fn matmul(&mut self, m: &model::Matmul) -> Option<ir::Operation> {
+        let accumulate = m.accumulate.as_ref().is_some_and(|x| x.value);
+        let (a, b, c) = (self.operand(&m.a), self.operand(&m.b), self.operand(&m.c));
+        let (a, b, c) = (a?, b?, c?);
+        let roles = self.operand_role(&m.a, a, false, false)
+            & self.operand_role(&m.b, b, false, false)
+            & self.operand_role(&m.c, c, true, accumulate);
+        let (em, ek, en) = (
+            self.payload_extent(&m.m, "m"),
+            self.payload_extent(&m.k, "k"),
+            self.payload_extent(&m.n, "n"),
+        );
+        let (em, ek, en) = (em?, ek?, en?);
+        if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
+            self.check_matmul_shapes(m, [em, ek, en], a, b, c);
+        }
+        Some(ir::Operation::Matmul {
+            m: em,
+            k: ek,
+            n: en,
+            a,
+            b,
+            c,
+            accumulate,
+        })
+    }
+
+    fn check_matmul_shapes(
+        &mut self,
+        m: &model::Matmul,
+        [em, ek, en]: [Extent; 3],
+        a: usize,
+        b: usize,
+        c: usize,
+    ) {
+        const HELP: &str =
+            "a matmul is [.., M, K] @ [K, N] -> [.., M, N]; use -1 where the extent is dynamic";
+        let (pa, pb, pc) = (&self.params[a], &self.params[b], &self.params[c]);
+        let mut found = Vec::new();
+        let (ra, rb, rc) = (pa.dims.len(), pb.dims.len(), pc.dims.len());
+        if ra < 2 || rc != ra || !(rb == 2 || rb == ra) {
+            found.push(
+                err(
+                    Code::MatmulMismatch,
+                    self.id,
+                    &m.a.span,
+                    format!("matmul ranks are a {ra}, b {rb}, c {rc}; expected a and c of equal rank >= 2 and b of rank 2 or that rank"),
+                )
+                .label("inconsistent with the parameters")
+                .help(HELP),
+            );
+        } else {
+            let dim = |s: &[Extent], from_end: usize| s[s.len() - from_end];
+            let checks = [
+                (
+                    "m",
+                    &m.m,
+                    em,
+                    [
+                        (pa, dim(&pa.dims, 2), "a", -2),
+                        (pc, dim(&pc.dims, 2), "c", -2),
+                    ],
+                ),
+                (
+                    "k",
+                    &m.k,
+                    ek,
+                    [
+                        (pa, dim(&pa.dims, 1), "a", -1),
+                        (pb, dim(&pb.dims, 2), "b", -2),
+                    ],
+                ),
+                (
+                    "n",
+                    &m.n,
+                    en,
+                    [
+                        (pb, dim(&pb.dims, 1), "b", -1),
+                        (pc, dim(&pc.dims, 1), "c", -1),
+                    ],
+                ),
+            ];
+            for (key, declared, want, operands) in checks {
+                // The declared extent against both operands: one mistake (the
+                // declaration, or one operand) is one error.
+                let wrong: Vec<String> = operands
+                    .iter()
+                    .filter(|(_, extent, _, _)| !agree(*extent, want))
+                    .map(|(p, extent, role, axis)| {
+                        let operand = if p.name == *role {
+                            format!("`{role}`")
+                        } else {
+                            format!("`{role}` (`{}`)", p.name)
+                        };
+                        let extent = match *extent {
+                            Extent::Dynamic => "a dynamic extent".to_owned(),
+                            Extent::Symbol(i) => format!("symbol `{}`", self.symbols[i].name),
+                            Extent::Static(e) => format!("extent {e}"),
+                        };
+                        format!("operand {operand} has {extent} on axis {axis}")
+                    })
+                    .collect();
+                let msg = match wrong.as_slice() {
+                    [] => continue,
+                    [one] => format!("`{key} = {}` but {one}", declared.value),
+                    _ => format!("`{key} = {}` disagrees with both operands", declared.value),
+                };
+                let mut d = err(Code::MatmulMismatch, self.id, &declared.span, msg)
+                    .label("inconsistent with the parameters")
+                    .help(HELP);
+                if wrong.len() > 1 {
+                    for w in wrong {
+                        d = d.note(w);
+                    }
+                }
+                found.push(d);
+            }
+            if !shapes_agree(&pa.dims[..ra - 2], &pc.dims[..rc - 2])
+                || (rb == ra && !shapes_agree(&pb.dims[..rb - 2], &pa.dims[..ra - 2]))
+            {
+                found.push(
+                    err(
+                        Code::MatmulMismatch,
+                        self.id,
+                        &m.c.span,
+                        "matmul batch dimensions of the operands differ",
+                    )
+                    .label("inconsistent with the parameters")
+                    .help(HELP),
+                );
+            }
+            if pa.dtype != pb.dtype {
+                found.push(
+                    err(
+                        Code::MatmulMismatch,
+                        self.id,
+                        &m.b.span,
+                        format!("`a` is {} but `b` is {}", pa.dtype, pb.dtype),
+                    )
+                    .label("inconsistent with the parameters")
+                    .help(HELP),
+                );
+            }
+        }
+        for d in found {
+            self.push(d);
+        }
+    }
+
+    fn elementwise_unary(&mut self, u: &model::ElementwiseUnary) -> Option<ir::Operation> {
+        let ([input, out], ok) = self.operands([(&u.input, false), (&u.out, true)])?;
+        let op = u.op.value;
+        if ok {
+            let rule = Rule {
+                code: Code::UnaryMismatch,
+                help: "`out` has the shape of `input`, and its dtype unless `op = \"cast\"`",
+            };
+            let members = [("input", input, &u.input.span), ("out", out, &u.out.span)];
+            self.agree_shape(&rule, &members);
+            if op != UnaryOp::Cast {
+                self.agree_dtype(&rule, &members);
+            }
+            let d = self.params[input].dtype;
+            if !op.accepts_integers() && !d.is_float() {
+                let msg = format!(
+                    "`{op}` is defined on float dtypes, but {} is {d}",
+                    self.who("input", input)
+                );
+                self.push(
+                    err(Code::UnaryMismatch, self.id, &u.op.span, msg)
+                        .label("float-only operator")
+                        .help("cast the input to a float dtype first, or use a float input"),
+                );
+            }
+        }
+        Some(ir::Operation::ElementwiseUnary { op, input, out })
+    }
+
+    fn reduce(&mut self, r: &model::Reduce) -> Option<ir::Operation> {
+        let ([input, out], ok) = self.operands([(&r.input, false), (&r.out, true)])?;
+        let keepdim = r.keepdim.as_ref().is_some_and(|k| k.value);
+        let mut axes: Vec<u32> = Vec::new();
+        let mut axes_ok = true;
+        for a in &r.axes.value {
+            match self.axis(a, input) {
+                Some(x) => {
+                    let x = x as u32;
+                    if axes.contains(&x) {
+                        self.push(
+                            err(
+                                Code::AxisOutOfRange,
+                                self.id,
+                                &a.span,
+                                format!("axis {x} is reduced twice"),
+                            )
+                            .label("repeated")
+                            .help("list each reduced axis once"),
+                        );
+                        axes_ok = false;
+                    } else {
+                        axes.push(x);
+                    }
+                }
+                None => axes_ok = false,
+            }
+        }
+        if r.axes.value.is_empty() {
+            self.push(
+                err(
+                    Code::AxisOutOfRange,
+                    self.id,
+                    &r.axes.span,
+                    "a reduction needs at least one axis",
+                )
+                .label("empty")
+                .help("list the reduced axes, e.g. `axes = [1]`"),
+            );
+            axes_ok = false;
+        }
+        axes.sort_unstable();
+        if ok && axes_ok {
+            let rule = Rule {
+                code: Code::ReduceMismatch,
+                help: "reduced axes are dropped (extent 1 with `keepdim = true`); the others keep their extent",
+            };
+            let shape = &self.params[input].dims;
+            let mut derived: Vec<Extent> = Vec::with_capacity(shape.len());
+            for (i, &e) in shape.iter().enumerate() {
+                if !axes.contains(&(i as u32)) {
+                    derived.push(e);
+                } else if keepdim {
+                    derived.push(Extent::Static(1));
+                }
+            }
+            if derived.is_empty() {
+                derived.push(Extent::Static(1));
+            }
+            let have = &self.params[out].dims;
+            if !shapes_agree(have, &derived) {
+                let msg = format!(
+                    "{} is {}, but reducing {} over axes {axes:?} gives {}",
+                    self.who("out", out),
+                    self.shape_text(have),
+                    self.who("input", input),
+                    self.shape_text(&derived)
+                );
+                self.push(
+                    err(rule.code, self.id, &r.out.span, msg)
+                        .label(format!("expected shape {}", self.shape_text(&derived)))
+                        .help(rule.help),
+                );
+            }
+            self.agree_dtype(
+                &rule,
+                &[("input", input, &r.input.span), ("out", out, &r.out.span)],
+            );
+        }
+        Some(ir::Operation::Reduce {
+            op: r.op.value,
+            input,
+            out,
+            axes,
+            keepdim,
+        })
+    }
+
+    fn softmax(&mut self, s: &model::Softmax) -> Option<ir::Operation> {
+        let ([input, out], ok) = self.operands([(&s.input, false), (&s.out, true)])?;
+        let axis = self.axis(&s.axis, input)?;
+        if ok {
+            let rule = Rule {
+                code: Code::SoftmaxMismatch,
+                help: "softmax keeps the float dtype and the shape of its input",
+            };
+            let members = [("input", input, &s.input.span), ("out", out, &s.out.span)];
+            self.require_float(&rule, "input", input, &s.input.span);
+            self.agree_dtype(&rule, &members);
+            self.agree_shape(&rule, &members);
+        }
+        Some(ir::Operation::Softmax {
+            input,
+            out,
+            axis: axis as u32,
+        })
+    }
+
+    fn norm(&mut self, n: &model::Norm) -> Option<ir::Operation> {
+        let ([input, weight, out], ok) =
+            self.operands([(&n.input, false), (&n.weight, false), (&n.out, true)])?;
+        let bias = match &n.bias {
+            Some(b) => {
+                let ([i], bias_ok) = self.operands([(b, false)])?;
+                Some((i, bias_ok, &b.span))
+            }
+            None => None,
+        };
+        let eps = self.scalar_operand(&n.eps, "eps");
+        let axis = self.axis(&n.axis, input);
+        let rule = Rule {
+            code: Code::NormMismatch,
+            help: "`out` has the dtype and shape of `input`; `weight` and `bias` are [extent of `input` along `axis`]",
+        };
+        let op = n.op.value;
+        match (op, bias) {
+            (NormKind::LayerNorm, None) => self.push(
+                err(
+                    rule.code,
+                    self.id,
+                    &n.op.span,
+                    "`layer_norm` needs a `bias` tensor",
+                )
+                .label("no `bias` declared")
+                .help("add `bias = \"...\"` naming a tensor shaped like `weight`"),
+            ),
+            (NormKind::RmsNorm, Some((_, _, span))) => self.push(
+                err(rule.code, self.id, span, "`rms_norm` takes no `bias`")
+                    .label("not used by rms_norm")
+                    .help("remove `bias`, or use `op = \"layer_norm\"`"),
+            ),
+            _ => {}
+        }
+        let bias_ok = bias.is_none_or(|(_, b, _)| b);
+        if let (true, true, Some(axis)) = (ok, bias_ok, axis) {
+            let members = [("input", input, &n.input.span), ("out", out, &n.out.span)];
+            self.require_float(&rule, "input", input, &n.input.span);
+            self.agree_dtype(&rule, &members);
+            self.agree_shape(&rule, &members);
+            let mut vectors = vec![("weight", weight, &n.weight.span)];
+            if let (NormKind::LayerNorm, Some((b, _, span))) = (op, bias) {
+                vectors.push(("bias", b, span));
+            }
+            let mut extent = vec![("input", input, axis, &n.input.span)];
+            for &(role, i, span) in &vectors {
+                self.require_float(&rule, role, i, span);
+                if self.require_rank(&rule, role, i, 1, span) {
+                    extent.push((role, i, 0, span));
+                }
+            }
+            self.agree_extent(&rule, "the normalized extent", &extent);
+        }
+        Some(ir::Operation::Norm {
+            op,
+            input,
+            weight,
+            bias: bias.map(|(b, _, _)| b),
+            out,
+            axis: axis? as u32,
+            eps: eps?,
+        })
+    }
+
+    fn paged_attention_decode(&mut self, p: &model::PagedAttentionDecode) -> Option<ir::Operation> {
+        let ([q, kc, vc, bt, cl, out], ok) = self.operands([
+            (&p.query, false),
+            (&p.key_cache, false),
+            (&p.value_cache, false),
+            (&p.block_table, false),
+            (&p.context_lens, false),
+            (&p.out, true),
+        ])?;
+        let scale = self.scalar_operand(&p.scale, "scale");
+        if ok {
+            let rule = Rule {
+                code: Code::PagedAttentionMismatch,
+                help: "query [B, H, D], caches [num_blocks, block_size, H_kv, D], block_table [B, max_blocks] int32, context_lens [B] int32, out [B, H, D]",
+            };
+            let (sq, sk, sv, sb, sc, so) = (
+                &p.query.span,
+                &p.key_cache.span,
+                &p.value_cache.span,
+                &p.block_table.span,
+                &p.context_lens.span,
+                &p.out.span,
+            );
+            let mut ranks = true;
+            for (role, i, rank, span) in [
+                ("query", q, 3, sq),
+                ("key_cache", kc, 4, sk),
+                ("value_cache", vc, 4, sv),
+                ("block_table", bt, 2, sb),
+                ("context_lens", cl, 1, sc),
+                ("out", out, 3, so),
+            ] {
+                ranks &= self.require_rank(&rule, role, i, rank, span);
+            }
+            if self.require_float(&rule, "query", q, sq) {
+                self.agree_dtype(
+                    &rule,
+                    &[
+                        ("query", q, sq),
+                        ("key_cache", kc, sk),
+                        ("value_cache", vc, sv),
+                        ("out", out, so),
+                    ],
+                );
+            }
+            for (role, i, span) in [("block_table", bt, sb), ("context_lens", cl, sc)] {
+                let d = self.params[i].dtype;
+                if d != DType::Int32 {
+                    let msg = format!("{} is {d}, expected int32", self.who(role, i));
+                    self.push(
+                        err(rule.code, self.id, span, msg)
+                            .label("expected int32")
+                            .help(rule.help),
+                    );
+                }
+            }
+            if ranks {
+                let batch = [
+                    ("query", q, 0, sq),
+                    ("block_table", bt, 0, sb),
+                    ("context_lens", cl, 0, sc),
+                    ("out", out, 0, so),
+                ];
+                if self.agree_extent(&rule, "the batch B", &batch) {
+                    self.require_tied(&rule, "the batch B", "batch", &batch);
+                }
+                self.agree_extent(
+                    &rule,
+                    "the head count H",
+                    &[("query", q, 1, sq), ("out", out, 1, so)],
+                );
+                self.agree_extent(
+                    &rule,
+                    "the head size D",
+                    &[
+                        ("query", q, 2, sq),
+                        ("key_cache", kc, 3, sk),
+                        ("value_cache", vc, 3, sv),
+                        ("out", out, 2, so),
+                    ],
+                );
+                for (axis, what) in [
+                    (0, "num_blocks"),
+                    (1, "block_size"),
+                    (2, "the KV head count H_kv"),
+                ] {
+                    let caches = [("key_cache", kc, axis, sk), ("value_cache", vc, axis, sv)];
+                    if self.agree_extent(&rule, what, &caches) && axis == 0 {
+                        self.require_tied(&rule, what, "num_blocks", &caches);
+                    }
+                }
+                let (h, hkv) = (self.params[q].dims[1], self.params[kc].dims[2]);
+                if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
+                    if h % hkv != 0 {
+                        let msg = format!(
+                            "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
+                            self.who("query", q),
+                            self.who("key_cache", kc)
+                        );
+                        self.push(
+                            err(rule.code, self.id, sk, msg)
+                                .label("H_kv must divide H")
+                                .help("grouped-query attention shares each KV head among H / H_kv query heads"),
+                        );
+                    }
+                }
+            }
+        }
+        Some(ir::Operation::PagedAttentionDecode {
+            query: q,
+            key_cache: kc,
+            value_cache: vc,
+            block_table: bt,
+            context_lens: cl,
+            out,
+            scale: scale?,
+        })
+    }
+}
+
+/// One error when the members do not all agree, at the member that differs
+/// from most others (the earliest such value on a tie), noting every member.
+fn disagreement<T: Copy>(
+    id: FileId,
+    rule: &Rule,
+    subject: &str,
+    members: &[Member<'_, T>],
+    same: impl Fn(T, T) -> bool,
+    show: impl Fn(T) -> String,
+) -> Option<Diagnostic> {
+    let first = members.first()?;
+    if members.iter().all(|m| same(m.value, first.value)) {
+        return None;
+    }
+    let support = |v: T| members.iter().filter(|m| same(m.value, v)).count();
+    let best = members.iter().map(|m| support(m.value)).max().unwrap_or(1);
+    let reference = members
+        .iter()
+        .find(|m| support(m.value) == best)
+        .map_or(first.value, |m| m.value);
+    let odd = members.iter().find(|m| !same(m.value, reference))?;
+    let agreeing: Vec<&str> = members
+        .iter()
+        .filter(|m| same(m.value, reference))
+        .map(|m| m.who.as_str())
+        .collect();
+    let msg = format!(
+        "{subject} disagrees: {} is {}, but {} {} {}",
+        odd.who,
+        show(odd.value),
+        and_list(&agreeing),
+        if agreeing.len() == 1 { "is" } else { "are" },
+        show(reference),
+    );
+    let mut d = err(rule.code, id, odd.span, msg)
+        .label(format!("{} here", show(odd.value)))
+        .help(rule.help);
+    for m in members {
+        d = d.note(format!("{} is {}", m.who, show(m.value)));
+    }
+    Some(d)
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn and_list(items: &[&str]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_owned(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+    }
+}
