@@ -24,6 +24,9 @@ pub const ARG_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
+    // What `load` reported stays; the checker's own findings that only
+    // repeat a repaired structural mistake are dropped below.
+    let loaded_count = report.diagnostics.len();
     let abi = loaded
         .abi
         .as_ref()
@@ -84,15 +87,23 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = crate::par::map(&jobs, |&(id, file, duplicate)| {
         FamilyChecker::new(id, file, &limits, sources)
             .duplicate_name(duplicate)
+            .tainted(loaded.tainted(id))
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
-    for (family, diagnostics) in checked {
+    for ((id, _, _), (family, diagnostics)) in jobs.iter().zip(checked) {
         report.diagnostics.extend(diagnostics);
-        families.extend(family);
+        // A repaired document is judged, never lowered.
+        if !loaded.recovered.contains_key(id) {
+            families.extend(family);
+        }
     }
 
     crate::gate::check(loaded, &families, report);
+    let own = report.diagnostics.split_off(loaded_count);
+    report
+        .diagnostics
+        .extend(own.into_iter().filter(|d| !loaded.is_cascade(d)));
     // Any error fails the manifest, including those `load` reported for
     // files that never reached the checker (syntax, types, I/O): a lock that
     // did not parse would otherwise be rewritten without its history.
@@ -161,7 +172,10 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("`limits.{key}` must be between 1 and {ceiling}"),
                 )
-                .label("out of range"),
+                .label("out of range")
+                .help(format!(
+                    "the generated tables hold 1 to {ceiling}; pick a value in that range"
+                )),
             );
         }
     }
@@ -181,7 +195,9 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
     for (name, v) in &status {
         if *name == Status::Ok && v.value != 0 {
             report.diagnostics.push(
-                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0").label("expected 0"),
+                err(Code::StatusCodes, id, &v.span, "status `ok` must be 0")
+                    .label("expected 0")
+                    .help("write `ok = 0`: C callers test `status < 0` for failure"),
             );
         } else if *name != Status::Ok && v.value >= 0 {
             report.diagnostics.push(
@@ -191,7 +207,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` must be negative"),
                 )
-                .label("not negative"),
+                .label("not negative")
+                .help("failure codes are negative, so C callers can test `status < 0`"),
             );
         }
         if let Some(other) = values.insert(v.value, *name) {
@@ -202,7 +219,8 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                     &v.span,
                     format!("status `{name}` reuses the value of `{other}`"),
                 )
-                .label("duplicate value"),
+                .label("duplicate value")
+                .help("give every status its own negative value, so C callers can switch on it"),
             );
         }
     }
@@ -247,6 +265,8 @@ struct FamilyChecker<'a> {
     symbols: Vec<ir::Symbol>,
     /// Where each symbol is first used.
     symbol_spans: Vec<Range<usize>>,
+    /// Tables `load` repaired (see `Loaded::recovered`).
+    tainted: &'a [Range<usize>],
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -269,7 +289,21 @@ impl<'a> FamilyChecker<'a> {
             symbol_index: HashMap::new(),
             symbols: Vec::new(),
             symbol_spans: Vec::new(),
+            tainted: &[],
         }
+    }
+
+    fn tainted(mut self, tainted: &'a [Range<usize>]) -> Self {
+        self.tainted = tainted;
+        self
+    }
+
+    /// Whether `load` repaired parameter `i`'s declaration.
+    fn repaired(&self, i: usize) -> bool {
+        self.file
+            .params
+            .get(i)
+            .is_some_and(|p| self.tainted.contains(&p.span))
     }
 
     fn duplicate_name(mut self, duplicate: bool) -> Self {
@@ -332,7 +366,8 @@ impl<'a> FamilyChecker<'a> {
         for p in &f.params {
             let before = self.error_count();
             self.check_param(p);
-            if self.error_count() > before {
+            let repaired = self.tainted.contains(&p.span);
+            if self.error_count() > before || repaired {
                 self.bad_params.insert(self.params.len() - 1);
             }
         }
@@ -579,7 +614,8 @@ impl<'a> FamilyChecker<'a> {
                         &d.span,
                         format!("dimension {v} of `{name}` is out of bounds"),
                     )
-                    .label("expected 1..=4294967295, or -1 for a dynamic extent"),
+                    .label("expected 1..=4294967295, or -1 for a dynamic extent")
+                    .help("write the static extent, or `-1` for an extent the caller chooses"),
                 );
             }
         }
@@ -591,7 +627,10 @@ impl<'a> FamilyChecker<'a> {
                     &shape_span,
                     format!("the byte size of `{name}` overflows 64 bits"),
                 )
-                .label("product of extents too large"),
+                .label("product of extents too large")
+                .help(
+                    "no such tensor can be allocated; use smaller extents or `-1` for dynamic ones",
+                ),
             );
         }
         let layout_span = decl
@@ -650,7 +689,8 @@ impl<'a> FamilyChecker<'a> {
                             &layout_span,
                             format!("NZ tensor `{name}` has rank {}", shape.len()),
                         )
-                        .label("NZ blocks the last two dimensions"),
+                        .label("NZ blocks the last two dimensions")
+                        .help("use `layout = \"nd\"` for a rank-1 tensor"),
                     );
                 } else if let Some(axis) = self.symbol_axis(decl, dims.len() - 2..dims.len()) {
                     self.static_only(
@@ -994,6 +1034,12 @@ impl<'a> FamilyChecker<'a> {
                     }
                 }
             };
+            // A parameter `load` repaired may hold a stand-in kind or
+            // direction; its mistake is reported already.
+            if self.repaired(idx) {
+                out.push(idx);
+                continue;
+            }
             let p = &self.params[idx];
             if !p.is_tensor() {
                 let msg = format!("return alias `{}` names a scalar parameter", p.name);
@@ -1021,7 +1067,8 @@ impl<'a> FamilyChecker<'a> {
             && !self
                 .params
                 .iter()
-                .any(|p| p.is_tensor() && p.direction != Direction::In)
+                .enumerate()
+                .any(|(i, p)| (p.is_tensor() && p.direction != Direction::In) || self.repaired(i))
         {
             self.push(
                 err(
@@ -1083,7 +1130,8 @@ impl<'a> FamilyChecker<'a> {
                         &decl.name.span,
                         format!("profile `{}` is declared twice", decl.name.value),
                     )
-                    .label("second declaration"),
+                    .label("second declaration")
+                    .help("profile names are unique within a family; rename one"),
                 );
             }
             let platform = decl.platform.value;
@@ -1181,7 +1229,8 @@ impl<'a> FamilyChecker<'a> {
                             b.slot.value, b.param.value
                         ),
                     )
-                    .label("slot already taken"),
+                    .label("slot already taken")
+                    .help("each parameter sits in its own slot; renumber the slots"),
                 );
             }
             let p = &self.params[i];
@@ -1341,11 +1390,12 @@ impl<'a> FamilyChecker<'a> {
                             printable(&r.codec.value)
                         ),
                     )
-                    .label("expected lowercase letters, digits, `_`, `.`, `-`"),
+                    .label("expected lowercase letters, digits, `_`, `.`, `-`")
+                    .help("a codec starts with a lowercase letter, at most 64 characters, e.g. `xdna.generated_add.v1`"),
                 );
             }
             let ev = &r.evidence.value;
-            if !is_date(&ev.date.value) {
+            if let Some(problem) = date_problem(&ev.date.value) {
                 self.push(
                     err(
                         Code::BadDate,
@@ -1353,7 +1403,8 @@ impl<'a> FamilyChecker<'a> {
                         &ev.date.span,
                         format!("`{}` is not a date", printable(&ev.date.value)),
                     )
-                    .label("expected YYYY-MM-DD"),
+                    .label(problem)
+                    .help("write the day the qualification ran as `YYYY-MM-DD`, e.g. `2026-10-14`"),
                 );
             }
             self.check_text(&ev.hardware, "evidence.hardware", false, true);
@@ -1562,7 +1613,16 @@ pub fn text_problems(
         } else {
             format!("`{field}` is empty")
         };
-        out.push(err(Code::TextLength, id, &text.span, msg).label("here"));
+        let help = if chars > MAX_TEXT_CHARS {
+            "shorten it; longer documentation belongs in `docs/`"
+        } else {
+            "write a sentence that says what the family computes"
+        };
+        out.push(
+            err(Code::TextLength, id, &text.span, msg)
+                .label("here")
+                .help(help),
+        );
     }
     out
 }
@@ -1615,20 +1675,30 @@ fn is_codec(s: &str) -> bool {
         })
 }
 
-fn is_date(s: &str) -> bool {
+/// Why `s` is not a real calendar date `YYYY-MM-DD` (proleptic Gregorian:
+/// 2024-02-29 is one, 2026-02-29 and 2026-04-31 are not), if it is not.
+fn date_problem(s: &str) -> Option<&'static str> {
     let b = s.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return false;
+        return Some("expected YYYY-MM-DD");
     }
     let num = |r: Range<usize>| {
         s.get(r)
             .filter(|t| t.bytes().all(|c| c.is_ascii_digit()))
             .and_then(|t| t.parse::<u32>().ok())
     };
-    match (num(0..4), num(5..7), num(8..10)) {
-        (Some(_), Some(m), Some(d)) => (1..=12).contains(&m) && (1..=31).contains(&d),
-        _ => false,
-    }
+    let (Some(y), Some(m), Some(d)) = (num(0..4), num(5..7), num(8..10)) else {
+        return Some("expected YYYY-MM-DD");
+    };
+    let leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+    let days = match m {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return Some("no such month"),
+    };
+    (!(1..=days).contains(&d)).then_some("no such day in that month")
 }
 
 /// A snake_case spelling of an invalid name, when one exists.

@@ -33,6 +33,9 @@ use crate::vocab::{
 pub const CURRENT_SCHEMA: u32 = 3;
 /// Largest document a reader accepts; real documents are a few KiB.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+/// Longest `$comment`, in characters (JSON Schema's `maxLength` counts
+/// characters); every reader enforces it.
+pub const MAX_COMMENT_CHARS: usize = 1024;
 
 /// A `compiled_meta.json` document of any accepted schema version.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -57,7 +60,7 @@ pub struct CompiledMetaV3 {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(length(max = 1024))]
+    #[schemars(length(max = MAX_COMMENT_CHARS))]
     pub comment: Option<String>,
     /// Document schema version: 3.
     pub schema: Schema3,
@@ -110,7 +113,7 @@ pub struct CompiledMetaLegacy {
         deserialize_with = "present",
         skip_serializing_if = "Option::is_none"
     )]
-    #[schemars(length(max = 1024))]
+    #[schemars(length(max = MAX_COMMENT_CHARS))]
     pub comment: Option<String>,
     /// Document schema version: 1 or 2.
     pub schema: LegacySchema,
@@ -370,6 +373,8 @@ pub enum MetaError {
     },
     /// `capabilities` is not exactly the requested `(contract, execution_mode)`.
     Capabilities,
+    /// `$comment` is longer than [`MAX_COMMENT_CHARS`].
+    CommentTooLong,
 }
 
 impl fmt::Display for MetaError {
@@ -397,6 +402,9 @@ impl fmt::Display for MetaError {
                     f,
                     "`capabilities` must be exactly the requested `contract` and `execution_mode`"
                 )
+            }
+            MetaError::CommentTooLong => {
+                write!(f, "`$comment` is over {MAX_COMMENT_CHARS} characters")
             }
         }
     }
@@ -495,6 +503,13 @@ impl CompiledMeta {
         }
         let raw: RawMeta =
             serde_json::from_str(text).map_err(|e| MetaError::Json(e.to_string()))?;
+        if raw
+            .comment
+            .as_ref()
+            .is_some_and(|c| c.chars().count() > MAX_COMMENT_CHARS)
+        {
+            return Err(MetaError::CommentTooLong);
+        }
         CompiledMeta::try_from(raw)
     }
 

@@ -608,12 +608,16 @@ pub struct RetiredFile {
 #[serde(deny_unknown_fields)]
 pub struct Tombstone {
     /// The retired family's name, reserved from now on.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
     /// The last approved revision.
+    #[schemars(range(min = 1))]
     pub revision: Spanned<u32>,
     /// Its identity digest, as recorded in `approved.lock`.
+    #[schemars(pattern(pattern::SHA256))]
     pub identity: Spanned<String>,
     /// Why the family was retired.
+    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
     pub reason: Spanned<String>,
 }
 

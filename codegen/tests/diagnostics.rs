@@ -448,3 +448,62 @@ fn severities_are_errors_except_the_receipt_warning() {
         }
     }
 }
+
+/// Every error says how to fix it (or where the rule is explained).
+#[test]
+fn every_error_has_a_help_line() {
+    for case in corpus() {
+        for d in run(&case).diagnostics.iter().filter(|d| d.is_error()) {
+            assert!(
+                d.help.is_some(),
+                "{}: {} `{}` has no help",
+                case.rel,
+                d.code,
+                d.message
+            );
+        }
+    }
+}
+
+/// A file with several structural mistakes reports each of them, then
+/// checks what parsed (rustc's recovery), without cascades.
+#[test]
+fn structural_mistakes_are_all_reported_and_the_rest_is_checked() {
+    let find = |suffix: &str| {
+        corpus()
+            .into_iter()
+            .find(|c| c.rel.ends_with(suffix))
+            .unwrap_or_else(|| panic!("case {suffix}"))
+    };
+    let codes = |suffix: &str| -> Vec<Code> {
+        run(&find(suffix))
+            .diagnostics
+            .iter()
+            .map(|d| d.code)
+            .collect()
+    };
+    // Two unknown keys and a misspelled one, then a rule of `check`.
+    assert_eq!(
+        codes("unknown_key/two_unknown_keys_and_bad_alias.toml"),
+        [
+            Code::UnknownKey,
+            Code::AliasUnknownParam,
+            Code::UnknownKey,
+            Code::UnknownKey
+        ]
+    );
+    // An empty file lacks every required key.
+    assert_eq!(codes("type/empty_family.toml"), [Code::MissingKey; 5]);
+    // Six mistyped or misspelled values, each once, and the codec rule.
+    assert_eq!(
+        codes("type/mistyped_and_misspelled.toml"),
+        [
+            Code::WrongType,
+            Code::UnknownVariant,
+            Code::WrongType,
+            Code::UnknownVariant,
+            Code::WrongType,
+            Code::BadCodec
+        ]
+    );
+}

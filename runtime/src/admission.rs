@@ -13,6 +13,8 @@ use crate::vocab::{
 
 /// Largest document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
+/// Longest `$comment` accepted, in characters (the schema's `maxLength`).
+pub const MAX_COMMENT_CHARS: usize = 1024;
 
 /// An admitted artifact.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -26,18 +28,43 @@ pub struct Admitted {
 }
 
 /// A refusal: the outcome and, for `not_approved`, the first field that
-/// differs (e.g. `params`, `artifact.sha256`).
+/// differs (e.g. `params`, `artifact.sha256`); for `malformed`, what made
+/// the document malformed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Refused {
     pub outcome: Admission,
     pub field: Option<&'static str>,
+    pub malformed: Option<Malformed>,
+}
+
+/// Why a document is malformed: the key whose value is wrong (when the
+/// reader knows it), the document key it sits under (`params` for a
+/// parameter's `dtype`), and what is wrong (`has the wrong type`, `is not a
+/// known value`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub key: Option<&'static str>,
+    pub within: Option<&'static str>,
+    pub why: &'static str,
+}
+
+impl core::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.within, self.key) {
+            (Some(w), Some(k)) => write!(f, "`{k}` of `{w}` {}", self.why),
+            (None, Some(k)) => write!(f, "`{k}` {}", self.why),
+            (Some(w), None) => write!(f, "`{w}` {}", self.why),
+            (None, None) => write!(f, "the document {}", self.why),
+        }
+    }
 }
 
 impl core::fmt::Display for Refused {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match self.field {
-            Some(field) => write!(f, "{} (`{field}` differs)", self.outcome),
-            None => write!(f, "{}", self.outcome),
+        match (self.field, self.malformed) {
+            (Some(field), _) => write!(f, "{} (`{field}` differs)", self.outcome),
+            (None, Some(m)) => write!(f, "{}: {m}", self.outcome),
+            (None, None) => write!(f, "{}", self.outcome),
         }
     }
 }
@@ -48,13 +75,32 @@ fn refuse(outcome: Admission) -> Refused {
     Refused {
         outcome,
         field: None,
+        malformed: None,
     }
 }
 
 fn differs(field: &'static str) -> Refused {
     Refused {
-        outcome: Admission::NotApproved,
         field: Some(field),
+        ..refuse(Admission::NotApproved)
+    }
+}
+
+/// A malformed document: `key` (under `within`) `why`.
+fn malformed(
+    key: Option<&'static str>,
+    within: Option<&'static str>,
+    why: &'static str,
+) -> Refused {
+    Refused {
+        malformed: Some(Malformed { key, within, why }),
+        ..refuse(Admission::Malformed)
+    }
+}
+
+impl From<json::Invalid> for Refused {
+    fn from(e: json::Invalid) -> Self {
+        malformed(e.key, e.within, e.why)
     }
 }
 
@@ -117,17 +163,28 @@ struct Doc<'a> {
 /// longer lists move to the heap and compare the same.
 type Small<T, const N: usize> = smallvec::SmallVec<[T; N]>;
 
-/// A parsed vocabulary value, or a malformed document.
-fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>) -> Result<T, Refused> {
-    parse(s).ok_or(refuse(Admission::Malformed))
+/// A parsed vocabulary value of `key` (under `within`), or a malformed
+/// document.
+fn vocab_of<T>(
+    s: &str,
+    parse: fn(&str) -> Option<T>,
+    key: &'static str,
+    within: Option<&'static str>,
+) -> Result<T, Refused> {
+    parse(s).ok_or_else(|| malformed(Some(key), within, "is not a known value"))
 }
 
-/// Every vocabulary value of a parameter is a known spelling.
-fn param_view(p: &ParamDoc<'_>) -> Result<(), Refused> {
-    vocab(&p.kind, ParamKind::parse)?;
-    vocab(&p.direction, Direction::parse)?;
-    vocab(&p.dtype, DType::parse)?;
-    vocab(&p.layout, Layout::parse)?;
+fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>, key: &'static str) -> Result<T, Refused> {
+    vocab_of(s, parse, key, None)
+}
+
+/// Every vocabulary value of a parameter (of `within`) is a known spelling.
+fn param_view(p: &ParamDoc<'_>, within: &'static str) -> Result<(), Refused> {
+    let w = Some(within);
+    vocab_of(&p.kind, ParamKind::parse, "kind", w)?;
+    vocab_of(&p.direction, Direction::parse, "direction", w)?;
+    vocab_of(&p.dtype, DType::parse, "dtype", w)?;
+    vocab_of(&p.layout, Layout::parse, "layout", w)?;
     Ok(())
 }
 
@@ -167,27 +224,34 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
     {
-        return Err(refuse(Admission::Malformed));
+        return Err(malformed(
+            None,
+            None,
+            "cannot be matched: the artifact digest argument is not 64 lowercase hex digits",
+        ));
     }
     if json.len() > MAX_DOCUMENT_BYTES {
-        return Err(refuse(Admission::Malformed));
+        return Err(malformed(None, None, "is over the size limit"));
     }
     // UTF-8 is checked once for the whole document (fast), so the reader
     // need not validate every string again; invalid UTF-8 is malformed
     // either way.
-    let text = std::str::from_utf8(json).map_err(|_| refuse(Admission::Malformed))?;
-    let doc = json::parse(text).map_err(|_| refuse(Admission::Malformed))?;
+    let text = std::str::from_utf8(json).map_err(|_| malformed(None, None, "is not UTF-8"))?;
+    let doc = json::parse(text)?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
-    let platform = vocab(&doc.platform, Platform::parse)?;
-    let backend = vocab(&doc.backend, Backend::parse)?;
-    for p in doc.params.iter().chain(doc.lowered_params.iter().flatten()) {
-        param_view(p)?;
+    let platform = vocab(&doc.platform, Platform::parse, "platform")?;
+    let backend = vocab(&doc.backend, Backend::parse, "backend")?;
+    for p in &doc.params {
+        param_view(p, "params")?;
+    }
+    for p in doc.lowered_params.iter().flatten() {
+        param_view(p, "lowered_params")?;
     }
     match doc.schema {
         1 | 2 => admit_legacy(&doc, platform, backend, sha256),
         3 => admit_v3(&doc, platform, backend, sha256),
-        _ => Err(refuse(Admission::Malformed)),
+        _ => Err(malformed(Some("schema"), None, "is not 1, 2 or 3")),
     }
 }
 
@@ -199,21 +263,27 @@ fn admit_legacy(
     backend: Backend,
     sha256: &str,
 ) -> Result<Admitted, Refused> {
-    let kernel_fields = doc.family.is_some()
-        || doc.revision.is_some()
-        || doc.contract.is_some()
-        || doc.lowered_params.is_some()
-        || doc.return_aliases.is_some()
-        || doc.runtime.is_some()
-        || doc.execution_mode.is_some()
-        || doc.capabilities.is_some()
-        || doc.artifact.is_some()
-        || doc.abi_revision.is_some();
-    if kernel_fields {
-        return Err(refuse(Admission::Malformed));
+    let kernel_fields = [
+        ("family", doc.family.is_some()),
+        ("revision", doc.revision.is_some()),
+        ("contract", doc.contract.is_some()),
+        ("lowered_params", doc.lowered_params.is_some()),
+        ("return_aliases", doc.return_aliases.is_some()),
+        ("runtime", doc.runtime.is_some()),
+        ("execution_mode", doc.execution_mode.is_some()),
+        ("capabilities", doc.capabilities.is_some()),
+        ("artifact", doc.artifact.is_some()),
+        ("abi_revision", doc.abi_revision.is_some()),
+    ];
+    if let Some((key, _)) = kernel_fields.iter().find(|(_, present)| *present) {
+        return Err(malformed(
+            Some(key),
+            None,
+            "is a schema 3 key in a schema 1 or 2 document",
+        ));
     }
     let Some(return_count) = doc.return_count else {
-        return Err(refuse(Admission::Malformed));
+        return Err(malformed(Some("return_count"), None, "is missing"));
     };
     let (family, profile, receipt) =
         crate::find_artifact(sha256).ok_or_else(|| match crate::find_retired_artifact(sha256) {
@@ -249,22 +319,27 @@ fn admit_v3(
     backend: Backend,
     sha256: &str,
 ) -> Result<Admitted, Refused> {
-    let malformed = || refuse(Admission::Malformed);
-    let name = doc.family.as_deref().ok_or_else(malformed)?;
-    let revision = doc.revision.ok_or_else(malformed)?;
+    let missing = |key| move || malformed(Some(key), None, "is missing");
+    let name = doc.family.as_deref().ok_or_else(missing("family"))?;
+    let revision = doc.revision.ok_or_else(missing("revision"))?;
     let contract = vocab(
-        doc.contract.as_deref().ok_or_else(malformed)?,
+        doc.contract.as_deref().ok_or_else(missing("contract"))?,
         Contract::parse,
+        "contract",
     )?;
     let runtime = vocab(
-        doc.runtime.as_deref().ok_or_else(malformed)?,
+        doc.runtime.as_deref().ok_or_else(missing("runtime"))?,
         Runtime::parse,
+        "runtime",
     )?;
     let mode = vocab(
-        doc.execution_mode.as_deref().ok_or_else(malformed)?,
+        doc.execution_mode
+            .as_deref()
+            .ok_or_else(missing("execution_mode"))?,
         ExecutionMode::parse,
+        "execution_mode",
     )?;
-    let artifact = doc.artifact.as_ref().ok_or_else(malformed)?;
+    let artifact = doc.artifact.as_ref().ok_or_else(missing("artifact"))?;
 
     // Kernel fields an older producer did not write: rebuild the artifact.
     let recompile = || refuse(Admission::RecompileRequired);
@@ -290,8 +365,14 @@ fn admit_v3(
     let [cap] = caps.as_slice() else {
         return Err(recompile());
     };
-    if vocab(&cap.contract, Contract::parse)? != contract
-        || vocab(&cap.execution_mode, ExecutionMode::parse)? != mode
+    let caps = Some("capabilities");
+    if vocab_of(&cap.contract, Contract::parse, "contract", caps)? != contract
+        || vocab_of(
+            &cap.execution_mode,
+            ExecutionMode::parse,
+            "execution_mode",
+            caps,
+        )? != mode
     {
         return Err(recompile());
     }

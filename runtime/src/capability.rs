@@ -12,20 +12,64 @@ pub struct Supported {
     pub receipt: &'static Receipt,
 }
 
+/// A refused capability query: the `outcome` and the query it answers, so
+/// the refusal names the family, platform, execution mode and contract.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapabilityRefused<'a> {
+    pub outcome: Capability,
+    pub family: &'a str,
+    pub platform: Platform,
+    pub mode: ExecutionMode,
+    pub contract: Contract,
+}
+
+impl core::fmt::Display for CapabilityRefused<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let (family, platform, mode) = (self.family, self.platform, self.mode);
+        write!(f, "{}: ", self.outcome)?;
+        match self.outcome {
+            Capability::UnknownFamily => write!(f, "no approved family `{family}`"),
+            Capability::Retired => write!(f, "family `{family}` is retired"),
+            Capability::ContractMismatch => {
+                write!(f, "family `{family}` is not a `{}` family", self.contract)
+            }
+            Capability::NoProfile => write!(
+                f,
+                "family `{family}` has no profile for platform `{platform}` in `{mode}` mode"
+            ),
+            _ => write!(
+                f,
+                "family `{family}` has no receipt on platform `{platform}` in `{mode}` mode"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CapabilityRefused<'_> {}
+
 /// Decide a capability query over the approved tables. The refusal says why:
-/// unknown (or retired) family, contract mismatch, no profile, or no receipt.
+/// unknown (or retired) family, contract mismatch, no profile, or no receipt,
+/// and names the query.
 pub fn capability(
     family: &str,
     platform: Platform,
     mode: ExecutionMode,
     contract: Contract,
-) -> Result<Supported, Capability> {
-    let family = crate::find_family(family).ok_or_else(|| match crate::find_retired(family) {
-        Some(_) => Capability::Retired,
-        None => Capability::UnknownFamily,
+) -> Result<Supported, CapabilityRefused<'_>> {
+    let refused = |outcome| CapabilityRefused {
+        outcome,
+        family,
+        platform,
+        mode,
+        contract,
+    };
+    let name = family;
+    let family = crate::find_family(name).ok_or_else(|| match crate::find_retired(name) {
+        Some(_) => refused(Capability::Retired),
+        None => refused(Capability::UnknownFamily),
     })?;
     if family.contract != contract {
-        return Err(Capability::ContractMismatch);
+        return Err(refused(Capability::ContractMismatch));
     }
     let mut any_profile = false;
     for (i, profile) in family.profiles.iter().enumerate() {
@@ -41,9 +85,9 @@ pub fn capability(
             });
         }
     }
-    Err(if any_profile {
+    Err(refused(if any_profile {
         Capability::NoReceipt
     } else {
         Capability::NoProfile
-    })
+    }))
 }

@@ -283,7 +283,7 @@ pub unsafe extern "C" fn kfam_capability(
                 out.receipt = kfam_shim_receipt(fi, ri);
                 Capability::Supported
             }
-            Err(refusal) => refusal,
+            Err(refusal) => refusal.outcome,
         };
         out.outcome = outcome.code();
         capability_status(outcome).code()
@@ -370,6 +370,58 @@ pub unsafe extern "C" fn kfam_admit(
             }
         };
         out.outcome = outcome.code();
+        admission_status(outcome).code()
+    })
+}
+
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states (`buf` for `cap` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn kfam_admit_message(
+    json: *const c_char,
+    len: usize,
+    sha256: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        let (Some(sha), false, false) = (
+            c_str(sha256),
+            json.is_null() && len > 0,
+            buf.is_null() && cap > 0,
+        ) else {
+            return INVALID;
+        };
+        let bytes = if len == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(json as *const u8, len)
+        };
+        // The same decision as `kfam_admit`, put into words only here.
+        let (message, outcome) = match crate::admit(bytes, sha) {
+            Ok(a) => (
+                format!(
+                    "admitted: `{}` revision {}",
+                    a.family.name, a.family.revision
+                ),
+                Admission::Admitted,
+            ),
+            Err(refused) => (refused.to_string(), refused.outcome),
+        };
+        if let Some(needed) = needed.as_mut() {
+            *needed = message.len();
+        }
+        if cap > 0 {
+            // Truncated to `cap - 1` bytes at a character boundary, then NUL.
+            let mut n = message.len().min(cap - 1);
+            while !message.is_char_boundary(n) {
+                n -= 1;
+            }
+            std::ptr::copy_nonoverlapping(message.as_ptr(), buf as *mut u8, n);
+            *buf.add(n) = 0;
+        }
         admission_status(outcome).code()
     })
 }
@@ -637,6 +689,6 @@ mod tests {
             };
             assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
         }
-        assert_eq!(exports, 7, "the C ABI has seven functions");
+        assert_eq!(exports, 8, "the C ABI has eight functions");
     }
 }

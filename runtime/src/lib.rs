@@ -27,9 +27,9 @@ mod tables {
     ));
 }
 
-pub use admission::{admit, Admitted, Refused};
+pub use admission::{admit, Admitted, Malformed, Refused};
 pub use call::{validate_call, CallError, OwnedTensorArg, ScalarValue, TensorArg};
-pub use capability::{capability, Supported};
+pub use capability::{capability, CapabilityRefused, Supported};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};

@@ -115,6 +115,8 @@ fn c_and_cpp_programs_call_every_function() {
                 "capability small struct invalid_argument".to_owned(),
                 "admit ok admitted".to_owned(),
                 "admit truncated invalid_argument malformed".to_owned(),
+                "admit_message truncated invalid_argument malformed: `lowered_params` is not strict JSON".to_owned(),
+                "admit_message needed ok 1".to_owned(),
                 "example admit 0".to_owned(),
                 "refusal failures 0".to_owned(),
                 "validate add 0".to_owned(),

@@ -477,7 +477,7 @@ fn run_capability(c: &Json) -> Result<Json, VectorError> {
     );
     let (outcome, profile) = match result {
         Ok(s) => (Capability::Supported, Some(s.profile.name)),
-        Err(refusal) => (refusal, None),
+        Err(refusal) => (refusal.outcome, None),
     };
     Ok(obj(vec![
         ("status", status(capability_status(outcome))),

@@ -135,6 +135,14 @@ int main(int argc, char **argv)
     printf("admit %s %s\n", kfam_status_name(status), kfam_admission_outcome_name(adm.outcome));
     status = kfam_admit(json, len / 2, argv[2], &adm);
     printf("admit truncated %s %s\n", kfam_status_name(status), kfam_admission_outcome_name(adm.outcome));
+    {
+        char message[160];
+        size_t needed = 0;
+        status = kfam_admit_message(json, len / 2, argv[2], message, sizeof message, &needed);
+        printf("admit_message truncated %s %s\n", kfam_status_name(status), message);
+        status = kfam_admit_message(json, len, argv[2], NULL, 0, &needed);
+        printf("admit_message needed %s %d\n", kfam_status_name(status), (int)(needed > 0));
+    }
     printf("example admit %d\n", kfam_example_admit(json, len, argv[2]));
     printf("refusal failures %d\n", check_refusals(json, len, argv[2]));
 

@@ -89,7 +89,13 @@ impl<'a> FamilyChecker<'a> {
             } else {
                 format!("operand `{}` is a scalar", p.name)
             };
-            self.push(err(Code::OperandKind, self.id, &s.span, msg).label(label));
+            let help =
+                "operands are tensors: inputs `in` (or `inout`), the result `out` or `inout`";
+            self.push(
+                err(Code::OperandKind, self.id, &s.span, msg)
+                    .label(label)
+                    .help(help),
+            );
             return false;
         }
         true

@@ -317,9 +317,16 @@ pub struct Report {
 }
 
 impl Report {
+    /// Sort by file and position, and give every error a help line: one
+    /// without a specific fix points at the rule's explanation.
     pub fn sort(&mut self) {
         let sources = &self.sources;
         self.diagnostics.sort_by_cached_key(|d| d.sort_key(sources));
+        for d in &mut self.diagnostics {
+            if d.help.is_none() && d.is_error() {
+                d.help = Some(format!("`kfam explain {}` describes this rule", d.code));
+            }
+        }
     }
 
     /// See [`SourceMap::rebase`]; also rewrites path-only locations.

@@ -1541,6 +1541,7 @@ const FUNCTION_NAMES: &[&str] = &[
     "kfam_find_artifact",
     "kfam_capability",
     "kfam_admit",
+    "kfam_admit_message",
     "kfam_validate_call",
     "kfam_torch_schema",
 ];
@@ -1628,6 +1629,19 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * never a decision.
  */
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out);
+
+/**
+ * Why kfam_admit decides as it does, in words: the same decision, with a
+ * NUL-terminated English message written into `buf` (at most `cap` bytes,
+ * truncated at a character boundary; `buf` may be NULL when `cap` is 0) and
+ * its full length, without the NUL, into `*needed` (when not NULL). The
+ * message names the key that made the document malformed ("malformed:
+ * `dtype` of `params` is not a known value") or the first field that is not
+ * approved ("not_approved (`params` differs)"). Returns the status
+ * kfam_admit returns (KFAM_STATUS_INVALID_ARGUMENT for bad pointers).
+ * Call it after a refusal: kfam_admit itself builds no message.
+ */
+KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sha256_hex, char *buf, size_t cap, size_t *needed);
 
 /**
  * Validate one call of `family` before launch (the CallFrame rules).

@@ -95,37 +95,93 @@ class KfamError(Exception):
 
 
 class CapabilityError(KfamError):
-    """A refused capability query; ``outcome`` says why (never ``SUPPORTED``)."""
+    """A refused capability query; ``outcome`` says why (never ``SUPPORTED``), and the
+    message names the query: ``family``, ``platform``, ``execution_mode`` and ``contract``
+    (in the Rust runtime's words)."""
 
-    def __init__(self, outcome: Capability) -> None:
-        super().__init__(outcome.spelling)
+    def __init__(
+        self,
+        outcome: Capability,
+        family: str | None = None,
+        platform: Platform | None = None,
+        execution_mode: ExecutionMode | None = None,
+        contract: Contract | None = None,
+    ) -> None:
+        super().__init__(_capability_text(outcome, family, platform, execution_mode, contract))
         self.outcome: Final[Capability] = outcome
+        self.family: Final[str | None] = family
+        self.platform: Final[Platform | None] = platform
+        self.execution_mode: Final[ExecutionMode | None] = execution_mode
+        self.contract: Final[Contract | None] = contract
 
     @property
     def status(self) -> Status:
         return _CAPABILITY_STATUS[self.outcome]
 
-    def __reduce__(self) -> tuple[type[CapabilityError], tuple[Capability]]:
-        return (CapabilityError, (self.outcome,))
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[CapabilityError],
+        tuple[Capability, str | None, Platform | None, ExecutionMode | None, Contract | None],
+    ]:
+        return (
+            CapabilityError,
+            (self.outcome, self.family, self.platform, self.execution_mode, self.contract),
+        )
+
+
+def _capability_text(
+    outcome: Capability,
+    family: str | None,
+    platform: Platform | None,
+    mode: ExecutionMode | None,
+    contract: Contract | None,
+) -> str:
+    if family is None or platform is None or mode is None or contract is None:
+        return outcome.spelling
+    where = f"platform `{platform.spelling}` in `{mode.spelling}` mode"
+    if outcome is Capability.UNKNOWN_FAMILY:
+        why = f"no approved family `{family}`"
+    elif outcome is Capability.RETIRED:
+        why = f"family `{family}` is retired"
+    elif outcome is Capability.CONTRACT_MISMATCH:
+        why = f"family `{family}` is not a `{contract.spelling}` family"
+    elif outcome is Capability.NO_PROFILE:
+        why = f"family `{family}` has no profile for {where}"
+    else:
+        why = f"family `{family}` has no receipt on {where}"
+    return f"{outcome.spelling}: {why}"
 
 
 class AdmissionError(KfamError):
-    """A refused artifact: ``outcome`` (never ``ADMITTED``) and, for ``NOT_APPROVED``, the
-    first ``field`` of ``compiled_meta.json`` that differs (``"params"``, ``"artifact.sha256"``).
+    """A refused artifact: ``outcome`` (never ``ADMITTED``); for ``NOT_APPROVED``, the
+    first ``field`` of ``compiled_meta.json`` that differs (``"params"``, ``"artifact.sha256"``);
+    for ``MALFORMED``, the ``reason``, which names the key at fault (``"`dtype` of `params` is
+    not a known value"``), as the Rust runtime and ``kfam_admit_message`` word it.
     """
 
-    def __init__(self, outcome: Admission, field: str | None = None) -> None:
-        text = outcome.spelling if field is None else f"{outcome.spelling} (`{field}` differs)"
+    def __init__(
+        self, outcome: Admission, field: str | None = None, reason: str | None = None
+    ) -> None:
+        if field is not None:
+            text = f"{outcome.spelling} (`{field}` differs)"
+        elif reason is not None:
+            text = f"{outcome.spelling}: {reason}"
+        else:
+            text = outcome.spelling
         super().__init__(text)
         self.outcome: Final[Admission] = outcome
         self.field: Final[str | None] = field
+        self.reason: Final[str | None] = reason
 
     @property
     def status(self) -> Status:
         return _ADMISSION_STATUS[self.outcome]
 
-    def __reduce__(self) -> tuple[type[AdmissionError], tuple[Admission, str | None]]:
-        return (AdmissionError, (self.outcome, self.field))
+    def __reduce__(
+        self,
+    ) -> tuple[type[AdmissionError], tuple[Admission, str | None, str | None]]:
+        return (AdmissionError, (self.outcome, self.field, self.reason))
 
 
 class CallError(KfamError, ValueError):
@@ -186,13 +242,15 @@ def capability(
     _require(platform, Platform, "platform")
     _require(execution_mode, ExecutionMode, "execution_mode")
     _require(contract, Contract, "contract")
+    query = (family, platform, execution_mode, contract)
     fam = _by_name.get(family)
     if fam is None:
         raise CapabilityError(
-            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY
+            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY,
+            *query,
         )
     if fam.contract is not contract:
-        raise CapabilityError(Capability.CONTRACT_MISMATCH)
+        raise CapabilityError(Capability.CONTRACT_MISMATCH, *query)
     any_profile = False
     for i, profile in enumerate(fam.profiles):
         if profile.platform is not platform or profile.execution_mode is not execution_mode:
@@ -201,7 +259,9 @@ def capability(
         for receipt in fam.receipts:
             if receipt.profile == i:
                 return Supported(fam, profile, receipt)
-    raise CapabilityError(Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE)
+    raise CapabilityError(
+        Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE, *query
+    )
 
 
 # ---------------------------------------------------------------- strict JSON
@@ -373,52 +433,76 @@ class _Parser:
 # ---------------------------------------------------------------- compiled_meta.json
 
 _U32_MAX: Final = (1 << 32) - 1
+# The schema's `maxLength` of `$comment`, in characters.
+_MAX_COMMENT_CHARS: Final = 1024
 _I64_MIN: Final = -(1 << 63)
 _I64_MAX: Final = (1 << 63) - 1
 _U64_MAX: Final = (1 << 64) - 1
 
 
-def _malformed() -> AdmissionError:
-    return AdmissionError(Admission.MALFORMED)
+def _malformed(key: str | None = None, within: str | None = None, why: str = "") -> AdmissionError:
+    """A malformed document: ``key`` (a key of ``within``) ``why``, worded as the Rust runtime
+    words it."""
+    if key is not None and within is not None:
+        reason = f"`{key}` of `{within}` {why}"
+    elif key is not None or within is not None:
+        reason = f"`{key or within}` {why}"
+    else:
+        reason = f"the document {why or 'is not strict JSON'}"
+    return AdmissionError(Admission.MALFORMED, None, reason)
 
 
-def _object(value: _Json, known: frozenset[str], required: frozenset[str]) -> dict[str, _Json]:
-    """A JSON object with no unknown keys and every required key (duplicates never parse)."""
-    if not isinstance(value, dict) or not value.keys() <= known or not required <= value.keys():
-        raise _malformed()
+def _object(
+    value: _Json, known: frozenset[str], required: frozenset[str], key: str | None = None
+) -> dict[str, _Json]:
+    """A JSON object (the value of ``key``) with no unknown keys and every required key
+    (duplicates never parse)."""
+    if not isinstance(value, dict):
+        raise _malformed(key, None, "has the wrong type")
+    if not value.keys() <= known:
+        raise _malformed(key, None, "has an unknown key")
+    for k in sorted(required - value.keys()):
+        raise _malformed(k, key, "is missing")
+    for k, v in value.items():
+        if v is None:
+            raise _malformed(k, key, "has the wrong type")
     return value
 
 
-def _u32(value: _Json) -> int:
-    if type(value) is not int or not 0 <= value <= _U32_MAX:
-        raise _malformed()
+def _u32(value: _Json, key: str, within: str | None = None) -> int:
+    if type(value) is not int:
+        raise _malformed(key, within, "has the wrong type")
+    if not 0 <= value <= _U32_MAX:
+        raise _malformed(key, within, "is out of range")
     return value
 
 
-def _i64(value: _Json) -> int:
-    if type(value) is not int or not _I64_MIN <= value <= _I64_MAX:
-        raise _malformed()
+def _i64(value: _Json, key: str, within: str | None = None) -> int:
+    if type(value) is not int:
+        raise _malformed(key, within, "has the wrong type")
+    if not _I64_MIN <= value <= _I64_MAX:
+        raise _malformed(key, within, "is out of range")
     return value
 
 
-def _text(value: _Json) -> str:
+def _text(value: _Json, key: str, within: str | None = None) -> str:
     if not isinstance(value, str):
-        raise _malformed()
+        raise _malformed(key, within, "has the wrong type")
     return value
 
 
-def _list(value: _Json) -> list[_Json]:
+def _list(value: _Json, key: str, within: str | None = None) -> list[_Json]:
     if not isinstance(value, list):
-        raise _malformed()
+        raise _malformed(key, within, "has the wrong type")
     return value
 
 
-def _opt_text(value: _Json) -> str | None:
-    return None if value is None else _text(value)
+def _opt_text(value: _Json, key: str) -> str | None:
+    return None if value is None else _text(value, key)
 
 
-def _opt_u32(value: _Json) -> int | None:
-    return None if value is None else _u32(value)
+def _opt_u32(value: _Json, key: str) -> int | None:
+    return None if value is None else _u32(value, key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -434,15 +518,15 @@ class _ParamDoc:
 _PARAM_KEYS: Final = frozenset(("name", "kind", "direction", "dtype", "shape", "layout"))
 
 
-def _param_doc(value: _Json) -> _ParamDoc:
-    o = _object(value, _PARAM_KEYS, _PARAM_KEYS)
+def _param_doc(value: _Json, within: str) -> _ParamDoc:
+    o = _object(value, _PARAM_KEYS, _PARAM_KEYS, within)
     return _ParamDoc(
-        name=_text(o["name"]),
-        kind=_text(o["kind"]),
-        direction=_text(o["direction"]),
-        dtype=_text(o["dtype"]),
-        shape=tuple(_i64(d) for d in _list(o["shape"])),
-        layout=_text(o["layout"]),
+        name=_text(o["name"], "name", within),
+        kind=_text(o["kind"], "kind", within),
+        direction=_text(o["direction"], "direction", within),
+        dtype=_text(o["dtype"], "dtype", within),
+        shape=tuple(_i64(d, "shape", within) for d in _list(o["shape"], "shape", within)),
+        layout=_text(o["layout"], "layout", within),
     )
 
 
@@ -456,8 +540,9 @@ _CAPABILITY_KEYS: Final = frozenset(("contract", "execution_mode"))
 
 
 def _capability_doc(value: _Json) -> _CapabilityDoc:
-    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_KEYS)
-    return _CapabilityDoc(_text(o["contract"]), _text(o["execution_mode"]))
+    w = "capabilities"
+    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_KEYS, w)
+    return _CapabilityDoc(_text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w))
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,8 +555,8 @@ _ARTIFACT_KEYS: Final = frozenset(("path", "sha256"))
 
 
 def _artifact_doc(value: _Json) -> _ArtifactDoc:
-    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_KEYS)
-    return _ArtifactDoc(_text(o["path"]), _text(o["sha256"]))
+    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_KEYS, "artifact")
+    return _ArtifactDoc(_text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -511,35 +596,43 @@ def _parse_doc(document: bytes) -> _Doc:
     Rust reader and the published schema).
     """
     try:
-        value = _Parser(document.decode("utf-8")).document()
-    except (UnicodeDecodeError, _Malformed):
+        text = document.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _malformed(why="is not UTF-8") from None
+    try:
+        value = _Parser(text).document()
+    except _Malformed:
         raise _malformed() from None
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
-    if any(v is None for v in o.values()):
-        raise _malformed()
     comment = o.get("$comment")
-    if comment is not None and not isinstance(comment, str):
-        raise _malformed()
+    if comment is not None:
+        if len(_text(comment, "$comment")) > _MAX_COMMENT_CHARS:
+            raise _malformed("$comment", None, "is too long")
     lowered = o.get("lowered_params")
     aliases = o.get("return_aliases")
     caps = o.get("capabilities")
     artifact = o.get("artifact")
+    lp = "lowered_params"
     return _Doc(
-        schema=_u32(o["schema"]),
-        family=_opt_text(o.get("family")),
-        revision=_opt_u32(o.get("revision")),
-        contract=_opt_text(o.get("contract")),
-        params=tuple(_param_doc(p) for p in _list(o["params"])),
-        lowered_params=None if lowered is None else tuple(_param_doc(p) for p in _list(lowered)),
-        return_count=_opt_u32(o.get("return_count")),
-        return_aliases=None if aliases is None else tuple(_u32(a) for a in _list(aliases)),
-        platform=_text(o["platform"]),
-        backend=_text(o["backend"]),
-        runtime=_opt_text(o.get("runtime")),
-        execution_mode=_opt_text(o.get("execution_mode")),
-        capabilities=None if caps is None else tuple(_capability_doc(c) for c in _list(caps)),
+        schema=_u32(o["schema"], "schema"),
+        family=_opt_text(o.get("family"), "family"),
+        revision=_opt_u32(o.get("revision"), "revision"),
+        contract=_opt_text(o.get("contract"), "contract"),
+        params=tuple(_param_doc(p, "params") for p in _list(o["params"], "params")),
+        lowered_params=None if lowered is None else tuple(_param_doc(p, lp) for p in _list(lowered, lp)),
+        return_count=_opt_u32(o.get("return_count"), "return_count"),
+        return_aliases=None
+        if aliases is None
+        else tuple(_u32(a, "return_aliases") for a in _list(aliases, "return_aliases")),
+        platform=_text(o["platform"], "platform"),
+        backend=_text(o["backend"], "backend"),
+        runtime=_opt_text(o.get("runtime"), "runtime"),
+        execution_mode=_opt_text(o.get("execution_mode"), "execution_mode"),
+        capabilities=None
+        if caps is None
+        else tuple(_capability_doc(c) for c in _list(caps, "capabilities")),
         artifact=None if artifact is None else _artifact_doc(artifact),
-        abi_revision=_opt_text(o.get("abi_revision")),
+        abi_revision=_opt_text(o.get("abi_revision"), "abi_revision"),
     )
 
 
@@ -558,11 +651,11 @@ _DTYPES: Final = _spellings(DType)
 _LAYOUTS: Final = _spellings(Layout)
 
 
-def _vocab(spelling: str, members: dict[str, _V]) -> _V:
-    """A vocabulary value, or a malformed document."""
+def _vocab(spelling: str, members: dict[str, _V], key: str, within: str | None = None) -> _V:
+    """A vocabulary value of ``key`` (of ``within``), or a malformed document."""
     found = members.get(spelling)
     if found is None:
-        raise _malformed()
+        raise _malformed(key, within, "is not a known value")
     return found
 
 
@@ -574,12 +667,12 @@ class _ParamView:
     layout: Layout
 
 
-def _param_view(p: _ParamDoc) -> _ParamView:
+def _param_view(p: _ParamDoc, within: str = "params") -> _ParamView:
     return _ParamView(
-        kind=_vocab(p.kind, _KINDS),
-        direction=_vocab(p.direction, _DIRECTIONS),
-        dtype=_vocab(p.dtype, _DTYPES),
-        layout=_vocab(p.layout, _LAYOUTS),
+        kind=_vocab(p.kind, _KINDS, "kind", within),
+        direction=_vocab(p.direction, _DIRECTIONS, "direction", within),
+        dtype=_vocab(p.dtype, _DTYPES, "dtype", within),
+        layout=_vocab(p.layout, _LAYOUTS, "layout", within),
     )
 
 
@@ -637,21 +730,25 @@ def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
     # A digest that is not 64 lowercase hex digits is a caller error, refused before the
     # document is read (as the Rust runtime and the C ABI do).
     if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
-        raise _malformed()
+        raise _malformed(
+            why="cannot be matched: the artifact digest argument is not 64 lowercase hex digits"
+        )
     data = bytes(document)
     if len(data) > MAX_DOCUMENT_BYTES:
-        raise _malformed()
+        raise _malformed(why="is over the size limit")
     doc = _parse_doc(data)
     # Vocabulary values are checked up front, so a bad spelling is always "malformed".
-    platform = _vocab(doc.platform, _PLATFORMS)
-    backend = _vocab(doc.backend, _BACKENDS)
-    for p in doc.params + (doc.lowered_params or ()):
-        _param_view(p)
+    platform = _vocab(doc.platform, _PLATFORMS, "platform")
+    backend = _vocab(doc.backend, _BACKENDS, "backend")
+    for p in doc.params:
+        _param_view(p, "params")
+    for p in doc.lowered_params or ():
+        _param_view(p, "lowered_params")
     if doc.schema in (1, 2):
         return _admit_legacy(doc, platform, backend, sha256)
     if doc.schema == 3:
         return _admit_v3(doc, platform, backend, sha256)
-    raise _malformed()
+    raise _malformed("schema", None, "is not 1, 2 or 3")
 
 
 def _differs(field: str) -> AdmissionError:
@@ -662,13 +759,17 @@ def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) 
     """Schema 1/2: program metadata, matched through the artifact digest. It never
     establishes a kernel contract."""
     kernel_fields = (
-        doc.family, doc.revision, doc.contract, doc.lowered_params, doc.return_aliases,
-        doc.runtime, doc.execution_mode, doc.capabilities, doc.artifact, doc.abi_revision,
+        ("family", doc.family), ("revision", doc.revision), ("contract", doc.contract),
+        ("lowered_params", doc.lowered_params), ("return_aliases", doc.return_aliases),
+        ("runtime", doc.runtime), ("execution_mode", doc.execution_mode),
+        ("capabilities", doc.capabilities), ("artifact", doc.artifact),
+        ("abi_revision", doc.abi_revision),
     )  # fmt: skip
-    if any(f is not None for f in kernel_fields):
-        raise _malformed()
+    for key, value in kernel_fields:
+        if value is not None:
+            raise _malformed(key, None, "is a schema 3 key in a schema 1 or 2 document")
     if doc.return_count is None:
-        raise _malformed()
+        raise _malformed("return_count", None, "is missing")
     found = _by_artifact.get(sha256)
     if found is None:
         if find_retired_artifact(sha256) is not None:
@@ -689,18 +790,18 @@ def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) 
 
 
 def _admit_v3(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> Admitted:
-    if (
-        doc.family is None
-        or doc.revision is None
-        or doc.contract is None
-        or doc.runtime is None
-        or doc.execution_mode is None
-        or doc.artifact is None
-    ):
-        raise _malformed()
-    contract = _vocab(doc.contract, _CONTRACTS)
-    runtime = _vocab(doc.runtime, _RUNTIMES)
-    mode = _vocab(doc.execution_mode, _MODES)
+    for key, value in (
+        ("family", doc.family), ("revision", doc.revision), ("contract", doc.contract),
+        ("runtime", doc.runtime), ("execution_mode", doc.execution_mode),
+        ("artifact", doc.artifact),
+    ):  # fmt: skip
+        if value is None:
+            raise _malformed(key, None, "is missing")
+    assert doc.family is not None and doc.revision is not None and doc.artifact is not None
+    assert doc.contract is not None and doc.runtime is not None and doc.execution_mode is not None
+    contract = _vocab(doc.contract, _CONTRACTS, "contract")
+    runtime = _vocab(doc.runtime, _RUNTIMES, "runtime")
+    mode = _vocab(doc.execution_mode, _MODES, "execution_mode")
     artifact = doc.artifact
 
     # Kernel fields an older producer did not write: rebuild the artifact.
@@ -726,8 +827,8 @@ def _admit_v3(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> A
         raise AdmissionError(Admission.RECOMPILE_REQUIRED)
     (cap,) = caps
     if (
-        _vocab(cap.contract, _CONTRACTS) is not contract
-        or _vocab(cap.execution_mode, _MODES) is not mode
+        _vocab(cap.contract, _CONTRACTS, "contract", "capabilities") is not contract
+        or _vocab(cap.execution_mode, _MODES, "execution_mode", "capabilities") is not mode
     ):
         raise AdmissionError(Admission.RECOMPILE_REQUIRED)
 

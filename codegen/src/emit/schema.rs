@@ -64,6 +64,8 @@ fn pretty(v: &Value) -> String {
 pub fn family_schema() -> Value {
     let mut v = root_schema::<FamilyFile>();
     family_rules(&mut v);
+    // The cross-field rules are added after `finish`.
+    declare_types(&mut v, false);
     v
 }
 
@@ -171,6 +173,7 @@ fn root_schema<T: JsonSchema>() -> Value {
 /// Make a derived schema complete (see the module docs), and mark it.
 fn finish(root: &mut Value) {
     walk(root);
+    declare_types(root, false);
     describe_refs(root);
     if let Some(defs) = root.get_mut("$defs").and_then(Value::as_object_mut) {
         for (name, members) in vocabularies() {
@@ -216,13 +219,22 @@ fn describe_refs(root: &mut Value) {
 
 /// Recursive clean-up of every subschema: drop `null` (the documents have
 /// none: TOML cannot spell it, and the metadata reader rejects it), and give
-/// integers the bounds of their Rust type.
+/// integers the bounds of their Rust type instead of schemars' `format`s
+/// (`uint32`, ...), which are no standard format: validators in strict mode
+/// (ajv) refuse a schema with an unknown format.
 fn walk(v: &mut Value) {
     match v {
         Value::Array(items) => items.iter_mut().for_each(walk),
         Value::Object(map) => {
             strip_null(map);
             integer_bounds(map);
+            if map
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+            {
+                map.remove("format");
+            }
             if let Some(Value::String(d)) = map.get_mut("description") {
                 *d = unwrap_lines(d);
             }
@@ -261,6 +273,75 @@ fn strip_null(map: &mut Map<String, Value>) {
                 map.entry(k).or_insert(val);
             }
         }
+    }
+}
+
+/// The formats JSON Schema 2020-12 defines (section 7.3 of the validation
+/// vocabulary); any other `format` is dropped.
+const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// State the type of every subschema that uses a type's keywords without
+/// one (the cross-field rules' `if`/`then` parts): ajv's strict mode
+/// (`strictTypes`) asks for it. It never narrows what a schema accepts:
+/// those parts only refine a property whose type the main schema states.
+/// A subschema under `not` is left alone (a type there would widen it).
+fn declare_types(v: &mut Value, under_not: bool) {
+    match v {
+        Value::Array(items) => items.iter_mut().for_each(|i| declare_types(i, under_not)),
+        Value::Object(map) => {
+            if !under_not && !map.contains_key("type") && !map.contains_key("$ref") {
+                let has = |keys: &[&str]| keys.iter().any(|k| map.contains_key(*k));
+                let ty = if has(&["properties", "required", "additionalProperties"]) {
+                    Some("object")
+                } else if has(&["items", "minItems", "maxItems", "prefixItems"]) {
+                    Some("array")
+                } else if has(&["pattern", "minLength", "maxLength"]) {
+                    Some("string")
+                } else if has(&["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]) {
+                    Some("number")
+                } else {
+                    None
+                };
+                if let Some(ty) = ty {
+                    map.insert("type".into(), json!(ty));
+                }
+            }
+            for (k, x) in map.iter_mut() {
+                match (k.as_str(), x) {
+                    // Maps from names to schemas: each value is a schema.
+                    (
+                        "properties" | "$defs" | "patternProperties" | "dependentSchemas",
+                        Value::Object(named),
+                    ) => {
+                        named.values_mut().for_each(|s| declare_types(s, under_not));
+                    }
+                    // Values, not schemas.
+                    ("enum" | "const" | "default" | "examples", _) => {}
+                    (k, x) => declare_types(x, under_not || k == "not"),
+                }
+            }
+        }
+        _ => {}
     }
 }
 

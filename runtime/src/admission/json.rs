@@ -14,9 +14,49 @@ use std::borrow::Cow;
 
 use super::{ArtifactDoc, CapabilityDoc, Doc, ParamDoc, Small};
 
-/// The document is not one the strict reader accepts.
-#[derive(Debug)]
-pub(super) struct Invalid;
+/// The document is not one the strict reader accepts, and why: the key
+/// whose value was being read (when known), the document key it sits under,
+/// and what is wrong with it. Built only on refusal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Invalid {
+    pub key: Option<&'static str>,
+    pub within: Option<&'static str>,
+    pub why: &'static str,
+}
+
+impl Invalid {
+    const fn because(why: &'static str) -> Self {
+        Invalid {
+            key: None,
+            within: None,
+            why,
+        }
+    }
+    pub(super) const SYNTAX: Invalid = Invalid::because("is not strict JSON");
+    const WRONG_TYPE: Invalid = Invalid::because("has the wrong type");
+    const DUPLICATE_KEY: Invalid = Invalid::because("appears twice");
+    const UNKNOWN_KEY: Invalid = Invalid::because("has an unknown key");
+    const OUT_OF_RANGE: Invalid = Invalid::because("is out of range");
+    const TOO_LONG: Invalid = Invalid::because("is too long");
+
+    fn missing(key: &'static str) -> Self {
+        Invalid {
+            key: Some(key),
+            ..Invalid::because("is missing")
+        }
+    }
+
+    /// Name `key` as where the error is: the innermost key, then the
+    /// document key above it.
+    fn under(mut self, key: &'static str) -> Self {
+        if self.key.is_none() {
+            self.key = Some(key);
+        } else if self.key != Some(key) {
+            self.within = Some(key);
+        }
+        self
+    }
+}
 
 type R<T> = Result<T, Invalid>;
 
@@ -30,7 +70,7 @@ pub(super) fn parse(text: &str) -> R<Doc<'_>> {
     let doc = r.doc()?;
     r.ws();
     if r.at != r.bytes.len() {
-        return Err(Invalid);
+        return Err(Invalid::SYNTAX);
     }
     Ok(doc)
 }
@@ -39,7 +79,7 @@ pub(super) fn parse(text: &str) -> R<Doc<'_>> {
 #[inline(always)]
 fn set<T>(slot: &mut Option<T>, value: T) -> R<()> {
     if slot.is_some() {
-        return Err(Invalid);
+        return Err(Invalid::DUPLICATE_KEY);
     }
     *slot = Some(value);
     Ok(())
@@ -193,12 +233,30 @@ impl<'a> Reader<'a> {
         self.bytes.get(self.at).copied()
     }
 
+    /// Whitespace, then `byte` opening a value: another value there is of
+    /// the wrong type.
+    #[inline(always)]
+    fn open(&mut self, byte: u8) -> R<()> {
+        self.eat(byte).map_err(|_| self.mismatch())
+    }
+
+    /// The error for a value that is not the one expected here.
+    #[cold]
+    fn mismatch(&self) -> Invalid {
+        match self.peek() {
+            Some(b'"' | b'{' | b'[' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') => {
+                Invalid::WRONG_TYPE
+            }
+            _ => Invalid::SYNTAX,
+        }
+    }
+
     /// Whitespace, then `byte`.
     #[inline(always)]
     fn eat(&mut self, byte: u8) -> R<()> {
         self.ws();
         if self.peek() != Some(byte) {
-            return Err(Invalid);
+            return Err(Invalid::SYNTAX);
         }
         self.at += 1;
         Ok(())
@@ -209,7 +267,7 @@ impl<'a> Reader<'a> {
     /// Required keys are the caller's check.
     #[inline(always)]
     fn object(&mut self, keys: &[Key], mut field: impl FnMut(&mut Self, usize) -> R<()>) -> R<()> {
-        self.eat(b'{')?;
+        self.open(b'{')?;
         self.ws();
         if self.peek() == Some(b'}') {
             self.at += 1;
@@ -228,12 +286,15 @@ impl<'a> Reader<'a> {
                 _ => {
                     let name = self.string()?;
                     let name = name.as_bytes();
-                    keys.iter().position(|k| k.name == name).ok_or(Invalid)?
+                    keys.iter()
+                        .position(|k| k.name == name)
+                        .ok_or(Invalid::UNKNOWN_KEY)?
                 }
             };
             next = i + 1;
             self.eat(b':')?;
-            field(self, i)?;
+            field(self, i)
+                .map_err(|e| e.under(core::str::from_utf8(keys[i].name).unwrap_or("")))?;
             self.ws();
             match self.peek() {
                 Some(b',') => self.at += 1,
@@ -241,7 +302,7 @@ impl<'a> Reader<'a> {
                     self.at += 1;
                     return Ok(());
                 }
-                _ => return Err(Invalid),
+                _ => return Err(Invalid::SYNTAX),
             }
         }
     }
@@ -264,7 +325,7 @@ impl<'a> Reader<'a> {
     /// An array: `item` reads each element.
     #[inline(always)]
     fn array(&mut self, mut item: impl FnMut(&mut Self) -> R<()>) -> R<()> {
-        self.eat(b'[')?;
+        self.open(b'[')?;
         self.ws();
         if self.peek() == Some(b']') {
             self.at += 1;
@@ -279,7 +340,7 @@ impl<'a> Reader<'a> {
                     self.at += 1;
                     return Ok(());
                 }
-                _ => return Err(Invalid),
+                _ => return Err(Invalid::SYNTAX),
             }
         }
     }
@@ -301,13 +362,13 @@ impl<'a> Reader<'a> {
     /// A string: borrowed when it has no escape, else unescaped and owned.
     #[inline(always)]
     fn string(&mut self) -> R<Cow<'a, str>> {
-        self.eat(b'"')?;
+        self.open(b'"')?;
         let start = self.at;
         loop {
             self.plain();
             match self.peek() {
                 Some(b'"') => {
-                    let s = self.text.get(start..self.at).ok_or(Invalid)?;
+                    let s = self.text.get(start..self.at).ok_or(Invalid::SYNTAX)?;
                     self.at += 1;
                     return Ok(Cow::Borrowed(s));
                 }
@@ -320,7 +381,7 @@ impl<'a> Reader<'a> {
                 }
                 Some(0x20..) => self.at += 1,
                 // A raw control character, or the end of the document.
-                _ => return Err(Invalid),
+                _ => return Err(Invalid::SYNTAX),
             }
         }
     }
@@ -336,14 +397,14 @@ impl<'a> Reader<'a> {
         loop {
             match self.peek() {
                 Some(b'"') => {
-                    out.push_str(self.text.get(run..self.at).ok_or(Invalid)?);
+                    out.push_str(self.text.get(run..self.at).ok_or(Invalid::SYNTAX)?);
                     self.at += 1;
                     return Ok(out);
                 }
                 Some(b'\\') => {
-                    out.push_str(self.text.get(run..self.at).ok_or(Invalid)?);
+                    out.push_str(self.text.get(run..self.at).ok_or(Invalid::SYNTAX)?);
                     self.at += 1;
-                    let c = match self.peek().ok_or(Invalid)? {
+                    let c = match self.peek().ok_or(Invalid::SYNTAX)? {
                         b'"' => '"',
                         b'\\' => '\\',
                         b'/' => '/',
@@ -359,14 +420,14 @@ impl<'a> Reader<'a> {
                             run = self.at;
                             continue;
                         }
-                        _ => return Err(Invalid),
+                        _ => return Err(Invalid::SYNTAX),
                     };
                     self.at += 1;
                     out.push(c);
                     run = self.at;
                 }
                 Some(0x20..) => self.at += 1,
-                _ => return Err(Invalid),
+                _ => return Err(Invalid::SYNTAX),
             }
         }
     }
@@ -377,28 +438,31 @@ impl<'a> Reader<'a> {
     fn unicode(&mut self) -> R<char> {
         let n = self.hex4()?;
         let code = match n {
-            0xDC00..=0xDFFF => return Err(Invalid),
+            0xDC00..=0xDFFF => return Err(Invalid::SYNTAX),
             0xD800..=0xDBFF => {
                 if self.bytes.get(self.at..self.at + 2) != Some(b"\\u") {
-                    return Err(Invalid);
+                    return Err(Invalid::SYNTAX);
                 }
                 self.at += 2;
                 let n2 = self.hex4()?;
                 if !(0xDC00..=0xDFFF).contains(&n2) {
-                    return Err(Invalid);
+                    return Err(Invalid::SYNTAX);
                 }
                 0x1_0000 + ((u32::from(n) - 0xD800) << 10 | (u32::from(n2) - 0xDC00))
             }
             _ => u32::from(n),
         };
-        char::from_u32(code).ok_or(Invalid)
+        char::from_u32(code).ok_or(Invalid::SYNTAX)
     }
 
     fn hex4(&mut self) -> R<u16> {
-        let digits = self.bytes.get(self.at..self.at + 4).ok_or(Invalid)?;
+        let digits = self
+            .bytes
+            .get(self.at..self.at + 4)
+            .ok_or(Invalid::SYNTAX)?;
         let mut n = 0u16;
         for &d in digits {
-            let v = (d as char).to_digit(16).ok_or(Invalid)?;
+            let v = (d as char).to_digit(16).ok_or(Invalid::SYNTAX)?;
             n = n << 4 | v as u16;
         }
         self.at += 4;
@@ -429,18 +493,18 @@ impl<'a> Reader<'a> {
                     n = n
                         .checked_mul(10)
                         .and_then(|n| n.checked_add(u64::from(d - b'0')))
-                        .ok_or(Invalid)?;
+                        .ok_or(Invalid::OUT_OF_RANGE)?;
                 }
                 n
             }
-            _ => return Err(Invalid),
+            _ => return Err(self.mismatch()),
         };
         // `01`: a leading zero; `1.0`, `1e0`: floats.
         if matches!(self.peek(), Some(b'0'..=b'9' | b'.' | b'e' | b'E')) {
-            return Err(Invalid);
+            return Err(Invalid::WRONG_TYPE);
         }
         if negative && n == 0 {
-            return Err(Invalid);
+            return Err(Invalid::WRONG_TYPE);
         }
         Ok((negative, n))
     }
@@ -448,17 +512,17 @@ impl<'a> Reader<'a> {
     #[inline(always)]
     fn u32(&mut self) -> R<u32> {
         match self.integer()? {
-            (false, n) => u32::try_from(n).map_err(|_| Invalid),
-            (true, _) => Err(Invalid),
+            (false, n) => u32::try_from(n).map_err(|_| Invalid::OUT_OF_RANGE),
+            (true, _) => Err(Invalid::OUT_OF_RANGE),
         }
     }
 
     #[inline(always)]
     fn i64(&mut self) -> R<i64> {
         match self.integer()? {
-            (false, n) => i64::try_from(n).map_err(|_| Invalid),
+            (false, n) => i64::try_from(n).map_err(|_| Invalid::OUT_OF_RANGE),
             // Down to i64::MIN, whose magnitude is 2^63.
-            (true, n) => 0i64.checked_sub_unsigned(n).ok_or(Invalid),
+            (true, n) => 0i64.checked_sub_unsigned(n).ok_or(Invalid::OUT_OF_RANGE),
         }
     }
 
@@ -482,7 +546,7 @@ impl<'a> Reader<'a> {
         let mut abi_revision = None;
         // `key` indexes DOC_KEYS.
         self.object(DOC_KEYS, |r, key| match key {
-            0 => set(&mut comment, r.string()?),
+            0 => set(&mut comment, r.comment()?),
             1 => set(&mut schema, r.u32()?),
             2 => set(&mut family, r.string()?),
             3 => set(&mut revision, r.u32()?),
@@ -498,26 +562,36 @@ impl<'a> Reader<'a> {
             14 => set(&mut capabilities, r.list(Small::new(), Self::capability)?),
             15 => set(&mut artifact, r.artifact()?),
             13 => set(&mut abi_revision, r.string()?),
-            _ => Err(Invalid),
+            _ => Err(Invalid::SYNTAX),
         })?;
         Ok(Doc {
             _comment: comment,
-            schema: schema.ok_or(Invalid)?,
+            schema: schema.ok_or(Invalid::missing("schema"))?,
             family,
             revision,
             contract,
-            params: params.ok_or(Invalid)?,
+            params: params.ok_or(Invalid::missing("params"))?,
             lowered_params,
             return_count,
             return_aliases,
-            platform: platform.ok_or(Invalid)?,
-            backend: backend.ok_or(Invalid)?,
+            platform: platform.ok_or(Invalid::missing("platform"))?,
+            backend: backend.ok_or(Invalid::missing("backend"))?,
             runtime,
             execution_mode,
             capabilities,
             artifact,
             abi_revision,
         })
+    }
+
+    /// `$comment`: free text of at most [`super::MAX_COMMENT_CHARS`]
+    /// characters, the bound the published schema states.
+    fn comment(&mut self) -> R<Cow<'a, str>> {
+        let s = self.string()?;
+        if s.chars().count() > super::MAX_COMMENT_CHARS {
+            return Err(Invalid::TOO_LONG);
+        }
+        Ok(s)
     }
 
     #[inline(always)]
@@ -538,15 +612,15 @@ impl<'a> Reader<'a> {
             3 => set(&mut dtype, r.string()?),
             4 => set(&mut shape, r.list(Small::new(), Self::i64)?),
             5 => set(&mut layout, r.string()?),
-            _ => Err(Invalid),
+            _ => Err(Invalid::SYNTAX),
         })?;
         Ok(ParamDoc {
-            name: name.ok_or(Invalid)?,
-            kind: kind.ok_or(Invalid)?,
-            direction: direction.ok_or(Invalid)?,
-            dtype: dtype.ok_or(Invalid)?,
-            shape: shape.ok_or(Invalid)?,
-            layout: layout.ok_or(Invalid)?,
+            name: name.ok_or(Invalid::missing("name"))?,
+            kind: kind.ok_or(Invalid::missing("kind"))?,
+            direction: direction.ok_or(Invalid::missing("direction"))?,
+            dtype: dtype.ok_or(Invalid::missing("dtype"))?,
+            shape: shape.ok_or(Invalid::missing("shape"))?,
+            layout: layout.ok_or(Invalid::missing("layout"))?,
         })
     }
 
@@ -557,11 +631,11 @@ impl<'a> Reader<'a> {
         self.object(CAPABILITY_KEYS, |r, key| match key {
             0 => set(&mut contract, r.string()?),
             1 => set(&mut execution_mode, r.string()?),
-            _ => Err(Invalid),
+            _ => Err(Invalid::SYNTAX),
         })?;
         Ok(CapabilityDoc {
-            contract: contract.ok_or(Invalid)?,
-            execution_mode: execution_mode.ok_or(Invalid)?,
+            contract: contract.ok_or(Invalid::missing("contract"))?,
+            execution_mode: execution_mode.ok_or(Invalid::missing("execution_mode"))?,
         })
     }
 
@@ -572,11 +646,11 @@ impl<'a> Reader<'a> {
         self.object(ARTIFACT_KEYS, |r, key| match key {
             0 => set(&mut path, r.string()?),
             1 => set(&mut sha256, r.string()?),
-            _ => Err(Invalid),
+            _ => Err(Invalid::SYNTAX),
         })?;
         Ok(ArtifactDoc {
-            path: path.ok_or(Invalid)?,
-            sha256: sha256.ok_or(Invalid)?,
+            path: path.ok_or(Invalid::missing("path"))?,
+            sha256: sha256.ok_or(Invalid::missing("sha256"))?,
         })
     }
 }

@@ -1,14 +1,25 @@
 //! Load: read `abi.toml` and `families/*.toml` into the serde model, keeping
 //! every source text for diagnostics. Syntax and type errors become
-//! diagnostics here; semantic rules are `check`'s job.
+//! diagnostics here; semantic rules are `check`'s job. A document with
+//! structural mistakes is repaired by [`recover`] so that `check` still
+//! judges everything that parsed.
 
+mod recover;
+mod text;
+
+use std::collections::HashMap;
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::diag::{line_col, Code, Diagnostic, FileId, Report};
+use crate::diag::{Code, Diagnostic, FileId, Report};
 use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
+
+pub use recover::{did_you_mean, Repairs};
+pub use text::normalize;
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
@@ -18,7 +29,7 @@ pub const MAX_FILE_BYTES: u64 = 1 << 20;
 pub const MAX_LOCK_BYTES: u64 = 64 << 20;
 
 /// The manifest as read, before checking.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Loaded {
     pub root: PathBuf,
     pub abi: Option<(FileId, AbiFile)>,
@@ -27,6 +38,44 @@ pub struct Loaded {
     pub lock: Option<(FileId, LockFile)>,
     /// `retired.toml`; `None` when absent.
     pub retired: Option<(FileId, RetiredFile)>,
+    /// Per document repaired after structural mistakes (already reported):
+    /// where. `check` judges the rest of such a document but nothing that
+    /// touches a repair, and never lowers it.
+    pub recovered: HashMap<FileId, Repairs>,
+}
+
+impl Loaded {
+    /// The repaired spans of document `id` (empty when it parsed as written).
+    pub fn poisoned(&self, id: FileId) -> &[Range<usize>] {
+        self.recovered
+            .get(&id)
+            .map_or(&[], |r| r.poisoned.as_slice())
+    }
+
+    /// The spans of the tables of document `id` that hold a repair.
+    pub fn tainted(&self, id: FileId) -> &[Range<usize>] {
+        self.recovered
+            .get(&id)
+            .map_or(&[], |r| r.tainted.as_slice())
+    }
+
+    /// Whether `d` (a diagnostic of `check`) touches a repaired span, so
+    /// that it would only repeat a mistake already reported.
+    pub fn is_cascade(&self, d: &Diagnostic) -> bool {
+        match &d.location {
+            crate::diag::Location::Span { file, span } => {
+                self.poisoned(*file).iter().any(|p| touches(p, span))
+            }
+            crate::diag::Location::Path(_) => false,
+        }
+    }
+}
+
+/// Whether two spans share a byte; an empty span counts as its first byte.
+pub fn touches(a: &Range<usize>, b: &Range<usize>) -> bool {
+    let a_end = a.end.max(a.start + 1);
+    let b_end = b.end.max(b.start + 1);
+    a.start < b_end && b.start < a_end
 }
 
 /// The review lock's file name inside the manifest directory.
@@ -40,10 +89,7 @@ pub const RETIRED_FILE: &str = "retired.toml";
 pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     let mut loaded = Loaded {
         root: root.to_path_buf(),
-        abi: None,
-        families: Vec::new(),
-        lock: None,
-        retired: None,
+        ..Loaded::default()
     };
     if !root.is_dir() {
         report.diagnostics.push(
@@ -55,7 +101,7 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     let abi_path = root.join("abi.toml");
     if let Some(text) = read_file(&abi_path, report) {
         let id = report.sources.add(display(&abi_path), text);
-        loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
+        loaded.abi = parse::<AbiFile>(id, MAX_FILE_BYTES, report, &mut loaded).map(|a| (id, a));
     }
 
     for (name, is_lock) in [(LOCK_FILE, true), (RETIRED_FILE, false)] {
@@ -71,10 +117,10 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         if let Some(text) = read_file_limited(&path, limit, report) {
             let id = report.sources.add(display(&path), text);
             if is_lock {
-                loaded.lock =
-                    parse_limited::<LockFile>(id, MAX_LOCK_BYTES, report).map(|l| (id, l));
+                loaded.lock = parse::<LockFile>(id, limit, report, &mut loaded).map(|l| (id, l));
             } else {
-                loaded.retired = parse::<RetiredFile>(id, report).map(|r| (id, r));
+                loaded.retired =
+                    parse::<RetiredFile>(id, limit, report, &mut loaded).map(|r| (id, r));
             }
         }
     }
@@ -86,13 +132,13 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
             ids.push(report.sources.add(display(&path), text));
         }
     }
-    loaded.families = parse_families(&ids, report);
+    parse_families(&ids, report, &mut loaded);
     loaded
 }
 
 /// Parse the family documents `ids` (already in `report.sources`), on two
 /// threads when there are many; results and diagnostics in `ids` order.
-fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFile)> {
+fn parse_families(ids: &[FileId], report: &mut Report, loaded: &mut Loaded) {
     let sources = &report.sources;
     let results = crate::par::map(ids, |&id| {
         let file = sources.get(id);
@@ -101,14 +147,12 @@ fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFil
             parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
         )
     });
-    let mut families = Vec::with_capacity(results.len());
-    for (id, result) in results {
-        match result {
-            Ok(family) => families.push((id, family)),
-            Err(d) => report.diagnostics.push(*d),
+    loaded.families.reserve(results.len());
+    for (id, parsed) in results {
+        if let Some(family) = parsed.absorb(id, report, loaded) {
+            loaded.families.push((id, family));
         }
     }
-    families
 }
 
 /// Read one ABI file and the given family files (no lock, no tombstones):
@@ -116,49 +160,40 @@ fn parse_families(ids: &[FileId], report: &mut Report) -> Vec<(FileId, FamilyFil
 pub fn load_files(abi: &Path, families: &[PathBuf], report: &mut Report) -> Loaded {
     let mut loaded = Loaded {
         root: abi.parent().map(Path::to_path_buf).unwrap_or_default(),
-        abi: None,
-        families: Vec::new(),
-        lock: None,
-        retired: None,
+        ..Loaded::default()
     };
     if let Some(text) = read_file(abi, report) {
         let id = report.sources.add(display(abi), text);
-        loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
+        loaded.abi = parse::<AbiFile>(id, MAX_FILE_BYTES, report, &mut loaded).map(|a| (id, a));
     }
+    let mut ids = Vec::new();
     for path in families {
         if let Some(text) = read_file(path, report) {
-            let id = report.sources.add(display(path), text);
-            if let Some(family) = parse::<FamilyFile>(id, report) {
-                loaded.families.push((id, family));
-            }
+            ids.push(report.sources.add(display(path), text));
         }
     }
+    parse_families(&ids, report, &mut loaded);
     loaded
 }
 
 /// Load one in-memory document set (used by tests and the proc-macro, which
-/// read files themselves).
+/// read files themselves). Texts are normalized as files are
+/// ([`normalize`]: no byte-order mark, LF line endings).
 pub fn load_sources(
     abi: Option<(String, String)>,
     families: Vec<(String, String)>,
     report: &mut Report,
 ) -> Loaded {
-    let mut loaded = Loaded {
-        root: PathBuf::new(),
-        abi: None,
-        families: Vec::new(),
-        lock: None,
-        retired: None,
-    };
+    let mut loaded = Loaded::default();
     if let Some((path, text)) = abi {
-        let id = report.sources.add(path, text);
-        loaded.abi = parse::<AbiFile>(id, report).map(|a| (id, a));
+        let id = report.sources.add(path, normalize(text));
+        loaded.abi = parse::<AbiFile>(id, MAX_FILE_BYTES, report, &mut loaded).map(|a| (id, a));
     }
     let ids: Vec<FileId> = families
         .into_iter()
-        .map(|(path, text)| report.sources.add(path, text))
+        .map(|(path, text)| report.sources.add(path, normalize(text)))
         .collect();
-    loaded.families = parse_families(&ids, report);
+    parse_families(&ids, report, &mut loaded);
     loaded
 }
 
@@ -197,6 +232,9 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
     read_file_limited(path, MAX_FILE_BYTES, report)
 }
 
+/// Read a file of at most `limit` bytes as normalized UTF-8 text
+/// ([`normalize`]). A file that is not UTF-8 is added to the source map
+/// (lossily decoded) so the error can point at its first bad byte.
 fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<String> {
     let fail = |report: &mut Report, msg: String, help: &str| {
         report
@@ -229,18 +267,16 @@ fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<Str
         );
     }
     match fs::read(path) {
-        Ok(bytes) => match String::from_utf8(bytes) {
+        Ok(bytes) => match text::decode(bytes) {
             Ok(text) => Some(text),
-            Err(e) => {
-                let at = e.utf8_error().valid_up_to();
-                let bytes = e.as_bytes();
-                let (line, column) = line_col(std::str::from_utf8(&bytes[..at]).unwrap_or(""), at);
-                let byte = bytes.get(at).copied().unwrap_or(0);
-                fail(
-                    report,
-                    format!("file is not UTF-8: byte 0x{byte:02X} at line {line}, column {column}"),
-                    "TOML files are UTF-8; re-save the file with UTF-8 encoding",
-                )
+            Err(bad) => {
+                let id = report.sources.add(display(path), bad.lossy);
+                report.diagnostics.push(
+                    Diagnostic::error(Code::Io, id, bad.span, bad.message)
+                        .label("not UTF-8")
+                        .help("TOML files are UTF-8; re-save the file with UTF-8 encoding"),
+                );
+                None
             }
         },
         Err(e) => fail(
@@ -255,41 +291,91 @@ fn display(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
-/// Parse one document: syntax first, then the serde model.
-fn parse<T: DeserializeOwned>(id: FileId, report: &mut Report) -> Option<T> {
-    parse_limited(id, MAX_FILE_BYTES, report)
+/// One document, parsed: the value (absent when it could not be read or
+/// repaired), every diagnostic, and the repaired spans.
+struct Parsed<T> {
+    value: Option<T>,
+    diagnostics: Vec<Diagnostic>,
+    repairs: Repairs,
 }
 
-fn parse_limited<T: DeserializeOwned>(id: FileId, limit: u64, report: &mut Report) -> Option<T> {
-    let file = report.sources.get(id);
-    match parse_text(id, &file.path, &file.text, limit) {
-        Ok(v) => Some(v),
-        Err(d) => {
-            report.diagnostics.push(*d);
-            None
+impl<T> Parsed<T> {
+    fn failed(d: Diagnostic) -> Self {
+        Parsed {
+            value: None,
+            diagnostics: vec![d],
+            repairs: Repairs::default(),
         }
+    }
+
+    /// Move the diagnostics into `report` and the repairs into `loaded`.
+    fn absorb(self, id: FileId, report: &mut Report, loaded: &mut Loaded) -> Option<T> {
+        if self.value.is_some() && !self.diagnostics.is_empty() {
+            loaded.recovered.insert(id, self.repairs);
+        }
+        report.diagnostics.extend(self.diagnostics);
+        self.value
     }
 }
 
-/// Parse one document's text: syntax first, then the serde model. The
-/// diagnostic is boxed: the success path, taken once per family file,
-/// then moves a small result.
-fn parse_text<T: DeserializeOwned>(
+/// Parse document `id` of `report.sources` into `T`.
+fn parse<T: DeserializeOwned + JsonSchema>(
+    id: FileId,
+    limit: u64,
+    report: &mut Report,
+    loaded: &mut Loaded,
+) -> Option<T> {
+    let file = report.sources.get(id);
+    parse_text::<T>(id, &file.path, &file.text, limit).absorb(id, report, loaded)
+}
+
+/// Parse one document's text: syntax first, then the serde model. A
+/// document serde refuses is walked again against `T`'s schema, which
+/// reports every structural mistake and repairs the document
+/// ([`recover`]); serde's own error is the last resort.
+fn parse_text<T: DeserializeOwned + JsonSchema>(
     id: FileId,
     path: &str,
     text: &str,
     limit: u64,
-) -> Result<T, Box<Diagnostic>> {
+) -> Parsed<T> {
     if text.len() as u64 > limit {
-        return Err(Box::new(Diagnostic::at_path(
-            Code::Io,
-            path.to_owned(),
-            format!("file is {} bytes, over the limit of {limit}", text.len()),
-        )));
+        return Parsed::failed(
+            Diagnostic::at_path(
+                Code::Io,
+                path.to_owned(),
+                format!("file is {} bytes, over the limit of {limit}", text.len()),
+            )
+            .help("manifest files are a few KiB; split or shorten it"),
+        );
     }
-    let de = toml::de::Deserializer::parse(text)
-        .map_err(|e| Box::new(syntax_diagnostic(id, text, &e)))?;
-    T::deserialize(de).map_err(|e| Box::new(serde_diagnostic(id, &e)))
+    let de = match toml::de::Deserializer::parse(text) {
+        Ok(de) => de,
+        Err(e) => return Parsed::failed(syntax_diagnostic(id, text, &e)),
+    };
+    let serde_error = match T::deserialize(de) {
+        Ok(value) => {
+            return Parsed {
+                value: Some(value),
+                diagnostics: Vec::new(),
+                repairs: Repairs::default(),
+            }
+        }
+        Err(e) => e,
+    };
+    let Ok(mut doc) = toml::de::DeTable::parse(text) else {
+        return Parsed::failed(serde_diagnostic(id, &serde_error));
+    };
+    let recovery = recover::recover(id, text, recover::schema_of::<T>(), &mut doc);
+    if recovery.diagnostics.is_empty() {
+        // The schema accepts what serde refused: serde's words, then.
+        return Parsed::failed(serde_diagnostic(id, &serde_error));
+    }
+    Parsed {
+        value: T::deserialize(toml::de::Deserializer::from(doc)).ok(),
+        diagnostics: recovery.diagnostics,
+        repairs: recovery.repairs,
+    }
 }
 
 /// A TOML syntax error, made specific for the mistakes people make most: an
@@ -298,6 +384,45 @@ fn parse_text<T: DeserializeOwned>(
 fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic {
     let span = e.span().unwrap_or(0..0);
     let msg = first_line(e.message());
+    // The parser names what it expected; a character nobody can see needs
+    // its name.
+    if let Some(c) = text
+        .get(span.start..)
+        .and_then(|rest| rest.chars().next())
+        .filter(|&c| c != '\n' && text::control_name(c).is_some())
+    {
+        let name = text::control_name(c).unwrap_or("control character");
+        let code = c as u32;
+        return Diagnostic::error(
+            Code::Syntax,
+            id,
+            span.start..span.start + c.len_utf8(),
+            format!("invalid TOML: raw control character U+{code:04X} ({name})"),
+        )
+        .label("control character")
+        .help(format!(
+            "remove it: TOML allows no raw control character but tab and newline{}",
+            if c == '\r' {
+                " (a line ends with CR LF or LF)"
+            } else {
+                ""
+            }
+        ));
+    }
+    if let Some(q) = text
+        .get(span.start..)
+        .and_then(|rest| rest.chars().next())
+        .filter(|c| matches!(c, '\u{201C}' | '\u{201D}' | '\u{2018}' | '\u{2019}'))
+    {
+        return Diagnostic::error(
+            Code::Syntax,
+            id,
+            span,
+            format!("invalid TOML: string quoted with the typographic quote `{q}`"),
+        )
+        .label("typographic quotes")
+        .help("quote strings with straight quotes `\"`; an editor's smart quotes replaced them");
+    }
     if let Some(word) = bare_word(text, &span) {
         return Diagnostic::error(
             Code::Syntax,
@@ -329,7 +454,7 @@ fn syntax_diagnostic(id: FileId, text: &str, e: &toml::de::Error) -> Diagnostic 
         // The parser only notices an unclosed array at the next line.
         return d.help("if the array was meant to end before this point, add its closing `]`");
     }
-    d
+    d.help("the TOML syntax is at https://toml.io/en/v1.0.0")
 }
 
 /// The span of an unquoted word in value position (`key = word`, `[word`,

@@ -1,0 +1,283 @@
+//! Refusals say why: a malformed `compiled_meta.json` names the key at
+//! fault, and a document that is not approved names the first field that
+//! differs, in the same words from Rust (`Refused`'s message), C
+//! (`kfam_admit_message`) and Python (`AdmissionError`).
+
+use std::ffi::{c_char, CString};
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+
+use serde_json::{json, Value};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+const EXAMPLE: &str = "generated/schema/examples/add_bf16_1024.xdna2_onboard.compiled_meta.json";
+
+/// `(document, expected message)`: one mistake each.
+fn cases() -> (String, Vec<(String, &'static str)>) {
+    let text = std::fs::read_to_string(root().join(EXAMPLE)).expect("example");
+    let doc: Value = serde_json::from_str(&text).expect("JSON");
+    let sha = doc["artifact"]["sha256"].as_str().expect("sha").to_owned();
+    let edit = |f: &dyn Fn(&mut Value)| {
+        let mut d = doc.clone();
+        f(&mut d);
+        d.to_string()
+    };
+    let legacy = json!({"schema": 2, "params": doc["params"], "return_count": 1,
+        "platform": "xdna2", "backend": "aie", "family": "add_bf16_1024"});
+    let cases = vec![
+        (
+            edit(&|d| d["params"][1]["dtype"] = json!("bf61")),
+            "malformed: `dtype` of `params` is not a known value",
+        ),
+        (
+            edit(&|d| d["params"][0]["shape"] = json!("1024")),
+            "malformed: `shape` of `params` has the wrong type",
+        ),
+        (
+            edit(&|d| {
+                d["params"][0].as_object_mut().unwrap().remove("layout");
+            }),
+            "malformed: `layout` of `params` is missing",
+        ),
+        (
+            edit(&|d| d["params"][0]["stride"] = json!(1)),
+            "malformed: `params` has an unknown key",
+        ),
+        (
+            edit(&|d| {
+                d.as_object_mut().unwrap().remove("platform");
+            }),
+            "malformed: `platform` is missing",
+        ),
+        (
+            edit(&|d| d["schema"] = json!("3")),
+            "malformed: `schema` has the wrong type",
+        ),
+        (
+            edit(&|d| d["schema"] = json!(4)),
+            "malformed: `schema` is not 1, 2 or 3",
+        ),
+        (
+            edit(&|d| d["revision"] = json!(-1)),
+            "malformed: `revision` is out of range",
+        ),
+        (
+            edit(&|d| d["family"] = Value::Null),
+            "malformed: `family` has the wrong type",
+        ),
+        (
+            edit(&|d| d["$comment"] = json!("x".repeat(1025))),
+            "malformed: `$comment` is too long",
+        ),
+        (
+            edit(&|d| d["runtime"] = json!("xrt")),
+            "malformed: `runtime` is not a known value",
+        ),
+        (
+            edit(&|d| d["capabilities"][0]["execution_mode"] = json!("board")),
+            "malformed: `execution_mode` of `capabilities` is not a known value",
+        ),
+        (
+            edit(&|d| {
+                d.as_object_mut().unwrap().remove("artifact");
+            }),
+            "malformed: `artifact` is missing",
+        ),
+        (
+            legacy.to_string(),
+            "malformed: `family` is a schema 3 key in a schema 1 or 2 document",
+        ),
+        (
+            "{\"schema\": 3,".to_owned(),
+            "malformed: the document is not strict JSON",
+        ),
+        (
+            edit(&|d| d["params"][0]["shape"] = json!([512])),
+            "not_approved (`params` differs)",
+        ),
+        (
+            edit(&|d| d["revision"] = json!(2)),
+            "not_approved (`revision` differs)",
+        ),
+    ];
+    (sha, cases)
+}
+
+fn rust(doc: &str, sha: &str) -> String {
+    match kfam_runtime::admit(doc.as_bytes(), sha) {
+        Ok(_) => "admitted".to_owned(),
+        Err(r) => r.to_string(),
+    }
+}
+
+fn c(doc: &str, sha: &str) -> String {
+    let sha = CString::new(sha).expect("sha");
+    let mut buf = vec![0 as c_char; 256];
+    let mut needed = 0usize;
+    // SAFETY: valid pointers and lengths, as the header states.
+    unsafe {
+        kfam_runtime::ffi::kfam_admit_message(
+            doc.as_ptr().cast(),
+            doc.len(),
+            sha.as_ptr(),
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut needed,
+        );
+    }
+    let bytes: Vec<u8> = buf
+        .iter()
+        .take_while(|&&b| b != 0)
+        .map(|&b| b as u8)
+        .collect();
+    let text = String::from_utf8(bytes).expect("UTF-8 message");
+    assert_eq!(needed, text.len(), "{text}");
+    text
+}
+
+/// `str(AdmissionError)` for each document, from one interpreter.
+fn python(docs: &[String], sha: &str) -> Vec<String> {
+    const SCRIPT: &str = r#"
+import json, sys
+import kfam
+for line in sys.stdin:
+    doc = json.loads(line)
+    try:
+        kfam.admit(doc.encode("utf-8"), sys.argv[1])
+        print("admitted")
+    except kfam.AdmissionError as e:
+        print(str(e))
+"#;
+    let mut child = kfam_testenv::python()
+        .env("PYTHONPATH", root().join("generated/python"))
+        .args(["-c", SCRIPT, sha])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("run python");
+    let input: String = docs.iter().map(|d| format!("{}\n", json!(d))).collect();
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn admission_names_the_key_at_fault_in_rust_c_and_python() {
+    let (sha, cases) = cases();
+    let docs: Vec<String> = cases.iter().map(|(d, _)| d.clone()).collect();
+    let py = python(&docs, &sha);
+    for ((doc, expected), py) in cases.iter().zip(&py) {
+        assert_eq!(rust(doc, &sha), *expected, "Rust");
+        assert_eq!(c(doc, &sha), *expected, "C");
+        assert_eq!(py, expected, "Python");
+    }
+}
+
+#[test]
+fn the_c_message_is_truncated_safely() {
+    let (sha, cases) = cases();
+    let doc = &cases[0].0;
+    let sha = CString::new(sha).expect("sha");
+    let mut buf = [0x7f as c_char; 9];
+    let mut needed = 0usize;
+    // SAFETY: as above.
+    let status = unsafe {
+        kfam_runtime::ffi::kfam_admit_message(
+            doc.as_ptr().cast(),
+            doc.len(),
+            sha.as_ptr(),
+            buf.as_mut_ptr(),
+            buf.len(),
+            &mut needed,
+        )
+    };
+    assert_eq!(status, kfam_runtime::Status::InvalidArgument.code());
+    assert_eq!(buf[8], 0);
+    assert_eq!(needed, cases[0].1.len());
+}
+
+/// A refused capability query names the family, platform and mode, in the
+/// same words in Rust and Python.
+#[test]
+fn capability_refusals_name_family_platform_and_mode() {
+    use kfam_runtime::{capability, Contract, ExecutionMode, Platform};
+    let queries = [
+        (
+            "add_bf16_1024",
+            Platform::A2a3,
+            ExecutionMode::Sim,
+            Contract::Kernel,
+        ),
+        (
+            "add_bf16_1024",
+            Platform::Xdna2,
+            ExecutionMode::Onboard,
+            Contract::Program,
+        ),
+        (
+            "no_such_family",
+            Platform::A5,
+            ExecutionMode::Sim,
+            Contract::Kernel,
+        ),
+        (
+            "matmul_bf16_64x64x64",
+            Platform::Xdna2,
+            ExecutionMode::Onboard,
+            Contract::Kernel,
+        ),
+    ];
+    let mut script =
+        String::from("import kfam\nP, M, C = kfam.Platform, kfam.ExecutionMode, kfam.Contract\n");
+    let mut expected = Vec::new();
+    for (family, platform, mode, contract) in queries {
+        let refused = capability(family, platform, mode, contract).expect_err("refused");
+        let text = refused.to_string();
+        assert!(text.contains(family), "{text}");
+        expected.push(text);
+        script.push_str(&format!(
+            "try:\n    kfam.capability({family:?}, P({}), M({}), C({}))\nexcept kfam.CapabilityError as e:\n    print(e)\n",
+            platform.code(),
+            mode.code(),
+            contract.code()
+        ));
+    }
+    assert_eq!(
+        expected[0],
+        "no_profile: family `add_bf16_1024` has no profile for platform `a2a3` in `sim` mode"
+    );
+    let out = kfam_testenv::python()
+        .env("PYTHONPATH", root().join("generated/python"))
+        .args(["-c", &script])
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let python: Vec<String> = String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(python, expected);
+}

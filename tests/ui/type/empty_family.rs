@@ -1,0 +1,8 @@
+// Corpus case `tests/diagnostics/type/empty_family.toml`: the macro rejects it with the same diagnostic as `kfam check`.
+mod tables {
+    kfam_runtime::manifest!("../tests/diagnostics/type/empty_family.toml", abi = "../manifest/abi.toml");
+}
+
+fn main() {
+    let _ = tables::FAMILIES.len();
+}
