@@ -477,12 +477,20 @@ impl<'a> FamilyChecker<'a> {
         let direction = decl.direction.as_ref().map_or(Direction::In, |d| d.value);
         let dtype = decl.dtype.value;
         let layout = decl.layout.as_ref().map_or(Layout::Nd, |l| l.value);
+        let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
         let dims: Vec<ir::Extent> = match (&decl.shape, kind) {
             (Some(s), ParamKind::Tensor) => s
                 .value
                 .iter()
                 .enumerate()
-                .map(|(axis, d)| self.extent(d, Some((index, axis))))
+                .map(|(axis, d)| {
+                    let at = ir::DimUse {
+                        param: index,
+                        tensor: pool_index,
+                        axis,
+                    };
+                    self.extent(d, Some(at))
+                })
                 .collect(),
             _ => Vec::new(),
         };
@@ -544,7 +552,6 @@ impl<'a> FamilyChecker<'a> {
                 lowered = self.check_tensor_shape(p, dtype, direction, layout, &dims);
             }
         }
-        let pool_index = self.params.iter().filter(|q| q.kind == kind).count();
         self.params.push(ir::Param {
             name: name.value.clone(),
             index,
@@ -738,7 +745,7 @@ impl<'a> FamilyChecker<'a> {
     }
 
     /// A shape entry as an extent; a symbol is interned, its use recorded.
-    fn extent(&mut self, d: &'a Spanned<model::Dim>, at: Option<(usize, usize)>) -> ir::Extent {
+    fn extent(&mut self, d: &'a Spanned<model::Dim>, at: Option<ir::DimUse>) -> ir::Extent {
         match &d.value {
             model::Dim::Extent(-1) => ir::Extent::Dynamic,
             model::Dim::Extent(v) => ir::Extent::Static(*v),
@@ -826,12 +833,16 @@ impl<'a> FamilyChecker<'a> {
     }
 
     fn static_only(&mut self, d: &Spanned<model::Dim>, why: &str) {
+        let symbol = match &d.value {
+            model::Dim::Symbol(s) => s.as_str(),
+            model::Dim::Extent(_) => "",
+        };
         self.push(
             err(
                 Code::SymbolStaticOnly,
                 self.id,
                 &d.span,
-                format!("symbol {} sits where the extent must be static", d.value),
+                format!("symbol `{}` sits where the extent must be static", symbol),
             )
             .label(why.to_owned())
             .help("write the static extent here; symbols may name the other dimensions"),
@@ -843,7 +854,7 @@ impl<'a> FamilyChecker<'a> {
         let id = self.id;
         for (i, s) in self.symbols.iter().enumerate() {
             if s.uses.len() == 1 {
-                let (p, _) = s.uses[0];
+                let p = s.uses[0].param;
                 let d = Diagnostic::warning(
                     Code::SymbolUsedOnce,
                     id,
@@ -1479,6 +1490,11 @@ impl<'a> FamilyChecker<'a> {
 
 /// `s` with control, bidirectional and invisible characters escaped, for
 /// quoting user text in a message (other characters, `\` included, as is).
+/// Two shapes that may describe equal operands ([`ir::Extent::agrees`]).
+fn agree(a: &[ir::Extent], b: &[ir::Extent]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.agrees(*y))
+}
+
 fn printable(s: &str) -> String {
     s.chars()
         .map(|c| {

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::ir::{Abi, Family, Ir, Param, Profile};
+use crate::ir::{Abi, Extent, Family, Ir, Param, Profile, Symbol};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -76,6 +76,11 @@ rules! {
     StatusChanged = "KD073", "status-changed", Breaking, "a C status code value changed";
     AbiMajor = "KD074", "abi-major", Breaking, "the ABI major version changed";
     AbiMinor = "KD075", "abi-minor", Compatible, "the ABI minor version changed";
+    DimTied = "KD080", "dim-tied", Breaking, "a named symbol now ties extents that were independent";
+    DimUntied = "KD081", "dim-untied", Compatible, "extents a named symbol tied are now independent";
+    DimNarrowed = "KD082", "dim-narrowed", Breaking, "a symbol's constraints now refuse extents they accepted (added or tightened `[dims]`)";
+    DimLoosened = "KD083", "dim-loosened", Compatible, "a symbol's constraints now accept extents they refused (removed or widened `[dims]`)";
+    DimRenamed = "KD084", "dim-renamed", Cosmetic, "a named symbol was renamed; it ties the same extents with the same constraints";
 }
 
 /// One classified change.
@@ -260,6 +265,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
     {
         d.push(Rule::ProfileAdded, format!("profile `{}` added", q.name));
     }
+    diff_symbols(d, f, g);
     for r in &f.receipts {
         match g.receipts.iter().find(|s| s.sha256 == r.sha256) {
             Some(s) => {
@@ -450,5 +456,133 @@ fn diff_operation(d: &mut Diff, old: serde_json::Value, new: serde_json::Value) 
             Rule::OperationChanged,
             format!("operation {}", rest.join(", ")),
         );
+    }
+}
+
+/// An extent's place: the parameter's name and the axis.
+type Place<'a> = (&'a str, usize);
+
+/// A dynamic extent of a family, by place, and the symbol there (`None` for
+/// `-1`).
+type Position<'a> = (Place<'a>, Option<&'a Symbol>);
+
+/// The dynamic extents of `f`, by position.
+fn dynamic_positions(f: &Family) -> Vec<Position<'_>> {
+    let mut out = Vec::new();
+    for p in &f.params {
+        for (axis, &e) in p.dims.iter().enumerate() {
+            match e {
+                Extent::Dynamic => out.push(((p.name.as_str(), axis), None)),
+                Extent::Symbol(i) => out.push(((p.name.as_str(), axis), Some(&f.symbols[i]))),
+                Extent::Static(_) => {}
+            }
+        }
+    }
+    out
+}
+
+/// `[min, max, multiple_of]` of a dynamic extent; a `-1` is unconstrained.
+fn bounds(s: Option<&Symbol>) -> (u32, Option<u32>, u32) {
+    s.map_or((0, None, 1), |s| (s.min, s.max, s.multiple_of))
+}
+
+/// Whether `a`'s accepted extents include one `b` refuses (bound by bound).
+fn refuses_some(
+    (amin, amax, am): (u32, Option<u32>, u32),
+    (bmin, bmax, bm): (u32, Option<u32>, u32),
+) -> bool {
+    bmin > amin
+        || match (amax, bmax) {
+            (None, Some(_)) => true,
+            (Some(x), Some(y)) => y < x,
+            _ => false,
+        }
+        || am % bm != 0
+}
+
+/// Symbol changes between two revisions of a family, over the extents that
+/// are dynamic in both (a static extent that changes is `param-shape`).
+fn diff_symbols(d: &mut Diff, f: &Family, g: &Family) {
+    let (old, new) = (dynamic_positions(f), dynamic_positions(g));
+    let both: Vec<(Position<'_>, Position<'_>)> = old
+        .iter()
+        .filter_map(|&(at, s)| new.iter().find(|(bt, _)| *bt == at).map(|&n| ((at, s), n)))
+        .collect();
+    let show = |(p, axis): (&str, usize)| format!("`{p}`[{axis}]");
+    let name = |s: Option<&Symbol>| s.map_or("-1".to_owned(), |s| format!("`{}`", s.name));
+    // Newly tied (or untied) extents, gathered per symbol in signature order.
+    let mut ties: Vec<(Rule, String, Vec<Place<'_>>)> = Vec::new();
+    for (i, &((at, s0), (_, t0))) in both.iter().enumerate() {
+        for &((bt, s1), (_, t1)) in &both[i + 1..] {
+            let tied_old = matches!((s0, s1), (Some(a), Some(b)) if a.name == b.name);
+            let tied_new = matches!((t0, t1), (Some(a), Some(b)) if a.name == b.name);
+            let (rule, by) = match (tied_old, tied_new) {
+                (false, true) => (Rule::DimTied, name(t0)),
+                (true, false) => (Rule::DimUntied, name(s0)),
+                _ => continue,
+            };
+            let k = match ties.iter().position(|(r, b, _)| *r == rule && *b == by) {
+                Some(k) => k,
+                None => {
+                    ties.push((rule, by, Vec::new()));
+                    ties.len() - 1
+                }
+            };
+            for p in [at, bt] {
+                if !ties[k].2.contains(&p) {
+                    ties[k].2.push(p);
+                }
+            }
+        }
+    }
+    for (rule, by, at) in ties {
+        let at: Vec<String> = at.into_iter().map(show).collect();
+        let text = if rule == Rule::DimTied {
+            format!("symbol {by} now ties {}", at.join(", "))
+        } else {
+            format!("{} no longer tied by symbol {by}", at.join(", "))
+        };
+        d.push(rule, text);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for &((at, s), (_, t)) in &both {
+        let (a, b) = (bounds(s), bounds(t));
+        for (rule, happened) in [
+            (Rule::DimNarrowed, refuses_some(a, b)),
+            (Rule::DimLoosened, refuses_some(b, a)),
+        ] {
+            if happened && seen.insert((rule, name(s), name(t))) {
+                let text = |(min, max, m): (u32, Option<u32>, u32)| {
+                    let max = max.map_or("unbounded".to_owned(), |m| m.to_string());
+                    format!("min {min}, max {max}, multiple_of {m}")
+                };
+                let which = if name(s) == name(t) {
+                    format!("symbol {}", name(s))
+                } else {
+                    format!("{} ({} -> {})", show(at), name(s), name(t))
+                };
+                d.push(rule, format!("{which}: {} -> {}", text(a), text(b)));
+            }
+        }
+    }
+    // Renamed: the same extents and constraints under another name.
+    for s in &f.symbols {
+        let at = |fam: &Family, sym: &Symbol| {
+            sym.uses
+                .iter()
+                .map(|u| (fam.params[u.param].name.clone(), u.axis))
+                .collect::<Vec<_>>()
+        };
+        let renamed = g.symbols.iter().find(|t| {
+            t.name != s.name
+                && at(g, t) == at(f, s)
+                && (t.min, t.max, t.multiple_of) == (s.min, s.max, s.multiple_of)
+        });
+        if let Some(t) = renamed {
+            d.push(
+                Rule::DimRenamed,
+                format!("symbol `{}` renamed `{}`", s.name, t.name),
+            );
+        }
     }
 }

@@ -220,7 +220,9 @@ pub struct Param {
     /// Logical shape (empty for scalars); `-1` is dynamic, and so is a
     /// symbol here (the anonymous view schema-3 consumers read).
     pub shape: Vec<i64>,
-    /// The same shape with symbols kept.
+    /// The same shape with symbols kept (not serialized: the IR's JSON
+    /// form carries the symbols in `Family::symbols`).
+    #[serde(skip)]
     pub dims: Vec<Extent>,
     pub layout: Layout,
     /// Assembly shape: NZ blocked, fp4 packed, otherwise the logical shape.
@@ -230,9 +232,10 @@ pub struct Param {
     pub doc: Option<String>,
 }
 
-/// A checked extent: a shape entry or a payload extent.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+/// A checked extent: a shape entry or a payload extent. Serialized (in the
+/// IR's JSON form) as its anonymous `i64`; the symbols are in
+/// [`Family::symbols`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Extent {
     /// A static extent, 1..=2^32-1 once checked.
     Static(i64),
@@ -240,6 +243,12 @@ pub enum Extent {
     Dynamic,
     /// A named symbol: an index into [`Family::symbols`].
     Symbol(usize),
+}
+
+impl Serialize for Extent {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i64(self.as_i64())
+    }
 }
 
 impl Extent {
@@ -257,6 +266,17 @@ impl Extent {
         match self {
             Extent::Static(e) => Some(e),
             _ => None,
+        }
+    }
+
+    /// Whether a declaration may give both extents to one axis of equal
+    /// operands: equal static extents, or dynamic ones that are not two
+    /// different symbols (`-1` agrees with any dynamic extent; the symbol,
+    /// if any, ties it at call time).
+    pub fn agrees(self, other: Extent) -> bool {
+        match (self, other) {
+            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
+            _ => self.as_i64() == other.as_i64(),
         }
     }
 
@@ -282,9 +302,19 @@ pub struct Symbol {
     pub max: Option<u32>,
     /// Accepted extents are multiples of this (1 when unconstrained).
     pub multiple_of: u32,
-    /// Every `(param, axis)` whose extent is this symbol, in signature
-    /// order: what a call checks for equality.
-    pub uses: Vec<(usize, usize)>,
+    /// Every extent that is this symbol, in signature order: what a call
+    /// checks for equality.
+    pub uses: Vec<DimUse>,
+}
+
+/// One extent that is a named symbol: axis `axis` of parameter `param`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DimUse {
+    /// Index into the family's `params`.
+    pub param: usize,
+    /// The parameter's index among the family's tensors (its argument).
+    pub tensor: usize,
+    pub axis: usize,
 }
 
 impl Symbol {

@@ -356,6 +356,10 @@ vocab! {
         ScalarRange = 12 => "scalar_range",
         /// A finite float scalar beyond its declared type's largest value.
         FloatOverflow = 13 => "float_overflow",
+        /// Two extents of one named symbol differ.
+        DimMismatch = 14 => "dim_mismatch",
+        /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
+        DimRange = 15 => "dim_range",
     }
 }
 

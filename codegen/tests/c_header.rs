@@ -404,6 +404,18 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             r.evidence.note.as_deref().unwrap_or("-")
         );
     }
+    for sym in &f.symbols {
+        let max = sym.max.map_or(i64::MAX, i64::from);
+        let _ = write!(
+            s,
+            "symbol {} min {} max {max} multiple_of {}",
+            sym.name, sym.min, sym.multiple_of
+        );
+        for u in &sym.uses {
+            let _ = write!(s, " {}[{}]@{}", pname(u.param), u.axis, u.tensor);
+        }
+        s.push('\n');
+    }
     for &platform in Platform::ALL {
         for &mode in ExecutionMode::ALL {
             let qualified = f.profiles.iter().enumerate().find(|(i, pr)| {

@@ -435,11 +435,11 @@ fn binary_explains_every_code() {
 }
 
 #[test]
-fn severities_are_errors_except_the_receipt_warning() {
-    // KF0607 is the only warning; the corpus shows it alone.
+fn severities_are_errors_except_the_two_warnings() {
+    // KF0607 and KF0209 are the only warnings; the corpus shows each alone.
     for case in corpus() {
         for d in run(&case).diagnostics {
-            let expected = if d.code == Code::ProfileWithoutReceipt {
+            let expected = if matches!(d.code, Code::ProfileWithoutReceipt | Code::SymbolUsedOnce) {
                 Severity::Warning
             } else {
                 Severity::Error

@@ -107,6 +107,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "add_bf16_rows",
@@ -202,6 +203,31 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "rows",
+                min: 16,
+                max: 9223372036854775807,
+                multiple_of: 16,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 1,
+                        tensor: 1,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 2,
+                        tensor: 2,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
     crate::Family {
         name: "matmul_acc_nz_bf16",
@@ -381,6 +407,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "matmul_bf16_128x64x128",
@@ -481,6 +508,7 @@ pub static FAMILIES: &[crate::Family] = &[
         torch_schema: Some(
             "kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",
         ),
+        symbols: &[],
     },
     crate::Family {
         name: "mul_fp4_dequant",
@@ -576,6 +604,7 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema: None,
+        symbols: &[],
     },
     crate::Family {
         name: "paged_attention_decode_bf16",
@@ -801,6 +830,54 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 1,
         identity: "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "batch",
+                min: 1,
+                max: 256,
+                multiple_of: 1,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 3,
+                        tensor: 3,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 4,
+                        tensor: 4,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 5,
+                        tensor: 5,
+                        axis: 0,
+                    },
+                ],
+            },
+            crate::Symbol {
+                name: "num_blocks",
+                min: 1,
+                max: 9223372036854775807,
+                multiple_of: 1,
+                uses: &[
+                    crate::DimUse {
+                        param: 1,
+                        tensor: 1,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 2,
+                        tensor: 2,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
     crate::Family {
         name: "rms_norm_bf16_4096",
@@ -899,6 +976,26 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "rows",
+                min: 0,
+                max: 9223372036854775807,
+                multiple_of: 1,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 2,
+                        tensor: 2,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
     crate::Family {
         name: "silu_bf16",
@@ -1006,6 +1103,26 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "rows",
+                min: 0,
+                max: 9223372036854775807,
+                multiple_of: 1,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 1,
+                        tensor: 1,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
     crate::Family {
         name: "swiglu_fused_bf16",
@@ -1098,6 +1215,31 @@ pub static FAMILIES: &[crate::Family] = &[
         scalar_count: 0,
         identity: "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c",
         torch_schema: None,
+        symbols: &[
+            crate::Symbol {
+                name: "rows",
+                min: 0,
+                max: 9223372036854775807,
+                multiple_of: 1,
+                uses: &[
+                    crate::DimUse {
+                        param: 0,
+                        tensor: 0,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 1,
+                        tensor: 1,
+                        axis: 0,
+                    },
+                    crate::DimUse {
+                        param: 2,
+                        tensor: 2,
+                        axis: 0,
+                    },
+                ],
+            },
+        ],
     },
 ];
 /// `(artifact sha256, family index, receipt index)`, sorted by digest.

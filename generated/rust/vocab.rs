@@ -1052,6 +1052,10 @@ pub enum CallRule {
     ScalarRange = 12,
     /// A finite float scalar beyond its declared type's largest value.
     FloatOverflow = 13,
+    /// Two extents of one named symbol differ.
+    DimMismatch = 14,
+    /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
+    DimRange = 15,
 }
 impl CallRule {
     /// Every member, in declaration order.
@@ -1070,6 +1074,8 @@ impl CallRule {
         CallRule::ScalarType,
         CallRule::ScalarRange,
         CallRule::FloatOverflow,
+        CallRule::DimMismatch,
+        CallRule::DimRange,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -1092,6 +1098,8 @@ impl CallRule {
             11 => Some(CallRule::ScalarType),
             12 => Some(CallRule::ScalarRange),
             13 => Some(CallRule::FloatOverflow),
+            14 => Some(CallRule::DimMismatch),
+            15 => Some(CallRule::DimRange),
             _ => None,
         }
     }
@@ -1112,6 +1120,8 @@ impl CallRule {
             CallRule::ScalarType => "scalar_type",
             CallRule::ScalarRange => "scalar_range",
             CallRule::FloatOverflow => "float_overflow",
+            CallRule::DimMismatch => "dim_mismatch",
+            CallRule::DimRange => "dim_range",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -1132,6 +1142,8 @@ impl CallRule {
             "scalar_type" => Some(CallRule::ScalarType),
             "scalar_range" => Some(CallRule::ScalarRange),
             "float_overflow" => Some(CallRule::FloatOverflow),
+            "dim_mismatch" => Some(CallRule::DimMismatch),
+            "dim_range" => Some(CallRule::DimRange),
             _ => None,
         }
     }
@@ -1431,6 +1443,8 @@ impl CallRule {
             CallRule::ScalarType => Status::InvalidArgument,
             CallRule::ScalarRange => Status::InvalidArgument,
             CallRule::FloatOverflow => Status::InvalidArgument,
+            CallRule::DimMismatch => Status::InvalidArgument,
+            CallRule::DimRange => Status::InvalidArgument,
         }
     }
 }

@@ -2,6 +2,8 @@
 //!
 //! - `validate_call/rust/3_tensors`: `kfam_runtime::validate_call` for the
 //!   shipped `add_bf16_1024` (three 1024-element bf16 tensors). Target <= 30 ns.
+//! - `validate_call/rust/3_tensors_symbol`: the shipped `add_bf16_rows`
+//!   (three `["rows", 256]` bf16 tensors, the symbol tied and constrained).
 //! - `validate_call/rust/12_params`: the `scaled_matmul_bias_bf16` fixture
 //!   (4 tensors, one NZ, and 8 scalars of 7 dtypes), embedded with
 //!   `kfam_runtime::manifest!` exactly as a downstream crate would.
@@ -35,6 +37,12 @@ fn bench_rust(c: &mut Criterion<common::Clock>) {
         b.iter(|| validate_call(black_box(add), black_box(&tensors), black_box(&[])))
     });
 
+    let (rows, tensors) = calls::add_rows();
+    validate_call(rows, &tensors, &[]).unwrap();
+    group.bench_function("3_tensors_symbol", |b| {
+        b.iter(|| validate_call(black_box(rows), black_box(&tensors), black_box(&[])))
+    });
+
     let (wide, tensors, scalars) = calls::wide();
     validate_call(wide, &tensors, &scalars).unwrap();
     group.bench_function("12_params", |b| {
@@ -55,6 +63,8 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
         struct_size: std::mem::size_of::<CCallError>() as u32,
         rule: 0,
         param_index: 0,
+        symbol_index: 0,
+        other_param_index: 0,
     };
 
     let add = c_family(c"add_bf16_1024");

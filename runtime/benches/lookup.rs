@@ -194,6 +194,8 @@ fn record(f: &ir::Family) -> Family {
         scalar_count: f.scalar_count as u32,
         identity: s(&f.identity),
         torch_schema: f.torch_schema.as_deref().map(s),
+        // Lookups never read symbols.
+        symbols: &[],
     }
 }
 

@@ -48,6 +48,7 @@ size_t kfam_shim_layout(size_t *out, size_t cap) {
         offsetof(kfam_tensor_arg, storage), offsetof(kfam_tensor_arg, device_index),
         sizeof(kfam_scalar_arg), offsetof(kfam_scalar_arg, value),
         sizeof(kfam_call_error), offsetof(kfam_call_error, param_index),
+        offsetof(kfam_call_error, symbol_index), offsetof(kfam_call_error, other_param_index),
     };
     size_t n = sizeof layout / sizeof layout[0];
     for (size_t i = 0; i < n && i < cap; ++i) out[i] = layout[i];

@@ -1,7 +1,7 @@
 //! Call validation (the seed's CallFrame rules): argument descriptors and
 //! typed scalars checked against a family's signature. No heap allocation.
 
-use crate::types::{Family, Param};
+use crate::types::{DimUse, Family, Param};
 use crate::vocab::{
     CallRule, DType, Direction, Layout, ScalarDomain, ScalarValueKind, StorageFormat,
 };
@@ -82,13 +82,51 @@ impl ScalarValue {
 pub struct CallError {
     pub rule: CallRule,
     pub param: Option<u32>,
+    /// `dim_mismatch` and `dim_range`: the named symbol, an index into
+    /// `Family::symbols`.
+    pub symbol: Option<u32>,
+    /// `dim_mismatch`: the parameter whose extent the symbol took first
+    /// (`param` disagrees with it).
+    pub other: Option<u32>,
+}
+
+impl CallError {
+    /// The error with the family's names: `argument 2 (`out`): dim_mismatch:
+    /// symbol `rows` differs from `lhs``.
+    pub fn describe(&self, family: &Family) -> String {
+        let name = |i: u32| family.params.get(i as usize).map_or("?", |p| p.name);
+        let mut text = match self.param {
+            Some(p) => format!("argument {p} (`{}`): {}", name(p), self.rule),
+            None => self.rule.to_string(),
+        };
+        if let Some(s) = self.symbol.and_then(|s| family.symbols.get(s as usize)) {
+            text.push_str(&format!(": symbol `{}`", s.name));
+            match self.other {
+                Some(o) => text.push_str(&format!(" differs from its extent in `{}`", name(o))),
+                None if s.max == i64::MAX => text.push_str(&format!(
+                    " must be at least {} and a multiple of {}",
+                    s.min, s.multiple_of
+                )),
+                None => text.push_str(&format!(
+                    " must lie in {}..={} and be a multiple of {}",
+                    s.min, s.max, s.multiple_of
+                )),
+            }
+        }
+        text
+    }
 }
 
 impl core::fmt::Display for CallError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.param {
-            Some(p) => write!(f, "argument {p}: {}", self.rule),
-            None => write!(f, "{}", self.rule),
+            Some(p) => write!(f, "argument {p}: {}", self.rule)?,
+            None => write!(f, "{}", self.rule)?,
+        }
+        match (self.symbol, self.other) {
+            (Some(s), Some(o)) => write!(f, " (symbol {s}, against argument {o})"),
+            (Some(s), None) => write!(f, " (symbol {s})"),
+            _ => Ok(()),
         }
     }
 }
@@ -101,7 +139,57 @@ fn fail(rule: CallRule, p: &Param) -> CallError {
     CallError {
         rule,
         param: Some(p.index),
+        symbol: None,
+        other: None,
     }
+}
+
+#[cold]
+#[inline(never)]
+fn fail_dim(rule: CallRule, param: u32, symbol: usize, other: Option<u32>) -> CallError {
+    CallError {
+        rule,
+        param: Some(param),
+        symbol: Some(symbol as u32),
+        other,
+    }
+}
+
+/// Named symbols: every extent of one symbol is equal, and meets the
+/// symbol's constraints. Runs after `check_tensor` accepted every tensor, so
+/// each use's axis exists (its rank is the declared one).
+fn check_symbols(family: &Family, tensors: &[TensorArg<'_>]) -> Result<(), CallError> {
+    let extent = |u: &DimUse| {
+        tensors
+            .get(u.tensor as usize)
+            .and_then(|t| t.shape.get(u.axis as usize))
+            .copied()
+    };
+    for (i, s) in family.symbols.iter().enumerate() {
+        let Some((first, rest)) = s.uses.split_first() else {
+            continue;
+        };
+        let Some(want) = extent(first) else {
+            return Err(fail_dim(CallRule::DimMismatch, first.param, i, None));
+        };
+        for u in rest {
+            if extent(u) != Some(want) {
+                return Err(fail_dim(
+                    CallRule::DimMismatch,
+                    u.param,
+                    i,
+                    Some(first.param),
+                ));
+            }
+        }
+        // `multiple_of` 1 (unconstrained) skips the division; 0 (no checked
+        // table has it) refuses rather than divides by zero.
+        let aligned = s.multiple_of == 1 || want.checked_rem(s.multiple_of) == Some(0);
+        if want < s.min || want > s.max || !aligned {
+            return Err(fail_dim(CallRule::DimRange, first.param, i, None));
+        }
+    }
+    Ok(())
 }
 
 /// Element size in bits of a dtype (generated from the manifest vocabulary).
@@ -269,6 +357,8 @@ pub fn validate_call(
         return Err(CallError {
             rule: CallRule::ArgCount,
             param: None,
+            symbol: None,
+            other: None,
         });
     }
     let tensor_params = family
@@ -282,6 +372,7 @@ pub fn validate_call(
             return Err(fail(CallRule::Device, p));
         }
     }
+    check_symbols(family, tensors)?;
     let scalar_params = family
         .params
         .iter()

@@ -115,7 +115,14 @@ pub struct CCallError {
     pub struct_size: u32,
     pub rule: i32,
     pub param_index: i32,
+    /// Appended for named symbols; written only when `struct_size` covers it.
+    pub symbol_index: i32,
+    /// Appended for named symbols; written only when `struct_size` covers it.
+    pub other_param_index: i32,
 }
+
+/// `sizeof(kfam_call_error)` before the symbol fields were appended.
+const CALL_ERROR_1_0: u32 = 12;
 
 const OK: i32 = Status::Ok.code();
 const INVALID: i32 = Status::InvalidArgument.code();
@@ -139,7 +146,7 @@ fn is_digest(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-/// An out-struct the caller sized for at least the ABI 1.0 layout.
+/// An out-struct the caller sized for at least the current layout.
 unsafe fn out_struct<'a, T>(p: *mut T) -> Option<&'a mut T> {
     let r = p.as_mut()?;
     // Every result struct starts with `uint32_t struct_size`.
@@ -497,12 +504,13 @@ pub unsafe extern "C" fn kfam_validate_call(
     err: *mut CCallError,
 ) -> i32 {
     guard(|| {
-        let mut err = match (err.is_null(), out_struct(err)) {
-            (true, _) => None,
-            (false, Some(e)) => Some(e),
-            (false, None) => return INVALID,
-        };
-        validate(family, tensors, n_tensors, scalars, n_scalars, &mut err)
+        // A caller built before the symbol fields passes the shorter struct: its
+        // fields are written, the symbol fields are not. Only raw pointers
+        // reach it, since a reference would claim the whole current struct.
+        if !err.is_null() && (err as *const u32).read() < CALL_ERROR_1_0 {
+            return INVALID;
+        }
+        validate(family, tensors, n_tensors, scalars, n_scalars, err)
     })
 }
 
@@ -515,7 +523,7 @@ unsafe fn validate(
     n_tensors: usize,
     scalars: *const CScalarArg,
     n_scalars: usize,
-    err: &mut Option<&mut CCallError>,
+    err: *mut CCallError,
 ) -> i32 {
     if n_tensors <= 16 && n_scalars <= 16 {
         validate_with::<16>(family, tensors, n_tensors, scalars, n_scalars, err)
@@ -531,16 +539,22 @@ unsafe fn validate_with<const N: usize>(
     n_tensors: usize,
     scalars: *const CScalarArg,
     n_scalars: usize,
-    err: &mut Option<&mut CCallError>,
+    err: *mut CCallError,
 ) -> i32 {
     use std::mem::MaybeUninit;
-    let mut report = |rule: i32, param: i32, status: i32| {
-        if let Some(e) = err.as_deref_mut() {
-            e.rule = rule;
-            e.param_index = param;
+    let report_dim = |rule: i32, param: i32, symbol: i32, other: i32, status: i32| {
+        if !err.is_null() {
+            let e = err;
+            (&raw mut (*e).rule).write(rule);
+            (&raw mut (*e).param_index).write(param);
+            if (*e).struct_size as usize >= size_of::<CCallError>() {
+                (&raw mut (*e).symbol_index).write(symbol);
+                (&raw mut (*e).other_param_index).write(other);
+            }
         }
         status
     };
+    let mut report = |rule: i32, param: i32, status: i32| report_dim(rule, param, -1, -1, status);
     let malformed = |report: &mut dyn FnMut(i32, i32, i32) -> i32| report(-1, -1, INVALID);
     if family.is_null()
         || (tensors.is_null() && n_tensors > 0)
@@ -637,9 +651,16 @@ unsafe fn validate_with<const N: usize>(
     // SAFETY: exactly the first `n_tensors` / `n_scalars` entries were written.
     let args = std::slice::from_raw_parts(args.as_ptr() as *const TensorArg<'_>, n_tensors);
     let values = std::slice::from_raw_parts(values.as_ptr() as *const ScalarValue, n_scalars);
+    let index = |i: Option<u32>| i.map_or(-1, |i| i as i32);
     match crate::validate_call(f, args, values) {
         Ok(()) => report(crate::vocab::CallRule::Ok.code(), -1, OK),
-        Err(e) => report(e.rule.code(), e.param.map_or(-1, |p| p as i32), INVALID),
+        Err(e) => report_dim(
+            e.rule.code(),
+            index(e.param),
+            index(e.symbol),
+            index(e.other),
+            INVALID,
+        ),
     }
 }
 

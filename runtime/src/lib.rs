@@ -34,7 +34,8 @@ pub use capability::{capability, CapabilityRefused, Supported};
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
 pub use types::{
-    Abi, Binding, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
+    Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
+    Symbol,
 };
 pub use vocab::*;
 

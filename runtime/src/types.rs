@@ -43,6 +43,34 @@ pub struct Family {
     /// The torch dispatcher schema; `None` when a uint64 scalar makes the
     /// signature unrepresentable in torch.
     pub torch_schema: Option<&'static str>,
+    /// Named symbolic dimensions: extents a call must pass equal, and their
+    /// constraints. Empty when every dynamic extent is an anonymous `-1`.
+    pub symbols: &'static [Symbol],
+}
+
+/// A named symbolic dimension (`shape = ["rows", 256]`) and its `[dims]`
+/// constraints, checked by `validate_call`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: &'static str,
+    /// Smallest accepted extent (0 when unconstrained).
+    pub min: i64,
+    /// Largest accepted extent (`i64::MAX` when unbounded).
+    pub max: i64,
+    /// Accepted extents are multiples of this (1 when unconstrained).
+    pub multiple_of: i64,
+    /// Every extent that is this symbol, in signature order; at least one.
+    pub uses: &'static [DimUse],
+}
+
+/// One extent that is a named symbol: axis `axis` of parameter `param`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DimUse {
+    /// Index into `Family::params`.
+    pub param: u32,
+    /// The parameter's index among the family's tensors (its argument).
+    pub tensor: u32,
+    pub axis: u32,
 }
 
 /// The typed operation payload; operands are indices into `Family::params`.

@@ -80,6 +80,35 @@ fn validate_call_three_tensors_allocates_nothing() {
 }
 
 #[test]
+fn validate_call_with_a_symbol_allocates_nothing() {
+    let (rows, tensors) = calls::add_rows();
+    assert!(!rows.symbols.is_empty());
+    let n = allocations(|| {
+        std::hint::black_box(validate_call(rows, &tensors, &[])).unwrap();
+    });
+    assert_eq!(n, 0, "validate_call with a symbol allocated");
+    // The symbol rules' rejections allocate nothing either.
+    let mut mismatch = tensors;
+    mismatch[1].shape = &[32, 256];
+    mismatch[1].storage_bytes = 32 * 256 * 2;
+    let mut range = tensors;
+    for t in &mut range {
+        t.shape = &[24, 256];
+        t.storage_bytes = 24 * 256 * 2;
+    }
+    for (bad, rule) in [
+        (mismatch, kfam_runtime::CallRule::DimMismatch),
+        (range, kfam_runtime::CallRule::DimRange),
+    ] {
+        let n = allocations(|| {
+            let e = std::hint::black_box(validate_call(rows, &bad, &[])).unwrap_err();
+            assert_eq!(e.rule, rule);
+        });
+        assert_eq!(n, 0, "rejected validate_call ({rule}) allocated");
+    }
+}
+
+#[test]
 fn validate_call_twelve_params_allocates_nothing() {
     let (wide, tensors, scalars) = calls::wide();
     assert_eq!(wide.params.len(), 12);
@@ -101,6 +130,8 @@ fn c_abi_validate_call_allocates_nothing() {
         struct_size: std::mem::size_of::<CCallError>() as u32,
         rule: 0,
         param_index: 0,
+        symbol_index: 0,
+        other_param_index: 0,
     };
     let n = allocations(|| {
         let status = unsafe {

@@ -181,6 +181,8 @@ fn argument_and_result_layouts_match_the_header() {
         offset_of!(CScalarArg, value),
         size_of::<CCallError>(),
         offset_of!(CCallError, param_index),
+        offset_of!(CCallError, symbol_index),
+        offset_of!(CCallError, other_param_index),
     ];
     assert_eq!(kfam_runtime::ffi::c_layout(), rust);
 }

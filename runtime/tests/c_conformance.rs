@@ -169,11 +169,20 @@ fn case_fn(i: usize, case: &Value) -> String {
                 .expect("call rule")
                 .code();
             let param = expect["param"].as_i64().unwrap_or(-1);
+            let other = expect["other"].as_i64().unwrap_or(-1);
+            // The symbol by name, through the family record's symbol table.
+            let symbol = match expect["symbol"].as_str() {
+                Some(s) => format!(
+                    "err.symbol_index >= 0 && (uint32_t)err.symbol_index < fam->symbol_count && strcmp(fam->symbols[err.symbol_index].name, {}) == 0",
+                    c_lit(s.as_bytes())
+                ),
+                None => "err.symbol_index == -1".to_owned(),
+            };
             write!(
                 f,
                 "    st = kfam_find_family({}, &fam);\n    \
                  if (st == KFAM_STATUS_OK) st = kfam_validate_call(fam, t, {}, s, {}, &err);\n    \
-                 check({}, st == {exp_status} && (st == KFAM_STATUS_NOT_FOUND || (err.rule == {rule} && err.param_index == {param})));\n",
+                 check({}, st == {exp_status} && (st == KFAM_STATUS_NOT_FOUND || (err.rule == {rule} && err.param_index == {param} && err.other_param_index == {other} && {symbol})));\n",
                 family.expect("family"),
                 tensors.len(),
                 scalars.len(),

@@ -204,7 +204,7 @@ struct Case {
 fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
     Some(match kind {
         "call" => (
-            &["status", "rule", "param"],
+            &["status", "rule", "param", "symbol", "other"],
             &["name", "kind", "family", "tensors", "scalars", "expect"],
         ),
         "capability" => (
@@ -447,6 +447,8 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("status", status(Status::NotFound)),
             ("rule", Json::Null),
             ("param", Json::Null),
+            ("symbol", Json::Null),
+            ("other", Json::Null),
         ]));
     };
     let args: Vec<TensorArg<'_>> = tensors.iter().map(OwnedTensorArg::as_arg).collect();
@@ -455,11 +457,20 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("status", status(Status::Ok)),
             ("rule", Json::Str(CallRule::Ok.as_str().to_owned())),
             ("param", Json::Null),
+            ("symbol", Json::Null),
+            ("other", Json::Null),
         ]),
         Err(e) => obj(vec![
             ("status", status(Status::InvalidArgument)),
             ("rule", Json::Str(e.rule.as_str().to_owned())),
             ("param", e.param.map_or(Json::Null, |p| Json::U64(p.into()))),
+            (
+                "symbol",
+                e.symbol.map_or(Json::Null, |s| {
+                    Json::Str(family.symbols[s as usize].name.to_owned())
+                }),
+            ),
+            ("other", e.other.map_or(Json::Null, |p| Json::U64(p.into()))),
         ]),
     })
 }

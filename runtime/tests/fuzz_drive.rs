@@ -314,6 +314,7 @@ fn regression_call_contiguity_does_not_saturate() {
         scalar_count: 0,
         identity: "",
         torch_schema: None,
+        symbols: &[],
     };
     let small_shape = [2i64, 3, 4];
     let small_strides = [12i64, 4, 1];

@@ -93,3 +93,80 @@ fn named_constants() {
     assert_eq!(kfam_runtime::Status::NotApproved.code(), -1007);
     assert_eq!(DType::from_code(6), Some(DType::Bf16));
 }
+
+#[test]
+fn symbols_of_a_family_and_the_errors_that_name_them() {
+    use kfam_runtime::{validate_call, CallRule, DimUse, StorageFormat, Symbol, TensorArg};
+    assert!(find_family("add_bf16_1024").unwrap().symbols.is_empty());
+    let f = find_family("add_bf16_rows").expect("shipped family");
+    static USES: [DimUse; 3] = [
+        DimUse {
+            param: 0,
+            tensor: 0,
+            axis: 0,
+        },
+        DimUse {
+            param: 1,
+            tensor: 1,
+            axis: 0,
+        },
+        DimUse {
+            param: 2,
+            tensor: 2,
+            axis: 0,
+        },
+    ];
+    assert_eq!(
+        f.symbols,
+        &[Symbol {
+            name: "rows",
+            min: 16,
+            max: i64::MAX,
+            multiple_of: 16,
+            uses: &USES,
+        }]
+    );
+    // The plain shape tables keep the anonymous form.
+    assert_eq!(f.params[0].shape, &[-1, 256]);
+    let t = |shape: &'static [i64], storage| TensorArg {
+        dtype: DType::Bf16,
+        shape,
+        strides: &[256, 1],
+        storage_offset: 0,
+        storage_bytes: 1 << 20,
+        storage,
+        format: StorageFormat::Nd,
+        device_index: 0,
+    };
+    let e = validate_call(
+        f,
+        &[t(&[32, 256], 1), t(&[48, 256], 2), t(&[32, 256], 3)],
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.rule, e.param, e.symbol, e.other),
+        (CallRule::DimMismatch, Some(1), Some(0), Some(0))
+    );
+    assert_eq!(
+        e.describe(f),
+        "argument 1 (`rhs`): dim_mismatch: symbol `rows` differs from its extent in `lhs`"
+    );
+    let e = validate_call(
+        f,
+        &[t(&[24, 256], 1), t(&[24, 256], 2), t(&[24, 256], 3)],
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(
+        (e.rule, e.param, e.other),
+        (CallRule::DimRange, Some(0), None)
+    );
+    assert_eq!(e.to_string(), "argument 0: dim_range (symbol 0)");
+    validate_call(
+        f,
+        &[t(&[32, 256], 1), t(&[32, 256], 2), t(&[32, 256], 3)],
+        &[],
+    )
+    .unwrap();
+}

@@ -210,6 +210,16 @@ int main(int argc, char **argv)
         printf("evidence %s | %s | %s\n", r->evidence_date, r->evidence_hardware,
                r->evidence_note != NULL ? r->evidence_note : "-");
     }
+    for (i = 0; i < f->symbol_count; ++i) {
+        const kfam_symbol *s = &f->symbols[i];
+        printf("symbol %s min %" PRId64 " max %" PRId64 " multiple_of %" PRId64, s->name, s->min, s->max,
+               s->multiple_of);
+        for (j = 0; j < s->use_count; ++j) {
+            printf(" %s[%" PRIu32 "]@%" PRIu32, f->params[s->uses[j].param].name, s->uses[j].axis,
+                   s->uses[j].tensor);
+        }
+        printf("\n");
+    }
     for (platform = 0; platform < KFAM_PLATFORM_COUNT; ++platform) {
         for (mode = 0; mode < KFAM_EXECUTION_MODE_COUNT; ++mode) {
             const kfam_profile *pr = qualified_profile(f, platform, mode);

@@ -201,6 +201,14 @@ int main(int argc, char **argv)
         out << "evidence " << r.evidence_date << " | " << r.evidence_hardware << " | "
             << (r.evidence_note != nullptr ? r.evidence_note : "-") << '\n';
     }
+    for (uint32_t i = 0; i < f.symbol_count; ++i) {
+        const kfam_symbol &s = f.symbols[i];
+        out << "symbol " << s.name << " min " << s.min << " max " << s.max << " multiple_of " << s.multiple_of;
+        for (uint32_t j = 0; j < s.use_count; ++j) {
+            out << ' ' << f.params[s.uses[j].param].name << '[' << s.uses[j].axis << "]@" << s.uses[j].tensor;
+        }
+        out << '\n';
+    }
     for (int32_t platform = 0; platform < KFAM_PLATFORM_COUNT; ++platform) {
         for (int32_t mode = 0; mode < KFAM_EXECUTION_MODE_COUNT; ++mode) {
             const kfam_profile *pr = qualified_profile(f, platform, mode);

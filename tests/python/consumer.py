@@ -20,13 +20,15 @@ import kfam
 
 
 def signature(fam: kfam.Family) -> str:
-    """``name(lhs: in bf16[1024], ...) -> (out)``, with ``?`` for dynamic extents."""
+    """``name(lhs: in bf16[rows, 256], ...) -> (out)``: symbols by name, ``?`` for ``-1``."""
+    names = {(u.param, u.axis): s.name for s in fam.symbols for u in s.uses}
 
-    def dims(shape: tuple[int, ...]) -> str:
-        return "[" + ", ".join("?" if d == -1 else str(d) for d in shape) + "]"
+    def dims(p: kfam.Param) -> str:
+        shown = (names.get((p.index, a), "?") if d == -1 else str(d) for a, d in enumerate(p.shape))
+        return "[" + ", ".join(shown) + "]"
 
     args = ", ".join(
-        f"{p.name}: {p.direction.spelling} {p.dtype.spelling}{dims(p.shape) if p.is_tensor else ''}"
+        f"{p.name}: {p.direction.spelling} {p.dtype.spelling}{dims(p) if p.is_tensor else ''}"
         for p in fam.params
     )
     returns = ", ".join(p.name for p in fam.return_params)
@@ -91,12 +93,19 @@ def capability_line(fam: kfam.Family, profile: kfam.Profile) -> str:
 
 
 def sample_arguments(fam: kfam.Family) -> tuple[list[kfam.TensorArg], list[kfam.ScalarArg]]:
-    """A valid call of ``fam``: one contiguous storage per tensor, dynamic extents of 2."""
+    """A valid call of ``fam``: one contiguous storage per tensor, dynamic extents of 2, or
+    for a named symbol the smallest extent of at least 2 its constraints accept."""
+    extent: dict[tuple[int, int], int] = {}
+    for s in fam.symbols:
+        n = max(2, s.min)
+        n += -n % s.multiple_of
+        for u in s.uses:
+            extent[(u.param, u.axis)] = n
     tensors: list[kfam.TensorArg] = []
     for p in fam.params:
         if not p.is_tensor:
             continue
-        shape = tuple(2 if d == -1 else d for d in p.shape)
+        shape = tuple(extent.get((p.index, a), 2) if d == -1 else d for a, d in enumerate(p.shape))
         strides: list[int] = []
         step = 1
         for d in reversed(shape):

@@ -27,7 +27,7 @@ Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
 
 #: The case kinds and the keys of their ``expect`` objects.
 EXPECT_KEYS: dict[str, tuple[str, ...]] = {
-    "call": ("status", "rule", "param"),
+    "call": ("status", "rule", "param", "symbol", "other"),
     "capability": ("status", "outcome", "profile"),
     "admission": ("status", "outcome", "field"),
     "torch_schema": ("status", "schema"),
@@ -210,8 +210,21 @@ def _run_call(c: dict[str, Json]) -> dict[str, Json]:
     try:
         kfam.validate_call(fam, tensors, scalars)
     except kfam.CallError as e:
-        return {"status": e.status.spelling, "rule": e.rule.spelling, "param": e.param}
-    return {"status": kfam.Status.OK.spelling, "rule": kfam.CallRule.OK.spelling, "param": None}
+        symbol = None if e.symbol is None else fam.symbols[e.symbol].name
+        return {
+            "status": e.status.spelling,
+            "rule": e.rule.spelling,
+            "param": e.param,
+            "symbol": symbol,
+            "other": e.other,
+        }
+    return {
+        "status": kfam.Status.OK.spelling,
+        "rule": kfam.CallRule.OK.spelling,
+        "param": None,
+        "symbol": None,
+        "other": None,
+    }
 
 
 def _run_capability(c: dict[str, Json]) -> dict[str, Json]:

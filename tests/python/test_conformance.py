@@ -82,6 +82,31 @@ def test_outcomes_carry_their_status() -> None:
     kfam.validate_call(fam, [_tensor(1), _tensor(2), _tensor(3)], [])
 
 
+@pytest.mark.shipped
+def test_symbol_errors_name_the_symbol_and_both_parameters() -> None:
+    fam = kfam.family("add_bf16_rows")
+    assert [(s.name, s.min, s.max, s.multiple_of) for s in fam.symbols] == [("rows", 16, None, 16)]
+    assert [(u.param, u.axis) for u in fam.symbols[0].uses] == [(0, 0), (1, 0), (2, 0)]
+
+    def rows(n: int, storage: int) -> kfam.TensorArg:
+        return _tensor(storage, shape=(n, 256), strides=(256, 1), storage_bytes=n * 512)
+
+    with pytest.raises(kfam.CallError) as call:
+        kfam.validate_call(fam, [rows(32, 1), rows(48, 2), rows(32, 3)], [])
+    e = call.value
+    assert (e.rule, e.param, e.symbol, e.other) == (kfam.CallRule.DIM_MISMATCH, 1, 0, 0)
+    assert str(e) == "argument 1: dim_mismatch: symbol `rows` is 48 in `rhs` but 32 in `lhs`"
+    with pytest.raises(kfam.CallError) as call:
+        kfam.validate_call(fam, [rows(24, 1), rows(24, 2), rows(24, 3)], [])
+    assert (call.value.rule, call.value.param, call.value.symbol, call.value.other) == (
+        kfam.CallRule.DIM_RANGE, 0, 0, None,
+    )  # fmt: skip
+    assert "symbol `rows` is 24 in `lhs`" in str(call.value)
+    back = pickle.loads(pickle.dumps(call.value))
+    assert (back.symbol, back.other, str(back)) == (0, None, str(call.value))
+    kfam.validate_call(fam, [rows(32, 1), rows(32, 2), rows(32, 3)], [])
+
+
 def test_errors_pickle_and_compare_by_fields() -> None:
     for err in (
         kfam.CallError(kfam.CallRule.SHAPE, 3),

@@ -422,6 +422,12 @@ const FAMILY_FIELDS: &[Field] = &[
     f("uint32_t", "receipt_count", "Entries of `receipts`."),
     f("const kfam_profile *", "profiles", "Artifact profiles, in declaration order; NULL when profile_count is 0."),
     f("const kfam_receipt *", "receipts", "Qualification receipts, in declaration order; NULL when receipt_count is 0."),
+    f("uint32_t", "symbol_count", "Entries of `symbols` (appended for named symbolic dimensions)."),
+    f(
+        "const kfam_symbol *",
+        "symbols",
+        "Named symbolic dimensions, in order of first use; NULL when symbol_count is 0.",
+    ),
     // Appended in ABI 1.1: the payloads of the operation kinds after matmul.
     f("const kfam_elementwise_unary *", "elementwise_unary", "The payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, else NULL."),
     f("const kfam_reduce *", "reduce", "The payload of KFAM_OPERATION_KIND_REDUCE, else NULL."),
@@ -436,6 +442,51 @@ const FAMILY_FIELDS: &[Field] = &[
         "const char *",
         "semantics",
         "KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL.",
+    ),
+];
+
+const DIM_USE_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "uint32_t",
+        "param",
+        "Signature index of the parameter (kfam_family.params).",
+    ),
+    f(
+        "uint32_t",
+        "tensor",
+        "The parameter's index among the family's tensors (its argument).",
+    ),
+    f("uint32_t", "axis", "Axis of the parameter's logical shape."),
+];
+
+const SYMBOL_FIELDS: &[Field] = &[
+    f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
+    f(
+        "const char *",
+        "name",
+        "Symbol name (snake_case identifier).",
+    ),
+    f(
+        "int64_t",
+        "min",
+        "Smallest accepted extent (0 when unconstrained).",
+    ),
+    f(
+        "int64_t",
+        "max",
+        "Largest accepted extent (INT64_MAX when unbounded).",
+    ),
+    f(
+        "int64_t",
+        "multiple_of",
+        "Accepted extents are multiples of this (1 when unconstrained).",
+    ),
+    f("uint32_t", "use_count", "Entries of `uses` (at least 1)."),
+    f(
+        "const kfam_dim_use *",
+        "uses",
+        "Every extent that is this symbol, in signature order: a call passes them equal.",
     ),
 ];
 
@@ -750,6 +801,16 @@ const CALL_ERROR_FIELDS: &[Field] = &[
         "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code).",
     ),
     f("int32_t", "param_index", "Out: signature index of the parameter concerned, or -1 (argument counts)."),
+    f(
+        "int32_t",
+        "symbol_index",
+        "Out (appended; written when struct_size covers it): for dim_mismatch and dim_range, the named symbol (an index into kfam_family.symbols), otherwise -1.",
+    ),
+    f(
+        "int32_t",
+        "other_param_index",
+        "Out (appended; written when struct_size covers it): for dim_mismatch, the parameter whose extent the symbol took first, otherwise -1.",
+    ),
 ];
 
 fn emit_struct(w: &mut W, name: &str, doc: &str, fields: &[Field]) {
@@ -1246,6 +1307,7 @@ fn emit_family_tables(
         _ => ("-1".to_owned(), [0, 0, 0], false, 0, 0, 0),
     };
     let payloads = emit_operation_payload(w, f);
+    let symbols = emit_symbol_table(w, f);
     let name = w.string(&f.name);
     let identity = w.string(&f.identity);
     let summary = w.string(&f.summary);
@@ -1288,7 +1350,62 @@ fn emit_family_tables(
         ("norm", payloads[3].clone()),
         ("paged_attention_decode", payloads[4].clone()),
         ("semantics", payloads[5].clone()),
+        ("symbol_count", f.symbols.len().to_string()),
+        ("symbols", symbols),
     ]
+}
+
+/// `kfam_gen_symbols_<family>` and its use arrays; the array's name, or
+/// `NULL` when the family has no symbols.
+fn emit_symbol_table(w: &mut W, f: &Family) -> String {
+    if f.symbols.is_empty() {
+        return "NULL".to_owned();
+    }
+    let n = &f.name;
+    let mut items = Vec::new();
+    for (si, s) in f.symbols.iter().enumerate() {
+        let uses = format!("kfam_gen_dim_uses_{si}_{n}");
+        let entries: Vec<String> = s
+            .uses
+            .iter()
+            .map(|u| {
+                format!(
+                    "    {{sizeof(kfam_dim_use), {}, {}, {}}}",
+                    u.param, u.tensor, u.axis
+                )
+            })
+            .collect();
+        w.line(&format!(
+            "static const kfam_dim_use {uses}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+            entries.len()
+        ));
+        w.line(&entries.join(",\n"));
+        w.line("};");
+        let (min, max, multiple_of) = super::rust::symbol_bounds(s);
+        let max = if max == i64::MAX {
+            "INT64_MAX".to_owned()
+        } else {
+            max.to_string()
+        };
+        let values = [
+            ("struct_size", "sizeof(kfam_symbol)".to_owned()),
+            ("name", w.string(&s.name)),
+            ("min", min.to_string()),
+            ("max", max),
+            ("multiple_of", multiple_of.to_string()),
+            ("use_count", s.uses.len().to_string()),
+            ("uses", uses),
+        ];
+        items.push(initializer(4, SYMBOL_FIELDS, &values));
+    }
+    let name = format!("kfam_gen_symbols_{n}");
+    w.line(&format!(
+        "static const kfam_symbol {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
+        items.len()
+    ));
+    push_items(w, &items);
+    w.line("};");
+    name
 }
 
 /// A scalar operand as C fields: `(constant, param)`, one of them unused
@@ -1828,6 +1945,19 @@ fn render(ir: &Ir) -> (String, Vec<String>) {
         "kfam_paged_attention_decode",
         "Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache.",
         PAGED_ATTENTION_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_dim_use",
+        "One extent that is a named symbol: axis `axis` of parameter `param`.",
+        DIM_USE_FIELDS,
+    );
+    emit_struct(
+        &mut w,
+        "kfam_symbol",
+        "A named symbolic dimension and its [dims] constraints: kfam_validate_call\n\
+         refuses a call whose extents of it differ (dim_mismatch) or break them (dim_range).",
+        SYMBOL_FIELDS,
     );
     emit_struct(
         &mut w,

@@ -248,7 +248,7 @@ fn family_section(o: &mut String, f: &Family) {
                 p.kind,
                 p.direction,
                 p.dtype,
-                shape_cell(p, &p.shape),
+                dims_cell(f, p),
                 if p.kind == ParamKind::Scalar {
                     "-".to_owned()
                 } else {
@@ -261,6 +261,29 @@ fn family_section(o: &mut String, f: &Family) {
                     .as_deref()
                     .map(|d| escape_text(&one_line(d)))
                     .unwrap_or_default(),
+            );
+        }
+        o.push('\n');
+    }
+
+    if !f.symbols.is_empty() {
+        let _ = writeln!(o, "### Symbols\n");
+        o.push_str("Each symbol is one extent: a call passes it equal wherever it appears (`dim_mismatch`), within its constraints (`dim_range`).\n\n");
+        o.push_str("| Symbol | Used by | Min | Max | Multiple of |\n|---|---|---|---|---|\n");
+        for s in &f.symbols {
+            let uses: Vec<String> = s
+                .uses
+                .iter()
+                .map(|u| format!("`{}`[{}]", pname(u.param), u.axis))
+                .collect();
+            let _ = writeln!(
+                o,
+                "| `{}` | {} | {} | {} | {} |",
+                s.name,
+                uses.join(", "),
+                s.min,
+                s.max.map_or("-".to_owned(), |m| m.to_string()),
+                s.multiple_of
             );
         }
         o.push('\n');
@@ -381,6 +404,15 @@ fn payload_extent(f: &Family, e: Extent) -> String {
         Some(name) => format!("`{name}`"),
         None => extent(e.as_i64()),
     }
+}
+
+/// The logical shape as declared: symbols by name.
+fn dims_cell(f: &Family, p: &Param) -> String {
+    if p.kind == ParamKind::Scalar {
+        return "-".to_owned();
+    }
+    let dims: Vec<String> = p.dims.iter().map(|&e| f.extent_text(e)).collect();
+    format!("`[{}]`", dims.join(", "))
 }
 
 fn shape_cell(p: &Param, shape: &[i64]) -> String {

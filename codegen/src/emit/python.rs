@@ -156,6 +156,7 @@ kfam = ["py.typed"]
 /// [`operation_classes`]).
 const RECORDS: &[&str] = &[
     "Binding",
+    "DimUse",
     "Evidence",
     "Family",
     "Param",
@@ -163,6 +164,7 @@ const RECORDS: &[&str] = &[
     "Receipt",
     "Retired",
     "ScalarRef",
+    "Symbol",
 ];
 /// Constants of `_tables.py`.
 const TABLES: &[&str] = &[
@@ -426,6 +428,36 @@ class Receipt:
 
 
 @dataclass(frozen=True, slots=True)
+class DimUse:
+    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
+
+    ``tensor`` is the parameter's index among the family's tensors (its argument).
+    """
+
+    param: int
+    tensor: int
+    axis: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
+
+    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
+    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
+    """
+
+    name: str
+    #: Smallest accepted extent (0 when unconstrained).
+    min: int
+    #: Largest accepted extent; ``None`` when unbounded.
+    max: int | None
+    #: Accepted extents are multiples of this (1 when unconstrained).
+    multiple_of: int
+    uses: tuple[DimUse, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Retired:
     """A family that was approved and then retired (``manifest/retired.toml``).
 
@@ -478,6 +510,8 @@ class Family:
     identity: str
     #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
     torch_schema: str | None
+    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
+    symbols: tuple[Symbol, ...]
 
     @property
     def return_params(self) -> tuple[Param, ...]:
@@ -1199,6 +1233,37 @@ fn family_expr(f: &Family) -> Expr {
             ("scalar_count", atom(f.scalar_count)),
             ("identity", str_lit(&f.identity)),
             ("torch_schema", py_opt_str(f.torch_schema.as_deref())),
+            (
+                "symbols",
+                Expr::Tuple(f.symbols.iter().map(symbol_expr).collect()),
+            ),
+        ],
+    )
+}
+
+fn symbol_expr(s: &ir::Symbol) -> Expr {
+    let uses = s
+        .uses
+        .iter()
+        .map(|u| {
+            Expr::Call(
+                "DimUse",
+                vec![
+                    ("param", atom(u.param)),
+                    ("tensor", atom(u.tensor)),
+                    ("axis", atom(u.axis)),
+                ],
+            )
+        })
+        .collect();
+    Expr::Call(
+        "Symbol",
+        vec![
+            ("name", str_lit(&s.name)),
+            ("min", atom(s.min)),
+            ("max", s.max.map_or_else(|| atom("None"), atom)),
+            ("multiple_of", atom(s.multiple_of)),
+            ("uses", Expr::Tuple(uses)),
         ],
     )
 }

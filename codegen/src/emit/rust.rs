@@ -686,9 +686,39 @@ impl Records<'_> {
         self.int(at, "tensor_count: ", u32_of(f.tensor_count));
         self.int(at, "scalar_count: ", u32_of(f.scalar_count));
         self.str(at, "identity: ", &f.identity);
-        self.opt_str(at, "torch_schema: ", f.torch_schema.as_deref(), true);
+        self.opt_str(at, "torch_schema: ", f.torch_schema.as_deref(), false);
+        self.field(at, "symbols: ");
+        self.struct_array(at + 4, &f.symbols, |w, at, s| {
+            w.open("::Symbol");
+            w.str(at, "name: ", &s.name);
+            let (min, max, multiple_of) = symbol_bounds(s);
+            w.int(at, "min: ", min);
+            w.int(at, "max: ", max);
+            w.int(at, "multiple_of: ", multiple_of);
+            w.field(at, "uses: ");
+            w.struct_array(at + 4, &s.uses, |w, at, u| {
+                w.open("::DimUse");
+                w.int(at, "param: ", u32_of(u.param));
+                w.int(at, "tensor: ", u32_of(u.tensor));
+                w.int(at, "axis: ", u32_of(u.axis));
+                w.close(at);
+            });
+            w.end();
+            w.close(at);
+        });
+        self.end();
         self.close(at);
     }
+}
+
+/// A symbol's constraints as the runtime tables carry them: `min`, `max`
+/// (`i64::MAX` when unbounded) and `multiple_of`.
+pub fn symbol_bounds(s: &crate::ir::Symbol) -> (i64, i64, i64) {
+    (
+        i64::from(s.min),
+        s.max.map_or(i64::MAX, i64::from),
+        i64::from(s.multiple_of),
+    )
 }
 
 /// The open-addressing index of `keys` (table order) that
@@ -1228,12 +1258,28 @@ mod reference {
         });
         let (tensors, scalars) = (u32_lit(f.tensor_count), u32_lit(f.scalar_count));
         let torch_schema = opt_str(&f.torch_schema);
+        let symbols = f.symbols.iter().map(|s| {
+            let name = &s.name;
+            let (min, max, multiple_of) = super::symbol_bounds(s);
+            let (min, max, multiple_of) = (
+                Literal::i64_unsuffixed(min),
+                Literal::i64_unsuffixed(max),
+                Literal::i64_unsuffixed(multiple_of),
+            );
+            let uses = s.uses.iter().map(|u| {
+                let (param, tensor, axis) = (u32_lit(u.param), u32_lit(u.tensor), u32_lit(u.axis));
+                quote!(#k::DimUse { param: #param, tensor: #tensor, axis: #axis })
+            });
+            quote!(#k::Symbol {
+                name: #name, min: #min, max: #max, multiple_of: #multiple_of, uses: &[#(#uses),*],
+            })
+        });
         quote!(#k::Family {
             name: #name, revision: #revision, summary: #summary, contract: #k::Contract::#contract,
             torch: #torch, operation: #operation, params: &[#(#params),*], returns: &[#(#returns),*],
             profiles: &[#(#profiles),*], receipts: &[#(#receipts),*],
             tensor_count: #tensors, scalar_count: #scalars, identity: #identity,
-            torch_schema: #torch_schema,
+            torch_schema: #torch_schema, symbols: &[#(#symbols),*],
         })
     }
 
@@ -1425,6 +1471,39 @@ mod tests {
                 reason: format!("reason \"{}\" \u{e9}", "w".repeat(i * 13)),
                 receipts: (0..i % 3).map(|j| format!("{j:064x}")).collect(),
             });
+        }
+        assert_same(&ir);
+    }
+
+    /// Families with named symbols: constraints (unbounded `max` is
+    /// `i64::MAX`), names of varied length and several uses.
+    #[test]
+    fn same_as_prettyplease_with_symbols() {
+        let families = crate::synth::manifest(6, 11).sources("m").1;
+        let mut ir = ir_of(families);
+        for (n, f) in ir.families.iter_mut().enumerate() {
+            let tensors: Vec<(usize, usize)> = f
+                .params
+                .iter()
+                .filter(|p| p.is_tensor())
+                .map(|p| (p.index, p.pool_index))
+                .collect();
+            for k in 0..n % 3 + 1 {
+                f.symbols.push(crate::ir::Symbol {
+                    name: format!("s{}", "y".repeat(n * 7 + k)),
+                    min: (n * k) as u32,
+                    max: (k % 2 == 0).then_some(u32::MAX - n as u32),
+                    multiple_of: 1 << k,
+                    uses: tensors
+                        .iter()
+                        .map(|&(param, tensor)| crate::ir::DimUse {
+                            param,
+                            tensor,
+                            axis: k % 2,
+                        })
+                        .collect(),
+                });
+            }
         }
         assert_same(&ir);
     }

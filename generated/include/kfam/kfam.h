@@ -507,10 +507,14 @@ typedef enum kfam_call_rule {
     /** An integer scalar outside its declared type's range. */
     KFAM_CALL_RULE_SCALAR_RANGE = 12,
     /** A finite float scalar beyond its declared type's largest value. */
-    KFAM_CALL_RULE_FLOAT_OVERFLOW = 13
+    KFAM_CALL_RULE_FLOAT_OVERFLOW = 13,
+    /** Two extents of one named symbol differ. */
+    KFAM_CALL_RULE_DIM_MISMATCH = 14,
+    /** A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of). */
+    KFAM_CALL_RULE_DIM_RANGE = 15
 } kfam_call_rule;
 /** Members of kfam_call_rule; their codes run from 0 to KFAM_CALL_RULE_COUNT - 1. */
-#define KFAM_CALL_RULE_COUNT 14
+#define KFAM_CALL_RULE_COUNT 16
 
 /** The spelling of a kfam_call_rule code, or NULL for an unknown code. */
 static inline const char *kfam_call_rule_name(int32_t code)
@@ -530,6 +534,8 @@ static inline const char *kfam_call_rule_name(int32_t code)
     case KFAM_CALL_RULE_SCALAR_TYPE: return "scalar_type";
     case KFAM_CALL_RULE_SCALAR_RANGE: return "scalar_range";
     case KFAM_CALL_RULE_FLOAT_OVERFLOW: return "float_overflow";
+    case KFAM_CALL_RULE_DIM_MISMATCH: return "dim_mismatch";
+    case KFAM_CALL_RULE_DIM_RANGE: return "dim_range";
     default: return NULL;
     }
 }
@@ -835,6 +841,39 @@ typedef struct kfam_paged_attention_decode {
     int32_t scale_param;
 } kfam_paged_attention_decode;
 
+/** One extent that is a named symbol: axis `axis` of parameter `param`. */
+typedef struct kfam_dim_use {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the parameter (kfam_family.params). */
+    uint32_t param;
+    /** The parameter's index among the family's tensors (its argument). */
+    uint32_t tensor;
+    /** Axis of the parameter's logical shape. */
+    uint32_t axis;
+} kfam_dim_use;
+
+/**
+ * A named symbolic dimension and its [dims] constraints: kfam_validate_call
+ * refuses a call whose extents of it differ (dim_mismatch) or break them (dim_range).
+ */
+typedef struct kfam_symbol {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Symbol name (snake_case identifier). */
+    const char *name;
+    /** Smallest accepted extent (0 when unconstrained). */
+    int64_t min;
+    /** Largest accepted extent (INT64_MAX when unbounded). */
+    int64_t max;
+    /** Accepted extents are multiples of this (1 when unconstrained). */
+    int64_t multiple_of;
+    /** Entries of `uses` (at least 1). */
+    uint32_t use_count;
+    /** Every extent that is this symbol, in signature order: a call passes them equal. */
+    const kfam_dim_use *uses;
+} kfam_symbol;
+
 /** One approved kernel family revision. */
 typedef struct kfam_family {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -893,6 +932,10 @@ typedef struct kfam_family {
     const kfam_profile *profiles;
     /** Qualification receipts, in declaration order; NULL when receipt_count is 0. */
     const kfam_receipt *receipts;
+    /** Entries of `symbols` (appended for named symbolic dimensions). */
+    uint32_t symbol_count;
+    /** Named symbolic dimensions, in order of first use; NULL when symbol_count is 0. */
+    const kfam_symbol *symbols;
     /** The payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, else NULL. */
     const kfam_elementwise_unary *elementwise_unary;
     /** The payload of KFAM_OPERATION_KIND_REDUCE, else NULL. */
@@ -1071,6 +1114,10 @@ typedef struct kfam_call_error {
     int32_t rule;
     /** Out: signature index of the parameter concerned, or -1 (argument counts). */
     int32_t param_index;
+    /** Out (appended; written when struct_size covers it): for dim_mismatch and dim_range, the named symbol (an index into kfam_family.symbols), otherwise -1. */
+    int32_t symbol_index;
+    /** Out (appended; written when struct_size covers it): for dim_mismatch, the parameter whose extent the symbol took first, otherwise -1. */
+    int32_t other_param_index;
 } kfam_call_error;
 
 /* ------------------------------------------------------------------------
@@ -1669,6 +1716,22 @@ static const kfam_receipt kfam_gen_receipts_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUS
     }
 };
 
+static const kfam_dim_use kfam_gen_dim_uses_0_add_bf16_rows[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 0, 0, 0},
+    {sizeof(kfam_dim_use), 1, 1, 0},
+    {sizeof(kfam_dim_use), 2, 2, 0}
+};
+static const kfam_symbol kfam_gen_symbols_add_bf16_rows[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "rows", /* name */
+        16, /* min */
+        INT64_MAX, /* max */
+        16, /* multiple_of */
+        3, /* use_count */
+        kfam_gen_dim_uses_0_add_bf16_rows /* uses */
+    }
+};
 /* matmul_acc_nz_bf16 */
 static const kfam_param kfam_gen_params_matmul_acc_nz_bf16[5] KFAM_GEN_MAYBE_UNUSED = {
     {
@@ -2155,6 +2218,36 @@ static const kfam_paged_attention_decode kfam_gen_operation_paged_attention_deco
     0.0, /* scale */
     6 /* scale_param */
 };
+static const kfam_dim_use kfam_gen_dim_uses_0_paged_attention_decode_bf16[4] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 0, 0, 0},
+    {sizeof(kfam_dim_use), 3, 3, 0},
+    {sizeof(kfam_dim_use), 4, 4, 0},
+    {sizeof(kfam_dim_use), 5, 5, 0}
+};
+static const kfam_dim_use kfam_gen_dim_uses_1_paged_attention_decode_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 1, 1, 0},
+    {sizeof(kfam_dim_use), 2, 2, 0}
+};
+static const kfam_symbol kfam_gen_symbols_paged_attention_decode_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "batch", /* name */
+        1, /* min */
+        256, /* max */
+        1, /* multiple_of */
+        4, /* use_count */
+        kfam_gen_dim_uses_0_paged_attention_decode_bf16 /* uses */
+    },
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "num_blocks", /* name */
+        1, /* min */
+        INT64_MAX, /* max */
+        1, /* multiple_of */
+        2, /* use_count */
+        kfam_gen_dim_uses_1_paged_attention_decode_bf16 /* uses */
+    }
+};
 /* rms_norm_bf16_4096 */
 static const kfam_param kfam_gen_params_rms_norm_bf16_4096[3] KFAM_GEN_MAYBE_UNUSED = {
     {
@@ -2246,6 +2339,21 @@ static const kfam_norm kfam_gen_operation_rms_norm_bf16_4096 KFAM_GEN_MAYBE_UNUS
     1, /* axis */
     1e-6, /* eps */
     -1 /* eps_param */
+};
+static const kfam_dim_use kfam_gen_dim_uses_0_rms_norm_bf16_4096[2] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 0, 0, 0},
+    {sizeof(kfam_dim_use), 2, 2, 0}
+};
+static const kfam_symbol kfam_gen_symbols_rms_norm_bf16_4096[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "rows", /* name */
+        0, /* min */
+        INT64_MAX, /* max */
+        1, /* multiple_of */
+        2, /* use_count */
+        kfam_gen_dim_uses_0_rms_norm_bf16_4096 /* uses */
+    }
 };
 /* silu_bf16 */
 static const kfam_param kfam_gen_params_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
@@ -2343,6 +2451,21 @@ static const kfam_elementwise_unary kfam_gen_operation_silu_bf16 KFAM_GEN_MAYBE_
     0, /* input */
     1 /* out */
 };
+static const kfam_dim_use kfam_gen_dim_uses_0_silu_bf16[2] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 0, 0, 0},
+    {sizeof(kfam_dim_use), 1, 1, 0}
+};
+static const kfam_symbol kfam_gen_symbols_silu_bf16[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "rows", /* name */
+        0, /* min */
+        INT64_MAX, /* max */
+        1, /* multiple_of */
+        2, /* use_count */
+        kfam_gen_dim_uses_0_silu_bf16 /* uses */
+    }
+};
 /* swiglu_fused_bf16 */
 static const kfam_param kfam_gen_params_swiglu_fused_bf16[3] KFAM_GEN_MAYBE_UNUSED = {
     {
@@ -2423,6 +2546,22 @@ static const kfam_receipt kfam_gen_receipts_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_
     }
 };
 
+static const kfam_dim_use kfam_gen_dim_uses_0_swiglu_fused_bf16[3] KFAM_GEN_MAYBE_UNUSED = {
+    {sizeof(kfam_dim_use), 0, 0, 0},
+    {sizeof(kfam_dim_use), 1, 1, 0},
+    {sizeof(kfam_dim_use), 2, 2, 0}
+};
+static const kfam_symbol kfam_gen_symbols_swiglu_fused_bf16[1] KFAM_GEN_MAYBE_UNUSED = {
+    {
+        sizeof(kfam_symbol), /* struct_size */
+        "rows", /* name */
+        0, /* min */
+        INT64_MAX, /* max */
+        1, /* multiple_of */
+        3, /* use_count */
+        kfam_gen_dim_uses_0_swiglu_fused_bf16 /* uses */
+    }
+};
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
 static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
     {
@@ -2454,6 +2593,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_add_bf16_1024, /* profiles */
         kfam_gen_receipts_add_bf16_1024, /* receipts */
+        0, /* symbol_count */
+        NULL, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2490,6 +2631,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_add_bf16_rows, /* profiles */
         kfam_gen_receipts_add_bf16_rows, /* receipts */
+        1, /* symbol_count */
+        kfam_gen_symbols_add_bf16_rows, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2526,6 +2669,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         2, /* receipt_count */
         kfam_gen_profiles_matmul_acc_nz_bf16, /* profiles */
         kfam_gen_receipts_matmul_acc_nz_bf16, /* receipts */
+        0, /* symbol_count */
+        NULL, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2562,6 +2707,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_matmul_bf16_128x64x128, /* profiles */
         kfam_gen_receipts_matmul_bf16_128x64x128, /* receipts */
+        0, /* symbol_count */
+        NULL, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2598,6 +2745,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_mul_fp4_dequant, /* profiles */
         kfam_gen_receipts_mul_fp4_dequant, /* receipts */
+        0, /* symbol_count */
+        NULL, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2634,6 +2783,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         2, /* receipt_count */
         kfam_gen_profiles_paged_attention_decode_bf16, /* profiles */
         kfam_gen_receipts_paged_attention_decode_bf16, /* receipts */
+        2, /* symbol_count */
+        kfam_gen_symbols_paged_attention_decode_bf16, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2670,6 +2821,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_rms_norm_bf16_4096, /* profiles */
         kfam_gen_receipts_rms_norm_bf16_4096, /* receipts */
+        1, /* symbol_count */
+        kfam_gen_symbols_rms_norm_bf16_4096, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2706,6 +2859,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         2, /* receipt_count */
         kfam_gen_profiles_silu_bf16, /* profiles */
         kfam_gen_receipts_silu_bf16, /* receipts */
+        1, /* symbol_count */
+        kfam_gen_symbols_silu_bf16, /* symbols */
         &kfam_gen_operation_silu_bf16, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */
@@ -2742,6 +2897,8 @@ static const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
         1, /* receipt_count */
         kfam_gen_profiles_swiglu_fused_bf16, /* profiles */
         kfam_gen_receipts_swiglu_fused_bf16, /* receipts */
+        1, /* symbol_count */
+        kfam_gen_symbols_swiglu_fused_bf16, /* symbols */
         NULL, /* elementwise_unary */
         NULL, /* reduce */
         NULL, /* softmax */

@@ -19,6 +19,7 @@ from typing import Final
 from ._records import (
     Binding,
     Custom,
+    DimUse,
     ElementwiseBinary,
     ElementwiseUnary,
     Evidence,
@@ -34,6 +35,7 @@ from ._records import (
     Retired,
     ScalarRef,
     Softmax,
+    Symbol,
 )
 from ._runtime import (
     AdmissionError,
@@ -109,6 +111,7 @@ __all__ = [
     "Contract",
     "Custom",
     "DType",
+    "DimUse",
     "Direction",
     "ElementwiseBinary",
     "ElementwiseUnary",
@@ -146,6 +149,7 @@ __all__ = [
     "Status",
     "StorageFormat",
     "Supported",
+    "Symbol",
     "TensorArg",
     "UnaryOp",
     "admit",

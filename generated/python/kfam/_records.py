@@ -99,6 +99,36 @@ class Receipt:
 
 
 @dataclass(frozen=True, slots=True)
+class DimUse:
+    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
+
+    ``tensor`` is the parameter's index among the family's tensors (its argument).
+    """
+
+    param: int
+    tensor: int
+    axis: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
+
+    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
+    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
+    """
+
+    name: str
+    #: Smallest accepted extent (0 when unconstrained).
+    min: int
+    #: Largest accepted extent; ``None`` when unbounded.
+    max: int | None
+    #: Accepted extents are multiples of this (1 when unconstrained).
+    multiple_of: int
+    uses: tuple[DimUse, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Retired:
     """A family that was approved and then retired (``manifest/retired.toml``).
 
@@ -299,6 +329,8 @@ class Family:
     identity: str
     #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
     torch_schema: str | None
+    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
+    symbols: tuple[Symbol, ...]
 
     @property
     def return_params(self) -> tuple[Param, ...]:

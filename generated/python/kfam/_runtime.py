@@ -99,6 +99,8 @@ _CALL_STATUS: Final[dict[CallRule, Status]] = {
     CallRule.SCALAR_TYPE: Status.INVALID_ARGUMENT,
     CallRule.SCALAR_RANGE: Status.INVALID_ARGUMENT,
     CallRule.FLOAT_OVERFLOW: Status.INVALID_ARGUMENT,
+    CallRule.DIM_MISMATCH: Status.INVALID_ARGUMENT,
+    CallRule.DIM_RANGE: Status.INVALID_ARGUMENT,
 }
 
 # ---------------------------------------------------------------- lookups
@@ -249,18 +251,34 @@ class CallError(KfamError, ValueError):
     concerns (``param``, an index into ``Family.params``; ``None`` for the argument counts).
     """
 
-    def __init__(self, rule: CallRule, param: int | None = None) -> None:
+    def __init__(
+        self,
+        rule: CallRule,
+        param: int | None = None,
+        symbol: int | None = None,
+        other: int | None = None,
+        detail: str | None = None,
+    ) -> None:
         text = rule.spelling if param is None else f"argument {param}: {rule.spelling}"
-        super().__init__(text)
+        super().__init__(text if detail is None else f"{text}: {detail}")
         self.rule: Final[CallRule] = rule
         self.param: Final[int | None] = param
+        #: ``dim_mismatch`` and ``dim_range``: the named symbol, an index into ``Family.symbols``.
+        self.symbol: Final[int | None] = symbol
+        #: ``dim_mismatch``: the parameter whose extent the symbol took first.
+        self.other: Final[int | None] = other
+        self.detail: Final[str | None] = detail
 
     @property
     def status(self) -> Status:
         return _CALL_STATUS[self.rule]
 
-    def __reduce__(self) -> tuple[type[CallError], tuple[CallRule, int | None]]:
-        return (CallError, (self.rule, self.param))
+    def __reduce__(
+        self,
+    ) -> tuple[
+        type[CallError], tuple[CallRule, int | None, int | None, int | None, str | None]
+    ]:
+        return (CallError, (self.rule, self.param, self.symbol, self.other, self.detail))
 
 
 # ---------------------------------------------------------------- capability
@@ -1127,6 +1145,38 @@ def _check_scalar(p: Param, v: ScalarArg) -> None:
         raise fail(CallRule.FLOAT_OVERFLOW)
 
 
+def _check_symbols(family: Family, tensors: Sequence[TensorArg]) -> None:
+    """Every extent of one named symbol is equal and meets the symbol's constraints.
+
+    Runs after every tensor passed ``_check_tensor``, so each use's axis exists.
+    """
+    for i, s in enumerate(family.symbols):
+        first, rest = s.uses[0], s.uses[1:]
+        want = tensors[first.tensor].shape[first.axis]
+        name = family.params[first.param].name
+        for u in rest:
+            have = tensors[u.tensor].shape[u.axis]
+            if have != want:
+                raise CallError(
+                    CallRule.DIM_MISMATCH,
+                    u.param,
+                    i,
+                    first.param,
+                    f"symbol `{s.name}` is {have} in `{family.params[u.param].name}` "
+                    f"but {want} in `{name}`",
+                )
+        if want < s.min or (s.max is not None and want > s.max) or want % s.multiple_of:
+            hi = "" if s.max is None else str(s.max)
+            raise CallError(
+                CallRule.DIM_RANGE,
+                first.param,
+                i,
+                None,
+                f"symbol `{s.name}` is {want} in `{name}`, outside {s.min}..={hi} "
+                f"or not a multiple of {s.multiple_of}",
+            )
+
+
 def validate_call(
     family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]
 ) -> None:
@@ -1135,7 +1185,8 @@ def validate_call(
     ``tensors`` are the tensor arguments in signature order (the family's tensor pool),
     ``scalars`` the scalar ones. Checked in order: the argument counts; each tensor (dtype,
     rank, extents, storage offset, format and layout, NZ offset and capacity, contiguity,
-    storage bounds) and its device; each scalar (kind, integer range, float overflow); then
+    storage bounds) and its device; each named symbol (equal extents, then its constraints);
+    each scalar (kind, integer range, float overflow); then
     every pair of views of one storage (partial overlap with a written tensor is refused,
     reported on the later parameter).
     """
@@ -1154,6 +1205,7 @@ def validate_call(
             device = t.device_index
         elif device != t.device_index:
             raise CallError(CallRule.DEVICE, p.index)
+    _check_symbols(family, tensors)
     scalar_params = [p for p in family.params if p.kind is ParamKind.SCALAR]
     for p, v in zip(scalar_params, scalars):
         _check_scalar(p, v)

@@ -8,6 +8,7 @@ from typing import Final
 from ._records import (
     Binding,
     Custom,
+    DimUse,
     ElementwiseBinary,
     ElementwiseUnary,
     Evidence,
@@ -22,6 +23,7 @@ from ._records import (
     Retired,
     ScalarRef,
     Softmax,
+    Symbol,
 )
 from ._vocab import (
     Backend,
@@ -129,6 +131,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
         torch_schema="kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",
+        symbols=(),
     ),
     Family(
         name="add_bf16_rows",
@@ -207,6 +210,19 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="bd30d2041ee51d140594fb2458cf65d42e82474b7af7251dbeb4c72c086c0af4",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="rows",
+                min=16,
+                max=None,
+                multiple_of=16,
+                uses=(
+                    DimUse(param=0, tensor=0, axis=0),
+                    DimUse(param=1, tensor=1, axis=0),
+                    DimUse(param=2, tensor=2, axis=0),
+                ),
+            ),
+        ),
     ),
     Family(
         name="matmul_acc_nz_bf16",
@@ -336,6 +352,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=2,
         identity="3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae",
         torch_schema="kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",
+        symbols=(),
     ),
     Family(
         name="matmul_bf16_128x64x128",
@@ -414,6 +431,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13",
         torch_schema="kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",
+        symbols=(),
     ),
     Family(
         name="mul_fp4_dequant",
@@ -492,6 +510,7 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
         torch_schema=None,
+        symbols=(),
     ),
     Family(
         name="paged_attention_decode_bf16",
@@ -657,6 +676,27 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=1,
         identity="e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="batch",
+                min=1,
+                max=256,
+                multiple_of=1,
+                uses=(
+                    DimUse(param=0, tensor=0, axis=0),
+                    DimUse(param=3, tensor=3, axis=0),
+                    DimUse(param=4, tensor=4, axis=0),
+                    DimUse(param=5, tensor=5, axis=0),
+                ),
+            ),
+            Symbol(
+                name="num_blocks",
+                min=1,
+                max=None,
+                multiple_of=1,
+                uses=(DimUse(param=1, tensor=1, axis=0), DimUse(param=2, tensor=2, axis=0)),
+            ),
+        ),
     ),
     Family(
         name="rms_norm_bf16_4096",
@@ -743,6 +783,15 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="rows",
+                min=0,
+                max=None,
+                multiple_of=1,
+                uses=(DimUse(param=0, tensor=0, axis=0), DimUse(param=2, tensor=2, axis=0)),
+            ),
+        ),
     ),
     Family(
         name="silu_bf16",
@@ -826,6 +875,15 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="rows",
+                min=0,
+                max=None,
+                multiple_of=1,
+                uses=(DimUse(param=0, tensor=0, axis=0), DimUse(param=1, tensor=1, axis=0)),
+            ),
+        ),
     ),
     Family(
         name="swiglu_fused_bf16",
@@ -906,6 +964,19 @@ FAMILIES: Final[tuple[Family, ...]] = (
         scalar_count=0,
         identity="a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c",
         torch_schema=None,
+        symbols=(
+            Symbol(
+                name="rows",
+                min=0,
+                max=None,
+                multiple_of=1,
+                uses=(
+                    DimUse(param=0, tensor=0, axis=0),
+                    DimUse(param=1, tensor=1, axis=0),
+                    DimUse(param=2, tensor=2, axis=0),
+                ),
+            ),
+        ),
     ),
 )
 

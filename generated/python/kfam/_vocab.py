@@ -265,6 +265,10 @@ class CallRule(_KfamVocab):
     SCALAR_RANGE = 12
     #: A finite float scalar beyond its declared type's largest value.
     FLOAT_OVERFLOW = 13
+    #: Two extents of one named symbol differ.
+    DIM_MISMATCH = 14
+    #: A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
+    DIM_RANGE = 15
 
 
 @unique

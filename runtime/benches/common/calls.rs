@@ -46,6 +46,14 @@ pub fn add() -> (&'static Family, [TensorArg<'static>; 3]) {
     (family, [t(0x1000), t(0x2000), t(0x3000)])
 }
 
+/// `add_bf16_rows`: three bf16 `["rows", 256]` tensors of 64 rows (the
+/// symbol `rows` tied across them, a multiple of 16).
+pub fn add_rows() -> (&'static Family, [TensorArg<'static>; 3]) {
+    let t = |storage| tensor(DType::Bf16, &[64, 256], &[256, 1], storage);
+    let family = find_family("add_bf16_rows").expect("shipped family");
+    (family, [t(0x1000), t(0x2000), t(0x3000)])
+}
+
 /// The fixture's 12 parameters: 4 tensors (one NZ) and 8 scalars of 7 dtypes.
 pub fn wide() -> (&'static Family, [TensorArg<'static>; 4], [ScalarValue; 8]) {
     let mut w = tensor(DType::Bf16, &[256, 512], &[512, 1], 0x2000);

@@ -1,0 +1,183 @@
+//! The axis-wise kinds: `reduce`, `softmax` and `norm`.
+
+use super::{shapes_agree, Rule};
+use crate::check::{err, FamilyChecker};
+use crate::diag::Code;
+use crate::ir::{self, Extent};
+use crate::model;
+use crate::vocab::NormKind;
+
+impl FamilyChecker<'_> {
+    pub(super) fn reduce(&mut self, r: &model::Reduce) -> Option<ir::Operation> {
+        let ([input, out], ok) = self.operands([(&r.input, false), (&r.out, true)])?;
+        let keepdim = r.keepdim.as_ref().is_some_and(|k| k.value);
+        let mut axes: Vec<u32> = Vec::new();
+        let mut axes_ok = true;
+        for a in &r.axes.value {
+            match self.axis(a, input) {
+                Some(x) => {
+                    let x = x as u32;
+                    if axes.contains(&x) {
+                        self.push(
+                            err(
+                                Code::AxisOutOfRange,
+                                self.id,
+                                &a.span,
+                                format!("axis {x} is reduced twice"),
+                            )
+                            .label("repeated")
+                            .help("list each reduced axis once"),
+                        );
+                        axes_ok = false;
+                    } else {
+                        axes.push(x);
+                    }
+                }
+                None => axes_ok = false,
+            }
+        }
+        if r.axes.value.is_empty() {
+            self.push(
+                err(
+                    Code::AxisOutOfRange,
+                    self.id,
+                    &r.axes.span,
+                    "a reduction needs at least one axis",
+                )
+                .label("empty")
+                .help("list the reduced axes, e.g. `axes = [1]`"),
+            );
+            axes_ok = false;
+        }
+        axes.sort_unstable();
+        if ok && axes_ok {
+            let rule = Rule {
+                code: Code::ReduceMismatch,
+                help: "reduced axes are dropped (extent 1 with `keepdim = true`); the others keep their extent",
+            };
+            let shape = &self.params[input].dims;
+            let mut derived: Vec<Extent> = Vec::with_capacity(shape.len());
+            for (i, &e) in shape.iter().enumerate() {
+                if !axes.contains(&(i as u32)) {
+                    derived.push(e);
+                } else if keepdim {
+                    derived.push(Extent::Static(1));
+                }
+            }
+            if derived.is_empty() {
+                derived.push(Extent::Static(1));
+            }
+            let have = &self.params[out].dims;
+            if !shapes_agree(have, &derived) {
+                let msg = format!(
+                    "{} is {}, but reducing {} over axes {axes:?} gives {}",
+                    self.who("out", out),
+                    self.shape_text(have),
+                    self.who("input", input),
+                    self.shape_text(&derived)
+                );
+                self.push(
+                    err(rule.code, self.id, &r.out.span, msg)
+                        .label(format!("expected shape {}", self.shape_text(&derived)))
+                        .help(rule.help),
+                );
+            }
+            self.agree_dtype(
+                &rule,
+                &[("input", input, &r.input.span), ("out", out, &r.out.span)],
+            );
+        }
+        Some(ir::Operation::Reduce {
+            op: r.op.value,
+            input,
+            out,
+            axes,
+            keepdim,
+        })
+    }
+
+    pub(super) fn softmax(&mut self, s: &model::Softmax) -> Option<ir::Operation> {
+        let ([input, out], ok) = self.operands([(&s.input, false), (&s.out, true)])?;
+        let axis = self.axis(&s.axis, input)?;
+        if ok {
+            let rule = Rule {
+                code: Code::SoftmaxMismatch,
+                help: "softmax keeps the float dtype and the shape of its input",
+            };
+            let members = [("input", input, &s.input.span), ("out", out, &s.out.span)];
+            self.require_float(&rule, "input", input, &s.input.span);
+            self.agree_dtype(&rule, &members);
+            self.agree_shape(&rule, &members);
+        }
+        Some(ir::Operation::Softmax {
+            input,
+            out,
+            axis: axis as u32,
+        })
+    }
+
+    pub(super) fn norm(&mut self, n: &model::Norm) -> Option<ir::Operation> {
+        let ([input, weight, out], ok) =
+            self.operands([(&n.input, false), (&n.weight, false), (&n.out, true)])?;
+        let bias = match &n.bias {
+            Some(b) => {
+                let ([i], bias_ok) = self.operands([(b, false)])?;
+                Some((i, bias_ok, &b.span))
+            }
+            None => None,
+        };
+        let eps = self.scalar_operand(&n.eps, "eps");
+        let axis = self.axis(&n.axis, input);
+        let rule = Rule {
+            code: Code::NormMismatch,
+            help: "`out` has the dtype and shape of `input`; `weight` and `bias` are [extent of `input` along `axis`]",
+        };
+        let op = n.op.value;
+        match (op, bias) {
+            (NormKind::LayerNorm, None) => self.push(
+                err(
+                    rule.code,
+                    self.id,
+                    &n.op.span,
+                    "`layer_norm` needs a `bias` tensor",
+                )
+                .label("no `bias` declared")
+                .help("add `bias = \"...\"` naming a tensor shaped like `weight`"),
+            ),
+            (NormKind::RmsNorm, Some((_, _, span))) => self.push(
+                err(rule.code, self.id, span, "`rms_norm` takes no `bias`")
+                    .label("not used by rms_norm")
+                    .help("remove `bias`, or use `op = \"layer_norm\"`"),
+            ),
+            _ => {}
+        }
+        let bias_ok = bias.is_none_or(|(_, b, _)| b);
+        if let (true, true, Some(axis)) = (ok, bias_ok, axis) {
+            let members = [("input", input, &n.input.span), ("out", out, &n.out.span)];
+            self.require_float(&rule, "input", input, &n.input.span);
+            self.agree_dtype(&rule, &members);
+            self.agree_shape(&rule, &members);
+            let mut vectors = vec![("weight", weight, &n.weight.span)];
+            if let (NormKind::LayerNorm, Some((b, _, span))) = (op, bias) {
+                vectors.push(("bias", b, span));
+            }
+            let mut extent = vec![("input", input, axis, &n.input.span)];
+            for &(role, i, span) in &vectors {
+                self.require_float(&rule, role, i, span);
+                if self.require_rank(&rule, role, i, 1, span) {
+                    extent.push((role, i, 0, span));
+                }
+            }
+            self.agree_extent(&rule, "the normalized extent", &extent);
+        }
+        Some(ir::Operation::Norm {
+            op,
+            input,
+            weight,
+            bias: bias.map(|(b, _, _)| b),
+            out,
+            axis: axis? as u32,
+            eps: eps?,
+        })
+    }
+}

@@ -1,0 +1,8 @@
+// Corpus case `tests/diagnostics/shape/symbol_fp4_packed_axis.toml`: the macro rejects it with the same diagnostic as `kfam check`.
+mod tables {
+    kfam_runtime::manifest!("../tests/diagnostics/shape/symbol_fp4_packed_axis.toml", abi = "../manifest/abi.toml");
+}
+
+fn main() {
+    let _ = tables::FAMILIES.len();
+}
