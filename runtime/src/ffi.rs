@@ -15,7 +15,6 @@ use crate::vocab::{
     Admission, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status,
     StorageFormat,
 };
-use crate::FAMILIES;
 
 /// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
 /// pointers to it along.
@@ -159,7 +158,7 @@ fn index_of<T>(slice: &[T], item: &T) -> usize {
 }
 
 fn family_index(f: &Family) -> usize {
-    index_of(FAMILIES, f)
+    index_of(crate::CATALOG.families, f)
 }
 
 /// # Safety
@@ -488,7 +487,7 @@ fn library_family(record: *const Opaque) -> Option<&'static Family> {
         _ if offset % stride == 0 => offset / stride,
         _ => return None,
     };
-    FAMILIES.get(index)
+    crate::CATALOG.families.get(index)
 }
 
 /// # Safety
