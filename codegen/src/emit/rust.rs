@@ -779,6 +779,7 @@ const RETIRED_DOC: &str =
 /// Why the family rows are a named static: every reference to a family
 /// (through `FAMILIES`, a `Catalog` or a lookup) then has one address, where
 /// an anonymous array read by two statics may be emitted twice.
+#[cfg(test)]
 const FAMILY_ROWS_DOC: &str =
     "The rows of `FAMILIES`, one address for every reference to a family.";
 const FAMILY_ROWS_DOC_LINE: &str =
