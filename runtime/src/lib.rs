@@ -11,6 +11,7 @@ pub mod capability;
 pub mod catalog;
 pub mod context;
 pub mod ffi;
+pub mod ffi_context;
 pub mod lookup;
 mod types;
 
