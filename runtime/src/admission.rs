@@ -217,6 +217,11 @@ fn same_signature(
 /// Admit `json` (the artifact's `compiled_meta.json`) for the artifact whose
 /// SHA-256 is `sha256` (lowercase hex).
 pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+    decide(&crate::CATALOG, json, sha256)
+}
+
+/// [`admit`] against any catalog.
+pub(crate) fn decide(cat: &crate::Catalog, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     // A digest that is not 64 lowercase hex digits is a caller error, refused
     // before the document is read (as the C ABI does).
     if sha256.len() != 64
@@ -249,8 +254,8 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
         param_view(p, "lowered_params")?;
     }
     match doc.schema {
-        1 | 2 => admit_legacy(&doc, platform, backend, sha256),
-        3 => admit_v3(&doc, platform, backend, sha256),
+        1 | 2 => admit_legacy(cat, &doc, platform, backend, sha256),
+        3 => admit_v3(cat, &doc, platform, backend, sha256),
         _ => Err(malformed(Some("schema"), None, "is not 1, 2 or 3")),
     }
 }
@@ -258,6 +263,7 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
 /// Schema 1/2: program metadata, matched through the artifact digest. It
 /// never establishes a kernel contract.
 fn admit_legacy(
+    cat: &crate::Catalog,
     doc: &Doc<'_>,
     platform: Platform,
     backend: Backend,
@@ -286,10 +292,11 @@ fn admit_legacy(
         return Err(malformed(Some("return_count"), None, "is missing"));
     };
     let (family, profile, receipt) =
-        crate::find_artifact(sha256).ok_or_else(|| match crate::find_retired_artifact(sha256) {
-            Some(_) => refuse(Admission::Retired),
-            None => differs("artifact.sha256"),
-        })?;
+        cat.find_artifact(sha256)
+            .ok_or_else(|| match cat.find_retired_artifact(sha256) {
+                Some(_) => refuse(Admission::Retired),
+                None => differs("artifact.sha256"),
+            })?;
     if family.contract != Contract::Program {
         return Err(refuse(Admission::RecompileRequired));
     }
@@ -314,6 +321,7 @@ fn admit_legacy(
 }
 
 fn admit_v3(
+    cat: &crate::Catalog,
     doc: &Doc<'_>,
     platform: Platform,
     backend: Backend,
@@ -378,10 +386,10 @@ fn admit_v3(
     }
 
     // Built against another native runtime: its entry ABI cannot be trusted.
-    if abi_revision != crate::ABI.revision {
+    if abi_revision != cat.abi.revision {
         return Err(refuse(Admission::PreparedIncompatible));
     }
-    let family = crate::find_family(name).ok_or_else(|| match crate::find_retired(name) {
+    let family = cat.find(name).ok_or_else(|| match cat.find_retired(name) {
         Some(_) => refuse(Admission::Retired),
         None => refuse(Admission::UnknownFamily),
     })?;

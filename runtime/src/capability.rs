@@ -47,15 +47,26 @@ impl core::fmt::Display for CapabilityRefused<'_> {
 
 impl std::error::Error for CapabilityRefused<'_> {}
 
-/// Decide a capability query over the approved tables. The refusal says why:
-/// unknown (or retired) family, contract mismatch, no profile, or no receipt,
-/// and names the query.
+/// Decide a capability query over this crate's tables ([`crate::CATALOG`]).
+/// The refusal says why: unknown (or retired) family, contract mismatch, no
+/// profile, or no receipt, and names the query.
 pub fn capability(
     family: &str,
     platform: Platform,
     mode: ExecutionMode,
     contract: Contract,
 ) -> Result<Supported, CapabilityRefused<'_>> {
+    decide(&crate::CATALOG, family, platform, mode, contract)
+}
+
+/// [`capability`] over any catalog.
+pub(crate) fn decide<'q>(
+    cat: &crate::Catalog,
+    family: &'q str,
+    platform: Platform,
+    mode: ExecutionMode,
+    contract: Contract,
+) -> Result<Supported, CapabilityRefused<'q>> {
     let refused = |outcome| CapabilityRefused {
         outcome,
         family,
@@ -64,7 +75,7 @@ pub fn capability(
         contract,
     };
     let name = family;
-    let family = crate::find_family(name).ok_or_else(|| match crate::find_retired(name) {
+    let family = cat.find(name).ok_or_else(|| match cat.find_retired(name) {
         Some(_) => refused(Capability::Retired),
         None => refused(Capability::UnknownFamily),
     })?;

@@ -15,7 +15,6 @@ use crate::vocab::{
     Admission, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status,
     StorageFormat,
 };
-use crate::FAMILIES;
 
 /// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
 /// pointers to it along.
@@ -128,12 +127,12 @@ const OK: i32 = Status::Ok.code();
 const INVALID: i32 = Status::InvalidArgument.code();
 
 /// Run an exported function body; a panic must not cross the C boundary.
-fn guard(body: impl FnOnce() -> i32) -> i32 {
+pub(crate) fn guard(body: impl FnOnce() -> i32) -> i32 {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(Status::Internal.code())
 }
 
 /// A NUL-terminated UTF-8 string, or `None` for NULL / invalid UTF-8.
-unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
+pub(crate) unsafe fn c_str<'a>(p: *const c_char) -> Option<&'a str> {
     if p.is_null() {
         return None;
     }
@@ -159,7 +158,7 @@ fn index_of<T>(slice: &[T], item: &T) -> usize {
 }
 
 fn family_index(f: &Family) -> usize {
-    index_of(FAMILIES, f)
+    index_of(crate::CATALOG.families, f)
 }
 
 /// # Safety
@@ -463,7 +462,7 @@ const MAX_STRIDES: usize = 8;
 
 /// Read element `i` of a caller's descriptor array, whose stride is its
 /// first element's `struct_size`.
-unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
+pub(crate) unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
     let stride = *(base as *const u32) as usize;
     if stride < size_of::<T>() || stride % std::mem::align_of::<T>() != 0 {
         return None;
@@ -488,7 +487,7 @@ fn library_family(record: *const Opaque) -> Option<&'static Family> {
         _ if offset % stride == 0 => offset / stride,
         _ => return None,
     };
-    FAMILIES.get(index)
+    crate::CATALOG.families.get(index)
 }
 
 /// # Safety

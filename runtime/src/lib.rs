@@ -8,7 +8,10 @@
 pub mod admission;
 pub mod call;
 pub mod capability;
+pub mod catalog;
+pub mod context;
 pub mod ffi;
+pub mod ffi_context;
 pub mod lookup;
 mod types;
 
@@ -30,6 +33,8 @@ mod tables {
 pub use admission::{admit, Admitted, Malformed, Refused};
 pub use call::{validate_call, CallError, OwnedTensorArg, ScalarValue, TensorArg};
 pub use capability::{capability, CapabilityRefused, Supported};
+pub use catalog::Catalog;
+pub use context::{Context, Launch, Launcher};
 /// Embed and check a manifest at compile time: see `docs/macro.md`.
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
@@ -39,9 +44,19 @@ pub use types::{
 };
 pub use vocab::*;
 
+/// This crate's approved tables, generated from `manifest/`.
+pub static CATALOG: Catalog = Catalog {
+    abi: &ABI,
+    families: FAMILIES,
+    retired: RETIRED,
+    artifacts: tables::ARTIFACTS,
+    family_index: tables::FAMILY_INDEX,
+    artifact_index: tables::ARTIFACT_INDEX,
+};
+
 /// The approved family named `name` (a hash lookup: see [`lookup`]).
 pub fn find_family(name: &str) -> Option<&'static Family> {
-    lookup::family(FAMILIES, tables::FAMILY_INDEX, name)
+    CATALOG.find(name)
 }
 
 /// The family, profile and receipt of the artifact whose SHA-256 (lowercase
@@ -49,16 +64,16 @@ pub fn find_family(name: &str) -> Option<&'static Family> {
 pub fn find_artifact(
     sha256: &str,
 ) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
-    lookup::artifact(FAMILIES, tables::ARTIFACTS, tables::ARTIFACT_INDEX, sha256)
+    CATALOG.find_artifact(sha256)
 }
 
 /// The tombstone of the retired family named `name`.
 pub fn find_retired(name: &str) -> Option<&'static Retired> {
-    lookup::retired(RETIRED, name)
+    CATALOG.find_retired(name)
 }
 
 /// The retired family whose artifacts include the one whose SHA-256 is
 /// `sha256`.
 pub fn find_retired_artifact(sha256: &str) -> Option<&'static Retired> {
-    lookup::retired_artifact(RETIRED, sha256)
+    CATALOG.find_retired_artifact(sha256)
 }

@@ -222,3 +222,150 @@ def test_arguments_are_frozen() -> None:
     with pytest.raises(AttributeError):
         t.storage = 2  # type: ignore[misc]
     assert t == _tensor(1) and hash(t) == hash(_tensor(1))
+
+
+# ------------------------------------------------------------ kernel context lifecycle
+
+LIFECYCLE = DIR / "lifecycle" / "lifecycle.json"
+
+
+def _lifecycle_cases() -> list[dict[str, object]]:
+    import json
+
+    data = json.loads(LIFECYCLE.read_text()) if LIFECYCLE.is_file() else {"cases": []}
+    return cast("list[dict[str, object]]", data["cases"])
+
+
+def _valid_args(family: kfam.Family) -> list[kfam.TensorArg]:
+    """Every dynamic extent 2, contiguous, each tensor in its own storage (as the Rust runner)."""
+    out = []
+    for i, p in enumerate(family.params):
+        if p.kind is not kfam.ParamKind.TENSOR:
+            continue
+        shape = [2 if d < 0 else d for d in p.shape]
+        strides = [1] * len(shape)
+        for k in range(len(shape) - 2, -1, -1):
+            strides[k] = strides[k + 1] * shape[k + 1]
+        out.append(
+            kfam.TensorArg(
+                p.dtype, tuple(shape), tuple(strides), 0, 1 << 32, (i + 1) << 40,
+                kfam.StorageFormat.ND, 0,
+            )
+        )
+    return out
+
+
+def _document(step: dict[str, object]) -> tuple[bytes, str]:
+    import json
+
+    name = step.get("document")
+    if not isinstance(name, str):
+        return b"", "0" * 64
+    path = DIR.parent.parent / "generated" / "schema" / "examples" / f"{name}.compiled_meta.json"
+    doc = json.loads(path.read_text())
+    sha = cast(str, doc["artifact"]["sha256"])
+    patch = step.get("patch")
+    if isinstance(patch, dict):
+        doc.update(patch)
+    given = step.get("sha256")
+    return json.dumps(doc).encode(), given if isinstance(given, str) else sha
+
+
+@pytest.mark.parametrize(
+    "case", _lifecycle_cases(), ids=lambda c: cast(str, cast("dict[str, object]", c)["name"])
+)
+def test_lifecycle_vector(case: dict[str, object]) -> None:
+    from kfam.context import Context, ContextError, Launch
+
+    launches: list[Launch] = []
+    returns = cast(int, case.get("launcher_returns", 0))
+
+    def launcher(call: Launch) -> int:
+        launches.append(call)
+        return returns
+
+    limit = case.get("max_prepared")
+    ctx = Context(limit) if isinstance(limit, int) else Context()
+    steps = cast("list[dict[str, object]]", case["steps"])
+    errors = []
+    for i, step in enumerate(steps):
+        op = step["op"]
+        before = len(launches)
+        got: str
+        try:
+            if op == "init":
+                gen = step.get("generation")
+                ctx.init(
+                    kfam.Platform.from_spelling(cast(str, step["platform"])),
+                    kfam.ExecutionMode.from_spelling(cast(str, step["execution_mode"])),
+                    kfam.Contract.from_spelling(cast(str, step["contract"])),
+                    launcher,
+                    cast("int | None", gen),
+                )
+                got = "ok"
+            elif op == "generation":
+                got = str(ctx.generation)
+            elif op == "supported":
+                ctx.supported(cast(str, step["family"]))
+                got = "ok"
+            elif op == "prepare":
+                meta, sha = _document(step)
+                cid = ctx.prepare(meta, sha)
+                want_id = step.get("callable")
+                got = f"callable {cid}" if want_id is not None and cid != want_id else "ok"
+            elif op == "launch":
+                cid = cast(int, step["callable"])
+                fam = ctx.family_of(cid)
+                tensors = _valid_args(fam) if step["args"] == "valid" and fam else []
+                r = ctx.launch(cid, tensors, [], cast(int, step["stream"]))
+                got = "launcher" if r == returns and len(launches) == before + 1 else str(r)
+            elif op == "close":
+                ctx.close()
+                got = "ok"
+            else:
+                raise AssertionError(f"unknown op {op}")
+        except ContextError as e:
+            got = e.status.spelling
+        want = step["expect"]
+        if got != (want if isinstance(want, str) else str(want)):
+            errors.append(f"step {i} ({op}): expected {want}, got {got}")
+    if len(launches) != case["launches"]:
+        errors.append(f"expected {case['launches']} launches, got {len(launches)}")
+    assert not errors, "\n".join(errors)
+
+
+def test_lifecycle_concurrent_prepare_and_launch() -> None:
+    import threading
+
+    from kfam.context import Context, Launch
+
+    count = [0]
+    lock = threading.Lock()
+
+    def launcher(_call: Launch) -> int:
+        with lock:
+            count[0] += 1
+        return 0
+
+    docs = [_document({"document": d}) for d in ("silu_bf16.a2a3_sim", "swiglu_fused_bf16.a2a3_sim")]
+    shared = Context()
+    shared.init(kfam.Platform.A2A3, kfam.ExecutionMode.SIM, kfam.Contract.KERNEL, launcher)
+    ids: list[tuple[str, int]] = []
+
+    def work(t: int) -> None:
+        for i in range(50):
+            meta, sha = docs[(t + i) % 2]
+            cid = shared.prepare(meta, sha)
+            with lock:
+                ids.append((sha, cid))
+            fam = shared.family_of(cid)
+            assert fam is not None
+            assert shared.launch(cid, _valid_args(fam), [], i) == 0
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert count[0] == 200
+    assert len(set(ids)) == 2

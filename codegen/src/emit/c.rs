@@ -1661,6 +1661,15 @@ const FUNCTION_NAMES: &[&str] = &[
     "kfam_admit_message",
     "kfam_validate_call",
     "kfam_torch_schema",
+    "kfam_context",
+    "kfam_launch_fn",
+    "kfam_context_new",
+    "kfam_context_init",
+    "kfam_context_supported",
+    "kfam_context_prepare",
+    "kfam_context_launch",
+    "kfam_context_close",
+    "kfam_context_free",
 ];
 
 const FUNCTIONS: &str = r#"/* ------------------------------------------------------------------------
@@ -1797,6 +1806,68 @@ KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor
  * KFAM_STATUS_OK.
  */
 KFAM_API int32_t kfam_torch_schema(const char *family, const char **out);
+
+/* ------------------------------------------------------------------------
+ * The kernel context (docs/runtime.md): init latches platform, execution
+ * mode and contract once; prepare admits an artifact and returns a callable
+ * id; launch validates a call and hands it to the launcher registered at
+ * init, returning the launcher's status unchanged; close is idempotent and
+ * every other entry after it is KFAM_STATUS_INVALID_STATE. A refused entry
+ * leaves the context as it was. Unlike the functions above, a context is
+ * allocated (kfam_context_new) and must be freed (kfam_context_free); all
+ * entries are thread-safe.
+ * --------------------------------------------------------------------- */
+
+/** A kernel context: opaque. */
+typedef struct kfam_context kfam_context;
+
+/**
+ * The embedding runtime's launch entry, called from the thread that called
+ * kfam_context_launch, with the validated arguments (valid for the call) and
+ * the caller's stream handle. Its return value is returned unchanged.
+ */
+typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t generation,
+                                  const kfam_tensor_arg *tensors, size_t n_tensors,
+                                  const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream);
+
+/** A fresh context in *out. KFAM_STATUS_INVALID_ARGUMENT when out is NULL. */
+KFAM_API int32_t kfam_context_new(kfam_context **out);
+
+/**
+ * Latch platform, execution mode and contract (kfam_platform,
+ * kfam_execution_mode, kfam_contract codes) and the launcher. generation 0
+ * takes the next number of a process-wide counter starting at 1.
+ * KFAM_STATUS_INVALID_STATE when already initialised or closed, or for a
+ * program contract; KFAM_STATUS_UNSUPPORTED when no approved kernel profile
+ * runs on that platform and mode; KFAM_STATUS_INVALID_ARGUMENT for NULL ctx
+ * or launch or an unknown code.
+ */
+KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode,
+                                   int32_t contract, uint64_t generation, kfam_launch_fn launch,
+                                   void *user);
+
+/** The capability status of family for the latched identity. */
+KFAM_API int32_t kfam_context_supported(kfam_context *ctx, const char *family);
+
+/**
+ * Admit compiled_meta (len bytes) for the artifact sha256 and check its
+ * capability; *callable is its id (the same id for the same artifact).
+ * KFAM_STATUS_INVALID_STATE past the context's limit of prepared callables.
+ */
+KFAM_API int32_t kfam_context_prepare(kfam_context *ctx, const char *compiled_meta, size_t len,
+                                      const char *sha256, uint64_t *callable);
+
+/** Validate a call of callable and hand it to the launcher with stream. */
+KFAM_API int32_t kfam_context_launch(kfam_context *ctx, uint64_t callable,
+                                     const kfam_tensor_arg *tensors, size_t n_tensors,
+                                     const kfam_scalar_arg *scalars, size_t n_scalars,
+                                     uint64_t stream);
+
+/** Close the context (idempotent). */
+KFAM_API int32_t kfam_context_close(kfam_context *ctx);
+
+/** Free a context from kfam_context_new (closing it). */
+KFAM_API int32_t kfam_context_free(kfam_context *ctx);
 "#;
 
 // ---------------------------------------------------------------------------

@@ -59,6 +59,10 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
             format!("{ROOT}/kfam/torch.py"),
             super::python_torch::torch_py(),
         ),
+        GeneratedFile::new(
+            format!("{ROOT}/kfam/context.py"),
+            format!("{}{}", header(), include_str!("python_context.py")),
+        ),
         GeneratedFile::new(format!("{ROOT}/kfam/py.typed"), header()),
     ]
 }

@@ -316,10 +316,22 @@ impl Records<'_> {
     fn families(&mut self, ir: &Ir) {
         self.out
             .push_str("/// Every approved family, sorted by name.\n");
-        for part in ["pub static FAMILIES: &[", self.k, "::Family] = "] {
+        for part in [
+            "pub static FAMILIES: &[",
+            self.k,
+            "::Family] = &FAMILY_ROWS;\n",
+        ] {
             self.out.push_str(part);
         }
+        self.out.push_str(FAMILY_ROWS_DOC_LINE);
+        let n = ir.families.len().to_string();
+        for part in ["static FAMILY_ROWS: [", self.k, "::Family; ", &n, "] = "] {
+            self.out.push_str(part);
+        }
+        // The rows are an array, not a reference to one.
+        let at = self.out.len();
         self.struct_array(0, &ir.families, Self::family);
+        self.out.remove(at);
         self.out.push_str(";\n");
     }
 
@@ -764,6 +776,15 @@ pub fn artifact_rows(ir: &Ir) -> Vec<(&str, usize, usize)> {
 
 const RETIRED_DOC: &str =
     "Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.";
+/// Why the family rows are a named static: every reference to a family
+/// (through `FAMILIES`, a `Catalog` or a lookup) then has one address, where
+/// an anonymous array read by two statics may be emitted twice.
+#[cfg(test)]
+const FAMILY_ROWS_DOC: &str =
+    "The rows of `FAMILIES`, one address for every reference to a family.";
+const FAMILY_ROWS_DOC_LINE: &str =
+    "/// The rows of `FAMILIES`, one address for every reference to a family.\n";
+
 const FAMILY_INDEX_DOC: &str =
     "Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.";
 const ARTIFACT_INDEX_DOC: &str =
@@ -1372,6 +1393,8 @@ mod reference {
             })
         });
         let retired_doc = format!(" {}", super::RETIRED_DOC);
+        let family_rows_doc = format!(" {}", super::FAMILY_ROWS_DOC);
+        let n_families = Literal::usize_unsuffixed(ir.families.len());
         let family_index_doc = format!(" {}", super::FAMILY_INDEX_DOC);
         let artifact_index_doc = format!(" {}", super::ARTIFACT_INDEX_DOC);
         quote! {
@@ -1382,7 +1405,9 @@ mod reference {
             };
 
             /// Every approved family, sorted by name.
-            pub static FAMILIES: &[#k::Family] = &[#(#families),*];
+            pub static FAMILIES: &[#k::Family] = &FAMILY_ROWS;
+            #[doc = #family_rows_doc]
+            static FAMILY_ROWS: [#k::Family; #n_families] = [#(#families),*];
 
             /// `(artifact sha256, family index, receipt index)`, sorted by digest.
             pub static ARTIFACTS: &[(&str, u32, u32)] = &[#(#artifacts),*];

@@ -1,0 +1,102 @@
+//! [`Catalog`]: one set of approved tables (families, retired tombstones,
+//! the lookup indices, the ABI) and every runtime decision over it as a
+//! method. This crate's own generated tables are [`CATALOG`](crate::CATALOG);
+//! the free functions at the crate root are thin wrappers over it.
+
+use crate::admission::{Admitted, Refused};
+use crate::call::{CallError, ScalarValue, TensorArg};
+use crate::capability::{CapabilityRefused, Supported};
+use crate::types::{Abi, Family, Profile, Receipt, Retired};
+use crate::vocab::{Contract, ExecutionMode, Platform};
+
+/// An artifact table row: (SHA-256, family index, receipt index).
+pub type ArtifactRow = (&'static str, u32, u32);
+
+/// A complete set of approved tables. Every field is `'static` so a catalog
+/// can be a `static` (generated, or expanded by `manifest!`) and the records
+/// its decisions hand out outlive any borrow of it.
+#[derive(Clone, Copy, Debug)]
+pub struct Catalog {
+    pub abi: &'static Abi,
+    /// Approved families, sorted by name.
+    pub families: &'static [Family],
+    pub retired: &'static [Retired],
+    pub artifacts: &'static [ArtifactRow],
+    /// Open-addressing hash index over `families` (see [`crate::lookup`]).
+    pub family_index: &'static [u32],
+    /// Open-addressing hash index over `artifacts`.
+    pub artifact_index: &'static [u32],
+}
+
+impl Catalog {
+    /// The approved family named `name`.
+    pub fn find(&self, name: &str) -> Option<&'static Family> {
+        crate::lookup::family(self.families, self.family_index, name)
+    }
+
+    /// The family, profile and receipt of the artifact whose SHA-256
+    /// (lowercase hex) is `sha256`.
+    pub fn find_artifact(
+        &self,
+        sha256: &str,
+    ) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
+        crate::lookup::artifact(self.families, self.artifacts, self.artifact_index, sha256)
+    }
+
+    /// The tombstone of the retired family named `name`.
+    pub fn find_retired(&self, name: &str) -> Option<&'static Retired> {
+        crate::lookup::retired(self.retired, name)
+    }
+
+    /// The retired family whose artifacts include `sha256`.
+    pub fn find_retired_artifact(&self, sha256: &str) -> Option<&'static Retired> {
+        crate::lookup::retired_artifact(self.retired, sha256)
+    }
+
+    /// May `family` run on `platform` in `mode` with `contract`?
+    pub fn capability<'q>(
+        &self,
+        family: &'q str,
+        platform: Platform,
+        mode: ExecutionMode,
+        contract: Contract,
+    ) -> Result<Supported, CapabilityRefused<'q>> {
+        crate::capability::decide(self, family, platform, mode, contract)
+    }
+
+    /// Admit an artifact's `compiled_meta.json` against this catalog.
+    pub fn admit(&self, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+        crate::admission::decide(self, json, sha256)
+    }
+
+    /// Validate one call of `family` (a family of this catalog).
+    pub fn validate_call(
+        &self,
+        family: &Family,
+        tensors: &[TensorArg<'_>],
+        scalars: &[ScalarValue],
+    ) -> Result<(), CallError> {
+        crate::call::validate_call(family, tensors, scalars)
+    }
+
+    /// The torch dispatcher schema of the family named `name`, if it has one.
+    pub fn torch_schema(&self, name: &str) -> Option<&'static str> {
+        self.find(name).and_then(|f| f.torch_schema)
+    }
+
+    /// Whether any approved profile runs on `platform` in `mode` (with
+    /// `contract`, when given).
+    pub fn has_profile(
+        &self,
+        platform: Platform,
+        mode: ExecutionMode,
+        contract: Option<Contract>,
+    ) -> bool {
+        self.families.iter().any(|f| {
+            contract.is_none_or(|c| f.contract == c)
+                && f.profiles
+                    .iter()
+                    .any(|p| p.platform == platform && p.execution_mode == mode)
+        })
+    }
+}

@@ -1,0 +1,291 @@
+//! The kernel context through the C ABI (`kfam_context_*` in `kfam.h`): an
+//! opaque handle over [`Context`] on this crate's [`CATALOG`], with the
+//! embedding runtime's launcher as a function pointer and a user pointer.
+
+use std::ffi::{c_char, c_void};
+use std::sync::Arc;
+
+use crate::context::{Context, Launch, Launcher};
+use crate::ffi::{c_str, element, guard, CScalarArg, CScalarValue, CTensorArg};
+use crate::vocab::{
+    Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status, StorageFormat,
+};
+use crate::{OwnedTensorArg, ScalarValue, TensorArg, CATALOG};
+
+const OK: i32 = Status::Ok.code();
+const INVALID: i32 = Status::InvalidArgument.code();
+
+/// `kfam_launch_fn`.
+pub type LaunchFn = unsafe extern "C" fn(
+    user: *mut c_void,
+    callable: u64,
+    generation: u64,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    stream: u64,
+) -> i32;
+
+/// `kfam_context`: opaque to C.
+pub struct KfamContext(Context);
+
+struct CLauncher {
+    launch: LaunchFn,
+    user: *mut c_void,
+}
+
+// The embedding runtime promises (kfam.h) that its launcher may be called
+// from any thread that calls kfam_context_launch.
+unsafe impl Send for CLauncher {}
+unsafe impl Sync for CLauncher {}
+
+impl Launcher for CLauncher {
+    fn launch(&self, call: &Launch<'_>) -> i32 {
+        let tensors: Vec<CTensorArg> = call
+            .tensors
+            .iter()
+            .map(|t| CTensorArg {
+                struct_size: size_of::<CTensorArg>() as u32,
+                dtype: t.dtype.code(),
+                format: t.format.code(),
+                rank: t.shape.len() as u32,
+                shape: t.shape.as_ptr(),
+                strides: t.strides.as_ptr(),
+                storage_offset: t.storage_offset,
+                storage_bytes: t.storage_bytes,
+                storage: t.storage,
+                device_index: t.device_index,
+            })
+            .collect();
+        let scalars: Vec<CScalarArg> = call
+            .scalars
+            .iter()
+            .map(|s| CScalarArg {
+                struct_size: size_of::<CScalarArg>() as u32,
+                kind: s.kind().code(),
+                value: match *s {
+                    ScalarValue::Bool(b) => CScalarValue { i64: b as i64 },
+                    ScalarValue::Int(i) => CScalarValue { i64: i },
+                    ScalarValue::Uint(u) => CScalarValue { u64: u },
+                    ScalarValue::Float(f) => CScalarValue { f64: f },
+                },
+            })
+            .collect();
+        unsafe {
+            (self.launch)(
+                self.user,
+                call.callable,
+                call.generation,
+                tensors.as_ptr(),
+                tensors.len(),
+                scalars.as_ptr(),
+                scalars.len(),
+                call.stream,
+            )
+        }
+    }
+}
+
+unsafe fn ctx<'a>(p: *mut KfamContext) -> Option<&'a Context> {
+    p.as_ref().map(|c| &c.0)
+}
+
+/// # Safety
+/// `out` is NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_new(out: *mut *mut KfamContext) -> i32 {
+    guard(|| {
+        let Some(out) = out.as_mut() else {
+            return INVALID;
+        };
+        *out = Box::into_raw(Box::new(KfamContext(Context::new(&CATALOG))));
+        OK
+    })
+}
+
+/// # Safety
+/// `ctx` is NULL or from `kfam_context_new` and not freed.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_init(
+    ctx_: *mut KfamContext,
+    platform: i32,
+    mode: i32,
+    contract: i32,
+    generation: u64,
+    launch: Option<LaunchFn>,
+    user: *mut c_void,
+) -> i32 {
+    guard(|| {
+        let (Some(c), Some(p), Some(m), Some(k), Some(launch)) = (
+            ctx(ctx_),
+            Platform::from_code(platform),
+            ExecutionMode::from_code(mode),
+            Contract::from_code(contract),
+            launch,
+        ) else {
+            return INVALID;
+        };
+        let launcher = Arc::new(CLauncher { launch, user });
+        // 0 takes the process-wide counter.
+        let generation = (generation != 0).then_some(generation);
+        match c.init(p, m, k, launcher, generation) {
+            Ok(_) => OK,
+            Err(r) => r.status.code(),
+        }
+    })
+}
+
+/// # Safety
+/// As `kfam_context_init`; `family` NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_supported(
+    ctx_: *mut KfamContext,
+    family: *const c_char,
+) -> i32 {
+    guard(|| {
+        let (Some(c), Some(name)) = (ctx(ctx_), c_str(family)) else {
+            return INVALID;
+        };
+        match c.supported(name) {
+            Ok(()) => OK,
+            Err(r) => r.status.code(),
+        }
+    })
+}
+
+/// # Safety
+/// As `kfam_context_init`; `meta` valid for `len` bytes; `callable` NULL or
+/// valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_prepare(
+    ctx_: *mut KfamContext,
+    meta: *const c_char,
+    len: usize,
+    sha256: *const c_char,
+    callable: *mut u64,
+) -> i32 {
+    guard(|| {
+        let (Some(c), Some(sha), Some(out)) = (ctx(ctx_), c_str(sha256), callable.as_mut()) else {
+            return INVALID;
+        };
+        if meta.is_null() {
+            return INVALID;
+        }
+        let json = std::slice::from_raw_parts(meta as *const u8, len);
+        match c.prepare(json, sha) {
+            Ok(id) => {
+                *out = id;
+                OK
+            }
+            Err(r) => r.status.code(),
+        }
+    })
+}
+
+/// # Safety
+/// As `kfam_context_init`; the argument arrays as for `kfam_validate_call`.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_launch(
+    ctx_: *mut KfamContext,
+    callable: u64,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    stream: u64,
+) -> i32 {
+    guard(|| {
+        let Some(c) = ctx(ctx_) else {
+            return INVALID;
+        };
+        if (tensors.is_null() && n_tensors > 0) || (scalars.is_null() && n_scalars > 0) {
+            return INVALID;
+        }
+        let mut owned = Vec::with_capacity(n_tensors);
+        for i in 0..n_tensors {
+            let Some(d) = element(tensors, i) else {
+                return INVALID;
+            };
+            let (Some(dtype), Some(format)) = (
+                DType::from_code(d.dtype),
+                StorageFormat::from_code(d.format),
+            ) else {
+                return INVALID;
+            };
+            let rank = d.rank as usize;
+            if rank > 0 && d.shape.is_null() {
+                return INVALID;
+            }
+            let shape = if rank == 0 {
+                Vec::new()
+            } else {
+                std::slice::from_raw_parts(d.shape, rank).to_vec()
+            };
+            let strides = if rank > 0 && !d.strides.is_null() {
+                std::slice::from_raw_parts(d.strides, rank).to_vec()
+            } else {
+                // NULL strides: contiguous row-major.
+                let mut s = vec![1i64; rank];
+                for k in (0..rank.saturating_sub(1)).rev() {
+                    s[k] = s[k + 1].saturating_mul(shape[k + 1].max(1));
+                }
+                s
+            };
+            owned.push(OwnedTensorArg {
+                dtype,
+                shape,
+                strides,
+                storage_offset: d.storage_offset,
+                storage_bytes: d.storage_bytes,
+                storage: d.storage,
+                format,
+                device_index: d.device_index,
+            });
+        }
+        let mut values = Vec::with_capacity(n_scalars);
+        for i in 0..n_scalars {
+            let Some(s) = element(scalars, i) else {
+                return INVALID;
+            };
+            values.push(match ScalarValueKind::from_code(s.kind) {
+                Some(ScalarValueKind::Bool) => ScalarValue::Bool(s.value.i64 != 0),
+                Some(ScalarValueKind::Int) => ScalarValue::Int(s.value.i64),
+                Some(ScalarValueKind::Uint) => ScalarValue::Uint(s.value.u64),
+                Some(ScalarValueKind::Float) => ScalarValue::Float(s.value.f64),
+                None => return INVALID,
+            });
+        }
+        let args: Vec<TensorArg<'_>> = owned.iter().map(|t| t.as_arg()).collect();
+        match c.launch(callable, &args, &values, stream) {
+            Ok(status) => status,
+            Err(r) => r.status.code(),
+        }
+    })
+}
+
+/// # Safety
+/// As `kfam_context_init`.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_close(ctx_: *mut KfamContext) -> i32 {
+    guard(|| {
+        let Some(c) = ctx(ctx_) else {
+            return INVALID;
+        };
+        c.close();
+        OK
+    })
+}
+
+/// # Safety
+/// `ctx` NULL or from `kfam_context_new`, not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_free(ctx_: *mut KfamContext) -> i32 {
+    guard(|| {
+        if ctx_.is_null() {
+            return INVALID;
+        }
+        drop(Box::from_raw(ctx_));
+        OK
+    })
+}
