@@ -4,9 +4,7 @@
 //! (`kfam_admit_message`) and Python (`AdmissionError`).
 
 use std::ffi::{c_char, CString};
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use serde_json::{json, Value};
 
@@ -152,31 +150,8 @@ for line in sys.stdin:
     except kfam.AdmissionError as e:
         print(str(e))
 "#;
-    let mut child = kfam_testenv::python()
-        .env("PYTHONPATH", root().join("generated/python"))
-        .args(["-c", SCRIPT, sha])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run python");
     let input: String = docs.iter().map(|d| format!("{}\n", json!(d))).collect();
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    kfam_testenv::python_lines(SCRIPT, &[sha], &root().join("generated/python"), &input)
 }
 
 #[test]

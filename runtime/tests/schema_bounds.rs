@@ -9,9 +9,7 @@
 //! - the manifest schemas (`family`, `abi`, `retired`): `kfam check`.
 
 use std::fs;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use serde_json::{json, Value};
 
@@ -195,35 +193,12 @@ for line in sys.stdin:
     except kfam.AdmissionError as e:
         print(e.outcome.spelling)
 "#;
-    let mut child = kfam_testenv::python()
-        .env("PYTHONPATH", root().join("generated/python"))
-        .args(["-c", SCRIPT])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("run python");
     let mut input = String::new();
     for d in docs {
         input.push_str(&json!([d.to_string(), sha256]).to_string());
         input.push('\n');
     }
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    kfam_testenv::python_lines(SCRIPT, &[], &root().join("generated/python"), &input)
 }
 
 fn rust_outcome(doc: &Value, sha256: &str) -> String {

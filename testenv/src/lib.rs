@@ -60,6 +60,38 @@ pub fn python() -> Command {
     c
 }
 
+/// Run `script` in the environment's Python with `pythonpath` on its path,
+/// `input` on stdin; its stdout lines. Panics (with stderr) when it fails.
+pub fn python_lines(script: &str, args: &[&str], pythonpath: &Path, input: &str) -> Vec<String> {
+    use std::io::Write as _;
+    let mut child = python()
+        .env("PYTHONPATH", pythonpath)
+        .args(["-c", script])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run the test environment's python");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write to python");
+    let out = child.wait_with_output().expect("python");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .expect("UTF-8")
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
 /// clang as a C (`cxx == false`) or C++ compiler driver: the pinned
 /// `ziglang` wheel's `zig cc` / `zig c++`, which is clang with its own libc
 /// and libc++ headers, so the tests need no system clang. It always compiles
