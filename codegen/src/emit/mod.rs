@@ -8,6 +8,7 @@ pub mod python;
 mod python_torch;
 pub mod rust;
 pub mod schema;
+pub mod writer;
 
 use crate::ir::Ir;
 use crate::par::Job;
