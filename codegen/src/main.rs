@@ -17,6 +17,7 @@ use annotate_snippets::Renderer;
 use clap::{Parser, Subcommand, ValueEnum};
 use kfam_codegen::diag::{ci, Code, Report};
 use kfam_codegen::diff::Class;
+use kfam_codegen::emit::schema;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
@@ -111,6 +112,22 @@ enum Command {
         /// Accepted for editors that pass it; stdio is the only transport.
         #[arg(long)]
         stdio: bool,
+    },
+    /// Print the `compiled_meta.json` document an approved artifact must carry.
+    Example {
+        /// The family (as in `manifest/families/<name>.toml`).
+        family: String,
+        /// Manifest directory (holds `abi.toml` and `families/`).
+        #[arg(default_value = "manifest")]
+        manifest_dir: PathBuf,
+        /// The profile the artifact was qualified for; needed when the
+        /// family's receipts name several.
+        #[arg(long)]
+        profile: Option<String>,
+        /// Which of the profile's receipts (from 1, in declaration order);
+        /// needed when it has several.
+        #[arg(long)]
+        receipt: Option<usize>,
     },
     /// Print the long explanation of a diagnostic code.
     Explain {
@@ -309,6 +326,28 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Example {
+            family,
+            manifest_dir,
+            profile,
+            receipt,
+        } => {
+            let (ir, report) = kfam_codegen::check_dir(&manifest_dir);
+            let Some(ir) = ir else {
+                print_report(&report, MessageFormat::Human);
+                return ExitCode::from(if report.has_io_errors() { 2 } else { 1 });
+            };
+            match schema::select_example(&ir, &family, profile.as_deref(), receipt) {
+                Ok((f, r)) => {
+                    outln!("{}", schema::example_document(&ir, f, r).trim_end());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {
                 outln!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());

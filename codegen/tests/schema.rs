@@ -673,9 +673,23 @@ fn compiled_meta_examples_validate_and_match_the_ir() {
     let ir = shipped_ir();
     let v = meta_validator();
     let examples = compiled_meta_examples(&ir);
+    // One family per contract and operation kind, every receipt of it.
+    let mut sampled: Vec<&str> = Vec::new();
+    let mut shapes = Vec::new();
+    for f in &ir.families {
+        if !shapes.contains(&(f.contract, f.operation.kind())) {
+            shapes.push((f.contract, f.operation.kind()));
+            sampled.push(&f.name);
+        }
+    }
+    assert!(sampled.len() < ir.families.len(), "{sampled:?}");
     assert_eq!(
         examples.len(),
-        ir.families.iter().map(|f| f.receipts.len()).sum::<usize>()
+        ir.families
+            .iter()
+            .filter(|f| sampled.contains(&f.name.as_str()))
+            .map(|f| f.receipts.len())
+            .sum::<usize>()
     );
     for (path, text) in &examples {
         let on_disk = read(&root().join("generated").join(path));
@@ -851,4 +865,81 @@ fn schema_files_on_disk_match_the_functions() {
             serde_json::from_str(&read(&root().join("generated").join(path))).unwrap();
         assert_eq!(on_disk, schema, "{path}");
     }
+}
+
+/// The number of example documents does not grow with the catalog: one
+/// family per contract and operation kind, whatever the family count.
+#[test]
+fn example_documents_do_not_grow_with_the_catalog() {
+    let count = |n: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        kfam_codegen::synth::write_dir(dir.path(), n, 7).unwrap();
+        let (ir, report) = kfam_codegen::check_dir(dir.path());
+        let ir = ir.unwrap_or_else(|| panic!("{report:?}"));
+        let families: std::collections::BTreeSet<String> = compiled_meta_examples(&ir)
+            .into_iter()
+            .map(|(path, _)| path.split('.').next().unwrap().to_owned())
+            .collect();
+        families.len()
+    };
+    let shapes = 2 * kfam_codegen::vocab::OperationKind::ALL.len();
+    for n in [40, 400] {
+        let sampled = count(n);
+        assert!((2..=shapes).contains(&sampled), "{n} families: {sampled}");
+    }
+}
+
+/// `kfam example` prints any receipt's document, sampled or not, and says
+/// which choices exist when the selection is ambiguous.
+#[test]
+fn kfam_example_prints_any_receipts_document() {
+    use std::process::Command;
+    let ir = shipped_ir();
+    let kfam = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_kfam"))
+            .current_dir(root())
+            .args(args)
+            .output()
+            .expect("kfam runs");
+        (
+            out.status.code().expect("exit code"),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    let sampled: Vec<String> = compiled_meta_examples(&ir).into_iter().map(|(p, _)| p).collect();
+    let mut unsampled = 0;
+    for f in &ir.families {
+        for (r, receipt) in f.receipts.iter().enumerate() {
+            let stem = kfam_codegen::emit::schema::example_stem(f, r);
+            let mut parts = stem.splitn(3, '.').skip(1);
+            let mut args = vec!["example", &f.name, "--profile", parts.next().unwrap()];
+            if let Some(n) = parts.next() {
+                args.extend(["--receipt", n]);
+            }
+            let (code, stdout, stderr) = kfam(&args);
+            assert_eq!(code, 0, "{args:?}: {stderr}");
+            let CompiledMeta::V3(mut meta) = CompiledMeta::parse(&stdout).unwrap() else {
+                panic!("{args:?}: not schema 3")
+            };
+            meta.comment = None;
+            assert_eq!(meta, compiled_meta::expected(&ir.abi, f, receipt), "{args:?}");
+            let path = format!("schema/examples/{stem}.compiled_meta.json");
+            if sampled.contains(&path) {
+                assert_eq!(stdout, read(&root().join("generated").join(&path)));
+            } else {
+                unsampled += 1;
+            }
+        }
+    }
+    assert!(unsampled > 0);
+    let (code, _, stderr) = kfam(&["example", "matmul_acc_nz_bf16"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("`--profile a2a3_sim`") && stderr.contains("`--profile a2a3_onboard`"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = kfam(&["example", "matmul_acc_nz"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("did you mean `matmul_acc_nz_bf16`?"), "{stderr}");
 }

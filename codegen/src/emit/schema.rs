@@ -7,8 +7,9 @@
 //!   Editors validate `manifest/*.toml` through their `#:schema` line.
 //! - `compiled_meta.schema.json`: the `compiled_meta.json` documents a loader
 //!   accepts, derived from `compiled_meta::CompiledMeta`.
-//! - `examples/<family>.<profile>.compiled_meta.json`: the exact document each
-//!   approved artifact carries, one per receipt.
+//! - `examples/<family>.<profile>.compiled_meta.json`: the exact document an
+//!   approved artifact carries, for one family per contract and operation
+//!   kind (`kfam example` prints any receipt's).
 //! - `families.json`: the resolved manifest (the IR) as JSON data.
 //!
 //! schemars derives the structure; [`finish`] then makes the schemas complete
@@ -25,7 +26,7 @@ use serde_json::{json, Map, Value};
 
 use super::{marker_line, GeneratedFile};
 use crate::compiled_meta::{self, CompiledMeta};
-use crate::ir::Ir;
+use crate::ir::{Family, Ir};
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
 use crate::vocab::{
     Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
@@ -104,9 +105,10 @@ pub fn compiled_meta_schema() -> Value {
 }
 
 /// The resolved manifest: the IR as JSON, with the marker as `$comment`,
-/// fields in declaration order. Serialized straight from the IR (no
-/// `serde_json::Value` tree in between: at 10,000 families that tree was
-/// most of this emitter's time).
+/// fields in declaration order, one family (and one retired tombstone) per
+/// line ([`Lines`]): compact, yet a diff shows which family changed.
+/// Serialized straight from the IR (no `serde_json::Value` tree in between:
+/// at 10,000 families that tree was most of this emitter's time).
 pub fn families_json(ir: &Ir) -> String {
     #[derive(serde::Serialize)]
     struct FamiliesJson<'a> {
@@ -119,47 +121,190 @@ pub fn families_json(ir: &Ir) -> String {
         comment: marker_line(),
         ir,
     };
-    let mut out = Vec::with_capacity(1024 + ir.families.len() * 8 * 1024);
-    serde_json::to_writer_pretty(&mut out, &doc).expect("the IR serializes");
+    let mut out = Vec::with_capacity(1024 + ir.families.len() * 2048);
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, Lines::default());
+    serde::Serialize::serialize(&doc, &mut ser).expect("the IR serializes");
     out.push(b'\n');
     String::from_utf8(out).expect("serde_json writes UTF-8")
 }
 
-/// `(path, contents)` of the example document of every receipt of every
-/// family: `schema/examples/<family>.<profile>.compiled_meta.json`, with
-/// `.<n>` before `.compiled_meta` when one profile has several receipts.
+/// A JSON layout with a line break before each member of the outer two
+/// levels (the document's keys, the elements of `families`) and none
+/// deeper: one record per line.
+#[derive(Default)]
+struct Lines {
+    depth: usize,
+}
+
+impl Lines {
+    /// Levels whose members start a line.
+    const BROKEN: usize = 2;
+
+    fn member<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        if !first {
+            w.write_all(b",")?;
+        }
+        if self.depth <= Self::BROKEN {
+            w.write_all(b"\n")?;
+        }
+        Ok(())
+    }
+
+    fn end<W: ?Sized + std::io::Write>(&mut self, w: &mut W, close: &[u8]) -> std::io::Result<()> {
+        self.depth -= 1;
+        if self.depth < Self::BROKEN {
+            w.write_all(b"\n")?;
+        }
+        w.write_all(close)
+    }
+}
+
+impl serde_json::ser::Formatter for Lines {
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        w.write_all(b"[")
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"]")
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.member(w, first)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.depth += 1;
+        w.write_all(b"{")
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.end(w, b"}")
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
+        self.member(w, first)
+    }
+}
+
+/// `(path, contents)` of the example documents: one per shape of document,
+/// so their number does not grow with the catalog. For each contract and
+/// operation kind the manifest uses, the first family (by name) of that
+/// pair gives one document per receipt, at
+/// `schema/examples/<family>.<profile>.compiled_meta.json` ([`example_stem`]).
+/// Any other receipt's document is printed on demand by `kfam example`.
 pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
-    let marker = marker_line();
+    let mut seen = Vec::new();
     let mut out = Vec::new();
     for f in &ir.families {
-        for (i, r) in f.receipts.iter().enumerate() {
-            let profile = &f.profiles[r.profile].name;
-            let same_profile: Vec<usize> = f
-                .receipts
-                .iter()
-                .enumerate()
-                .filter(|(_, o)| o.profile == r.profile)
-                .map(|(j, _)| j)
-                .collect();
-            let stem = if same_profile.len() > 1 {
-                let n = same_profile.iter().position(|&j| j == i).unwrap_or(0) + 1;
-                format!("{}.{profile}.{n}", f.name)
-            } else {
-                format!("{}.{profile}", f.name)
-            };
-            let mut doc = compiled_meta::expected(&ir.abi, f, r);
-            doc.comment = Some(marker.clone());
-            // Serialized from the struct, so fields keep their documented
-            // order, into a buffer sized for a typical document (growing
-            // from empty was a third of this emitter's time at scale).
-            let mut text = Vec::with_capacity(4096);
-            serde_json::to_writer_pretty(&mut text, &doc).expect("metadata serializes");
-            text.push(b'\n');
-            let text = String::from_utf8(text).expect("serde_json writes UTF-8");
-            out.push((format!("{EXAMPLES_DIR}/{stem}.compiled_meta.json"), text));
+        let shape = (f.contract, f.operation.kind());
+        if seen.contains(&shape) {
+            continue;
+        }
+        seen.push(shape);
+        for receipt in 0..f.receipts.len() {
+            out.push((
+                format!("{EXAMPLES_DIR}/{}.compiled_meta.json", example_stem(f, receipt)),
+                example_document(ir, f, receipt),
+            ));
         }
     }
     out
+}
+
+/// `<family>.<profile>`, with `.<n>` (from 1) appended when the profile has
+/// several receipts: the name of receipt `receipt`'s example document.
+pub fn example_stem(f: &Family, receipt: usize) -> String {
+    let profile = f.receipts[receipt].profile;
+    let same_profile: Vec<usize> = (0..f.receipts.len())
+        .filter(|&j| f.receipts[j].profile == profile)
+        .collect();
+    let name = &f.profiles[profile].name;
+    if same_profile.len() > 1 {
+        let n = same_profile.iter().position(|&j| j == receipt).unwrap_or(0) + 1;
+        format!("{}.{name}.{n}", f.name)
+    } else {
+        format!("{}.{name}", f.name)
+    }
+}
+
+/// The `compiled_meta.json` document receipt `receipt` of `f` carries,
+/// pretty-printed with the marker as `$comment`: the contents of its example
+/// file and what `kfam example` prints.
+pub fn example_document(ir: &Ir, f: &Family, receipt: usize) -> String {
+    let mut doc = compiled_meta::expected(&ir.abi, f, &f.receipts[receipt]);
+    doc.comment = Some(marker_line());
+    // Serialized from the struct, so fields keep their documented order.
+    let mut text = Vec::with_capacity(4096);
+    serde_json::to_writer_pretty(&mut text, &doc).expect("metadata serializes");
+    text.push(b'\n');
+    String::from_utf8(text).expect("serde_json writes UTF-8")
+}
+
+/// The receipt `kfam example FAMILY [--profile P] [--receipt N]` names:
+/// `(family, receipt index)`, or what to say when the selection names none
+/// or several (with the choices).
+pub fn select_example<'a>(
+    ir: &'a Ir,
+    family: &str,
+    profile: Option<&str>,
+    receipt: Option<usize>,
+) -> Result<(&'a Family, usize), String> {
+    let Some(f) = ir.families.iter().find(|f| f.name == family) else {
+        let hint = crate::load::did_you_mean(family, ir.families.iter().map(|f| f.name.as_str()))
+            .map(|m| format!(" (did you mean `{m}`?)"))
+            .unwrap_or_default();
+        return Err(format!("no approved family is named `{family}`{hint}"));
+    };
+    let mut picked: Vec<usize> = (0..f.receipts.len()).collect();
+    if let Some(p) = profile {
+        picked.retain(|&r| f.profiles[f.receipts[r].profile].name == p);
+        if picked.is_empty() {
+            let mut names: Vec<&str> = f
+                .receipts
+                .iter()
+                .map(|r| f.profiles[r.profile].name.as_str())
+                .collect();
+            names.dedup();
+            return Err(format!(
+                "family `{family}` has no receipt for profile `{p}`; its receipts are for: {}",
+                names.join(", ")
+            ));
+        }
+    }
+    match receipt {
+        Some(n) if n >= 1 && n <= picked.len() && (profile.is_some() || picked.len() == 1) => {
+            Ok((f, picked[n - 1]))
+        }
+        None if picked.len() == 1 => Ok((f, picked[0])),
+        Some(n) if profile.is_some() || picked.len() == 1 => Err(format!(
+            "`--receipt {n}`: the selection has {} receipt{} (counted from 1)",
+            picked.len(),
+            if picked.len() == 1 { "" } else { "s" }
+        )),
+        _ => {
+            let choices: Vec<String> = picked
+                .iter()
+                .map(|&r| {
+                    let stem = example_stem(f, r);
+                    let mut parts = stem.splitn(3, '.').skip(1);
+                    let p = parts.next().unwrap_or_default();
+                    match parts.next() {
+                        Some(n) => format!("`--profile {p} --receipt {n}`"),
+                        None => format!("`--profile {p}`"),
+                    }
+                })
+                .collect();
+            Err(format!(
+                "family `{family}` has {} receipts; pick one with {}",
+                picked.len(),
+                choices.join(", ")
+            ))
+        }
+    }
 }
 
 /// schemars with Draft 2020-12 settings, then [`finish`].
