@@ -9,6 +9,7 @@ pub mod compiled_meta;
 pub mod diag;
 pub mod diff;
 pub mod emit;
+pub mod fresh;
 pub mod gate;
 pub mod ir;
 pub mod live;
@@ -135,6 +136,25 @@ pub fn generate_dir(
     out_dir: &Path,
     check: bool,
 ) -> Result<GenerateOutcome, GenerateError> {
+    if let Some(unchanged) =
+        fresh::Inputs::read(manifest_dir).and_then(|inputs| fresh::fresh_outputs(out_dir, &inputs))
+    {
+        let report = Report::default();
+        return Ok(if check {
+            GenerateOutcome::Checked {
+                report,
+                problems: Vec::new(),
+            }
+        } else {
+            GenerateOutcome::Written {
+                report,
+                outcome: write::Outcome {
+                    unchanged,
+                    ..write::Outcome::default()
+                },
+            }
+        });
+    }
     let (ir, report, loaded) = analyze_dir(manifest_dir);
     let Some(ir) = ir else {
         return Err(GenerateError::Manifest(report));
@@ -148,11 +168,39 @@ pub fn generate_dir(
         }
         Ok(GenerateOutcome::Checked { report, problems })
     } else {
+        fresh::forget(out_dir);
         let mut outcome = write::write(out_dir, &files).map_err(GenerateError::Write)?;
         outcome.lock_written =
             write::write_if_changed(&lock_path, &lock).map_err(GenerateError::Write)?;
+        // Only a run without any diagnostic is recorded: a fresh run prints
+        // nothing, so warnings must come from a full run every time.
+        if report.diagnostics.is_empty() {
+            let lock_display = load::display(&lock_path);
+            let sources = report.sources.files().map(|(_, f)| {
+                let text = if f.path == lock_display {
+                    lock.as_str()
+                } else {
+                    f.text.as_str()
+                };
+                (f.path.as_str(), text)
+            });
+            let sources: Vec<(&str, &str)> = sources
+                .chain(
+                    (!loaded_has_lock(&report, &lock_display))
+                        .then_some((lock_display.as_str(), lock.as_str())),
+                )
+                .collect();
+            if let Some(inputs) = fresh::Inputs::of(manifest_dir, sources) {
+                fresh::record(out_dir, &inputs, &files);
+            }
+        }
         Ok(GenerateOutcome::Written { report, outcome })
     }
+}
+
+/// Whether the run read a lock (a first run writes one it did not read).
+fn loaded_has_lock(report: &Report, lock_display: &str) -> bool {
+    report.sources.files().any(|(_, f)| f.path == lock_display)
 }
 
 #[cfg(all(test, feature = "mimalloc"))]

@@ -157,7 +157,7 @@ fn ensure_inside_root(out: &Path, root: Option<&Path>, path: &Path) -> Result<()
     Ok(())
 }
 
-fn has_marker(path: &Path) -> io::Result<bool> {
+pub(crate) fn has_marker(path: &Path) -> io::Result<bool> {
     let mut buf = Vec::with_capacity(MARKER_WINDOW);
     fs::File::open(path)?
         .take(MARKER_WINDOW as u64)

@@ -907,7 +907,10 @@ fn kfam_example_prints_any_receipts_document() {
             String::from_utf8(out.stderr).unwrap(),
         )
     };
-    let sampled: Vec<String> = compiled_meta_examples(&ir).into_iter().map(|(p, _)| p).collect();
+    let sampled: Vec<String> = compiled_meta_examples(&ir)
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect();
     let mut unsampled = 0;
     for f in &ir.families {
         for (r, receipt) in f.receipts.iter().enumerate() {
@@ -923,7 +926,11 @@ fn kfam_example_prints_any_receipts_document() {
                 panic!("{args:?}: not schema 3")
             };
             meta.comment = None;
-            assert_eq!(meta, compiled_meta::expected(&ir.abi, f, receipt), "{args:?}");
+            assert_eq!(
+                meta,
+                compiled_meta::expected(&ir.abi, f, receipt),
+                "{args:?}"
+            );
             let path = format!("schema/examples/{stem}.compiled_meta.json");
             if sampled.contains(&path) {
                 assert_eq!(stdout, read(&root().join("generated").join(&path)));
@@ -941,5 +948,8 @@ fn kfam_example_prints_any_receipts_document() {
     );
     let (code, _, stderr) = kfam(&["example", "matmul_acc_nz"]);
     assert_eq!(code, 2);
-    assert!(stderr.contains("did you mean `matmul_acc_nz_bf16`?"), "{stderr}");
+    assert!(
+        stderr.contains("did you mean `matmul_acc_nz_bf16`?"),
+        "{stderr}"
+    );
 }

@@ -140,7 +140,11 @@ impl Lines {
     /// Levels whose members start a line.
     const BROKEN: usize = 2;
 
-    fn member<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+    fn member<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        first: bool,
+    ) -> std::io::Result<()> {
         if !first {
             w.write_all(b",")?;
         }
@@ -207,7 +211,10 @@ pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
         seen.push(shape);
         for receipt in 0..f.receipts.len() {
             out.push((
-                format!("{EXAMPLES_DIR}/{}.compiled_meta.json", example_stem(f, receipt)),
+                format!(
+                    "{EXAMPLES_DIR}/{}.compiled_meta.json",
+                    example_stem(f, receipt)
+                ),
                 example_document(ir, f, receipt),
             ));
         }

@@ -5,7 +5,7 @@
 //! judges everything that parsed.
 
 mod recover;
-mod text;
+pub(crate) mod text;
 
 use std::collections::HashMap;
 use std::fs;
@@ -206,6 +206,22 @@ pub fn load_sources(
 
 /// `families/*.toml`, sorted by name; hidden files and other extensions are
 /// not family declarations.
+/// Every file [`load_dir`] reads in `root` (`abi.toml`, the lock and
+/// `retired.toml` when present, `families/*.toml`), or `None` when the
+/// directory cannot be listed. The freshness stamp digests exactly these.
+pub(crate) fn input_paths(root: &Path) -> Option<Vec<PathBuf>> {
+    let mut paths = vec![root.join("abi.toml")];
+    for name in [LOCK_FILE, RETIRED_FILE] {
+        let path = root.join(name);
+        if path.exists() {
+            paths.push(path);
+        }
+    }
+    let mut report = Report::default();
+    paths.extend(family_files(&root.join("families"), &mut report));
+    report.diagnostics.is_empty().then_some(paths)
+}
+
 fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -294,7 +310,7 @@ fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<Str
     }
 }
 
-fn display(path: &Path) -> String {
+pub(crate) fn display(path: &Path) -> String {
     path.to_string_lossy().replace('\\', "/")
 }
 
