@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use crate::diag::{Code, Diagnostic, FileId, Report};
+use crate::diag::{Code, Diagnostic, FileId, Report, SourceMap};
 use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
 pub use recover::{did_you_mean, Repairs};
@@ -104,6 +104,7 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         loaded.abi = parse::<AbiFile>(id, MAX_FILE_BYTES, report, &mut loaded).map(|a| (id, a));
     }
 
+    let mut lock_id = None;
     for (name, is_lock) in [(LOCK_FILE, true), (RETIRED_FILE, false)] {
         let path = root.join(name);
         if !path.exists() {
@@ -117,7 +118,7 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         if let Some(text) = read_file_limited(&path, limit, report) {
             let id = report.sources.add(display(&path), text);
             if is_lock {
-                loaded.lock = parse::<LockFile>(id, limit, report, &mut loaded).map(|l| (id, l));
+                lock_id = Some(id);
             } else {
                 loaded.retired =
                     parse::<RetiredFile>(id, limit, report, &mut loaded).map(|r| (id, r));
@@ -132,27 +133,55 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
             ids.push(report.sources.add(display(&path), text));
         }
     }
-    parse_families(&ids, report, &mut loaded);
+    // The lock (as large as all family files together at scale) is parsed
+    // beside the families rather than before them.
+    let sources = &report.sources;
+    let (lock, families) = std::thread::scope(|s| {
+        let lock = lock_id.map(|id| {
+            s.spawn(move || {
+                let file = sources.get(id);
+                (
+                    id,
+                    parse_text::<LockFile>(id, &file.path, &file.text, MAX_LOCK_BYTES),
+                )
+            })
+        });
+        let families = parse_families(&ids, sources);
+        (
+            lock.map(|h| h.join().expect("the lock parser does not panic")),
+            families,
+        )
+    });
+    if let Some((id, parsed)) = lock {
+        loaded.lock = parsed.absorb(id, report, &mut loaded).map(|l| (id, l));
+    }
+    absorb_families(families, report, &mut loaded);
     loaded
 }
 
-/// Parse the family documents `ids` (already in `report.sources`), on two
-/// threads when there are many; results and diagnostics in `ids` order.
-fn parse_families(ids: &[FileId], report: &mut Report, loaded: &mut Loaded) {
-    let sources = &report.sources;
-    let results = crate::par::map(ids, |&id| {
+fn absorb_families(
+    parsed: Vec<(FileId, Parsed<FamilyFile>)>,
+    report: &mut Report,
+    loaded: &mut Loaded,
+) {
+    loaded.families.reserve(parsed.len());
+    for (id, parsed) in parsed {
+        if let Some(family) = parsed.absorb(id, report, loaded) {
+            loaded.families.push((id, family));
+        }
+    }
+}
+
+/// Parse the family documents `ids` (already in `sources`), on two threads
+/// when there are many; results in `ids` order.
+fn parse_families(ids: &[FileId], sources: &SourceMap) -> Vec<(FileId, Parsed<FamilyFile>)> {
+    crate::par::map(ids, |&id| {
         let file = sources.get(id);
         (
             id,
             parse_text::<FamilyFile>(id, &file.path, &file.text, MAX_FILE_BYTES),
         )
-    });
-    loaded.families.reserve(results.len());
-    for (id, parsed) in results {
-        if let Some(family) = parsed.absorb(id, report, loaded) {
-            loaded.families.push((id, family));
-        }
-    }
+    })
 }
 
 /// Parse the family document `id` (already in `report.sources`); what
@@ -179,7 +208,7 @@ pub fn load_files(abi: &Path, families: &[PathBuf], report: &mut Report) -> Load
             ids.push(report.sources.add(display(path), text));
         }
     }
-    parse_families(&ids, report, &mut loaded);
+    absorb_families(parse_families(&ids, &report.sources), report, &mut loaded);
     loaded
 }
 
@@ -200,12 +229,10 @@ pub fn load_sources(
         .into_iter()
         .map(|(path, text)| report.sources.add(path, normalize(text)))
         .collect();
-    parse_families(&ids, report, &mut loaded);
+    absorb_families(parse_families(&ids, &report.sources), report, &mut loaded);
     loaded
 }
 
-/// `families/*.toml`, sorted by name; hidden files and other extensions are
-/// not family declarations.
 /// Every file [`load_dir`] reads in `root` (`abi.toml`, the lock and
 /// `retired.toml` when present, `families/*.toml`), or `None` when the
 /// directory cannot be listed. The freshness stamp digests exactly these.
@@ -222,6 +249,8 @@ pub(crate) fn input_paths(root: &Path) -> Option<Vec<PathBuf>> {
     report.diagnostics.is_empty().then_some(paths)
 }
 
+/// `families/*.toml`, sorted by name; hidden files and other extensions are
+/// not family declarations.
 fn family_files(dir: &Path, report: &mut Report) -> Vec<PathBuf> {
     let entries = match fs::read_dir(dir) {
         Ok(entries) => entries,
