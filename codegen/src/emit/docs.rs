@@ -12,6 +12,7 @@
 
 use std::fmt::Write as _;
 
+use super::writer::Writer;
 use super::{marker_line, GeneratedFile};
 use crate::diag::Code;
 use crate::ir::{Extent, Family, Ir, Operation, Param, ScalarRef};
@@ -27,22 +28,23 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     ]
 }
 
-fn header(out: &mut String, title: &str) {
-    let _ = writeln!(out, "<!-- {} -->\n", marker_line());
-    let _ = writeln!(out, "# {title}\n");
+fn header(w: &mut Writer, title: &str) {
+    w.line(format_args!("<!-- {} -->", marker_line()));
+    w.blank();
+    w.line(format_args!("# {title}"));
+    w.blank();
 }
 
 pub fn families_md(ir: &Ir) -> String {
-    // About 3 KiB per family; reserved, so a large manifest's text is not
+    // About 2 KiB per family; reserved, so a large manifest's text is not
     // copied again each time the buffer would have grown.
-    let mut o = String::with_capacity(4096 + ir.families.len() * 3584);
-    header(&mut o, "Approved kernel families");
+    let mut w = Writer::with_capacity("", 4096 + ir.families.len() * 2048);
+    header(&mut w, "Approved kernel families");
     let abi = &ir.abi;
-    let _ = writeln!(
-        o,
+    w.line(format_args!(
         "{} approved {}, targeting native ABI {}.{} at runtime revision `{}` (limits: {} tensor and {} scalar \
          parameters, rank {}). Each section is generated from `manifest/families/<name>.toml`; see \
-         `docs/manifest.md` for the format and `docs/identity.md` for the identity digest.\n",
+         `docs/manifest.md` for the format and `docs/identity.md` for the identity digest.",
         ir.families.len(),
         if ir.families.len() == 1 { "family" } else { "families" },
         abi.major,
@@ -51,13 +53,13 @@ pub fn families_md(ir: &Ir) -> String {
         abi.max_tensor_args,
         abi.max_scalar_args,
         abi.max_rank,
-    );
-    o.push_str("| Family | Revision | Contract | Operation | Profiles | Identity |\n");
-    o.push_str("|---|---|---|---|---|---|\n");
+    ));
+    w.blank();
+    w.line("| Family | Revision | Contract | Operation | Profiles | Identity |");
+    w.line("|---|---|---|---|---|---|");
     for f in &ir.families {
         let profiles: Vec<String> = f.profiles.iter().map(|p| format!("`{}`", p.name)).collect();
-        let _ = writeln!(
-            o,
+        w.line(format_args!(
             "| [`{}`](#{}) | {} | `{}` | `{}` | {} | `{}` |",
             f.name,
             anchor(&f.name),
@@ -70,55 +72,75 @@ pub fn families_md(ir: &Ir) -> String {
                 profiles.join(", ")
             },
             &f.identity[..16],
-        );
+        ));
     }
+    w.blank();
+    // Each section ends with an empty line.
     for f in &ir.families {
-        o.push('\n');
-        family_section(&mut o, f);
+        family_section(&mut w, f);
     }
     if !ir.retired.is_empty() {
-        o.push_str(
-            "\n## Retired families\n\nApproved once, withdrawn in `manifest/retired.toml`. The names stay \
-             reserved; capability queries and admission of their artifacts are refused as `retired` \
-             (status `invalid_state`).\n\n| Family | Last revision | Identity | Reason |\n|---|---|---|---|\n",
+        w.line("## Retired families");
+        w.blank();
+        w.line(
+            "Approved once, withdrawn in `manifest/retired.toml`. The names stay reserved; capability \
+             queries and admission of their artifacts are refused as `retired` (status `invalid_state`).",
         );
+        w.blank();
+        w.line("| Family | Last revision | Identity | Reason |");
+        w.line("|---|---|---|---|");
         for r in &ir.retired {
-            let _ = writeln!(
-                o,
+            w.line(format_args!(
                 "| `{}` | {} | `{}` | {} |",
                 r.name,
                 r.revision,
                 &r.identity[..16],
                 escape_text(&one_line(&r.reason)),
-            );
+            ));
         }
+    }
+    let mut o = w.finish();
+    // Exactly one trailing newline.
+    while o.ends_with("\n\n") {
+        o.pop();
     }
     o
 }
 
-fn family_section(o: &mut String, f: &Family) {
-    let _ = writeln!(o, "## `{}`\n", f.name);
+/// One family's section: everything a reviewer needs, in a fixed layout
+/// of about one line per record (parameter, profile, receipt), so the page
+/// grows with the declaration and no faster.
+fn family_section(w: &mut Writer, f: &Family) {
+    w.line(format_args!("## `{}`", f.name));
+    w.blank();
     for para in paragraphs(&f.summary) {
-        let _ = writeln!(o, "{}\n", escape_text(&para));
+        w.line(escape_text(&para));
+        w.blank();
     }
-    let _ = writeln!(o, "- Revision: {}", f.revision);
-    let _ = writeln!(o, "- Contract: `{}`", f.contract);
-    let _ = writeln!(
-        o,
-        "- Torch dispatcher schema: {}",
-        if f.torch { "yes" } else { "no" }
-    );
-    let _ = writeln!(
-        o,
-        "- Parameters: {} ({} tensors, {} scalars)",
+    w.line(format_args!(
+        "Revision {} · contract `{}` · torch dispatcher schema: {} · {} parameters ({} tensors, {} scalars) · \
+         declared in `manifest/families/{}.toml` · identity `{}`",
+        f.revision,
+        f.contract,
+        if f.torch { "yes" } else { "no" },
         f.params.len(),
         f.tensor_count,
-        f.scalar_count
-    );
-    let _ = writeln!(o, "- Declared in: `manifest/families/{}.toml`", f.name);
-    let _ = writeln!(o, "- Identity digest: `{}`\n", f.identity);
+        f.scalar_count,
+        f.name,
+        f.identity
+    ));
+    w.blank();
+    w.raw(&operation_text(f));
+    signature(w, f);
+    returns(w, f);
+    profiles(w, f);
+    receipts(w, f);
+}
 
-    let _ = writeln!(o, "### Operation\n");
+/// The operation paragraph(s), each followed by an empty line.
+fn operation_text(f: &Family) -> String {
+    let mut o = String::new();
+    o.push_str("**Operation:** ");
     let pname = |i: usize| f.params[i].name.as_str();
     match &f.operation {
         Operation::ElementwiseBinary { op, lhs, rhs, out } => {
@@ -233,150 +255,165 @@ fn family_section(o: &mut String, f: &Family) {
         }
     }
 
-    let _ = writeln!(o, "### Signature\n");
+    o
+}
+
+fn signature(w: &mut Writer, f: &Family) {
     if f.params.is_empty() {
-        let _ = writeln!(o, "No parameters.\n");
-    } else {
-        o.push_str("| Index | Name | Kind | Direction | DType | Shape | Layout | Lowered shape | Pool index | Doc |\n");
-        o.push_str("|---|---|---|---|---|---|---|---|---|---|\n");
-        for p in &f.params {
-            let _ = writeln!(
-                o,
-                "| {} | `{}` | `{}` | `{}` | `{}` | {} | {} | {} | {} {} | {} |",
-                p.index,
-                p.name,
-                p.kind,
-                p.direction,
-                p.dtype,
-                dims_cell(f, p),
-                if p.kind == ParamKind::Scalar {
-                    "-".to_owned()
-                } else {
-                    format!("`{}`", p.layout)
-                },
-                shape_cell(p, &p.lowered_shape),
-                if p.is_tensor() { "tensor" } else { "scalar" },
-                p.pool_index,
-                p.doc
-                    .as_deref()
-                    .map(|d| escape_text(&one_line(d)))
-                    .unwrap_or_default(),
-            );
-        }
-        o.push('\n');
+        w.line("**Signature:** no parameters.");
+        w.blank();
+        return;
     }
-
-    if !f.symbols.is_empty() {
-        let _ = writeln!(o, "### Symbols\n");
-        o.push_str("Each symbol is one extent: a call passes it equal wherever it appears (`dim_mismatch`), within its constraints (`dim_range`).\n\n");
-        o.push_str("| Symbol | Used by | Min | Max | Multiple of |\n|---|---|---|---|---|\n");
-        for s in &f.symbols {
-            let uses: Vec<String> = s
-                .uses
-                .iter()
-                .map(|u| format!("`{}`[{}]", pname(u.param), u.axis))
-                .collect();
-            let _ = writeln!(
-                o,
-                "| `{}` | {} | {} | {} | {} |",
-                s.name,
-                uses.join(", "),
-                s.min,
-                s.max.map_or("-".to_owned(), |m| m.to_string()),
-                s.multiple_of
-            );
-        }
-        o.push('\n');
+    w.line("| # | Parameter | Kind | Direction | DType | Shape | Layout | Lowered shape | Pool index | Doc |");
+    w.line("|---|---|---|---|---|---|---|---|---|---|");
+    for p in &f.params {
+        let scalar = p.kind == ParamKind::Scalar;
+        w.line(format_args!(
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} {} | {} |",
+            p.index,
+            p.name,
+            p.kind,
+            p.direction,
+            p.dtype,
+            dims_cell(f, p),
+            if scalar {
+                "-".to_owned()
+            } else {
+                p.layout.to_string()
+            },
+            shape_cell(p, &p.lowered_shape),
+            if p.is_tensor() { "tensor" } else { "scalar" },
+            p.pool_index,
+            p.doc
+                .as_deref()
+                .map(|d| escape_text(&one_line(d)))
+                .unwrap_or_default(),
+        ));
     }
+    w.blank();
+    if f.symbols.is_empty() {
+        return;
+    }
+    w.line(
+        "**Symbols:** each is one extent: a call passes it equal wherever it appears (`dim_mismatch`), \
+         within its constraints (`dim_range`).",
+    );
+    w.blank();
+    w.line("| Symbol | Used by | Min | Max | Multiple of |");
+    w.line("|---|---|---|---|---|");
+    for s in &f.symbols {
+        let uses: Vec<String> = s
+            .uses
+            .iter()
+            .map(|u| format!("`{}`[{}]", f.params[u.param].name, u.axis))
+            .collect();
+        w.line(format_args!(
+            "| `{}` | {} | {} | {} | {} |",
+            s.name,
+            uses.join(", "),
+            s.min,
+            s.max.map_or("-".to_owned(), |m| m.to_string()),
+            s.multiple_of
+        ));
+    }
+    w.blank();
+}
 
-    let _ = writeln!(o, "### Returns\n");
+fn returns(w: &mut Writer, f: &Family) {
     if f.returns.is_empty() {
-        let _ = writeln!(
-            o,
-            "No return aliases: results are written into the `out`/`inout` parameters only.\n"
-        );
+        w.line("**Returns:** no return aliases: results are written into the `out`/`inout` parameters only.");
     } else {
         let names: Vec<String> = f
             .returns
             .iter()
-            .map(|&i| format!("`{}` (index {i})", pname(i)))
+            .map(|&i| format!("`{}`", f.params[i].name))
             .collect();
         let indices: Vec<String> = f.returns.iter().map(usize::to_string).collect();
-        let _ = writeln!(
-            o,
-            "{} return {}, aliasing {}: `return_aliases = [{}]`.\n",
+        w.line(format_args!(
+            "**Returns:** {} ({} {}): `return_aliases = [{}]`.",
+            names.join(", "),
             f.returns.len(),
             if f.returns.len() == 1 {
                 "value"
             } else {
                 "values"
             },
-            names.join(", "),
             indices.join(", "),
-        );
+        ));
     }
+    w.blank();
+}
 
-    let _ = writeln!(o, "### Profiles\n");
+/// One row per profile; its bindings as `slot name` lists per binding kind.
+fn profiles(w: &mut Writer, f: &Family) {
     if f.profiles.is_empty() {
-        let _ = writeln!(o, "No profiles: the family is supported nowhere.\n");
+        w.line("**Profiles:** none: the family is supported nowhere.");
+        w.blank();
+        return;
     }
+    w.line("| Profile | Platform | Backend | Runtime | Execution mode | Receipts | Bindings (slot parameter) |");
+    w.line("|---|---|---|---|---|---|---|");
     for (i, pr) in f.profiles.iter().enumerate() {
         let receipts = f.receipts.iter().filter(|r| r.profile == i).count();
-        let _ = writeln!(o, "#### `{}`\n", pr.name);
-        let _ = writeln!(
-            o,
-            "Platform `{}`, backend `{}`, runtime `{}`, execution mode `{}`; {}.\n",
+        let mut kinds: Vec<(crate::vocab::BindingKind, Vec<String>)> = Vec::new();
+        for b in &pr.bindings {
+            let item = format!("{} `{}`", b.slot, f.params[b.param].name);
+            match kinds.iter_mut().find(|(k, _)| *k == b.kind) {
+                Some((_, items)) => items.push(item),
+                None => kinds.push((b.kind, vec![item])),
+            }
+        }
+        let bindings: Vec<String> = kinds
+            .iter()
+            .map(|(k, items)| format!("{k}: {}", items.join(", ")))
+            .collect();
+        w.line(format_args!(
+            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            pr.name,
             pr.platform,
             pr.backend,
             pr.runtime,
             pr.execution_mode,
-            match receipts {
-                0 => "no receipt (declared, but no artifact can be admitted)".to_owned(),
-                1 => "1 receipt".to_owned(),
-                n => format!("{n} receipts"),
+            if receipts == 0 {
+                "none (no artifact can be admitted)".to_owned()
+            } else {
+                receipts.to_string()
             },
-        );
-        o.push_str("| Slot | Kind | Parameter |\n|---|---|---|\n");
-        for b in &pr.bindings {
-            let _ = writeln!(o, "| {} | `{}` | `{}` |", b.slot, b.kind, pname(b.param));
-        }
-        o.push('\n');
+            if bindings.is_empty() {
+                "-".to_owned()
+            } else {
+                bindings.join("; ")
+            },
+        ));
     }
+    w.blank();
+}
 
-    let _ = writeln!(o, "### Receipts\n");
+fn receipts(w: &mut Writer, f: &Family) {
     if f.receipts.is_empty() {
-        let _ = writeln!(
-            o,
-            "No receipts: no artifact of this family can be admitted.\n"
-        );
+        w.line("**Receipts:** none: no artifact of this family can be admitted.");
+        w.blank();
+        return;
     }
+    w.line("| Receipt for | Codec | Artifact | SHA-256 | Date | Hardware | Note |");
+    w.line("|---|---|---|---|---|---|---|");
     for r in &f.receipts {
         let ev = &r.evidence;
-        let _ = writeln!(
-            o,
-            "- Profile `{}`, codec {}",
+        w.line(format_args!(
+            "| `{}` | {} | {} | `{}` | {} | {} | {} |",
             f.profiles[r.profile].name,
-            code(&r.codec)
-        );
-        let _ = writeln!(o, "  - Artifact: {}", code(&r.artifact));
-        let _ = writeln!(o, "  - SHA-256: `{}`", r.sha256);
-        let _ = writeln!(
-            o,
-            "  - Evidence: {}, on {}",
+            code(&r.codec),
+            code(&r.artifact),
+            r.sha256,
             escape_text(&ev.date),
-            escape_text(&one_line(&ev.hardware))
-        );
-        if let Some(note) = &ev.note {
-            let _ = writeln!(o, "  - Note: {}", escape_text(&one_line(note)));
-        }
+            escape_text(&one_line(&ev.hardware)),
+            ev.note
+                .as_deref()
+                .map(|n| escape_text(&one_line(n)))
+                .unwrap_or_default(),
+        ));
     }
-    if !f.receipts.is_empty() {
-        o.push('\n');
-    }
-    // Exactly one trailing newline per section.
-    while o.ends_with("\n\n") {
-        o.pop();
-    }
+    w.blank();
 }
 
 fn binary_formula(op: BinaryOp, lhs: &str, rhs: &str, out: &str) -> String {
@@ -429,36 +466,38 @@ fn anchor(name: &str) -> String {
 }
 
 pub fn diagnostics_md() -> String {
-    let mut o = String::new();
-    header(&mut o, "kfam diagnostic codes");
-    o.push_str(
+    let mut w = Writer::new("");
+    header(&mut w, "kfam diagnostic codes");
+    w.line(
         "Every diagnostic `kfam check` (and the build) can report. Codes are stable and never reused; \
          `kfam explain KFnnnn` prints the same explanation. The category is the folder of the \
-         diagnostics corpus (`tests/diagnostics/<category>/`) that holds its cases.\n\n",
+         diagnostics corpus (`tests/diagnostics/<category>/`) that holds its cases.",
     );
-    o.push_str("| Code | Category | Title |\n|---|---|---|\n");
+    w.blank();
+    w.line("| Code | Category | Title |");
+    w.line("|---|---|---|");
     for c in Code::ALL {
-        let _ = writeln!(
-            o,
+        w.line(format_args!(
             "| [{}](#{}) | `{}` | {} |",
             c.as_str(),
             c.as_str().to_lowercase(),
             c.category(),
             escape_prose(c.title())
-        );
+        ));
     }
     for c in Code::ALL {
-        let _ = writeln!(o, "\n## {}\n", c.as_str());
-        let _ = writeln!(o, "**{}**\n", capitalize(&escape_prose(c.title())));
-        let _ = writeln!(o, "Category: `{}`\n", c.category());
+        w.blank();
+        w.line(format_args!("## {}", c.as_str()));
+        w.blank();
+        w.line(format_args!("**{}**", capitalize(&escape_prose(c.title()))));
+        w.blank();
+        w.line(format_args!("Category: `{}`", c.category()));
         for para in paragraphs(c.explanation()) {
-            let _ = writeln!(o, "{}\n", escape_prose(&para));
-        }
-        while o.ends_with("\n\n") {
-            o.pop();
+            w.blank();
+            w.line(escape_prose(&para));
         }
     }
-    o
+    w.finish()
 }
 
 fn capitalize(s: &str) -> String {
