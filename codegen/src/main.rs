@@ -113,6 +113,13 @@ enum Command {
         #[arg(long)]
         stdio: bool,
     },
+    /// Print the resolved manifest (names resolved to indices, lowered shapes,
+    /// identity digests) as JSON, one family per line.
+    Resolve {
+        /// Manifest directory (holds `abi.toml` and `families/`).
+        #[arg(default_value = "manifest")]
+        manifest_dir: PathBuf,
+    },
     /// Print the `compiled_meta.json` document an approved artifact must carry.
     Example {
         /// The family (as in `manifest/families/<name>.toml`).
@@ -326,6 +333,15 @@ fn main() -> ExitCode {
                 ExitCode::from(2)
             }
         },
+        Command::Resolve { manifest_dir } => {
+            let (ir, report) = kfam_codegen::check_dir(&manifest_dir);
+            let Some(ir) = ir else {
+                print_report(&report, MessageFormat::Human);
+                return ExitCode::from(if report.has_io_errors() { 2 } else { 1 });
+            };
+            outln!("{}", schema::families_json(&ir).trim_end());
+            ExitCode::SUCCESS
+        }
         Command::Example {
             family,
             manifest_dir,

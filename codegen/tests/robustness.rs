@@ -587,7 +587,7 @@ fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
     let rust = literals::rust_strings(&file(files, "rust/tables.rs").contents);
     let cstr = literals::c_strings(&file(files, c::HEADER_PATH).contents);
     let py = literals::py_strings(&file(files, "python/kfam/_tables.py").contents);
-    let json_strings = literals::json_strings(&file(files, "schema/families.json").contents);
+    let json_strings = literals::json_strings(&kfam_codegen::emit::schema::families_json(ir));
 
     for g in families {
         let f = ir
@@ -618,7 +618,7 @@ fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
             assert!(py.contains(t), "Python literals do not hold {t:?}");
             assert!(
                 json_strings.contains(t),
-                "families.json does not hold {t:?}"
+                "`kfam resolve` does not hold {t:?}"
             );
         }
     }

@@ -953,3 +953,31 @@ fn kfam_example_prints_any_receipts_document() {
         "{stderr}"
     );
 }
+
+/// `kfam resolve` prints the resolved manifest: the IR as serde writes it,
+/// with the marker as `$comment`, one family per line.
+#[test]
+fn kfam_resolve_prints_the_ir() {
+    let ir = shipped_ir();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .current_dir(root())
+        .args(["resolve"])
+        .output()
+        .expect("kfam runs");
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, kfam_codegen::emit::schema::families_json(&ir));
+    let mut doc: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(doc["$comment"], json!(marker_line()));
+    doc.as_object_mut().unwrap().remove("$comment");
+    assert_eq!(doc, serde_json::to_value(&ir).unwrap());
+    for f in &ir.families {
+        let line = format!("{{\"name\":\"{}\",", f.name);
+        assert_eq!(
+            text.lines().filter(|l| l.starts_with(&line)).count(),
+            1,
+            "{}",
+            f.name
+        );
+    }
+}

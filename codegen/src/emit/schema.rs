@@ -10,7 +10,10 @@
 //! - `examples/<family>.<profile>.compiled_meta.json`: the exact document an
 //!   approved artifact carries, for one family per contract and operation
 //!   kind (`kfam example` prints any receipt's).
-//! - `families.json`: the resolved manifest (the IR) as JSON data.
+//!
+//! [`families_json`], the resolved manifest (the IR) as JSON data, is not a
+//! file: `kfam resolve` prints it on demand, so the output directory does not
+//! hold a second copy of the whole catalog.
 //!
 //! schemars derives the structure; [`finish`] then makes the schemas complete
 //! for editors: every vocabulary member with a description, integer bounds of
@@ -37,7 +40,6 @@ pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
 pub const ABI_SCHEMA: &str = "schema/abi.schema.json";
 pub const RETIRED_SCHEMA: &str = "schema/retired.schema.json";
 pub const COMPILED_META_SCHEMA: &str = "schema/compiled_meta.schema.json";
-pub const FAMILIES_JSON: &str = "schema/families.json";
 pub const EXAMPLES_DIR: &str = "schema/examples";
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
@@ -46,7 +48,6 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
         GeneratedFile::new(ABI_SCHEMA, pretty(&abi_schema())),
         GeneratedFile::new(RETIRED_SCHEMA, pretty(&retired_schema())),
         GeneratedFile::new(COMPILED_META_SCHEMA, pretty(&compiled_meta_schema())),
-        GeneratedFile::new(FAMILIES_JSON, families_json(ir)),
     ];
     for (path, doc) in compiled_meta_examples(ir) {
         files.push(GeneratedFile::new(path, doc));
@@ -104,7 +105,7 @@ pub fn compiled_meta_schema() -> Value {
     root_schema::<CompiledMeta>()
 }
 
-/// The resolved manifest: the IR as JSON, with the marker as `$comment`,
+/// The resolved manifest (`kfam resolve`): the IR as JSON, with the marker as `$comment`,
 /// fields in declaration order, one family (and one retired tombstone) per
 /// line ([`Lines`]): compact, yet a diff shows which family changed.
 /// Serialized straight from the IR (no `serde_json::Value` tree in between:

@@ -136,7 +136,7 @@ pub fn py_strings(src: &str) -> BTreeSet<String> {
     out
 }
 
-/// Every string value of a JSON document (`families.json`).
+/// Every string value of a JSON document (`kfam resolve`'s output).
 pub fn json_strings(src: &str) -> BTreeSet<String> {
     fn walk(v: &serde_json::Value, out: &mut BTreeSet<String>) {
         match v {
