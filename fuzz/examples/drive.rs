@@ -8,7 +8,8 @@
 //!     TARGET [--iterations N] [--seconds S] [--seed N] [DIR...]
 //! ```
 //!
-//! TARGET is `manifest`, `compiled_meta` or `call`. A panic is a finding:
+//! TARGET is `manifest`, `manifest_structured`, `check`, `compiled_meta` or
+//! `call`. A panic is a finding:
 //! the input is written to `fuzz/artifacts/TARGET/drive-crash-<seed>-<n>`
 //! before the panic is re-raised.
 
@@ -22,6 +23,8 @@ fn main() {
     let target = args.next().unwrap_or_else(|| usage());
     let body: fn(&[u8]) = match target.as_str() {
         "manifest" => kfam_fuzz::manifest,
+        "manifest_structured" => kfam_fuzz::manifest_structured,
+        "check" => kfam_fuzz::check,
         "compiled_meta" => kfam_fuzz::compiled_meta,
         "call" => kfam_fuzz::call,
         _ => usage(),
@@ -29,7 +32,11 @@ fn main() {
     let (mut iterations, mut seconds, mut seed) = (usize::MAX, u64::MAX, 1u64);
     let mut dirs = Vec::new();
     while let Some(a) = args.next() {
-        let mut num = || args.next().and_then(|v| v.parse::<u64>().ok()).unwrap_or_else(|| usage());
+        let mut num = || {
+            args.next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or_else(|| usage())
+        };
         match a.as_str() {
             "--iterations" => iterations = num() as usize,
             "--seconds" => seconds = num(),
@@ -88,6 +95,6 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: drive manifest|compiled_meta|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
+    eprintln!("usage: drive manifest|manifest_structured|check|compiled_meta|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
     std::process::exit(2);
 }

@@ -13,6 +13,11 @@
 //!   marked, Rust parsing with `syn`, JSON parsing, the C header lexing as
 //!   well-formed C (no comment or string ended early), Python and C ASCII;
 //!   the expected `compiled_meta.json` of every receipt round-tripping.
+//! - [`check`]: the inputs of [`manifest`], loaded and checked only: the
+//!   soundness oracle at many more executions per second.
+//! - [`manifest_structured`]: a well-typed family record (shipped or
+//!   synthetic) edited as TOML values, then the full oracle of [`manifest`]
+//!   (`structured.rs`).
 //! - [`compiled_meta`]: runtime admission of a `compiled_meta.json` against
 //!   the reference reader in `kfam_codegen::compiled_meta`: an admitted
 //!   document parses there and equals the exact expected document, and the
@@ -25,6 +30,8 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "structured.rs"]
+mod structured;
 #[path = "wellformed.rs"]
 mod wellformed;
 use std::sync::OnceLock;
@@ -89,14 +96,60 @@ pub const DOC_SEPARATOR: &str = "\n%%\n";
 /// shipped ones (cross-file rules: duplicates); `3` up to 8 family files
 /// separated by [`DOC_SEPARATOR`].
 pub fn manifest(data: &[u8]) {
+    let Some((abi, families)) = manifest_sources(data) else {
+        return;
+    };
+    let (ir, report) = kfam_codegen::check_sources(abi, families);
+    assert_sound(ir.as_ref(), &report);
+    if let Some(ir) = ir {
+        check_outputs(&ir);
+    }
+}
+
+/// The light target: the inputs of [`manifest`], loaded and checked only
+/// (no emission), so far more of them run per second.
+pub fn check(data: &[u8]) {
+    let Some((abi, families)) = manifest_sources(data) else {
+        return;
+    };
+    let (ir, report) = kfam_codegen::check_sources(abi, families);
+    assert_sound(ir.as_ref(), &report);
+}
+
+/// The structure-aware target: a well-typed family record edited as TOML
+/// values ([`structured`]), checked with the shipped `abi.toml`, alone
+/// (first byte even) or beside the shipped families (odd); the full oracle
+/// of [`manifest`].
+pub fn manifest_structured(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
+    let s = shipped();
+    let text = structured::family_text(rest);
+    let fam = |name: &str, text: String| (format!("manifest/families/{name}.toml"), text);
+    let mut families = Vec::new();
+    if mode % 2 == 1 {
+        families.extend(s.families.iter().map(|(n, t)| fam(n, t.clone())));
+    }
+    families.push(fam("fuzz", text));
+    let abi = Some(("manifest/abi.toml".to_owned(), s.abi.clone()));
+    let (ir, report) = kfam_codegen::check_sources(abi, families);
+    assert_sound(ir.as_ref(), &report);
+    if let Some(ir) = ir {
+        check_outputs(&ir);
+    }
+}
+
+type Source = (String, String);
+
+/// The documents [`manifest`] checks for `data`.
+fn manifest_sources(data: &[u8]) -> Option<(Option<Source>, Vec<Source>)> {
+    let (&mode, rest) = data.split_first()?;
     let text = String::from_utf8_lossy(rest).into_owned();
     let s = shipped();
     let abi = || Some(("manifest/abi.toml".to_owned(), s.abi.clone()));
     let fam = |name: &str, text: String| (format!("manifest/families/{name}.toml"), text);
-    let (abi, families) = match mode % 4 {
+    Some(match mode % 4 {
         0 => (abi(), vec![fam("fuzz", text)]),
         1 => (
             Some(("manifest/abi.toml".to_owned(), text)),
@@ -119,12 +172,7 @@ pub fn manifest(data: &[u8]) {
                 .map(|(i, t)| fam(&format!("f{i}"), t.to_owned()))
                 .collect(),
         ),
-    };
-    let (ir, report) = kfam_codegen::check_sources(abi, families);
-    assert_sound(ir.as_ref(), &report);
-    if let Some(ir) = ir {
-        check_outputs(&ir);
-    }
+    })
 }
 
 /// IR exactly when there is no error; spans inside their source and on
@@ -761,7 +809,12 @@ pub fn drive(
 /// libFuzzer's own additions to the directory are not read: pass the
 /// directory to the `drive` example to run them too.
 pub fn corpus(target: &str) -> Vec<Vec<u8>> {
-    let dir = repo_root().join("fuzz/corpus").join(target);
+    // The light `check` target reads the inputs of `manifest`.
+    let dir = repo_root().join("fuzz/corpus").join(if target == "check" {
+        "manifest"
+    } else {
+        target
+    });
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .map(|d| d.filter_map(Result::ok).map(|e| e.path()).collect())
         .unwrap_or_default();
@@ -788,7 +841,10 @@ pub fn builtin_seeds(target: &str) -> Vec<Vec<u8>> {
         v
     };
     match target {
-        "manifest" => {
+        "manifest_structured" => (0..structured::template_count() * 2)
+            .map(|i| vec![(i % 2) as u8, (i / 2) as u8, 0])
+            .collect(),
+        "manifest" | "check" => {
             let mut v: Vec<Vec<u8>> = s.families.iter().map(|(_, t)| with(0, t)).collect();
             v.push(with(1, &s.abi));
             v.push(with(2, &s.families[0].1));
@@ -899,7 +955,7 @@ pub fn dictionary(target: &str) -> Vec<&'static [u8]> {
         ",",
     ];
     match target {
-        "manifest" => toml.iter().map(|s| s.as_bytes()).collect(),
+        "manifest" | "check" => toml.iter().map(|s| s.as_bytes()).collect(),
         "compiled_meta" => json.iter().map(|s| s.as_bytes()).collect(),
         _ => Vec::new(),
     }

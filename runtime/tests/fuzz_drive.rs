@@ -49,6 +49,16 @@ fn manifest_target() {
 }
 
 #[test]
+fn manifest_structured_target() {
+    run_target("manifest_structured", bodies::manifest_structured, 300);
+}
+
+#[test]
+fn check_target() {
+    run_target("check", bodies::check, 3_000);
+}
+
+#[test]
 fn compiled_meta_target() {
     run_target("compiled_meta", bodies::compiled_meta, 20_000);
 }
