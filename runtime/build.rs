@@ -1,8 +1,10 @@
-//! Regenerates `generated/` from `manifest/` in a development checkout, so
-//! that editing a family and running `cargo build` updates every output and
-//! this crate's tables. It writes nothing when `CI` is set (CI checks
+//! With the `regenerate` feature (this workspace's `kfam-dev` member turns it
+//! on), regenerates `generated/` from `manifest/` in a development checkout,
+//! so that editing a family and running `cargo build` updates every output
+//! and this crate's tables. It writes nothing when `CI` is set (CI checks
 //! freshness instead) or when there is no manifest beside the crate (a
 //! packaged build), and cargo runs it only when a manifest file changed.
+//! Without the feature (a dependent crate) no generator is compiled.
 
 use std::path::Path;
 
@@ -10,9 +12,12 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let manifest = root.join("manifest");
     println!("cargo::rerun-if-env-changed=CI");
+    #[cfg(feature = "regenerate")]
     if manifest.join("abi.toml").is_file() {
         regenerate(&root, &manifest);
     }
+    #[cfg(not(feature = "regenerate"))]
+    let _ = manifest;
     compile_c_tables(&root);
     soname(&root);
 }
@@ -58,6 +63,7 @@ fn compile_c_tables(root: &Path) {
         .compile("kfam_c_tables");
 }
 
+#[cfg(feature = "regenerate")]
 fn regenerate(root: &Path, manifest: &Path) {
     println!(
         "cargo::rerun-if-changed={}",

@@ -12,8 +12,8 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use kfam_codegen::{live::Manifest, synth};
 
 #[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "../src/alloc.rs"]
+mod alloc;
 
 fn sizes() -> Vec<usize> {
     std::env::var("KFAM_BENCH_SIZES")
@@ -23,6 +23,9 @@ fn sizes() -> Vec<usize> {
 }
 
 fn bench_live(c: &mut Criterion) {
+    // As `kfam lsp` runs.
+    #[cfg(feature = "mimalloc")]
+    alloc::tune();
     let mut group = c.benchmark_group("live");
     group.sample_size(20);
     group.warm_up_time(Duration::from_secs(1));

@@ -21,8 +21,8 @@ use kfam_codegen::{check, diag::Report, emit, load, synth};
 
 // The `kfam` binary's allocator, so `pipeline/N` measures what `kfam generate` runs.
 #[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "../src/alloc.rs"]
+mod alloc;
 
 const SEED: u64 = 1;
 
@@ -46,7 +46,7 @@ fn pipeline(
 
 fn bench_pipeline(c: &mut Criterion) {
     #[cfg(feature = "mimalloc")]
-    kfam_codegen::tune_allocator();
+    alloc::tune();
     let mut group = c.benchmark_group("pipeline");
     group.sample_size(10);
     group.warm_up_time(Duration::from_secs(1));

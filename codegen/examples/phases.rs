@@ -7,14 +7,14 @@ use std::time::Instant;
 
 // The `kfam` binary's allocator, so the phases add up to what it runs.
 #[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "../src/alloc.rs"]
+mod alloc;
 
 use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
 
 fn main() {
     #[cfg(feature = "mimalloc")]
-    kfam_codegen::tune_allocator();
+    alloc::tune();
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())

@@ -30,24 +30,6 @@ use std::path::Path;
 
 use diag::Report;
 
-/// mimalloc's `mi_option_purge_delay` (the same index in mimalloc 2 and 3;
-/// the test below pins it by its default).
-#[cfg(feature = "mimalloc")]
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// Settings for the `kfam` binary's allocator (mimalloc), for a process that
-/// builds hundreds of megabytes of text once and exits: freed memory is kept
-/// for reuse instead of being handed back to the kernel (purged): at 10,000
-/// families the kernel zeroed about 900 MB of pages again (the pipeline
-/// benchmark: 1.61 s -> 1.44 s). The memory goes back when the process exits.
-/// Call it first thing in `main` (the benchmarks call it too).
-#[cfg(feature = "mimalloc")]
-pub fn tune_allocator() {
-    // SAFETY: sets one integer option; mimalloc reads options atomically,
-    // and -1 ("never purge") is a documented value.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
-}
-
 /// Load and check the manifest in `dir`. Returns the IR when there are no
 /// errors; the report holds every diagnostic (warnings included), sorted.
 pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
@@ -201,20 +183,4 @@ pub fn generate_dir(
 /// Whether the run read a lock (a first run writes one it did not read).
 fn loaded_has_lock(report: &Report, lock_display: &str) -> bool {
     report.sources.files().any(|(_, f)| f.path == lock_display)
-}
-
-#[cfg(all(test, feature = "mimalloc"))]
-mod tests {
-    #[test]
-    fn purge_delay_option_index() {
-        // Only `purge_delay` defaults to 1000 (ms) among mimalloc 3's options
-        // (mimalloc 2: 10); a renumbering would show here, not as a slowdown.
-        // SAFETY: reads one option.
-        let default = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
-        assert!(
-            std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() || [10, 1000].contains(&default),
-            "option {} is not purge_delay (value {default})",
-            super::MI_OPTION_PURGE_DELAY
-        );
-    }
 }

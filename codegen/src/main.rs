@@ -6,8 +6,8 @@
 // hands each large buffer back to the kernel and faults it in again). See
 // docs/performance.md.
 #[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+#[path = "alloc.rs"]
+mod alloc;
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -155,7 +155,7 @@ enum Command {
 
 fn main() -> ExitCode {
     #[cfg(feature = "mimalloc")]
-    kfam_codegen::tune_allocator();
+    alloc::tune();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

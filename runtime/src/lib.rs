@@ -35,7 +35,9 @@ pub use call::{validate_call, CallError, OwnedTensorArg, ScalarValue, TensorArg}
 pub use capability::{capability, CapabilityRefused, Supported};
 pub use catalog::Catalog;
 pub use context::{Context, Launch, Launcher};
-/// Embed and check a manifest at compile time: see `docs/macro.md`.
+/// Embed and check a manifest at compile time (feature `macros`): see
+/// `docs/macro.md`.
+#[cfg(feature = "macros")]
 pub use kfam_macros::manifest;
 pub use tables::{families, ABI, FAMILIES, RETIRED};
 pub use types::{

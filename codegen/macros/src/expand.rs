@@ -51,6 +51,23 @@ fn nearest_abi(file: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The expansion's tables as one `Catalog`: capability, admission, call
+/// validation and the kernel context over this manifest, as
+/// `kfam_runtime::CATALOG` is over the crate's own.
+fn catalog_item() -> TokenStream {
+    quote! {
+        /// These tables as a catalog: every runtime decision over this manifest.
+        pub static CATALOG: ::kfam_runtime::Catalog = ::kfam_runtime::Catalog {
+            abi: &ABI,
+            families: FAMILIES,
+            retired: RETIRED,
+            artifacts: ARTIFACTS,
+            family_index: FAMILY_INDEX,
+            artifact_index: ARTIFACT_INDEX,
+        };
+    }
+}
+
 pub fn manifest(input: &Input) -> TokenStream {
     let lit = &input.path;
     let base = crate_dir();
@@ -109,7 +126,10 @@ pub fn manifest(input: &Input) -> TokenStream {
     match ir {
         Some(ir) => {
             let tables = tables_tokens(&ir, &quote!(::kfam_runtime));
-            quote!(#tracking #tables)
+            {
+                let catalog = catalog_item();
+                quote!(#tracking #tables #catalog)
+            }
         }
         None => {
             let errors = report.diagnostics.iter().filter(|d| d.is_error()).map(|d| {
@@ -120,6 +140,7 @@ pub fn manifest(input: &Input) -> TokenStream {
             });
             // A harmless stub, so one mistake does not cascade into errors at
             // every use of the tables.
+            let catalog = catalog_item();
             quote_spanned! {span=>
                 #tracking
                 #(#errors)*
@@ -128,7 +149,11 @@ pub fn manifest(input: &Input) -> TokenStream {
                 };
                 pub static FAMILIES: &[::kfam_runtime::Family] = &[];
                 pub static ARTIFACTS: &[(&str, u32, u32)] = &[];
+                pub static RETIRED: &[::kfam_runtime::Retired] = &[];
+                pub static FAMILY_INDEX: &[u32] = &[];
+                pub static ARTIFACT_INDEX: &[u32] = &[];
                 pub mod families {}
+                #catalog
             }
         }
     }
