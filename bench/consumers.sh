@@ -24,14 +24,18 @@ kfam=$top/target/release/kfam
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# `measure LABEL CMD...`: wall seconds and peak RSS (MiB) of one process.
+# `measure LABEL CMD...`: wall seconds and peak RSS (MiB) of one process;
+# the seconds are also left in $secs for ratios.
+secs=0
 measure() {
     local label=$1; shift
+    local kib
     /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
         echo "error: $label failed:" >&2; cat "$work/err" >&2; exit 1; }
     read -r secs kib <"$work/time"
     printf '| %s | %s s | %d MiB |\n' "$label" "$secs" $((kib / 1024))
 }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
 bytes() { du -sb "$1" | cut -f1; }
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
@@ -41,22 +45,36 @@ sizes=("$@")
 for n in "${sizes[@]}"; do
     m=$work/m$n
     "$kfam" synth --families "$n" "$m/manifest" >/dev/null
+    # The declaration: the family files and abi.toml (the lock is written by
+    # the first generate, and is a review record, not an output).
+    decl=$(( $(bytes "$m/manifest/families") + $(stat -c %s "$m/manifest/abi.toml") ))
     echo
-    echo "### $n families ($(mib "$(bytes "$m/manifest")") of TOML)"
+    echo "### $n families ($(mib "$decl") of TOML)"
     echo
     echo "| what | wall | peak RSS |"
     echo "|---|---|---|"
     measure "kfam check" "$kfam" check "$m/manifest"
     measure "kfam generate, empty output directory" "$kfam" generate "$m/manifest" --out "$m/generated"
+    gen_full=$secs
     measure "kfam generate, nothing to write" "$kfam" generate "$m/manifest" --out "$m/generated"
+    rm -rf "$m/generated/.kfam-cache"
+    measure "kfam generate, nothing to write, no freshness stamp (full check)" "$kfam" generate "$m/manifest" --out "$m/generated"
+    rm -rf "$m/generated/.kfam-cache"
     files=$(find "$m/generated" -type f | wc -l)
     out=$(bytes "$m/generated")
-    ratio=$(awk -v a="$out" -v b="$(bytes "$m/manifest")" 'BEGIN { printf "%.2f", a / b }')
-    echo "| output | $(mib "$out") in $files files (${ratio}x the manifest) | |"
+    echo "| output | $(mib "$out") in $files files ($(ratio "$out" "$decl") the declaration) | |"
+    for f in include/kfam rust python/kfam docs schema; do
+        echo "| - \`$f/\` | $(mib "$(bytes "$m/generated/$f")") | |"
+    done
 
     printf '#include <kfam/kfam.h>\nint main(void) { return (int)KFAM_FAMILY_COUNT == 0; }\n' >"$work/unit.c"
     measure "one C unit including kfam.h (gcc -O0 -c)" gcc -std=c99 -c -I "$m/generated/include" "$work/unit.c" -o "$work/unit.o"
     echo "| its object file | $(( $(stat -c %s "$work/unit.o") / 1024 )) KiB | |"
+    if grep -q KFAM_IMPLEMENTATION "$m/generated/include/kfam/kfam.h"; then
+        printf '#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n' >"$work/impl.c"
+        measure "the one C unit defining the tables (gcc -O0 -c)" gcc -std=c99 -c -I "$m/generated/include" "$work/impl.c" -o "$work/impl.o"
+        echo "| its object file | $(( $(stat -c %s "$work/impl.o") / 1024 )) KiB | |"
+    fi
 
     py=$m/generated/python
     find "$py" -name __pycache__ -prune -exec rm -rf {} +
@@ -72,12 +90,15 @@ for n in "${sizes[@]}"; do
         cp -r "$m/generated" "$rt/generated"
         measure "cargo build --release -p kfam-runtime (these tables)" \
             env CI=1 CARGO_TARGET_DIR="$rt/target" cargo build -q --release -p kfam-runtime --manifest-path "$rt/Cargo.toml"
+        rm -rf "$rt"
     fi
 
     python3 "$peer" "$n" >"$work/peer.proto"
     mkdir -p "$work/pb_py$n" "$work/pb_all$n"
     echo "| protoc input | $(mib "$(stat -c %s "$work/peer.proto")") of .proto | |"
     measure "protoc: Python + .pyi" protoc -I "$work" --python_out="$work/pb_py$n" --pyi_out="$work/pb_py$n" "$work/peer.proto"
+    echo "| protoc Python + .pyi / kfam generate (every output, empty directory) | $(ratio "$secs" "$gen_full") | |"
     measure "protoc: C++ + Python + .pyi" protoc -I "$work" --cpp_out="$work/pb_all$n" --python_out="$work/pb_all$n" --pyi_out="$work/pb_all$n" "$work/peer.proto"
+    echo "| protoc C++ + Python + .pyi / kfam generate | $(ratio "$secs" "$gen_full") | |"
     rm -rf "$m" "$work/pb_py$n" "$work/pb_all$n"
 done
