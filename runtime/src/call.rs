@@ -117,6 +117,148 @@ impl CallError {
     }
 }
 
+impl CallError {
+    /// What was expected and what was passed, in words: `argument 1 (`rhs`):
+    /// dtype fp16, expected bf16`. Built from the call's own arguments, so
+    /// only a refused call pays for it (validation itself never allocates).
+    /// `tensors` and `scalars` are the ones the refused call passed.
+    pub fn explain(
+        &self,
+        family: &Family,
+        tensors: &[TensorArg<'_>],
+        scalars: &[ScalarValue],
+    ) -> String {
+        use std::fmt::Write as _;
+        let Some(p) = self.param.and_then(|i| family.params.get(i as usize)) else {
+            return match self.rule {
+                CallRule::ArgCount => format!(
+                    "arg_count: `{}` takes {} tensors and {} scalars, {} and {} were passed",
+                    family.name,
+                    family.tensor_count,
+                    family.scalar_count,
+                    tensors.len(),
+                    scalars.len()
+                ),
+                _ => self.describe(family),
+            };
+        };
+        let mut text = format!("argument {} (`{}`): {}: ", p.index, p.name, self.rule);
+        let dims = |d: &[i64]| {
+            let d: Vec<String> = d.iter().map(i64::to_string).collect();
+            format!("[{}]", d.join(", "))
+        };
+        let tensor = tensors.get(p.pool_index as usize);
+        let scalar = scalars.get(p.pool_index as usize);
+        let _ = match (self.rule, tensor, scalar) {
+            (CallRule::DType, Some(t), _) => {
+                write!(text, "dtype {}, expected {}", t.dtype, p.dtype)
+            }
+            (CallRule::Rank, Some(t), _) => write!(
+                text,
+                "rank {} (shape {}), expected rank {} (shape {})",
+                t.shape.len(),
+                dims(t.shape),
+                p.shape.len(),
+                dims(p.shape)
+            ),
+            (CallRule::Shape, Some(t), _) => write!(
+                text,
+                "shape {}, expected {} (-1: any extent)",
+                dims(t.shape),
+                dims(p.shape)
+            ),
+            (CallRule::Format, Some(t), _) => write!(
+                text,
+                "storage format {}, not accepted for layout {}",
+                t.format, p.layout
+            ),
+            (CallRule::NotContiguous, Some(t), _) => write!(
+                text,
+                "strides {} of shape {} are not a contiguous row-major view",
+                dims(t.strides),
+                dims(t.shape)
+            ),
+            (CallRule::NzOffset, Some(t), _) => write!(
+                text,
+                "storage offset {}, expected 0 for an NZ tensor",
+                t.storage_offset
+            ),
+            (CallRule::StorageBounds, Some(t), _) => write!(
+                text,
+                "the view (shape {}, strides {}, offset {} elements of {}) does not fit in {} bytes of storage",
+                dims(t.shape),
+                dims(t.strides),
+                t.storage_offset,
+                t.dtype,
+                t.storage_bytes
+            ),
+            (CallRule::Device, Some(t), _) => write!(
+                text,
+                "device {}, expected device {} (the first tensor's)",
+                t.device_index,
+                tensors.first().map_or(0, |f| f.device_index)
+            ),
+            (CallRule::Overlap, Some(_), _) => text.write_str(
+                "partially overlaps another argument of the same storage, and one of them is written",
+            ),
+            (CallRule::ScalarType, _, Some(v)) => {
+                write!(text, "a {} value, expected {}", v.kind(), p.dtype)
+            }
+            (CallRule::ScalarRange, _, Some(v)) => {
+                write!(text, "{} is outside the range of {}", scalar_text(*v), p.dtype)
+            }
+            (CallRule::FloatOverflow, _, Some(v)) => {
+                write!(text, "{} is beyond the largest finite {}", scalar_text(*v), p.dtype)
+            }
+            (CallRule::DimMismatch | CallRule::DimRange, Some(t), _) => {
+                return self.explain_symbol(family, tensors, t);
+            }
+            _ => return self.describe(family),
+        };
+        text
+    }
+
+    /// `dim_mismatch` and `dim_range` with the extents passed.
+    fn explain_symbol(
+        &self,
+        family: &Family,
+        tensors: &[TensorArg<'_>],
+        t: &TensorArg<'_>,
+    ) -> String {
+        let mut text = self.describe(family);
+        let Some(s) = self.symbol.and_then(|s| family.symbols.get(s as usize)) else {
+            return text;
+        };
+        let extent = |param: u32, arg: &TensorArg<'_>| {
+            s.uses
+                .iter()
+                .find(|u| u.param == param)
+                .and_then(|u| arg.shape.get(u.axis as usize).copied())
+        };
+        let here = self.param.and_then(|p| extent(p, t));
+        let there = self.other.and_then(|o| {
+            let tensor = family.params.get(o as usize)?.pool_index as usize;
+            extent(o, tensors.get(tensor)?)
+        });
+        match (here, there) {
+            (Some(a), Some(b)) => text.push_str(&format!(" ({a} here, {b} there)")),
+            (Some(a), None) => text.push_str(&format!(" (passed {a})")),
+            _ => {}
+        }
+        text
+    }
+}
+
+/// A scalar value as a caller wrote it.
+fn scalar_text(v: ScalarValue) -> String {
+    match v {
+        ScalarValue::Bool(b) => b.to_string(),
+        ScalarValue::Int(i) => i.to_string(),
+        ScalarValue::Uint(u) => u.to_string(),
+        ScalarValue::Float(f) => f.to_string(),
+    }
+}
+
 impl core::fmt::Display for CallError {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self.param {
