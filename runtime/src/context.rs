@@ -111,6 +111,9 @@ struct Table {
     by_artifact: HashMap<String, Slot>,
     /// Callable id - 1 -> the prepared family and profile.
     callables: Vec<Prepared>,
+    /// Set by `close` under this lock, so a preparation still in flight
+    /// when the context closes adds nothing and fails `INVALID_STATE`.
+    closed: bool,
 }
 
 /// A kernel context over a catalog.
@@ -233,6 +236,9 @@ impl Context {
         let (id, _) = self.identity()?;
         let slot = {
             let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+            if t.closed {
+                return Err(invalid_state("the context is closed"));
+            }
             match t.by_artifact.get(sha256) {
                 Some(s) => s.clone(),
                 None => {
@@ -288,6 +294,11 @@ impl Context {
             ));
         }
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+        if t.closed {
+            return Err(invalid_state(
+                "the context was closed during the preparation",
+            ));
+        }
         t.callables.push(Prepared {
             family: admitted.family,
             profile: admitted.profile,
@@ -310,6 +321,9 @@ impl Context {
         let (id, launcher) = self.identity()?;
         let prepared = {
             let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+            if t.closed {
+                return Err(invalid_state("the context is closed"));
+            }
             usize::try_from(callable - 1)
                 .ok()
                 .and_then(|i| t.callables.get(i).copied())
@@ -322,7 +336,12 @@ impl Context {
         };
         self.catalog
             .validate_call(p.family, tensors, scalars)
-            .map_err(|e| Refusal::new(Status::InvalidArgument, e.describe(p.family)))?;
+            .map_err(|e| {
+                Refusal::new(
+                    Status::InvalidArgument,
+                    e.explain(p.family, tensors, scalars),
+                )
+            })?;
         Ok(launcher.launch(&Launch {
             callable,
             generation: id.generation,
@@ -335,12 +354,17 @@ impl Context {
     }
 
     /// Release everything the context holds. Idempotent; every other entry
-    /// after it is `INVALID_STATE`.
+    /// after it is `INVALID_STATE`, and a preparation in flight when it
+    /// closes adds nothing (it fails `INVALID_STATE`). A launch already past
+    /// its checks completes: its launcher was handed the call before close.
     pub fn close(&self) {
         let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
         *state = State::Closed;
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        *t = Table::default();
+        *t = Table {
+            closed: true,
+            ..Table::default()
+        };
     }
 
     /// The family callable `callable` was prepared for.

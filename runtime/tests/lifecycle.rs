@@ -477,3 +477,46 @@ fn generations_count_from_the_process_counter() {
         .unwrap();
     assert!(ga >= 1 && gb > ga);
 }
+
+/// `close` racing preparations: whatever interleaving, once close returned
+/// and the preparers finished, the context holds nothing, and a preparation
+/// that completed after close failed `INVALID_STATE`.
+#[test]
+fn close_during_preparation_leaves_nothing() {
+    let docs = [doc(SILU_SIM), doc(SWIGLU_SIM)];
+    let launcher: Arc<dyn Launcher> = Arc::new(|_: &Launch<'_>| 0);
+    for round in 0..200 {
+        let ctx = Context::new(&CATALOG);
+        ctx.init(
+            Platform::A2a3,
+            ExecutionMode::Sim,
+            Contract::Kernel,
+            launcher.clone(),
+            None,
+        )
+        .unwrap();
+        std::thread::scope(|s| {
+            for t in 0..2 {
+                let (ctx, docs) = (&ctx, &docs);
+                s.spawn(move || {
+                    for i in 0..4 {
+                        let (json, sha) = &docs[(t + i + round) % 2];
+                        match ctx.prepare(json, sha) {
+                            Ok(_) => {}
+                            Err(r) => {
+                                assert_eq!(r.status, kfam_runtime::Status::InvalidState, "{r}")
+                            }
+                        }
+                    }
+                });
+            }
+            s.spawn(|| ctx.close());
+        });
+        assert_eq!(ctx.prepared(), 0, "round {round}");
+        let (json, sha) = &docs[0];
+        assert_eq!(
+            ctx.prepare(json, sha).unwrap_err().status,
+            kfam_runtime::Status::InvalidState
+        );
+    }
+}
