@@ -5,6 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
+use crate::canonical::{Canonical, Op};
 use crate::ir::{Abi, Extent, Family, Ir, Param, Profile, Symbol};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -212,12 +213,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
         };
         d.push(rule, format!("torch {} -> {}", f.torch, g.torch));
     }
-    let op = |x: &Family| {
-        serde_json::from_str::<serde_json::Value>(&x.canonical)
-            .ok()
-            .map(|v| v["operation"].clone())
-    };
-    diff_operation(d, op(f).unwrap_or_default(), op(g).unwrap_or_default());
+    diff_operation(d, &Canonical::of(f).operation, &Canonical::of(g).operation);
     if f.summary != g.summary {
         d.push(Rule::TextChanged, "summary reworded".to_owned());
     }
@@ -410,20 +406,25 @@ fn diff_profile(d: &mut Diff, f: &Family, g: &Family, p: &Profile, q: &Profile) 
     }
 }
 
-/// The operation payloads (canonical JSON objects) of two revisions. A
-/// change of kind, or of any operand, is `operation-changed`; within one
-/// kind, each changed payload field of its own rule is reported by that
-/// rule, the rest together as `operation-changed`.
-fn diff_operation(d: &mut Diff, old: serde_json::Value, new: serde_json::Value) {
+/// The operation payloads of two revisions, as the identity records them
+/// (operands by name). A change of kind, or of any operand, is
+/// `operation-changed`; within one kind, each changed payload field of its
+/// own rule is reported by that rule, the rest together as
+/// `operation-changed`.
+fn diff_operation(d: &mut Diff, old: &Op<'_>, new: &Op<'_>) {
     if old == new {
         return;
     }
-    let (Some(o), Some(n)) = (old.as_object(), new.as_object()) else {
-        d.push(Rule::OperationChanged, format!("operation {old} -> {new}"));
-        return;
-    };
-    if o.get("kind") != n.get("kind") {
-        d.push(Rule::OperationChanged, format!("operation {old} -> {new}"));
+    let (o, n) = (old.fields(), new.fields());
+    if old.kind() != new.kind() {
+        let show = |op: &Op<'_>, fields: &[(&str, String)]| {
+            let f: Vec<String> = fields.iter().map(|(k, v)| format!("{k} {v}")).collect();
+            format!("`{}` ({})", op.kind(), f.join(", "))
+        };
+        d.push(
+            Rule::OperationChanged,
+            format!("operation {} -> {}", show(old, &o), show(new, &n)),
+        );
         return;
     }
     let rule_of = |key: &str| match key {
@@ -433,13 +434,9 @@ fn diff_operation(d: &mut Diff, old: serde_json::Value, new: serde_json::Value) 
         "semantics" => Rule::SemanticsChanged,
         _ => Rule::OperationChanged,
     };
-    let null = serde_json::Value::Null;
-    let mut keys: Vec<&String> = o.keys().chain(n.keys()).collect();
-    keys.sort_unstable();
-    keys.dedup();
     let mut rest = Vec::new();
-    for key in keys {
-        let (a, b) = (o.get(key).unwrap_or(&null), n.get(key).unwrap_or(&null));
+    // One kind: the same keys, in the same order.
+    for ((key, a), (_, b)) in o.iter().zip(&n) {
         if a == b {
             continue;
         }
@@ -457,6 +454,29 @@ fn diff_operation(d: &mut Diff, old: serde_json::Value, new: serde_json::Value) 
             format!("operation {}", rest.join(", ")),
         );
     }
+}
+
+/// The changes from an approved revision's identity to a declaration of
+/// the same revision that no longer matches it: the review gate's report
+/// (`KF1101`'s notes). `old` comes from the lock (`Canonical::to_family`:
+/// no review record), so only the rules the identity covers apply.
+pub fn identity_changes(old: &Family, new: &Family) -> Vec<Change> {
+    let mut d = Diff {
+        changes: Vec::new(),
+        family: Some(new.name.clone()),
+    };
+    diff_family(&mut d, old, new);
+    d.changes.retain(|c| {
+        !matches!(
+            c.rule,
+            Rule::TextChanged
+                | Rule::RevisionChanged
+                | Rule::ReceiptAdded
+                | Rule::ReceiptRemoved
+                | Rule::ReceiptChanged
+        )
+    });
+    d.changes
 }
 
 /// An extent's place: the parameter's name and the axis.

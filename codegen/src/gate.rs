@@ -6,8 +6,6 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
-use serde_json::Value;
-
 use crate::diag::{Code, Diagnostic, FileId, Report};
 use crate::ir;
 use crate::load::Loaded;
@@ -101,7 +99,7 @@ impl<'a> Gate<'a> {
                     format!("approved revision {} of `{}` changed", f.revision, f.name),
                 )
                 .label("this revision is locked in approved.lock");
-                for change in identity_changes(&e.value.canonical.value, &f.canonical) {
+                for change in identity_changes(&e.value.canonical.value, f) {
                     d = d.note(change);
                 }
                 d = d
@@ -324,98 +322,30 @@ fn receipt_reused<'a>(
     })
 }
 
-/// Field-level changes between two canonical identity forms, e.g.
-/// ``params.out.dtype: "bf16" -> "fp16"``.
-pub fn identity_changes(old: &str, new: &str) -> Vec<String> {
-    let (Ok(old), Ok(new)) = (
-        serde_json::from_str::<Value>(old),
-        serde_json::from_str::<Value>(new),
-    ) else {
-        return vec![
-            "the recorded canonical form cannot be read; compare the files in version control"
-                .to_owned(),
-        ];
+/// What changed from the approved revision recorded as `old` (the lock's
+/// canonical form) to `new`, through the change engine of `kfam diff` over
+/// the same typed records: one line per change with its rule, e.g.
+/// ``KD023 param-dtype: param `out` dtype `bf16` -> `fp16` ``.
+pub fn identity_changes(old: &str, new: &ir::Family) -> Vec<String> {
+    let old = match crate::canonical::Canonical::parse(old).and_then(|c| c.to_family()) {
+        Ok(f) => f,
+        Err(_) => {
+            return vec![
+                "the recorded canonical form cannot be read; compare the files in version control"
+                    .to_owned(),
+            ]
+        }
     };
-    let mut out = Vec::new();
-    diff_values("", &old, &new, &mut out);
+    let mut out: Vec<String> = crate::diff::identity_changes(&old, new)
+        .iter()
+        .map(|c| format!("{} {}: {}", c.rule.id(), c.rule.name(), c.message))
+        .collect();
     if out.len() > MAX_LISTED_CHANGES {
         let more = out.len() - MAX_LISTED_CHANGES;
         out.truncate(MAX_LISTED_CHANGES);
         out.push(format!("... and {more} more changes"));
     }
     out
-}
-
-fn join(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
-    }
-}
-
-/// Arrays of named objects (params, profiles) are matched by name.
-fn named(v: &[Value]) -> Option<Vec<(&str, &Value)>> {
-    v.iter()
-        .map(|x| x.get("name").and_then(Value::as_str).map(|n| (n, x)))
-        .collect()
-}
-
-fn diff_values(path: &str, old: &Value, new: &Value, out: &mut Vec<String>) {
-    match (old, new) {
-        (Value::Object(a), Value::Object(b)) => {
-            let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-            for k in keys {
-                match (a.get(k), b.get(k)) {
-                    (Some(x), Some(y)) => diff_values(&join(path, k), x, y, out),
-                    (Some(x), None) => out.push(format!("{}: removed (was {x})", join(path, k))),
-                    (None, Some(y)) => out.push(format!("{}: added {y}", join(path, k))),
-                    (None, None) => {}
-                }
-            }
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            if let (Some(na), Some(nb)) = (named(a), named(b)) {
-                let names_a: Vec<&str> = na.iter().map(|(n, _)| *n).collect();
-                let names_b: Vec<&str> = nb.iter().map(|(n, _)| *n).collect();
-                let set_b: HashSet<&str> = names_b.iter().copied().collect();
-                for (n, x) in &na {
-                    match nb.iter().find(|(m, _)| m == n) {
-                        Some((_, y)) => diff_values(&join(path, n), x, y, out),
-                        None => out.push(format!("{}: removed", join(path, n))),
-                    }
-                }
-                for n in names_b.iter().filter(|n| !names_a.contains(n)) {
-                    out.push(format!("{}: added", join(path, n)));
-                }
-                let common_a: Vec<&str> = names_a
-                    .iter()
-                    .copied()
-                    .filter(|n| set_b.contains(n))
-                    .collect();
-                let common_b: Vec<&str> = names_b
-                    .iter()
-                    .copied()
-                    .filter(|n| names_a.contains(n))
-                    .collect();
-                if common_a != common_b {
-                    out.push(format!(
-                        "{path}: order changed from [{}] to [{}]",
-                        common_a.join(", "),
-                        common_b.join(", ")
-                    ));
-                }
-            } else if a.len() == b.len() {
-                for (i, (x, y)) in a.iter().zip(b).enumerate() {
-                    diff_values(&format!("{path}[{i}]"), x, y, out);
-                }
-            } else {
-                out.push(format!("{path}: {old} -> {new}"));
-            }
-        }
-        _ if old != new => out.push(format!("{path}: {old} -> {new}")),
-        _ => {}
-    }
 }
 
 /// The retired families of a manifest whose gate check passed: each

@@ -4,6 +4,7 @@
 //! Data flows one way: [`load`] (TOML with spans) -> [`check`] (every rule,
 //! all diagnostics; lowers valid declarations into [`ir`]) -> emit.
 
+pub mod canonical;
 pub mod check;
 pub mod compiled_meta;
 pub mod diag;

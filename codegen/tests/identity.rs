@@ -286,3 +286,46 @@ fn contract_changes_change_the_identity() {
         );
     }
 }
+
+/// The lock's canonical form reads back into typed records and a family
+/// (`Canonical::to_family`) that the change engine finds identical to the
+/// declaration, and that writes the same canonical text again: for every
+/// shipped family (every operation kind, symbols, `[dims]`) and a synthetic
+/// catalog.
+#[test]
+fn canonical_forms_read_back_into_the_same_family() {
+    use kfam_codegen::canonical::Canonical;
+    let (ir, report) = kfam_codegen::check_dir(&workspace().join("manifest"));
+    let ir = ir.unwrap_or_else(|| panic!("{report:?}"));
+    let synth = kfam_codegen::synth::manifest(200, 3);
+    let (abi, families) = synth.sources("m");
+    let (synthetic, report) = kfam_codegen::check_sources(abi, families);
+    let synthetic = synthetic.unwrap_or_else(|| panic!("{report:?}"));
+    for f in ir.families.iter().chain(&synthetic.families) {
+        let back = Canonical::parse(&f.canonical)
+            .and_then(|c| c.to_family())
+            .unwrap_or_else(|e| panic!("{}: {e}", f.name));
+        assert_eq!(back.canonical, f.canonical, "{}", f.name);
+        assert_eq!(back.identity, f.identity, "{}", f.name);
+        assert_eq!(
+            kfam_codegen::diff::identity_changes(&back, f),
+            [],
+            "{}",
+            f.name
+        );
+    }
+    // A damaged record is refused, not misread.
+    let f = &ir.families[0];
+    for bad in [
+        f.canonical
+            .replace("\"kind\":\"elementwise_binary\"", "\"kind\":\"matmul\""),
+        f.canonical.replace("\"returns\":[2]", "\"returns\":[9]"),
+        f.canonical.replace("\"torch\":", "\"extra\":1,\"torch\":"),
+    ] {
+        assert_ne!(bad, f.canonical);
+        assert!(
+            Canonical::parse(&bad).and_then(|c| c.to_family()).is_err(),
+            "{bad}"
+        );
+    }
+}

@@ -404,7 +404,7 @@ fn editing_an_approved_revision_is_kf1101() {
     for param in ["lhs", "rhs", "out"] {
         assert!(
             err.contains(&format!(
-                "= note: params.{param}.dtype: \"bf16\" -> \"fp16\""
+                "= note: KD023 param-dtype: param `{param}` dtype `bf16` -> `fp16`"
             )),
             "{err}"
         );
@@ -417,7 +417,7 @@ fn editing_an_approved_revision_is_kf1101() {
     assert_eq!(error_codes(&report), [Code::ApprovedChanged]);
     assert!(report.diagnostics[0]
         .notes
-        .contains(&"params.out.dtype: \"bf16\" -> \"fp16\"".to_owned()));
+        .contains(&"KD023 param-dtype: param `out` dtype `bf16` -> `fp16`".to_owned()));
 
     // Generation refuses, and leaves the lock alone.
     let run = p.kfam(&["generate", "manifest"]);
@@ -449,11 +449,12 @@ fn kf1101_lists_structural_changes_by_name() {
     let (_, report) = check_dir(&p.manifest());
     assert_eq!(error_codes(&report), [Code::ApprovedChanged]);
     let notes = &report.diagnostics[0].notes;
-    assert!(
-        notes
-            .iter()
-            .any(|n| n == "params: order changed from [lhs, rhs, out] to [rhs, lhs, out]"),
-        "{notes:?}"
+    assert_eq!(
+        notes,
+        &[
+            "KD022 param-moved: param `lhs` index 0 -> 1",
+            "KD022 param-moved: param `rhs` index 1 -> 0",
+        ],
     );
 }
 
@@ -921,7 +922,7 @@ fn check_json_names_review_codes() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|n| n == "params.out.dtype: \"bf16\" -> \"fp16\""));
+        .any(|n| n == "KD023 param-dtype: param `out` dtype `bf16` -> `fp16`"));
 }
 
 // ---------------------------------------------------------------------------

@@ -1,0 +1,618 @@
+//! The canonical identity form as typed records: what a family's identity
+//! digest is taken over (serialized compactly, keys sorted: every record
+//! declares its fields in sorted order; text is borrowed when written and
+//! owned when read back), what `approved.lock` records for an
+//! approved revision, and what the review gate reads back from the lock to
+//! compare with the current declaration through the same change engine as
+//! `kfam diff` ([`Canonical::to_family`], then `diff::identity_changes`).
+//! See `docs/identity.md`.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::ir::{
+    Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol, IDENTITY_FORMAT,
+};
+use crate::vocab::{
+    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
+    OperationKind, ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
+};
+
+type Str<'a> = Cow<'a, str>;
+
+/// One approved revision's identity content.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Canonical<'a> {
+    pub contract: Contract,
+    /// Constrained symbols by name; absent when there are none.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub dims: BTreeMap<Str<'a>, Dims>,
+    pub identity_format: u32,
+    pub name: Str<'a>,
+    pub operation: Op<'a>,
+    pub params: Vec<P<'a>>,
+    pub profiles: Vec<Pr<'a>>,
+    pub returns: Vec<usize>,
+    pub revision: u32,
+    pub torch: bool,
+}
+
+/// A symbol's constraints, only those declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dims {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multiple_of: Option<u32>,
+}
+
+/// An extent: an integer, or a symbol's name (so a family without symbols
+/// serializes exactly as before symbols existed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum D<'a> {
+    Int(i64),
+    Sym(Str<'a>),
+}
+
+/// An operation's scalar: a constant is a JSON number, a parameter its name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar<'a> {
+    Constant(f64),
+    Param(Str<'a>),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct P<'a> {
+    pub direction: Direction,
+    pub dtype: DType,
+    pub kind: ParamKind,
+    pub layout: Layout,
+    pub name: Str<'a>,
+    pub shape: Vec<D<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct B<'a> {
+    pub kind: BindingKind,
+    pub param: Str<'a>,
+    pub slot: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pr<'a> {
+    pub backend: Backend,
+    pub bindings: Vec<B<'a>>,
+    pub execution_mode: ExecutionMode,
+    pub name: Str<'a>,
+    pub platform: Platform,
+    pub runtime: Runtime,
+}
+
+/// The operation payload, operands by name; each kind's record carries its
+/// `kind` among its sorted fields.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Op<'a> {
+    Binary(BinaryRec<'a>),
+    Matmul(MatmulRec<'a>),
+    Unary(UnaryRec<'a>),
+    Reduce(ReduceRec<'a>),
+    Softmax(SoftmaxRec<'a>),
+    Norm(NormRec<'a>),
+    Paged(PagedRec<'a>),
+    Custom(CustomRec<'a>),
+}
+
+macro_rules! records {
+    ($( $rec:ident { $( $(#[$attr:meta])* $field:ident : $ty:ty ),+ $(,)? } )+) => {$(
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct $rec<'a> {
+            $( $(#[$attr])* pub $field: $ty, )+
+        }
+    )+};
+}
+
+records! {
+    BinaryRec { kind: OperationKind, lhs: Str<'a>, op: BinaryOp, out: Str<'a>, rhs: Str<'a> }
+    MatmulRec {
+        a: Str<'a>, accumulate: bool, b: Str<'a>, c: Str<'a>,
+        k: D<'a>, kind: OperationKind, m: D<'a>, n: D<'a>,
+    }
+    UnaryRec { input: Str<'a>, kind: OperationKind, op: UnaryOp, out: Str<'a> }
+    ReduceRec {
+        axes: Vec<u32>, input: Str<'a>, keepdim: bool, kind: OperationKind, op: ReduceOp,
+        out: Str<'a>,
+    }
+    SoftmaxRec { axis: u32, input: Str<'a>, kind: OperationKind, out: Str<'a> }
+    NormRec {
+        axis: u32, bias: Option<Str<'a>>, eps: Scalar<'a>,
+        input: Str<'a>, kind: OperationKind, op: NormKind, out: Str<'a>,
+        weight: Str<'a>,
+    }
+    PagedRec {
+        block_table: Str<'a>, context_lens: Str<'a>,
+        key_cache: Str<'a>, kind: OperationKind, out: Str<'a>,
+        query: Str<'a>, scale: Scalar<'a>,
+        value_cache: Str<'a>,
+    }
+    CustomRec { kind: OperationKind, semantics: Str<'a> }
+}
+
+/// Read by `kind` first, then strictly as that kind's record (an untagged
+/// read would take the first record whose fields happen to be present).
+impl<'de, 'a> Deserialize<'de> for Op<'a> {
+    fn deserialize<De: serde::Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
+        use serde::de::Error;
+        let v = serde_json::Value::deserialize(d)?;
+        let kind = v
+            .get("kind")
+            .and_then(|k| k.as_str())
+            .and_then(OperationKind::from_str_opt)
+            .ok_or_else(|| De::Error::custom("operation without a known `kind`"))?;
+        let op = match kind {
+            OperationKind::ElementwiseBinary => serde_json::from_value(v).map(Op::Binary),
+            OperationKind::Matmul => serde_json::from_value(v).map(Op::Matmul),
+            OperationKind::ElementwiseUnary => serde_json::from_value(v).map(Op::Unary),
+            OperationKind::Reduce => serde_json::from_value(v).map(Op::Reduce),
+            OperationKind::Softmax => serde_json::from_value(v).map(Op::Softmax),
+            OperationKind::Norm => serde_json::from_value(v).map(Op::Norm),
+            OperationKind::PagedAttentionDecode => serde_json::from_value(v).map(Op::Paged),
+            OperationKind::Custom => serde_json::from_value(v).map(Op::Custom),
+        };
+        op.map_err(De::Error::custom)
+    }
+}
+
+impl Op<'_> {
+    pub fn kind(&self) -> OperationKind {
+        match self {
+            Op::Binary(r) => r.kind,
+            Op::Matmul(r) => r.kind,
+            Op::Unary(r) => r.kind,
+            Op::Reduce(r) => r.kind,
+            Op::Softmax(r) => r.kind,
+            Op::Norm(r) => r.kind,
+            Op::Paged(r) => r.kind,
+            Op::Custom(r) => r.kind,
+        }
+    }
+
+    /// The payload's fields, each as the manifest would spell its value,
+    /// in key order: what `kfam diff` compares field by field.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let s = |x: &Str<'_>| format!("`{x}`");
+        let d = |x: &D<'_>| match x {
+            D::Int(i) => i.to_string(),
+            D::Sym(n) => format!("`{n}`"),
+        };
+        let sc = |x: &Scalar<'_>| match x {
+            Scalar::Constant(c) => c.to_string(),
+            Scalar::Param(n) => format!("`{n}`"),
+        };
+        match self {
+            Op::Binary(r) => vec![
+                ("lhs", s(&r.lhs)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+                ("rhs", s(&r.rhs)),
+            ],
+            Op::Matmul(r) => vec![
+                ("a", s(&r.a)),
+                ("accumulate", r.accumulate.to_string()),
+                ("b", s(&r.b)),
+                ("c", s(&r.c)),
+                ("k", d(&r.k)),
+                ("m", d(&r.m)),
+                ("n", d(&r.n)),
+            ],
+            Op::Unary(r) => vec![
+                ("input", s(&r.input)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+            ],
+            Op::Reduce(r) => vec![
+                ("axes", format!("{:?}", r.axes)),
+                ("input", s(&r.input)),
+                ("keepdim", r.keepdim.to_string()),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+            ],
+            Op::Softmax(r) => vec![
+                ("axis", r.axis.to_string()),
+                ("input", s(&r.input)),
+                ("out", s(&r.out)),
+            ],
+            Op::Norm(r) => vec![
+                ("axis", r.axis.to_string()),
+                ("bias", r.bias.as_ref().map_or("none".to_owned(), s)),
+                ("eps", sc(&r.eps)),
+                ("input", s(&r.input)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+                ("weight", s(&r.weight)),
+            ],
+            Op::Paged(r) => vec![
+                ("block_table", s(&r.block_table)),
+                ("context_lens", s(&r.context_lens)),
+                ("key_cache", s(&r.key_cache)),
+                ("out", s(&r.out)),
+                ("query", s(&r.query)),
+                ("scale", sc(&r.scale)),
+                ("value_cache", s(&r.value_cache)),
+            ],
+            Op::Custom(r) => vec![("semantics", r.semantics.to_string())],
+        }
+    }
+}
+
+impl<'a> Canonical<'a> {
+    /// The identity content of `f`, borrowing its names.
+    pub fn of(f: &'a Family) -> Self {
+        let pname = |i: usize| Cow::Borrowed(f.params[i].name.as_str());
+        let scalar = |s: ScalarRef| match s {
+            ScalarRef::Constant(v) => Scalar::Constant(v),
+            ScalarRef::Param(i) => Scalar::Param(pname(i)),
+        };
+        let d = |e: Extent| match e {
+            Extent::Symbol(i) => D::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
+            e => D::Int(e.as_i64()),
+        };
+        let kind = f.operation.kind();
+        let operation = match &f.operation {
+            Operation::ElementwiseBinary { op, lhs, rhs, out } => Op::Binary(BinaryRec {
+                kind,
+                lhs: pname(*lhs),
+                op: *op,
+                out: pname(*out),
+                rhs: pname(*rhs),
+            }),
+            Operation::Matmul {
+                m,
+                k,
+                n,
+                a,
+                b,
+                c,
+                accumulate,
+            } => Op::Matmul(MatmulRec {
+                a: pname(*a),
+                accumulate: *accumulate,
+                b: pname(*b),
+                c: pname(*c),
+                k: d(*k),
+                kind,
+                m: d(*m),
+                n: d(*n),
+            }),
+            Operation::ElementwiseUnary { op, input, out } => Op::Unary(UnaryRec {
+                input: pname(*input),
+                kind,
+                op: *op,
+                out: pname(*out),
+            }),
+            Operation::Reduce {
+                op,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => Op::Reduce(ReduceRec {
+                axes: axes.clone(),
+                input: pname(*input),
+                keepdim: *keepdim,
+                kind,
+                op: *op,
+                out: pname(*out),
+            }),
+            Operation::Softmax { input, out, axis } => Op::Softmax(SoftmaxRec {
+                axis: *axis,
+                input: pname(*input),
+                kind,
+                out: pname(*out),
+            }),
+            Operation::Norm {
+                op,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => Op::Norm(NormRec {
+                axis: *axis,
+                bias: bias.map(pname),
+                eps: scalar(*eps),
+                input: pname(*input),
+                kind,
+                op: *op,
+                out: pname(*out),
+                weight: pname(*weight),
+            }),
+            Operation::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => Op::Paged(PagedRec {
+                block_table: pname(*block_table),
+                context_lens: pname(*context_lens),
+                key_cache: pname(*key_cache),
+                kind,
+                out: pname(*out),
+                query: pname(*query),
+                scale: scalar(*scale),
+                value_cache: pname(*value_cache),
+            }),
+            Operation::Custom { semantics } => Op::Custom(CustomRec {
+                kind,
+                semantics: Cow::Borrowed(semantics),
+            }),
+        };
+        Canonical {
+            contract: f.contract,
+            dims: f
+                .symbols
+                .iter()
+                .filter(|s| s.is_constrained())
+                .map(|s| {
+                    let rule = Dims {
+                        max: s.max,
+                        min: (s.min > 0).then_some(s.min),
+                        multiple_of: (s.multiple_of > 1).then_some(s.multiple_of),
+                    };
+                    (Cow::Borrowed(s.name.as_str()), rule)
+                })
+                .collect(),
+            identity_format: IDENTITY_FORMAT,
+            name: Cow::Borrowed(&f.name),
+            operation,
+            params: f
+                .params
+                .iter()
+                .map(|p| P {
+                    direction: p.direction,
+                    dtype: p.dtype,
+                    kind: p.kind,
+                    layout: p.layout,
+                    name: Cow::Borrowed(&p.name),
+                    shape: p.dims.iter().map(|&e| d(e)).collect(),
+                })
+                .collect(),
+            profiles: f
+                .profiles
+                .iter()
+                .map(|pr| Pr {
+                    backend: pr.backend,
+                    bindings: pr
+                        .bindings
+                        .iter()
+                        .map(|b| B {
+                            kind: b.kind,
+                            param: pname(b.param),
+                            slot: b.slot,
+                        })
+                        .collect(),
+                    execution_mode: pr.execution_mode,
+                    name: Cow::Borrowed(&pr.name),
+                    platform: pr.platform,
+                    runtime: pr.runtime,
+                })
+                .collect(),
+            returns: f.returns.clone(),
+            revision: f.revision,
+            torch: f.torch,
+        }
+    }
+
+    /// The compact JSON text the identity digest is taken over.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("the canonical form serializes")
+    }
+
+    /// Read a recorded canonical form (an `approved.lock` entry). The
+    /// records own their text (read back only when a revision changed).
+    pub fn parse(text: &str) -> Result<Canonical<'static>, String> {
+        serde_json::from_str(text).map_err(|e| e.to_string())
+    }
+
+    /// The family this identity content declares, as the IR holds it:
+    /// names resolved to indices, symbols in order of first use. It carries
+    /// no review record (summary, docs, receipts), which the identity does
+    /// not cover; lowered shapes are the logical ones. What the review gate
+    /// hands to the change engine for an approved revision.
+    pub fn to_family(&self) -> Result<Family, String> {
+        let index = |name: &str| {
+            self.params
+                .iter()
+                .position(|p| p.name == name)
+                .ok_or_else(|| format!("operand `{name}` is not a parameter"))
+        };
+        let mut symbols: Vec<Symbol> = Vec::new();
+        let mut extent = |d: &D<'_>, at: Option<DimUse>| -> Extent {
+            match d {
+                D::Int(-1) => Extent::Dynamic,
+                D::Int(n) => Extent::Static(*n),
+                D::Sym(name) => {
+                    let i = match symbols.iter().position(|s| s.name == *name) {
+                        Some(i) => i,
+                        None => {
+                            let rule = self.dims.get(name).copied().unwrap_or(Dims {
+                                max: None,
+                                min: None,
+                                multiple_of: None,
+                            });
+                            symbols.push(Symbol {
+                                name: name.to_string(),
+                                min: rule.min.unwrap_or(0),
+                                max: rule.max,
+                                multiple_of: rule.multiple_of.unwrap_or(1),
+                                uses: Vec::new(),
+                            });
+                            symbols.len() - 1
+                        }
+                    };
+                    symbols[i].uses.extend(at);
+                    Extent::Symbol(i)
+                }
+            }
+        };
+        let (mut tensors, mut scalars) = (0, 0);
+        let mut params = Vec::with_capacity(self.params.len());
+        for (i, p) in self.params.iter().enumerate() {
+            let pool = if p.kind == ParamKind::Tensor {
+                &mut tensors
+            } else {
+                &mut scalars
+            };
+            let pool_index = *pool;
+            *pool += 1;
+            let dims: Vec<Extent> = p
+                .shape
+                .iter()
+                .enumerate()
+                .map(|(axis, d)| {
+                    extent(
+                        d,
+                        Some(DimUse {
+                            param: i,
+                            tensor: pool_index,
+                            axis,
+                        }),
+                    )
+                })
+                .collect();
+            let shape: Vec<i64> = dims.iter().map(|e| e.as_i64()).collect();
+            params.push(Param {
+                name: p.name.to_string(),
+                index: i,
+                kind: p.kind,
+                direction: p.direction,
+                dtype: p.dtype,
+                lowered_shape: shape.clone(),
+                shape,
+                dims,
+                layout: p.layout,
+                pool_index,
+                doc: None,
+            });
+        }
+        let scalar = |s: &Scalar<'_>| -> Result<ScalarRef, String> {
+            Ok(match s {
+                Scalar::Constant(c) => ScalarRef::Constant(*c),
+                Scalar::Param(n) => ScalarRef::Param(index(n)?),
+            })
+        };
+        let operation = match &self.operation {
+            Op::Binary(r) => Operation::ElementwiseBinary {
+                op: r.op,
+                lhs: index(&r.lhs)?,
+                rhs: index(&r.rhs)?,
+                out: index(&r.out)?,
+            },
+            Op::Matmul(r) => Operation::Matmul {
+                m: extent(&r.m, None),
+                k: extent(&r.k, None),
+                n: extent(&r.n, None),
+                a: index(&r.a)?,
+                b: index(&r.b)?,
+                c: index(&r.c)?,
+                accumulate: r.accumulate,
+            },
+            Op::Unary(r) => Operation::ElementwiseUnary {
+                op: r.op,
+                input: index(&r.input)?,
+                out: index(&r.out)?,
+            },
+            Op::Reduce(r) => Operation::Reduce {
+                op: r.op,
+                input: index(&r.input)?,
+                out: index(&r.out)?,
+                axes: r.axes.clone(),
+                keepdim: r.keepdim,
+            },
+            Op::Softmax(r) => Operation::Softmax {
+                input: index(&r.input)?,
+                out: index(&r.out)?,
+                axis: r.axis,
+            },
+            Op::Norm(r) => Operation::Norm {
+                op: r.op,
+                input: index(&r.input)?,
+                weight: index(&r.weight)?,
+                bias: r.bias.as_deref().map(index).transpose()?,
+                out: index(&r.out)?,
+                axis: r.axis,
+                eps: scalar(&r.eps)?,
+            },
+            Op::Paged(r) => Operation::PagedAttentionDecode {
+                query: index(&r.query)?,
+                key_cache: index(&r.key_cache)?,
+                value_cache: index(&r.value_cache)?,
+                block_table: index(&r.block_table)?,
+                context_lens: index(&r.context_lens)?,
+                out: index(&r.out)?,
+                scale: scalar(&r.scale)?,
+            },
+            Op::Custom(r) => Operation::Custom {
+                semantics: r.semantics.to_string(),
+            },
+        };
+        if let Some(&bad) = self.returns.iter().find(|&&r| r >= params.len()) {
+            return Err(format!("return alias {bad} is not a parameter index"));
+        }
+        let mut profiles = Vec::with_capacity(self.profiles.len());
+        for pr in &self.profiles {
+            let mut bindings = Vec::with_capacity(pr.bindings.len());
+            for b in &pr.bindings {
+                bindings.push(Binding {
+                    param: index(&b.param)?,
+                    slot: b.slot,
+                    kind: b.kind,
+                });
+            }
+            profiles.push(Profile {
+                name: pr.name.to_string(),
+                platform: pr.platform,
+                backend: pr.backend,
+                runtime: pr.runtime,
+                execution_mode: pr.execution_mode,
+                bindings,
+            });
+        }
+        let canonical = self.to_json();
+        Ok(Family {
+            name: self.name.to_string(),
+            revision: self.revision,
+            summary: String::new(),
+            contract: self.contract,
+            torch: self.torch,
+            operation,
+            params,
+            returns: self.returns.clone(),
+            profiles,
+            receipts: Vec::new(),
+            tensor_count: tensors,
+            scalar_count: scalars,
+            identity: crate::ir::sha256_hex(canonical.as_bytes()),
+            canonical,
+            torch_schema: None,
+            symbols,
+            source: String::new(),
+        })
+    }
+}
