@@ -138,10 +138,14 @@ pub fn generate_dir(
             }
         });
     }
-    let (ir, report, loaded) = analyze_dir(manifest_dir);
+    let (ir, report, mut loaded) = analyze_dir(manifest_dir);
     let Some(ir) = ir else {
         return Err(GenerateError::Manifest(report));
     };
+    // The family documents are lowered into the IR; the emitters and the
+    // lock need only the IR and the lock's entries (at 10,000 families the
+    // documents are the largest thing left in memory).
+    loaded.families = Vec::new();
     let (files, lock) = generate_files(&loaded, &ir);
     let lock_path = manifest_dir.join(load::LOCK_FILE);
     if check {
