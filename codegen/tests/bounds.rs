@@ -375,7 +375,11 @@ fn free_text_is_bounded_at_1000_characters() {
     kfam_codegen::write::write(dir.path(), &kfam_codegen::emit::c::emit(&ir)).unwrap();
     // The unit that defines the tables holds every string literal.
     let unit = dir.path().join("impl.c");
-    std::fs::write(&unit, "#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n").unwrap();
+    std::fs::write(
+        &unit,
+        "#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n",
+    )
+    .unwrap();
     let out = std::process::Command::new("gcc")
         .args([
             "-std=c99",

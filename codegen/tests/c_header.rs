@@ -155,8 +155,14 @@ impl Header {
     fn compile_alone(&self, strict: bool) {
         self.compile_header(strict);
         let units = [
-            ("impl", "#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n"),
-            ("private", "#define KFAM_PRIVATE_TABLES\n#include <kfam/kfam.h>\n"),
+            (
+                "impl",
+                "#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n",
+            ),
+            (
+                "private",
+                "#define KFAM_PRIVATE_TABLES\n#include <kfam/kfam.h>\n",
+            ),
             ("constants", "#include <kfam/kfam_constants.h>\n"),
         ];
         for (name, text) in units {
@@ -614,9 +620,17 @@ fn two_translation_units_share_one_definition_of_the_tables() {
             .arg("-o")
             .arg(&other);
         run(cmd);
-        let c_exe = h.build(cc, &[c_src("link_main.c"), other.clone()], &format!("link-{cc}"));
+        let c_exe = h.build(
+            cc,
+            &[c_src("link_main.c"), other.clone()],
+            &format!("link-{cc}"),
+        );
         assert_eq!(stdout_of(&c_exe, &[]), want);
-        let cxx_exe = h.build(cxx, &[c_src("link_main.cpp"), other], &format!("link-{cxx}"));
+        let cxx_exe = h.build(
+            cxx,
+            &[c_src("link_main.cpp"), other],
+            &format!("link-{cxx}"),
+        );
         assert_eq!(stdout_of(&cxx_exe, &[]), want);
     }
 }
@@ -774,7 +788,10 @@ fn hostile_text_round_trips_through_comments_and_strings() {
     for path in [c::HEADER_PATH, c::DATA_PATH, c::CONSTANTS_PATH] {
         let text = fs::read_to_string(h.dir.path().join(path)).unwrap();
         assert!(text.is_ascii(), "{path}: non-ASCII text is escaped");
-        assert!(!text.contains("??"), "{path}: no trigraph sequence survives");
+        assert!(
+            !text.contains("??"),
+            "{path}: no trigraph sequence survives"
+        );
     }
     // Both compile with the header in the main file (every comment and
     // string checked by -Wcomment, -Wtrigraphs, -pedantic) ...

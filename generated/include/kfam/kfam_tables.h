@@ -10,144 +10,151 @@
 #error "kfam: kfam_tables.h is the data of kfam.h: define KFAM_IMPLEMENTATION in one translation unit and include <kfam/kfam.h> there"
 #endif
 
+/* struct_size of the frequent records, spelled short (undefined at the end). */
+#define KFAM_GEN_P sizeof(kfam_param)
+#define KFAM_GEN_B sizeof(kfam_binding)
+#define KFAM_GEN_PR sizeof(kfam_profile)
+#define KFAM_GEN_R sizeof(kfam_receipt)
+#define KFAM_GEN_F sizeof(kfam_family)
+
 /* kfam_param: struct_size, index, name, doc, kind, direction, dtype, layout, pool_index, rank, lowered_rank, shape, lowered_shape */
 static const kfam_param kfam_gen_params[32] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_param), 0, "lhs", NULL, 0, 0, 6, 0, 0, 1, 1, {1024}, {1024}},
-{sizeof(kfam_param), 1, "rhs", NULL, 0, 0, 6, 0, 1, 1, 1, {1024}, {1024}},
-{sizeof(kfam_param), 2, "out", NULL, 0, 1, 6, 0, 2, 1, 1, {1024}, {1024}},
-{sizeof(kfam_param), 0, "lhs", NULL, 0, 0, 6, 0, 0, 2, 2, {-1, 256}, {-1, 256}},
-{sizeof(kfam_param), 1, "rhs", NULL, 0, 0, 6, 0, 1, 2, 2, {-1, 256}, {-1, 256}},
-{sizeof(kfam_param), 2, "out", NULL, 0, 1, 6, 0, 2, 2, 2, {-1, 256}, {-1, 256}},
-{sizeof(kfam_param), 0, "x", "Activations: a dynamic number of rows.", 0, 0, 6, 0, 0, 2, 2, {-1, 64}, {-1, 64}},
-{sizeof(kfam_param), 1, "w", "Weight, pre-blocked into the NZ fractal layout.", 0, 0, 6, 2, 1, 2, 5, {64, 128}, {1, 8, 4, 16, 16}},
-{sizeof(kfam_param), 2, "acc", "FP32 accumulator, read and updated in place.", 0, 2, 0, 0, 2, 2, 2, {-1, 128}, {-1, 128}},
-{sizeof(kfam_param), 3, "tile_rows", "Rows per tile chosen by the caller.", 1, 0, 2, 0, 0, 0, 0, {0}, {0}},
-{sizeof(kfam_param), 4, "alpha", "Scale applied to the product before accumulation.", 1, 0, 0, 0, 1, 0, 0, {0}, {0}},
-{sizeof(kfam_param), 0, "a", NULL, 0, 0, 6, 0, 0, 2, 2, {128, 64}, {128, 64}},
-{sizeof(kfam_param), 1, "b", NULL, 0, 0, 6, 0, 1, 2, 2, {64, 128}, {64, 128}},
-{sizeof(kfam_param), 2, "c", NULL, 0, 1, 6, 0, 2, 2, 2, {128, 128}, {128, 128}},
-{sizeof(kfam_param), 0, "codes", NULL, 0, 0, 14, 0, 0, 2, 2, {-1, 256}, {-1, 128}},
-{sizeof(kfam_param), 1, "scales", NULL, 0, 0, 14, 0, 1, 2, 2, {-1, 256}, {-1, 128}},
-{sizeof(kfam_param), 2, "out", NULL, 0, 1, 14, 0, 2, 2, 2, {-1, 256}, {-1, 128}},
-{sizeof(kfam_param), 0, "query", "One query token per sequence: [batch, heads, head size].", 0, 0, 6, 0, 0, 3, 3, {-1, 32, 128}, {-1, 32, 128}},
-{sizeof(kfam_param), 1, "key_cache", "Key cache: [blocks, block size, KV heads, head size].", 0, 0, 6, 0, 1, 4, 4, {-1, 16, 8, 128}, {-1, 16, 8, 128}},
-{sizeof(kfam_param), 2, "value_cache", "Value cache, laid out like the key cache.", 0, 0, 6, 0, 2, 4, 4, {-1, 16, 8, 128}, {-1, 16, 8, 128}},
-{sizeof(kfam_param), 3, "block_table", "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].", 0, 0, 2, 0, 3, 2, 2, {-1, -1}, {-1, -1}},
-{sizeof(kfam_param), 4, "context_lens", "Tokens in each sequence's context, the new one included.", 0, 0, 2, 0, 4, 1, 1, {-1}, {-1}},
-{sizeof(kfam_param), 5, "out", "Attention output: [batch, heads, head size].", 0, 1, 6, 0, 5, 3, 3, {-1, 32, 128}, {-1, 32, 128}},
-{sizeof(kfam_param), 6, "scale", "Softmax scale, usually 1 / sqrt(head size).", 1, 0, 0, 0, 0, 0, 0, {0}, {0}},
-{sizeof(kfam_param), 0, "x", "Rows to normalize.", 0, 0, 6, 0, 0, 2, 2, {-1, 4096}, {-1, 4096}},
-{sizeof(kfam_param), 1, "weight", "Per-channel scale.", 0, 0, 6, 0, 1, 1, 1, {4096}, {4096}},
-{sizeof(kfam_param), 2, "out", "Normalized rows.", 0, 1, 6, 0, 2, 2, 2, {-1, 4096}, {-1, 4096}},
-{sizeof(kfam_param), 0, "x", NULL, 0, 0, 6, 0, 0, 2, 2, {-1, 11008}, {-1, 11008}},
-{sizeof(kfam_param), 1, "out", NULL, 0, 1, 6, 0, 1, 2, 2, {-1, 11008}, {-1, 11008}},
-{sizeof(kfam_param), 0, "gate", "Gate projection.", 0, 0, 6, 0, 0, 2, 2, {-1, 11008}, {-1, 11008}},
-{sizeof(kfam_param), 1, "up", "Up projection.", 0, 0, 6, 0, 1, 2, 2, {-1, 11008}, {-1, 11008}},
-{sizeof(kfam_param), 2, "out", NULL, 0, 1, 6, 0, 2, 2, 2, {-1, 11008}, {-1, 11008}},
+{KFAM_GEN_P,0,"lhs",NULL,0,0,6,0,0,1,1,{1024},{1024}},
+{KFAM_GEN_P,1,"rhs",NULL,0,0,6,0,1,1,1,{1024},{1024}},
+{KFAM_GEN_P,2,"out",NULL,0,1,6,0,2,1,1,{1024},{1024}},
+{KFAM_GEN_P,0,"lhs",NULL,0,0,6,0,0,2,2,{-1,256},{-1,256}},
+{KFAM_GEN_P,1,"rhs",NULL,0,0,6,0,1,2,2,{-1,256},{-1,256}},
+{KFAM_GEN_P,2,"out",NULL,0,1,6,0,2,2,2,{-1,256},{-1,256}},
+{KFAM_GEN_P,0,"x","Activations: a dynamic number of rows.",0,0,6,0,0,2,2,{-1,64},{-1,64}},
+{KFAM_GEN_P,1,"w","Weight, pre-blocked into the NZ fractal layout.",0,0,6,2,1,2,5,{64,128},{1,8,4,16,16}},
+{KFAM_GEN_P,2,"acc","FP32 accumulator, read and updated in place.",0,2,0,0,2,2,2,{-1,128},{-1,128}},
+{KFAM_GEN_P,3,"tile_rows","Rows per tile chosen by the caller.",1,0,2,0,0,0,0,{0},{0}},
+{KFAM_GEN_P,4,"alpha","Scale applied to the product before accumulation.",1,0,0,0,1,0,0,{0},{0}},
+{KFAM_GEN_P,0,"a",NULL,0,0,6,0,0,2,2,{128,64},{128,64}},
+{KFAM_GEN_P,1,"b",NULL,0,0,6,0,1,2,2,{64,128},{64,128}},
+{KFAM_GEN_P,2,"c",NULL,0,1,6,0,2,2,2,{128,128},{128,128}},
+{KFAM_GEN_P,0,"codes",NULL,0,0,14,0,0,2,2,{-1,256},{-1,128}},
+{KFAM_GEN_P,1,"scales",NULL,0,0,14,0,1,2,2,{-1,256},{-1,128}},
+{KFAM_GEN_P,2,"out",NULL,0,1,14,0,2,2,2,{-1,256},{-1,128}},
+{KFAM_GEN_P,0,"query","One query token per sequence: [batch, heads, head size].",0,0,6,0,0,3,3,{-1,32,128},{-1,32,128}},
+{KFAM_GEN_P,1,"key_cache","Key cache: [blocks, block size, KV heads, head size].",0,0,6,0,1,4,4,{-1,16,8,128},{-1,16,8,128}},
+{KFAM_GEN_P,2,"value_cache","Value cache, laid out like the key cache.",0,0,6,0,2,4,4,{-1,16,8,128},{-1,16,8,128}},
+{KFAM_GEN_P,3,"block_table","Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].",0,0,2,0,3,2,2,{-1,-1},{-1,-1}},
+{KFAM_GEN_P,4,"context_lens","Tokens in each sequence's context, the new one included.",0,0,2,0,4,1,1,{-1},{-1}},
+{KFAM_GEN_P,5,"out","Attention output: [batch, heads, head size].",0,1,6,0,5,3,3,{-1,32,128},{-1,32,128}},
+{KFAM_GEN_P,6,"scale","Softmax scale, usually 1 / sqrt(head size).",1,0,0,0,0,0,0,{0},{0}},
+{KFAM_GEN_P,0,"x","Rows to normalize.",0,0,6,0,0,2,2,{-1,4096},{-1,4096}},
+{KFAM_GEN_P,1,"weight","Per-channel scale.",0,0,6,0,1,1,1,{4096},{4096}},
+{KFAM_GEN_P,2,"out","Normalized rows.",0,1,6,0,2,2,2,{-1,4096},{-1,4096}},
+{KFAM_GEN_P,0,"x",NULL,0,0,6,0,0,2,2,{-1,11008},{-1,11008}},
+{KFAM_GEN_P,1,"out",NULL,0,1,6,0,1,2,2,{-1,11008},{-1,11008}},
+{KFAM_GEN_P,0,"gate","Gate projection.",0,0,6,0,0,2,2,{-1,11008},{-1,11008}},
+{KFAM_GEN_P,1,"up","Up projection.",0,0,6,0,1,2,2,{-1,11008},{-1,11008}},
+{KFAM_GEN_P,2,"out",NULL,0,1,6,0,2,2,2,{-1,11008},{-1,11008}},
 };
 
 /* kfam_binding: struct_size, param, slot, kind */
 static const kfam_binding kfam_gen_bindings[22] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_binding), 0, 0, 0},
-{sizeof(kfam_binding), 1, 1, 0},
-{sizeof(kfam_binding), 2, 2, 0},
-{sizeof(kfam_binding), 0, 0, 1},
-{sizeof(kfam_binding), 1, 1, 1},
-{sizeof(kfam_binding), 2, 2, 1},
-{sizeof(kfam_binding), 3, 3, 2},
-{sizeof(kfam_binding), 4, 4, 2},
-{sizeof(kfam_binding), 0, 0, 1},
-{sizeof(kfam_binding), 1, 1, 1},
-{sizeof(kfam_binding), 2, 2, 1},
-{sizeof(kfam_binding), 0, 0, 1},
-{sizeof(kfam_binding), 1, 1, 1},
-{sizeof(kfam_binding), 2, 2, 1},
-{sizeof(kfam_binding), 3, 3, 1},
-{sizeof(kfam_binding), 4, 4, 1},
-{sizeof(kfam_binding), 5, 5, 1},
-{sizeof(kfam_binding), 6, 6, 2},
-{sizeof(kfam_binding), 0, 0, 1},
-{sizeof(kfam_binding), 1, 1, 1},
-{sizeof(kfam_binding), 0, 0, 0},
-{sizeof(kfam_binding), 1, 1, 0},
+{KFAM_GEN_B,0,0,0},
+{KFAM_GEN_B,1,1,0},
+{KFAM_GEN_B,2,2,0},
+{KFAM_GEN_B,0,0,1},
+{KFAM_GEN_B,1,1,1},
+{KFAM_GEN_B,2,2,1},
+{KFAM_GEN_B,3,3,2},
+{KFAM_GEN_B,4,4,2},
+{KFAM_GEN_B,0,0,1},
+{KFAM_GEN_B,1,1,1},
+{KFAM_GEN_B,2,2,1},
+{KFAM_GEN_B,0,0,1},
+{KFAM_GEN_B,1,1,1},
+{KFAM_GEN_B,2,2,1},
+{KFAM_GEN_B,3,3,1},
+{KFAM_GEN_B,4,4,1},
+{KFAM_GEN_B,5,5,1},
+{KFAM_GEN_B,6,6,2},
+{KFAM_GEN_B,0,0,1},
+{KFAM_GEN_B,1,1,1},
+{KFAM_GEN_B,0,0,0},
+{KFAM_GEN_B,1,1,0},
 };
 
 /* kfam_profile: struct_size, index, name, platform, backend, runtime, execution_mode, binding_count, bindings */
 static const kfam_profile kfam_gen_profiles[9] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_profile), 0, "xdna2_onboard", 2, 2, 2, 1, 3, kfam_gen_bindings},
-{sizeof(kfam_profile), 0, "a2a3_sim", 0, 1, 0, 0, 5, kfam_gen_bindings + 3},
-{sizeof(kfam_profile), 1, "a2a3_onboard", 0, 1, 0, 1, 5, kfam_gen_bindings + 3},
-{sizeof(kfam_profile), 0, "a5_onboard", 1, 0, 1, 1, 3, kfam_gen_bindings + 8},
-{sizeof(kfam_profile), 0, "a2a3_sim", 0, 1, 0, 0, 7, kfam_gen_bindings + 11},
-{sizeof(kfam_profile), 1, "a2a3_onboard", 0, 1, 0, 1, 7, kfam_gen_bindings + 11},
-{sizeof(kfam_profile), 0, "a2a3_sim", 0, 1, 0, 0, 3, kfam_gen_bindings + 8},
-{sizeof(kfam_profile), 0, "a2a3_sim", 0, 0, 0, 0, 2, kfam_gen_bindings + 18},
-{sizeof(kfam_profile), 1, "xdna2_onboard", 2, 2, 2, 1, 2, kfam_gen_bindings + 20},
+{KFAM_GEN_PR,0,"xdna2_onboard",2,2,2,1,3,kfam_gen_bindings},
+{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,5,kfam_gen_bindings + 3},
+{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,5,kfam_gen_bindings + 3},
+{KFAM_GEN_PR,0,"a5_onboard",1,0,1,1,3,kfam_gen_bindings + 8},
+{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,7,kfam_gen_bindings + 11},
+{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,7,kfam_gen_bindings + 11},
+{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,3,kfam_gen_bindings + 8},
+{KFAM_GEN_PR,0,"a2a3_sim",0,0,0,0,2,kfam_gen_bindings + 18},
+{KFAM_GEN_PR,1,"xdna2_onboard",2,2,2,1,2,kfam_gen_bindings + 20},
 };
 
 /* kfam_receipt: struct_size, profile, codec, artifact, sha256, evidence_date, evidence_hardware, evidence_note */
 static const kfam_receipt kfam_gen_receipts[12] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_receipt), 0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", "Ryzen AI 9 HX 370 (XDNA2)", "targeted source-exact add smoke"},
-{sizeof(kfam_receipt), 0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", "Ryzen AI 9 HX 370 (XDNA2)", "targeted source-exact add smoke over 16..4096 rows"},
-{sizeof(kfam_receipt), 0, "simpler.kernel.v1", "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", "a2a3 simulator", "kernel-mode entry UT on the sim platform"},
-{sizeof(kfam_receipt), 1, "simpler.kernel.v1", "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", "borrowed-stream launch on device 0"},
-{sizeof(kfam_receipt), 0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", "Ryzen AI 9 HX 370 (XDNA2)", "targeted source-exact matmul smoke"},
-{sizeof(kfam_receipt), 0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", "program-mode compile and reload"},
-{sizeof(kfam_receipt), 0, "simpler.kernel.v1", "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", "a2a3 simulator", "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"},
-{sizeof(kfam_receipt), 1, "simpler.kernel.v1", "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", "decode UT on device 0, borrowed stream"},
-{sizeof(kfam_receipt), 0, "simpler.kernel.v1", "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", "a2a3 simulator", "1 to 8192 rows against torch.nn.functional.rms_norm"},
-{sizeof(kfam_receipt), 0, "simpler.kernel.v1", "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", "a2a3 simulator", NULL},
-{sizeof(kfam_receipt), 1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", "Ryzen AI 9 HX 370 (XDNA2)", "bit-exact against the host reference on 1 to 512 rows"},
-{sizeof(kfam_receipt), 0, "simpler.kernel.v1", "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", "a2a3 simulator", "against silu(gate) * up in PyTorch, FP32 accumulation"},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14","Ryzen AI 9 HX 370 (XDNA2)","targeted source-exact add smoke"},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30","Ryzen AI 9 HX 370 (XDNA2)","targeted source-exact add smoke over 16..4096 rows"},
+{KFAM_GEN_R,0,"simpler.kernel.v1","a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02","a2a3 simulator","kernel-mode entry UT on the sim platform"},
+{KFAM_GEN_R,1,"simpler.kernel.v1","a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0"},
+{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14","Ryzen AI 9 HX 370 (XDNA2)","targeted source-exact matmul smoke"},
+{KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload"},
+{KFAM_GEN_R,0,"simpler.kernel.v1","a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20","a2a3 simulator","decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"},
+{KFAM_GEN_R,1,"simpler.kernel.v1","a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream"},
+{KFAM_GEN_R,0,"simpler.kernel.v1","a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18","a2a3 simulator","1 to 8192 rows against torch.nn.functional.rms_norm"},
+{KFAM_GEN_R,0,"simpler.kernel.v1","a2a3/sim/silu_bf16.so","d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3","2026-11-16","a2a3 simulator",NULL},
+{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4","2026-11-17","Ryzen AI 9 HX 370 (XDNA2)","bit-exact against the host reference on 1 to 512 rows"},
+{KFAM_GEN_R,0,"simpler.kernel.v1","a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19","a2a3 simulator","against silu(gate) * up in PyTorch, FP32 accumulation"},
 };
 
 static const uint32_t kfam_gen_indices[5] KFAM_GEN_MAYBE_UNUSED = {
 2,
-2, 2,
+2,2,
 5,
 1,
 };
 
 /* kfam_dim_use: struct_size, param, tensor, axis */
 static const kfam_dim_use kfam_gen_dim_uses[13] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_dim_use), 0, 0, 0},
-{sizeof(kfam_dim_use), 1, 1, 0},
-{sizeof(kfam_dim_use), 2, 2, 0},
-{sizeof(kfam_dim_use), 0, 0, 0},
-{sizeof(kfam_dim_use), 3, 3, 0},
-{sizeof(kfam_dim_use), 4, 4, 0},
-{sizeof(kfam_dim_use), 5, 5, 0},
-{sizeof(kfam_dim_use), 1, 1, 0},
-{sizeof(kfam_dim_use), 2, 2, 0},
-{sizeof(kfam_dim_use), 0, 0, 0},
-{sizeof(kfam_dim_use), 2, 2, 0},
-{sizeof(kfam_dim_use), 0, 0, 0},
-{sizeof(kfam_dim_use), 1, 1, 0},
+{sizeof(kfam_dim_use),0,0,0},
+{sizeof(kfam_dim_use),1,1,0},
+{sizeof(kfam_dim_use),2,2,0},
+{sizeof(kfam_dim_use),0,0,0},
+{sizeof(kfam_dim_use),3,3,0},
+{sizeof(kfam_dim_use),4,4,0},
+{sizeof(kfam_dim_use),5,5,0},
+{sizeof(kfam_dim_use),1,1,0},
+{sizeof(kfam_dim_use),2,2,0},
+{sizeof(kfam_dim_use),0,0,0},
+{sizeof(kfam_dim_use),2,2,0},
+{sizeof(kfam_dim_use),0,0,0},
+{sizeof(kfam_dim_use),1,1,0},
 };
 
 /* kfam_symbol: struct_size, name, min, max, multiple_of, use_count, uses */
 static const kfam_symbol kfam_gen_symbols[6] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_symbol), "rows", 16, INT64_MAX, 16, 3, kfam_gen_dim_uses},
-{sizeof(kfam_symbol), "batch", 1, 256, 1, 4, kfam_gen_dim_uses + 3},
-{sizeof(kfam_symbol), "num_blocks", 1, INT64_MAX, 1, 2, kfam_gen_dim_uses + 7},
-{sizeof(kfam_symbol), "rows", 0, INT64_MAX, 1, 2, kfam_gen_dim_uses + 9},
-{sizeof(kfam_symbol), "rows", 0, INT64_MAX, 1, 2, kfam_gen_dim_uses + 11},
-{sizeof(kfam_symbol), "rows", 0, INT64_MAX, 1, 3, kfam_gen_dim_uses},
+{sizeof(kfam_symbol),"rows",16,INT64_MAX,16,3,kfam_gen_dim_uses},
+{sizeof(kfam_symbol),"batch",1,256,1,4,kfam_gen_dim_uses + 3},
+{sizeof(kfam_symbol),"num_blocks",1,INT64_MAX,1,2,kfam_gen_dim_uses + 7},
+{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 9},
+{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 11},
+{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,3,kfam_gen_dim_uses},
 };
 
 /* kfam_elementwise_unary: struct_size, op, input, out */
 static const kfam_elementwise_unary kfam_gen_elementwise_unary[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_elementwise_unary), 8, 0, 1},
+{sizeof(kfam_elementwise_unary),8,0,1},
 };
 
 /* kfam_norm: struct_size, op, input, weight, bias, out, axis, eps, eps_param */
 static const kfam_norm kfam_gen_norm[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_norm), 0, 0, 1, -1, 2, 1, 1e-6, -1},
+{sizeof(kfam_norm),0,0,1,-1,2,1,1e-6,-1},
 };
 
 /* kfam_paged_attention_decode: struct_size, query, key_cache, value_cache, block_table, context_lens, out, scale, scale_param */
 static const kfam_paged_attention_decode kfam_gen_paged_attention_decode[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_paged_attention_decode), 0, 1, 2, 3, 4, 5, 0.0, 6},
+{sizeof(kfam_paged_attention_decode),0,1,2,3,4,5,0.0,6},
 };
 
 static const char *const kfam_gen_retired_receipts[1] KFAM_GEN_MAYBE_UNUSED = {
@@ -156,21 +163,27 @@ static const char *const kfam_gen_retired_receipts[1] KFAM_GEN_MAYBE_UNUSED = {
 
 /* kfam_family: struct_size, abi_major, abi_minor, index, revision, name, identity, summary, torch_schema, contract, torch, operation_kind, binary_op, operands, accumulate, m, k, n, param_count, tensor_count, scalar_count, return_count, params, returns, profile_count, receipt_count, profiles, receipts, symbol_count, symbols, elementwise_unary, reduce, softmax, norm, paged_attention_decode, semantics */
 KFAM_GEN_LINKAGE const kfam_family kfam_families[9] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 0, 1, "add_bf16_1024", "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", "kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)", 1, 1, 0, 0, {0, 1, 2}, 0, 0, 0, 0, 3, 3, 0, 1, kfam_gen_params, kfam_gen_indices, 1, 1, kfam_gen_profiles, kfam_gen_receipts, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 1, 1, "add_bf16_rows", "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", "kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)", 1, 1, 0, 0, {0, 1, 2}, 0, 0, 0, 0, 3, 3, 0, 1, kfam_gen_params + 3, kfam_gen_indices, 1, 1, kfam_gen_profiles, kfam_gen_receipts + 1, 1, kfam_gen_symbols, NULL, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 2, 1, "matmul_acc_nz_bf16", "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", "kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))", 1, 1, 1, -1, {0, 1, 2}, 1, -1, 64, 128, 5, 3, 2, 2, kfam_gen_params + 6, kfam_gen_indices + 1, 2, 2, kfam_gen_profiles + 1, kfam_gen_receipts + 2, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 3, 1, "matmul_bf16_128x64x128", "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", "kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)", 1, 1, 1, -1, {0, 1, 2}, 0, 128, 64, 128, 3, 3, 0, 1, kfam_gen_params + 11, kfam_gen_indices, 1, 1, kfam_gen_profiles, kfam_gen_receipts + 4, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 4, 1, "mul_fp4_dequant", "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", NULL, 0, 0, 0, 2, {0, 1, 2}, 0, 0, 0, 0, 3, 3, 0, 1, kfam_gen_params + 14, kfam_gen_indices, 1, 1, kfam_gen_profiles + 3, kfam_gen_receipts + 5, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 5, 1, "paged_attention_decode_bf16", "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", NULL, 1, 0, 6, -1, {0, 0, 0}, 0, 0, 0, 0, 7, 6, 1, 1, kfam_gen_params + 17, kfam_gen_indices + 3, 2, 2, kfam_gen_profiles + 4, kfam_gen_receipts + 6, 2, kfam_gen_symbols + 1, NULL, NULL, NULL, NULL, kfam_gen_paged_attention_decode, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 6, 1, "rms_norm_bf16_4096", "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", NULL, 1, 0, 5, -1, {0, 0, 0}, 0, 0, 0, 0, 3, 3, 0, 1, kfam_gen_params + 24, kfam_gen_indices, 1, 1, kfam_gen_profiles + 6, kfam_gen_receipts + 8, 1, kfam_gen_symbols + 3, NULL, NULL, NULL, kfam_gen_norm, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 7, 1, "silu_bf16", "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", NULL, 1, 0, 2, -1, {0, 0, 0}, 0, 0, 0, 0, 2, 2, 0, 1, kfam_gen_params + 27, kfam_gen_indices + 4, 2, 2, kfam_gen_profiles + 7, kfam_gen_receipts + 9, 1, kfam_gen_symbols + 4, kfam_gen_elementwise_unary, NULL, NULL, NULL, NULL, NULL},
-{sizeof(kfam_family), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, 8, 1, "swiglu_fused_bf16", "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", NULL, 1, 0, 7, -1, {0, 0, 0}, 0, 0, 0, 0, 3, 3, 0, 1, kfam_gen_params + 29, kfam_gen_indices, 1, 1, kfam_gen_profiles + 6, kfam_gen_receipts + 11, 1, kfam_gen_symbols + 5, NULL, NULL, NULL, NULL, NULL, "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16."},
+{KFAM_GEN_F,2,0,0,1,"add_bf16_1024","4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610","Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.","kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,1,1,"add_bf16_rows","03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695","Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.","kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 3,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 1,1,kfam_gen_symbols,NULL,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,2,1,"matmul_acc_nz_bf16","3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae","Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.","kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",1,1,1,-1,{0,1,2},1,-1,64,128,5,3,2,2,kfam_gen_params + 6,kfam_gen_indices + 1,2,2,kfam_gen_profiles + 1,kfam_gen_receipts + 2,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,3,1,"matmul_bf16_128x64x128","dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13","BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.","kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",1,1,1,-1,{0,1,2},0,128,64,128,3,3,0,1,kfam_gen_params + 11,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 4,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,4,1,"mul_fp4_dequant","b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c","Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.",NULL,0,0,0,2,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 14,kfam_gen_indices,1,1,kfam_gen_profiles + 3,kfam_gen_receipts + 5,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,5,1,"paged_attention_decode_bf16","e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99","Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 17,kfam_gen_indices + 3,2,2,kfam_gen_profiles + 4,kfam_gen_receipts + 6,2,kfam_gen_symbols + 1,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode,NULL},
+{KFAM_GEN_F,2,0,6,1,"rms_norm_bf16_4096","15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9","RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.",NULL,1,0,5,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 24,kfam_gen_indices,1,1,kfam_gen_profiles + 6,kfam_gen_receipts + 8,1,kfam_gen_symbols + 3,NULL,NULL,NULL,kfam_gen_norm,NULL,NULL},
+{KFAM_GEN_F,2,0,7,1,"silu_bf16","8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d","SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.",NULL,1,0,2,-1,{0,0,0},0,0,0,0,2,2,0,1,kfam_gen_params + 27,kfam_gen_indices + 4,2,2,kfam_gen_profiles + 7,kfam_gen_receipts + 9,1,kfam_gen_symbols + 4,kfam_gen_elementwise_unary,NULL,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,2,0,8,1,"swiglu_fused_bf16","a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c","Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,7,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 29,kfam_gen_indices,1,1,kfam_gen_profiles + 6,kfam_gen_receipts + 11,1,kfam_gen_symbols + 5,NULL,NULL,NULL,NULL,NULL,"out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16."},
 };
 
 /* kfam_retired: struct_size, revision, name, identity, reason, receipt_count, receipts */
 KFAM_GEN_LINKAGE const kfam_retired kfam_retired_families[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_retired), 1, "matmul_bf16_64x64x64", "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", 1, kfam_gen_retired_receipts},
+{sizeof(kfam_retired),1,"matmul_bf16_64x64x64","53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743","superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array",1,kfam_gen_retired_receipts},
 };
 
 KFAM_GEN_LINKAGE const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED =
-{sizeof(kfam_table), KFAM_ABI_MAJOR, KFAM_ABI_MINOR, KFAM_ABI_REVISION, KFAM_MAX_TENSOR_ARGS, KFAM_MAX_SCALAR_ARGS, KFAM_MAX_RANK, KFAM_FAMILY_COUNT, kfam_families};
+{sizeof(kfam_table),KFAM_ABI_MAJOR,KFAM_ABI_MINOR,KFAM_ABI_REVISION,KFAM_MAX_TENSOR_ARGS,KFAM_MAX_SCALAR_ARGS,KFAM_MAX_RANK,KFAM_FAMILY_COUNT,kfam_families};
+
+#undef KFAM_GEN_P
+#undef KFAM_GEN_B
+#undef KFAM_GEN_PR
+#undef KFAM_GEN_R
+#undef KFAM_GEN_F

@@ -13,7 +13,10 @@ pub(super) fn fam_prefix(f: &Family) -> String {
 
 pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
     let p = fam_prefix(f);
-    w.line(format_args!("/* --- {} (revision {}) --- */", f.name, f.revision));
+    w.line(format_args!(
+        "/* --- {} (revision {}) --- */",
+        f.name, f.revision
+    ));
     w.doc(&f.summary);
     w.define(format_args!("{p}_INDEX"), index);
     let name = w.string(&f.name);

@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 
 use super::super::needs_no_escape;
 
-
 /// A C/C++ narrow string literal, quotes included, holding exactly the UTF-8
 /// bytes of `text`. `"` and `\` are escaped, newline and tab use `\n` and
 /// `\t`, a `?` that follows a `?` is written `\?` (no trigraph can form in
@@ -131,5 +130,4 @@ mod tests {
         assert!(!out.contains("*/") && !out.contains("/*") && !out.contains("??"));
         assert!(out.lines().all(|l| !l.trim_end().ends_with('\\')));
     }
-
 }

@@ -219,4 +219,3 @@ KFAM_API int32_t kfam_context_close(kfam_context *ctx);
 /** Free a context from kfam_context_new (closing it). */
 KFAM_API int32_t kfam_context_free(kfam_context *ctx);
 "#;
-

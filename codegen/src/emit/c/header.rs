@@ -46,22 +46,16 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.blank();
     w.doc("Major version of this C ABI: a change breaks consumers; the runtime library refuses another major.");
     w.define("KFAM_ABI_MAJOR", ir.abi.major);
-    w.doc(
-        "Minor version: fields and enum members only appended; older consumers keep working.",
-    );
+    w.doc("Minor version: fields and enum members only appended; older consumers keep working.");
     w.define("KFAM_ABI_MINOR", ir.abi.minor);
-    w.doc(
-        "The native runtime commit every approved artifact is built against.",
-    );
+    w.doc("The native runtime commit every approved artifact is built against.");
     let rev = w.string(&ir.abi.revision);
     w.define("KFAM_ABI_REVISION", &rev);
     w.doc("Most tensor parameters of one family.");
     w.define("KFAM_MAX_TENSOR_ARGS", ir.abi.max_tensor_args);
     w.doc("Most scalar parameters of one family.");
     w.define("KFAM_MAX_SCALAR_ARGS", ir.abi.max_scalar_args);
-    w.doc(
-        "Highest rank of a logical tensor shape (extent of kfam_param.shape).",
-    );
+    w.doc("Highest rank of a logical tensor shape (extent of kfam_param.shape).");
     w.define("KFAM_MAX_RANK", ir.abi.max_rank);
     w.doc("Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5).");
     w.define("KFAM_MAX_LOWERED_RANK", lowered_max);
@@ -71,9 +65,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.define("KFAM_RETIRED_COUNT", ir.retired.len());
     w.doc("A dynamic extent in a shape: the call supplies it.");
     w.define("KFAM_DIM_DYNAMIC", "(-1)");
-    w.doc(
-        "Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.",
-    );
+    w.doc("Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.");
     w.define("KFAM_SHA256_HEX_LEN", "64");
     w.doc("Entries of kfam_family.operands.");
     w.define("KFAM_OPERAND_COUNT", "3");
@@ -218,9 +210,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
          through it. Offsets and strides count elements (fp4: two per byte).",
         TENSOR_ARG_FIELDS,
     );
-    w.doc(
-        "The value of a scalar argument; kfam_scalar_arg.kind names the member.",
-    );
+    w.doc("The value of a scalar argument; kfam_scalar_arg.kind names the member.");
     w.record("kfam_scalar_value");
     w.w.open("typedef union kfam_scalar_value {");
     w.doc("KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true).");

@@ -557,4 +557,3 @@ pub(super) const CALL_ERROR_FIELDS: &[Field] = &[
         "Out (appended; written when struct_size covers it): for dim_mismatch, the parameter whose extent the symbol took first, otherwise -1.",
     ),
 ];
-

@@ -137,7 +137,7 @@ impl<'o> Rec<'o> {
         let field = self.fields.get(self.next).map(|f| f.name);
         assert_eq!(field, Some(name), "record fields out of order");
         if self.next > 0 {
-            self.out.push_str(", ");
+            self.out.push(',');
         }
         let _ = write!(self.out, "{value}");
         self.next += 1;
@@ -267,7 +267,7 @@ fn dims(values: &[i64]) -> String {
     s.push('{');
     for (i, v) in values.iter().enumerate() {
         if i > 0 {
-            s.push_str(", ");
+            s.push(',');
         }
         s.push_str(buf.format(*v));
     }
@@ -356,10 +356,9 @@ impl Pools {
 fn indices<T: Display>(pool: &mut Pool, values: &[T]) -> String {
     let mut run = String::new();
     for v in values {
-        let _ = write!(run, "{v}, ");
+        let _ = write!(run, "{v},");
     }
     if !run.is_empty() {
-        run.pop();
         run.push('\n');
     }
     pool.add(&run, values.len())
@@ -376,7 +375,7 @@ fn param_run(s: &mut Strings, f: &Family) -> String {
 fn param_record(run: &mut String, s: &mut Strings, p: &Param) {
     let (name, doc) = (s.get(&p.name), s.opt(p.doc.as_deref()));
     Rec::new(run, PARAM_FIELDS)
-        .v("struct_size", "sizeof(kfam_param)")
+        .v("struct_size", "KFAM_GEN_P")
         .v("index", p.index)
         .v("name", name)
         .v("doc", doc)
@@ -400,7 +399,7 @@ fn profiles(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
         let mut brun = String::new();
         for b in &pr.bindings {
             Rec::new(&mut brun, BINDING_FIELDS)
-                .v("struct_size", "sizeof(kfam_binding)")
+                .v("struct_size", "KFAM_GEN_B")
                 .v("param", b.param)
                 .v("slot", b.slot)
                 .v("kind", b.kind.code())
@@ -409,7 +408,7 @@ fn profiles(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
         let bindings = pools.bindings.add(&brun, pr.bindings.len());
         let name = s.get(&pr.name);
         Rec::new(&mut run, PROFILE_FIELDS)
-            .v("struct_size", "sizeof(kfam_profile)")
+            .v("struct_size", "KFAM_GEN_PR")
             .v("index", pi)
             .v("name", name)
             .v("platform", pr.platform.code())
@@ -436,7 +435,7 @@ fn receipts(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
         ];
         let [codec, artifact, sha256, date, hardware, note] = values;
         Rec::new(&mut run, RECEIPT_FIELDS)
-            .v("struct_size", "sizeof(kfam_receipt)")
+            .v("struct_size", "KFAM_GEN_R")
             .v("profile", r.profile)
             .v("codec", codec)
             .v("artifact", artifact)
@@ -577,7 +576,14 @@ fn payload(pools: &mut Pools, s: &mut Strings, f: &Family) -> [String; 6] {
 }
 
 /// One line of `kfam_families`.
-fn family_record(out: &mut String, pools: &mut Pools, s: &mut Strings, index: usize, f: &Family) {
+fn family_record(
+    out: &mut String,
+    pools: &mut Pools,
+    s: &mut Strings,
+    index: usize,
+    f: &Family,
+    abi: (u16, u16),
+) {
     let params = pools.params.add(&param_run(s, f), f.params.len());
     let returns = indices(&mut pools.indices, &f.returns);
     let profiles = profiles(pools, s, f);
@@ -609,9 +615,9 @@ fn family_record(out: &mut String, pools: &mut Pools, s: &mut Strings, index: us
     let [name, identity, summary] = [s.get(&f.name), s.get(&f.identity), s.get(&f.summary)];
     let torch_schema = s.opt(f.torch_schema.as_deref());
     Rec::new(out, FAMILY_FIELDS)
-        .v("struct_size", "sizeof(kfam_family)")
-        .v("abi_major", "KFAM_ABI_MAJOR")
-        .v("abi_minor", "KFAM_ABI_MINOR")
+        .v("struct_size", "KFAM_GEN_F")
+        .v("abi_major", abi.0)
+        .v("abi_minor", abi.1)
         .v("index", index)
         .v("revision", f.revision)
         .v("name", name)
@@ -624,7 +630,7 @@ fn family_record(out: &mut String, pools: &mut Pools, s: &mut Strings, index: us
         .v("binary_op", binary_op)
         .v(
             "operands",
-            format_args!("{{{}, {}, {}}}", operands[0], operands[1], operands[2]),
+            format_args!("{{{},{},{}}}", operands[0], operands[1], operands[2]),
         )
         .v("accumulate", i32::from(accumulate))
         .v("m", m)
@@ -670,7 +676,12 @@ fn zero_record(out: &mut String, fields: &'static [Field]) {
 
 /// A public table: `KFAM_GEN_LINKAGE const <ty> <name>[<n>] = {...};` (the
 /// extent as `kfam.h` declares it: at least 1).
-fn public_table(out: &mut String, (ty, name, fields): (&str, &str, &'static [Field]), n: usize, records: &str) {
+fn public_table(
+    out: &mut String,
+    (ty, name, fields): (&str, &str, &'static [Field]),
+    n: usize,
+    records: &str,
+) {
     field_comment(out, ty, fields);
     let _ = writeln!(
         out,
@@ -686,13 +697,41 @@ fn public_table(out: &mut String, (ty, name, fields): (&str, &str, &'static [Fie
     out.push_str("};\n\n");
 }
 
+/// The struct_size of the records of which there are many, spelled short
+/// (a third of a parameter record is its `sizeof(kfam_param)`), for this
+/// file only.
+const SHORT_SIZES: &str =
+    "/* struct_size of the frequent records, spelled short (undefined at the end). */
+#define KFAM_GEN_P sizeof(kfam_param)
+#define KFAM_GEN_B sizeof(kfam_binding)
+#define KFAM_GEN_PR sizeof(kfam_profile)
+#define KFAM_GEN_R sizeof(kfam_receipt)
+#define KFAM_GEN_F sizeof(kfam_family)
+
+";
+
+const UNDEF_SHORT_SIZES: &str = "
+#undef KFAM_GEN_P
+#undef KFAM_GEN_B
+#undef KFAM_GEN_PR
+#undef KFAM_GEN_R
+#undef KFAM_GEN_F
+";
+
 /// The data file's text, and the texts too long for a C99 string literal.
 pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
     let mut strings = Strings::new(count_strings(ir));
     let mut pools = Pools::new();
     let mut families = String::with_capacity(ir.families.len() * 400);
     for (i, f) in ir.families.iter().enumerate() {
-        family_record(&mut families, &mut pools, &mut strings, i, f);
+        family_record(
+            &mut families,
+            &mut pools,
+            &mut strings,
+            i,
+            f,
+            (ir.abi.major, ir.abi.minor),
+        );
     }
     let mut retired_digests = Pool::new("kfam_gen_retired_receipts", "char *const", &[]);
     let mut retired = String::new();
@@ -719,12 +758,18 @@ pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
     }
 
     let size = families.len()
-        + [&pools.params, &pools.bindings, &pools.profiles, &pools.receipts]
-            .iter()
-            .map(|p| p.text.len())
-            .sum::<usize>();
+        + [
+            &pools.params,
+            &pools.bindings,
+            &pools.profiles,
+            &pools.receipts,
+        ]
+        .iter()
+        .map(|p| p.text.len())
+        .sum::<usize>();
     let mut out = String::with_capacity(size + 64 * 1024);
     out.push_str(prologue);
+    out.push_str(SHORT_SIZES);
     strings.write(&mut out);
     pools.write(&mut out);
     retired_digests.write(&mut out);
@@ -752,5 +797,6 @@ pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
         .v("family_count", "KFAM_FAMILY_COUNT")
         .v("families", "kfam_families")
         .close(";\n");
+    out.push_str(UNDEF_SHORT_SIZES);
     (out, strings.overlong)
 }

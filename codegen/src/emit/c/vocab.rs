@@ -108,7 +108,9 @@ fn emit_name_fn(w: &mut Out, type_name: &str, members: &[(i32, String, &str)], s
     ));
     let fn_name = format!("{type_name}_name");
     w.record(&fn_name);
-    w.line(format_args!("static inline const char *{fn_name}(int32_t code)"));
+    w.line(format_args!(
+        "static inline const char *{fn_name}(int32_t code)"
+    ));
     w.w.open("{");
     w.line("switch (code) {");
     for ((_, ident, _), spelling) in members.iter().zip(spellings) {
@@ -181,7 +183,6 @@ pub(super) fn emit_vocabularies(w: &mut Out, ir: &Ir) {
     ));
     w.blank();
 }
-
 
 #[cfg(test)]
 mod tests {
