@@ -13,11 +13,17 @@ use super::super::needs_no_escape;
 /// character can never be swallowed).
 pub fn c_string_literal(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
+    push_c_string_literal(&mut out, text);
+    out
+}
+
+/// [`c_string_literal`], appended to `out`.
+pub(super) fn push_c_string_literal(out: &mut String, text: &str) {
     out.push('"');
     if needs_no_escape(text) && !text.contains("??") {
         out.push_str(text);
         out.push('"');
-        return out;
+        return;
     }
     let mut prev = 0u8;
     for b in text.bytes() {
@@ -35,7 +41,6 @@ pub fn c_string_literal(text: &str) -> String {
         prev = b;
     }
     out.push('"');
-    out
 }
 
 /// Free text made safe inside a `/* ... */` comment, line breaks kept as

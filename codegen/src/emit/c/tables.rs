@@ -13,11 +13,11 @@
 //! compared by value.
 
 use std::collections::HashMap;
-use std::fmt::{Display, Write as _};
 
-use super::escape::c_string_literal;
+use super::escape::{c_string_literal, push_c_string_literal};
 use super::layout::*;
 use super::out::check_length;
+use crate::emit::writer::Writer;
 use crate::ir::{Family, Ir, Operation, Param, ScalarRef};
 
 /// Records of one struct type, in one flat array.
@@ -29,8 +29,10 @@ struct Pool {
     /// The records' lines, each `{...},`.
     text: String,
     count: usize,
-    /// Where each run of records written so far starts, by its text.
-    runs: HashMap<String, usize>,
+    /// Where each run of records written so far starts (its byte offset in
+    /// `text` and its record index), by the hash of its text; equal hashes
+    /// are compared by text.
+    runs: HashMap<u64, Vec<(usize, usize)>>,
 }
 
 impl Pool {
@@ -51,13 +53,19 @@ impl Pool {
         if n == 0 {
             return "NULL".to_owned();
         }
-        let at = match self.runs.get(run) {
-            Some(&at) => at,
+        let hash = std::hash::BuildHasher::hash_one(&run_hasher(), run);
+        let same = self.runs.entry(hash).or_default();
+        let text = &self.text;
+        let found = same
+            .iter()
+            .find(|&&(start, _)| text.get(start..start + run.len()) == Some(run));
+        let at = match found {
+            Some(&(_, at)) => at,
             None => {
                 let at = self.count;
+                same.push((self.text.len(), at));
                 self.text.push_str(run);
                 self.count += n;
-                self.runs.insert(run.to_owned(), at);
                 at
             }
         };
@@ -86,32 +94,34 @@ impl Pool {
 
     /// The array, with a comment naming the fields in order; nothing when
     /// no record uses it.
-    fn write(&self, out: &mut String) {
+    fn write(&self, w: &mut Writer) {
         if self.count == 0 {
             return;
         }
-        field_comment(out, self.ty, self.fields);
-        let _ = writeln!(
-            out,
+        field_comment(w, self.ty, self.fields);
+        w.line(format_args!(
             "static const {} {}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
             self.ty, self.name, self.count
-        );
-        out.push_str(&self.text);
-        out.push_str("};\n\n");
+        ));
+        w.raw(&self.text);
+        w.line("};");
+        w.blank();
     }
 }
 
+/// The hasher of the runs: fixed, so the output never depends on it (it
+/// does not: runs are compared by text), and cheap to build per call.
+fn run_hasher() -> std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher> {
+    std::hash::BuildHasherDefault::default()
+}
+
 /// `/* kfam_param: struct_size, index, ... */` above an array of records.
-fn field_comment(out: &mut String, ty: &str, fields: &[Field]) {
+fn field_comment(w: &mut Writer, ty: &str, fields: &[Field]) {
     if fields.is_empty() {
         return;
     }
-    let _ = write!(out, "/* {ty}:");
-    for (i, f) in fields.iter().enumerate() {
-        out.push_str(if i == 0 { " " } else { ", " });
-        out.push_str(f.name);
-    }
-    out.push_str(" */\n");
+    let names: Vec<&str> = fields.iter().map(|f| f.name).collect();
+    w.line(format_args!("/* {ty}: {} */", names.join(", ")));
 }
 
 /// One record, `{v, v, ...}`, its values given by field name in the order
@@ -133,14 +143,59 @@ impl<'o> Rec<'o> {
         }
     }
 
-    fn v(&mut self, name: &str, value: impl Display) -> &mut Self {
+    /// Starts the value of field `name`.
+    fn field(&mut self, name: &str) -> &mut String {
         let field = self.fields.get(self.next).map(|f| f.name);
         assert_eq!(field, Some(name), "record fields out of order");
         if self.next > 0 {
             self.out.push(',');
         }
-        let _ = write!(self.out, "{value}");
         self.next += 1;
+        self.out
+    }
+
+    /// A value spelled as it is (a name, an expression).
+    fn v(&mut self, name: &str, value: &str) -> &mut Self {
+        self.field(name).push_str(value);
+        self
+    }
+
+    /// A number.
+    fn n(&mut self, name: &str, value: impl itoa::Integer) -> &mut Self {
+        self.field(name).push_str(itoa::Buffer::new().format(value));
+        self
+    }
+
+    /// Text: a string literal, or the name of the pooled array holding it.
+    fn s(&mut self, name: &str, strings: &mut Strings, text: &str) -> &mut Self {
+        strings.push(self.field(name), text);
+        self
+    }
+
+    /// Optional text: `NULL` when absent.
+    fn os(&mut self, name: &str, strings: &mut Strings, text: Option<&str>) -> &mut Self {
+        match text {
+            Some(t) => self.s(name, strings, t),
+            None => self.v(name, "NULL"),
+        }
+    }
+
+    /// The used entries of a shape, `{d,d}` (the rest of the array is
+    /// zero), `{0}` for none.
+    fn dims(&mut self, name: &str, values: &[i64]) -> &mut Self {
+        let out = self.field(name);
+        let mut buf = itoa::Buffer::new();
+        out.push('{');
+        for (i, v) in values.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(buf.format(*v));
+        }
+        if values.is_empty() {
+            out.push('0');
+        }
+        out.push('}');
         self
     }
 
@@ -172,9 +227,11 @@ impl<'ir> Strings<'ir> {
         let mut order: Vec<&str> = counts
             .into_iter()
             .filter(|&(text, n)| {
-                let literal = c_string_literal(text).len();
                 let name = 14;
-                n > 1 && n * literal > n * name + literal + 40
+                n > 1 && {
+                    let literal = c_string_literal(text).len();
+                    n * literal > n * name + literal + 40
+                }
             })
             .map(|(text, _)| text)
             .collect();
@@ -187,36 +244,42 @@ impl<'ir> Strings<'ir> {
         }
     }
 
-    fn get(&mut self, text: &str) -> String {
-        match self.pooled.get(text) {
-            Some(i) => format!("kfam_gen_s{i}"),
+    /// Appends `text` as a literal or as the name of its pooled array.
+    fn push(&mut self, out: &mut String, text: &str) {
+        // Text too short to be counted is never pooled.
+        match (text.len() > MIN_POOLED)
+            .then(|| self.pooled.get(text))
+            .flatten()
+        {
+            Some(&i) => {
+                out.push_str("kfam_gen_s");
+                out.push_str(itoa::Buffer::new().format(i));
+            }
             None => {
                 check_length(&mut self.overlong, text);
-                c_string_literal(text)
+                push_c_string_literal(out, text);
             }
         }
     }
 
-    fn opt(&mut self, text: Option<&str>) -> String {
-        text.map_or_else(|| "NULL".to_owned(), |t| self.get(t))
-    }
-
-    fn write(&mut self, out: &mut String) {
+    fn write(&mut self, w: &mut Writer) {
         if self.order.is_empty() {
             return;
         }
-        out.push_str("/* Text that repeats, written once. */\n");
+        w.line("/* Text that repeats, written once. */");
         for (i, text) in self.order.iter().enumerate() {
             check_length(&mut self.overlong, text);
-            let _ = writeln!(
-                out,
+            w.line(format_args!(
                 "static const char kfam_gen_s{i}[] KFAM_GEN_MAYBE_UNUSED = {};",
                 c_string_literal(text)
-            );
+            ));
         }
-        out.push('\n');
+        w.blank();
     }
 }
+
+/// Text this long or shorter is cheaper as a literal than as a name.
+const MIN_POOLED: usize = 12;
 
 /// How often each text of the tables is written (what [`Strings`] may
 /// pool); short text is cheaper as a literal than as a name, and unique text
@@ -224,7 +287,7 @@ impl<'ir> Strings<'ir> {
 fn count_strings<'a>(ir: &'a Ir) -> HashMap<&'a str, usize> {
     let mut counts: HashMap<&str, usize> = HashMap::new();
     let mut add = |s: &'a str| {
-        if s.len() > 12 {
+        if s.len() > MIN_POOLED {
             *counts.entry(s).or_default() += 1;
         }
     };
@@ -256,28 +319,9 @@ fn count_strings<'a>(ir: &'a Ir) -> HashMap<&'a str, usize> {
     counts
 }
 
-/// `{d, d}`: the used entries of a shape (the rest of the array is zero),
-/// `{0}` for none.
-fn dims(values: &[i64]) -> String {
-    if values.is_empty() {
-        return "{0}".to_owned();
-    }
-    let mut s = String::with_capacity(2 + 6 * values.len());
-    let mut buf = itoa::Buffer::new();
-    s.push('{');
-    for (i, v) in values.iter().enumerate() {
-        if i > 0 {
-            s.push(',');
-        }
-        s.push_str(buf.format(*v));
-    }
-    s.push('}');
-    s
-}
-
 /// A scalar operand as C fields: `(constant, param)`, one of them unused
-/// (`0` or `-1`). The constant in Rust's `Debug` spelling, which always has
-/// a `.` or an exponent, so C reads it as a double.
+/// (`0.0` or `-1`). The constant in Rust's `Debug` spelling, which always
+/// has a `.` or an exponent, so C reads it as a double.
 fn scalar_fields(s: ScalarRef) -> (String, i64) {
     match s {
         ScalarRef::Constant(v) => (format!("{v:?}"), -1),
@@ -332,8 +376,8 @@ impl Pools {
 
     /// In dependency order: an array is written before any array that
     /// points into it.
-    fn write(&self, out: &mut String) {
-        for pool in [
+    fn all(&self) -> [&Pool; 12] {
+        [
             &self.params,
             &self.bindings,
             &self.profiles,
@@ -346,17 +390,27 @@ impl Pools {
             &self.softmax,
             &self.norm,
             &self.paged,
-        ] {
-            pool.write(out);
+        ]
+    }
+
+    fn write(&self, w: &mut Writer) {
+        for pool in self.all() {
+            pool.write(w);
         }
+    }
+
+    fn bytes(&self) -> usize {
+        self.all().iter().map(|p| p.text.len()).sum()
     }
 }
 
-/// `n` indices as one line of a `uint32_t` array; the address of the run.
-fn indices<T: Display>(pool: &mut Pool, values: &[T]) -> String {
+/// Indices as one line of the `uint32_t` array; the address of the run.
+fn indices<T: itoa::Integer + Copy>(pool: &mut Pool, values: &[T]) -> String {
     let mut run = String::new();
-    for v in values {
-        let _ = write!(run, "{v},");
+    let mut buf = itoa::Buffer::new();
+    for &v in values {
+        run.push_str(buf.format(v));
+        run.push(',');
     }
     if !run.is_empty() {
         run.push('\n');
@@ -364,30 +418,29 @@ fn indices<T: Display>(pool: &mut Pool, values: &[T]) -> String {
     pool.add(&run, values.len())
 }
 
-fn param_run(s: &mut Strings, f: &Family) -> String {
+fn params(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
     let mut run = String::new();
     for p in &f.params {
         param_record(&mut run, s, p);
     }
-    run
+    pools.params.add(&run, f.params.len())
 }
 
 fn param_record(run: &mut String, s: &mut Strings, p: &Param) {
-    let (name, doc) = (s.get(&p.name), s.opt(p.doc.as_deref()));
     Rec::new(run, PARAM_FIELDS)
         .v("struct_size", "KFAM_GEN_P")
-        .v("index", p.index)
-        .v("name", name)
-        .v("doc", doc)
-        .v("kind", p.kind.code())
-        .v("direction", p.direction.code())
-        .v("dtype", p.dtype.code())
-        .v("layout", p.layout.code())
-        .v("pool_index", p.pool_index)
-        .v("rank", p.shape.len())
-        .v("lowered_rank", p.lowered_shape.len())
-        .v("shape", dims(&p.shape))
-        .v("lowered_shape", dims(&p.lowered_shape))
+        .n("index", p.index)
+        .s("name", s, &p.name)
+        .os("doc", s, p.doc.as_deref())
+        .n("kind", p.kind.code())
+        .n("direction", p.direction.code())
+        .n("dtype", p.dtype.code())
+        .n("layout", p.layout.code())
+        .n("pool_index", p.pool_index)
+        .n("rank", p.shape.len())
+        .n("lowered_rank", p.lowered_shape.len())
+        .dims("shape", &p.shape)
+        .dims("lowered_shape", &p.lowered_shape)
         .end();
 }
 
@@ -395,28 +448,28 @@ fn param_record(run: &mut String, s: &mut Strings, p: &Param) {
 /// array; its address.
 fn profiles(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
     let mut run = String::new();
+    let mut brun = String::new();
     for (pi, pr) in f.profiles.iter().enumerate() {
-        let mut brun = String::new();
+        brun.clear();
         for b in &pr.bindings {
             Rec::new(&mut brun, BINDING_FIELDS)
                 .v("struct_size", "KFAM_GEN_B")
-                .v("param", b.param)
-                .v("slot", b.slot)
-                .v("kind", b.kind.code())
+                .n("param", b.param)
+                .n("slot", b.slot)
+                .n("kind", b.kind.code())
                 .end();
         }
         let bindings = pools.bindings.add(&brun, pr.bindings.len());
-        let name = s.get(&pr.name);
         Rec::new(&mut run, PROFILE_FIELDS)
             .v("struct_size", "KFAM_GEN_PR")
-            .v("index", pi)
-            .v("name", name)
-            .v("platform", pr.platform.code())
-            .v("backend", pr.backend.code())
-            .v("runtime", pr.runtime.code())
-            .v("execution_mode", pr.execution_mode.code())
-            .v("binding_count", pr.bindings.len())
-            .v("bindings", bindings)
+            .n("index", pi)
+            .s("name", s, &pr.name)
+            .n("platform", pr.platform.code())
+            .n("backend", pr.backend.code())
+            .n("runtime", pr.runtime.code())
+            .n("execution_mode", pr.execution_mode.code())
+            .n("binding_count", pr.bindings.len())
+            .v("bindings", &bindings)
             .end();
     }
     pools.profiles.add(&run, f.profiles.len())
@@ -425,24 +478,15 @@ fn profiles(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
 fn receipts(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
     let mut run = String::new();
     for r in &f.receipts {
-        let values = [
-            s.get(&r.codec),
-            s.get(&r.artifact),
-            s.get(&r.sha256),
-            s.get(&r.evidence.date),
-            s.get(&r.evidence.hardware),
-            s.opt(r.evidence.note.as_deref()),
-        ];
-        let [codec, artifact, sha256, date, hardware, note] = values;
         Rec::new(&mut run, RECEIPT_FIELDS)
             .v("struct_size", "KFAM_GEN_R")
-            .v("profile", r.profile)
-            .v("codec", codec)
-            .v("artifact", artifact)
-            .v("sha256", sha256)
-            .v("evidence_date", date)
-            .v("evidence_hardware", hardware)
-            .v("evidence_note", note)
+            .n("profile", r.profile)
+            .s("codec", s, &r.codec)
+            .s("artifact", s, &r.artifact)
+            .s("sha256", s, &r.sha256)
+            .s("evidence_date", s, &r.evidence.date)
+            .s("evidence_hardware", s, &r.evidence.hardware)
+            .os("evidence_note", s, r.evidence.note.as_deref())
             .end();
     }
     pools.receipts.add_unique(&run, f.receipts.len())
@@ -455,25 +499,23 @@ fn symbols(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
         for u in &sym.uses {
             Rec::new(&mut urun, DIM_USE_FIELDS)
                 .v("struct_size", "sizeof(kfam_dim_use)")
-                .v("param", u.param)
-                .v("tensor", u.tensor)
-                .v("axis", u.axis)
+                .n("param", u.param)
+                .n("tensor", u.tensor)
+                .n("axis", u.axis)
                 .end();
         }
         let uses = pools.dim_uses.add(&urun, sym.uses.len());
-        let max = match sym.max {
-            Some(max) => i64::from(max).to_string(),
-            None => "INT64_MAX".to_owned(),
+        let mut rec = Rec::new(&mut run, SYMBOL_FIELDS);
+        rec.v("struct_size", "sizeof(kfam_symbol)")
+            .s("name", s, &sym.name)
+            .n("min", i64::from(sym.min));
+        match sym.max {
+            Some(max) => rec.n("max", i64::from(max)),
+            None => rec.v("max", "INT64_MAX"),
         };
-        let name = s.get(&sym.name);
-        Rec::new(&mut run, SYMBOL_FIELDS)
-            .v("struct_size", "sizeof(kfam_symbol)")
-            .v("name", name)
-            .v("min", i64::from(sym.min))
-            .v("max", max)
-            .v("multiple_of", i64::from(sym.multiple_of))
-            .v("use_count", sym.uses.len())
-            .v("uses", uses)
+        rec.n("multiple_of", i64::from(sym.multiple_of))
+            .n("use_count", sym.uses.len())
+            .v("uses", &uses)
             .end();
     }
     pools.symbols.add(&run, f.symbols.len())
@@ -481,18 +523,19 @@ fn symbols(pools: &mut Pools, s: &mut Strings, f: &Family) -> String {
 
 /// The payload record of the family's operation (for the kinds after
 /// matmul) and the values of the six payload fields of `kfam_family`, in
-/// `FAMILY_FIELDS` order: an address for the kind's field, NULL elsewhere.
-fn payload(pools: &mut Pools, s: &mut Strings, f: &Family) -> [String; 6] {
-    let mut fields: [String; 6] = std::array::from_fn(|_| "NULL".to_owned());
+/// `FAMILY_FIELDS` order: an address for the kind's field, NULL elsewhere
+/// (`semantics`, the last, is text or `None`).
+fn payload<'f>(pools: &mut Pools, f: &'f Family) -> ([String; 5], Option<&'f str>) {
+    let mut fields: [String; 5] = std::array::from_fn(|_| "NULL".to_owned());
     let mut run = String::new();
     match &f.operation {
         Operation::ElementwiseBinary { .. } | Operation::Matmul { .. } => {}
         Operation::ElementwiseUnary { op, input, out } => {
             Rec::new(&mut run, UNARY_FIELDS)
                 .v("struct_size", "sizeof(kfam_elementwise_unary)")
-                .v("op", op.code())
-                .v("input", input)
-                .v("out", out)
+                .n("op", op.code())
+                .n("input", *input)
+                .n("out", *out)
                 .end();
             fields[0] = pools.unary.add(&run, 1);
         }
@@ -506,21 +549,21 @@ fn payload(pools: &mut Pools, s: &mut Strings, f: &Family) -> [String; 6] {
             let axes_at = indices(&mut pools.indices, axes);
             Rec::new(&mut run, REDUCE_FIELDS)
                 .v("struct_size", "sizeof(kfam_reduce)")
-                .v("op", op.code())
-                .v("input", input)
-                .v("out", out)
-                .v("keepdim", i32::from(*keepdim))
-                .v("axis_count", axes.len())
-                .v("axes", axes_at)
+                .n("op", op.code())
+                .n("input", *input)
+                .n("out", *out)
+                .n("keepdim", i32::from(*keepdim))
+                .n("axis_count", axes.len())
+                .v("axes", &axes_at)
                 .end();
             fields[1] = pools.reduce.add(&run, 1);
         }
         Operation::Softmax { input, out, axis } => {
             Rec::new(&mut run, SOFTMAX_FIELDS)
                 .v("struct_size", "sizeof(kfam_softmax)")
-                .v("input", input)
-                .v("out", out)
-                .v("axis", axis)
+                .n("input", *input)
+                .n("out", *out)
+                .n("axis", *axis)
                 .end();
             fields[2] = pools.softmax.add(&run, 1);
         }
@@ -536,14 +579,14 @@ fn payload(pools: &mut Pools, s: &mut Strings, f: &Family) -> [String; 6] {
             let (eps, eps_param) = scalar_fields(*eps);
             Rec::new(&mut run, NORM_FIELDS)
                 .v("struct_size", "sizeof(kfam_norm)")
-                .v("op", op.code())
-                .v("input", input)
-                .v("weight", weight)
-                .v("bias", bias.map_or(-1, |b| b as i64))
-                .v("out", out)
-                .v("axis", axis)
-                .v("eps", eps)
-                .v("eps_param", eps_param)
+                .n("op", op.code())
+                .n("input", *input)
+                .n("weight", *weight)
+                .n("bias", bias.map_or(-1, |b| b as i64))
+                .n("out", *out)
+                .n("axis", *axis)
+                .v("eps", &eps)
+                .n("eps_param", eps_param)
                 .end();
             fields[3] = pools.norm.add(&run, 1);
         }
@@ -559,37 +602,36 @@ fn payload(pools: &mut Pools, s: &mut Strings, f: &Family) -> [String; 6] {
             let (scale, scale_param) = scalar_fields(*scale);
             Rec::new(&mut run, PAGED_ATTENTION_FIELDS)
                 .v("struct_size", "sizeof(kfam_paged_attention_decode)")
-                .v("query", query)
-                .v("key_cache", key_cache)
-                .v("value_cache", value_cache)
-                .v("block_table", block_table)
-                .v("context_lens", context_lens)
-                .v("out", out)
-                .v("scale", scale)
-                .v("scale_param", scale_param)
+                .n("query", *query)
+                .n("key_cache", *key_cache)
+                .n("value_cache", *value_cache)
+                .n("block_table", *block_table)
+                .n("context_lens", *context_lens)
+                .n("out", *out)
+                .v("scale", &scale)
+                .n("scale_param", scale_param)
                 .end();
             fields[4] = pools.paged.add(&run, 1);
         }
-        Operation::Custom { semantics } => fields[5] = s.get(semantics),
+        Operation::Custom { semantics } => return (fields, Some(semantics)),
     }
-    fields
+    (fields, None)
 }
 
 /// One line of `kfam_families`.
 fn family_record(
     out: &mut String,
-    pools: &mut Pools,
-    s: &mut Strings,
+    (pools, s): (&mut Pools, &mut Strings),
     index: usize,
     f: &Family,
     abi: (u16, u16),
 ) {
-    let params = pools.params.add(&param_run(s, f), f.params.len());
+    let params = params(pools, s, f);
     let returns = indices(&mut pools.indices, &f.returns);
     let profiles = profiles(pools, s, f);
     let receipts = receipts(pools, s, f);
     let symbols = symbols(pools, s, f);
-    let [unary, reduce, softmax, norm, paged, semantics] = payload(pools, s, f);
+    let ([unary, reduce, softmax, norm, paged], semantics) = payload(pools, f);
     let (binary_op, operands, accumulate, m, k, n) = match &f.operation {
         Operation::ElementwiseBinary { op, lhs, rhs, out } => {
             (op.code(), [*lhs, *rhs, *out], false, 0, 0, 0)
@@ -612,48 +654,67 @@ fn family_record(
         ),
         _ => (-1, [0, 0, 0], false, 0, 0, 0),
     };
-    let [name, identity, summary] = [s.get(&f.name), s.get(&f.identity), s.get(&f.summary)];
-    let torch_schema = s.opt(f.torch_schema.as_deref());
+    let operands = format!("{{{},{},{}}}", operands[0], operands[1], operands[2]);
     Rec::new(out, FAMILY_FIELDS)
         .v("struct_size", "KFAM_GEN_F")
-        .v("abi_major", abi.0)
-        .v("abi_minor", abi.1)
-        .v("index", index)
-        .v("revision", f.revision)
-        .v("name", name)
-        .v("identity", identity)
-        .v("summary", summary)
-        .v("torch_schema", torch_schema)
-        .v("contract", f.contract.code())
-        .v("torch", i32::from(f.torch))
-        .v("operation_kind", f.operation.kind().code())
-        .v("binary_op", binary_op)
-        .v(
-            "operands",
-            format_args!("{{{},{},{}}}", operands[0], operands[1], operands[2]),
-        )
-        .v("accumulate", i32::from(accumulate))
-        .v("m", m)
-        .v("k", k)
-        .v("n", n)
-        .v("param_count", f.params.len())
-        .v("tensor_count", f.tensor_count)
-        .v("scalar_count", f.scalar_count)
-        .v("return_count", f.returns.len())
-        .v("params", params)
-        .v("returns", returns)
-        .v("profile_count", f.profiles.len())
-        .v("receipt_count", f.receipts.len())
-        .v("profiles", profiles)
-        .v("receipts", receipts)
-        .v("symbol_count", f.symbols.len())
-        .v("symbols", symbols)
-        .v("elementwise_unary", unary)
-        .v("reduce", reduce)
-        .v("softmax", softmax)
-        .v("norm", norm)
-        .v("paged_attention_decode", paged)
-        .v("semantics", semantics)
+        .n("abi_major", abi.0)
+        .n("abi_minor", abi.1)
+        .n("index", index)
+        .n("revision", f.revision)
+        .s("name", s, &f.name)
+        .s("identity", s, &f.identity)
+        .s("summary", s, &f.summary)
+        .os("torch_schema", s, f.torch_schema.as_deref())
+        .n("contract", f.contract.code())
+        .n("torch", i32::from(f.torch))
+        .n("operation_kind", f.operation.kind().code())
+        .n("binary_op", binary_op)
+        .v("operands", &operands)
+        .n("accumulate", i32::from(accumulate))
+        .n("m", m)
+        .n("k", k)
+        .n("n", n)
+        .n("param_count", f.params.len())
+        .n("tensor_count", f.tensor_count)
+        .n("scalar_count", f.scalar_count)
+        .n("return_count", f.returns.len())
+        .v("params", &params)
+        .v("returns", &returns)
+        .n("profile_count", f.profiles.len())
+        .n("receipt_count", f.receipts.len())
+        .v("profiles", &profiles)
+        .v("receipts", &receipts)
+        .n("symbol_count", f.symbols.len())
+        .v("symbols", &symbols)
+        .v("elementwise_unary", &unary)
+        .v("reduce", &reduce)
+        .v("softmax", &softmax)
+        .v("norm", &norm)
+        .v("paged_attention_decode", &paged)
+        .os("semantics", s, semantics)
+        .end();
+}
+
+/// One line of `kfam_retired_families`.
+fn retired_record(
+    out: &mut String,
+    (digests, s): (&mut Pool, &mut Strings),
+    r: &crate::ir::Retired,
+) {
+    let mut run = String::new();
+    for d in &r.receipts {
+        s.push(&mut run, d);
+        run.push_str(",\n");
+    }
+    let receipts = digests.add_unique(&run, r.receipts.len());
+    Rec::new(out, RETIRED_FIELDS)
+        .v("struct_size", "sizeof(kfam_retired)")
+        .n("revision", r.revision)
+        .s("name", s, &r.name)
+        .s("identity", s, &r.identity)
+        .s("reason", s, &r.reason)
+        .n("receipt_count", r.receipts.len())
+        .v("receipts", &receipts)
         .end();
 }
 
@@ -677,31 +738,32 @@ fn zero_record(out: &mut String, fields: &'static [Field]) {
 /// A public table: `KFAM_GEN_LINKAGE const <ty> <name>[<n>] = {...};` (the
 /// extent as `kfam.h` declares it: at least 1).
 fn public_table(
-    out: &mut String,
+    w: &mut Writer,
     (ty, name, fields): (&str, &str, &'static [Field]),
     n: usize,
     records: &str,
 ) {
-    field_comment(out, ty, fields);
-    let _ = writeln!(
-        out,
+    field_comment(w, ty, fields);
+    w.line(format_args!(
         "KFAM_GEN_LINKAGE const {ty} {name}[{}] KFAM_GEN_MAYBE_UNUSED = {{",
         n.max(1)
-    );
+    ));
     if n == 0 {
-        out.push_str("/* None: one all-zero placeholder, since ISO C has no empty arrays. */\n");
-        zero_record(out, fields);
+        w.line("/* None: one all-zero placeholder, since ISO C has no empty arrays. */");
+        let mut zero = String::new();
+        zero_record(&mut zero, fields);
+        w.raw(&zero);
     } else {
-        out.push_str(records);
+        w.raw(records);
     }
-    out.push_str("};\n\n");
+    w.line("};");
+    w.blank();
 }
 
 /// The struct_size of the records of which there are many, spelled short
-/// (a third of a parameter record is its `sizeof(kfam_param)`), for this
-/// file only.
-const SHORT_SIZES: &str =
-    "/* struct_size of the frequent records, spelled short (undefined at the end). */
+/// (it was a third of a parameter record), for this file only.
+const SHORT_SIZES: &str = "\
+/* struct_size of the frequent records, spelled short (undefined at the end). */
 #define KFAM_GEN_P sizeof(kfam_param)
 #define KFAM_GEN_B sizeof(kfam_binding)
 #define KFAM_GEN_PR sizeof(kfam_profile)
@@ -710,7 +772,7 @@ const SHORT_SIZES: &str =
 
 ";
 
-const UNDEF_SHORT_SIZES: &str = "
+const UNDEF_SHORT_SIZES: &str = "\
 #undef KFAM_GEN_P
 #undef KFAM_GEN_B
 #undef KFAM_GEN_PR
@@ -722,71 +784,39 @@ const UNDEF_SHORT_SIZES: &str = "
 pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
     let mut strings = Strings::new(count_strings(ir));
     let mut pools = Pools::new();
-    let mut families = String::with_capacity(ir.families.len() * 400);
+    let abi = (ir.abi.major, ir.abi.minor);
+    let mut families = String::with_capacity(ir.families.len() * 600);
     for (i, f) in ir.families.iter().enumerate() {
-        family_record(
-            &mut families,
-            &mut pools,
-            &mut strings,
-            i,
-            f,
-            (ir.abi.major, ir.abi.minor),
-        );
+        family_record(&mut families, (&mut pools, &mut strings), i, f, abi);
     }
-    let mut retired_digests = Pool::new("kfam_gen_retired_receipts", "char *const", &[]);
+    let mut digests = Pool::new("kfam_gen_retired_receipts", "char *const", &[]);
     let mut retired = String::new();
     for r in &ir.retired {
-        let mut run = String::new();
-        for d in &r.receipts {
-            let _ = writeln!(run, "{},", strings.get(d));
-        }
-        let receipts = retired_digests.add_unique(&run, r.receipts.len());
-        let [name, identity, reason] = [
-            strings.get(&r.name),
-            strings.get(&r.identity),
-            strings.get(&r.reason),
-        ];
-        Rec::new(&mut retired, RETIRED_FIELDS)
-            .v("struct_size", "sizeof(kfam_retired)")
-            .v("revision", r.revision)
-            .v("name", name)
-            .v("identity", identity)
-            .v("reason", reason)
-            .v("receipt_count", r.receipts.len())
-            .v("receipts", receipts)
-            .end();
+        retired_record(&mut retired, (&mut digests, &mut strings), r);
     }
 
-    let size = families.len()
-        + [
-            &pools.params,
-            &pools.bindings,
-            &pools.profiles,
-            &pools.receipts,
-        ]
-        .iter()
-        .map(|p| p.text.len())
-        .sum::<usize>();
-    let mut out = String::with_capacity(size + 64 * 1024);
-    out.push_str(prologue);
-    out.push_str(SHORT_SIZES);
-    strings.write(&mut out);
-    pools.write(&mut out);
-    retired_digests.write(&mut out);
+    let size = families.len() + pools.bytes() + 64 * 1024;
+    let mut w = Writer::with_capacity("    ", size);
+    w.raw(prologue);
+    w.raw(SHORT_SIZES);
+    strings.write(&mut w);
+    pools.write(&mut w);
+    digests.write(&mut w);
     public_table(
-        &mut out,
+        &mut w,
         ("kfam_family", "kfam_families", FAMILY_FIELDS),
         ir.families.len(),
         &families,
     );
     public_table(
-        &mut out,
+        &mut w,
         ("kfam_retired", "kfam_retired_families", RETIRED_FIELDS),
         ir.retired.len(),
         &retired,
     );
-    out.push_str("KFAM_GEN_LINKAGE const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED =\n");
-    Rec::new(&mut out, TABLE_FIELDS)
+    w.line("KFAM_GEN_LINKAGE const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED =");
+    let mut table = String::new();
+    Rec::new(&mut table, TABLE_FIELDS)
         .v("struct_size", "sizeof(kfam_table)")
         .v("abi_major", "KFAM_ABI_MAJOR")
         .v("abi_minor", "KFAM_ABI_MINOR")
@@ -797,6 +827,8 @@ pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
         .v("family_count", "KFAM_FAMILY_COUNT")
         .v("families", "kfam_families")
         .close(";\n");
-    out.push_str(UNDEF_SHORT_SIZES);
-    (out, strings.overlong)
+    w.raw(&table);
+    w.blank();
+    w.raw(UNDEF_SHORT_SIZES);
+    (w.finish(), strings.overlong)
 }
