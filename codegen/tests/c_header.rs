@@ -1,8 +1,10 @@
 //! The generated C header, compiled for real: as a C99 and a C++17
-//! translation unit, with the consumer programs of `tests/c/` (whose output
-//! must say exactly what the Rust IR says), and in two translation units
-//! linked together; the header alone also with clang and clang++ (from the
-//! test environment, `kfam-testenv`). gcc and g++ are required: when either
+//! translation unit (declarations only, with the tables defined by
+//! `KFAM_IMPLEMENTATION`, and as a private copy), with the consumer programs
+//! of `tests/c/` (whose output must say exactly what the Rust IR says), and
+//! in two translation units linked together, one defining the tables and one
+//! only including the header; with gcc and g++ and with clang and clang++
+//! (from the test environment, `kfam-testenv`). gcc and g++ are required: when either
 //! is missing these tests fail, they never skip (README.md: gcc and g++ are
 //! assumed).
 
@@ -99,11 +101,14 @@ impl Header {
     fn from_ir(ir: Ir) -> Header {
         let dir = tempfile::tempdir().expect("tempdir");
         let files = c::emit(&ir);
-        assert_eq!(files.len(), 1);
-        assert_eq!(files[0].path, c::HEADER_PATH);
-        let path = dir.path().join(&files[0].path);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, &files[0].contents).unwrap();
+        let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        paths.sort_unstable();
+        assert_eq!(paths, [c::HEADER_PATH, c::CONSTANTS_PATH, c::DATA_PATH]);
+        for f in &files {
+            let path = dir.path().join(&f.path);
+            fs::create_dir_all(path.parent().unwrap()).unwrap();
+            fs::write(&path, &f.contents).unwrap();
+        }
         Header { dir, ir }
     }
 
@@ -139,9 +144,61 @@ impl Header {
         self.dir.path().join(name)
     }
 
+    fn data_path(&self) -> PathBuf {
+        self.dir.path().join(c::DATA_PATH)
+    }
+
     /// Compile the header alone as a C99 and as a C++17 translation unit,
-    /// with gcc/g++ and with clang/clang++.
+    /// with gcc/g++ and with clang/clang++; then units that define the
+    /// tables (`KFAM_IMPLEMENTATION`, `KFAM_PRIVATE_TABLES`) and include
+    /// the per-family constants.
     fn compile_alone(&self, strict: bool) {
+        self.compile_header(strict);
+        let units = [
+            (
+                "impl",
+                "#define KFAM_IMPLEMENTATION\n#include <kfam/kfam.h>\n",
+            ),
+            (
+                "private",
+                "#define KFAM_PRIVATE_TABLES\n#include <kfam/kfam.h>\n",
+            ),
+            ("constants", "#include <kfam/kfam_constants.h>\n"),
+        ];
+        for (name, text) in units {
+            self.compile_unit(name, text, strict);
+        }
+    }
+
+    /// Compile `text` as a C99 and as a C++17 translation unit, with
+    /// gcc/g++ and clang/clang++.
+    fn compile_unit(&self, name: &str, text: &str, strict: bool) {
+        for (tool, lang, flags, extra) in [
+            ("gcc", "c", C_STD, C_STRICT),
+            ("g++", "c++", CXX_STD, CXX_STRICT),
+            ("clang", "c", C_STD, C_STRICT),
+            ("clang++", "c++", CXX_STD, CXX_STRICT),
+        ] {
+            let mut cmd = compiler(tool);
+            cmd.args(flags);
+            if strict {
+                let clang = tool.starts_with("clang");
+                cmd.args(extra.iter().filter(|f| !(clang && GCC_ONLY.contains(f))));
+            }
+            let unit = self.out(&format!("{name}-{tool}.{lang}"));
+            fs::write(&unit, text).unwrap();
+            cmd.arg("-I")
+                .arg(self.include())
+                .args(["-x", lang, "-c"])
+                .arg(unit)
+                .arg("-o")
+                .arg(self.out(&format!("{name}-{tool}.o")));
+            run(cmd);
+        }
+    }
+
+    /// The header itself, as a C99 and a C++17 translation unit.
+    fn compile_header(&self, strict: bool) {
         for (tool, lang, flags, extra) in [
             ("gcc", "c", C_STD, C_STRICT),
             ("g++", "c++", CXX_STD, CXX_STRICT),
@@ -176,7 +233,7 @@ impl Header {
     /// Build a consumer program (`.c` with gcc, `.cpp` with g++) from `sources`.
     fn build(&self, tool: &str, sources: &[PathBuf], exe: &str) -> PathBuf {
         let mut cmd = compiler(tool);
-        let is_c = tool == "gcc";
+        let is_c = tool == "gcc" || tool == "clang";
         cmd.args(if is_c { C_STD } else { CXX_STD })
             .arg("-I")
             .arg(self.include());
@@ -546,24 +603,82 @@ fn consumers_print_what_the_ir_says() {
     }
 }
 
+/// One unit defines the tables (`KFAM_IMPLEMENTATION`), the other only
+/// includes the header: the program links, and both see the same records.
 #[test]
-fn two_translation_units_link_without_duplicate_symbols() {
+fn two_translation_units_share_one_definition_of_the_tables() {
     let h = Header::shipped();
-    let other = h.out("link_other.o");
+    let want = format!("linked {} families\n", h.ir.families.len());
+    for (cc, cxx) in [("gcc", "g++"), ("clang", "clang++")] {
+        let other = h.out(&format!("link_other-{cc}.o"));
+        let mut cmd = compiler(cc);
+        cmd.args(C_STD)
+            .arg("-I")
+            .arg(h.include())
+            .arg("-c")
+            .arg(c_src("link_other.c"))
+            .arg("-o")
+            .arg(&other);
+        run(cmd);
+        let c_exe = h.build(
+            cc,
+            &[c_src("link_main.c"), other.clone()],
+            &format!("link-{cc}"),
+        );
+        assert_eq!(stdout_of(&c_exe, &[]), want);
+        let cxx_exe = h.build(
+            cxx,
+            &[c_src("link_main.cpp"), other],
+            &format!("link-{cxx}"),
+        );
+        assert_eq!(stdout_of(&cxx_exe, &[]), want);
+    }
+}
+
+/// A unit that only includes the header carries no table data: its object
+/// defines no table symbol, and the header never names the data file
+/// outside the implementation branch.
+#[test]
+fn including_the_header_defines_no_tables() {
+    let h = Header::shipped();
+    let unit = h.out("plain.c");
+    fs::write(
+        &unit,
+        "#include <kfam/kfam.h>\nconst kfam_table *plain_table(void);\nconst kfam_table *plain_table(void) { return &kfam_header_table; }\n",
+    )
+    .unwrap();
+    let obj = h.out("plain.o");
     let mut cmd = compiler("gcc");
     cmd.args(C_STD)
         .arg("-I")
         .arg(h.include())
         .arg("-c")
-        .arg(c_src("link_other.c"))
+        .arg(&unit)
         .arg("-o")
-        .arg(&other);
+        .arg(&obj);
     run(cmd);
-    let want = format!("linked {} families\n", h.ir.families.len());
-    let c_exe = h.build("gcc", &[c_src("link_main.c"), other.clone()], "link_c");
-    assert_eq!(stdout_of(&c_exe, &[]), want);
-    let cxx_exe = h.build("g++", &[c_src("link_main.cpp"), other], "link_cxx");
-    assert_eq!(stdout_of(&cxx_exe, &[]), want);
+    let mut nm = Command::new("nm");
+    nm.arg(&obj);
+    let symbols = String::from_utf8(run(nm).stdout).unwrap();
+    let defined: Vec<&str> = symbols
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("U "))
+        .collect();
+    assert!(
+        defined.iter().all(|l| l.ends_with(" plain_table")),
+        "a plain unit defines only its own function:\n{symbols}"
+    );
+    assert!(symbols.contains("U kfam_header_table"), "{symbols}");
+    // Without the macro the data file is never opened: a unit that includes
+    // the header compiles with the data file gone.
+    fs::remove_file(h.data_path()).unwrap();
+    let mut cmd = compiler("gcc");
+    cmd.args(C_STD)
+        .arg("-I")
+        .arg(h.include())
+        .arg("-fsyntax-only")
+        .arg(&unit);
+    run(cmd);
 }
 
 #[test]
@@ -670,9 +785,14 @@ fn hostile_text_round_trips_through_comments_and_strings() {
     let f = &h.ir.families[0];
     assert!(f.summary.contains("*/") && f.summary.contains("??/") && f.summary.contains('\\'));
     assert!(f.summary.contains('é') && f.summary.contains('\n'));
-    let text = fs::read_to_string(h.header_path()).unwrap();
-    assert!(text.is_ascii(), "non-ASCII text is escaped");
-    assert!(!text.contains("??"), "no trigraph sequence survives");
+    for path in [c::HEADER_PATH, c::DATA_PATH, c::CONSTANTS_PATH] {
+        let text = fs::read_to_string(h.dir.path().join(path)).unwrap();
+        assert!(text.is_ascii(), "{path}: non-ASCII text is escaped");
+        assert!(
+            !text.contains("??"),
+            "{path}: no trigraph sequence survives"
+        );
+    }
     // Both compile with the header in the main file (every comment and
     // string checked by -Wcomment, -Wtrigraphs, -pedantic) ...
     h.compile_alone(true);
@@ -690,12 +810,11 @@ fn empty_lists_compile_without_zero_length_arrays() {
             .unwrap();
     assert!(bare.returns.is_empty() && bare.profiles.is_empty() && bare.receipts.is_empty());
     assert_eq!(bare.scalar_count, 0);
-    let text = fs::read_to_string(h.header_path()).unwrap();
+    let text = fs::read_to_string(h.data_path()).unwrap();
     assert!(
         !text.contains("[0] KFAM_GEN_MAYBE_UNUSED"),
         "no zero-length array"
     );
-    assert!(!text.contains("kfam_gen_returns_bare_minimum"));
     h.compile_alone(true);
     check_consumers(&h);
 }

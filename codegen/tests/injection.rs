@@ -180,7 +180,7 @@ fn assert_outputs(ir: &Ir, files: &[GeneratedFile], texts: &[&str], context: &st
     }
     let get = |p: &str| &files.iter().find(|f| f.path == p).unwrap().contents;
     let rust = literals::rust_strings(get("rust/tables.rs"));
-    let cstr = literals::c_strings(get(c::HEADER_PATH));
+    let cstr = literals::c_strings(get(c::DATA_PATH));
     let py = literals::py_strings(get("python/kfam/_tables.py"));
     let js = literals::json_strings(&kfam_codegen::emit::schema::families_json(ir));
     for t in texts {
@@ -376,6 +376,7 @@ fn accepted_cases_compile_and_read_back() {
     fs::write(
         &reader,
         r#"#include <stdio.h>
+#define KFAM_IMPLEMENTATION
 #include <kfam/kfam.h>
 static void hex(const char *s) {
     for (; *s; ++s) printf("%02x", (unsigned)(unsigned char)*s);

@@ -585,7 +585,7 @@ fn assert_outputs_well_formed(ir: &Ir, files: &[GeneratedFile]) {
 /// literals decode.
 fn assert_text_exact(families: &[GenFamily], ir: &Ir, files: &[GeneratedFile]) {
     let rust = literals::rust_strings(&file(files, "rust/tables.rs").contents);
-    let cstr = literals::c_strings(&file(files, c::HEADER_PATH).contents);
+    let cstr = literals::c_strings(&file(files, c::DATA_PATH).contents);
     let py = literals::py_strings(&file(files, "python/kfam/_tables.py").contents);
     let json_strings = literals::json_strings(&kfam_codegen::emit::schema::families_json(ir));
 
@@ -668,6 +668,7 @@ fn run_ok(mut cmd: Command) -> String {
 /// Prints every free-text field of the tables, as hex, one per line.
 const C_READER: &str = r#"
 #include <stdio.h>
+#define KFAM_IMPLEMENTATION
 #include <kfam/kfam.h>
 static void hex(const char *s) {
     if (!s) { printf("-\n"); return; }

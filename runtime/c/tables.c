@@ -6,6 +6,10 @@
  * mirrors the record structs.
  */
 #include <stddef.h>
+/* A private copy (internal linkage): the library exports no table symbol,
+ * so a program that links it may still define the tables itself with
+ * KFAM_IMPLEMENTATION. */
+#define KFAM_PRIVATE_TABLES
 #include "kfam/kfam.h"
 
 const kfam_table *kfam_shim_table(void) { return &kfam_header_table; }

@@ -103,6 +103,11 @@ fn c_and_cpp_programs_call_every_function() {
                 format!("library_table 0 families {}", kfam_runtime::FAMILIES.len()),
                 "library_table(NULL) invalid_argument".to_owned(),
                 "check_library 0".to_owned(),
+                format!(
+                    "own_tables families {} first {} same 1",
+                    kfam_runtime::FAMILIES.len(),
+                    kfam_runtime::FAMILIES[0].name
+                ),
                 "find_family ok add_bf16_1024".to_owned(),
                 "find_family unknown not_found".to_owned(),
                 "find_artifact ok add_bf16_1024".to_owned(),

@@ -2,12 +2,16 @@
  * Links against the kfam runtime library (static or shared) and calls every
  * C function it exports, printing one line per call; runtime/tests/c_abi.rs
  * builds it as C99 and as C++17 and checks the output. argv[1] is a
- * compiled_meta.json example, argv[2] its artifact digest.
+ * compiled_meta.json example, argv[2] its artifact digest. It also defines
+ * the tables itself (KFAM_IMPLEMENTATION): the library keeps its own private
+ * copy, so the program links without a duplicate symbol and both copies
+ * hold the same families.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#define KFAM_IMPLEMENTATION
 #include "kfam/kfam.h"
 
 int kfam_example_check_library(void);
@@ -103,6 +107,9 @@ int main(int argc, char **argv)
     printf("library_table %d families %u\n", (int)status, (unsigned)lib->family_count);
     printf("library_table(NULL) %s\n", kfam_status_name(kfam_library_table(NULL)));
     printf("check_library %d\n", kfam_example_check_library());
+    printf("own_tables families %u first %s same %d\n", (unsigned)kfam_header_table.family_count,
+           kfam_families[0].name,
+           lib->family_count == KFAM_FAMILY_COUNT && strcmp(lib->families[0].name, kfam_families[0].name) == 0);
 
     status = kfam_find_family("add_bf16_1024", &family);
     printf("find_family %s %s\n", kfam_status_name(status), family->name);

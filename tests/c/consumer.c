@@ -1,7 +1,8 @@
 /*
  * A header-only C consumer of the generated kfam.h: the example of docs/c.md.
  *
- * It looks up a family by name in the static tables (no library is linked),
+ * It looks up a family by name in the tables (no library is linked: this
+ * program is one translation unit, so it defines KFAM_IMPLEMENTATION),
  * prints its signature, return aliases, final-ABI slots, receipts and
  * identity, and answers "is it supported on platform P in mode M?" from the
  * tables alone. codegen/tests/c_header.rs compiles it with
@@ -15,7 +16,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#define KFAM_IMPLEMENTATION
 #include "kfam/kfam.h"
+#include "kfam/kfam_constants.h"
 
 /* Look a family up by name; NULL when it is not approved. */
 static const kfam_family *find_family(const char *name)

@@ -14,7 +14,9 @@
 #include <string>
 #include <string_view>
 
+#define KFAM_IMPLEMENTATION
 #include "kfam/kfam.h"
+#include "kfam/kfam_constants.h"
 
 namespace {
 

@@ -1,9 +1,11 @@
-// Link test, C++ side: a C++ translation unit and a C one (link_other.c)
-// both include kfam.h; the program links (extern "C" names agree) and both
-// see the same families.
+// Link test, C++ side: a C++ translation unit that defines the tables
+// (KFAM_IMPLEMENTATION) and a C one (link_other.c) that only includes
+// kfam.h; the program links (extern "C" names agree) and both see the same
+// tables.
 #include <cstdio>
 #include <cstring>
 
+#define KFAM_IMPLEMENTATION
 #include "kfam/kfam.h"
 
 extern "C" {
@@ -16,6 +18,10 @@ int main()
     const kfam_family *other = kfam_test_other_families();
     if (kfam_test_other_count() != KFAM_FAMILY_COUNT) {
         std::printf("family counts differ\n");
+        return 1;
+    }
+    if (other != kfam_families) {
+        std::printf("the tables are defined twice\n");
         return 1;
     }
     for (uint32_t i = 0; i < KFAM_FAMILY_COUNT; ++i) {

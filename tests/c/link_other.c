@@ -1,8 +1,8 @@
 /*
  * The second translation unit of the link test (codegen/tests/c_header.rs):
- * it includes kfam.h too, so it holds its own private copy of the static
- * tables. Linked with link_main.c (C) and link_main.cpp (C++); neither link
- * may see a duplicate symbol.
+ * it only includes kfam.h (declarations, no table data) and reads the
+ * tables that link_main.c (C) or link_main.cpp (C++) defines with
+ * KFAM_IMPLEMENTATION; neither link may see a duplicate or missing symbol.
  */
 #include "kfam/kfam.h"
 

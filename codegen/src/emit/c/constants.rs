@@ -1,0 +1,50 @@
+//! `include/kfam/kfam_constants.h`: the named constants of every family
+//! (indices, identity digests, binding slots). They grow with the catalog,
+//! so they are a header of their own that a unit includes when it wants
+//! them; `kfam.h` stays the same size however many families there are.
+
+use super::out::Out;
+use crate::ir::Family;
+use crate::names::shouty;
+
+pub(super) fn fam_prefix(f: &Family) -> String {
+    format!("KFAM_{}", shouty(&f.name))
+}
+
+pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
+    let p = fam_prefix(f);
+    w.line(format_args!(
+        "/* --- {} (revision {}) --- */",
+        f.name, f.revision
+    ));
+    w.doc(&f.summary);
+    w.define(format_args!("{p}_INDEX"), index);
+    let name = w.string(&f.name);
+    w.define(format_args!("{p}_NAME"), name);
+    w.define(format_args!("{p}_REVISION"), f.revision);
+    let identity = w.string(&f.identity);
+    w.define(format_args!("{p}_IDENTITY"), identity);
+    w.define(format_args!("{p}_TENSOR_COUNT"), f.tensor_count);
+    w.define(format_args!("{p}_SCALAR_COUNT"), f.scalar_count);
+    let params: Vec<String> = f.params.iter().map(|param| shouty(&param.name)).collect();
+    for (param, shout) in f.params.iter().zip(&params) {
+        if let Some(doc) = &param.doc {
+            w.doc(doc);
+        }
+        w.define(format_args!("{p}_PARAM_{shout}"), param.index);
+    }
+    for (pi, profile) in f.profiles.iter().enumerate() {
+        let pp = shouty(&profile.name);
+        w.define(format_args!("{p}_PROFILE_{pp}"), pi);
+        for b in &profile.bindings {
+            w.define(format_args!("{p}_{pp}_SLOT_{}", params[b.param]), b.slot);
+        }
+    }
+    // A family-wide slot constant where every profile agrees.
+    for (param, shout) in f.params.iter().zip(&params) {
+        if let Some(slot) = f.common_slot(param.index) {
+            w.define(format_args!("{p}_SLOT_{shout}"), slot);
+        }
+    }
+    w.blank();
+}

@@ -1,0 +1,169 @@
+//! The C output, for C99 and C++17 consumers (design in `docs/c.md`):
+//!
+//! - `include/kfam/kfam.h`: ABI constants, every vocabulary as an enum with
+//!   explicit values, the status codes of `abi.toml`, the record structs, the
+//!   declarations of the runtime library's C functions and of the tables.
+//!   Its size does not depend on the number of families.
+//! - `include/kfam/kfam_tables.h`: the table data, defined once: `kfam.h`
+//!   includes it only in the unit that defines `KFAM_IMPLEMENTATION` (or
+//!   `KFAM_PRIVATE_TABLES`).
+//! - `include/kfam/kfam_constants.h`: the per-family named constants, for
+//!   units that want them.
+//!
+//! Free text (summaries, docs, evidence) is copied through [`c_string_literal`]
+//! and [`c_comment_text`], which make any text safe inside a string literal or
+//! a `/* */` comment. Every generated macro and enumerator name is recorded;
+//! a name generated twice (e.g. family `abi` would make `KFAM_ABI_REVISION`
+//! collide with the ABI constant) turns into an `#error` in `kfam.h`, and
+//! [`c_name_collisions`] reports it to Rust callers, so a collision fails
+//! closed instead of silently shadowing a value.
+
+mod constants;
+mod escape;
+mod functions;
+mod header;
+mod layout;
+mod out;
+mod tables;
+mod vocab;
+
+use std::fmt::Write as _;
+
+pub use escape::{c_comment_text, c_string_literal};
+use out::{collisions, Out, C99_MAX_STRING_BYTES};
+
+use super::{marker_line, GeneratedFile};
+use crate::ir::Ir;
+
+/// Where the header goes, relative to the output directory.
+pub const HEADER_PATH: &str = "include/kfam/kfam.h";
+
+/// The table data, beside the header (which includes it by this file name).
+pub const DATA_PATH: &str = "include/kfam/kfam_tables.h";
+
+/// The per-family named constants.
+pub const CONSTANTS_PATH: &str = "include/kfam/kfam_constants.h";
+
+/// Rank of an NZ-lowered shape, `[prod(leading), C/c0, R/16, 16, c0]`.
+const NZ_LOWERED_RANK: usize = 5;
+
+pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+    render(ir).0
+}
+
+/// The generated C macro and enumerator names that are defined more than
+/// once for `ir` (empty for a usable header). The header itself turns each
+/// into an `#error`; callers such as the checker can report them earlier.
+pub fn c_name_collisions(ir: &Ir) -> Vec<String> {
+    render(ir).1
+}
+
+fn render(ir: &Ir) -> (Vec<GeneratedFile>, Vec<String>) {
+    let lowered_max = ir
+        .families
+        .iter()
+        .flat_map(|f| f.params.iter().map(|p| p.lowered_shape.len()))
+        .chain([ir.abi.max_rank as usize, NZ_LOWERED_RANK])
+        .max()
+        .unwrap_or(NZ_LOWERED_RANK);
+
+    let mut h = Out::new(160 * 1024);
+    header::header(&mut h, ir, lowered_max);
+
+    // About 1.6 KiB of constants per family with several params and profiles.
+    let mut c = Out::new(4 * 1024 + ir.families.len() * 1700);
+    c.line(format_args!("/* {} */", marker_line()));
+    c.w.raw(CONSTANTS_DOC);
+    c.line("#ifndef KFAM_KFAM_CONSTANTS_H");
+    c.line("#define KFAM_KFAM_CONSTANTS_H");
+    c.blank();
+    c.line("#include \"kfam.h\"");
+    c.blank();
+    for (i, f) in ir.families.iter().enumerate() {
+        constants::family_constants(&mut c, i, f);
+    }
+    c.line("#endif /* KFAM_KFAM_CONSTANTS_H */");
+
+    let data_prologue = format!("/* {} */\n{DATA_DOC}", marker_line());
+    let (data, data_overlong) = tables::data_file(ir, &data_prologue);
+
+    let twice = {
+        let mut names = h.names();
+        names.extend(c.names());
+        collisions(&names)
+    };
+    let overlong: Vec<String> = [&h.overlong, &c.overlong, &data_overlong]
+        .into_iter()
+        .flatten()
+        .cloned()
+        .collect();
+
+    // The prologue names what the rest turned out to define twice, so it is
+    // written last and put in front.
+    let mut text = format!("/* {} */\n{HEADER_DOC}", marker_line());
+    for name in &twice {
+        let _ = writeln!(
+            text,
+            "#error \"kfam: the generated C name {name} is defined twice; rename the family, profile or parameter it comes from\""
+        );
+    }
+    for start in &overlong {
+        let _ = writeln!(
+            text,
+            "#error {}",
+            c_string_literal(&format!("kfam: text over {C99_MAX_STRING_BYTES} bytes (starting {start:?}) is not a C99 string"))
+        );
+    }
+    if !twice.is_empty() || !overlong.is_empty() {
+        text.push('\n');
+    }
+    text.push_str(&h.w.finish());
+    let files = vec![
+        GeneratedFile::new(HEADER_PATH, text),
+        GeneratedFile::new(CONSTANTS_PATH, c.w.finish()),
+        GeneratedFile::new(DATA_PATH, data),
+    ];
+    (files, twice)
+}
+
+const HEADER_DOC: &str = "/*
+ * kfam.h - the approved accelerator kernel families, for C99 and C++17.
+ *
+ * Declarations only: include it anywhere, it stays small however many
+ * families there are. The tables (kfam_families, kfam_header_table, ...) are
+ * defined once per program: in exactly one translation unit write
+ *
+ *     #define KFAM_IMPLEMENTATION
+ *     #include <kfam/kfam.h>
+ *
+ * The KFAM_<FAMILY>_* constants are in <kfam/kfam_constants.h>. With the
+ * runtime library (kfam-runtime) linked, also call the kfam_* functions
+ * declared below. See docs/c.md.
+ */
+
+";
+
+const DATA_DOC: &str = "/*
+ * kfam_tables.h - the table data of kfam.h. Do not include it yourself:
+ * kfam.h includes it in the one translation unit that defines
+ * KFAM_IMPLEMENTATION (or, for a private copy, KFAM_PRIVATE_TABLES).
+ * One record per line; each array's fields are named above it, codes are
+ * the enum values of kfam.h. See docs/c.md.
+ */
+#ifndef KFAM_GEN_LINKAGE
+#error \"kfam: kfam_tables.h is the data of kfam.h: define KFAM_IMPLEMENTATION in one translation unit and include <kfam/kfam.h> there\"
+#endif
+
+";
+
+const CONSTANTS_DOC: &str = "/*
+ * kfam_constants.h - named constants of every approved family, for code
+ * that knows its family at compile time: KFAM_<FAMILY>_INDEX (into
+ * kfam_families), _NAME, _REVISION, _IDENTITY, _TENSOR_COUNT, _SCALAR_COUNT,
+ * _PARAM_<PARAM> (signature index), _PROFILE_<PROFILE> (profile index),
+ * _<PROFILE>_SLOT_<PARAM> (launch slot in that profile), and _SLOT_<PARAM>
+ * where every profile of the family binds the parameter to the same slot.
+ * Includes kfam.h. See docs/c.md.
+ */
+
+";
