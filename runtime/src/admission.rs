@@ -3,8 +3,6 @@
 //! builds any cache entry. The accepted document is the one described by
 //! `generated/schema/compiled_meta.schema.json`.
 
-use std::borrow::Cow;
-
 use crate::types::{Family, Param, Profile, Receipt};
 use crate::vocab::{
     Admission, Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform,
@@ -98,70 +96,9 @@ fn malformed(
     }
 }
 
-impl From<json::Invalid> for Refused {
-    fn from(e: json::Invalid) -> Self {
-        malformed(e.key, e.within, e.why)
-    }
-}
+mod document;
 
-mod json;
-#[cfg(test)]
-mod parser_tests;
-
-// The document, as `json::parse` reads it. A string borrows from the
-// document unless it has escapes.
-
-#[derive(Debug, PartialEq)]
-struct ParamDoc<'a> {
-    name: Cow<'a, str>,
-    kind: Cow<'a, str>,
-    direction: Cow<'a, str>,
-    dtype: Cow<'a, str>,
-    shape: Small<i64, 8>,
-    layout: Cow<'a, str>,
-}
-
-#[derive(Debug, PartialEq, Default)]
-struct CapabilityDoc<'a> {
-    contract: Cow<'a, str>,
-    execution_mode: Cow<'a, str>,
-}
-
-#[derive(Debug, PartialEq)]
-struct ArtifactDoc<'a> {
-    path: Cow<'a, str>,
-    sha256: Cow<'a, str>,
-}
-
-/// Every field of every schema version; which are required depends on
-/// `schema` and is decided after parsing. An optional key is absent or has
-/// a value: `null` is refused, as the published schema and the reference
-/// reader (`kfam_codegen::compiled_meta`) refuse it.
-#[derive(Debug, PartialEq)]
-struct Doc<'a> {
-    _comment: Option<Cow<'a, str>>,
-    schema: u32,
-    family: Option<Cow<'a, str>>,
-    revision: Option<u32>,
-    contract: Option<Cow<'a, str>>,
-    params: Vec<ParamDoc<'a>>,
-    lowered_params: Option<Vec<ParamDoc<'a>>>,
-    return_count: Option<u32>,
-    return_aliases: Option<Small<u32, 8>>,
-    platform: Cow<'a, str>,
-    backend: Cow<'a, str>,
-    runtime: Option<Cow<'a, str>>,
-    execution_mode: Option<Cow<'a, str>>,
-    capabilities: Option<Small<CapabilityDoc<'a>, 1>>,
-    artifact: Option<ArtifactDoc<'a>>,
-    /// The native runtime revision the artifact was built against.
-    abi_revision: Option<Cow<'a, str>>,
-}
-
-/// A list kept inline up to `N` items (shapes, return aliases, the one
-/// capability), so a typical document is read without allocating them;
-/// longer lists move to the heap and compare the same.
-type Small<T, const N: usize> = smallvec::SmallVec<[T; N]>;
+use document::{Doc, Obj, ParamDoc};
 
 /// A parsed vocabulary value of `key` (under `within`), or a malformed
 /// document.
@@ -190,7 +127,7 @@ fn param_view(p: &ParamDoc<'_>, within: &'static str) -> Result<(), Refused> {
 
 /// Compare a signature with the approved one, using `lowered` shapes or not.
 fn same_signature(
-    docs: &[ParamDoc<'_>],
+    docs: &[Obj<ParamDoc<'_>>],
     approved: &[Param],
     lowered: bool,
 ) -> Result<bool, Refused> {
@@ -206,7 +143,7 @@ fn same_signature(
             || d.direction != p.direction.as_str()
             || d.dtype != p.dtype.as_str()
             || d.layout != p.layout.as_str()
-            || d.shape.as_slice() != shape
+            || d.shape != shape
         {
             return Ok(false);
         }
@@ -238,11 +175,10 @@ pub(crate) fn decide(cat: &crate::Catalog, json: &[u8], sha256: &str) -> Result<
     if json.len() > MAX_DOCUMENT_BYTES {
         return Err(malformed(None, None, "is over the size limit"));
     }
-    // UTF-8 is checked once for the whole document (fast), so the reader
-    // need not validate every string again; invalid UTF-8 is malformed
-    // either way.
+    // UTF-8 is checked once for the whole document, so a refusal for it
+    // says so; the reader then works on `&str`.
     let text = std::str::from_utf8(json).map_err(|_| malformed(None, None, "is not UTF-8"))?;
-    let doc = json::parse(text)?;
+    let doc = document::parse(text)?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
     let platform = vocab(&doc.platform, Platform::parse, "platform")?;
