@@ -115,7 +115,9 @@ fn install(root: &Path, inputs: &Inputs) {
     fs::write(m.join("approved.lock"), &inputs.lock).unwrap();
 }
 
-/// Every regular file below `dir`, by `/`-separated relative path.
+/// Every regular file below `dir`, by `/`-separated relative path, but the
+/// freshness stamp's cache (`.kfam-cache/`, not an output: it names the
+/// generator and the manifest directory that made it).
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -127,7 +129,9 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
             let e = e.unwrap();
             let ft = e.file_type().unwrap();
             if ft.is_dir() {
-                stack.push(e.path());
+                if e.file_name() != kfam_codegen::fresh::CACHE_DIR {
+                    stack.push(e.path());
+                }
             } else if ft.is_file() {
                 let rel = e
                     .path()
