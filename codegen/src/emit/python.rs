@@ -24,15 +24,15 @@
 
 use std::fmt::Write as _;
 
-use super::pretty::push_spaces;
+use super::python_tables::{operation_decoders, operation_fields, tables_py};
+use super::writer::Writer;
 use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
-use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt, ScalarRef};
+use crate::ir::{self, Ir};
 use crate::names;
 use crate::vocab::{
-    Admission, Backend, BinaryOp, BindingKind, CallRule, Capability, Catalog, Contract, DType,
-    Direction, ExecutionMode, Layout, Member, NormKind, OperationKind, ParamKind, Platform,
-    ReduceOp, Runtime, ScalarDomain, Status, UnaryOp, CATALOGS,
+    Admission, CallRule, Capability, Catalog, DType, Member, OperationKind, ScalarDomain, Status,
+    CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -43,14 +43,13 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const LICENSE: &str = env!("CARGO_PKG_LICENSE");
 /// Lowest Python the generated code supports (`slots=True` dataclasses, `X | Y`).
 const REQUIRES_PYTHON: &str = ">=3.10";
-/// Lines longer than this are broken, one argument or item per line.
-const WIDTH: usize = 99;
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
         GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore()),
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/__init__.py"), init_py(ir)),
+        GeneratedFile::new(format!("{ROOT}/kfam/_lookup.py"), lookup_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_records.py"), records_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_runtime.py"), runtime_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_tables.py"), tables_py(ir)),
@@ -175,14 +174,23 @@ const TABLES: &[&str] = &[
     "ABI_MAJOR",
     "ABI_MINOR",
     "ABI_REVISION",
-    "FAMILIES",
     "IDENTITY_FORMAT",
     "MAX_RANK",
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
-    "RETIRED",
 ];
-/// Public names of `_runtime.py`: the lookups and the runtime decisions.
+/// The lookups of `_lookup.py` (`FAMILIES` and `RETIRED` are built from it
+/// on first access).
+const LOOKUP: &[&str] = &[
+    "family",
+    "find_artifact",
+    "find_family",
+    "find_retired",
+    "find_retired_artifact",
+];
+/// The names `kfam.__getattr__` builds on first access.
+const LAZY: &[&str] = &["FAMILIES", "RETIRED"];
+/// Public names of `_runtime.py`: the runtime decisions.
 const RUNTIME: &[&str] = &[
     "AdmissionError",
     "Admitted",
@@ -195,11 +203,6 @@ const RUNTIME: &[&str] = &[
     "TensorArg",
     "admit",
     "capability",
-    "family",
-    "find_artifact",
-    "find_family",
-    "find_retired",
-    "find_retired_artifact",
     "validate_call",
 ];
 
@@ -215,52 +218,63 @@ fn public_names() -> Vec<&'static str> {
     let mut names = record_classes();
     names.push("Operation");
     names.extend(TABLES);
+    names.extend(LOOKUP);
+    names.extend(LAZY);
     names.extend(vocabularies_names());
     names.extend(RUNTIME);
     names.sort_unstable();
     names
 }
 
+/// `from module import (` and the sorted names one per line: a fixed
+/// layout, whatever the count.
 fn import_list(module: &str, mut items: Vec<&str>) -> String {
     items.sort_unstable();
-    let one_line = format!("from {module} import {}", items.join(", "));
-    if one_line.len() <= WIDTH {
-        return one_line;
-    }
-    let mut s = format!("from {module} import (\n");
-    for i in items {
-        let _ = writeln!(s, "    {i},");
-    }
-    s.push(')');
-    s
+    let mut w = Writer::new("    ");
+    w.block(format_args!("from {module} import ("), ")", |w| {
+        for i in items {
+            w.line(format_args!("{i},"));
+        }
+    });
+    let mut text = w.finish();
+    text.pop();
+    text
 }
 
 fn init_py(ir: &Ir) -> String {
     let mut records = record_classes();
     records.push("Operation");
-    let mut all = String::from("__all__ = [\n");
-    for n in public_names() {
-        let _ = writeln!(all, "    {},", py_str_literal(n));
-    }
-    all.push(']');
+    let mut all = Writer::new("    ");
+    all.block("__all__ = [", "]", |w| {
+        for n in public_names() {
+            w.line(format_args!("{},", py_str_literal(n)));
+        }
+    });
     format!(
         r#"{header}"""kfam: the approved accelerator kernel families, as typed Python records.
 
 Generated from the reviewed manifest (``manifest/``) by the kfam generator; do not edit.
 
-- ``FAMILIES``: every approved family, sorted by name.
+- ``FAMILIES``: every approved family, sorted by name (built on first access).
 - ``family(name)`` / ``find_family(name)``: lookup by family name.
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
 - ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
+
+A family's records are built the first time it is looked up (``kfam._lookup``): importing the
+package builds none.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import sys
+from typing import TYPE_CHECKING, Final
 
+from ._lookup import families as _kfam_families
+{lookup}
+from ._lookup import retired as _kfam_retired
 {records}
 {runtime}
 {tables}
@@ -268,14 +282,39 @@ from typing import Final
 
 __version__: Final[str] = {version}
 
-{all}
-"#,
+if TYPE_CHECKING:
+    #: Every approved family, sorted by name.
+    FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
+    #: Every retired family, sorted by name.
+    RETIRED: Final[tuple[Retired, ...]] = _kfam_retired()
+
+
+def _kfam_getattr(name: str) -> object:
+    """``FAMILIES`` and ``RETIRED``, built on first access and then kept (PEP 562)."""
+    value: object
+    if name == "FAMILIES":
+        value = _kfam_families()
+    elif name == "RETIRED":
+        value = _kfam_retired()
+    else:
+        raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+    setattr(sys.modules[__name__], name, value)
+    return value
+
+
+# Hidden from type checkers, which would otherwise type every unknown `kfam.name` as `object`.
+if not TYPE_CHECKING:
+    __getattr__ = _kfam_getattr
+
+{all}"#,
         header = header(),
+        lookup = import_list("._lookup", LOOKUP.to_vec()),
         records = import_list("._records", records),
         runtime = import_list("._runtime", RUNTIME.to_vec()),
         tables = import_list("._tables", TABLES.to_vec()),
         vocab = import_list("._vocab", vocabularies_names()),
         version = py_str_literal(&version(ir)),
+        all = all.finish(),
     )
 }
 
@@ -292,40 +331,20 @@ fn operation_classes() -> Vec<&'static str> {
 /// The dataclass of one operation kind. Exhaustive: a new kind does not
 /// compile until it has a Python record.
 fn operation_class(kind: OperationKind) -> String {
-    let (doc, fields) = match kind {
-        OperationKind::ElementwiseBinary => (
-            "``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.",
-            "    op: BinaryOp\n    lhs: int\n    rhs: int\n    out: int\n",
-        ),
-        OperationKind::Matmul => (
-            "``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.\n\n    Extents of -1 are dynamic.",
-            "    m: int\n    k: int\n    n: int\n    a: int\n    b: int\n    c: int\n    accumulate: bool\n",
-        ),
-        OperationKind::ElementwiseUnary => (
-            "``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.",
-            "    op: UnaryOp\n    input: int\n    out: int\n",
-        ),
-        OperationKind::Reduce => (
-            "``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).",
-            "    op: ReduceOp\n    input: int\n    out: int\n    axes: tuple[int, ...]\n    keepdim: bool\n",
-        ),
-        OperationKind::Softmax => (
-            "``out = softmax(input)`` along ``axis``: equal dtypes and shapes.",
-            "    input: int\n    out: int\n    axis: int\n",
-        ),
-        OperationKind::Norm => (
-            "RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.\n\n    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.",
-            "    op: NormKind\n    input: int\n    weight: int\n    bias: int | None\n    out: int\n    axis: int\n    eps: ScalarRef\n",
-        ),
-        OperationKind::PagedAttentionDecode => (
-            "Decode attention over a paged KV cache.\n\n    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,\n    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.",
-            "    query: int\n    key_cache: int\n    value_cache: int\n    block_table: int\n    context_lens: int\n    out: int\n    scale: ScalarRef\n",
-        ),
-        OperationKind::Custom => (
-            "A fused kernel described by its signature and ``semantics`` alone (not cross-checked).",
-            "    semantics: str\n",
-        ),
+    let doc = match kind {
+        OperationKind::ElementwiseBinary => "``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.",
+        OperationKind::Matmul => "``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.\n\n    Extents of -1 are dynamic.",
+        OperationKind::ElementwiseUnary => "``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.",
+        OperationKind::Reduce => "``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).",
+        OperationKind::Softmax => "``out = softmax(input)`` along ``axis``: equal dtypes and shapes.",
+        OperationKind::Norm => "RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.\n\n    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.",
+        OperationKind::PagedAttentionDecode => "Decode attention over a paged KV cache.\n\n    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,\n    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.",
+        OperationKind::Custom => "A fused kernel described by its signature and ``semantics`` alone (not cross-checked).",
     };
+    let mut fields = String::new();
+    for (name, field) in operation_fields(kind) {
+        let _ = writeln!(fields, "    {name}: {}", field.annotation());
+    }
     format!(
         r#"@dataclass(frozen=True, slots=True)
 class {name}:
@@ -567,8 +586,11 @@ fn py_float(x: f64) -> String {
 
 /// One `Final` dict of the data block, with a `#:` comment.
 pub(super) fn data_dict(s: &mut String, comment: &str, lead: &str, items: Vec<String>) {
-    let _ = writeln!(s, "#: {comment}");
-    let _ = writeln!(s, "{lead}{}", Expr::Dict(items).render(0, lead.len()));
+    let mut w = Writer::new("    ");
+    super::python_tables::dict(&mut w, comment, lead, items, |out, item| {
+        out.push_str(&item);
+    });
+    s.push_str(&w.finish());
 }
 
 /// The data `_runtime.py` decides with, as Python.
@@ -661,6 +683,24 @@ fn runtime_py() -> String {
         "{}{}",
         header(),
         RUNTIME_SOURCE.replacen(RUNTIME_DATA_MARKER, &runtime_data(), 1)
+    )
+}
+
+// ---------------------------------------------------------------- _lookup
+
+/// The lazy tables of `_lookup.py`: static Python (`python_lookup.py`) and
+/// the decoders of the operation rows ([`operation_decoders`]).
+fn lookup_py() -> String {
+    const SOURCE: &str = include_str!("python_lookup.py");
+    assert_eq!(
+        SOURCE.matches(RUNTIME_DATA_MARKER).count(),
+        1,
+        "python_lookup.py must hold the data marker exactly once"
+    );
+    format!(
+        "{}{}",
+        header(),
+        SOURCE.replacen(RUNTIME_DATA_MARKER, &operation_decoders(), 1)
     )
 }
 
@@ -771,575 +811,14 @@ class _KfamVocab(IntEnum):
         .iter()
         .map(|d| format!("{}: {}", member(DType::NAME, d.as_str()), d.bits()))
         .collect();
-    let lead = "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ";
-    let _ = writeln!(s, "\n\n{lead}{}", Expr::Dict(bits).render(0, lead.len()));
+    s.push_str("\n\n");
+    data_dict(
+        &mut s,
+        "Storage size of one element of each dtype, in bits.",
+        "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ",
+        bits,
+    );
     s
-}
-
-// ---------------------------------------------------------------- _tables
-
-/// A Python expression of the data table, laid out on one line when it fits
-/// in [`WIDTH`] and one argument or item per line otherwise.
-enum Expr {
-    Atom(String),
-    /// `Name(key=value, ...)`.
-    Call(&'static str, Vec<(&'static str, Expr)>),
-    Tuple(Vec<Expr>),
-    /// Items already rendered as `key: value`.
-    Dict(Vec<String>),
-}
-
-impl Expr {
-    /// Length in bytes of the one-line form, without building it.
-    fn flat_len(&self) -> usize {
-        self.flat_len_upto(usize::MAX)
-    }
-
-    /// [`Expr::flat_len`], or some length over `limit` as soon as it is known
-    /// to exceed it: rendering only asks whether an expression fits on its
-    /// line, and measuring a whole table to learn that it does not made
-    /// rendering quadratic in the nesting depth.
-    fn flat_len_upto(&self, limit: usize) -> usize {
-        // Adds each part's length to `n`, stopping once `n` is over `limit`.
-        fn sum<'e>(
-            mut n: usize,
-            limit: usize,
-            parts: impl Iterator<Item = (usize, &'e Expr)>,
-        ) -> usize {
-            for (extra, e) in parts {
-                if n > limit {
-                    break;
-                }
-                n += extra;
-                n = n.saturating_add(e.flat_len_upto(limit.saturating_sub(n)));
-            }
-            n
-        }
-        let sep = |n: usize| 2 * n.saturating_sub(1);
-        match self {
-            Expr::Atom(a) => a.len(),
-            Expr::Call(name, args) => sum(
-                name.len() + 2 + sep(args.len()),
-                limit,
-                args.iter().map(|(k, v)| (k.len() + 1, v)),
-            ),
-            Expr::Tuple(items) if items.len() == 1 => items[0].flat_len_upto(limit) + 3,
-            Expr::Tuple(items) => sum(2 + sep(items.len()), limit, items.iter().map(|v| (0, v))),
-            Expr::Dict(items) => {
-                2 + items.iter().map(String::len).sum::<usize>() + sep(items.len())
-            }
-        }
-    }
-
-    /// The one-line form, appended to `out`.
-    fn flat_into(&self, out: &mut String) {
-        match self {
-            Expr::Atom(a) => out.push_str(a),
-            Expr::Call(name, args) => {
-                out.push_str(name);
-                out.push('(');
-                for (i, (k, v)) in args.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(k);
-                    out.push('=');
-                    v.flat_into(out);
-                }
-                out.push(')');
-            }
-            Expr::Tuple(items) if items.len() == 1 => {
-                out.push('(');
-                items[0].flat_into(out);
-                out.push_str(",)");
-            }
-            Expr::Tuple(items) => {
-                out.push('(');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    v.flat_into(out);
-                }
-                out.push(')');
-            }
-            Expr::Dict(items) => {
-                out.push('{');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(v);
-                }
-                out.push('}');
-            }
-        }
-    }
-
-    /// Rendered at indentation `depth` (4 spaces each), starting `used`
-    /// columns into its first line.
-    fn render(&self, depth: usize, used: usize) -> String {
-        let mut out = String::with_capacity(self.flat_len() + 64);
-        self.render_into(&mut out, depth, used);
-        out
-    }
-
-    /// [`Expr::render`], appended to `out` (one buffer for the whole tree:
-    /// rendering a large table builds no intermediate strings).
-    fn render_into(&self, out: &mut String, depth: usize, used: usize) {
-        if matches!(self, Expr::Atom(_))
-            || used < WIDTH && self.flat_len_upto(WIDTH - used) < WIDTH - used
-        {
-            self.flat_into(out);
-            return;
-        }
-        let pad = 4 * (depth + 1);
-        match self {
-            Expr::Atom(_) => unreachable!(),
-            Expr::Call(name, args) => {
-                out.push_str(name);
-                out.push_str("(\n");
-                for (k, v) in args {
-                    push_spaces(out, pad);
-                    out.push_str(k);
-                    out.push('=');
-                    v.render_into(out, depth + 1, pad + k.len() + 1);
-                    out.push_str(",\n");
-                }
-                push_spaces(out, 4 * depth);
-                out.push(')');
-            }
-            Expr::Tuple(items) => broken_tuple(out, depth, items),
-            Expr::Dict(items) => {
-                out.push_str("{\n");
-                for v in items {
-                    push_spaces(out, pad);
-                    out.push_str(v);
-                    out.push_str(",\n");
-                }
-                push_spaces(out, 4 * depth);
-                out.push('}');
-            }
-        }
-    }
-}
-
-/// A tuple one item per line, as [`Expr::render_into`] breaks it.
-fn broken_tuple<E: std::borrow::Borrow<Expr>>(
-    out: &mut String,
-    depth: usize,
-    items: impl IntoIterator<Item = E>,
-) {
-    let pad = 4 * (depth + 1);
-    out.push_str("(\n");
-    for v in items {
-        push_spaces(out, pad);
-        v.borrow().render_into(out, depth + 1, pad + 1);
-        out.push_str(",\n");
-    }
-    push_spaces(out, 4 * depth);
-    out.push(')');
-}
-
-/// `Expr::Tuple(items.collect()).render_into(out, 0, used)`, building one
-/// item at a time when the tuple cannot fit on its line (then it is
-/// broken, one item per line): the tree of every family at once would be
-/// millions of nodes, allocated and dropped for nothing.
-fn render_tuple_lazily(out: &mut String, used: usize, mut items: impl Iterator<Item = Expr>) {
-    let Some(first) = items.next() else {
-        return Expr::Tuple(Vec::new()).render_into(out, 0, used);
-    };
-    // The one-line form is at least the first item and `(`, `)`.
-    if used + first.flat_len_upto(WIDTH) + 2 < WIDTH {
-        let all: Vec<Expr> = std::iter::once(first).chain(items).collect();
-        return Expr::Tuple(all).render_into(out, 0, used);
-    }
-    broken_tuple(out, 0, std::iter::once(first).chain(items));
-}
-
-fn atom(s: impl std::fmt::Display) -> Expr {
-    Expr::Atom(s.to_string())
-}
-
-fn py_bool(b: bool) -> Expr {
-    atom(if b { "True" } else { "False" })
-}
-
-fn py_opt_str(s: Option<&str>) -> Expr {
-    atom(s.map_or_else(|| "None".to_owned(), py_str_literal))
-}
-
-fn str_lit(s: &str) -> Expr {
-    atom(py_str_literal(s))
-}
-
-fn ints<T: std::fmt::Display>(items: &[T]) -> Expr {
-    Expr::Tuple(items.iter().map(atom).collect())
-}
-
-fn operation_expr(op: &Operation) -> Expr {
-    let kind = op.kind().variant_name();
-    match op {
-        Operation::ElementwiseBinary { op, lhs, rhs, out } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(BinaryOp::NAME, op.as_str()))),
-                ("lhs", atom(lhs)),
-                ("rhs", atom(rhs)),
-                ("out", atom(out)),
-            ],
-        ),
-        Operation::Matmul {
-            m,
-            k,
-            n,
-            a,
-            b,
-            c,
-            accumulate,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("m", atom(m.as_i64())),
-                ("k", atom(k.as_i64())),
-                ("n", atom(n.as_i64())),
-                ("a", atom(a)),
-                ("b", atom(b)),
-                ("c", atom(c)),
-                ("accumulate", py_bool(*accumulate)),
-            ],
-        ),
-        Operation::ElementwiseUnary { op, input, out } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(UnaryOp::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("out", atom(out)),
-            ],
-        ),
-        Operation::Reduce {
-            op,
-            input,
-            out,
-            axes,
-            keepdim,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(ReduceOp::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("out", atom(out)),
-                ("axes", ints(axes)),
-                ("keepdim", py_bool(*keepdim)),
-            ],
-        ),
-        Operation::Softmax { input, out, axis } => Expr::Call(
-            kind,
-            vec![
-                ("input", atom(input)),
-                ("out", atom(out)),
-                ("axis", atom(axis)),
-            ],
-        ),
-        Operation::Norm {
-            op,
-            input,
-            weight,
-            bias,
-            out,
-            axis,
-            eps,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(NormKind::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("weight", atom(weight)),
-                (
-                    "bias",
-                    atom(bias.map_or("None".to_owned(), |b| b.to_string())),
-                ),
-                ("out", atom(out)),
-                ("axis", atom(axis)),
-                ("eps", scalar_ref_expr(*eps)),
-            ],
-        ),
-        Operation::PagedAttentionDecode {
-            query,
-            key_cache,
-            value_cache,
-            block_table,
-            context_lens,
-            out,
-            scale,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("query", atom(query)),
-                ("key_cache", atom(key_cache)),
-                ("value_cache", atom(value_cache)),
-                ("block_table", atom(block_table)),
-                ("context_lens", atom(context_lens)),
-                ("out", atom(out)),
-                ("scale", scalar_ref_expr(*scale)),
-            ],
-        ),
-        Operation::Custom { semantics } => {
-            Expr::Call(kind, vec![("semantics", str_lit(semantics))])
-        }
-    }
-}
-
-/// `ScalarRef(constant=..., param=None)` or `ScalarRef(constant=None, param=...)`.
-fn scalar_ref_expr(s: ScalarRef) -> Expr {
-    let (constant, param) = match s {
-        // A Python float literal: `Display` digits, with `.0` when integral.
-        ScalarRef::Constant(v) => {
-            let mut t = v.to_string();
-            if !t.contains('.') {
-                t.push_str(".0");
-            }
-            (atom(t), atom("None"))
-        }
-        ScalarRef::Param(i) => (atom("None"), atom(i)),
-    };
-    Expr::Call("ScalarRef", vec![("constant", constant), ("param", param)])
-}
-
-fn param_expr(p: &Param) -> Expr {
-    Expr::Call(
-        "Param",
-        vec![
-            ("name", str_lit(&p.name)),
-            ("index", atom(p.index)),
-            ("kind", atom(member(ParamKind::NAME, p.kind.as_str()))),
-            (
-                "direction",
-                atom(member(Direction::NAME, p.direction.as_str())),
-            ),
-            ("dtype", atom(member(DType::NAME, p.dtype.as_str()))),
-            ("shape", ints(&p.shape)),
-            ("layout", atom(member(Layout::NAME, p.layout.as_str()))),
-            ("lowered_shape", ints(&p.lowered_shape)),
-            ("pool_index", atom(p.pool_index)),
-            ("doc", py_opt_str(p.doc.as_deref())),
-        ],
-    )
-}
-
-fn profile_expr(p: &Profile) -> Expr {
-    let bindings = p
-        .bindings
-        .iter()
-        .map(|b| {
-            Expr::Call(
-                "Binding",
-                vec![
-                    ("param", atom(b.param)),
-                    ("slot", atom(b.slot)),
-                    ("kind", atom(member(BindingKind::NAME, b.kind.as_str()))),
-                ],
-            )
-        })
-        .collect();
-    Expr::Call(
-        "Profile",
-        vec![
-            ("name", str_lit(&p.name)),
-            (
-                "platform",
-                atom(member(Platform::NAME, p.platform.as_str())),
-            ),
-            ("backend", atom(member(Backend::NAME, p.backend.as_str()))),
-            ("runtime", atom(member(Runtime::NAME, p.runtime.as_str()))),
-            (
-                "execution_mode",
-                atom(member(ExecutionMode::NAME, p.execution_mode.as_str())),
-            ),
-            ("bindings", Expr::Tuple(bindings)),
-        ],
-    )
-}
-
-fn receipt_expr(r: &Receipt) -> Expr {
-    let ir::Evidence {
-        date,
-        hardware,
-        note,
-    } = &r.evidence;
-    Expr::Call(
-        "Receipt",
-        vec![
-            ("profile", atom(r.profile)),
-            ("codec", str_lit(&r.codec)),
-            ("artifact", str_lit(&r.artifact)),
-            ("sha256", str_lit(&r.sha256)),
-            (
-                "evidence",
-                Expr::Call(
-                    "Evidence",
-                    vec![
-                        ("date", str_lit(date)),
-                        ("hardware", str_lit(hardware)),
-                        ("note", py_opt_str(note.as_deref())),
-                    ],
-                ),
-            ),
-        ],
-    )
-}
-
-fn retired_expr(r: &ir::Retired) -> Expr {
-    Expr::Call(
-        "Retired",
-        vec![
-            ("name", str_lit(&r.name)),
-            ("revision", atom(r.revision)),
-            ("identity", str_lit(&r.identity)),
-            ("reason", str_lit(&r.reason)),
-            (
-                "receipts",
-                Expr::Tuple(r.receipts.iter().map(|d| str_lit(d)).collect()),
-            ),
-        ],
-    )
-}
-
-/// `Family::source` is left out: it is the path as `kfam` was invoked, so
-/// emitting it would make the output depend on the working directory.
-fn family_expr(f: &Family) -> Expr {
-    Expr::Call(
-        "Family",
-        vec![
-            ("name", str_lit(&f.name)),
-            ("revision", atom(f.revision)),
-            ("summary", str_lit(&f.summary)),
-            (
-                "contract",
-                atom(member(Contract::NAME, f.contract.as_str())),
-            ),
-            ("torch", py_bool(f.torch)),
-            ("operation", operation_expr(&f.operation)),
-            (
-                "params",
-                Expr::Tuple(f.params.iter().map(param_expr).collect()),
-            ),
-            ("returns", ints(&f.returns)),
-            (
-                "profiles",
-                Expr::Tuple(f.profiles.iter().map(profile_expr).collect()),
-            ),
-            (
-                "receipts",
-                Expr::Tuple(f.receipts.iter().map(receipt_expr).collect()),
-            ),
-            ("tensor_count", atom(f.tensor_count)),
-            ("scalar_count", atom(f.scalar_count)),
-            ("identity", str_lit(&f.identity)),
-            ("torch_schema", py_opt_str(f.torch_schema.as_deref())),
-            (
-                "symbols",
-                Expr::Tuple(f.symbols.iter().map(symbol_expr).collect()),
-            ),
-        ],
-    )
-}
-
-fn symbol_expr(s: &ir::Symbol) -> Expr {
-    let uses = s
-        .uses
-        .iter()
-        .map(|u| {
-            Expr::Call(
-                "DimUse",
-                vec![
-                    ("param", atom(u.param)),
-                    ("tensor", atom(u.tensor)),
-                    ("axis", atom(u.axis)),
-                ],
-            )
-        })
-        .collect();
-    Expr::Call(
-        "Symbol",
-        vec![
-            ("name", str_lit(&s.name)),
-            ("min", atom(s.min)),
-            ("max", s.max.map_or_else(|| atom("None"), atom)),
-            ("multiple_of", atom(s.multiple_of)),
-            ("uses", Expr::Tuple(uses)),
-        ],
-    )
-}
-
-fn tables_py(ir: &Ir) -> String {
-    let abi = &ir.abi;
-    let vocab = vec![
-        Backend::NAME,
-        BinaryOp::NAME,
-        BindingKind::NAME,
-        Contract::NAME,
-        DType::NAME,
-        Direction::NAME,
-        ExecutionMode::NAME,
-        Layout::NAME,
-        NormKind::NAME,
-        ParamKind::NAME,
-        Platform::NAME,
-        ReduceOp::NAME,
-        Runtime::NAME,
-        UnaryOp::NAME,
-    ];
-    let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
-    let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";
-    // The tables are rendered straight into the file's buffer (about 6 KiB
-    // per family): at 10,000 families they are over 60 MB, too much to build
-    // apart and copy.
-    let mut out = String::with_capacity(8192 + (ir.families.len() + ir.retired.len()) * 7 * 1024);
-    let _ = write!(
-        out,
-        r#"{header}"""The approved families of ``manifest/`` and the native ABI they target. Data only."""
-
-from __future__ import annotations
-
-from typing import Final
-
-{records}
-{vocab}
-
-#: Native runtime commit the artifacts are built against.
-ABI_REVISION: Final[str] = {revision}
-ABI_MAJOR: Final[int] = {major}
-ABI_MINOR: Final[int] = {minor}
-MAX_TENSOR_ARGS: Final[int] = {max_tensor}
-MAX_SCALAR_ARGS: Final[int] = {max_scalar}
-MAX_RANK: Final[int] = {max_rank}
-#: Version of the canonical form ``Family.identity`` is taken over.
-IDENTITY_FORMAT: Final[int] = {identity_format}
-
-#: Every approved family, sorted by name.
-{lead}"#,
-        header = header(),
-        records = import_list("._records", record_classes()),
-        vocab = import_list("._vocab", vocab),
-        revision = py_str_literal(&abi.revision),
-        major = abi.major,
-        minor = abi.minor,
-        max_tensor = abi.max_tensor_args,
-        max_scalar = abi.max_scalar_args,
-        max_rank = abi.max_rank,
-        identity_format = ir::IDENTITY_FORMAT,
-    );
-    render_tuple_lazily(&mut out, lead.len(), ir.families.iter().map(family_expr));
-    out.push_str("\n\n#: Every retired family, sorted by name.\n");
-    out.push_str(retired_lead);
-    render_tuple_lazily(
-        &mut out,
-        retired_lead.len(),
-        ir.retired.iter().map(retired_expr),
-    );
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
@@ -1514,36 +993,6 @@ mod tests {
                 defined.iter().any(|d| text.contains(d.as_str())),
                 "{name} is exported but not defined in _runtime.py"
             );
-        }
-    }
-
-    #[test]
-    fn layout_breaks_long_lines_only() {
-        let short = Expr::Call("Binding", vec![("param", atom(0)), ("slot", atom(1))]);
-        assert_eq!(short.render(0, 0), "Binding(param=0, slot=1)");
-        assert_eq!(Expr::Tuple(vec![atom(7)]).render(0, 0), "(7,)");
-        assert_eq!(Expr::Tuple(vec![]).render(0, 0), "()");
-        let long = Expr::Tuple((0..40).map(atom).collect());
-        let text = long.render(1, 4);
-        assert!(text.starts_with("(\n        0,\n"), "{text}");
-        assert!(text.ends_with("\n    )"), "{text}");
-    }
-
-    #[test]
-    fn lazy_tuples_render_as_built_ones() {
-        let item = |i: usize| {
-            Expr::Call(
-                "Binding",
-                vec![("param", atom(i)), ("slot", atom("x".repeat(i)))],
-            )
-        };
-        for n in [0, 1, 2, 3, 9, 40] {
-            for used in [0, 10, 38, 39, 40, 41, 60, 97, 98, 99, 120] {
-                let mut lazy = String::new();
-                render_tuple_lazily(&mut lazy, used, (0..n).map(item));
-                let whole = Expr::Tuple((0..n).map(item).collect()).render(0, used);
-                assert_eq!(lazy, whole, "{n} items, {used} columns used");
-            }
         }
     }
 }
