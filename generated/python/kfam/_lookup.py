@@ -76,7 +76,11 @@ def find_family(name: str) -> Family | None:
     row = FAMILY_ROWS.get(name)
     if row is None:
         return None
-    return _families.setdefault(name, _family(name, row))
+    try:
+        decoded = _family(name, row)
+    except (ValueError, IndexError) as e:  # not JSON, an unknown code, a short row
+        raise _corrupt(f"row of {name!r}", row) from e
+    return _families.setdefault(name, decoded)
 
 
 def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
@@ -103,7 +107,11 @@ def find_retired(name: str) -> Retired | None:
     row = RETIRED_ROWS.get(name)
     if row is None:
         return None
-    return _retired.setdefault(name, _retired_family(name, row))
+    try:
+        decoded = _retired_family(name, row)
+    except (ValueError, IndexError) as e:
+        raise _corrupt(f"row of {name!r}", row) from e
+    return _retired.setdefault(name, decoded)
 
 
 def find_retired_artifact(sha256: str) -> Retired | None:
