@@ -272,9 +272,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Final
 
-from ._lookup import families as _kfam_families
 {lookup}
-from ._lookup import retired as _kfam_retired
 {records}
 {runtime}
 {tables}
@@ -308,7 +306,14 @@ if not TYPE_CHECKING:
 
 {all}"#,
         header = header(),
-        lookup = import_list("._lookup", LOOKUP.to_vec()),
+        lookup = import_list(
+            "._lookup",
+            [
+                LOOKUP,
+                &["families as _kfam_families", "retired as _kfam_retired"]
+            ]
+            .concat()
+        ),
         records = import_list("._records", records),
         runtime = import_list("._runtime", RUNTIME.to_vec()),
         tables = import_list("._tables", TABLES.to_vec()),
@@ -752,8 +757,9 @@ pub(super) fn member(vocab: &str, spelling: &str) -> String {
 }
 
 fn vocab_py(ir: &Ir) -> String {
-    let mut s = header();
-    s.push_str(
+    let mut w = Writer::new("    ");
+    w.raw(&header());
+    w.raw(
         r#""""Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
@@ -785,33 +791,44 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 "#,
     );
+    // Two empty lines between top-level items: a class block closes with
+    // one (its `close("")`), the template ends with none.
+    w.blank();
     for (catalog, members) in vocabularies(ir) {
         let doc = catalog.doc.split_whitespace().collect::<Vec<_>>().join(" ");
-        let _ = write!(
-            s,
-            "\n\n@unique\nclass {}(_KfamVocab):\n    {}\n\n",
-            catalog.name,
-            py_str_literal(&doc)
+        w.blank();
+        w.line("@unique");
+        w.block(
+            format_args!("class {}(_KfamVocab):", catalog.name),
+            "",
+            |w| {
+                w.line(py_str_literal(&doc));
+                w.blank();
+                for (m, value) in &members {
+                    if let Some(comment) = doc_comment(m.doc) {
+                        w.line(comment);
+                    }
+                    w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
+                }
+                if catalog.name == DType::NAME {
+                    w.blank();
+                    w.line("@property");
+                    w.line("def bits(self) -> int:");
+                    w.line(
+                    "    \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"",
+                );
+                    w.line("    return _KFAM_DTYPE_BITS[self]");
+                }
+            },
         );
-        for (m, value) in &members {
-            if let Some(comment) = doc_comment(m.doc) {
-                let _ = writeln!(s, "    {comment}");
-            }
-            let _ = writeln!(s, "    {} = {value}", names::shouty(m.spelling));
-        }
-        if catalog.name == DType::NAME {
-            s.push_str(
-                "\n    @property\n    def bits(self) -> int:\n        \
-                 \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"\n        \
-                 return _KFAM_DTYPE_BITS[self]\n",
-            );
-        }
     }
     let bits: Vec<String> = DType::ALL
         .iter()
         .map(|d| format!("{}: {}", member(DType::NAME, d.as_str()), d.bits()))
         .collect();
-    s.push_str("\n\n");
+    let mut s = w.finish();
+    // A class body ends with one empty line (its block's close); two separate top-level items.
+    s.push('\n');
     data_dict(
         &mut s,
         "Storage size of one element of each dtype, in bits.",

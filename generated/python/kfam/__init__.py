@@ -20,15 +20,15 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Final
 
-from ._lookup import families as _kfam_families
 from ._lookup import (
+    families as _kfam_families,
     family,
     find_artifact,
     find_family,
     find_retired,
     find_retired_artifact,
+    retired as _kfam_retired,
 )
-from ._lookup import retired as _kfam_retired
 from ._records import (
     Binding,
     Custom,
