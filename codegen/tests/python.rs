@@ -187,6 +187,7 @@ fn conformance_vectors_pass_in_python() {
 fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let g = Generated::new(shipped_ir());
     let consumer = tests_dir().join("consumer.py");
+    let lazy = tests_dir().join("lazy_consumer.py");
     let cache = g.dir.path().join("mypy-cache");
     let mypy_excluding_torch = |search: &Path, targets: &[&Path]| {
         run(python()
@@ -207,10 +208,10 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     };
     // `kfam.torch` is checked with real PyTorch's annotations, which are full of
     // `Any`, by `pytorch_integration`.
-    let out = mypy_excluding_torch(&g.root(), &[&g.root().join("kfam"), &consumer]);
+    let out = mypy_excluding_torch(&g.root(), &[&g.root().join("kfam"), &consumer, &lazy]);
     assert!(
         out.status.success(),
-        "mypy --strict rejects the generated package or tests/python/consumer.py:\n{}",
+        "mypy --strict rejects the generated package, tests/python/consumer.py or lazy_consumer.py:\n{}",
         text(&out)
     );
     // The conformance runner reads JSON, so `Any` is allowed there; the rest of
@@ -249,6 +250,26 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     assert!(
         out.status.code() == Some(1) && stdout.contains("consumer.py") && stdout.contains("Any"),
         "mypy should reject the consumer when kfam is untyped:\n{}",
+        text(&out)
+    );
+}
+
+/// `import kfam` builds no record and imports no torch; a lookup builds its
+/// family alone; `FAMILIES` is built on first access, typed as before
+/// (`tests/python/lazy_consumer.py`, in a fresh interpreter).
+#[test]
+fn tables_are_built_on_demand() {
+    let g = Generated::new(shipped_ir());
+    let out = run(g.python().arg(tests_dir().join("lazy_consumer.py")));
+    assert!(
+        out.status.success(),
+        "lazy_consumer.py failed:\n{}",
+        text(&out)
+    );
+    let expected = format!("lazy: {} families", g.ir.families.len());
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&expected),
+        "{}",
         text(&out)
     );
 }

@@ -174,11 +174,32 @@ def test_unknown_artifact_is_refused() -> None:
 
 
 def test_artifact_lookup_is_an_index(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The lookup reads a dict built at import, not FAMILIES at call time.
+    # The lookup reads the artifact index of the tables, not FAMILIES at call time.
     if not RECEIPTS_JSON:
         return
     monkeypatch.setattr(kfam, "FAMILIES", ())
     assert kfam.find_artifact(RECEIPTS_JSON[0][1]["sha256"]) is not None
+
+
+@pytest.mark.parametrize(
+    "row",
+    [
+        "[1]",
+        '[1,"s",0,true,[0,0,0,1,2],[],[],[],[],"two",0,"i",null,[]]',
+        '[1,"s",0,true,[99],[],[],[],[],2,0,"i",null,[]]',
+        '[1,"s",0,true,[0,0,0,1,2],[["p",0]],[],[],[],2,0,"i",null,[]]',
+        "{}",
+    ],
+)
+def test_a_corrupt_row_is_refused(monkeypatch: pytest.MonkeyPatch, row: str) -> None:
+    # Rows are decoded on first lookup: one that does not have the generator's layout is an
+    # error naming _tables.py, never a half-built record.
+    from kfam import _lookup
+
+    monkeypatch.setitem(_lookup.FAMILY_ROWS, "kfam_corrupt", row)
+    with pytest.raises(RuntimeError, match="kfam/_tables.py is corrupt"):
+        kfam.find_family("kfam_corrupt")
+    assert "kfam_corrupt" not in _lookup._families
 
 
 def test_vocabulary_codes_match_rust() -> None:

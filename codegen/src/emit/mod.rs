@@ -5,6 +5,8 @@ pub mod c;
 pub mod docs;
 mod pretty;
 pub mod python;
+mod python_records;
+mod python_tables;
 mod python_torch;
 pub mod rust;
 pub mod schema;

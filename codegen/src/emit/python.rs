@@ -5,10 +5,14 @@
 //! - `python/kfam/__init__.py`: the public API (lookups and re-exports).
 //! - `python/kfam/_vocab.py`: one `IntEnum` per vocabulary, valued by its stable
 //!   code; `Status` valued as `abi.toml` declares.
-//! - `python/kfam/_records.py`: the frozen dataclasses of the table rows.
-//! - `python/kfam/_tables.py`: the ABI constants and `FAMILIES`, data only, so a
-//!   manifest change shows up in this one file.
-//! - `python/kfam/_runtime.py`: lookups, capability, admission of
+//! - `python/kfam/_records.py`: the frozen dataclasses of the records
+//!   ([`super::python_records`]).
+//! - `python/kfam/_tables.py`: the ABI constants and one row per family, data
+//!   only, so a manifest change shows up in this one file
+//!   ([`super::python_tables`]).
+//! - `python/kfam/_lookup.py`: the lazy tables: a family's records are built
+//!   from its row on first lookup (static source `python_lookup.py`).
+//! - `python/kfam/_runtime.py`: capability, admission of
 //!   `compiled_meta.json` and call validation, the same decisions as
 //!   `kfam-runtime`. The logic is the static source `python_runtime.py` next to
 //!   this file; the generator splices in the per-dtype limits and the outcome
@@ -19,20 +23,20 @@
 //!
 //! Annotations are inline (no `.pyi` beside the modules), so `mypy --strict`
 //! checks the code that actually runs. Free text reaches Python only through
-//! [`py_str_literal`]; private generated names start with `_kfam`/`_Kfam`, which
+//! [`py_str_literal`] (or, in a row, `python_tables::json_str`); private generated names start with `_kfam`/`_Kfam`, which
 //! a declared name (lowercase first letter) can never do.
 
 use std::fmt::Write as _;
 
-use super::pretty::push_spaces;
+use super::python_records::{operation_classes, records_py};
+use super::python_tables::{operation_decoders, tables_py};
+use super::writer::Writer;
 use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
-use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt, ScalarRef};
+use crate::ir::{self, Ir};
 use crate::names;
 use crate::vocab::{
-    Admission, Backend, BinaryOp, BindingKind, CallRule, Capability, Catalog, Contract, DType,
-    Direction, ExecutionMode, Layout, Member, NormKind, OperationKind, ParamKind, Platform,
-    ReduceOp, Runtime, ScalarDomain, Status, UnaryOp, CATALOGS,
+    Admission, CallRule, Capability, Catalog, DType, Member, ScalarDomain, Status, CATALOGS,
 };
 
 /// Where the package sits below the output directory.
@@ -43,14 +47,13 @@ const VERSION: &str = env!("CARGO_PKG_VERSION");
 const LICENSE: &str = env!("CARGO_PKG_LICENSE");
 /// Lowest Python the generated code supports (`slots=True` dataclasses, `X | Y`).
 const REQUIRES_PYTHON: &str = ">=3.10";
-/// Lines longer than this are broken, one argument or item per line.
-const WIDTH: usize = 99;
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
         GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore()),
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/__init__.py"), init_py(ir)),
+        GeneratedFile::new(format!("{ROOT}/kfam/_lookup.py"), lookup_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_records.py"), records_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_runtime.py"), runtime_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_tables.py"), tables_py(ir)),
@@ -175,14 +178,23 @@ const TABLES: &[&str] = &[
     "ABI_MAJOR",
     "ABI_MINOR",
     "ABI_REVISION",
-    "FAMILIES",
     "IDENTITY_FORMAT",
     "MAX_RANK",
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
-    "RETIRED",
 ];
-/// Public names of `_runtime.py`: the lookups and the runtime decisions.
+/// The lookups of `_lookup.py` (`FAMILIES` and `RETIRED` are built from it
+/// on first access).
+const LOOKUP: &[&str] = &[
+    "family",
+    "find_artifact",
+    "find_family",
+    "find_retired",
+    "find_retired_artifact",
+];
+/// The names `kfam.__getattr__` builds on first access.
+const LAZY: &[&str] = &["FAMILIES", "RETIRED"];
+/// Public names of `_runtime.py`: the runtime decisions.
 const RUNTIME: &[&str] = &[
     "AdmissionError",
     "Admitted",
@@ -195,11 +207,6 @@ const RUNTIME: &[&str] = &[
     "TensorArg",
     "admit",
     "capability",
-    "family",
-    "find_artifact",
-    "find_family",
-    "find_retired",
-    "find_retired_artifact",
     "validate_call",
 ];
 
@@ -215,52 +222,61 @@ fn public_names() -> Vec<&'static str> {
     let mut names = record_classes();
     names.push("Operation");
     names.extend(TABLES);
+    names.extend(LOOKUP);
+    names.extend(LAZY);
     names.extend(vocabularies_names());
     names.extend(RUNTIME);
     names.sort_unstable();
     names
 }
 
-fn import_list(module: &str, mut items: Vec<&str>) -> String {
+/// `from module import (` and the sorted names one per line: a fixed
+/// layout, whatever the count.
+pub(super) fn import_list(module: &str, mut items: Vec<&str>) -> String {
     items.sort_unstable();
-    let one_line = format!("from {module} import {}", items.join(", "));
-    if one_line.len() <= WIDTH {
-        return one_line;
-    }
-    let mut s = format!("from {module} import (\n");
-    for i in items {
-        let _ = writeln!(s, "    {i},");
-    }
-    s.push(')');
-    s
+    let mut w = Writer::new("    ");
+    w.block(format_args!("from {module} import ("), ")", |w| {
+        for i in items {
+            w.line(format_args!("{i},"));
+        }
+    });
+    let mut text = w.finish();
+    text.pop();
+    text
 }
 
 fn init_py(ir: &Ir) -> String {
     let mut records = record_classes();
     records.push("Operation");
-    let mut all = String::from("__all__ = [\n");
-    for n in public_names() {
-        let _ = writeln!(all, "    {},", py_str_literal(n));
-    }
-    all.push(']');
+    let mut all = Writer::new("    ");
+    all.block("__all__ = [", "]", |w| {
+        for n in public_names() {
+            w.line(format_args!("{},", py_str_literal(n)));
+        }
+    });
     format!(
         r#"{header}"""kfam: the approved accelerator kernel families, as typed Python records.
 
 Generated from the reviewed manifest (``manifest/``) by the kfam generator; do not edit.
 
-- ``FAMILIES``: every approved family, sorted by name.
+- ``FAMILIES``: every approved family, sorted by name (built on first access).
 - ``family(name)`` / ``find_family(name)``: lookup by family name.
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
 - ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
+
+A family's records are built the first time it is looked up (``kfam._lookup``): importing the
+package builds none.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import sys
+from typing import TYPE_CHECKING, Final
 
+{lookup}
 {records}
 {runtime}
 {tables}
@@ -268,281 +284,46 @@ from typing import Final
 
 __version__: Final[str] = {version}
 
-{all}
-"#,
+if TYPE_CHECKING:
+    #: Every approved family, sorted by name.
+    FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
+    #: Every retired family, sorted by name.
+    RETIRED: Final[tuple[Retired, ...]] = _kfam_retired()
+
+
+def _kfam_getattr(name: str) -> object:
+    """``FAMILIES`` and ``RETIRED``, built on first access and then kept (PEP 562)."""
+    value: object
+    if name == "FAMILIES":
+        value = _kfam_families()
+    elif name == "RETIRED":
+        value = _kfam_retired()
+    else:
+        raise AttributeError(f"module {{__name__!r}} has no attribute {{name!r}}")
+    setattr(sys.modules[__name__], name, value)
+    return value
+
+
+# Hidden from type checkers, which would otherwise type every unknown `kfam.name` as `object`.
+if not TYPE_CHECKING:
+    __getattr__ = _kfam_getattr
+
+{all}"#,
         header = header(),
+        lookup = import_list(
+            "._lookup",
+            [
+                LOOKUP,
+                &["families as _kfam_families", "retired as _kfam_retired"]
+            ]
+            .concat()
+        ),
         records = import_list("._records", records),
         runtime = import_list("._runtime", RUNTIME.to_vec()),
         tables = import_list("._tables", TABLES.to_vec()),
         vocab = import_list("._vocab", vocabularies_names()),
         version = py_str_literal(&version(ir)),
-    )
-}
-
-// ---------------------------------------------------------------- _records
-
-/// The Python class of each operation kind (the IR variant's name).
-fn operation_classes() -> Vec<&'static str> {
-    OperationKind::ALL
-        .iter()
-        .map(|k| k.variant_name())
-        .collect()
-}
-
-/// The dataclass of one operation kind. Exhaustive: a new kind does not
-/// compile until it has a Python record.
-fn operation_class(kind: OperationKind) -> String {
-    let (doc, fields) = match kind {
-        OperationKind::ElementwiseBinary => (
-            "``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.",
-            "    op: BinaryOp\n    lhs: int\n    rhs: int\n    out: int\n",
-        ),
-        OperationKind::Matmul => (
-            "``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.\n\n    Extents of -1 are dynamic.",
-            "    m: int\n    k: int\n    n: int\n    a: int\n    b: int\n    c: int\n    accumulate: bool\n",
-        ),
-        OperationKind::ElementwiseUnary => (
-            "``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.",
-            "    op: UnaryOp\n    input: int\n    out: int\n",
-        ),
-        OperationKind::Reduce => (
-            "``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).",
-            "    op: ReduceOp\n    input: int\n    out: int\n    axes: tuple[int, ...]\n    keepdim: bool\n",
-        ),
-        OperationKind::Softmax => (
-            "``out = softmax(input)`` along ``axis``: equal dtypes and shapes.",
-            "    input: int\n    out: int\n    axis: int\n",
-        ),
-        OperationKind::Norm => (
-            "RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.\n\n    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.",
-            "    op: NormKind\n    input: int\n    weight: int\n    bias: int | None\n    out: int\n    axis: int\n    eps: ScalarRef\n",
-        ),
-        OperationKind::PagedAttentionDecode => (
-            "Decode attention over a paged KV cache.\n\n    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,\n    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.",
-            "    query: int\n    key_cache: int\n    value_cache: int\n    block_table: int\n    context_lens: int\n    out: int\n    scale: ScalarRef\n",
-        ),
-        OperationKind::Custom => (
-            "A fused kernel described by its signature and ``semantics`` alone (not cross-checked).",
-            "    semantics: str\n",
-        ),
-    };
-    format!(
-        r#"@dataclass(frozen=True, slots=True)
-class {name}:
-    """{doc}
-
-    Operands are indices into ``Family.params``.
-    """
-
-{fields}
-    @property
-    def kind(self) -> OperationKind:
-        return OperationKind.{member}
-"#,
-        name = kind.variant_name(),
-        member = names::shouty(kind.as_str()),
-    )
-}
-
-fn records_py() -> String {
-    let classes = operation_classes();
-    let ops: String = OperationKind::ALL
-        .iter()
-        .map(|&k| format!("\n\n{}", operation_class(k)))
-        .collect();
-    // Every fixed vocabulary appears in a record field (`Status` in none).
-    let vocab: Vec<&str> = CATALOGS.iter().map(|c| c.name).collect();
-    format!(
-        r#"{header}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic)."""
-
-from __future__ import annotations
-
-from dataclasses import dataclass
-from typing import TypeAlias, Union
-
-{vocab}
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter of the complete (logical) signature."""
-
-    name: str
-    #: Position in the complete signature, scalars included.
-    index: int
-    kind: ParamKind
-    direction: Direction
-    dtype: DType
-    #: Logical shape; ``()`` for scalars, -1 for a dynamic extent.
-    shape: tuple[int, ...]
-    layout: Layout
-    #: Assembly shape: NZ blocked, FP4 packed, otherwise equal to ``shape``.
-    lowered_shape: tuple[int, ...]
-    #: Index among the tensors (for a tensor) or among the scalars (for a scalar).
-    pool_index: int
-    doc: str | None
-
-    @property
-    def is_tensor(self) -> bool:
-        return self.kind == ParamKind.TENSOR
-
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    """A final-ABI launch slot: which parameter (index into ``Family.params``) sits where."""
-
-    param: int
-    slot: int
-    kind: BindingKind
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """Where and how an artifact runs, with its named final-ABI bindings (sorted by slot)."""
-
-    name: str
-    platform: Platform
-    backend: Backend
-    runtime: Runtime
-    execution_mode: ExecutionMode
-    bindings: tuple[Binding, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """When and on what hardware an artifact qualified."""
-
-    date: str
-    hardware: str
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """One qualified artifact: its codec, path, SHA-256 and evidence.
-
-    ``profile`` is an index into ``Family.profiles``.
-    """
-
-    profile: int
-    codec: str
-    artifact: str
-    sha256: str
-    evidence: Evidence
-
-
-@dataclass(frozen=True, slots=True)
-class DimUse:
-    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
-
-    ``tensor`` is the parameter's index among the family's tensors (its argument).
-    """
-
-    param: int
-    tensor: int
-    axis: int
-
-
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
-
-    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
-    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
-    """
-
-    name: str
-    #: Smallest accepted extent (0 when unconstrained).
-    min: int
-    #: Largest accepted extent; ``None`` when unbounded.
-    max: int | None
-    #: Accepted extents are multiples of this (1 when unconstrained).
-    multiple_of: int
-    uses: tuple[DimUse, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Retired:
-    """A family that was approved and then retired (``manifest/retired.toml``).
-
-    ``revision`` and ``identity`` are those of its last approved revision; ``receipts`` holds
-    every artifact digest ever approved for it. Its name and artifacts are refused as retired.
-    """
-
-    name: str
-    revision: int
-    identity: str
-    reason: str
-    receipts: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ScalarRef:
-    """A scalar operand of an operation (``eps``, ``scale``).
-
-    Either ``constant`` (fixed by the family) or ``param`` (an index into ``Family.params`` of
-    the scalar passed at call time) is set, never both.
-    """
-
-    constant: float | None
-    param: int | None
-{ops}
-
-#: The typed operation payload of a family; narrow it with ``isinstance``.
-Operation: TypeAlias = Union[{union}]
-
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    """One approved kernel family revision."""
-
-    name: str
-    revision: int
-    summary: str
-    contract: Contract
-    #: Whether a torch dispatcher binding is requested.
-    torch: bool
-    operation: Operation
-    params: tuple[Param, ...]
-    #: Return aliases: indices into ``params`` (repeats kept).
-    returns: tuple[int, ...]
-    profiles: tuple[Profile, ...]
-    receipts: tuple[Receipt, ...]
-    tensor_count: int
-    scalar_count: int
-    #: SHA-256 (lowercase hex) of the canonical identity, as in ``manifest/approved.lock``.
-    identity: str
-    #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
-    torch_schema: str | None
-    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
-    symbols: tuple[Symbol, ...]
-
-    @property
-    def return_params(self) -> tuple[Param, ...]:
-        """The parameters the return aliases name, in order."""
-        return tuple(self.params[i] for i in self.returns)
-
-    def param(self, name: str) -> Param:
-        """The parameter called ``name``; ``KeyError`` when there is none."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {{self.name!r}} has no parameter {{name!r}}")
-
-    def profile(self, name: str) -> Profile:
-        """The profile called ``name``; ``KeyError`` when there is none."""
-        for p in self.profiles:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {{self.name!r}} has no profile {{name!r}}")
-
-    def receipts_for(self, profile: str) -> tuple[Receipt, ...]:
-        """The receipts of the profile called ``profile`` (empty: not supported there)."""
-        return tuple(r for r in self.receipts if self.profiles[r.profile].name == profile)
-"#,
-        header = header(),
-        vocab = import_list("._vocab", vocab),
-        union = classes.join(", "),
+        all = all.finish(),
     )
 }
 
@@ -567,8 +348,11 @@ fn py_float(x: f64) -> String {
 
 /// One `Final` dict of the data block, with a `#:` comment.
 pub(super) fn data_dict(s: &mut String, comment: &str, lead: &str, items: Vec<String>) {
-    let _ = writeln!(s, "#: {comment}");
-    let _ = writeln!(s, "{lead}{}", Expr::Dict(items).render(0, lead.len()));
+    let mut w = Writer::new("    ");
+    super::python_tables::dict(&mut w, comment, lead, items, |out, item| {
+        out.push_str(&item);
+    });
+    s.push_str(&w.finish());
 }
 
 /// The data `_runtime.py` decides with, as Python.
@@ -664,6 +448,24 @@ fn runtime_py() -> String {
     )
 }
 
+// ---------------------------------------------------------------- _lookup
+
+/// The lazy tables of `_lookup.py`: static Python (`python_lookup.py`) and
+/// the decoders of the operation rows ([`operation_decoders`]).
+fn lookup_py() -> String {
+    const SOURCE: &str = include_str!("python_lookup.py");
+    assert_eq!(
+        SOURCE.matches(RUNTIME_DATA_MARKER).count(),
+        1,
+        "python_lookup.py must hold the data marker exactly once"
+    );
+    format!(
+        "{}{}",
+        header(),
+        SOURCE.replacen(RUNTIME_DATA_MARKER, &operation_decoders(), 1)
+    )
+}
+
 // ---------------------------------------------------------------- _vocab
 
 /// Every vocabulary with the values Python gets: the fixed codes, and
@@ -712,8 +514,9 @@ pub(super) fn member(vocab: &str, spelling: &str) -> String {
 }
 
 fn vocab_py(ir: &Ir) -> String {
-    let mut s = header();
-    s.push_str(
+    let mut w = Writer::new("    ");
+    w.raw(&header());
+    w.raw(
         r#""""Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
@@ -745,601 +548,51 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 "#,
     );
+    // Two empty lines between top-level items: a class block closes with
+    // one (its `close("")`), the template ends with none.
+    w.blank();
     for (catalog, members) in vocabularies(ir) {
         let doc = catalog.doc.split_whitespace().collect::<Vec<_>>().join(" ");
-        let _ = write!(
-            s,
-            "\n\n@unique\nclass {}(_KfamVocab):\n    {}\n\n",
-            catalog.name,
-            py_str_literal(&doc)
+        w.blank();
+        w.line("@unique");
+        w.block(
+            format_args!("class {}(_KfamVocab):", catalog.name),
+            "",
+            |w| {
+                w.line(py_str_literal(&doc));
+                w.blank();
+                for (m, value) in &members {
+                    if let Some(comment) = doc_comment(m.doc) {
+                        w.line(comment);
+                    }
+                    w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
+                }
+                if catalog.name == DType::NAME {
+                    w.blank();
+                    w.line("@property");
+                    w.line("def bits(self) -> int:");
+                    w.line(
+                    "    \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"",
+                );
+                    w.line("    return _KFAM_DTYPE_BITS[self]");
+                }
+            },
         );
-        for (m, value) in &members {
-            if let Some(comment) = doc_comment(m.doc) {
-                let _ = writeln!(s, "    {comment}");
-            }
-            let _ = writeln!(s, "    {} = {value}", names::shouty(m.spelling));
-        }
-        if catalog.name == DType::NAME {
-            s.push_str(
-                "\n    @property\n    def bits(self) -> int:\n        \
-                 \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"\n        \
-                 return _KFAM_DTYPE_BITS[self]\n",
-            );
-        }
     }
     let bits: Vec<String> = DType::ALL
         .iter()
         .map(|d| format!("{}: {}", member(DType::NAME, d.as_str()), d.bits()))
         .collect();
-    let lead = "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ";
-    let _ = writeln!(s, "\n\n{lead}{}", Expr::Dict(bits).render(0, lead.len()));
+    let mut s = w.finish();
+    // A class body ends with one empty line (its block's close); two separate top-level items.
+    s.push('\n');
+    data_dict(
+        &mut s,
+        "Storage size of one element of each dtype, in bits.",
+        "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ",
+        bits,
+    );
     s
-}
-
-// ---------------------------------------------------------------- _tables
-
-/// A Python expression of the data table, laid out on one line when it fits
-/// in [`WIDTH`] and one argument or item per line otherwise.
-enum Expr {
-    Atom(String),
-    /// `Name(key=value, ...)`.
-    Call(&'static str, Vec<(&'static str, Expr)>),
-    Tuple(Vec<Expr>),
-    /// Items already rendered as `key: value`.
-    Dict(Vec<String>),
-}
-
-impl Expr {
-    /// Length in bytes of the one-line form, without building it.
-    fn flat_len(&self) -> usize {
-        self.flat_len_upto(usize::MAX)
-    }
-
-    /// [`Expr::flat_len`], or some length over `limit` as soon as it is known
-    /// to exceed it: rendering only asks whether an expression fits on its
-    /// line, and measuring a whole table to learn that it does not made
-    /// rendering quadratic in the nesting depth.
-    fn flat_len_upto(&self, limit: usize) -> usize {
-        // Adds each part's length to `n`, stopping once `n` is over `limit`.
-        fn sum<'e>(
-            mut n: usize,
-            limit: usize,
-            parts: impl Iterator<Item = (usize, &'e Expr)>,
-        ) -> usize {
-            for (extra, e) in parts {
-                if n > limit {
-                    break;
-                }
-                n += extra;
-                n = n.saturating_add(e.flat_len_upto(limit.saturating_sub(n)));
-            }
-            n
-        }
-        let sep = |n: usize| 2 * n.saturating_sub(1);
-        match self {
-            Expr::Atom(a) => a.len(),
-            Expr::Call(name, args) => sum(
-                name.len() + 2 + sep(args.len()),
-                limit,
-                args.iter().map(|(k, v)| (k.len() + 1, v)),
-            ),
-            Expr::Tuple(items) if items.len() == 1 => items[0].flat_len_upto(limit) + 3,
-            Expr::Tuple(items) => sum(2 + sep(items.len()), limit, items.iter().map(|v| (0, v))),
-            Expr::Dict(items) => {
-                2 + items.iter().map(String::len).sum::<usize>() + sep(items.len())
-            }
-        }
-    }
-
-    /// The one-line form, appended to `out`.
-    fn flat_into(&self, out: &mut String) {
-        match self {
-            Expr::Atom(a) => out.push_str(a),
-            Expr::Call(name, args) => {
-                out.push_str(name);
-                out.push('(');
-                for (i, (k, v)) in args.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(k);
-                    out.push('=');
-                    v.flat_into(out);
-                }
-                out.push(')');
-            }
-            Expr::Tuple(items) if items.len() == 1 => {
-                out.push('(');
-                items[0].flat_into(out);
-                out.push_str(",)");
-            }
-            Expr::Tuple(items) => {
-                out.push('(');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    v.flat_into(out);
-                }
-                out.push(')');
-            }
-            Expr::Dict(items) => {
-                out.push('{');
-                for (i, v) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    out.push_str(v);
-                }
-                out.push('}');
-            }
-        }
-    }
-
-    /// Rendered at indentation `depth` (4 spaces each), starting `used`
-    /// columns into its first line.
-    fn render(&self, depth: usize, used: usize) -> String {
-        let mut out = String::with_capacity(self.flat_len() + 64);
-        self.render_into(&mut out, depth, used);
-        out
-    }
-
-    /// [`Expr::render`], appended to `out` (one buffer for the whole tree:
-    /// rendering a large table builds no intermediate strings).
-    fn render_into(&self, out: &mut String, depth: usize, used: usize) {
-        if matches!(self, Expr::Atom(_))
-            || used < WIDTH && self.flat_len_upto(WIDTH - used) < WIDTH - used
-        {
-            self.flat_into(out);
-            return;
-        }
-        let pad = 4 * (depth + 1);
-        match self {
-            Expr::Atom(_) => unreachable!(),
-            Expr::Call(name, args) => {
-                out.push_str(name);
-                out.push_str("(\n");
-                for (k, v) in args {
-                    push_spaces(out, pad);
-                    out.push_str(k);
-                    out.push('=');
-                    v.render_into(out, depth + 1, pad + k.len() + 1);
-                    out.push_str(",\n");
-                }
-                push_spaces(out, 4 * depth);
-                out.push(')');
-            }
-            Expr::Tuple(items) => broken_tuple(out, depth, items),
-            Expr::Dict(items) => {
-                out.push_str("{\n");
-                for v in items {
-                    push_spaces(out, pad);
-                    out.push_str(v);
-                    out.push_str(",\n");
-                }
-                push_spaces(out, 4 * depth);
-                out.push('}');
-            }
-        }
-    }
-}
-
-/// A tuple one item per line, as [`Expr::render_into`] breaks it.
-fn broken_tuple<E: std::borrow::Borrow<Expr>>(
-    out: &mut String,
-    depth: usize,
-    items: impl IntoIterator<Item = E>,
-) {
-    let pad = 4 * (depth + 1);
-    out.push_str("(\n");
-    for v in items {
-        push_spaces(out, pad);
-        v.borrow().render_into(out, depth + 1, pad + 1);
-        out.push_str(",\n");
-    }
-    push_spaces(out, 4 * depth);
-    out.push(')');
-}
-
-/// `Expr::Tuple(items.collect()).render_into(out, 0, used)`, building one
-/// item at a time when the tuple cannot fit on its line (then it is
-/// broken, one item per line): the tree of every family at once would be
-/// millions of nodes, allocated and dropped for nothing.
-fn render_tuple_lazily(out: &mut String, used: usize, mut items: impl Iterator<Item = Expr>) {
-    let Some(first) = items.next() else {
-        return Expr::Tuple(Vec::new()).render_into(out, 0, used);
-    };
-    // The one-line form is at least the first item and `(`, `)`.
-    if used + first.flat_len_upto(WIDTH) + 2 < WIDTH {
-        let all: Vec<Expr> = std::iter::once(first).chain(items).collect();
-        return Expr::Tuple(all).render_into(out, 0, used);
-    }
-    broken_tuple(out, 0, std::iter::once(first).chain(items));
-}
-
-fn atom(s: impl std::fmt::Display) -> Expr {
-    Expr::Atom(s.to_string())
-}
-
-fn py_bool(b: bool) -> Expr {
-    atom(if b { "True" } else { "False" })
-}
-
-fn py_opt_str(s: Option<&str>) -> Expr {
-    atom(s.map_or_else(|| "None".to_owned(), py_str_literal))
-}
-
-fn str_lit(s: &str) -> Expr {
-    atom(py_str_literal(s))
-}
-
-fn ints<T: std::fmt::Display>(items: &[T]) -> Expr {
-    Expr::Tuple(items.iter().map(atom).collect())
-}
-
-fn operation_expr(op: &Operation) -> Expr {
-    let kind = op.kind().variant_name();
-    match op {
-        Operation::ElementwiseBinary { op, lhs, rhs, out } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(BinaryOp::NAME, op.as_str()))),
-                ("lhs", atom(lhs)),
-                ("rhs", atom(rhs)),
-                ("out", atom(out)),
-            ],
-        ),
-        Operation::Matmul {
-            m,
-            k,
-            n,
-            a,
-            b,
-            c,
-            accumulate,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("m", atom(m.as_i64())),
-                ("k", atom(k.as_i64())),
-                ("n", atom(n.as_i64())),
-                ("a", atom(a)),
-                ("b", atom(b)),
-                ("c", atom(c)),
-                ("accumulate", py_bool(*accumulate)),
-            ],
-        ),
-        Operation::ElementwiseUnary { op, input, out } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(UnaryOp::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("out", atom(out)),
-            ],
-        ),
-        Operation::Reduce {
-            op,
-            input,
-            out,
-            axes,
-            keepdim,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(ReduceOp::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("out", atom(out)),
-                ("axes", ints(axes)),
-                ("keepdim", py_bool(*keepdim)),
-            ],
-        ),
-        Operation::Softmax { input, out, axis } => Expr::Call(
-            kind,
-            vec![
-                ("input", atom(input)),
-                ("out", atom(out)),
-                ("axis", atom(axis)),
-            ],
-        ),
-        Operation::Norm {
-            op,
-            input,
-            weight,
-            bias,
-            out,
-            axis,
-            eps,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("op", atom(member(NormKind::NAME, op.as_str()))),
-                ("input", atom(input)),
-                ("weight", atom(weight)),
-                (
-                    "bias",
-                    atom(bias.map_or("None".to_owned(), |b| b.to_string())),
-                ),
-                ("out", atom(out)),
-                ("axis", atom(axis)),
-                ("eps", scalar_ref_expr(*eps)),
-            ],
-        ),
-        Operation::PagedAttentionDecode {
-            query,
-            key_cache,
-            value_cache,
-            block_table,
-            context_lens,
-            out,
-            scale,
-        } => Expr::Call(
-            kind,
-            vec![
-                ("query", atom(query)),
-                ("key_cache", atom(key_cache)),
-                ("value_cache", atom(value_cache)),
-                ("block_table", atom(block_table)),
-                ("context_lens", atom(context_lens)),
-                ("out", atom(out)),
-                ("scale", scalar_ref_expr(*scale)),
-            ],
-        ),
-        Operation::Custom { semantics } => {
-            Expr::Call(kind, vec![("semantics", str_lit(semantics))])
-        }
-    }
-}
-
-/// `ScalarRef(constant=..., param=None)` or `ScalarRef(constant=None, param=...)`.
-fn scalar_ref_expr(s: ScalarRef) -> Expr {
-    let (constant, param) = match s {
-        // A Python float literal: `Display` digits, with `.0` when integral.
-        ScalarRef::Constant(v) => {
-            let mut t = v.to_string();
-            if !t.contains('.') {
-                t.push_str(".0");
-            }
-            (atom(t), atom("None"))
-        }
-        ScalarRef::Param(i) => (atom("None"), atom(i)),
-    };
-    Expr::Call("ScalarRef", vec![("constant", constant), ("param", param)])
-}
-
-fn param_expr(p: &Param) -> Expr {
-    Expr::Call(
-        "Param",
-        vec![
-            ("name", str_lit(&p.name)),
-            ("index", atom(p.index)),
-            ("kind", atom(member(ParamKind::NAME, p.kind.as_str()))),
-            (
-                "direction",
-                atom(member(Direction::NAME, p.direction.as_str())),
-            ),
-            ("dtype", atom(member(DType::NAME, p.dtype.as_str()))),
-            ("shape", ints(&p.shape)),
-            ("layout", atom(member(Layout::NAME, p.layout.as_str()))),
-            ("lowered_shape", ints(&p.lowered_shape)),
-            ("pool_index", atom(p.pool_index)),
-            ("doc", py_opt_str(p.doc.as_deref())),
-        ],
-    )
-}
-
-fn profile_expr(p: &Profile) -> Expr {
-    let bindings = p
-        .bindings
-        .iter()
-        .map(|b| {
-            Expr::Call(
-                "Binding",
-                vec![
-                    ("param", atom(b.param)),
-                    ("slot", atom(b.slot)),
-                    ("kind", atom(member(BindingKind::NAME, b.kind.as_str()))),
-                ],
-            )
-        })
-        .collect();
-    Expr::Call(
-        "Profile",
-        vec![
-            ("name", str_lit(&p.name)),
-            (
-                "platform",
-                atom(member(Platform::NAME, p.platform.as_str())),
-            ),
-            ("backend", atom(member(Backend::NAME, p.backend.as_str()))),
-            ("runtime", atom(member(Runtime::NAME, p.runtime.as_str()))),
-            (
-                "execution_mode",
-                atom(member(ExecutionMode::NAME, p.execution_mode.as_str())),
-            ),
-            ("bindings", Expr::Tuple(bindings)),
-        ],
-    )
-}
-
-fn receipt_expr(r: &Receipt) -> Expr {
-    let ir::Evidence {
-        date,
-        hardware,
-        note,
-    } = &r.evidence;
-    Expr::Call(
-        "Receipt",
-        vec![
-            ("profile", atom(r.profile)),
-            ("codec", str_lit(&r.codec)),
-            ("artifact", str_lit(&r.artifact)),
-            ("sha256", str_lit(&r.sha256)),
-            (
-                "evidence",
-                Expr::Call(
-                    "Evidence",
-                    vec![
-                        ("date", str_lit(date)),
-                        ("hardware", str_lit(hardware)),
-                        ("note", py_opt_str(note.as_deref())),
-                    ],
-                ),
-            ),
-        ],
-    )
-}
-
-fn retired_expr(r: &ir::Retired) -> Expr {
-    Expr::Call(
-        "Retired",
-        vec![
-            ("name", str_lit(&r.name)),
-            ("revision", atom(r.revision)),
-            ("identity", str_lit(&r.identity)),
-            ("reason", str_lit(&r.reason)),
-            (
-                "receipts",
-                Expr::Tuple(r.receipts.iter().map(|d| str_lit(d)).collect()),
-            ),
-        ],
-    )
-}
-
-/// `Family::source` is left out: it is the path as `kfam` was invoked, so
-/// emitting it would make the output depend on the working directory.
-fn family_expr(f: &Family) -> Expr {
-    Expr::Call(
-        "Family",
-        vec![
-            ("name", str_lit(&f.name)),
-            ("revision", atom(f.revision)),
-            ("summary", str_lit(&f.summary)),
-            (
-                "contract",
-                atom(member(Contract::NAME, f.contract.as_str())),
-            ),
-            ("torch", py_bool(f.torch)),
-            ("operation", operation_expr(&f.operation)),
-            (
-                "params",
-                Expr::Tuple(f.params.iter().map(param_expr).collect()),
-            ),
-            ("returns", ints(&f.returns)),
-            (
-                "profiles",
-                Expr::Tuple(f.profiles.iter().map(profile_expr).collect()),
-            ),
-            (
-                "receipts",
-                Expr::Tuple(f.receipts.iter().map(receipt_expr).collect()),
-            ),
-            ("tensor_count", atom(f.tensor_count)),
-            ("scalar_count", atom(f.scalar_count)),
-            ("identity", str_lit(&f.identity)),
-            ("torch_schema", py_opt_str(f.torch_schema.as_deref())),
-            (
-                "symbols",
-                Expr::Tuple(f.symbols.iter().map(symbol_expr).collect()),
-            ),
-        ],
-    )
-}
-
-fn symbol_expr(s: &ir::Symbol) -> Expr {
-    let uses = s
-        .uses
-        .iter()
-        .map(|u| {
-            Expr::Call(
-                "DimUse",
-                vec![
-                    ("param", atom(u.param)),
-                    ("tensor", atom(u.tensor)),
-                    ("axis", atom(u.axis)),
-                ],
-            )
-        })
-        .collect();
-    Expr::Call(
-        "Symbol",
-        vec![
-            ("name", str_lit(&s.name)),
-            ("min", atom(s.min)),
-            ("max", s.max.map_or_else(|| atom("None"), atom)),
-            ("multiple_of", atom(s.multiple_of)),
-            ("uses", Expr::Tuple(uses)),
-        ],
-    )
-}
-
-fn tables_py(ir: &Ir) -> String {
-    let abi = &ir.abi;
-    let vocab = vec![
-        Backend::NAME,
-        BinaryOp::NAME,
-        BindingKind::NAME,
-        Contract::NAME,
-        DType::NAME,
-        Direction::NAME,
-        ExecutionMode::NAME,
-        Layout::NAME,
-        NormKind::NAME,
-        ParamKind::NAME,
-        Platform::NAME,
-        ReduceOp::NAME,
-        Runtime::NAME,
-        UnaryOp::NAME,
-    ];
-    let lead = "FAMILIES: Final[tuple[Family, ...]] = ";
-    let retired_lead = "RETIRED: Final[tuple[Retired, ...]] = ";
-    // The tables are rendered straight into the file's buffer (about 6 KiB
-    // per family): at 10,000 families they are over 60 MB, too much to build
-    // apart and copy.
-    let mut out = String::with_capacity(8192 + (ir.families.len() + ir.retired.len()) * 7 * 1024);
-    let _ = write!(
-        out,
-        r#"{header}"""The approved families of ``manifest/`` and the native ABI they target. Data only."""
-
-from __future__ import annotations
-
-from typing import Final
-
-{records}
-{vocab}
-
-#: Native runtime commit the artifacts are built against.
-ABI_REVISION: Final[str] = {revision}
-ABI_MAJOR: Final[int] = {major}
-ABI_MINOR: Final[int] = {minor}
-MAX_TENSOR_ARGS: Final[int] = {max_tensor}
-MAX_SCALAR_ARGS: Final[int] = {max_scalar}
-MAX_RANK: Final[int] = {max_rank}
-#: Version of the canonical form ``Family.identity`` is taken over.
-IDENTITY_FORMAT: Final[int] = {identity_format}
-
-#: Every approved family, sorted by name.
-{lead}"#,
-        header = header(),
-        records = import_list("._records", record_classes()),
-        vocab = import_list("._vocab", vocab),
-        revision = py_str_literal(&abi.revision),
-        major = abi.major,
-        minor = abi.minor,
-        max_tensor = abi.max_tensor_args,
-        max_scalar = abi.max_scalar_args,
-        max_rank = abi.max_rank,
-        identity_format = ir::IDENTITY_FORMAT,
-    );
-    render_tuple_lazily(&mut out, lead.len(), ir.families.iter().map(family_expr));
-    out.push_str("\n\n#: Every retired family, sorted by name.\n");
-    out.push_str(retired_lead);
-    render_tuple_lazily(
-        &mut out,
-        retired_lead.len(),
-        ir.retired.iter().map(retired_expr),
-    );
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]
@@ -1514,36 +767,6 @@ mod tests {
                 defined.iter().any(|d| text.contains(d.as_str())),
                 "{name} is exported but not defined in _runtime.py"
             );
-        }
-    }
-
-    #[test]
-    fn layout_breaks_long_lines_only() {
-        let short = Expr::Call("Binding", vec![("param", atom(0)), ("slot", atom(1))]);
-        assert_eq!(short.render(0, 0), "Binding(param=0, slot=1)");
-        assert_eq!(Expr::Tuple(vec![atom(7)]).render(0, 0), "(7,)");
-        assert_eq!(Expr::Tuple(vec![]).render(0, 0), "()");
-        let long = Expr::Tuple((0..40).map(atom).collect());
-        let text = long.render(1, 4);
-        assert!(text.starts_with("(\n        0,\n"), "{text}");
-        assert!(text.ends_with("\n    )"), "{text}");
-    }
-
-    #[test]
-    fn lazy_tuples_render_as_built_ones() {
-        let item = |i: usize| {
-            Expr::Call(
-                "Binding",
-                vec![("param", atom(i)), ("slot", atom("x".repeat(i)))],
-            )
-        };
-        for n in [0, 1, 2, 3, 9, 40] {
-            for used in [0, 10, 38, 39, 40, 41, 60, 97, 98, 99, 120] {
-                let mut lazy = String::new();
-                render_tuple_lazily(&mut lazy, used, (0..n).map(item));
-                let whole = Expr::Tuple((0..n).map(item).collect()).render(0, used);
-                assert_eq!(lazy, whole, "{n} items, {used} columns used");
-            }
         }
     }
 }

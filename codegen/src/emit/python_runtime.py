@@ -16,8 +16,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias, TypeVar, Union
 
-from ._records import Family, Param, Profile, Receipt, Retired
-from ._tables import ABI_REVISION, FAMILIES, RETIRED
+from ._lookup import find_artifact, find_family, find_retired_artifact, is_retired
+from ._records import Family, Param, Profile, Receipt
+from ._tables import ABI_REVISION
 from ._vocab import (
     Admission,
     Backend,
@@ -40,48 +41,6 @@ from ._vocab import (
 _V = TypeVar("_V", bound=_KfamVocab)
 
 # @kfam-data: the generator writes the data tables here.
-
-# ---------------------------------------------------------------- lookups
-
-_by_name: Final[dict[str, Family]] = {f.name: f for f in FAMILIES}
-_by_artifact: Final[dict[str, tuple[Family, Profile, Receipt]]] = {
-    r.sha256: (f, f.profiles[r.profile], r) for f in FAMILIES for r in f.receipts
-}
-_retired_by_name: Final[dict[str, Retired]] = {r.name: r for r in RETIRED}
-_retired_by_artifact: Final[dict[str, Retired]] = {d: r for r in RETIRED for d in r.receipts}
-
-
-def family(name: str) -> Family:
-    """The approved family called ``name``; ``KeyError`` when there is none."""
-    found = _by_name.get(name)
-    if found is None:
-        raise KeyError(f"no approved kfam family is called {name!r}")
-    return found
-
-
-def find_family(name: str) -> Family | None:
-    """The approved family called ``name``, or ``None``."""
-    return _by_name.get(name)
-
-
-def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
-    """The family, profile and receipt that approve the artifact whose SHA-256 is ``sha256``.
-
-    ``sha256`` is matched exactly: 64 lowercase hex digits, as ``sha256sum`` prints them.
-    ``None`` means no receipt approves the artifact, so it must not be loaded.
-    """
-    return _by_artifact.get(sha256)
-
-
-def find_retired(name: str) -> Retired | None:
-    """The tombstone of the retired family called ``name``, or ``None``."""
-    return _retired_by_name.get(name)
-
-
-def find_retired_artifact(sha256: str) -> Retired | None:
-    """The tombstone of the retired family an artifact digest was approved for, or ``None``."""
-    return _retired_by_artifact.get(sha256)
-
 
 # ---------------------------------------------------------------- errors
 
@@ -259,10 +218,10 @@ def capability(
     _require(execution_mode, ExecutionMode, "execution_mode")
     _require(contract, Contract, "contract")
     query = (family, platform, execution_mode, contract)
-    fam = _by_name.get(family)
+    fam = find_family(family)
     if fam is None:
         raise CapabilityError(
-            Capability.RETIRED if family in _retired_by_name else Capability.UNKNOWN_FAMILY,
+            Capability.RETIRED if is_retired(family) else Capability.UNKNOWN_FAMILY,
             *query,
         )
     if fam.contract is not contract:
@@ -786,7 +745,7 @@ def _admit_legacy(doc: _Doc, platform: Platform, backend: Backend, sha256: str) 
             raise _malformed(key, None, "is a schema 3 key in a schema 1 or 2 document")
     if doc.return_count is None:
         raise _malformed("return_count", None, "is missing")
-    found = _by_artifact.get(sha256)
+    found = find_artifact(sha256)
     if found is None:
         if find_retired_artifact(sha256) is not None:
             raise AdmissionError(Admission.RETIRED)
@@ -851,10 +810,10 @@ def _admit_v3(doc: _Doc, platform: Platform, backend: Backend, sha256: str) -> A
     # Built against another native runtime: its entry ABI cannot be trusted.
     if abi_revision != ABI_REVISION:
         raise AdmissionError(Admission.PREPARED_INCOMPATIBLE)
-    fam = _by_name.get(doc.family)
+    fam = find_family(doc.family)
     if fam is None:
         raise AdmissionError(
-            Admission.RETIRED if doc.family in _retired_by_name else Admission.UNKNOWN_FAMILY
+            Admission.RETIRED if is_retired(doc.family) else Admission.UNKNOWN_FAMILY
         )
     if doc.revision != fam.revision:
         raise _differs("revision")

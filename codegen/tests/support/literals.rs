@@ -81,7 +81,9 @@ pub fn c_strings(src: &str) -> BTreeSet<Vec<u8>> {
     out
 }
 
-/// The values of every Python double-quoted string literal.
+/// The values of every Python double-quoted string literal, and every
+/// string inside the JSON rows that `_tables.py` holds as raw literals
+/// (`r'[...]'`, decoded as `kfam._lookup` does).
 pub fn py_strings(src: &str) -> BTreeSet<String> {
     let chars: Vec<char> = src.chars().collect();
     let mut out = BTreeSet::new();
@@ -100,6 +102,17 @@ pub fn py_strings(src: &str) -> BTreeSet<String> {
                     i += 1;
                 }
                 i += 3;
+            }
+            'r' if chars.get(i + 1) == Some(&'\'') => {
+                // A raw literal: its text is exactly the characters up to the closing quote.
+                i += 2;
+                let start = i;
+                while chars[i] != '\'' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                let raw: String = chars[start..i].iter().collect();
+                i += 1;
+                out.extend(json_strings(&raw));
             }
             '"' => {
                 i += 1;

@@ -3,19 +3,32 @@
 
 Generated from the reviewed manifest (``manifest/``) by the kfam generator; do not edit.
 
-- ``FAMILIES``: every approved family, sorted by name.
+- ``FAMILIES``: every approved family, sorted by name (built on first access).
 - ``family(name)`` / ``find_family(name)``: lookup by family name.
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
 - ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
+
+A family's records are built the first time it is looked up (``kfam._lookup``): importing the
+package builds none.
 """
 
 from __future__ import annotations
 
-from typing import Final
+import sys
+from typing import TYPE_CHECKING, Final
 
+from ._lookup import (
+    families as _kfam_families,
+    family,
+    find_artifact,
+    find_family,
+    find_retired,
+    find_retired_artifact,
+    retired as _kfam_retired,
+)
 from ._records import (
     Binding,
     Custom,
@@ -49,23 +62,16 @@ from ._runtime import (
     TensorArg,
     admit,
     capability,
-    family,
-    find_artifact,
-    find_family,
-    find_retired,
-    find_retired_artifact,
     validate_call,
 )
 from ._tables import (
     ABI_MAJOR,
     ABI_MINOR,
     ABI_REVISION,
-    FAMILIES,
     IDENTITY_FORMAT,
     MAX_RANK,
     MAX_SCALAR_ARGS,
     MAX_TENSOR_ARGS,
-    RETIRED,
 )
 from ._vocab import (
     Admission,
@@ -92,6 +98,30 @@ from ._vocab import (
 )
 
 __version__: Final[str] = "0.1.0+catalog.d075efcfba1e"
+
+if TYPE_CHECKING:
+    #: Every approved family, sorted by name.
+    FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
+    #: Every retired family, sorted by name.
+    RETIRED: Final[tuple[Retired, ...]] = _kfam_retired()
+
+
+def _kfam_getattr(name: str) -> object:
+    """``FAMILIES`` and ``RETIRED``, built on first access and then kept (PEP 562)."""
+    value: object
+    if name == "FAMILIES":
+        value = _kfam_families()
+    elif name == "RETIRED":
+        value = _kfam_retired()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    setattr(sys.modules[__name__], name, value)
+    return value
+
+
+# Hidden from type checkers, which would otherwise type every unknown `kfam.name` as `object`.
+if not TYPE_CHECKING:
+    __getattr__ = _kfam_getattr
 
 __all__ = [
     "ABI_MAJOR",

@@ -325,6 +325,7 @@ class Status(_KfamVocab):
     NOT_APPROVED = -1007
 
 
+#: Storage size of one element of each dtype, in bits.
 _KFAM_DTYPE_BITS: Final[dict[DType, int]] = {
     DType.FP32: 32,
     DType.FP16: 16,

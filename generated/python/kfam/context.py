@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Union
 
+from ._lookup import each_family
 from ._records import Family, Profile
 from ._runtime import (
     AdmissionError,
@@ -30,7 +31,6 @@ from ._runtime import (
     capability,
     validate_call,
 )
-from ._tables import FAMILIES
 from ._vocab import Contract, ExecutionMode, Platform, Status
 
 #: How many callables one context may hold prepared at once (the Rust ``MAX_PREPARED``).
@@ -152,7 +152,7 @@ class Context:
                     p.platform is platform and p.execution_mode is execution_mode
                     for p in f.profiles
                 )
-                for f in FAMILIES
+                for f in each_family()
             ):
                 raise ContextError(
                     Status.UNSUPPORTED,
