@@ -3,7 +3,6 @@
 
 pub mod c;
 pub mod docs;
-mod pretty;
 pub mod python;
 mod python_torch;
 pub mod rust;
@@ -31,6 +30,16 @@ pub fn marker_line() -> String {
 pub(crate) fn needs_no_escape(text: &str) -> bool {
     text.bytes()
         .all(|b| (0x20..=0x7e).contains(&b) && b != b'"' && b != b'\\')
+}
+
+/// `n` spaces onto `out`, a slice at a time.
+pub(crate) fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
 }
 
 /// One output file: a `/`-separated path relative to the output directory,

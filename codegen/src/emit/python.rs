@@ -24,7 +24,7 @@
 
 use std::fmt::Write as _;
 
-use super::pretty::push_spaces;
+use super::push_spaces;
 use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
 use crate::ir::{self, Family, Ir, Operation, Param, Profile, Receipt, ScalarRef};
