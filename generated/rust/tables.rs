@@ -65,194 +65,55 @@ pub static ARTIFACT_INDEX: &[u32] = {
     ]
 };
 
-/// Named constants per family: `FAMILY` (the record), `IDENTITY` (its identity digest),
-/// `PARAM_<NAME>` (a parameter's index in the signature), `<PROFILE>_SLOT_<NAME>`
-/// (its launch slot in a profile) and `SLOT_<NAME>` (when every profile agrees).
+/// Named constants per family: `FAMILY` (the record; its `summary` describes the family),
+/// `IDENTITY` (its identity digest), `PARAM_<NAME>` (a parameter's index in the signature),
+/// `<PROFILE>_SLOT_<NAME>` (its launch slot in a profile) and `SLOT_<NAME>` (when every
+/// profile agrees).
 pub mod families {
-    /// Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,
-    /// launched with three direct buffer objects. The receipt's artifact digest is a
-    /// placeholder: the artifact itself is not shipped in this repository.
     pub mod add_bf16_1024 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[0];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_LHS: u32 = 0;
-        pub const PARAM_RHS: u32 = 1;
-        pub const PARAM_OUT: u32 = 2;
-        pub const XDNA2_ONBOARD_SLOT_LHS: u32 = 0;
-        pub const SLOT_LHS: u32 = 0;
-        pub const XDNA2_ONBOARD_SLOT_RHS: u32 = 1;
-        pub const SLOT_RHS: u32 = 1;
-        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2;
-        pub const SLOT_OUT: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as XDNA2_ONBOARD_SLOT_LHS, N0 as SLOT_LHS, N1 as XDNA2_ONBOARD_SLOT_RHS, N1 as SLOT_RHS, N2 as XDNA2_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
     }
-    /// Elementwise BF16 addition of two row-major matrices of 256 columns and a
-    /// dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
-    /// `rows` ties the row counts of the three tensors: a call whose tensors disagree
-    /// on it is refused. The receipt's artifact digest is a placeholder: the artifact
-    /// itself is not shipped in this repository.
     pub mod add_bf16_rows {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[1];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_LHS: u32 = 0;
-        pub const PARAM_RHS: u32 = 1;
-        pub const PARAM_OUT: u32 = 2;
-        pub const XDNA2_ONBOARD_SLOT_LHS: u32 = 0;
-        pub const SLOT_LHS: u32 = 0;
-        pub const XDNA2_ONBOARD_SLOT_RHS: u32 = 1;
-        pub const SLOT_RHS: u32 = 1;
-        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 2;
-        pub const SLOT_OUT: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as XDNA2_ONBOARD_SLOT_LHS, N0 as SLOT_LHS, N1 as XDNA2_ONBOARD_SLOT_RHS, N1 as SLOT_RHS, N2 as XDNA2_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
     }
-    /// Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
-    /// mode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,
-    /// and an FP32 accumulator that is updated in place and returned twice (the
-    /// caller receives it as both the result and the updated state). Artifact
-    /// digests are placeholders: the artifacts are not shipped in this repository.
     pub mod matmul_acc_nz_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[2];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_X: u32 = 0;
-        pub const PARAM_W: u32 = 1;
-        pub const PARAM_ACC: u32 = 2;
-        pub const PARAM_TILE_ROWS: u32 = 3;
-        pub const PARAM_ALPHA: u32 = 4;
-        pub const A2A3_SIM_SLOT_X: u32 = 0;
-        pub const A2A3_ONBOARD_SLOT_X: u32 = 0;
-        pub const SLOT_X: u32 = 0;
-        pub const A2A3_SIM_SLOT_W: u32 = 1;
-        pub const A2A3_ONBOARD_SLOT_W: u32 = 1;
-        pub const SLOT_W: u32 = 1;
-        pub const A2A3_SIM_SLOT_ACC: u32 = 2;
-        pub const A2A3_ONBOARD_SLOT_ACC: u32 = 2;
-        pub const SLOT_ACC: u32 = 2;
-        pub const A2A3_SIM_SLOT_TILE_ROWS: u32 = 3;
-        pub const A2A3_ONBOARD_SLOT_TILE_ROWS: u32 = 3;
-        pub const SLOT_TILE_ROWS: u32 = 3;
-        pub const A2A3_SIM_SLOT_ALPHA: u32 = 4;
-        pub const A2A3_ONBOARD_SLOT_ALPHA: u32 = 4;
-        pub const SLOT_ALPHA: u32 = 4;
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as A2A3_SIM_SLOT_X, N0 as A2A3_ONBOARD_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_W, N1 as A2A3_ONBOARD_SLOT_W, N1 as SLOT_W, N2 as A2A3_SIM_SLOT_ACC, N2 as A2A3_ONBOARD_SLOT_ACC, N2 as SLOT_ACC, N3 as A2A3_SIM_SLOT_TILE_ROWS, N3 as A2A3_ONBOARD_SLOT_TILE_ROWS, N3 as SLOT_TILE_ROWS, N4 as A2A3_SIM_SLOT_ALPHA, N4 as A2A3_ONBOARD_SLOT_ALPHA, N4 as SLOT_ALPHA};
     }
-    /// BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2
-    /// NPU, launched with three direct buffer objects. The receipt's artifact digest
-    /// is a placeholder: the artifact itself is not shipped in this repository.
     pub mod matmul_bf16_128x64x128 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[3];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_A: u32 = 0;
-        pub const PARAM_B: u32 = 1;
-        pub const PARAM_C: u32 = 2;
-        pub const XDNA2_ONBOARD_SLOT_A: u32 = 0;
-        pub const SLOT_A: u32 = 0;
-        pub const XDNA2_ONBOARD_SLOT_B: u32 = 1;
-        pub const SLOT_B: u32 = 1;
-        pub const XDNA2_ONBOARD_SLOT_C: u32 = 2;
-        pub const SLOT_C: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as XDNA2_ONBOARD_SLOT_A, N0 as SLOT_A, N1 as XDNA2_ONBOARD_SLOT_B, N1 as SLOT_B, N2 as XDNA2_ONBOARD_SLOT_C, N2 as SLOT_C};
     }
-    /// Program-contract elementwise product of packed FP4 codes and FP4 scales on
-    /// Ascend A5. The logical shape [-1, 256] is stored packed, two elements per
-    /// byte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a
-    /// placeholder: the artifact itself is not shipped in this repository.
     pub mod mul_fp4_dequant {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[4];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_CODES: u32 = 0;
-        pub const PARAM_SCALES: u32 = 1;
-        pub const PARAM_OUT: u32 = 2;
-        pub const A5_ONBOARD_SLOT_CODES: u32 = 0;
-        pub const SLOT_CODES: u32 = 0;
-        pub const A5_ONBOARD_SLOT_SCALES: u32 = 1;
-        pub const SLOT_SCALES: u32 = 1;
-        pub const A5_ONBOARD_SLOT_OUT: u32 = 2;
-        pub const SLOT_OUT: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as A5_ONBOARD_SLOT_CODES, N0 as SLOT_CODES, N1 as A5_ONBOARD_SLOT_SCALES, N1 as SLOT_SCALES, N2 as A5_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
     }
-    /// Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:
-    /// one BF16 query token per sequence (32 query heads of 128) attends over its
-    /// context, whose keys and values live in fixed-size blocks of a shared cache
-    /// (8 KV heads, grouped-query attention) located through an int32 block table.
-    /// The softmax scale is an FP32 scalar passed at call time. The batch (1 to
-    /// 256 sequences) and the number of cache blocks are symbols: a call whose
-    /// tensors disagree on either is refused. Artifact digests are placeholders: the
-    /// artifacts are not shipped in this repository.
     pub mod paged_attention_decode_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[5];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_QUERY: u32 = 0;
-        pub const PARAM_KEY_CACHE: u32 = 1;
-        pub const PARAM_VALUE_CACHE: u32 = 2;
-        pub const PARAM_BLOCK_TABLE: u32 = 3;
-        pub const PARAM_CONTEXT_LENS: u32 = 4;
-        pub const PARAM_OUT: u32 = 5;
-        pub const PARAM_SCALE: u32 = 6;
-        pub const A2A3_SIM_SLOT_QUERY: u32 = 0;
-        pub const A2A3_ONBOARD_SLOT_QUERY: u32 = 0;
-        pub const SLOT_QUERY: u32 = 0;
-        pub const A2A3_SIM_SLOT_KEY_CACHE: u32 = 1;
-        pub const A2A3_ONBOARD_SLOT_KEY_CACHE: u32 = 1;
-        pub const SLOT_KEY_CACHE: u32 = 1;
-        pub const A2A3_SIM_SLOT_VALUE_CACHE: u32 = 2;
-        pub const A2A3_ONBOARD_SLOT_VALUE_CACHE: u32 = 2;
-        pub const SLOT_VALUE_CACHE: u32 = 2;
-        pub const A2A3_SIM_SLOT_BLOCK_TABLE: u32 = 3;
-        pub const A2A3_ONBOARD_SLOT_BLOCK_TABLE: u32 = 3;
-        pub const SLOT_BLOCK_TABLE: u32 = 3;
-        pub const A2A3_SIM_SLOT_CONTEXT_LENS: u32 = 4;
-        pub const A2A3_ONBOARD_SLOT_CONTEXT_LENS: u32 = 4;
-        pub const SLOT_CONTEXT_LENS: u32 = 4;
-        pub const A2A3_SIM_SLOT_OUT: u32 = 5;
-        pub const A2A3_ONBOARD_SLOT_OUT: u32 = 5;
-        pub const SLOT_OUT: u32 = 5;
-        pub const A2A3_SIM_SLOT_SCALE: u32 = 6;
-        pub const A2A3_ONBOARD_SLOT_SCALE: u32 = 6;
-        pub const SLOT_SCALE: u32 = 6;
+        pub use super::super::rows::{N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as A2A3_SIM_SLOT_QUERY, N0 as A2A3_ONBOARD_SLOT_QUERY, N0 as SLOT_QUERY, N1 as A2A3_SIM_SLOT_KEY_CACHE, N1 as A2A3_ONBOARD_SLOT_KEY_CACHE, N1 as SLOT_KEY_CACHE, N2 as A2A3_SIM_SLOT_VALUE_CACHE, N2 as A2A3_ONBOARD_SLOT_VALUE_CACHE, N2 as SLOT_VALUE_CACHE, N3 as A2A3_SIM_SLOT_BLOCK_TABLE, N3 as A2A3_ONBOARD_SLOT_BLOCK_TABLE, N3 as SLOT_BLOCK_TABLE, N4 as A2A3_SIM_SLOT_CONTEXT_LENS, N4 as A2A3_ONBOARD_SLOT_CONTEXT_LENS, N4 as SLOT_CONTEXT_LENS, N5 as A2A3_SIM_SLOT_OUT, N5 as A2A3_ONBOARD_SLOT_OUT, N5 as SLOT_OUT, N6 as A2A3_SIM_SLOT_SCALE, N6 as A2A3_ONBOARD_SLOT_SCALE, N6 as SLOT_SCALE};
     }
-    /// RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16
-    /// rows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
-    /// of 1e-6. Artifact digests are placeholders: the artifacts are not shipped in
-    /// this repository.
     pub mod rms_norm_bf16_4096 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[6];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_X: u32 = 0;
-        pub const PARAM_WEIGHT: u32 = 1;
-        pub const PARAM_OUT: u32 = 2;
-        pub const A2A3_SIM_SLOT_X: u32 = 0;
-        pub const SLOT_X: u32 = 0;
-        pub const A2A3_SIM_SLOT_WEIGHT: u32 = 1;
-        pub const SLOT_WEIGHT: u32 = 1;
-        pub const A2A3_SIM_SLOT_OUT: u32 = 2;
-        pub const SLOT_OUT: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as A2A3_SIM_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_WEIGHT, N1 as SLOT_WEIGHT, N2 as A2A3_SIM_SLOT_OUT, N2 as SLOT_OUT};
     }
-    /// SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of
-    /// 11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact
-    /// digests are placeholders: the artifacts are not shipped in this repository.
     pub mod silu_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[7];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_X: u32 = 0;
-        pub const PARAM_OUT: u32 = 1;
-        pub const A2A3_SIM_SLOT_X: u32 = 0;
-        pub const XDNA2_ONBOARD_SLOT_X: u32 = 0;
-        pub const SLOT_X: u32 = 0;
-        pub const A2A3_SIM_SLOT_OUT: u32 = 1;
-        pub const XDNA2_ONBOARD_SLOT_OUT: u32 = 1;
-        pub const SLOT_OUT: u32 = 1;
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_OUT, N0 as A2A3_SIM_SLOT_X, N0 as XDNA2_ONBOARD_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_OUT, N1 as XDNA2_ONBOARD_SLOT_OUT, N1 as SLOT_OUT};
     }
-    /// Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the
-    /// SiLU of the gate projection times the up projection, in one pass over a
-    /// symbolic number `rows` of BF16 rows. Artifact digests are placeholders: the
-    /// artifacts are not shipped in this repository.
     pub mod swiglu_fused_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[8];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub const PARAM_GATE: u32 = 0;
-        pub const PARAM_UP: u32 = 1;
-        pub const PARAM_OUT: u32 = 2;
-        pub const A2A3_SIM_SLOT_GATE: u32 = 0;
-        pub const SLOT_GATE: u32 = 0;
-        pub const A2A3_SIM_SLOT_UP: u32 = 1;
-        pub const SLOT_UP: u32 = 1;
-        pub const A2A3_SIM_SLOT_OUT: u32 = 2;
-        pub const SLOT_OUT: u32 = 2;
+        pub use super::super::rows::{N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as A2A3_SIM_SLOT_GATE, N0 as SLOT_GATE, N1 as A2A3_SIM_SLOT_UP, N1 as SLOT_UP, N2 as A2A3_SIM_SLOT_OUT, N2 as SLOT_OUT};
     }
 }
 
@@ -290,6 +151,13 @@ mod rows {
         (super::FAMILY_ROWS[f as usize].receipts[r as usize].sha256, f, r)
     }
 
+    pub const N0: u32 = 0;
+    pub const N1: u32 = 1;
+    pub const N2: u32 = 2;
+    pub const N3: u32 = 3;
+    pub const N4: u32 = 4;
+    pub const N5: u32 = 5;
+    pub const N6: u32 = 6;
     pub(super) const S0: &str = "xdna2_onboard";
     pub(super) const S1: &str = "xdna.generated_add.v1";
     pub(super) const S2: &str = "2026-10-14";

@@ -71,9 +71,9 @@ pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     w.blank();
     indices(&mut w, ir);
     w.blank();
-    modules(&mut w, ir, krate);
+    let values = modules(&mut w, ir, krate);
     w.blank();
-    pools.write(&mut w, krate);
+    pools.write(&mut w, krate, &values);
     w.finish()
 }
 
@@ -186,48 +186,63 @@ fn index(w: &mut Writer, doc: &str, name: &str, slots: &[u32]) {
     w.close("};");
 }
 
-/// `pub mod families { pub mod <family> { ... } ... }`: the named constants.
-fn modules(w: &mut Writer, ir: &Ir, k: &str) {
+/// `pub mod families { pub mod <family> { ... } ... }`: the named
+/// constants. The indices and slots are re-exports of one `const` per value
+/// (`rows::N3`): rustc resolves a re-export for a fraction of what it spends
+/// on a `const` item of its own, and a module has about thirty of them.
+/// Returns the values re-exported, sorted.
+fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
     w.comment("/// ", MODULES_DOC);
     w.open("pub mod families {");
-    let mut buf = itoa::Buffer::new();
+    let mut values = Vec::new();
     for (i, f) in ir.families.iter().enumerate() {
-        w.comment("/// ", f.summary.trim());
         w.open(format_args!("pub mod {} {{", f.name));
         w.line(format_args!(
             "pub const FAMILY: &{k}::Family = &super::super::FAMILY_ROWS[{i}];"
         ));
         w.line("pub const IDENTITY: &str = FAMILY.identity;");
+        w.start_line();
+        let out = w.buf();
+        out.push_str("pub use super::super::rows::{");
+        let mut first = true;
+        let mut name = |out: &mut String, value: u32, name: std::fmt::Arguments<'_>| {
+            if !first {
+                out.push_str(", ");
+            }
+            first = false;
+            let _ = write!(out, "N{value} as {name}");
+            values.push(value);
+        };
         for p in &f.params {
-            w.line(format_args!(
-                "pub const PARAM_{}: u32 = {};",
-                shouty(&p.name),
-                buf.format(p.index)
-            ));
+            let index = u32::try_from(p.index).unwrap_or(u32::MAX);
+            name(out, index, format_args!("PARAM_{}", shouty(&p.name)));
         }
         for p in &f.params {
-            let name = shouty(&p.name);
+            let param = shouty(&p.name);
             for pr in &f.profiles {
                 if let Some(slot) = pr.slot_of(p.index) {
-                    w.line(format_args!(
-                        "pub const {}_SLOT_{name}: u32 = {slot};",
-                        shouty(&pr.name)
-                    ));
+                    name(out, slot, format_args!("{}_SLOT_{param}", shouty(&pr.name)));
                 }
             }
             if let Some(slot) = f.common_slot(p.index) {
-                w.line(format_args!("pub const SLOT_{name}: u32 = {slot};"));
+                name(out, slot, format_args!("SLOT_{param}"));
             }
         }
+        out.push_str("};");
+        w.end_line();
         w.close("}");
     }
     w.close("}");
+    values.sort_unstable();
+    values.dedup();
+    values
 }
 
 const MODULES_DOC: &str =
-    "Named constants per family: `FAMILY` (the record), `IDENTITY` (its identity digest),
-`PARAM_<NAME>` (a parameter's index in the signature), `<PROFILE>_SLOT_<NAME>`
-(its launch slot in a profile) and `SLOT_<NAME>` (when every profile agrees).";
+    "Named constants per family: `FAMILY` (the record; its `summary` describes the family),
+`IDENTITY` (its identity digest), `PARAM_<NAME>` (a parameter's index in the signature),
+`<PROFILE>_SLOT_<NAME>` (its launch slot in a profile) and `SLOT_<NAME>` (when every
+profile agrees).";
 
 /// The lists and strings the rows name, each written once however many
 /// records hold it, in order of first use.
@@ -462,10 +477,8 @@ impl Pools {
         let mut text = String::new();
         for r in &f.receipts {
             let _ = write!(text, "    rc({}, ", r.profile);
-            for s in [&r.codec] {
-                let repeats = self.repeats(s);
-                self.str(&mut text, s, repeats);
-            }
+            let repeats = self.repeats(&r.codec);
+            self.str(&mut text, &r.codec, repeats);
             text.push_str(", ");
             push_str_lit(&mut text, &r.artifact);
             text.push_str(", ");
@@ -501,7 +514,7 @@ impl Pools {
     }
 
     /// `mod rows`: the record constructors and every pooled `const`.
-    fn write(&self, w: &mut Writer, k: &str) {
+    fn write(&self, w: &mut Writer, k: &str, values: &[u32]) {
         w.line("/// The records' lists and repeated strings, each once, and the constructors the");
         w.line("/// rows are written with (positional, in the records' field order).");
         w.open("mod rows {");
@@ -512,6 +525,9 @@ impl Pools {
         w.blank();
         w.raw(CONSTRUCTORS);
         w.blank();
+        for v in values {
+            w.line(format_args!("pub const N{v}: u32 = {v};"));
+        }
         let lines: [(&str, &str, &Pool); 3] = [
             ("S", "&str", &self.strings),
             ("I", "&[i64]", &self.i64s),
