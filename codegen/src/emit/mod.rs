@@ -3,7 +3,6 @@
 
 pub mod c;
 pub mod docs;
-mod pretty;
 pub mod python;
 mod python_records;
 mod python_tables;
