@@ -175,90 +175,8 @@ impl<'de, 'a> Deserialize<'de> for Op<'a> {
     }
 }
 
-impl Op<'_> {
-    pub fn kind(&self) -> OperationKind {
-        match self {
-            Op::Binary(r) => r.kind,
-            Op::Matmul(r) => r.kind,
-            Op::Unary(r) => r.kind,
-            Op::Reduce(r) => r.kind,
-            Op::Softmax(r) => r.kind,
-            Op::Norm(r) => r.kind,
-            Op::Paged(r) => r.kind,
-            Op::Custom(r) => r.kind,
-        }
-    }
-
-    /// The payload's fields, each as the manifest would spell its value,
-    /// in key order: what `kfam diff` compares field by field.
-    pub fn fields(&self) -> Vec<(&'static str, String)> {
-        let s = |x: &Str<'_>| format!("`{x}`");
-        let d = |x: &D<'_>| match x {
-            D::Int(i) => i.to_string(),
-            D::Sym(n) => format!("`{n}`"),
-        };
-        let sc = |x: &Scalar<'_>| match x {
-            Scalar::Constant(c) => c.to_string(),
-            Scalar::Param(n) => format!("`{n}`"),
-        };
-        match self {
-            Op::Binary(r) => vec![
-                ("lhs", s(&r.lhs)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-                ("rhs", s(&r.rhs)),
-            ],
-            Op::Matmul(r) => vec![
-                ("a", s(&r.a)),
-                ("accumulate", r.accumulate.to_string()),
-                ("b", s(&r.b)),
-                ("c", s(&r.c)),
-                ("k", d(&r.k)),
-                ("m", d(&r.m)),
-                ("n", d(&r.n)),
-            ],
-            Op::Unary(r) => vec![
-                ("input", s(&r.input)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-            ],
-            Op::Reduce(r) => vec![
-                ("axes", format!("{:?}", r.axes)),
-                ("input", s(&r.input)),
-                ("keepdim", r.keepdim.to_string()),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-            ],
-            Op::Softmax(r) => vec![
-                ("axis", r.axis.to_string()),
-                ("input", s(&r.input)),
-                ("out", s(&r.out)),
-            ],
-            Op::Norm(r) => vec![
-                ("axis", r.axis.to_string()),
-                ("bias", r.bias.as_ref().map_or("none".to_owned(), s)),
-                ("eps", sc(&r.eps)),
-                ("input", s(&r.input)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-                ("weight", s(&r.weight)),
-            ],
-            Op::Paged(r) => vec![
-                ("block_table", s(&r.block_table)),
-                ("context_lens", s(&r.context_lens)),
-                ("key_cache", s(&r.key_cache)),
-                ("out", s(&r.out)),
-                ("query", s(&r.query)),
-                ("scale", sc(&r.scale)),
-                ("value_cache", s(&r.value_cache)),
-            ],
-            Op::Custom(r) => vec![("semantics", r.semantics.to_string())],
-        }
-    }
-}
-
-impl<'a> Canonical<'a> {
-    /// The identity content of `f`, borrowing its names.
+impl<'a> Op<'a> {
+    /// The operation payload of `f`, operands by name.
     pub fn of(f: &'a Family) -> Self {
         let pname = |i: usize| Cow::Borrowed(f.params[i].name.as_str());
         let scalar = |s: ScalarRef| match s {
@@ -270,7 +188,7 @@ impl<'a> Canonical<'a> {
             e => D::Int(e.as_i64()),
         };
         let kind = f.operation.kind();
-        let operation = match &f.operation {
+        match &f.operation {
             Operation::ElementwiseBinary { op, lhs, rhs, out } => Op::Binary(BinaryRec {
                 kind,
                 lhs: pname(*lhs),
@@ -362,6 +280,99 @@ impl<'a> Canonical<'a> {
                 kind,
                 semantics: Cow::Borrowed(semantics),
             }),
+        }
+    }
+}
+
+impl Op<'_> {
+    pub fn kind(&self) -> OperationKind {
+        match self {
+            Op::Binary(r) => r.kind,
+            Op::Matmul(r) => r.kind,
+            Op::Unary(r) => r.kind,
+            Op::Reduce(r) => r.kind,
+            Op::Softmax(r) => r.kind,
+            Op::Norm(r) => r.kind,
+            Op::Paged(r) => r.kind,
+            Op::Custom(r) => r.kind,
+        }
+    }
+
+    /// The payload's fields, each as the manifest would spell its value,
+    /// in key order: what `kfam diff` compares field by field.
+    pub fn fields(&self) -> Vec<(&'static str, String)> {
+        let s = |x: &Str<'_>| format!("`{x}`");
+        let d = |x: &D<'_>| match x {
+            D::Int(i) => i.to_string(),
+            D::Sym(n) => format!("`{n}`"),
+        };
+        let sc = |x: &Scalar<'_>| match x {
+            Scalar::Constant(c) => c.to_string(),
+            Scalar::Param(n) => format!("`{n}`"),
+        };
+        match self {
+            Op::Binary(r) => vec![
+                ("lhs", s(&r.lhs)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+                ("rhs", s(&r.rhs)),
+            ],
+            Op::Matmul(r) => vec![
+                ("a", s(&r.a)),
+                ("accumulate", r.accumulate.to_string()),
+                ("b", s(&r.b)),
+                ("c", s(&r.c)),
+                ("k", d(&r.k)),
+                ("m", d(&r.m)),
+                ("n", d(&r.n)),
+            ],
+            Op::Unary(r) => vec![
+                ("input", s(&r.input)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+            ],
+            Op::Reduce(r) => vec![
+                ("axes", format!("{:?}", r.axes)),
+                ("input", s(&r.input)),
+                ("keepdim", r.keepdim.to_string()),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+            ],
+            Op::Softmax(r) => vec![
+                ("axis", r.axis.to_string()),
+                ("input", s(&r.input)),
+                ("out", s(&r.out)),
+            ],
+            Op::Norm(r) => vec![
+                ("axis", r.axis.to_string()),
+                ("bias", r.bias.as_ref().map_or("none".to_owned(), s)),
+                ("eps", sc(&r.eps)),
+                ("input", s(&r.input)),
+                ("op", format!("`{}`", r.op)),
+                ("out", s(&r.out)),
+                ("weight", s(&r.weight)),
+            ],
+            Op::Paged(r) => vec![
+                ("block_table", s(&r.block_table)),
+                ("context_lens", s(&r.context_lens)),
+                ("key_cache", s(&r.key_cache)),
+                ("out", s(&r.out)),
+                ("query", s(&r.query)),
+                ("scale", sc(&r.scale)),
+                ("value_cache", s(&r.value_cache)),
+            ],
+            Op::Custom(r) => vec![("semantics", r.semantics.to_string())],
+        }
+    }
+}
+
+impl<'a> Canonical<'a> {
+    /// The identity content of `f`, borrowing its names.
+    pub fn of(f: &'a Family) -> Self {
+        let pname = |i: usize| Cow::Borrowed(f.params[i].name.as_str());
+        let d = |e: Extent| match e {
+            Extent::Symbol(i) => D::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
+            e => D::Int(e.as_i64()),
         };
         Canonical {
             contract: f.contract,
@@ -380,7 +391,7 @@ impl<'a> Canonical<'a> {
                 .collect(),
             identity_format: IDENTITY_FORMAT,
             name: Cow::Borrowed(&f.name),
-            operation,
+            operation: Op::of(f),
             params: f
                 .params
                 .iter()

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde::Serialize;
 
-use crate::canonical::{Canonical, Op};
+use crate::canonical::Op;
 use crate::ir::{Abi, Extent, Family, Ir, Param, Profile, Symbol};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -213,7 +213,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
         };
         d.push(rule, format!("torch {} -> {}", f.torch, g.torch));
     }
-    diff_operation(d, &Canonical::of(f).operation, &Canonical::of(g).operation);
+    diff_operation(d, &Op::of(f), &Op::of(g));
     if f.summary != g.summary {
         d.push(Rule::TextChanged, "summary reworded".to_owned());
     }

@@ -22,6 +22,7 @@ use std::sync::OnceLock;
 use sha2::{Digest, Sha256};
 
 use crate::emit::GeneratedFile;
+use crate::ir::{hex, sha256_hex};
 use crate::load;
 
 /// The cache directory inside the output directory; it carries a
@@ -41,17 +42,9 @@ fn generator() -> Option<&'static str> {
     DIGEST
         .get_or_init(|| {
             let exe = std::env::current_exe().ok()?;
-            Some(hex(&Sha256::digest(fs::read(exe).ok()?)))
+            Some(sha256_hex(&fs::read(exe).ok()?))
         })
         .as_deref()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::with_capacity(64), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
 }
 
 /// The input digest being computed: files must come sorted by path.
@@ -81,7 +74,8 @@ impl InputHasher {
 
 impl Inputs {
     /// From `(display path, normalized text)` of every manifest file, in any
-    /// order, as the loader read them.
+    /// order, as the loader read them; a later entry for a path replaces an
+    /// earlier one.
     pub fn of<'a>(
         manifest_dir: &Path,
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
@@ -196,7 +190,7 @@ pub fn record(out: &Path, inputs: &Inputs, files: &[GeneratedFile]) {
     let _ = fs::write(dir.join(".gitignore"), "*\n");
     let mut text = format!("{FORMAT}\n{}\n", inputs.0);
     for f in files {
-        text.push_str(&hex(&Sha256::digest(f.contents.as_bytes())));
+        text.push_str(&sha256_hex(f.contents.as_bytes()));
         text.push(' ');
         text.push_str(&f.path);
         text.push('\n');

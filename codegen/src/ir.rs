@@ -518,9 +518,13 @@ pub fn catalog_digest(ir: &Ir) -> String {
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut s = String::with_capacity(64);
-    for b in digest {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of `bytes` (a digest).
+pub fn hex(bytes: &[u8]) -> String {
+    let mut s = String::with_capacity(2 * bytes.len());
+    for &b in bytes {
         s.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
         s.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
     }

@@ -162,30 +162,17 @@ pub fn generate_dir(
         // Only a run without any diagnostic is recorded: a fresh run prints
         // nothing, so warnings must come from a full run every time.
         if report.diagnostics.is_empty() {
+            // The lock as written now, whether or not this run read one.
             let lock_display = load::display(&lock_path);
-            let sources = report.sources.files().map(|(_, f)| {
-                let text = if f.path == lock_display {
-                    lock.as_str()
-                } else {
-                    f.text.as_str()
-                };
-                (f.path.as_str(), text)
-            });
-            let sources: Vec<(&str, &str)> = sources
-                .chain(
-                    (!loaded_has_lock(&report, &lock_display))
-                        .then_some((lock_display.as_str(), lock.as_str())),
-                )
-                .collect();
+            let sources = report
+                .sources
+                .files()
+                .map(|(_, f)| (f.path.as_str(), f.text.as_str()))
+                .chain(std::iter::once((lock_display.as_str(), lock.as_str())));
             if let Some(inputs) = fresh::Inputs::of(manifest_dir, sources) {
                 fresh::record(out_dir, &inputs, &files);
             }
         }
         Ok(GenerateOutcome::Written { report, outcome })
     }
-}
-
-/// Whether the run read a lock (a first run writes one it did not read).
-fn loaded_has_lock(report: &Report, lock_display: &str) -> bool {
-    report.sources.files().any(|(_, f)| f.path == lock_display)
 }

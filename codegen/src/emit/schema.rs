@@ -226,17 +226,21 @@ pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
 /// `<family>.<profile>`, with `.<n>` (from 1) appended when the profile has
 /// several receipts: the name of receipt `receipt`'s example document.
 pub fn example_stem(f: &Family, receipt: usize) -> String {
+    let profile = &f.profiles[f.receipts[receipt].profile].name;
+    match receipt_number(f, receipt) {
+        Some(n) => format!("{}.{profile}.{n}", f.name),
+        None => format!("{}.{profile}", f.name),
+    }
+}
+
+/// Receipt `receipt`'s number (from 1) among its profile's receipts, when
+/// that profile has several (`--receipt N` of `kfam example`).
+fn receipt_number(f: &Family, receipt: usize) -> Option<usize> {
     let profile = f.receipts[receipt].profile;
-    let same_profile: Vec<usize> = (0..f.receipts.len())
+    let same: Vec<usize> = (0..f.receipts.len())
         .filter(|&j| f.receipts[j].profile == profile)
         .collect();
-    let name = &f.profiles[profile].name;
-    if same_profile.len() > 1 {
-        let n = same_profile.iter().position(|&j| j == receipt).unwrap_or(0) + 1;
-        format!("{}.{name}.{n}", f.name)
-    } else {
-        format!("{}.{name}", f.name)
-    }
+    (same.len() > 1).then(|| same.iter().position(|&j| j == receipt).unwrap_or(0) + 1)
 }
 
 /// The `compiled_meta.json` document receipt `receipt` of `f` carries,
@@ -297,10 +301,8 @@ pub fn select_example<'a>(
             let choices: Vec<String> = picked
                 .iter()
                 .map(|&r| {
-                    let stem = example_stem(f, r);
-                    let mut parts = stem.splitn(3, '.').skip(1);
-                    let p = parts.next().unwrap_or_default();
-                    match parts.next() {
+                    let p = &f.profiles[f.receipts[r].profile].name;
+                    match receipt_number(f, r) {
                         Some(n) => format!("`--profile {p} --receipt {n}`"),
                         None => format!("`--profile {p}`"),
                     }
