@@ -495,11 +495,6 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             let b = f.profiles[profile].bindings.iter();
             b.clone().find(|b| b.param == param(name)).unwrap().slot
         };
-        let onboard = f
-            .profiles
-            .iter()
-            .position(|p| p.name == "xdna2_onboard")
-            .unwrap();
         assert!(
             f.profiles
                 .iter()
@@ -519,7 +514,6 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             slot(0, "rhs"),
             slot(0, "out")
         );
-        let _ = writeln!(s, "macro XDNA2_ONBOARD_SLOT_OUT {}", slot(onboard, "out"));
     }
     let _ = writeln!(s, "summary:\n{}", f.summary);
     s
@@ -597,7 +591,7 @@ fn consumers_print_what_the_ir_says() {
             .find(|f| f.name == "add_bf16_1024")
             .unwrap();
     let add_expected = expected_output(&h.ir, add);
-    assert!(add_expected.contains("macro XDNA2_ONBOARD_SLOT_OUT"));
+    assert!(add_expected.contains("macro SLOT_LHS"));
     for exe in h.consumers() {
         assert_eq!(stdout_of(&exe, &[]), add_expected);
     }
@@ -798,6 +792,44 @@ fn hostile_text_round_trips_through_comments_and_strings() {
     h.compile_alone(true);
     // ... and the consumers read back exactly the declared text.
     check_consumers(&h);
+}
+
+/// One name per fact: `SLOT_<P>` where every profile binds `P` to the same
+/// slot, per-profile `<PROFILE>_SLOT_<P>` only where the profiles disagree.
+#[test]
+fn slot_constants_name_each_fact_once() {
+    let add = fs::read_to_string(repo().join("manifest/families/add_bf16_1024.toml")).unwrap();
+    let a5 = r#"
+[[profiles]]
+name = "a5_sim"
+platform = "a5"
+backend = "pto"
+runtime = "tensormap_and_ringbuffer"
+execution_mode = "sim"
+bindings = [
+  { param = "lhs", slot = 1, kind = "tensor_arg" },
+  { param = "rhs", slot = 0, kind = "tensor_arg" },
+  { param = "out", slot = 2, kind = "tensor_arg" },
+]
+"#;
+    let two = add.replacen("\n[[receipts]]", &format!("{a5}\n[[receipts]]"), 1);
+    assert_ne!(two, add, "the second profile goes before the receipts");
+    let h = Header::with_families(&[("add_bf16_1024", &two)]);
+    let unit = "#include <kfam/kfam_constants.h>
+#if KFAM_ADD_BF16_1024_SLOT_OUT != 2
+#error family-wide slot
+#endif
+#if KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_LHS != 0 || KFAM_ADD_BF16_1024_A5_SIM_SLOT_LHS != 1
+#error per-profile slots of lhs
+#endif
+#if KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_RHS != 1 || KFAM_ADD_BF16_1024_A5_SIM_SLOT_RHS != 0
+#error per-profile slots of rhs
+#endif
+#if defined(KFAM_ADD_BF16_1024_SLOT_LHS) || defined(KFAM_ADD_BF16_1024_A5_SIM_SLOT_OUT)
+#error a second name for one fact
+#endif
+";
+    h.compile_unit("slots", unit, true);
 }
 
 #[test]

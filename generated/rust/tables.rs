@@ -67,53 +67,53 @@ pub static ARTIFACT_INDEX: &[u32] = {
 
 /// Named constants per family: `FAMILY` (the record; its `summary` describes the family),
 /// `IDENTITY` (its identity digest), `PARAM_<NAME>` (a parameter's index in the signature),
-/// `<PROFILE>_SLOT_<NAME>` (its launch slot in a profile) and `SLOT_<NAME>` (when every
-/// profile agrees).
+/// `SLOT_<NAME>` (its launch slot, when every profile binds it to the same slot) or else
+/// `<PROFILE>_SLOT_<NAME>` (its launch slot in each profile that binds it).
 pub mod families {
     pub mod add_bf16_1024 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[0];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as XDNA2_ONBOARD_SLOT_LHS, N0 as SLOT_LHS, N1 as XDNA2_ONBOARD_SLOT_RHS, N1 as SLOT_RHS, N2 as XDNA2_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT};
     }
     pub mod add_bf16_rows {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[1];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as XDNA2_ONBOARD_SLOT_LHS, N0 as SLOT_LHS, N1 as XDNA2_ONBOARD_SLOT_RHS, N1 as SLOT_RHS, N2 as XDNA2_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT};
     }
     pub mod matmul_acc_nz_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[2];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as A2A3_SIM_SLOT_X, N0 as A2A3_ONBOARD_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_W, N1 as A2A3_ONBOARD_SLOT_W, N1 as SLOT_W, N2 as A2A3_SIM_SLOT_ACC, N2 as A2A3_ONBOARD_SLOT_ACC, N2 as SLOT_ACC, N3 as A2A3_SIM_SLOT_TILE_ROWS, N3 as A2A3_ONBOARD_SLOT_TILE_ROWS, N3 as SLOT_TILE_ROWS, N4 as A2A3_SIM_SLOT_ALPHA, N4 as A2A3_ONBOARD_SLOT_ALPHA, N4 as SLOT_ALPHA};
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_ACC, N3 as SLOT_TILE_ROWS, N4 as SLOT_ALPHA};
     }
     pub mod matmul_bf16_128x64x128 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[3];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as XDNA2_ONBOARD_SLOT_A, N0 as SLOT_A, N1 as XDNA2_ONBOARD_SLOT_B, N1 as SLOT_B, N2 as XDNA2_ONBOARD_SLOT_C, N2 as SLOT_C};
+        pub use super::super::rows::{N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as SLOT_A, N1 as SLOT_B, N2 as SLOT_C};
     }
     pub mod mul_fp4_dequant {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[4];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as A5_ONBOARD_SLOT_CODES, N0 as SLOT_CODES, N1 as A5_ONBOARD_SLOT_SCALES, N1 as SLOT_SCALES, N2 as A5_ONBOARD_SLOT_OUT, N2 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as SLOT_CODES, N1 as SLOT_SCALES, N2 as SLOT_OUT};
     }
     pub mod paged_attention_decode_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[5];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as A2A3_SIM_SLOT_QUERY, N0 as A2A3_ONBOARD_SLOT_QUERY, N0 as SLOT_QUERY, N1 as A2A3_SIM_SLOT_KEY_CACHE, N1 as A2A3_ONBOARD_SLOT_KEY_CACHE, N1 as SLOT_KEY_CACHE, N2 as A2A3_SIM_SLOT_VALUE_CACHE, N2 as A2A3_ONBOARD_SLOT_VALUE_CACHE, N2 as SLOT_VALUE_CACHE, N3 as A2A3_SIM_SLOT_BLOCK_TABLE, N3 as A2A3_ONBOARD_SLOT_BLOCK_TABLE, N3 as SLOT_BLOCK_TABLE, N4 as A2A3_SIM_SLOT_CONTEXT_LENS, N4 as A2A3_ONBOARD_SLOT_CONTEXT_LENS, N4 as SLOT_CONTEXT_LENS, N5 as A2A3_SIM_SLOT_OUT, N5 as A2A3_ONBOARD_SLOT_OUT, N5 as SLOT_OUT, N6 as A2A3_SIM_SLOT_SCALE, N6 as A2A3_ONBOARD_SLOT_SCALE, N6 as SLOT_SCALE};
+        pub use super::super::rows::{N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE};
     }
     pub mod rms_norm_bf16_4096 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[6];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as A2A3_SIM_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_WEIGHT, N1 as SLOT_WEIGHT, N2 as A2A3_SIM_SLOT_OUT, N2 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_WEIGHT, N2 as SLOT_OUT};
     }
     pub mod silu_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[7];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_OUT, N0 as A2A3_SIM_SLOT_X, N0 as XDNA2_ONBOARD_SLOT_X, N0 as SLOT_X, N1 as A2A3_SIM_SLOT_OUT, N1 as XDNA2_ONBOARD_SLOT_OUT, N1 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_OUT};
     }
     pub mod swiglu_fused_bf16 {
         pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[8];
         pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as A2A3_SIM_SLOT_GATE, N0 as SLOT_GATE, N1 as A2A3_SIM_SLOT_UP, N1 as SLOT_UP, N2 as A2A3_SIM_SLOT_OUT, N2 as SLOT_OUT};
+        pub use super::super::rows::{N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as SLOT_GATE, N1 as SLOT_UP, N2 as SLOT_OUT};
     }
 }
 

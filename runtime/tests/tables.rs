@@ -85,7 +85,7 @@ fn named_constants() {
     assert_eq!(m::FAMILY.name, "matmul_acc_nz_bf16");
     assert_eq!(m::PARAM_ACC, 2);
     assert_eq!(m::SLOT_ALPHA, 4);
-    assert_eq!(m::A2A3_SIM_SLOT_W, 1);
+    assert_eq!(m::SLOT_W, 1);
     assert_eq!(m::FAMILY.returns, &[m::PARAM_ACC, m::PARAM_ACC]);
     assert_eq!(m::FAMILY.params[1].lowered_shape, &[1, 8, 4, 16, 16]);
     assert_eq!(m::FAMILY.profiles[0].platform, Platform::A2a3);

@@ -239,7 +239,6 @@ int main(int argc, char **argv)
         printf("macro PARAM_OUT %d\n", KFAM_ADD_BF16_1024_PARAM_OUT);
         printf("macro SLOT_LHS %d SLOT_RHS %d SLOT_OUT %d\n", KFAM_ADD_BF16_1024_SLOT_LHS,
                KFAM_ADD_BF16_1024_SLOT_RHS, KFAM_ADD_BF16_1024_SLOT_OUT);
-        printf("macro XDNA2_ONBOARD_SLOT_OUT %d\n", KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_OUT);
     }
 #endif
 

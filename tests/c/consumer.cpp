@@ -228,7 +228,6 @@ int main(int argc, char **argv)
         out << "macro PARAM_OUT " << KFAM_ADD_BF16_1024_PARAM_OUT << '\n';
         out << "macro SLOT_LHS " << KFAM_ADD_BF16_1024_SLOT_LHS << " SLOT_RHS " << KFAM_ADD_BF16_1024_SLOT_RHS
             << " SLOT_OUT " << KFAM_ADD_BF16_1024_SLOT_OUT << '\n';
-        out << "macro XDNA2_ONBOARD_SLOT_OUT " << KFAM_ADD_BF16_1024_XDNA2_ONBOARD_SLOT_OUT << '\n';
     }
 #endif
 

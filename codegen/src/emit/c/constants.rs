@@ -36,11 +36,14 @@ pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
     for (pi, profile) in f.profiles.iter().enumerate() {
         let pp = shouty(&profile.name);
         w.define(format_args!("{p}_PROFILE_{pp}"), pi);
+        // One name per fact: a per-profile slot only where the profiles
+        // disagree (the family-wide name below covers the rest).
         for b in &profile.bindings {
-            w.define(format_args!("{p}_{pp}_SLOT_{}", params[b.param]), b.slot);
+            if f.common_slot(b.param).is_none() {
+                w.define(format_args!("{p}_{pp}_SLOT_{}", params[b.param]), b.slot);
+            }
         }
     }
-    // A family-wide slot constant where every profile agrees.
     for (param, shout) in f.params.iter().zip(&params) {
         if let Some(slot) = f.common_slot(param.index) {
             w.define(format_args!("{p}_SLOT_{shout}"), slot);

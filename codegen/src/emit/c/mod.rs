@@ -161,8 +161,9 @@ const CONSTANTS_DOC: &str = "/*
  * that knows its family at compile time: KFAM_<FAMILY>_INDEX (into
  * kfam_families), _NAME, _REVISION, _IDENTITY, _TENSOR_COUNT, _SCALAR_COUNT,
  * _PARAM_<PARAM> (signature index), _PROFILE_<PROFILE> (profile index),
- * _<PROFILE>_SLOT_<PARAM> (launch slot in that profile), and _SLOT_<PARAM>
- * where every profile of the family binds the parameter to the same slot.
+ * _SLOT_<PARAM> (launch slot, where every profile of the family binds the
+ * parameter to the same slot) or else _<PROFILE>_SLOT_<PARAM> (launch slot
+ * in each profile that binds it): one name per fact.
  * Includes kfam.h. See docs/c.md.
  */
 

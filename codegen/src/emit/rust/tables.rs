@@ -219,13 +219,15 @@ fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
         }
         for p in &f.params {
             let param = shouty(&p.name);
+            // One name per fact: per-profile slots only where profiles disagree.
+            if let Some(slot) = f.common_slot(p.index) {
+                name(out, slot, format_args!("SLOT_{param}"));
+                continue;
+            }
             for pr in &f.profiles {
                 if let Some(slot) = pr.slot_of(p.index) {
                     name(out, slot, format_args!("{}_SLOT_{param}", shouty(&pr.name)));
                 }
-            }
-            if let Some(slot) = f.common_slot(p.index) {
-                name(out, slot, format_args!("SLOT_{param}"));
             }
         }
         out.push_str("};");
@@ -241,8 +243,8 @@ fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
 const MODULES_DOC: &str =
     "Named constants per family: `FAMILY` (the record; its `summary` describes the family),
 `IDENTITY` (its identity digest), `PARAM_<NAME>` (a parameter's index in the signature),
-`<PROFILE>_SLOT_<NAME>` (its launch slot in a profile) and `SLOT_<NAME>` (when every
-profile agrees).";
+`SLOT_<NAME>` (its launch slot, when every profile binds it to the same slot) or else
+`<PROFILE>_SLOT_<NAME>` (its launch slot in each profile that binds it).";
 
 /// The lists and strings the rows name, each written once however many
 /// records hold it, in order of first use.
