@@ -14,11 +14,25 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// freed memory is kept for reuse instead of being handed back to the kernel
 /// (purged): at 10,000 families the kernel zeroed about 900 MB of pages
 /// again (the pipeline benchmark: 1.61 s -> 1.44 s). The memory goes back
-/// when the process exits. Call it first thing in `main`.
+/// when the process exits.
+///
+/// And no transparent huge pages: mimalloc asks the kernel for them
+/// (`MADV_HUGEPAGE`) on the arenas it maps, the first before `main`, and on
+/// a machine whose memory is fragmented the kernel compacts memory to find
+/// them, in the page fault, on the process's time. The process-wide switch
+/// (what mimalloc's own `allow_thp=0` does at its start) is checked at every
+/// fault, so it covers the arena already mapped. Call it first thing in
+/// `main`.
 pub fn tune() {
     // SAFETY: sets one integer option; mimalloc reads options atomically,
     // and -1 ("never purge") is a documented value.
     unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
+    #[cfg(target_os = "linux")]
+    // SAFETY: a process attribute; no memory is passed. A kernel without
+    // it returns an error, which changes nothing and is ignored.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
 }
 
 #[cfg(test)]

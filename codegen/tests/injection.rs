@@ -233,7 +233,8 @@ fn visible(s: &str) -> String {
         .collect()
 }
 
-/// Markdown structure (headings and table rows) of the family docs.
+/// Markdown structure (headings, and table rows and list items) of the
+/// family docs.
 fn md_shape(files: &[GeneratedFile]) -> (usize, usize) {
     let md = &files
         .iter()
@@ -241,7 +242,10 @@ fn md_shape(files: &[GeneratedFile]) -> (usize, usize) {
         .unwrap()
         .contents;
     let headings = md.lines().filter(|l| l.starts_with('#')).count();
-    let rows = md.lines().filter(|l| l.starts_with('|')).count();
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with('|') || l.starts_with("- "))
+        .count();
     (headings, rows)
 }
 

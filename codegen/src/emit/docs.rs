@@ -107,9 +107,10 @@ pub fn families_md(ir: &Ir) -> String {
     o
 }
 
-/// One family's section: everything a reviewer needs, in a fixed layout
-/// of about one line per record (parameter, profile, receipt), so the page
-/// grows with the declaration and no faster.
+/// One family's section: everything a reviewer needs, one list item per
+/// record (parameter, profile, receipt) under a line naming the fields, so
+/// the page grows with the declaration and no faster (a table would repeat
+/// its header and separator rows in every section).
 fn family_section(w: &mut Writer, f: &Family) {
     w.line(format_args!("## `{}`", f.name));
     w.blank();
@@ -118,15 +119,10 @@ fn family_section(w: &mut Writer, f: &Family) {
         w.blank();
     }
     w.line(format_args!(
-        "Revision {} · contract `{}` · torch dispatcher schema: {} · {} parameters ({} tensors, {} scalars) · \
-         declared in `manifest/families/{}.toml` · identity `{}`",
+        "Revision {} · contract `{}` · torch dispatcher schema: {} · identity `{}`",
         f.revision,
         f.contract,
         if f.torch { "yes" } else { "no" },
-        f.params.len(),
-        f.tensor_count,
-        f.scalar_count,
-        f.name,
         f.identity
     ));
     w.blank();
@@ -264,30 +260,40 @@ fn signature(w: &mut Writer, f: &Family) {
         w.blank();
         return;
     }
-    w.line("| # | Parameter | Kind | Direction | DType | Shape | Layout | Lowered shape | Pool index | Doc |");
-    w.line("|---|---|---|---|---|---|---|---|---|---|");
+    w.line(format_args!(
+        "**Signature** ({} tensors, {} scalars; index `name`: direction, dtype, shape, layout, \
+         lowered shape where it differs, pool index):",
+        f.tensor_count, f.scalar_count
+    ));
+    w.blank();
     for p in &f.params {
-        let scalar = p.kind == ParamKind::Scalar;
+        let doc = p
+            .doc
+            .as_deref()
+            .map(|d| format!(" · {}", escape_text(&one_line(d))))
+            .unwrap_or_default();
+        if p.kind == ParamKind::Scalar {
+            w.line(format_args!(
+                "- {} `{}`: {} {} (scalar {}){doc}",
+                p.index, p.name, p.direction, p.dtype, p.pool_index
+            ));
+            continue;
+        }
+        let dims = dims_cell(f, p);
+        let lowered = shape_cell(p, &p.lowered_shape);
+        let lowered = if p
+            .dims
+            .iter()
+            .map(|e| e.as_i64())
+            .eq(p.lowered_shape.iter().copied())
+        {
+            String::new()
+        } else {
+            format!(", lowered {lowered}")
+        };
         w.line(format_args!(
-            "| {} | `{}` | {} | {} | {} | {} | {} | {} | {} {} | {} |",
-            p.index,
-            p.name,
-            p.kind,
-            p.direction,
-            p.dtype,
-            dims_cell(f, p),
-            if scalar {
-                "-".to_owned()
-            } else {
-                p.layout.to_string()
-            },
-            shape_cell(p, &p.lowered_shape),
-            if p.is_tensor() { "tensor" } else { "scalar" },
-            p.pool_index,
-            p.doc
-                .as_deref()
-                .map(|d| escape_text(&one_line(d)))
-                .unwrap_or_default(),
+            "- {} `{}`: {} {} {dims} {}{lowered} (tensor {}){doc}",
+            p.index, p.name, p.direction, p.dtype, p.layout, p.pool_index
         ));
     }
     w.blank();
@@ -344,17 +350,16 @@ fn returns(w: &mut Writer, f: &Family) {
     w.blank();
 }
 
-/// One row per profile; its bindings as `slot name` lists per binding kind.
+/// One line per profile; its bindings as `slot name` lists per binding kind.
 fn profiles(w: &mut Writer, f: &Family) {
     if f.profiles.is_empty() {
         w.line("**Profiles:** none: the family is supported nowhere.");
         w.blank();
         return;
     }
-    w.line("| Profile | Platform | Backend | Runtime | Execution mode | Receipts | Bindings (slot parameter) |");
-    w.line("|---|---|---|---|---|---|---|");
+    w.line("**Profiles** (platform · backend · runtime · execution mode; bindings as slot `parameter`):");
+    w.blank();
     for (i, pr) in f.profiles.iter().enumerate() {
-        let receipts = f.receipts.iter().filter(|r| r.profile == i).count();
         let mut kinds: Vec<(crate::vocab::BindingKind, Vec<String>)> = Vec::new();
         for b in &pr.bindings {
             let item = format!("{} `{}`", b.slot, f.params[b.param].name);
@@ -368,21 +373,21 @@ fn profiles(w: &mut Writer, f: &Family) {
             .map(|(k, items)| format!("{k}: {}", items.join(", ")))
             .collect();
         w.line(format_args!(
-            "| `{}` | {} | {} | {} | {} | {} | {} |",
+            "- `{}`: {} · {} · {} · {}; {}{}",
             pr.name,
             pr.platform,
             pr.backend,
             pr.runtime,
             pr.execution_mode,
-            if receipts == 0 {
-                "none (no artifact can be admitted)".to_owned()
-            } else {
-                receipts.to_string()
-            },
             if bindings.is_empty() {
-                "-".to_owned()
+                "no bindings".to_owned()
             } else {
                 bindings.join("; ")
+            },
+            if f.receipts.iter().any(|r| r.profile == i) {
+                ""
+            } else {
+                " (no receipt: no artifact can be admitted)"
             },
         ));
     }
@@ -395,21 +400,21 @@ fn receipts(w: &mut Writer, f: &Family) {
         w.blank();
         return;
     }
-    w.line("| Receipt for | Codec | Artifact | SHA-256 | Date | Hardware | Note |");
-    w.line("|---|---|---|---|---|---|---|");
+    w.line("**Receipts** (profile: artifact, SHA-256, codec, date, hardware, note):");
+    w.blank();
     for r in &f.receipts {
         let ev = &r.evidence;
         w.line(format_args!(
-            "| `{}` | {} | {} | `{}` | {} | {} | {} |",
+            "- `{}`: {} · `{}` · {} · {} · {}{}",
             f.profiles[r.profile].name,
-            code(&r.codec),
             code(&r.artifact),
             r.sha256,
+            code(&r.codec),
             escape_text(&ev.date),
             escape_text(&one_line(&ev.hardware)),
             ev.note
                 .as_deref()
-                .map(|n| escape_text(&one_line(n)))
+                .map(|n| format!(" · {}", escape_text(&one_line(n))))
                 .unwrap_or_default(),
         ));
     }
