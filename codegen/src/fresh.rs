@@ -116,6 +116,16 @@ fn stamp_path(out: &Path) -> PathBuf {
     out.join(CACHE_DIR).join(STAMP)
 }
 
+/// The number of generated files when `out` is fresh for the manifest in
+/// `manifest_dir` ([`fresh_outputs`]). Without a stamp (a first run, an
+/// empty directory) the inputs are not read at all.
+pub fn fresh(manifest_dir: &Path, out: &Path) -> Option<usize> {
+    if !stamp_path(out).is_file() {
+        return None;
+    }
+    fresh_outputs(out, &Inputs::read(manifest_dir)?)
+}
+
 /// The number of generated files when `out` is fresh for `inputs`: the
 /// stamp matches, every recorded file is there with its digest, and no
 /// other file under `out` carries the generator's marker (a full run would

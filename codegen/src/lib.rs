@@ -119,9 +119,7 @@ pub fn generate_dir(
     out_dir: &Path,
     check: bool,
 ) -> Result<GenerateOutcome, GenerateError> {
-    if let Some(unchanged) =
-        fresh::Inputs::read(manifest_dir).and_then(|inputs| fresh::fresh_outputs(out_dir, &inputs))
-    {
+    if let Some(unchanged) = fresh::fresh(manifest_dir, out_dir) {
         let report = Report::default();
         return Ok(if check {
             GenerateOutcome::Checked {

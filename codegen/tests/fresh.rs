@@ -57,7 +57,12 @@ impl Tree {
     }
 
     fn fresh(&self) -> Option<usize> {
-        fresh_outputs(&self.out, &Inputs::read(&self.manifest)?)
+        let fresh = kfam_codegen::fresh::fresh(&self.manifest, &self.out);
+        assert_eq!(
+            fresh,
+            fresh_outputs(&self.out, &Inputs::read(&self.manifest)?)
+        );
+        fresh
     }
 }
 
