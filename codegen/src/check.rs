@@ -21,6 +21,9 @@ pub const MAX_TEXT_CHARS: usize = 1000;
 pub const RANK_CEILING: u32 = 8;
 /// Upper bound of the tensor and scalar argument limits.
 pub const ARG_CEILING: u32 = 65535;
+/// Upper bound of `max_prepared`: a context's table of prepared callables
+/// is bounded memory, and callable ids stay small.
+pub const PREPARED_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {
@@ -274,6 +277,7 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
         ("max_tensor_args", &limits.max_tensor_args, ARG_CEILING),
         ("max_scalar_args", &limits.max_scalar_args, ARG_CEILING),
         ("max_rank", &limits.max_rank, RANK_CEILING),
+        ("max_prepared", &limits.max_prepared, PREPARED_CEILING),
     ] {
         if v.value == 0 || v.value > ceiling {
             report.diagnostics.push(
@@ -345,6 +349,7 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
         max_tensor_args: limits.max_tensor_args.value,
         max_scalar_args: limits.max_scalar_args.value,
         max_rank: limits.max_rank.value,
+        max_prepared: limits.max_prepared.value,
         status: status.into_iter().map(|(k, v)| (k, v.value)).collect(),
     })
 }
