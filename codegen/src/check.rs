@@ -273,11 +273,27 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
         );
     }
     let limits = &abi.limits.value;
-    for (key, v, ceiling) in [
-        ("max_tensor_args", &limits.max_tensor_args, ARG_CEILING),
-        ("max_scalar_args", &limits.max_scalar_args, ARG_CEILING),
-        ("max_rank", &limits.max_rank, RANK_CEILING),
-        ("max_prepared", &limits.max_prepared, PREPARED_CEILING),
+    const TABLES: &str = "the generated tables hold";
+    for (key, v, ceiling, holder) in [
+        (
+            "max_tensor_args",
+            &limits.max_tensor_args,
+            ARG_CEILING,
+            TABLES,
+        ),
+        (
+            "max_scalar_args",
+            &limits.max_scalar_args,
+            ARG_CEILING,
+            TABLES,
+        ),
+        ("max_rank", &limits.max_rank, RANK_CEILING, TABLES),
+        (
+            "max_prepared",
+            &limits.max_prepared,
+            PREPARED_CEILING,
+            "a kernel context holds",
+        ),
     ] {
         if v.value == 0 || v.value > ceiling {
             report.diagnostics.push(
@@ -289,7 +305,7 @@ fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir
                 )
                 .label("out of range")
                 .help(format!(
-                    "the generated tables hold 1 to {ceiling}; pick a value in that range"
+                    "{holder} 1 to {ceiling}; pick a value in that range"
                 )),
             );
         }
