@@ -121,6 +121,14 @@ fn invalid_state(what: impl Into<String>) -> Refusal {
     Refusal::new(Status::InvalidState, what)
 }
 
+fn not_initialised() -> Refusal {
+    invalid_state("the context is not initialised")
+}
+
+fn closed() -> Refusal {
+    invalid_state("the context is closed")
+}
+
 fn is_digest(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
@@ -151,7 +159,11 @@ impl Context {
     }
 
     fn identity(&self) -> Result<(Identity, Arc<dyn Launcher>), Refusal> {
-        self.ready(|id, launcher, _| (*id, launcher.clone()))
+        match &*self.state.read().unwrap_or_else(|e| e.into_inner()) {
+            State::Fresh => Err(not_initialised()),
+            State::Closed => Err(closed()),
+            State::Ready { id, launcher } => Ok((*id, launcher.clone())),
+        }
     }
 
     /// Run `f` on the latched identity and the table while the context is
@@ -165,12 +177,12 @@ impl Context {
     ) -> Result<R, Refusal> {
         let state = self.state.read().unwrap_or_else(|e| e.into_inner());
         match &*state {
-            State::Fresh => Err(invalid_state("the context is not initialised")),
-            State::Closed => Err(invalid_state("the context is closed")),
             State::Ready { id, launcher } => {
                 let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
                 Ok(f(id, launcher, &mut t))
             }
+            State::Fresh => Err(not_initialised()),
+            State::Closed => Err(closed()),
         }
     }
 
@@ -193,7 +205,7 @@ impl Context {
         let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
         match &*state {
             State::Ready { .. } => return Err(invalid_state("the context is already initialised")),
-            State::Closed => return Err(invalid_state("the context is closed")),
+            State::Closed => return Err(closed()),
             State::Fresh => {}
         }
         if contract != Contract::Kernel {
