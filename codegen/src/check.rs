@@ -32,6 +32,9 @@ pub const MAX_TEXT_CHARS: usize = 1000;
 pub const RANK_CEILING: u32 = 8;
 /// Upper bound of the tensor and scalar argument limits.
 pub const ARG_CEILING: u32 = 65535;
+/// Upper bound of `max_prepared`: a context's table of prepared callables
+/// is bounded memory, and callable ids stay small.
+pub const PREPARED_CEILING: u32 = 65535;
 
 /// Check a loaded manifest; `Some(ir)` when the report (load included) has no errors.
 pub fn check(loaded: &Loaded, report: &mut Report) -> Option<ir::Ir> {

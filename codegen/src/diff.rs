@@ -178,6 +178,7 @@ fn diff_abi(d: &mut Diff, a: &Abi, b: &Abi) {
         ("max_tensor_args", a.max_tensor_args, b.max_tensor_args),
         ("max_scalar_args", a.max_scalar_args, b.max_scalar_args),
         ("max_rank", a.max_rank, b.max_rank),
+        ("max_prepared", a.max_prepared, b.max_prepared),
     ] {
         if y < x {
             d.push(Rule::AbiLimitLowered, format!("`{key}` {x} -> {y}"));

@@ -46,6 +46,8 @@ pub struct Abi {
     pub max_tensor_args: u32,
     pub max_scalar_args: u32,
     pub max_rank: u32,
+    /// Most callables one kernel context holds prepared.
+    pub max_prepared: u32,
     /// Every status, in vocabulary order, with its declared value.
     pub status: Vec<(Status, i32)>,
 }

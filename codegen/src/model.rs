@@ -109,6 +109,10 @@ pub struct Limits {
     /// Highest tensor rank.
     #[schemars(range(min = 1, max = crate::check::RANK_CEILING))]
     pub max_rank: Spanned<u32>,
+    /// Most callables one kernel context may hold prepared at once; past it,
+    /// preparing a new artifact is refused and nothing is evicted.
+    #[schemars(range(min = 1, max = crate::check::PREPARED_CEILING))]
+    pub max_prepared: Spanned<u32>,
 }
 
 /// C status code values. `ok` is 0; every other code is negative and distinct.

@@ -23,6 +23,7 @@ minor = 0
 max_tensor_args = 256
 max_scalar_args = 128
 max_rank = 5
+max_prepared = 64
 
 [status]
 ok = 0

@@ -176,6 +176,7 @@ const LINES: &[&str] = &[
     "dtpye = \"bf16\"",
     "revision = 0",
     "max_rank = 0",
+    "max_prepared = 0",
     "ok = -1",
     "a.b.c = 1",
     "\"quoted key\" = 1",

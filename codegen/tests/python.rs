@@ -188,6 +188,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let g = Generated::new(shipped_ir());
     let consumer = tests_dir().join("consumer.py");
     let lazy = tests_dir().join("lazy_consumer.py");
+    let context = tests_dir().join("context_example.py");
     let cache = g.dir.path().join("mypy-cache");
     let mypy_excluding_torch = |search: &Path, targets: &[&Path]| {
         run(python()
@@ -208,10 +209,13 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     };
     // `kfam.torch` is checked with real PyTorch's annotations, which are full of
     // `Any`, by `pytorch_integration`.
-    let out = mypy_excluding_torch(&g.root(), &[&g.root().join("kfam"), &consumer, &lazy]);
+    let out = mypy_excluding_torch(
+        &g.root(),
+        &[&g.root().join("kfam"), &consumer, &lazy, &context],
+    );
     assert!(
         out.status.success(),
-        "mypy --strict rejects the generated package, tests/python/consumer.py or lazy_consumer.py:\n{}",
+        "mypy --strict rejects the generated package, tests/python/consumer.py, lazy_consumer.py or context_example.py:\n{}",
         text(&out)
     );
     // The conformance runner reads JSON, so `Any` is allowed there; the rest of

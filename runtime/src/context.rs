@@ -16,10 +16,6 @@ use crate::catalog::Catalog;
 use crate::types::{Family, Profile};
 use crate::vocab::{Contract, ExecutionMode, Platform, Status};
 
-/// How many callables one context may hold prepared at once. Past it,
-/// `prepare` of a new artifact is refused and nothing is evicted.
-pub const MAX_PREPARED: usize = 64;
-
 /// The process-wide generation counter: the first context gets 1.
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);
 
@@ -111,9 +107,6 @@ struct Table {
     by_artifact: HashMap<String, Slot>,
     /// Callable id - 1 -> the prepared family and profile.
     callables: Vec<Prepared>,
-    /// Set by `close` under this lock, so a preparation still in flight
-    /// when the context closes adds nothing and fails `INVALID_STATE`.
-    closed: bool,
 }
 
 /// A kernel context over a catalog.
@@ -128,6 +121,14 @@ fn invalid_state(what: impl Into<String>) -> Refusal {
     Refusal::new(Status::InvalidState, what)
 }
 
+fn not_initialised() -> Refusal {
+    invalid_state("the context is not initialised")
+}
+
+fn closed() -> Refusal {
+    invalid_state("the context is closed")
+}
+
 fn is_digest(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
@@ -135,12 +136,14 @@ fn is_digest(s: &str) -> bool {
 }
 
 impl Context {
-    /// A fresh (not yet initialised) context over `catalog`.
+    /// A fresh (not yet initialised) context over `catalog`, holding at most
+    /// the catalog's `max_prepared` (`abi.toml`) callables. Past the limit,
+    /// `prepare` of a new artifact is refused and nothing is evicted.
     pub fn new(catalog: &'static Catalog) -> Self {
-        Self::with_limit(catalog, MAX_PREPARED)
+        Self::with_limit(catalog, catalog.abi.max_prepared as usize)
     }
 
-    /// A fresh context holding at most `max_prepared` callables.
+    /// A fresh context holding at most `max_prepared` callables (0: none).
     pub fn with_limit(catalog: &'static Catalog, max_prepared: usize) -> Self {
         Context {
             catalog,
@@ -150,11 +153,36 @@ impl Context {
         }
     }
 
+    /// The most callables this context holds prepared.
+    pub fn max_prepared(&self) -> usize {
+        self.max_prepared
+    }
+
     fn identity(&self) -> Result<(Identity, Arc<dyn Launcher>), Refusal> {
         match &*self.state.read().unwrap_or_else(|e| e.into_inner()) {
-            State::Fresh => Err(invalid_state("the context is not initialised")),
-            State::Closed => Err(invalid_state("the context is closed")),
+            State::Fresh => Err(not_initialised()),
+            State::Closed => Err(closed()),
             State::Ready { id, launcher } => Ok((*id, launcher.clone())),
+        }
+    }
+
+    /// Run `f` on the latched identity and the table while the context is
+    /// ready. The state is the one record of whether the context is closed:
+    /// it stays read-locked while `f` runs, and `close` takes it (then the
+    /// table) for writing, so `f` sees either a ready context or none at all,
+    /// and a preparation in flight when the context closes adds nothing.
+    fn ready<R>(
+        &self,
+        f: impl FnOnce(&Identity, &Arc<dyn Launcher>, &mut Table) -> R,
+    ) -> Result<R, Refusal> {
+        let state = self.state.read().unwrap_or_else(|e| e.into_inner());
+        match &*state {
+            State::Ready { id, launcher } => {
+                let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
+                Ok(f(id, launcher, &mut t))
+            }
+            State::Fresh => Err(not_initialised()),
+            State::Closed => Err(closed()),
         }
     }
 
@@ -177,7 +205,7 @@ impl Context {
         let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
         match &*state {
             State::Ready { .. } => return Err(invalid_state("the context is already initialised")),
-            State::Closed => return Err(invalid_state("the context is closed")),
+            State::Closed => return Err(closed()),
             State::Fresh => {}
         }
         if contract != Contract::Kernel {
@@ -233,27 +261,20 @@ impl Context {
         if compiled_meta.is_empty() {
             return Err(Refusal::new(Status::InvalidArgument, "empty compiled_meta"));
         }
-        let (id, _) = self.identity()?;
-        let slot = {
-            let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-            if t.closed {
-                return Err(invalid_state("the context is closed"));
-            }
-            match t.by_artifact.get(sha256) {
-                Some(s) => s.clone(),
-                None => {
-                    if t.by_artifact.len() >= self.max_prepared {
-                        return Err(invalid_state(format!(
-                            "the context already holds its limit of {} prepared callables",
-                            self.max_prepared
-                        )));
-                    }
-                    let s: Slot = Arc::default();
-                    t.by_artifact.insert(sha256.to_owned(), s.clone());
-                    s
+        let (id, slot) = self.ready(|id, _, t| match t.by_artifact.get(sha256) {
+            Some(s) => Ok((*id, s.clone())),
+            None => {
+                if t.by_artifact.len() >= self.max_prepared {
+                    return Err(invalid_state(format!(
+                        "the context already holds its limit of {} prepared callables",
+                        self.max_prepared
+                    )));
                 }
+                let s: Slot = Arc::default();
+                t.by_artifact.insert(sha256.to_owned(), s.clone());
+                Ok((*id, s))
             }
-        };
+        })??;
         let result = slot
             .get_or_init(|| self.decide(id, compiled_meta, sha256))
             .clone();
@@ -293,17 +314,14 @@ impl Context {
                 format!("the artifact's profile of `{name}` is not the one for this context"),
             ));
         }
-        let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        if t.closed {
-            return Err(invalid_state(
-                "the context was closed during the preparation",
-            ));
-        }
-        t.callables.push(Prepared {
-            family: admitted.family,
-            profile: admitted.profile,
-        });
-        Ok(t.callables.len() as u64)
+        self.ready(|_, _, t| {
+            t.callables.push(Prepared {
+                family: admitted.family,
+                profile: admitted.profile,
+            });
+            t.callables.len() as u64
+        })
+        .map_err(|_| invalid_state("the context was closed during the preparation"))
     }
 
     /// Validate a call of a prepared callable and hand it to the launcher;
@@ -318,16 +336,12 @@ impl Context {
         if callable == 0 {
             return Err(Refusal::new(Status::InvalidArgument, "callable id 0"));
         }
-        let (id, launcher) = self.identity()?;
-        let prepared = {
-            let t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-            if t.closed {
-                return Err(invalid_state("the context is closed"));
-            }
-            usize::try_from(callable - 1)
+        let (id, launcher, prepared) = self.ready(|id, launcher, t| {
+            let p = usize::try_from(callable - 1)
                 .ok()
-                .and_then(|i| t.callables.get(i).copied())
-        };
+                .and_then(|i| t.callables.get(i).copied());
+            (*id, launcher.clone(), p)
+        })?;
         let Some(p) = prepared else {
             return Err(Refusal::new(
                 Status::InvalidArgument,
@@ -360,11 +374,10 @@ impl Context {
     pub fn close(&self) {
         let mut state = self.state.write().unwrap_or_else(|e| e.into_inner());
         *state = State::Closed;
+        // Still holding the state: a preparation waiting to add its
+        // callable sees `Closed` once it gets the table.
         let mut t = self.table.lock().unwrap_or_else(|e| e.into_inner());
-        *t = Table {
-            closed: true,
-            ..Table::default()
-        };
+        *t = Table::default();
     }
 
     /// The family callable `callable` was prepared for.

@@ -104,15 +104,51 @@ pub unsafe extern "C" fn kfam_context_new(out: *mut *mut KfamContext) -> i32 {
     })
 }
 
+/// `kfam_context_options`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CContextOptions {
+    pub struct_size: u32,
+    pub max_prepared: u32,
+}
+
 /// # Safety
-/// `ctx` is NULL or from `kfam_context_new` and not freed.
+/// `options` is NULL or valid for `options->struct_size` bytes; `out` is
+/// NULL or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn kfam_context_init(
+pub unsafe extern "C" fn kfam_context_new_with(
+    options: *const CContextOptions,
+    out: *mut *mut KfamContext,
+) -> i32 {
+    guard(|| {
+        let Some(out) = out.as_mut() else {
+            return INVALID;
+        };
+        // Read struct_size alone first: a short struct is not read past it.
+        if options.is_null() || (*(options as *const u32) as usize) < size_of::<CContextOptions>() {
+            return INVALID;
+        }
+        let o = *options;
+        let limit = match o.max_prepared {
+            0 => CATALOG.abi.max_prepared,
+            n => n,
+        };
+        *out = Box::into_raw(Box::new(KfamContext(Context::with_limit(
+            &CATALOG,
+            limit as usize,
+        ))));
+        OK
+    })
+}
+
+/// `kfam_context_init` and `kfam_context_init_generation`: `generation`
+/// `None` takes the process-wide counter.
+unsafe fn init(
     ctx_: *mut KfamContext,
     platform: i32,
     mode: i32,
     contract: i32,
-    generation: u64,
+    generation: Option<u64>,
     launch: Option<LaunchFn>,
     user: *mut c_void,
 ) -> i32 {
@@ -127,10 +163,67 @@ pub unsafe extern "C" fn kfam_context_init(
             return INVALID;
         };
         let launcher = Arc::new(CLauncher { launch, user });
-        // 0 takes the process-wide counter.
-        let generation = (generation != 0).then_some(generation);
         match c.init(p, m, k, launcher, generation) {
             Ok(_) => OK,
+            Err(r) => r.status.code(),
+        }
+    })
+}
+
+/// # Safety
+/// `ctx` is NULL or from `kfam_context_new` and not freed.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_init(
+    ctx_: *mut KfamContext,
+    platform: i32,
+    mode: i32,
+    contract: i32,
+    generation: u64,
+    launch: Option<LaunchFn>,
+    user: *mut c_void,
+) -> i32 {
+    // 0 takes the process-wide counter.
+    let generation = (generation != 0).then_some(generation);
+    init(ctx_, platform, mode, contract, generation, launch, user)
+}
+
+/// # Safety
+/// As `kfam_context_init`.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_init_generation(
+    ctx_: *mut KfamContext,
+    platform: i32,
+    mode: i32,
+    contract: i32,
+    generation: u64,
+    launch: Option<LaunchFn>,
+    user: *mut c_void,
+) -> i32 {
+    // The caller's own number: 0 is refused by `Context::init`.
+    init(
+        ctx_,
+        platform,
+        mode,
+        contract,
+        Some(generation),
+        launch,
+        user,
+    )
+}
+
+/// # Safety
+/// As `kfam_context_init`; `out` NULL or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn kfam_context_generation(ctx_: *mut KfamContext, out: *mut u64) -> i32 {
+    guard(|| {
+        let (Some(c), Some(out)) = (ctx(ctx_), out.as_mut()) else {
+            return INVALID;
+        };
+        match c.latched() {
+            Ok(id) => {
+                *out = id.generation;
+                OK
+            }
             Err(r) => r.status.code(),
         }
     })

@@ -18,6 +18,9 @@ pub struct Abi {
     pub max_tensor_args: u32,
     pub max_scalar_args: u32,
     pub max_rank: u32,
+    /// Most callables one kernel context holds prepared (the default limit
+    /// of [`Context::new`](crate::Context::new)).
+    pub max_prepared: u32,
 }
 
 /// One approved kernel family revision.

@@ -1,12 +1,31 @@
 //! The kernel context through the C ABI: tests/c/context_example.c (the
 //! example of docs/c.md, a fake launcher) built with gcc as C99 and g++ as
-//! C++17 with warnings as errors, linked against the static library, run.
+//! C++17 with warnings as errors, linked against the static library, run;
+//! and docs/c.md shows that file verbatim.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The code block after `<!-- example: tests/c/context_example.c -->` in
+/// docs/c.md is a part of the file, byte for byte, so the docs show code
+/// that compiles and runs.
+#[test]
+fn docs_show_the_context_example_verbatim() {
+    let doc = std::fs::read_to_string(root().join("docs/c.md")).unwrap();
+    let marker = "<!-- example: tests/c/context_example.c -->\n```c\n";
+    let (_, rest) = doc
+        .split_once(marker)
+        .expect("docs/c.md marks the context example");
+    let (block, _) = rest.split_once("```").expect("the example block ends");
+    let source = std::fs::read_to_string(root().join("tests/c/context_example.c")).unwrap();
+    assert!(
+        block.trim().len() > 100 && source.contains(block),
+        "docs/c.md's context example is not a verbatim part of tests/c/context_example.c"
+    );
 }
 
 #[test]

@@ -369,3 +369,22 @@ def test_lifecycle_concurrent_prepare_and_launch() -> None:
         th.join()
     assert count[0] == 200
     assert len(set(ids)) == 2
+
+
+def test_the_docs_hold_the_context_example() -> None:
+    """docs/python.md's context example is tests/python/context_example.py's, which runs."""
+    from pathlib import Path
+
+    from context_example import embed, silu_call
+
+    here = Path(__file__).parent
+    doc = (here.parent.parent / "docs" / "python.md").read_text(encoding="utf-8")
+    marker = "<!-- example: tests/python/context_example.py -->\n```python\n"
+    assert marker in doc, "docs/python.md does not mark the context example"
+    example = doc.split(marker, 1)[1].split("```", 1)[0]
+    source = (here / "context_example.py").read_text(encoding="utf-8")
+    assert len(example.strip()) > 100 and example in source, (
+        "docs/python.md's context example is not a verbatim part of context_example.py"
+    )
+    meta, sha = _document({"document": "silu_bf16.a2a3_sim"})
+    embed(meta, sha, silu_call(), 42)

@@ -145,7 +145,7 @@ pub fn manifest(input: &Input) -> TokenStream {
                 #tracking
                 #(#errors)*
                 pub static ABI: ::kfam_runtime::Abi = ::kfam_runtime::Abi {
-                    revision: "", major: 0, minor: 0, max_tensor_args: 0, max_scalar_args: 0, max_rank: 0,
+                    revision: "", major: 0, minor: 0, max_tensor_args: 0, max_scalar_args: 0, max_rank: 0, max_prepared: 0,
                 };
                 pub static FAMILIES: &[::kfam_runtime::Family] = &[];
                 pub static ARTIFACTS: &[(&str, u32, u32)] = &[];

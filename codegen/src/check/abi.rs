@@ -18,10 +18,27 @@ pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -
         );
     }
     let limits = &abi.limits.value;
-    for (key, v, ceiling) in [
-        ("max_tensor_args", &limits.max_tensor_args, ARG_CEILING),
-        ("max_scalar_args", &limits.max_scalar_args, ARG_CEILING),
-        ("max_rank", &limits.max_rank, RANK_CEILING),
+    const TABLES: &str = "the generated tables hold";
+    for (key, v, ceiling, holder) in [
+        (
+            "max_tensor_args",
+            &limits.max_tensor_args,
+            ARG_CEILING,
+            TABLES,
+        ),
+        (
+            "max_scalar_args",
+            &limits.max_scalar_args,
+            ARG_CEILING,
+            TABLES,
+        ),
+        ("max_rank", &limits.max_rank, RANK_CEILING, TABLES),
+        (
+            "max_prepared",
+            &limits.max_prepared,
+            PREPARED_CEILING,
+            "a kernel context holds",
+        ),
     ] {
         if v.value == 0 || v.value > ceiling {
             report.diagnostics.push(
@@ -33,7 +50,7 @@ pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -
                 )
                 .label("out of range")
                 .help(format!(
-                    "the generated tables hold 1 to {ceiling}; pick a value in that range"
+                    "{holder} 1 to {ceiling}; pick a value in that range"
                 )),
             );
         }
@@ -93,6 +110,7 @@ pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -
         max_tensor_args: limits.max_tensor_args.value,
         max_scalar_args: limits.max_scalar_args.value,
         max_rank: limits.max_rank.value,
+        max_prepared: limits.max_prepared.value,
         status: status.into_iter().map(|(k, v)| (k, v.value)).collect(),
     })
 }

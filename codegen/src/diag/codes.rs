@@ -57,7 +57,7 @@ codes! {
     UnknownVariant = "KF0006", "type", "value is not a member of its vocabulary",
         "Every vocabulary (dtype, direction, layout, platform, backend, runtime,\nexecution mode, contract, binding kind, operation kind, operator) is closed.\nAn unknown value is rejected; the help lists the accepted spellings. A new\nmember needs a reviewed change to the generator, because its numeric code\nbecomes part of the C, Rust and Python ABI.";
     OutOfRange = "KF0007", "type", "value out of range",
-        "A numeric value is outside the range its field allows: a family `revision`\nmust be at least 1; ABI limits must be positive and within the bounds the\ngenerated tables support (`max_rank` at most 8, `max_tensor_args` and\n`max_scalar_args` at most 65535).";
+        "A numeric value is outside the range its field allows: a family `revision`\nmust be at least 1; ABI limits must be positive and within the bounds the\ngenerated tables support (`max_rank` at most 8, `max_tensor_args`,\n`max_scalar_args` and `max_prepared` at most 65535).";
 
     InvalidIdentifier = "KF0101", "naming", "name is not a valid identifier",
         "Family, parameter and profile names become identifiers in Rust, C, C++ and\nPython. They must be lowercase snake_case ASCII: a letter first, then\nletters, digits or single underscores, at most 64 characters, no leading,\ntrailing or doubled underscore.";

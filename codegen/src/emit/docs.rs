@@ -43,7 +43,7 @@ pub fn families_md(ir: &Ir) -> String {
     let abi = &ir.abi;
     w.line(format_args!(
         "{} approved {}, targeting native ABI {}.{} at runtime revision `{}` (limits: {} tensor and {} scalar \
-         parameters, rank {}). Each section is generated from `manifest/families/<name>.toml`; see \
+         parameters, rank {}, {} prepared callables per kernel context). Each section is generated from `manifest/families/<name>.toml`; see \
          `docs/manifest.md` for the format and `docs/identity.md` for the identity digest.",
         ir.families.len(),
         if ir.families.len() == 1 { "family" } else { "families" },
@@ -53,6 +53,7 @@ pub fn families_md(ir: &Ir) -> String {
         abi.max_tensor_args,
         abi.max_scalar_args,
         abi.max_rank,
+        abi.max_prepared,
     ));
     w.blank();
     w.line("| Family | Revision | Contract | Operation | Profiles | Identity |");

@@ -509,6 +509,11 @@ from typing import Final
         abi.max_scalar_args
     ));
     w.line(format_args!("MAX_RANK: Final[int] = {}", abi.max_rank));
+    w.line("#: Most callables one kernel context holds prepared (``kfam.context.Context``).");
+    w.line(format_args!(
+        "MAX_PREPARED: Final[int] = {}",
+        abi.max_prepared
+    ));
     w.line("#: Version of the canonical form ``Family.identity`` is taken over.");
     w.line(format_args!(
         "IDENTITY_FORMAT: Final[int] = {}",

@@ -177,3 +177,18 @@ fn the_example_runs() {
         assert!(text.contains(line), "{line:?} missing from:\n{text}");
     }
 }
+
+#[test]
+fn a_context_over_the_foreign_catalog_takes_its_limit() {
+    // This manifest's abi.toml declares `max_prepared = 16`, kfam-runtime's
+    // own another.
+    assert_eq!(kernels::CATALOG.abi.max_prepared, 16);
+    let ours = kfam_runtime::Context::new(&kernels::CATALOG);
+    assert_eq!(ours.max_prepared(), 16);
+    let theirs = kfam_runtime::Context::new(&kfam_runtime::CATALOG);
+    assert_eq!(
+        theirs.max_prepared(),
+        kfam_runtime::ABI.max_prepared as usize
+    );
+    assert_ne!(kfam_runtime::ABI.max_prepared, 16);
+}

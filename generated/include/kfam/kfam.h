@@ -40,6 +40,8 @@ extern "C" {
 #define KFAM_MAX_SCALAR_ARGS 128
 /** Highest rank of a logical tensor shape (extent of kfam_param.shape). */
 #define KFAM_MAX_RANK 5
+/** Most callables one kernel context holds prepared (the default limit of kfam_context_new). */
+#define KFAM_MAX_PREPARED 64
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
@@ -998,6 +1000,8 @@ typedef struct kfam_table {
     uint32_t family_count;
     /** Every approved family, sorted by name. */
     const kfam_family *families;
+    /** KFAM_MAX_PREPARED. */
+    uint32_t max_prepared;
 } kfam_table;
 
 /* ------------------------------------------------------------------------
@@ -1302,13 +1306,36 @@ typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t genera
                                   const kfam_tensor_arg *tensors, size_t n_tensors,
                                   const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream);
 
-/** A fresh context in *out. KFAM_STATUS_INVALID_ARGUMENT when out is NULL. */
+/**
+ * A fresh context in *out, holding at most KFAM_MAX_PREPARED prepared
+ * callables (the library's limit, kfam_table.max_prepared).
+ * KFAM_STATUS_INVALID_ARGUMENT when out is NULL.
+ */
 KFAM_API int32_t kfam_context_new(kfam_context **out);
+
+/**
+ * Options of kfam_context_new_with. Zero it and set struct_size to
+ * sizeof(kfam_context_options); a field left 0 takes its default.
+ */
+typedef struct kfam_context_options {
+    /** In: sizeof(kfam_context_options) as the caller compiled it. */
+    uint32_t struct_size;
+    /** Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED. */
+    uint32_t max_prepared;
+} kfam_context_options;
+
+/**
+ * kfam_context_new with options. KFAM_STATUS_INVALID_ARGUMENT (and nothing
+ * allocated) when options or out is NULL or options->struct_size is below
+ * the size of this first layout.
+ */
+KFAM_API int32_t kfam_context_new_with(const kfam_context_options *options, kfam_context **out);
 
 /**
  * Latch platform, execution mode and contract (kfam_platform,
  * kfam_execution_mode, kfam_contract codes) and the launcher. generation 0
- * takes the next number of a process-wide counter starting at 1.
+ * takes the next number of a process-wide counter starting at 1 (see
+ * kfam_context_init_generation for a generation of the caller's).
  * KFAM_STATUS_INVALID_STATE when already initialised or closed, or for a
  * program contract; KFAM_STATUS_UNSUPPORTED when no approved kernel profile
  * runs on that platform and mode; KFAM_STATUS_INVALID_ARGUMENT for NULL ctx
@@ -1317,6 +1344,22 @@ KFAM_API int32_t kfam_context_new(kfam_context **out);
 KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode,
                                    int32_t contract, uint64_t generation, kfam_launch_fn launch,
                                    void *user);
+
+/**
+ * kfam_context_init with the caller's own generation number instead of the
+ * process-wide counter's: generation 0 is reserved and refused with
+ * KFAM_STATUS_INVALID_ARGUMENT, before any state changes.
+ */
+KFAM_API int32_t kfam_context_init_generation(kfam_context *ctx, int32_t platform, int32_t execution_mode,
+                                              int32_t contract, uint64_t generation, kfam_launch_fn launch,
+                                              void *user);
+
+/**
+ * The generation latched by init in *out. KFAM_STATUS_INVALID_STATE before
+ * init or after close; KFAM_STATUS_INVALID_ARGUMENT when ctx or out is NULL.
+ * *out is written only on KFAM_STATUS_OK.
+ */
+KFAM_API int32_t kfam_context_generation(kfam_context *ctx, uint64_t *out);
 
 /** The capability status of family for the latched identity. */
 KFAM_API int32_t kfam_context_supported(kfam_context *ctx, const char *family);

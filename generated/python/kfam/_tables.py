@@ -17,6 +17,8 @@ ABI_MINOR: Final[int] = 0
 MAX_TENSOR_ARGS: Final[int] = 256
 MAX_SCALAR_ARGS: Final[int] = 128
 MAX_RANK: Final[int] = 5
+#: Most callables one kernel context holds prepared (``kfam.context.Context``).
+MAX_PREPARED: Final[int] = 64
 #: Version of the canonical form ``Family.identity`` is taken over.
 IDENTITY_FORMAT: Final[int] = 1
 

@@ -31,10 +31,8 @@ from ._runtime import (
     capability,
     validate_call,
 )
+from ._tables import MAX_PREPARED
 from ._vocab import Contract, ExecutionMode, Platform, Status
-
-#: How many callables one context may hold prepared at once (the Rust ``MAX_PREPARED``).
-MAX_PREPARED: Final[int] = 64
 
 _GENERATIONS: Final = itertools.count(1)
 _GENERATION_LOCK: Final = threading.Lock()
@@ -234,6 +232,11 @@ class Context:
                 f"the artifact's profile of `{name}` is not the one for this context",
             )
         with self._lock:
+            # A preparation in flight when the context closed adds nothing.
+            if self._state != "ready":
+                raise ContextError(
+                    Status.INVALID_STATE, "the context was closed during the preparation"
+                )
             self._callables.append((admitted.family, admitted.profile))
             return len(self._callables)
 

@@ -57,6 +57,10 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.define("KFAM_MAX_SCALAR_ARGS", ir.abi.max_scalar_args);
     w.doc("Highest rank of a logical tensor shape (extent of kfam_param.shape).");
     w.define("KFAM_MAX_RANK", ir.abi.max_rank);
+    w.doc(
+        "Most callables one kernel context holds prepared (the default limit of kfam_context_new).",
+    );
+    w.define("KFAM_MAX_PREPARED", ir.abi.max_prepared);
     w.doc("Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5).");
     w.define("KFAM_MAX_LOWERED_RANK", lowered_max);
     w.doc("Entries of kfam_families.");

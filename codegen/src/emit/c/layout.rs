@@ -399,6 +399,7 @@ pub(super) const TABLE_FIELDS: &[Field] = &[
         "families",
         "Every approved family, sorted by name.",
     ),
+    f("uint32_t", "max_prepared", "KFAM_MAX_PREPARED."),
 ];
 
 pub(super) const ARTIFACT_MATCH_FIELDS: &[Field] = &[

@@ -826,6 +826,7 @@ pub(super) fn data_file(ir: &Ir, prologue: &str) -> (String, Vec<String>) {
         .v("max_rank", "KFAM_MAX_RANK")
         .v("family_count", "KFAM_FAMILY_COUNT")
         .v("families", "kfam_families")
+        .v("max_prepared", "KFAM_MAX_PREPARED")
         .close(";\n");
     w.raw(&table);
     w.blank();

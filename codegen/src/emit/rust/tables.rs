@@ -86,8 +86,8 @@ fn abi(w: &mut Writer, ir: &Ir, k: &str) {
     push_str_lit(out, &a.revision);
     let _ = write!(
         out,
-        ", major: {}, minor: {}, max_tensor_args: {}, max_scalar_args: {}, max_rank: {} }};",
-        a.major, a.minor, a.max_tensor_args, a.max_scalar_args, a.max_rank
+        ", major: {}, minor: {}, max_tensor_args: {}, max_scalar_args: {}, max_rank: {}, max_prepared: {} }};",
+        a.major, a.minor, a.max_tensor_args, a.max_scalar_args, a.max_rank, a.max_prepared
     );
     w.end_line();
 }
