@@ -204,11 +204,11 @@ struct Case {
 fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
     Some(match kind {
         "call" => (
-            &["status", "rule", "param", "symbol", "other"],
+            &["status", "rule", "param", "symbol", "other", "message"],
             &["name", "kind", "family", "tensors", "scalars", "expect"],
         ),
         "capability" => (
-            &["status", "outcome", "profile"],
+            &["status", "outcome", "profile", "message"],
             &[
                 "name",
                 "kind",
@@ -449,6 +449,10 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("param", Json::Null),
             ("symbol", Json::Null),
             ("other", Json::Null),
+            (
+                "message",
+                Json::Str(format!("not_found: no approved family `{name}`")),
+            ),
         ]));
     };
     let args: Vec<TensorArg<'_>> = tensors.iter().map(OwnedTensorArg::as_arg).collect();
@@ -459,6 +463,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("param", Json::Null),
             ("symbol", Json::Null),
             ("other", Json::Null),
+            ("message", Json::Str(CallRule::Ok.as_str().to_owned())),
         ]),
         Err(e) => obj(vec![
             ("status", status(Status::InvalidArgument)),
@@ -471,6 +476,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
                 }),
             ),
             ("other", e.other.map_or(Json::Null, |p| Json::U64(p.into()))),
+            ("message", Json::Str(e.explain(family, &args, &scalars))),
         ]),
     })
 }
@@ -486,14 +492,15 @@ fn run_capability(c: &Json) -> Result<Json, VectorError> {
         )?,
         spelled(field(c, "contract")?, Contract::parse, "contract")?,
     );
-    let (outcome, profile) = match result {
-        Ok(s) => (Capability::Supported, Some(s.profile.name)),
-        Err(refusal) => (refusal.outcome, None),
+    let (outcome, profile, message) = match result {
+        Ok(s) => (Capability::Supported, Some(s.profile.name), s.to_string()),
+        Err(refusal) => (refusal.outcome, None, refusal.to_string()),
     };
     Ok(obj(vec![
         ("status", status(capability_status(outcome))),
         ("outcome", Json::Str(outcome.as_str().to_owned())),
         ("profile", str_or_null(profile)),
+        ("message", Json::Str(message)),
     ]))
 }
 
