@@ -24,6 +24,13 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
         f(&mut d);
         d.to_string()
     };
+    // A key written twice, at the top and in each kind of nested object
+    // (serde_json's `Value` cannot hold one, so the text is edited).
+    let text = doc.to_string();
+    let twice = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        text.replacen(from, to, 1)
+    };
     let legacy = json!({"schema": 2, "params": doc["params"], "return_count": 1,
         "platform": "xdna2", "backend": "aie", "family": "add_bf16_1024"});
     let cases = vec![
@@ -92,6 +99,30 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
         (
             "{\"schema\": 3,".to_owned(),
             "malformed: the document is not strict JSON",
+        ),
+        (
+            twice("{", "{\"schema\":3,"),
+            "malformed: `schema` appears twice",
+        ),
+        (
+            twice("{", "{\"$comment\":\"a\",\"$comment\":\"b\","),
+            "malformed: `$comment` appears twice",
+        ),
+        (
+            twice("\"dtype\":\"bf16\"", "\"dtype\":\"bf16\",\"dtype\":\"bf16\""),
+            "malformed: `dtype` of `lowered_params` appears twice",
+        ),
+        (
+            twice("\"artifact\":{", "\"artifact\":{\"path\":\"a\","),
+            "malformed: `path` of `artifact` appears twice",
+        ),
+        (
+            twice("\"capabilities\":[{", "\"capabilities\":[{\"contract\":\"kernel\","),
+            "malformed: `contract` of `capabilities` appears twice",
+        ),
+        (
+            twice("{", "{\"stride\":1,\"stride\":1,"),
+            "malformed: the document has an unknown key",
         ),
         (
             edit(&|d| d["params"][0]["shape"] = json!([512])),

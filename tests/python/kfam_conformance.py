@@ -27,8 +27,8 @@ Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
 
 #: The case kinds and the keys of their ``expect`` objects.
 EXPECT_KEYS: dict[str, tuple[str, ...]] = {
-    "call": ("status", "rule", "param", "symbol", "other"),
-    "capability": ("status", "outcome", "profile"),
+    "call": ("status", "rule", "param", "symbol", "other", "message"),
+    "capability": ("status", "outcome", "profile", "message"),
     "admission": ("status", "outcome", "field"),
     "torch_schema": ("status", "schema"),
 }
@@ -217,6 +217,7 @@ def _run_call(c: dict[str, Json]) -> dict[str, Json]:
             "param": e.param,
             "symbol": symbol,
             "other": e.other,
+            "message": str(e),
         }
     return {
         "status": kfam.Status.OK.spelling,
@@ -224,6 +225,7 @@ def _run_call(c: dict[str, Json]) -> dict[str, Json]:
         "param": None,
         "symbol": None,
         "other": None,
+        "message": kfam.CallRule.OK.spelling,
     }
 
 
@@ -236,8 +238,18 @@ def _run_capability(c: dict[str, Json]) -> dict[str, Json]:
             _spelled(kfam.Contract, c.get("contract"), "contract"),
         )
     except kfam.CapabilityError as e:
-        return {"status": e.status.spelling, "outcome": e.outcome.spelling, "profile": None}
-    return {"status": s.status.spelling, "outcome": s.outcome.spelling, "profile": s.profile.name}
+        return {
+            "status": e.status.spelling,
+            "outcome": e.outcome.spelling,
+            "profile": None,
+            "message": str(e),
+        }
+    return {
+        "status": s.status.spelling,
+        "outcome": s.outcome.spelling,
+        "profile": s.profile.name,
+        "message": str(s),
+    }
 
 
 def document_bytes(c: dict[str, Json]) -> bytes:
