@@ -84,13 +84,7 @@ pub unsafe extern "C" fn kfam_admit_message(
         };
         // The same decision as `kfam_admit`, put into words only here.
         let (message, outcome) = match crate::admit(bytes, sha) {
-            Ok(a) => (
-                format!(
-                    "admitted: `{}` revision {}",
-                    a.family.name, a.family.revision
-                ),
-                Admission::Admitted,
-            ),
+            Ok(a) => (a.to_string(), Admission::Admitted),
             Err(refused) => (refused.to_string(), refused.outcome),
         };
         answer(

@@ -111,7 +111,10 @@ fn case_fn(i: usize, case: &Value) -> String {
     let expect = &case["expect"];
     let exp_status = status(&expect["status"]);
     let mut f = format!("static void case_{i}(void)\n{{\n    int32_t st;\n");
-    if matches!(case["kind"].as_str(), Some("call" | "capability")) {
+    if matches!(
+        case["kind"].as_str(),
+        Some("call" | "capability" | "admission")
+    ) {
         f += "    char message[4096];\n    size_t needed = 0;\n";
     }
     let family = case["family"].as_str().map(|s| c_lit(s.as_bytes()));
@@ -250,12 +253,15 @@ fn case_fn(i: usize, case: &Value) -> String {
             write!(
                 f,
                 "    static const char doc[] = {};\n    kfam_admission a;\n    memset(&a, 0, sizeof a);\n    \
-                 a.struct_size = sizeof a;\n    st = kfam_admit(doc, {}, {}, &a);\n    \
-                 check({}, st == {exp_status} && a.outcome == {outcome} && {field});\n",
+                 a.struct_size = sizeof a;\n    st = kfam_admit(doc, {len}, {sha}, &a);\n    \
+                 check({name}, st == {exp_status} && a.outcome == {outcome} && {field});\n    \
+                 {{\n        int32_t said = kfam_admit_message(doc, {len}, {sha}, message, sizeof message, &needed);\n        \
+                 check_message({name}, said, st, needed, message, {});\n    }}\n",
                 c_lit(&doc),
-                doc.len(),
-                c_lit(case["sha256"].as_str().expect("sha256").as_bytes()),
-                c_lit(name.as_bytes()),
+                c_lit(expect["message"].as_str().expect("message").as_bytes()),
+                len = doc.len(),
+                sha = c_lit(case["sha256"].as_str().expect("sha256").as_bytes()),
+                name = c_lit(name.as_bytes()),
             )
             .unwrap();
         }
@@ -335,12 +341,12 @@ fn c_runner_agrees_with_every_vector() {
     );
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
-    // One check per case, and one per message: every capability case and
-    // every call case of an approved family.
+    // One check per case, and one per message: every capability and
+    // admission case, and every call case of an approved family.
     let messages = cases
         .iter()
         .filter(|c| match c["kind"].as_str() {
-            Some("capability") => true,
+            Some("capability" | "admission") => true,
             Some("call") => c["family"]
                 .as_str()
                 .is_some_and(|f| kfam_runtime::find_family(f).is_some()),

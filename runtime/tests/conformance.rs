@@ -220,7 +220,7 @@ fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static [&'static 
             ],
         ),
         "admission" => (
-            &["status", "outcome", "field"],
+            &["status", "outcome", "field", "message"],
             &[
                 "name",
                 "kind",
@@ -516,14 +516,15 @@ fn document_bytes(c: &Json) -> Result<Vec<u8>, VectorError> {
 fn run_admission(c: &Json) -> Result<Json, VectorError> {
     let bytes = document_bytes(c)?;
     let sha = string(field(c, "sha256")?, "sha256")?;
-    let (outcome, field) = match admit(&bytes, sha) {
-        Ok(_) => (Admission::Admitted, None),
-        Err(r) => (r.outcome, r.field),
+    let (outcome, field, message) = match admit(&bytes, sha) {
+        Ok(a) => (Admission::Admitted, None, a.to_string()),
+        Err(r) => (r.outcome, r.field, r.to_string()),
     };
     Ok(obj(vec![
         ("status", status(admission_status(outcome))),
         ("outcome", Json::Str(outcome.as_str().to_owned())),
         ("field", str_or_null(field)),
+        ("message", Json::Str(message)),
     ]))
 }
 

@@ -29,7 +29,7 @@ Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
 EXPECT_KEYS: dict[str, tuple[str, ...]] = {
     "call": ("status", "rule", "param", "symbol", "other", "message"),
     "capability": ("status", "outcome", "profile", "message"),
-    "admission": ("status", "outcome", "field"),
+    "admission": ("status", "outcome", "field", "message"),
     "torch_schema": ("status", "schema"),
 }
 
@@ -266,8 +266,18 @@ def _run_admission(c: dict[str, Json]) -> dict[str, Json]:
     try:
         a = kfam.admit(document_bytes(c), _str(c.get("sha256"), "sha256"))
     except kfam.AdmissionError as e:
-        return {"status": e.status.spelling, "outcome": e.outcome.spelling, "field": e.field}
-    return {"status": a.status.spelling, "outcome": a.outcome.spelling, "field": None}
+        return {
+            "status": e.status.spelling,
+            "outcome": e.outcome.spelling,
+            "field": e.field,
+            "message": str(e),
+        }
+    return {
+        "status": a.status.spelling,
+        "outcome": a.outcome.spelling,
+        "field": None,
+        "message": str(a),
+    }
 
 
 def _run_torch_schema(c: dict[str, Json]) -> dict[str, Json]:

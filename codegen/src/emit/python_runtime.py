@@ -293,11 +293,14 @@ class _Parser:
     surrogates, ``-0`` and every number with a fraction or an exponent are floats. A key
     written twice is recorded (``_Object.duplicate``) and refused by ``_object``."""
 
-    __slots__ = ("text", "pos")
+    __slots__ = ("text", "pos", "path")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        #: The keys whose values are being read, outermost first: after a ``_Malformed``
+        #: it is where the reader stopped (the path ``serde_path_to_error`` records).
+        self.path: list[str] = []
 
     def document(self) -> _Json:
         value = self.value(0)
@@ -350,7 +353,9 @@ class _Parser:
             key = self.string()
             self.skip_ws()
             self.expect(":")
+            self.path.append(key)
             value = self.value(depth)
+            self.path.pop()
             if key not in out:
                 out[key] = value
             elif out.duplicate is None:
@@ -429,10 +434,16 @@ class _Parser:
             raise _Malformed(f"expected a value at {self.pos}")
         self.pos = m.end()
         token = m.group()
+        after = self.text[self.pos : self.pos + 1]
+        if after and after in "0123456789.eE":
+            # A leading zero, or a fraction or exponent without digits.
+            raise _Malformed("not a number")
         if m.group(1) or m.group(2) or token == "-0" or len(token) > 24:
             # serde_json reads these as f64, which no integer field accepts.
             return -0.0 if token == "-0" else math.inf
-        return int(token)
+        value = int(token)
+        # Beyond i64 and u64 serde_json reads an integer as f64 too.
+        return value if _I64_MIN <= value <= _U64_MAX else math.inf
 
 
 # ---------------------------------------------------------------- compiled_meta.json
@@ -458,7 +469,7 @@ def _malformed(key: str | None = None, within: str | None = None, why: str = "")
 
 
 def _object(
-    value: _Json, known: frozenset[str], required: frozenset[str], key: str | None = None
+    value: _Json, known: frozenset[str], required: tuple[str, ...], key: str | None = None
 ) -> dict[str, _Json]:
     """A JSON object (the value of ``key``) with no unknown keys, no key written twice and
     every required key."""
@@ -469,8 +480,10 @@ def _object(
     duplicate = value.duplicate if isinstance(value, _Object) else None
     if duplicate is not None:
         raise _malformed(duplicate, key, "appears twice")
-    for k in sorted(required - value.keys()):
-        raise _malformed(k, key, "is missing")
+    # The first missing key in the record's declaration order, as serde reports it.
+    for k in required:
+        if k not in value:
+            raise _malformed(k, key, "is missing")
     for k, v in value.items():
         if v is None:
             raise _malformed(k, key, "has the wrong type")
@@ -523,11 +536,12 @@ class _ParamDoc:
     layout: str
 
 
-_PARAM_KEYS: Final = frozenset(("name", "kind", "direction", "dtype", "shape", "layout"))
+_PARAM_REQUIRED: Final = ("name", "kind", "direction", "dtype", "shape", "layout")
+_PARAM_KEYS: Final = frozenset(_PARAM_REQUIRED)
 
 
 def _param_doc(value: _Json, within: str) -> _ParamDoc:
-    o = _object(value, _PARAM_KEYS, _PARAM_KEYS, within)
+    o = _object(value, _PARAM_KEYS, _PARAM_REQUIRED, within)
     return _ParamDoc(
         name=_text(o["name"], "name", within),
         kind=_text(o["kind"], "kind", within),
@@ -544,12 +558,13 @@ class _CapabilityDoc:
     execution_mode: str
 
 
-_CAPABILITY_KEYS: Final = frozenset(("contract", "execution_mode"))
+_CAPABILITY_REQUIRED: Final = ("contract", "execution_mode")
+_CAPABILITY_KEYS: Final = frozenset(_CAPABILITY_REQUIRED)
 
 
 def _capability_doc(value: _Json) -> _CapabilityDoc:
     w = "capabilities"
-    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_KEYS, w)
+    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_REQUIRED, w)
     return _CapabilityDoc(_text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w))
 
 
@@ -559,11 +574,12 @@ class _ArtifactDoc:
     sha256: str
 
 
-_ARTIFACT_KEYS: Final = frozenset(("path", "sha256"))
+_ARTIFACT_REQUIRED: Final = ("path", "sha256")
+_ARTIFACT_KEYS: Final = frozenset(_ARTIFACT_REQUIRED)
 
 
 def _artifact_doc(value: _Json) -> _ArtifactDoc:
-    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_KEYS, "artifact")
+    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_REQUIRED, "artifact")
     return _ArtifactDoc(_text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact"))
 
 
@@ -588,13 +604,17 @@ class _Doc:
     abi_revision: str | None
 
 
-_DOC_REQUIRED: Final = frozenset(("schema", "params", "platform", "backend"))
-_DOC_KEYS: Final = _DOC_REQUIRED | frozenset(
+_DOC_REQUIRED: Final = ("schema", "params", "platform", "backend")
+_DOC_KEYS: Final = frozenset(_DOC_REQUIRED) | frozenset(
     (
         "$comment", "family", "revision", "contract", "lowered_params", "return_count",
         "return_aliases", "runtime", "execution_mode", "capabilities", "artifact", "abi_revision",
     )
 )  # fmt: skip
+
+
+#: Every key of every record: the keys a refusal may name.
+_ALL_KEYS: Final = _DOC_KEYS | _PARAM_KEYS | _CAPABILITY_KEYS | _ARTIFACT_KEYS
 
 
 def _parse_doc(document: bytes) -> _Doc:
@@ -607,10 +627,16 @@ def _parse_doc(document: bytes) -> _Doc:
         text = document.decode("utf-8")
     except UnicodeDecodeError:
         raise _malformed(why="is not UTF-8") from None
+    parser = _Parser(text)
     try:
-        value = _Parser(text).document()
+        value = parser.document()
     except _Malformed:
-        raise _malformed() from None
+        # Named as the Rust reader names it: the innermost known key on the path where
+        # reading stopped, under the document key the path starts at.
+        keys = [k for k in parser.path if k in _ALL_KEYS]
+        key = keys[-1] if keys else None
+        within = keys[0] if keys and keys[0] != key else None
+        raise _malformed(key, within, "is not strict JSON") from None
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
     comment = o.get("$comment")
     if comment is not None:
@@ -721,6 +747,10 @@ class Admitted:
     @property
     def status(self) -> Status:
         return _ADMISSION_STATUS[Admission.ADMITTED]
+
+    def __str__(self) -> str:
+        """The decision in words, as Rust's ``Admitted`` and ``kfam_admit_message`` write it."""
+        return f"{Admission.ADMITTED.spelling}: `{self.family.name}` revision {self.family.revision}"
 
 
 def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
