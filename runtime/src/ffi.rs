@@ -556,12 +556,25 @@ pub(crate) unsafe fn decode_call<R>(
     if n_tensors <= 16 && n_scalars <= 16 {
         decode_with::<16, R>(family, tensors, n_tensors, scalars, n_scalars, k)
     } else {
-        decode_with::<STACK_ARGS, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+        decode_large(family, tensors, n_tensors, scalars, n_scalars, k)
     }
 }
 
+/// [`decode_with`] for long calls, in a frame of its own: inlined, its
+/// 40 KiB of arrays would be probed on every call.
+#[inline(never)]
+unsafe fn decode_large<R>(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
+) -> R {
+    decode_with::<STACK_ARGS, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+}
+
 /// [`decode_call`] with room for `N` tensors and `N` scalars on the stack.
-#[inline(always)]
 unsafe fn decode_with<const N: usize, R>(
     family: *const Opaque,
     tensors: *const CTensorArg,
