@@ -12,11 +12,11 @@
 use std::ffi::c_char;
 
 use crate::call::arg_count_text;
+use crate::ffi::c_str;
 use crate::ffi::{
     admission_status, capability_status, decode_call, guard, CScalarArg, CTensorArg, Opaque,
     Undecoded,
 };
-use crate::ffi::c_str;
 use crate::vocab::{Admission, Capability, Contract, ExecutionMode, Platform, Status};
 
 const INVALID: i32 = Status::InvalidArgument.code();
@@ -87,13 +87,7 @@ pub unsafe extern "C" fn kfam_admit_message(
             Ok(a) => (a.to_string(), Admission::Admitted),
             Err(refused) => (refused.to_string(), refused.outcome),
         };
-        answer(
-            &message,
-            admission_status(outcome).code(),
-            buf,
-            cap,
-            needed,
-        )
+        answer(&message, admission_status(outcome).code(), buf, cap, needed)
     })
 }
 
@@ -216,6 +210,9 @@ mod tests {
             };
             assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
         }
-        assert_eq!(exports, 3, "ffi_message.rs has three functions of the C ABI");
+        assert_eq!(
+            exports, 3,
+            "ffi_message.rs has three functions of the C ABI"
+        );
     }
 }

@@ -109,7 +109,10 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
             "malformed: `$comment` appears twice",
         ),
         (
-            twice("\"dtype\":\"bf16\"", "\"dtype\":\"bf16\",\"dtype\":\"bf16\""),
+            twice(
+                "\"dtype\":\"bf16\"",
+                "\"dtype\":\"bf16\",\"dtype\":\"bf16\"",
+            ),
             "malformed: `dtype` of `lowered_params` appears twice",
         ),
         (
@@ -117,7 +120,10 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
             "malformed: `path` of `artifact` appears twice",
         ),
         (
-            twice("\"capabilities\":[{", "\"capabilities\":[{\"contract\":\"kernel\","),
+            twice(
+                "\"capabilities\":[{",
+                "\"capabilities\":[{\"contract\":\"kernel\",",
+            ),
             "malformed: `contract` of `capabilities` appears twice",
         ),
         (
@@ -362,7 +368,11 @@ fn the_c_call_message_covers_what_only_c_can_pass() {
     let invalid = Status::InvalidArgument.code();
 
     // The same status and words as kfam_validate_call and CallError::explain.
-    let refused = [arg(DType::Bf16, 1), arg(DType::Fp16, 2), arg(DType::Bf16, 3)];
+    let refused = [
+        arg(DType::Bf16, 1),
+        arg(DType::Fp16, 2),
+        arg(DType::Bf16, 3),
+    ];
     let mut err = CCallError {
         struct_size: std::mem::size_of::<CCallError>() as u32,
         rule: 0,
@@ -381,7 +391,11 @@ fn the_c_call_message_covers_what_only_c_can_pass() {
             "argument 1 (`rhs`): dtype: dtype fp16, expected bf16".to_owned()
         )
     );
-    let ok = [arg(DType::Bf16, 1), arg(DType::Bf16, 2), arg(DType::Bf16, 3)];
+    let ok = [
+        arg(DType::Bf16, 1),
+        arg(DType::Bf16, 2),
+        arg(DType::Bf16, 3),
+    ];
     assert_eq!(message(&ok), (0, "ok".to_owned()));
 
     let mut unknown = ok;

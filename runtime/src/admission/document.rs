@@ -227,7 +227,10 @@ fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Refused {
             } else if let Some(field) = message.strip_prefix("unknown field `") {
                 // The path ends at the unknown key itself (when it is a key
                 // of another record); the refusal names the record it is in.
-                if keys.last().is_some_and(|k| field.split('`').next() == Some(*k)) {
+                if keys
+                    .last()
+                    .is_some_and(|k| field.split('`').next() == Some(*k))
+                {
                     keys.pop();
                 }
                 "has an unknown key"
