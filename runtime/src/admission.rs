@@ -25,6 +25,18 @@ pub struct Admitted {
     pub contract: Contract,
 }
 
+impl core::fmt::Display for Admitted {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}: `{}` revision {}",
+            Admission::Admitted,
+            self.family.name,
+            self.family.revision
+        )
+    }
+}
+
 /// A refusal: the outcome and, for `not_approved`, the first field that
 /// differs (e.g. `params`, `artifact.sha256`); for `malformed`, what made
 /// the document malformed.

@@ -131,14 +131,7 @@ impl CallError {
         use std::fmt::Write as _;
         let Some(p) = self.param.and_then(|i| family.params.get(i as usize)) else {
             return match self.rule {
-                CallRule::ArgCount => format!(
-                    "arg_count: `{}` takes {} tensors and {} scalars, {} and {} were passed",
-                    family.name,
-                    family.tensor_count,
-                    family.scalar_count,
-                    tensors.len(),
-                    scalars.len()
-                ),
+                CallRule::ArgCount => arg_count_text(family, tensors.len(), scalars.len()),
                 _ => self.describe(family),
             };
         };
@@ -161,6 +154,12 @@ impl CallError {
                 p.shape.len(),
                 dims(p.shape)
             ),
+            (CallRule::Shape, Some(t), _) if t.shape.iter().any(|&d| d < 0) => write!(
+                text,
+                "shape {} has a negative extent, expected {} (-1: any extent)",
+                dims(t.shape),
+                dims(p.shape)
+            ),
             (CallRule::Shape, Some(t), _) => write!(
                 text,
                 "shape {}, expected {} (-1: any extent)",
@@ -181,6 +180,11 @@ impl CallError {
             (CallRule::NzOffset, Some(t), _) => write!(
                 text,
                 "storage offset {}, expected 0 for an NZ tensor",
+                t.storage_offset
+            ),
+            (CallRule::StorageBounds, Some(t), _) if t.storage_offset < 0 => write!(
+                text,
+                "storage offset {} is negative",
                 t.storage_offset
             ),
             (CallRule::StorageBounds, Some(t), _) => write!(
@@ -247,6 +251,15 @@ impl CallError {
         }
         text
     }
+}
+
+/// The `arg_count` refusal of a call that passed `tensors` tensors and
+/// `scalars` scalars.
+pub(crate) fn arg_count_text(family: &Family, tensors: usize, scalars: usize) -> String {
+    format!(
+        "arg_count: `{}` takes {} tensors and {} scalars, {tensors} and {scalars} were passed",
+        family.name, family.tensor_count, family.scalar_count,
+    )
 }
 
 /// A scalar value as a caller wrote it.

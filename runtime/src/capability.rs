@@ -12,6 +12,20 @@ pub struct Supported {
     pub receipt: &'static Receipt,
 }
 
+impl core::fmt::Display for Supported {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(
+            f,
+            "{}: family `{}` runs on platform `{}` in `{}` mode with profile `{}`",
+            Capability::Supported,
+            self.family.name,
+            self.profile.platform,
+            self.profile.execution_mode,
+            self.profile.name
+        )
+    }
+}
+
 /// A refused capability query: the `outcome` and the query it answers, so
 /// the refusal names the family, platform, execution mode and contract.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

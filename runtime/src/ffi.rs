@@ -12,8 +12,12 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::call::{ScalarValue, TensorArg};
 use crate::types::Family;
 use crate::vocab::{
-    Admission, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status,
-    StorageFormat,
+    Admission, CallRule, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind,
+    Status, StorageFormat,
+};
+
+pub use crate::ffi_message::{
+    kfam_admit_message, kfam_capability_message, kfam_validate_call_message,
 };
 
 /// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
@@ -382,58 +386,6 @@ pub unsafe extern "C" fn kfam_admit(
 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
-/// valid for the sizes the caller states (`buf` for `cap` bytes).
-#[no_mangle]
-pub unsafe extern "C" fn kfam_admit_message(
-    json: *const c_char,
-    len: usize,
-    sha256: *const c_char,
-    buf: *mut c_char,
-    cap: usize,
-    needed: *mut usize,
-) -> i32 {
-    guard(|| {
-        let (Some(sha), false, false) = (
-            c_str(sha256),
-            json.is_null() && len > 0,
-            buf.is_null() && cap > 0,
-        ) else {
-            return INVALID;
-        };
-        let bytes = if len == 0 {
-            &[][..]
-        } else {
-            std::slice::from_raw_parts(json as *const u8, len)
-        };
-        // The same decision as `kfam_admit`, put into words only here.
-        let (message, outcome) = match crate::admit(bytes, sha) {
-            Ok(a) => (
-                format!(
-                    "admitted: `{}` revision {}",
-                    a.family.name, a.family.revision
-                ),
-                Admission::Admitted,
-            ),
-            Err(refused) => (refused.to_string(), refused.outcome),
-        };
-        if let Some(needed) = needed.as_mut() {
-            *needed = message.len();
-        }
-        if cap > 0 {
-            // Truncated to `cap - 1` bytes at a character boundary, then NUL.
-            let mut n = message.len().min(cap - 1);
-            while !message.is_char_boundary(n) {
-                n -= 1;
-            }
-            std::ptr::copy_nonoverlapping(message.as_ptr(), buf as *mut u8, n);
-            *buf.add(n) = 0;
-        }
-        admission_status(outcome).code()
-    })
-}
-
-/// # Safety
-/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
 #[no_mangle]
 pub unsafe extern "C" fn kfam_torch_schema(family: *const c_char, out: *mut *const c_char) -> i32 {
@@ -513,9 +465,7 @@ pub unsafe extern "C" fn kfam_validate_call(
     })
 }
 
-/// The body of `kfam_validate_call`, with `err` resolved: with small stack
-/// arrays for the usual few arguments (a 40 KiB frame costs page probes on
-/// every call), the full ones otherwise.
+/// The body of `kfam_validate_call`, with `err` resolved.
 unsafe fn validate(
     family: *const Opaque,
     tensors: *const CTensorArg,
@@ -524,24 +474,7 @@ unsafe fn validate(
     n_scalars: usize,
     err: *mut CCallError,
 ) -> i32 {
-    if n_tensors <= 16 && n_scalars <= 16 {
-        validate_with::<16>(family, tensors, n_tensors, scalars, n_scalars, err)
-    } else {
-        validate_with::<STACK_ARGS>(family, tensors, n_tensors, scalars, n_scalars, err)
-    }
-}
-
-/// [`validate`] with room for `N` tensors and `N` scalars on the stack.
-unsafe fn validate_with<const N: usize>(
-    family: *const Opaque,
-    tensors: *const CTensorArg,
-    n_tensors: usize,
-    scalars: *const CScalarArg,
-    n_scalars: usize,
-    err: *mut CCallError,
-) -> i32 {
-    use std::mem::MaybeUninit;
-    let report_dim = |rule: i32, param: i32, symbol: i32, other: i32, status: i32| {
+    let report = |rule: i32, param: i32, symbol: i32, other: i32, status: i32| {
         if !err.is_null() {
             let e = err;
             (&raw mut (*e).rule).write(rule);
@@ -553,13 +486,112 @@ unsafe fn validate_with<const N: usize>(
         }
         status
     };
-    let mut report = |rule: i32, param: i32, status: i32| report_dim(rule, param, -1, -1, status);
-    let malformed = |report: &mut dyn FnMut(i32, i32, i32) -> i32| report(-1, -1, INVALID);
-    if family.is_null()
-        || (tensors.is_null() && n_tensors > 0)
-        || (scalars.is_null() && n_scalars > 0)
-    {
-        return malformed(&mut report);
+    let index = |i: Option<u32>| i.map_or(-1, |i| i as i32);
+    decode_call(
+        family,
+        tensors,
+        n_tensors,
+        scalars,
+        n_scalars,
+        |call| match call {
+            Ok((f, args, values)) => match crate::validate_call(f, args, values) {
+                Ok(()) => report(CallRule::Ok.code(), -1, -1, -1, OK),
+                Err(e) => report(
+                    e.rule.code(),
+                    index(e.param),
+                    index(e.symbol),
+                    index(e.other),
+                    INVALID,
+                ),
+            },
+            Err(u) => match u {
+                Undecoded::TooMany(_) => report(CallRule::ArgCount.code(), -1, -1, -1, u.status()),
+                _ => report(-1, -1, -1, -1, u.status()),
+            },
+        },
+    )
+}
+
+/// A C call that never reached the Rust rules: its descriptors could not be
+/// read, or its family record is not one this library approves.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Undecoded<'a> {
+    /// What is malformed, and the index of the descriptor (tensor or scalar)
+    /// when one is at fault.
+    Malformed(&'static str, Option<usize>),
+    /// The record's name, which the library does not approve.
+    NotFound(&'a str),
+    /// The library's family of the record's name, and the record's identity.
+    Incompatible(&'static Family, &'a str),
+    /// More descriptors than any family takes: refused as `arg_count`.
+    TooMany(&'static Family),
+}
+
+impl Undecoded<'_> {
+    pub(crate) fn status(self) -> i32 {
+        match self {
+            Undecoded::Malformed(..) | Undecoded::TooMany(_) => INVALID,
+            Undecoded::NotFound(_) => Status::NotFound.code(),
+            Undecoded::Incompatible(..) => Status::PreparedIncompatible.code(),
+        }
+    }
+}
+
+/// A decoded call: the family and the arguments as `validate_call` takes them.
+pub(crate) type Decoded<'a> = (&'static Family, &'a [TensorArg<'a>], &'a [ScalarValue]);
+
+/// Read a C call into Rust arguments and hand them (or why they could not be
+/// read) to `k`: with small stack arrays for the usual few arguments (a
+/// 40 KiB frame costs page probes on every call), the full ones otherwise.
+/// `kfam_validate_call` and `kfam_validate_call_message` share it, so both
+/// judge exactly the same arguments.
+pub(crate) unsafe fn decode_call<R>(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
+) -> R {
+    if n_tensors <= 16 && n_scalars <= 16 {
+        decode_with::<16, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+    } else {
+        decode_large(family, tensors, n_tensors, scalars, n_scalars, k)
+    }
+}
+
+/// [`decode_with`] for long calls, in a frame of its own: inlined, its
+/// 40 KiB of arrays would be probed on every call.
+#[inline(never)]
+unsafe fn decode_large<R>(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
+) -> R {
+    decode_with::<STACK_ARGS, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+}
+
+/// [`decode_call`] with room for `N` tensors and `N` scalars on the stack.
+unsafe fn decode_with<const N: usize, R>(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
+) -> R {
+    use std::mem::MaybeUninit;
+    if family.is_null() {
+        return k(Err(Undecoded::Malformed("the family record is NULL", None)));
+    }
+    if (tensors.is_null() && n_tensors > 0) || (scalars.is_null() && n_scalars > 0) {
+        return k(Err(Undecoded::Malformed(
+            "a NULL descriptor array with a nonzero count",
+            None,
+        )));
     }
     let f = match library_family(family) {
         // A record of the library's own table (what kfam_find_family hands
@@ -569,19 +601,23 @@ unsafe fn validate_with<const N: usize>(
         // it must be the revision this library was built from.
         None => {
             let Some(name) = c_str(kfam_shim_record_name(family)) else {
-                return malformed(&mut report);
+                return k(Err(Undecoded::Malformed(
+                    "the family record has no UTF-8 name",
+                    None,
+                )));
             };
             let Some(f) = crate::find_family(name) else {
-                return report(-1, -1, Status::NotFound.code());
+                return k(Err(Undecoded::NotFound(name)));
             };
-            if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
-                return report(-1, -1, Status::PreparedIncompatible.code());
+            let identity = c_str(kfam_shim_record_identity(family));
+            if identity != Some(f.identity) {
+                return k(Err(Undecoded::Incompatible(f, identity.unwrap_or("?"))));
             }
             f
         }
     };
     if n_tensors > STACK_ARGS || n_scalars > STACK_ARGS {
-        return report(crate::vocab::CallRule::ArgCount.code(), -1, INVALID);
+        return k(Err(Undecoded::TooMany(f)));
     }
     // Uninitialised stack storage: only the first `n` entries are written
     // and read, so a call costs nothing for the capacity it does not use.
@@ -589,17 +625,26 @@ unsafe fn validate_with<const N: usize>(
     let mut args: [MaybeUninit<TensorArg<'_>>; N] = [const { MaybeUninit::uninit() }; N];
     for i in 0..n_tensors {
         let Some(d) = element(tensors, i) else {
-            return malformed(&mut report);
+            return k(Err(Undecoded::Malformed(
+                "a tensor descriptor's struct_size is too small or misaligned",
+                Some(i),
+            )));
         };
         let (Some(dtype), Some(format)) = (
             DType::from_code(d.dtype),
             StorageFormat::from_code(d.format),
         ) else {
-            return malformed(&mut report);
+            return k(Err(Undecoded::Malformed(
+                "a tensor descriptor has an unknown dtype or format code",
+                Some(i),
+            )));
         };
         let rank = d.rank as usize;
         if (rank > 0 && d.shape.is_null()) || (d.strides.is_null() && rank > MAX_STRIDES) {
-            return malformed(&mut report);
+            return k(Err(Undecoded::Malformed(
+                "a tensor descriptor has a NULL shape, or NULL strides above rank 8",
+                Some(i),
+            )));
         }
         let shape: &[i64] = if rank == 0 {
             &[]
@@ -636,31 +681,29 @@ unsafe fn validate_with<const N: usize>(
     let mut values: [MaybeUninit<ScalarValue>; N] = [const { MaybeUninit::uninit() }; N];
     for (i, slot) in values.iter_mut().enumerate().take(n_scalars) {
         let Some(s) = element(scalars, i) else {
-            return malformed(&mut report);
+            return k(Err(Undecoded::Malformed(
+                "a scalar descriptor's struct_size is too small or misaligned",
+                Some(i),
+            )));
         };
         let v = match ScalarValueKind::from_code(s.kind) {
             Some(ScalarValueKind::Bool) => ScalarValue::Bool(s.value.i64 != 0),
             Some(ScalarValueKind::Int) => ScalarValue::Int(s.value.i64),
             Some(ScalarValueKind::Uint) => ScalarValue::Uint(s.value.u64),
             Some(ScalarValueKind::Float) => ScalarValue::Float(s.value.f64),
-            None => return malformed(&mut report),
+            None => {
+                return k(Err(Undecoded::Malformed(
+                    "a scalar descriptor has an unknown kind code",
+                    Some(i),
+                )))
+            }
         };
         slot.write(v);
     }
     // SAFETY: exactly the first `n_tensors` / `n_scalars` entries were written.
     let args = std::slice::from_raw_parts(args.as_ptr() as *const TensorArg<'_>, n_tensors);
     let values = std::slice::from_raw_parts(values.as_ptr() as *const ScalarValue, n_scalars);
-    let index = |i: Option<u32>| i.map_or(-1, |i| i as i32);
-    match crate::validate_call(f, args, values) {
-        Ok(()) => report(crate::vocab::CallRule::Ok.code(), -1, OK),
-        Err(e) => report_dim(
-            e.rule.code(),
-            index(e.param),
-            index(e.symbol),
-            index(e.other),
-            INVALID,
-        ),
-    }
+    k(Ok((f, args, values)))
 }
 
 /// `(size, offsets...)` the C compiler gives the argument and result structs,
@@ -709,6 +752,6 @@ mod tests {
             };
             assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
         }
-        assert_eq!(exports, 8, "the C ABI has eight functions");
+        assert_eq!(exports, 7, "ffi.rs has seven functions of the C ABI");
     }
 }

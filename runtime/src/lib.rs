@@ -12,6 +12,7 @@ pub mod catalog;
 pub mod context;
 pub mod ffi;
 pub mod ffi_context;
+pub mod ffi_message;
 pub mod lookup;
 mod types;
 

@@ -204,11 +204,11 @@ struct Case {
 fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
     Some(match kind {
         "call" => (
-            &["status", "rule", "param", "symbol", "other"],
+            &["status", "rule", "param", "symbol", "other", "message"],
             &["name", "kind", "family", "tensors", "scalars", "expect"],
         ),
         "capability" => (
-            &["status", "outcome", "profile"],
+            &["status", "outcome", "profile", "message"],
             &[
                 "name",
                 "kind",
@@ -220,7 +220,7 @@ fn kind_keys(kind: &str) -> Option<(&'static [&'static str], &'static [&'static 
             ],
         ),
         "admission" => (
-            &["status", "outcome", "field"],
+            &["status", "outcome", "field", "message"],
             &[
                 "name",
                 "kind",
@@ -449,6 +449,10 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("param", Json::Null),
             ("symbol", Json::Null),
             ("other", Json::Null),
+            (
+                "message",
+                Json::Str(format!("not_found: no approved family `{name}`")),
+            ),
         ]));
     };
     let args: Vec<TensorArg<'_>> = tensors.iter().map(OwnedTensorArg::as_arg).collect();
@@ -459,6 +463,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
             ("param", Json::Null),
             ("symbol", Json::Null),
             ("other", Json::Null),
+            ("message", Json::Str(CallRule::Ok.as_str().to_owned())),
         ]),
         Err(e) => obj(vec![
             ("status", status(Status::InvalidArgument)),
@@ -471,6 +476,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
                 }),
             ),
             ("other", e.other.map_or(Json::Null, |p| Json::U64(p.into()))),
+            ("message", Json::Str(e.explain(family, &args, &scalars))),
         ]),
     })
 }
@@ -486,14 +492,15 @@ fn run_capability(c: &Json) -> Result<Json, VectorError> {
         )?,
         spelled(field(c, "contract")?, Contract::parse, "contract")?,
     );
-    let (outcome, profile) = match result {
-        Ok(s) => (Capability::Supported, Some(s.profile.name)),
-        Err(refusal) => (refusal.outcome, None),
+    let (outcome, profile, message) = match result {
+        Ok(s) => (Capability::Supported, Some(s.profile.name), s.to_string()),
+        Err(refusal) => (refusal.outcome, None, refusal.to_string()),
     };
     Ok(obj(vec![
         ("status", status(capability_status(outcome))),
         ("outcome", Json::Str(outcome.as_str().to_owned())),
         ("profile", str_or_null(profile)),
+        ("message", Json::Str(message)),
     ]))
 }
 
@@ -509,14 +516,15 @@ fn document_bytes(c: &Json) -> Result<Vec<u8>, VectorError> {
 fn run_admission(c: &Json) -> Result<Json, VectorError> {
     let bytes = document_bytes(c)?;
     let sha = string(field(c, "sha256")?, "sha256")?;
-    let (outcome, field) = match admit(&bytes, sha) {
-        Ok(_) => (Admission::Admitted, None),
-        Err(r) => (r.outcome, r.field),
+    let (outcome, field, message) = match admit(&bytes, sha) {
+        Ok(a) => (Admission::Admitted, None, a.to_string()),
+        Err(r) => (r.outcome, r.field, r.to_string()),
     };
     Ok(obj(vec![
         ("status", status(admission_status(outcome))),
         ("outcome", Json::Str(outcome.as_str().to_owned())),
         ("field", str_or_null(field)),
+        ("message", Json::Str(message)),
     ]))
 }
 

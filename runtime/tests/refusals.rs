@@ -24,6 +24,13 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
         f(&mut d);
         d.to_string()
     };
+    // A key written twice, at the top and in each kind of nested object
+    // (serde_json's `Value` cannot hold one, so the text is edited).
+    let text = doc.to_string();
+    let twice = |from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        text.replacen(from, to, 1)
+    };
     let legacy = json!({"schema": 2, "params": doc["params"], "return_count": 1,
         "platform": "xdna2", "backend": "aie", "family": "add_bf16_1024"});
     let cases = vec![
@@ -94,6 +101,36 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
             "malformed: the document is not strict JSON",
         ),
         (
+            twice("{", "{\"schema\":3,"),
+            "malformed: `schema` appears twice",
+        ),
+        (
+            twice("{", "{\"$comment\":\"a\",\"$comment\":\"b\","),
+            "malformed: `$comment` appears twice",
+        ),
+        (
+            twice(
+                "\"dtype\":\"bf16\"",
+                "\"dtype\":\"bf16\",\"dtype\":\"bf16\"",
+            ),
+            "malformed: `dtype` of `lowered_params` appears twice",
+        ),
+        (
+            twice("\"artifact\":{", "\"artifact\":{\"path\":\"a\","),
+            "malformed: `path` of `artifact` appears twice",
+        ),
+        (
+            twice(
+                "\"capabilities\":[{",
+                "\"capabilities\":[{\"contract\":\"kernel\",",
+            ),
+            "malformed: `contract` of `capabilities` appears twice",
+        ),
+        (
+            twice("{", "{\"stride\":1,\"stride\":1,"),
+            "malformed: the document has an unknown key",
+        ),
+        (
             edit(&|d| d["params"][0]["shape"] = json!([512])),
             "not_approved (`params` differs)",
         ),
@@ -110,6 +147,22 @@ fn rust(doc: &str, sha: &str) -> String {
         Ok(_) => "admitted".to_owned(),
         Err(r) => r.to_string(),
     }
+}
+
+/// A message accessor's status and message, with a buffer large enough and
+/// `needed` checked against it.
+fn c_message(f: impl FnOnce(*mut c_char, usize, *mut usize) -> i32) -> (i32, String) {
+    let mut buf = vec![0 as c_char; 1024];
+    let mut needed = usize::MAX;
+    let status = f(buf.as_mut_ptr(), buf.len(), &mut needed);
+    let bytes: Vec<u8> = buf
+        .iter()
+        .take_while(|&&b| b != 0)
+        .map(|&b| b as u8)
+        .collect();
+    let text = String::from_utf8(bytes).expect("UTF-8 message");
+    assert_eq!(needed, text.len(), "{text}");
+    (status, text)
 }
 
 fn c(doc: &str, sha: &str) -> String {
@@ -227,6 +280,20 @@ fn capability_refusals_name_family_platform_and_mode() {
         let refused = capability(family, platform, mode, contract).expect_err("refused");
         let text = refused.to_string();
         assert!(text.contains(family), "{text}");
+        let name = CString::new(family).expect("name");
+        let (status, c) = c_message(|buf, cap, needed| unsafe {
+            kfam_runtime::ffi::kfam_capability_message(
+                name.as_ptr(),
+                platform.code(),
+                mode.code(),
+                contract.code(),
+                buf,
+                cap,
+                needed,
+            )
+        });
+        assert_eq!(c, text, "C");
+        assert_eq!(status, refused.outcome.status().code());
         expected.push(text);
         script.push_str(&format!(
             "try:\n    kfam.capability({family:?}, P({}), M({}), C({}))\nexcept kfam.CapabilityError as e:\n    print(e)\n",
@@ -255,4 +322,163 @@ fn capability_refusals_name_family_platform_and_mode() {
         .map(str::to_owned)
         .collect();
     assert_eq!(python, expected);
+}
+
+/// `kfam_validate_call_message` for what only C can pass: a malformed
+/// descriptor, a family record of another manifest revision, more
+/// descriptors than any family takes; and the buffer rules.
+#[test]
+fn the_c_call_message_covers_what_only_c_can_pass() {
+    use kfam_runtime::ffi::{
+        kfam_find_family, kfam_validate_call, kfam_validate_call_message, CCallError, CTensorArg,
+        Opaque,
+    };
+    use kfam_runtime::{CallRule, DType, Status, StorageFormat};
+    let name = CString::new("add_bf16_1024").expect("name");
+    let mut family: *const Opaque = std::ptr::null();
+    // SAFETY: valid pointers.
+    assert_eq!(unsafe { kfam_find_family(name.as_ptr(), &mut family) }, 0);
+    let shape = [1024i64];
+    let arg = |dtype: DType, storage: u64| CTensorArg {
+        struct_size: std::mem::size_of::<CTensorArg>() as u32,
+        dtype: dtype.code(),
+        format: StorageFormat::Nd.code(),
+        rank: 1,
+        shape: shape.as_ptr(),
+        strides: std::ptr::null(),
+        storage_offset: 0,
+        storage_bytes: 2048,
+        storage,
+        device_index: 0,
+    };
+    let message = |tensors: &[CTensorArg]| {
+        c_message(|buf, cap, needed| unsafe {
+            kfam_validate_call_message(
+                family,
+                tensors.as_ptr(),
+                tensors.len(),
+                std::ptr::null(),
+                0,
+                buf,
+                cap,
+                needed,
+            )
+        })
+    };
+    let invalid = Status::InvalidArgument.code();
+
+    // The same status and words as kfam_validate_call and CallError::explain.
+    let refused = [
+        arg(DType::Bf16, 1),
+        arg(DType::Fp16, 2),
+        arg(DType::Bf16, 3),
+    ];
+    let mut err = CCallError {
+        struct_size: std::mem::size_of::<CCallError>() as u32,
+        rule: 0,
+        param_index: 0,
+        symbol_index: 0,
+        other_param_index: 0,
+    };
+    // SAFETY: valid pointers and counts.
+    let status =
+        unsafe { kfam_validate_call(family, refused.as_ptr(), 3, std::ptr::null(), 0, &mut err) };
+    assert_eq!((status, err.rule), (invalid, CallRule::DType.code()));
+    assert_eq!(
+        message(&refused),
+        (
+            invalid,
+            "argument 1 (`rhs`): dtype: dtype fp16, expected bf16".to_owned()
+        )
+    );
+    let ok = [
+        arg(DType::Bf16, 1),
+        arg(DType::Bf16, 2),
+        arg(DType::Bf16, 3),
+    ];
+    assert_eq!(message(&ok), (0, "ok".to_owned()));
+
+    let mut unknown = ok;
+    unknown[1].dtype = 9999;
+    assert_eq!(
+        message(&unknown),
+        (
+            invalid,
+            "malformed call: a tensor descriptor has an unknown dtype or format code (descriptor 1)"
+                .to_owned()
+        )
+    );
+    let many = vec![ok[0]; 300];
+    assert_eq!(
+        message(&many),
+        (
+            invalid,
+            "arg_count: `add_bf16_1024` takes 3 tensors and 0 scalars, 300 and 0 were passed"
+                .to_owned()
+        )
+    );
+    let (status, text) = c_message(|buf, cap, needed| unsafe {
+        kfam_validate_call_message(
+            std::ptr::null(),
+            ok.as_ptr(),
+            3,
+            std::ptr::null(),
+            0,
+            buf,
+            cap,
+            needed,
+        )
+    });
+    assert_eq!(
+        (status, text.as_str()),
+        (invalid, "malformed call: the family record is NULL")
+    );
+
+    // Only the length, then a truncated copy that is still NUL-terminated.
+    let mut needed = 0usize;
+    // SAFETY: NULL with a capacity of 0 is allowed.
+    let status = unsafe {
+        kfam_validate_call_message(
+            family,
+            refused.as_ptr(),
+            3,
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            0,
+            &mut needed,
+        )
+    };
+    assert_eq!((status, needed), (invalid, 52));
+    let mut small = [0x7f as c_char; 9];
+    // SAFETY: `small` holds 9 bytes.
+    unsafe {
+        kfam_validate_call_message(
+            family,
+            refused.as_ptr(),
+            3,
+            std::ptr::null(),
+            0,
+            small.as_mut_ptr(),
+            small.len(),
+            std::ptr::null_mut(),
+        )
+    };
+    let got: Vec<u8> = small.iter().map(|&b| b as u8).collect();
+    assert_eq!(&got, b"argument\0");
+    // NULL with a capacity: refused, nothing written.
+    // SAFETY: the function must not write through NULL.
+    let status = unsafe {
+        kfam_validate_call_message(
+            family,
+            refused.as_ptr(),
+            3,
+            std::ptr::null(),
+            0,
+            std::ptr::null_mut(),
+            8,
+            &mut needed,
+        )
+    };
+    assert_eq!(status, invalid);
 }

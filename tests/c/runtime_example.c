@@ -69,7 +69,12 @@ int kfam_example_admit(const char *json, size_t len, const char *sha256_hex)
     status = kfam_capability(family->name, (kfam_platform)profile->platform,
                              (kfam_execution_mode)profile->execution_mode, (kfam_contract)adm.contract, &cap);
     if (status != KFAM_STATUS_OK) {
-        fprintf(stderr, "not supported: %s\n", kfam_capability_outcome_name(cap.outcome));
+        /* The same decision in words, naming family, platform and mode. */
+        char why[256];
+        kfam_capability_message(family->name, (kfam_platform)profile->platform,
+                                (kfam_execution_mode)profile->execution_mode, (kfam_contract)adm.contract,
+                                why, sizeof why, NULL);
+        fprintf(stderr, "not supported: %s\n", why);
         return -1;
     }
     return 0;
@@ -106,8 +111,14 @@ int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t 
     err.struct_size = sizeof err;
     status = kfam_validate_call(family, tensors, 3, NULL, 0, &err);
     if (status != KFAM_STATUS_OK) {
+        /* Only now are words built: what was expected and what was passed.
+         * A first call with cap 0 sizes the message; 256 bytes hold most. */
+        char why[256];
+        size_t needed = 0;
         fprintf(stderr, "invalid call (%s): parameter %d breaks %s\n", kfam_status_name(status),
                 (int)err.param_index, err.rule >= 0 ? kfam_call_rule_name(err.rule) : "a malformed descriptor");
+        kfam_validate_call_message(family, tensors, 3, NULL, 0, why, sizeof why, &needed);
+        fprintf(stderr, "%s%s\n", why, needed >= sizeof why ? "..." : "");
         return -1;
     }
     return 0;

@@ -27,9 +27,9 @@ Json = Union[None, bool, int, float, str, list["Json"], dict[str, "Json"]]
 
 #: The case kinds and the keys of their ``expect`` objects.
 EXPECT_KEYS: dict[str, tuple[str, ...]] = {
-    "call": ("status", "rule", "param", "symbol", "other"),
-    "capability": ("status", "outcome", "profile"),
-    "admission": ("status", "outcome", "field"),
+    "call": ("status", "rule", "param", "symbol", "other", "message"),
+    "capability": ("status", "outcome", "profile", "message"),
+    "admission": ("status", "outcome", "field", "message"),
     "torch_schema": ("status", "schema"),
 }
 
@@ -217,6 +217,7 @@ def _run_call(c: dict[str, Json]) -> dict[str, Json]:
             "param": e.param,
             "symbol": symbol,
             "other": e.other,
+            "message": str(e),
         }
     return {
         "status": kfam.Status.OK.spelling,
@@ -224,6 +225,7 @@ def _run_call(c: dict[str, Json]) -> dict[str, Json]:
         "param": None,
         "symbol": None,
         "other": None,
+        "message": kfam.CallRule.OK.spelling,
     }
 
 
@@ -236,8 +238,18 @@ def _run_capability(c: dict[str, Json]) -> dict[str, Json]:
             _spelled(kfam.Contract, c.get("contract"), "contract"),
         )
     except kfam.CapabilityError as e:
-        return {"status": e.status.spelling, "outcome": e.outcome.spelling, "profile": None}
-    return {"status": s.status.spelling, "outcome": s.outcome.spelling, "profile": s.profile.name}
+        return {
+            "status": e.status.spelling,
+            "outcome": e.outcome.spelling,
+            "profile": None,
+            "message": str(e),
+        }
+    return {
+        "status": s.status.spelling,
+        "outcome": s.outcome.spelling,
+        "profile": s.profile.name,
+        "message": str(s),
+    }
 
 
 def document_bytes(c: dict[str, Json]) -> bytes:
@@ -254,8 +266,18 @@ def _run_admission(c: dict[str, Json]) -> dict[str, Json]:
     try:
         a = kfam.admit(document_bytes(c), _str(c.get("sha256"), "sha256"))
     except kfam.AdmissionError as e:
-        return {"status": e.status.spelling, "outcome": e.outcome.spelling, "field": e.field}
-    return {"status": a.status.spelling, "outcome": a.outcome.spelling, "field": None}
+        return {
+            "status": e.status.spelling,
+            "outcome": e.outcome.spelling,
+            "field": e.field,
+            "message": str(e),
+        }
+    return {
+        "status": a.status.spelling,
+        "outcome": a.outcome.spelling,
+        "field": None,
+        "message": str(a),
+    }
 
 
 def _run_torch_schema(c: dict[str, Json]) -> dict[str, Json]:

@@ -78,7 +78,11 @@ def test_outcomes_carry_their_status() -> None:
                                                                  storage_bytes=4096)], [])
     e = call.value
     assert (e.rule, e.param, e.status) == (kfam.CallRule.OVERLAP, 2, kfam.Status.INVALID_ARGUMENT)
-    assert isinstance(e, ValueError) and str(e) == "argument 2: overlap"
+    assert isinstance(e, ValueError) and str(e) == (
+        "argument 2 (`out`): overlap: partially overlaps another argument of the same storage,"
+        " and one of them is written"
+    )
+    assert str(kfam.CallError(kfam.CallRule.OVERLAP, 2)) == "argument 2: overlap"
     kfam.validate_call(fam, [_tensor(1), _tensor(2), _tensor(3)], [])
 
 
@@ -95,13 +99,19 @@ def test_symbol_errors_name_the_symbol_and_both_parameters() -> None:
         kfam.validate_call(fam, [rows(32, 1), rows(48, 2), rows(32, 3)], [])
     e = call.value
     assert (e.rule, e.param, e.symbol, e.other) == (kfam.CallRule.DIM_MISMATCH, 1, 0, 0)
-    assert str(e) == "argument 1: dim_mismatch: symbol `rows` is 48 in `rhs` but 32 in `lhs`"
+    assert str(e) == (
+        "argument 1 (`rhs`): dim_mismatch: symbol `rows` differs from its extent in `lhs`"
+        " (48 here, 32 there)"
+    )
     with pytest.raises(kfam.CallError) as call:
         kfam.validate_call(fam, [rows(24, 1), rows(24, 2), rows(24, 3)], [])
     assert (call.value.rule, call.value.param, call.value.symbol, call.value.other) == (
         kfam.CallRule.DIM_RANGE, 0, 0, None,
     )  # fmt: skip
-    assert "symbol `rows` is 24 in `lhs`" in str(call.value)
+    assert str(call.value) == (
+        "argument 0 (`lhs`): dim_range: symbol `rows` must be at least 16 and a multiple of 16"
+        " (passed 24)"
+    )
     back = pickle.loads(pickle.dumps(call.value))
     assert (back.symbol, back.other, str(back)) == (0, None, str(call.value))
     kfam.validate_call(fam, [rows(32, 1), rows(32, 2), rows(32, 3)], [])

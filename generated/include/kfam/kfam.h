@@ -1164,8 +1164,9 @@ typedef struct kfam_call_error {
  *    library's own tables, for the life of the process; they may come from a
  *    newer ABI minor: index their arrays with KFAM_ELEMENT and test fields
  *    added after 1.0 with KFAM_HAS_FIELD;
- *  - nothing allocates; every function is thread-safe (the tables are
- *    immutable).
+ *  - nothing allocates but the *_message functions, which put a decision
+ *    into words after a refusal; every function is thread-safe (the tables
+ *    are immutable).
  * --------------------------------------------------------------------- */
 
 /**
@@ -1208,6 +1209,20 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  */
 KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
                                  kfam_contract contract, kfam_capability_result *out);
+
+/**
+ * Why kfam_capability decides as it does, in words: the same decision, with
+ * a NUL-terminated English message written into `buf` (at most `cap` bytes,
+ * truncated at a character boundary; `buf` may be NULL when `cap` is 0) and
+ * its full length, without the NUL, into `*needed` (when not NULL), as
+ * kfam_admit_message does. The message names the family, platform and mode
+ * ("no_profile: family `silu_bf16` has no profile for platform `a5` in `sim`
+ * mode"; "supported: family ... with profile `a2a3_sim`"). Returns the status
+ * kfam_capability returns (KFAM_STATUS_INVALID_ARGUMENT for bad pointers or
+ * codes). Call it after a refusal: kfam_capability builds no message.
+ */
+KFAM_API int32_t kfam_capability_message(const char *family, kfam_platform platform, kfam_execution_mode mode,
+                                         kfam_contract contract, char *buf, size_t cap, size_t *needed);
 
 /**
  * Admit a compiled artifact before any cache entry is built: `json` (`len`
@@ -1271,6 +1286,23 @@ KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sh
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
+
+/**
+ * Why kfam_validate_call decides as it does, in words: the same arguments
+ * and decision, with a NUL-terminated English message written into `buf` (at
+ * most `cap` bytes, truncated at a character boundary; `buf` may be NULL
+ * when `cap` is 0) and its full length, without the NUL, into `*needed`
+ * (when not NULL), as kfam_admit_message does. A refused call's message says
+ * what was expected and what was passed ("argument 1 (`rhs`): dtype: dtype
+ * fp16, expected bf16"), in the words of the Rust runtime's
+ * CallError::explain and the Python package's CallError; an accepted call's
+ * is "ok". Returns the status kfam_validate_call returns. Call it after a
+ * refusal: kfam_validate_call builds no message (and allocates nothing);
+ * this function does.
+ */
+KFAM_API int32_t kfam_validate_call_message(const kfam_family *family, const kfam_tensor_arg *tensors,
+                                            size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars,
+                                            char *buf, size_t cap, size_t *needed);
 
 /**
  * The torch dispatcher schema string of a family (kfam_family.torch_schema:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias, TypeVar, Union
@@ -208,6 +209,11 @@ class AdmissionError(KfamError):
 class CallError(KfamError, ValueError):
     """A rejected call: the ``rule`` (never ``OK``) and the signature index of the parameter it
     concerns (``param``, an index into ``Family.params``; ``None`` for the argument counts).
+
+    ``validate_call`` gives it a ``message`` saying what was expected and what was passed
+    (``"argument 1 (`rhs`): dtype: dtype fp16, expected bf16"``), in the words of the Rust
+    runtime's ``CallError::explain`` and ``kfam_validate_call_message``; ``str()`` is that
+    message, or ``"argument 1: dtype"`` (Rust's ``Display``) for an error built without one.
     """
 
     def __init__(
@@ -216,17 +222,17 @@ class CallError(KfamError, ValueError):
         param: int | None = None,
         symbol: int | None = None,
         other: int | None = None,
-        detail: str | None = None,
+        message: str | None = None,
     ) -> None:
         text = rule.spelling if param is None else f"argument {param}: {rule.spelling}"
-        super().__init__(text if detail is None else f"{text}: {detail}")
+        super().__init__(text if message is None else message)
         self.rule: Final[CallRule] = rule
         self.param: Final[int | None] = param
         #: ``dim_mismatch`` and ``dim_range``: the named symbol, an index into ``Family.symbols``.
         self.symbol: Final[int | None] = symbol
         #: ``dim_mismatch``: the parameter whose extent the symbol took first.
         self.other: Final[int | None] = other
-        self.detail: Final[str | None] = detail
+        self.message: Final[str | None] = message
 
     @property
     def status(self) -> Status:
@@ -237,7 +243,7 @@ class CallError(KfamError, ValueError):
     ) -> tuple[
         type[CallError], tuple[CallRule, int | None, int | None, int | None, str | None]
     ]:
-        return (CallError, (self.rule, self.param, self.symbol, self.other, self.detail))
+        return (CallError, (self.rule, self.param, self.symbol, self.other, self.message))
 
 
 # ---------------------------------------------------------------- capability
@@ -258,6 +264,15 @@ class Supported:
     @property
     def status(self) -> Status:
         return _CAPABILITY_STATUS[Capability.SUPPORTED]
+
+    def __str__(self) -> str:
+        """The decision in words, as Rust's ``Supported`` and ``kfam_capability_message``
+        write it."""
+        return (
+            f"{Capability.SUPPORTED.spelling}: family `{self.family.name}` runs on platform "
+            f"`{self.profile.platform.spelling}` in `{self.profile.execution_mode.spelling}` "
+            f"mode with profile `{self.profile.name}`"
+        )
 
 
 def _require(value: object, cls: type[object], what: str) -> None:
@@ -311,6 +326,19 @@ class _Malformed(Exception):
     """The document is not one the Rust parser accepts."""
 
 
+class _Object(dict[str, "_Json"]):
+    """A parsed JSON object; ``duplicate`` is its first key written twice (``None`` when
+    every key is written once). A repeated key is refused where the object is read as a
+    record (``_object``), so the refusal names the key and the record it sits in, as the
+    Rust reader's does; the later value is dropped."""
+
+    __slots__ = ("duplicate",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.duplicate: str | None = None
+
+
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _PLAIN: Final = re.compile(r'[^"\\\x00-\x1f]*')
@@ -323,15 +351,18 @@ _MAX_DEPTH: Final = 128
 
 
 class _Parser:
-    """RFC 8259 JSON as ``serde_json`` reads it: no NaN/Infinity, no trailing data, no
-    duplicate keys, no lone surrogates, ``-0`` and every number with a fraction or an
-    exponent are floats."""
+    """RFC 8259 JSON as ``serde_json`` reads it: no NaN/Infinity, no trailing data, no lone
+    surrogates, ``-0`` and every number with a fraction or an exponent are floats. A key
+    written twice is recorded (``_Object.duplicate``) and refused by ``_object``."""
 
-    __slots__ = ("text", "pos")
+    __slots__ = ("text", "pos", "path")
 
     def __init__(self, text: str) -> None:
         self.text = text
         self.pos = 0
+        #: The keys whose values are being read, outermost first: after a ``_Malformed``
+        #: it is where the reader stopped (the path ``serde_path_to_error`` records).
+        self.path: list[str] = []
 
     def document(self) -> _Json:
         value = self.value(0)
@@ -368,11 +399,11 @@ class _Parser:
                 return literal
         return self.number()
 
-    def object(self, depth: int) -> dict[str, _Json]:
+    def object(self, depth: int) -> _Object:
         if depth > _MAX_DEPTH:
             raise _Malformed("nested too deeply")
         self.pos += 1
-        out: dict[str, _Json] = {}
+        out = _Object()
         self.skip_ws()
         if self.peek() == "}":
             self.pos += 1
@@ -384,9 +415,13 @@ class _Parser:
             key = self.string()
             self.skip_ws()
             self.expect(":")
-            if key in out:
-                raise _Malformed(f"duplicate key {key!r}")
-            out[key] = self.value(depth)
+            self.path.append(key)
+            value = self.value(depth)
+            self.path.pop()
+            if key not in out:
+                out[key] = value
+            elif out.duplicate is None:
+                out.duplicate = key
             self.skip_ws()
             if self.peek() == ",":
                 self.pos += 1
@@ -461,10 +496,16 @@ class _Parser:
             raise _Malformed(f"expected a value at {self.pos}")
         self.pos = m.end()
         token = m.group()
+        after = self.text[self.pos : self.pos + 1]
+        if after and after in "0123456789.eE":
+            # A leading zero, or a fraction or exponent without digits.
+            raise _Malformed("not a number")
         if m.group(1) or m.group(2) or token == "-0" or len(token) > 24:
             # serde_json reads these as f64, which no integer field accepts.
             return -0.0 if token == "-0" else math.inf
-        return int(token)
+        value = int(token)
+        # Beyond i64 and u64 serde_json reads an integer as f64 too.
+        return value if _I64_MIN <= value <= _U64_MAX else math.inf
 
 
 # ---------------------------------------------------------------- compiled_meta.json
@@ -490,16 +531,21 @@ def _malformed(key: str | None = None, within: str | None = None, why: str = "")
 
 
 def _object(
-    value: _Json, known: frozenset[str], required: frozenset[str], key: str | None = None
+    value: _Json, known: frozenset[str], required: tuple[str, ...], key: str | None = None
 ) -> dict[str, _Json]:
-    """A JSON object (the value of ``key``) with no unknown keys and every required key
-    (duplicates never parse)."""
+    """A JSON object (the value of ``key``) with no unknown keys, no key written twice and
+    every required key."""
     if not isinstance(value, dict):
         raise _malformed(key, None, "has the wrong type")
     if not value.keys() <= known:
         raise _malformed(key, None, "has an unknown key")
-    for k in sorted(required - value.keys()):
-        raise _malformed(k, key, "is missing")
+    duplicate = value.duplicate if isinstance(value, _Object) else None
+    if duplicate is not None:
+        raise _malformed(duplicate, key, "appears twice")
+    # The first missing key in the record's declaration order, as serde reports it.
+    for k in required:
+        if k not in value:
+            raise _malformed(k, key, "is missing")
     for k, v in value.items():
         if v is None:
             raise _malformed(k, key, "has the wrong type")
@@ -552,11 +598,12 @@ class _ParamDoc:
     layout: str
 
 
-_PARAM_KEYS: Final = frozenset(("name", "kind", "direction", "dtype", "shape", "layout"))
+_PARAM_REQUIRED: Final = ("name", "kind", "direction", "dtype", "shape", "layout")
+_PARAM_KEYS: Final = frozenset(_PARAM_REQUIRED)
 
 
 def _param_doc(value: _Json, within: str) -> _ParamDoc:
-    o = _object(value, _PARAM_KEYS, _PARAM_KEYS, within)
+    o = _object(value, _PARAM_KEYS, _PARAM_REQUIRED, within)
     return _ParamDoc(
         name=_text(o["name"], "name", within),
         kind=_text(o["kind"], "kind", within),
@@ -573,12 +620,13 @@ class _CapabilityDoc:
     execution_mode: str
 
 
-_CAPABILITY_KEYS: Final = frozenset(("contract", "execution_mode"))
+_CAPABILITY_REQUIRED: Final = ("contract", "execution_mode")
+_CAPABILITY_KEYS: Final = frozenset(_CAPABILITY_REQUIRED)
 
 
 def _capability_doc(value: _Json) -> _CapabilityDoc:
     w = "capabilities"
-    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_KEYS, w)
+    o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_REQUIRED, w)
     return _CapabilityDoc(_text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w))
 
 
@@ -588,11 +636,12 @@ class _ArtifactDoc:
     sha256: str
 
 
-_ARTIFACT_KEYS: Final = frozenset(("path", "sha256"))
+_ARTIFACT_REQUIRED: Final = ("path", "sha256")
+_ARTIFACT_KEYS: Final = frozenset(_ARTIFACT_REQUIRED)
 
 
 def _artifact_doc(value: _Json) -> _ArtifactDoc:
-    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_KEYS, "artifact")
+    o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_REQUIRED, "artifact")
     return _ArtifactDoc(_text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact"))
 
 
@@ -617,13 +666,17 @@ class _Doc:
     abi_revision: str | None
 
 
-_DOC_REQUIRED: Final = frozenset(("schema", "params", "platform", "backend"))
-_DOC_KEYS: Final = _DOC_REQUIRED | frozenset(
+_DOC_REQUIRED: Final = ("schema", "params", "platform", "backend")
+_DOC_KEYS: Final = frozenset(_DOC_REQUIRED) | frozenset(
     (
         "$comment", "family", "revision", "contract", "lowered_params", "return_count",
         "return_aliases", "runtime", "execution_mode", "capabilities", "artifact", "abi_revision",
     )
 )  # fmt: skip
+
+
+#: Every key of every record: the keys a refusal may name.
+_ALL_KEYS: Final = _DOC_KEYS | _PARAM_KEYS | _CAPABILITY_KEYS | _ARTIFACT_KEYS
 
 
 def _parse_doc(document: bytes) -> _Doc:
@@ -636,10 +689,16 @@ def _parse_doc(document: bytes) -> _Doc:
         text = document.decode("utf-8")
     except UnicodeDecodeError:
         raise _malformed(why="is not UTF-8") from None
+    parser = _Parser(text)
     try:
-        value = _Parser(text).document()
+        value = parser.document()
     except _Malformed:
-        raise _malformed() from None
+        # Named as the Rust reader names it: the innermost known key on the path where
+        # reading stopped, under the document key the path starts at.
+        keys = [k for k in parser.path if k in _ALL_KEYS]
+        key = keys[-1] if keys else None
+        within = keys[0] if keys and keys[0] != key else None
+        raise _malformed(key, within, "is not strict JSON") from None
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
     comment = o.get("$comment")
     if comment is not None:
@@ -750,6 +809,10 @@ class Admitted:
     @property
     def status(self) -> Status:
         return _ADMISSION_STATUS[Admission.ADMITTED]
+
+    def __str__(self) -> str:
+        """The decision in words, as Rust's ``Admitted`` and ``kfam_admit_message`` write it."""
+        return f"{Admission.ADMITTED.spelling}: `{self.family.name}` revision {self.family.revision}"
 
 
 def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
@@ -1112,28 +1175,11 @@ def _check_symbols(family: Family, tensors: Sequence[TensorArg]) -> None:
     for i, s in enumerate(family.symbols):
         first, rest = s.uses[0], s.uses[1:]
         want = tensors[first.tensor].shape[first.axis]
-        name = family.params[first.param].name
         for u in rest:
-            have = tensors[u.tensor].shape[u.axis]
-            if have != want:
-                raise CallError(
-                    CallRule.DIM_MISMATCH,
-                    u.param,
-                    i,
-                    first.param,
-                    f"symbol `{s.name}` is {have} in `{family.params[u.param].name}` "
-                    f"but {want} in `{name}`",
-                )
+            if tensors[u.tensor].shape[u.axis] != want:
+                raise CallError(CallRule.DIM_MISMATCH, u.param, i, first.param)
         if want < s.min or (s.max is not None and want > s.max) or want % s.multiple_of:
-            hi = "" if s.max is None else str(s.max)
-            raise CallError(
-                CallRule.DIM_RANGE,
-                first.param,
-                i,
-                None,
-                f"symbol `{s.name}` is {want} in `{name}`, outside {s.min}..={hi} "
-                f"or not a multiple of {s.multiple_of}",
-            )
+            raise CallError(CallRule.DIM_RANGE, first.param, i, None)
 
 
 def validate_call(
@@ -1154,6 +1200,17 @@ def validate_call(
         _require(t, TensorArg, "a tensor argument")
     for s in scalars:
         _require(s, ScalarArg, "a scalar argument")
+    try:
+        _validate(family, tensors, scalars)
+    except CallError as e:
+        # The words are built only for a refused call, as in Rust.
+        message = _explain(e, family, tensors, scalars)
+        raise CallError(e.rule, e.param, e.symbol, e.other, message) from None
+
+
+def _validate(
+    family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]
+) -> None:
     if len(tensors) != family.tensor_count or len(scalars) != family.scalar_count:
         raise CallError(CallRule.ARG_COUNT)
     tensor_params = [p for p in family.params if p.kind is ParamKind.TENSOR]
@@ -1187,3 +1244,151 @@ def validate_call(
             disjoint = si[1] <= sj[0] or sj[1] <= si[0]
             if not disjoint and si != sj:
                 raise CallError(CallRule.OVERLAP, pj.index)
+
+
+# ---------------------------------------------------------------- refusals in words
+
+
+def _dims(values: Sequence[int]) -> str:
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
+def _scalar_text(v: ScalarArg) -> str:
+    """A scalar value as Rust's ``Display`` writes it: ``true``, ``-3``, ``0.5``, ``1e300`` in
+    full digits (the shortest digits that read back, never an exponent)."""
+    value = v.value
+    if type(value) is bool:
+        return "true" if value else "false"
+    if type(value) is int:
+        return str(value)
+    x = float(value)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    text = format(Decimal(repr(x)), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return text
+
+
+def _describe(e: CallError, family: Family) -> str:
+    """Rust's ``CallError::describe``: the error with the family's names."""
+
+    def name(i: int) -> str:
+        return family.params[i].name if 0 <= i < len(family.params) else "?"
+
+    if e.param is None:
+        text = e.rule.spelling
+    else:
+        text = f"argument {e.param} (`{name(e.param)}`): {e.rule.spelling}"
+    if e.symbol is not None and 0 <= e.symbol < len(family.symbols):
+        s = family.symbols[e.symbol]
+        text += f": symbol `{s.name}`"
+        if e.other is not None:
+            text += f" differs from its extent in `{name(e.other)}`"
+        elif s.max is None:
+            text += f" must be at least {s.min} and a multiple of {s.multiple_of}"
+        else:
+            text += f" must lie in {s.min}..={s.max} and be a multiple of {s.multiple_of}"
+    return text
+
+
+def _explain(
+    e: CallError, family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]
+) -> str:
+    """What was expected and what was passed: Rust's ``CallError::explain``, word for word."""
+    if e.param is None or not 0 <= e.param < len(family.params):
+        if e.rule is CallRule.ARG_COUNT:
+            return (
+                f"arg_count: `{family.name}` takes {family.tensor_count} tensors and "
+                f"{family.scalar_count} scalars, {len(tensors)} and {len(scalars)} were passed"
+            )
+        return _describe(e, family)
+    p = family.params[e.param]
+    head = f"argument {p.index} (`{p.name}`): {e.rule.spelling}: "
+    tensor = p.kind is ParamKind.TENSOR and p.pool_index < len(tensors)
+    scalar = p.kind is ParamKind.SCALAR and p.pool_index < len(scalars)
+    t = tensors[p.pool_index] if tensor else None
+    v = scalars[p.pool_index] if scalar else None
+    rule = e.rule
+    if t is not None:
+        if rule is CallRule.DTYPE:
+            return f"{head}dtype {t.dtype.spelling}, expected {p.dtype.spelling}"
+        if rule is CallRule.RANK:
+            return (
+                f"{head}rank {len(t.shape)} (shape {_dims(t.shape)}), "
+                f"expected rank {len(p.shape)} (shape {_dims(p.shape)})"
+            )
+        if rule is CallRule.SHAPE:
+            negative = " has a negative extent" if any(d < 0 for d in t.shape) else ""
+            return (
+                f"{head}shape {_dims(t.shape)}{negative}, expected {_dims(p.shape)} "
+                "(-1: any extent)"
+            )
+        if rule is CallRule.FORMAT:
+            return (
+                f"{head}storage format {t.format.spelling}, "
+                f"not accepted for layout {p.layout.spelling}"
+            )
+        if rule is CallRule.NOT_CONTIGUOUS:
+            return (
+                f"{head}strides {_dims(t.strides)} of shape {_dims(t.shape)} "
+                "are not a contiguous row-major view"
+            )
+        if rule is CallRule.NZ_OFFSET:
+            return f"{head}storage offset {t.storage_offset}, expected 0 for an NZ tensor"
+        if rule is CallRule.STORAGE_BOUNDS:
+            if t.storage_offset < 0:
+                return f"{head}storage offset {t.storage_offset} is negative"
+            return (
+                f"{head}the view (shape {_dims(t.shape)}, strides {_dims(t.strides)}, "
+                f"offset {t.storage_offset} elements of {t.dtype.spelling}) "
+                f"does not fit in {t.storage_bytes} bytes of storage"
+            )
+        if rule is CallRule.DEVICE:
+            first = tensors[0].device_index if tensors else 0
+            return f"{head}device {t.device_index}, expected device {first} (the first tensor's)"
+        if rule is CallRule.OVERLAP:
+            return (
+                f"{head}partially overlaps another argument of the same storage, "
+                "and one of them is written"
+            )
+        if rule is CallRule.DIM_MISMATCH or rule is CallRule.DIM_RANGE:
+            return _explain_symbol(e, family, tensors, t)
+    if v is not None:
+        if rule is CallRule.SCALAR_TYPE:
+            return f"{head}a {v.kind.spelling} value, expected {p.dtype.spelling}"
+        if rule is CallRule.SCALAR_RANGE:
+            return f"{head}{_scalar_text(v)} is outside the range of {p.dtype.spelling}"
+        if rule is CallRule.FLOAT_OVERFLOW:
+            return f"{head}{_scalar_text(v)} is beyond the largest finite {p.dtype.spelling}"
+    return _describe(e, family)
+
+
+def _explain_symbol(
+    e: CallError, family: Family, tensors: Sequence[TensorArg], t: TensorArg
+) -> str:
+    """``dim_mismatch`` and ``dim_range`` with the extents passed."""
+    text = _describe(e, family)
+    if e.symbol is None or not 0 <= e.symbol < len(family.symbols):
+        return text
+    s = family.symbols[e.symbol]
+
+    def extent(param: int, arg: TensorArg) -> int | None:
+        for u in s.uses:
+            if u.param == param:
+                return arg.shape[u.axis] if u.axis < len(arg.shape) else None
+        return None
+
+    here = None if e.param is None else extent(e.param, t)
+    there = None
+    if e.other is not None and 0 <= e.other < len(family.params):
+        pool = family.params[e.other].pool_index
+        if pool < len(tensors):
+            there = extent(e.other, tensors[pool])
+    if here is not None and there is not None:
+        text += f" ({here} here, {there} there)"
+    elif here is not None:
+        text += f" (passed {here})"
+    return text

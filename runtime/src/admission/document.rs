@@ -224,7 +224,15 @@ fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Refused {
             } else if let Some(key) = named("duplicate field `") {
                 keys.push(key);
                 "appears twice"
-            } else if message.starts_with("unknown field") {
+            } else if let Some(field) = message.strip_prefix("unknown field `") {
+                // The path ends at the unknown key itself (when it is a key
+                // of another record); the refusal names the record it is in.
+                if keys
+                    .last()
+                    .is_some_and(|k| field.split('`').next() == Some(*k))
+                {
+                    keys.pop();
+                }
                 "has an unknown key"
             } else if message.starts_with("invalid value") {
                 // An integer outside the field's type (u32, i64).

@@ -1,0 +1,218 @@
+//! The C ABI's message accessors: the decision of `kfam_admit`,
+//! `kfam_validate_call` and `kfam_capability` again, put into the words the
+//! Rust API uses (`Refused`, `CallError::explain`, `CapabilityRefused`).
+//! The deciding functions build no message; a caller asks for one after a
+//! refusal, so the fast paths stay free of formatting and allocation.
+//!
+//! Every accessor writes a NUL-terminated message into `buf` (at most `cap`
+//! bytes, truncated at a character boundary; `buf` may be NULL when `cap` is
+//! 0), its full length without the NUL into `*needed` (when not NULL), and
+//! returns the status the deciding function returns.
+
+use std::ffi::c_char;
+
+use crate::call::arg_count_text;
+use crate::ffi::c_str;
+use crate::ffi::{
+    admission_status, capability_status, decode_call, guard, CScalarArg, CTensorArg, Opaque,
+    Undecoded,
+};
+use crate::vocab::{Admission, Capability, Contract, ExecutionMode, Platform, Status};
+
+const INVALID: i32 = Status::InvalidArgument.code();
+
+/// Write `message` as the accessors promise; `false` when `buf` is NULL with
+/// a nonzero `cap` (nothing is written then).
+unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mut usize) -> bool {
+    if buf.is_null() && cap > 0 {
+        return false;
+    }
+    if let Some(needed) = needed.as_mut() {
+        *needed = message.len();
+    }
+    if cap > 0 {
+        // Truncated to `cap - 1` bytes at a character boundary, then NUL.
+        let mut n = message.len().min(cap - 1);
+        while !message.is_char_boundary(n) {
+            n -= 1;
+        }
+        std::ptr::copy_nonoverlapping(message.as_ptr(), buf as *mut u8, n);
+        *buf.add(n) = 0;
+    }
+    true
+}
+
+/// `status` once `message` is written, `INVALID_ARGUMENT` when it cannot be.
+unsafe fn answer(
+    message: &str,
+    status: i32,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    if write_message(message, buf, cap, needed) {
+        status
+    } else {
+        INVALID
+    }
+}
+
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states (`buf` for `cap` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn kfam_admit_message(
+    json: *const c_char,
+    len: usize,
+    sha256: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        let (Some(sha), false, false) = (
+            c_str(sha256),
+            json.is_null() && len > 0,
+            buf.is_null() && cap > 0,
+        ) else {
+            return INVALID;
+        };
+        let bytes = if len == 0 {
+            &[][..]
+        } else {
+            std::slice::from_raw_parts(json as *const u8, len)
+        };
+        // The same decision as `kfam_admit`, put into words only here.
+        let (message, outcome) = match crate::admit(bytes, sha) {
+            Ok(a) => (a.to_string(), Admission::Admitted),
+            Err(refused) => (refused.to_string(), refused.outcome),
+        };
+        answer(&message, admission_status(outcome).code(), buf, cap, needed)
+    })
+}
+
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states (`buf` for `cap` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn kfam_validate_call_message(
+    family: *const Opaque,
+    tensors: *const CTensorArg,
+    n_tensors: usize,
+    scalars: *const CScalarArg,
+    n_scalars: usize,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        if buf.is_null() && cap > 0 {
+            return INVALID;
+        }
+        // The same decoding and decision as `kfam_validate_call`.
+        let (message, status) = decode_call(
+            family,
+            tensors,
+            n_tensors,
+            scalars,
+            n_scalars,
+            |call| match call {
+                Ok((f, args, values)) => match crate::validate_call(f, args, values) {
+                    Ok(()) => ("ok".to_owned(), Status::Ok.code()),
+                    Err(e) => (e.explain(f, args, values), INVALID),
+                },
+                Err(u) => (undecoded_text(u, n_tensors, n_scalars), u.status()),
+            },
+        );
+        answer(&message, status, buf, cap, needed)
+    })
+}
+
+/// Why a C call never reached the rules, in words.
+fn undecoded_text(u: Undecoded<'_>, n_tensors: usize, n_scalars: usize) -> String {
+    match u {
+        Undecoded::Malformed(what, None) => format!("malformed call: {what}"),
+        Undecoded::Malformed(what, Some(i)) => {
+            format!("malformed call: {what} (descriptor {i})")
+        }
+        Undecoded::NotFound(name) => format!("not_found: no approved family `{name}`"),
+        Undecoded::Incompatible(f, identity) => format!(
+            "prepared_incompatible: the record of `{}` has identity {identity}, \
+             this library approves {} (another revision of the manifest)",
+            f.name, f.identity
+        ),
+        Undecoded::TooMany(f) => arg_count_text(f, n_tensors, n_scalars),
+    }
+}
+
+/// # Safety
+/// Pointers follow the contract of the declaration in `kfam.h`: NULL or
+/// valid for the sizes the caller states (`buf` for `cap` bytes).
+#[no_mangle]
+pub unsafe extern "C" fn kfam_capability_message(
+    family: *const c_char,
+    platform: i32,
+    mode: i32,
+    contract: i32,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(|| {
+        let (Some(name), Some(platform), Some(mode), Some(contract)) = (
+            c_str(family),
+            Platform::from_code(platform),
+            ExecutionMode::from_code(mode),
+            Contract::from_code(contract),
+        ) else {
+            let message = format!(
+                "{}: a NULL or non-UTF-8 family name, or an unknown platform ({platform}), \
+                 execution mode ({mode}) or contract ({contract}) code",
+                Capability::InvalidCall
+            );
+            return answer(&message, INVALID, buf, cap, needed);
+        };
+        // The same decision as `kfam_capability`, put into words only here.
+        let (message, outcome) = match crate::capability(name, platform, mode, contract) {
+            Ok(s) => (s.to_string(), Capability::Supported),
+            Err(refused) => (refused.to_string(), refused.outcome),
+        };
+        answer(
+            &message,
+            capability_status(outcome).code(),
+            buf,
+            cap,
+            needed,
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `extern "C"` function's body is one `guard(...)` call, so no
+    /// panic unwinds into C (which would be undefined behaviour).
+    #[test]
+    fn every_export_is_guarded() {
+        let file: syn::File =
+            syn::parse_str(include_str!("ffi_message.rs")).expect("ffi_message.rs parses");
+        let mut exports = 0;
+        for item in &file.items {
+            let syn::Item::Fn(f) = item else { continue };
+            if f.sig.abi.is_none() {
+                continue;
+            }
+            exports += 1;
+            let guarded = match f.block.stmts.as_slice() {
+                [syn::Stmt::Expr(syn::Expr::Call(call), None)] => {
+                    matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("guard"))
+                }
+                _ => false,
+            };
+            assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
+        }
+        assert_eq!(
+            exports, 3,
+            "ffi_message.rs has three functions of the C ABI"
+        );
+    }
+}
