@@ -43,11 +43,18 @@ fn soname(root: &Path) {
 
 /// The C ABI hands out records of the generated header's own tables.
 fn compile_c_tables(root: &Path) {
-    // The header is not watched: this script writes it (a watched output
-    // would rerun the script after every build), and it changes only when
-    // the manifest or the generator does, which rerun the script anyway.
+    // With `regenerate` the headers are not watched: this script writes
+    // them (a watched output would rerun the script after every build), and
+    // they change only when the manifest or the generator does, which rerun
+    // the script anyway. Without it they are inputs like any other (a
+    // checkout or merge that changes `generated/` must rebuild the tables).
     let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("c/tables.c");
     println!("cargo::rerun-if-changed={}", shim.display());
+    #[cfg(not(feature = "regenerate"))]
+    for header in ["kfam.h", "kfam_tables.h"] {
+        let path = root.join("generated/include/kfam").join(header);
+        println!("cargo::rerun-if-changed={}", path.display());
+    }
     cc::Build::new()
         .file(&shim)
         .include(root.join("generated/include"))
