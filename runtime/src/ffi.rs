@@ -12,8 +12,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::call::{ScalarValue, TensorArg};
 use crate::types::Family;
 use crate::vocab::{
-    Admission, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status,
-    StorageFormat,
+    Admission, CallRule, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind,
+    Status, StorageFormat,
 };
 
 /// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
@@ -554,7 +554,12 @@ unsafe fn validate_with<const N: usize>(
         status
     };
     let mut report = |rule: i32, param: i32, status: i32| report_dim(rule, param, -1, -1, status);
-    let malformed = |report: &mut dyn FnMut(i32, i32, i32) -> i32| report(-1, -1, INVALID);
+    // The call itself is refused: no rule was judged, and the rule reads
+    // `invalid_call` (0), as a zeroed error the library could not write does.
+    let refused = |report: &mut dyn FnMut(i32, i32, i32) -> i32, status: i32| {
+        report(CallRule::InvalidCall.code(), -1, status)
+    };
+    let malformed = |report: &mut dyn FnMut(i32, i32, i32) -> i32| refused(report, INVALID);
     if family.is_null()
         || (tensors.is_null() && n_tensors > 0)
         || (scalars.is_null() && n_scalars > 0)
@@ -572,16 +577,16 @@ unsafe fn validate_with<const N: usize>(
                 return malformed(&mut report);
             };
             let Some(f) = crate::find_family(name) else {
-                return report(-1, -1, Status::NotFound.code());
+                return refused(&mut report, Status::NotFound.code());
             };
             if c_str(kfam_shim_record_identity(family)) != Some(f.identity) {
-                return report(-1, -1, Status::PreparedIncompatible.code());
+                return refused(&mut report, Status::PreparedIncompatible.code());
             }
             f
         }
     };
     if n_tensors > STACK_ARGS || n_scalars > STACK_ARGS {
-        return report(crate::vocab::CallRule::ArgCount.code(), -1, INVALID);
+        return report(CallRule::ArgCount.code(), -1, INVALID);
     }
     // Uninitialised stack storage: only the first `n` entries are written
     // and read, so a call costs nothing for the capacity it does not use.
@@ -652,7 +657,7 @@ unsafe fn validate_with<const N: usize>(
     let values = std::slice::from_raw_parts(values.as_ptr() as *const ScalarValue, n_scalars);
     let index = |i: Option<u32>| i.map_or(-1, |i| i as i32);
     match crate::validate_call(f, args, values) {
-        Ok(()) => report(crate::vocab::CallRule::Ok.code(), -1, OK),
+        Ok(()) => report(CallRule::Ok.code(), -1, OK),
         Err(e) => report_dim(
             e.rule.code(),
             index(e.param),

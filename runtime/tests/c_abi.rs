@@ -126,6 +126,7 @@ fn c_and_cpp_programs_call_every_function() {
                 "refusal failures 0".to_owned(),
                 "validate add 0".to_owned(),
                 "validate scalars only -1".to_owned(),
+                "call refusal failures 0".to_owned(),
                 format!("torch_schema ok {}", family.torch_schema.unwrap()),
                 "torch_schema unknown not_found".to_owned(),
             ];

@@ -107,7 +107,7 @@ int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t 
     status = kfam_validate_call(family, tensors, 3, NULL, 0, &err);
     if (status != KFAM_STATUS_OK) {
         fprintf(stderr, "invalid call (%s): parameter %d breaks %s\n", kfam_status_name(status),
-                (int)err.param_index, err.rule >= 0 ? kfam_call_rule_name(err.rule) : "a malformed descriptor");
+                (int)err.param_index, err.rule != KFAM_CALL_RULE_INVALID_CALL ? kfam_call_rule_name(err.rule) : "a malformed descriptor");
         return -1;
     }
     return 0;

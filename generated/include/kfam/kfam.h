@@ -488,45 +488,49 @@ static inline const char *kfam_scalar_value_kind_name(int32_t code)
     }
 }
 
-/** Why call validation rejected a call (0 means accepted). */
+/** The verdict of call validation. 0 is never a verdict, so a zeroed result that a refused call left unwritten cannot read as accepted. */
 typedef enum kfam_call_rule {
-    KFAM_CALL_RULE_OK = 0,
+    /** The call itself was refused (NULL family or descriptor array, short `struct_size`, unknown code): nothing was decided. */
+    KFAM_CALL_RULE_INVALID_CALL = 0,
+    /** The call is valid. */
+    KFAM_CALL_RULE_OK = 1,
     /** Wrong number of tensor or scalar arguments. */
-    KFAM_CALL_RULE_ARG_COUNT = 1,
-    KFAM_CALL_RULE_DTYPE = 2,
-    KFAM_CALL_RULE_RANK = 3,
+    KFAM_CALL_RULE_ARG_COUNT = 2,
+    KFAM_CALL_RULE_DTYPE = 3,
+    KFAM_CALL_RULE_RANK = 4,
     /** A static extent differs, or an extent is negative. */
-    KFAM_CALL_RULE_SHAPE = 4,
+    KFAM_CALL_RULE_SHAPE = 5,
     /** Storage format not accepted for the parameter's layout. */
-    KFAM_CALL_RULE_FORMAT = 5,
+    KFAM_CALL_RULE_FORMAT = 6,
     /** Strides do not describe a contiguous row-major view. */
-    KFAM_CALL_RULE_NOT_CONTIGUOUS = 6,
+    KFAM_CALL_RULE_NOT_CONTIGUOUS = 7,
     /** NZ tensors must start at storage offset 0. */
-    KFAM_CALL_RULE_NZ_OFFSET = 7,
+    KFAM_CALL_RULE_NZ_OFFSET = 8,
     /** A nonempty view reaches past its storage, or the offset is negative. */
-    KFAM_CALL_RULE_STORAGE_BOUNDS = 8,
+    KFAM_CALL_RULE_STORAGE_BOUNDS = 9,
     /** Tensors are on different devices. */
-    KFAM_CALL_RULE_DEVICE = 9,
+    KFAM_CALL_RULE_DEVICE = 10,
     /** Partial overlap of views where one is written. */
-    KFAM_CALL_RULE_OVERLAP = 10,
+    KFAM_CALL_RULE_OVERLAP = 11,
     /** A scalar value of the wrong kind (a float for an integer, ...). */
-    KFAM_CALL_RULE_SCALAR_TYPE = 11,
+    KFAM_CALL_RULE_SCALAR_TYPE = 12,
     /** An integer scalar outside its declared type's range. */
-    KFAM_CALL_RULE_SCALAR_RANGE = 12,
+    KFAM_CALL_RULE_SCALAR_RANGE = 13,
     /** A finite float scalar beyond its declared type's largest value. */
-    KFAM_CALL_RULE_FLOAT_OVERFLOW = 13,
+    KFAM_CALL_RULE_FLOAT_OVERFLOW = 14,
     /** Two extents of one named symbol differ. */
-    KFAM_CALL_RULE_DIM_MISMATCH = 14,
+    KFAM_CALL_RULE_DIM_MISMATCH = 15,
     /** A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of). */
-    KFAM_CALL_RULE_DIM_RANGE = 15
+    KFAM_CALL_RULE_DIM_RANGE = 16
 } kfam_call_rule;
 /** Members of kfam_call_rule; their codes run from 0 to KFAM_CALL_RULE_COUNT - 1. */
-#define KFAM_CALL_RULE_COUNT 16
+#define KFAM_CALL_RULE_COUNT 17
 
 /** The spelling of a kfam_call_rule code, or NULL for an unknown code. */
 static inline const char *kfam_call_rule_name(int32_t code)
 {
     switch (code) {
+    case KFAM_CALL_RULE_INVALID_CALL: return "invalid_call";
     case KFAM_CALL_RULE_OK: return "ok";
     case KFAM_CALL_RULE_ARG_COUNT: return "arg_count";
     case KFAM_CALL_RULE_DTYPE: return "dtype";
@@ -1117,7 +1121,7 @@ typedef struct kfam_scalar_arg {
 typedef struct kfam_call_error {
     /** In: sizeof(kfam_call_error) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code). */
+    /** Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or KFAM_CALL_RULE_INVALID_CALL (0) when the call itself was refused (NULL pointer, bad struct_size, unknown code, unknown family or identity). */
     int32_t rule;
     /** Out: signature index of the parameter concerned, or -1 (argument counts). */
     int32_t param_index;
@@ -1259,11 +1263,14 @@ KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sh
  * integers, finite float overflow is rejected. Does not allocate.
  * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
  * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
- * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * err->param_index say which) or a malformed descriptor (err->rule
+ * KFAM_CALL_RULE_INVALID_CALL);
  * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
  * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
- * record was compiled from another revision of the manifest). `err` may be
- * NULL.
+ * record was compiled from another revision of the manifest); on these two
+ * err->rule is KFAM_CALL_RULE_INVALID_CALL too. That rule is 0, so an err
+ * the library could not write (struct_size too small) reads as refused when
+ * zeroed, never as KFAM_CALL_RULE_OK. `err` may be NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);

@@ -543,7 +543,7 @@ pub(super) const CALL_ERROR_FIELDS: &[Field] = &[
     f(
         "int32_t",
         "rule",
-        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code).",
+        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or KFAM_CALL_RULE_INVALID_CALL (0) when the call itself was refused (NULL pointer, bad struct_size, unknown code, unknown family or identity).",
     ),
     f("int32_t", "param_index", "Out: signature index of the parameter concerned, or -1 (argument counts)."),
     f(
