@@ -45,6 +45,7 @@ fn published_crates_package_and_build_alone() {
         "generated/rust/tables.rs",
         "generated/rust/vocab.rs",
         "generated/rust/lookup_hash.rs",
+        "generated/rust/ffi_records.rs",
         "generated/include/kfam/kfam.h",
         "generated/include/kfam/kfam_tables.h",
         "src/lib.rs",

@@ -1132,6 +1132,223 @@ typedef struct kfam_call_error {
 } kfam_call_error;
 
 /* ------------------------------------------------------------------------
+ * Record layouts: the size of every struct and the offset of every field,
+ * computed by the generator from the field lists it printed the structs
+ * from (the Rust types of the runtime library assert the same numbers).
+ * Checked on 64-bit targets (8-byte pointers, naturally aligned fields).
+ * --------------------------------------------------------------------- */
+
+#if defined(__cplusplus)
+#define KFAM_GEN_STATIC_ASSERT(cond, name) static_assert(cond, "kfam layout: " #name)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KFAM_GEN_STATIC_ASSERT(cond, name) _Static_assert(cond, "kfam layout: " #name)
+#else
+#define KFAM_GEN_STATIC_ASSERT(cond, name) typedef char kfam_gen_layout_##name[(cond) ? 1 : -1]
+#endif
+#define KFAM_GEN_SIZE(type, size) KFAM_GEN_STATIC_ASSERT(sizeof(type) == (size), type##__size)
+#define KFAM_GEN_OFFSET(type, field, offset) \
+    KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+KFAM_GEN_SIZE(kfam_param, 136u);
+KFAM_GEN_OFFSET(kfam_param, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_param, index, 4u);
+KFAM_GEN_OFFSET(kfam_param, name, 8u);
+KFAM_GEN_OFFSET(kfam_param, doc, 16u);
+KFAM_GEN_OFFSET(kfam_param, kind, 24u);
+KFAM_GEN_OFFSET(kfam_param, direction, 28u);
+KFAM_GEN_OFFSET(kfam_param, dtype, 32u);
+KFAM_GEN_OFFSET(kfam_param, layout, 36u);
+KFAM_GEN_OFFSET(kfam_param, pool_index, 40u);
+KFAM_GEN_OFFSET(kfam_param, rank, 44u);
+KFAM_GEN_OFFSET(kfam_param, lowered_rank, 48u);
+KFAM_GEN_OFFSET(kfam_param, shape, 56u);
+KFAM_GEN_OFFSET(kfam_param, lowered_shape, 96u);
+KFAM_GEN_SIZE(kfam_binding, 16u);
+KFAM_GEN_OFFSET(kfam_binding, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_binding, param, 4u);
+KFAM_GEN_OFFSET(kfam_binding, slot, 8u);
+KFAM_GEN_OFFSET(kfam_binding, kind, 12u);
+KFAM_GEN_SIZE(kfam_profile, 48u);
+KFAM_GEN_OFFSET(kfam_profile, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_profile, index, 4u);
+KFAM_GEN_OFFSET(kfam_profile, name, 8u);
+KFAM_GEN_OFFSET(kfam_profile, platform, 16u);
+KFAM_GEN_OFFSET(kfam_profile, backend, 20u);
+KFAM_GEN_OFFSET(kfam_profile, runtime, 24u);
+KFAM_GEN_OFFSET(kfam_profile, execution_mode, 28u);
+KFAM_GEN_OFFSET(kfam_profile, binding_count, 32u);
+KFAM_GEN_OFFSET(kfam_profile, bindings, 40u);
+KFAM_GEN_SIZE(kfam_receipt, 56u);
+KFAM_GEN_OFFSET(kfam_receipt, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_receipt, profile, 4u);
+KFAM_GEN_OFFSET(kfam_receipt, codec, 8u);
+KFAM_GEN_OFFSET(kfam_receipt, artifact, 16u);
+KFAM_GEN_OFFSET(kfam_receipt, sha256, 24u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_date, 32u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_hardware, 40u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_note, 48u);
+KFAM_GEN_SIZE(kfam_elementwise_unary, 16u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, op, 4u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, input, 8u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, out, 12u);
+KFAM_GEN_SIZE(kfam_reduce, 32u);
+KFAM_GEN_OFFSET(kfam_reduce, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_reduce, op, 4u);
+KFAM_GEN_OFFSET(kfam_reduce, input, 8u);
+KFAM_GEN_OFFSET(kfam_reduce, out, 12u);
+KFAM_GEN_OFFSET(kfam_reduce, keepdim, 16u);
+KFAM_GEN_OFFSET(kfam_reduce, axis_count, 20u);
+KFAM_GEN_OFFSET(kfam_reduce, axes, 24u);
+KFAM_GEN_SIZE(kfam_softmax, 16u);
+KFAM_GEN_OFFSET(kfam_softmax, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_softmax, input, 4u);
+KFAM_GEN_OFFSET(kfam_softmax, out, 8u);
+KFAM_GEN_OFFSET(kfam_softmax, axis, 12u);
+KFAM_GEN_SIZE(kfam_norm, 48u);
+KFAM_GEN_OFFSET(kfam_norm, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_norm, op, 4u);
+KFAM_GEN_OFFSET(kfam_norm, input, 8u);
+KFAM_GEN_OFFSET(kfam_norm, weight, 12u);
+KFAM_GEN_OFFSET(kfam_norm, bias, 16u);
+KFAM_GEN_OFFSET(kfam_norm, out, 20u);
+KFAM_GEN_OFFSET(kfam_norm, axis, 24u);
+KFAM_GEN_OFFSET(kfam_norm, eps, 32u);
+KFAM_GEN_OFFSET(kfam_norm, eps_param, 40u);
+KFAM_GEN_SIZE(kfam_paged_attention_decode, 48u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, query, 4u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, key_cache, 8u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, value_cache, 12u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, block_table, 16u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, context_lens, 20u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, out, 24u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale, 32u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale_param, 40u);
+KFAM_GEN_SIZE(kfam_dim_use, 16u);
+KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);
+KFAM_GEN_OFFSET(kfam_dim_use, tensor, 8u);
+KFAM_GEN_OFFSET(kfam_dim_use, axis, 12u);
+KFAM_GEN_SIZE(kfam_symbol, 56u);
+KFAM_GEN_OFFSET(kfam_symbol, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_symbol, name, 8u);
+KFAM_GEN_OFFSET(kfam_symbol, min, 16u);
+KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
+KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
+KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
+KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
+KFAM_GEN_SIZE(kfam_family, 224u);
+KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
+KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
+KFAM_GEN_OFFSET(kfam_family, index, 8u);
+KFAM_GEN_OFFSET(kfam_family, revision, 12u);
+KFAM_GEN_OFFSET(kfam_family, name, 16u);
+KFAM_GEN_OFFSET(kfam_family, identity, 24u);
+KFAM_GEN_OFFSET(kfam_family, summary, 32u);
+KFAM_GEN_OFFSET(kfam_family, torch_schema, 40u);
+KFAM_GEN_OFFSET(kfam_family, contract, 48u);
+KFAM_GEN_OFFSET(kfam_family, torch, 52u);
+KFAM_GEN_OFFSET(kfam_family, operation_kind, 56u);
+KFAM_GEN_OFFSET(kfam_family, binary_op, 60u);
+KFAM_GEN_OFFSET(kfam_family, operands, 64u);
+KFAM_GEN_OFFSET(kfam_family, accumulate, 76u);
+KFAM_GEN_OFFSET(kfam_family, m, 80u);
+KFAM_GEN_OFFSET(kfam_family, k, 88u);
+KFAM_GEN_OFFSET(kfam_family, n, 96u);
+KFAM_GEN_OFFSET(kfam_family, param_count, 104u);
+KFAM_GEN_OFFSET(kfam_family, tensor_count, 108u);
+KFAM_GEN_OFFSET(kfam_family, scalar_count, 112u);
+KFAM_GEN_OFFSET(kfam_family, return_count, 116u);
+KFAM_GEN_OFFSET(kfam_family, params, 120u);
+KFAM_GEN_OFFSET(kfam_family, returns, 128u);
+KFAM_GEN_OFFSET(kfam_family, profile_count, 136u);
+KFAM_GEN_OFFSET(kfam_family, receipt_count, 140u);
+KFAM_GEN_OFFSET(kfam_family, profiles, 144u);
+KFAM_GEN_OFFSET(kfam_family, receipts, 152u);
+KFAM_GEN_OFFSET(kfam_family, symbol_count, 160u);
+KFAM_GEN_OFFSET(kfam_family, symbols, 168u);
+KFAM_GEN_OFFSET(kfam_family, elementwise_unary, 176u);
+KFAM_GEN_OFFSET(kfam_family, reduce, 184u);
+KFAM_GEN_OFFSET(kfam_family, softmax, 192u);
+KFAM_GEN_OFFSET(kfam_family, norm, 200u);
+KFAM_GEN_OFFSET(kfam_family, paged_attention_decode, 208u);
+KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
+KFAM_GEN_SIZE(kfam_retired, 48u);
+KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
+KFAM_GEN_OFFSET(kfam_retired, name, 8u);
+KFAM_GEN_OFFSET(kfam_retired, identity, 16u);
+KFAM_GEN_OFFSET(kfam_retired, reason, 24u);
+KFAM_GEN_OFFSET(kfam_retired, receipt_count, 32u);
+KFAM_GEN_OFFSET(kfam_retired, receipts, 40u);
+KFAM_GEN_SIZE(kfam_table, 40u);
+KFAM_GEN_OFFSET(kfam_table, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_table, abi_major, 4u);
+KFAM_GEN_OFFSET(kfam_table, abi_minor, 6u);
+KFAM_GEN_OFFSET(kfam_table, abi_revision, 8u);
+KFAM_GEN_OFFSET(kfam_table, max_tensor_args, 16u);
+KFAM_GEN_OFFSET(kfam_table, max_scalar_args, 20u);
+KFAM_GEN_OFFSET(kfam_table, max_rank, 24u);
+KFAM_GEN_OFFSET(kfam_table, family_count, 28u);
+KFAM_GEN_OFFSET(kfam_table, families, 32u);
+KFAM_GEN_SIZE(kfam_artifact_match, 40u);
+KFAM_GEN_OFFSET(kfam_artifact_match, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_artifact_match, family_index, 4u);
+KFAM_GEN_OFFSET(kfam_artifact_match, profile_index, 8u);
+KFAM_GEN_OFFSET(kfam_artifact_match, receipt_index, 12u);
+KFAM_GEN_OFFSET(kfam_artifact_match, family, 16u);
+KFAM_GEN_OFFSET(kfam_artifact_match, profile, 24u);
+KFAM_GEN_OFFSET(kfam_artifact_match, receipt, 32u);
+KFAM_GEN_SIZE(kfam_capability_result, 48u);
+KFAM_GEN_OFFSET(kfam_capability_result, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_capability_result, outcome, 4u);
+KFAM_GEN_OFFSET(kfam_capability_result, family_index, 8u);
+KFAM_GEN_OFFSET(kfam_capability_result, profile_index, 12u);
+KFAM_GEN_OFFSET(kfam_capability_result, receipt_index, 16u);
+KFAM_GEN_OFFSET(kfam_capability_result, family, 24u);
+KFAM_GEN_OFFSET(kfam_capability_result, profile, 32u);
+KFAM_GEN_OFFSET(kfam_capability_result, receipt, 40u);
+KFAM_GEN_SIZE(kfam_admission, 56u);
+KFAM_GEN_OFFSET(kfam_admission, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_admission, outcome, 4u);
+KFAM_GEN_OFFSET(kfam_admission, contract, 8u);
+KFAM_GEN_OFFSET(kfam_admission, family_index, 12u);
+KFAM_GEN_OFFSET(kfam_admission, profile_index, 16u);
+KFAM_GEN_OFFSET(kfam_admission, receipt_index, 20u);
+KFAM_GEN_OFFSET(kfam_admission, family, 24u);
+KFAM_GEN_OFFSET(kfam_admission, profile, 32u);
+KFAM_GEN_OFFSET(kfam_admission, receipt, 40u);
+KFAM_GEN_OFFSET(kfam_admission, field, 48u);
+KFAM_GEN_SIZE(kfam_tensor_arg, 64u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, dtype, 4u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, format, 8u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, rank, 12u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, shape, 16u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, strides, 24u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage_offset, 32u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage_bytes, 40u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage, 48u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, device_index, 56u);
+KFAM_GEN_SIZE(kfam_scalar_value, 8u);
+KFAM_GEN_OFFSET(kfam_scalar_value, i64, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_value, u64, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_value, f64, 0u);
+KFAM_GEN_SIZE(kfam_scalar_arg, 16u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, kind, 4u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, value, 8u);
+KFAM_GEN_SIZE(kfam_call_error, 20u);
+KFAM_GEN_OFFSET(kfam_call_error, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_call_error, rule, 4u);
+KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);
+KFAM_GEN_OFFSET(kfam_call_error, symbol_index, 12u);
+KFAM_GEN_OFFSET(kfam_call_error, other_param_index, 16u);
+#endif
+
+/* ------------------------------------------------------------------------
  * Struct evolution helpers.
  * --------------------------------------------------------------------- */
 
