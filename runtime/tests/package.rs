@@ -16,7 +16,13 @@ fn workspace() -> &'static Path {
 
 fn cargo_package(extra: &[&str]) -> String {
     let mut cmd = Command::new(env!("CARGO"));
+    // A target directory of its own: the verification builds kfam-runtime
+    // from its package, and its shared library's file name carries no hash,
+    // so in the workspace's target directory it would replace the one the
+    // C tests link.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
     cmd.current_dir(workspace())
+        .env("CARGO_TARGET_DIR", &target)
         .args(["package", "--offline", "--allow-dirty", "--locked"]);
     for p in PUBLISHED {
         cmd.args(["-p", p]);
