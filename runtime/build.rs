@@ -5,32 +5,39 @@
 //! freshness instead) or when there is no manifest beside the crate (a
 //! packaged build), and cargo runs it only when a manifest file changed.
 //! Without the feature (a dependent crate) no generator is compiled.
+//!
+//! Everything the crate compiles from is read through `generated/` inside
+//! the crate: in the repository a symlink to the workspace's `generated/`
+//! (the one place the generator writes), in a packaged crate the files
+//! themselves, which `cargo package` copies through the link (docs/rust.md,
+//! "Packaging").
 
 use std::path::Path;
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let manifest = root.join("manifest");
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let generated = crate_dir.join("generated");
+    let manifest = crate_dir.join("../manifest");
     println!("cargo::rerun-if-env-changed=CI");
     #[cfg(feature = "regenerate")]
     if manifest.join("abi.toml").is_file() {
-        regenerate(&root, &manifest);
+        regenerate(&manifest, &crate_dir.join("../generated"));
     }
     #[cfg(not(feature = "regenerate"))]
     let _ = manifest;
-    compile_c_tables(&root);
-    soname(&root);
+    compile_c_tables(&generated);
+    soname(&generated);
 }
 
 /// The shared library's SONAME carries the ABI major
-/// (`libkfam_runtime.so.2`), so the dynamic loader never pairs a program
+/// (`libkfam_runtime.so.<major>`), so the dynamic loader never pairs a program
 /// with a library of another major. Read from the header the library is
 /// compiled against, the one authority on the ABI version.
-fn soname(root: &Path) {
+fn soname(generated: &Path) {
     if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
         return;
     }
-    let header = root.join("generated/include/kfam/kfam.h");
+    let header = generated.join("include/kfam/kfam.h");
     let text = std::fs::read_to_string(&header)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", header.display()));
     let major = text
@@ -42,7 +49,7 @@ fn soname(root: &Path) {
 }
 
 /// The C ABI hands out records of the generated header's own tables.
-fn compile_c_tables(root: &Path) {
+fn compile_c_tables(generated: &Path) {
     // With `regenerate` the headers are not watched: this script writes
     // them (a watched output would rerun the script after every build), and
     // they change only when the manifest or the generator does, which rerun
@@ -52,12 +59,12 @@ fn compile_c_tables(root: &Path) {
     println!("cargo::rerun-if-changed={}", shim.display());
     #[cfg(not(feature = "regenerate"))]
     for header in ["kfam.h", "kfam_tables.h"] {
-        let path = root.join("generated/include/kfam").join(header);
+        let path = generated.join("include/kfam").join(header);
         println!("cargo::rerun-if-changed={}", path.display());
     }
     cc::Build::new()
         .file(&shim)
-        .include(root.join("generated/include"))
+        .include(generated.join("include"))
         .std("c99")
         .warnings(true)
         .extra_warnings(true)
@@ -71,7 +78,7 @@ fn compile_c_tables(root: &Path) {
 }
 
 #[cfg(feature = "regenerate")]
-fn regenerate(root: &Path, manifest: &Path) {
+fn regenerate(manifest: &Path, out: &Path) {
     println!(
         "cargo::rerun-if-changed={}",
         manifest.join("abi.toml").display()
@@ -91,8 +98,7 @@ fn regenerate(root: &Path, manifest: &Path) {
     if std::env::var_os("CI").is_some() {
         return;
     }
-    let out = root.join("generated");
-    match kfam_codegen::generate_dir(manifest, &out, false) {
+    match kfam_codegen::generate_dir(manifest, out, false) {
         Ok(_) => {}
         Err(kfam_codegen::GenerateError::Manifest(report)) => {
             let renderer = annotate_snippets::Renderer::plain();

@@ -329,37 +329,42 @@ vocab! {
 }
 
 vocab! {
-    /// Why call validation rejected a call (0 means accepted).
+    /// The verdict of call validation. 0 is never a verdict, so a zeroed
+    /// result that a refused call left unwritten cannot read as accepted.
     CallRule {
-        Ok = 0 => "ok",
+        /// The call itself was refused (NULL family or descriptor array,
+        /// short `struct_size`, unknown code): nothing was decided.
+        InvalidCall = 0 => "invalid_call",
+        /// The call is valid.
+        Ok = 1 => "ok",
         /// Wrong number of tensor or scalar arguments.
-        ArgCount = 1 => "arg_count",
-        DType = 2 => "dtype",
-        Rank = 3 => "rank",
+        ArgCount = 2 => "arg_count",
+        DType = 3 => "dtype",
+        Rank = 4 => "rank",
         /// A static extent differs, or an extent is negative.
-        Shape = 4 => "shape",
+        Shape = 5 => "shape",
         /// Storage format not accepted for the parameter's layout.
-        Format = 5 => "format",
+        Format = 6 => "format",
         /// Strides do not describe a contiguous row-major view.
-        NotContiguous = 6 => "not_contiguous",
+        NotContiguous = 7 => "not_contiguous",
         /// NZ tensors must start at storage offset 0.
-        NzOffset = 7 => "nz_offset",
+        NzOffset = 8 => "nz_offset",
         /// A nonempty view reaches past its storage, or the offset is negative.
-        StorageBounds = 8 => "storage_bounds",
+        StorageBounds = 9 => "storage_bounds",
         /// Tensors are on different devices.
-        Device = 9 => "device",
+        Device = 10 => "device",
         /// Partial overlap of views where one is written.
-        Overlap = 10 => "overlap",
+        Overlap = 11 => "overlap",
         /// A scalar value of the wrong kind (a float for an integer, ...).
-        ScalarType = 11 => "scalar_type",
+        ScalarType = 12 => "scalar_type",
         /// An integer scalar outside its declared type's range.
-        ScalarRange = 12 => "scalar_range",
+        ScalarRange = 13 => "scalar_range",
         /// A finite float scalar beyond its declared type's largest value.
-        FloatOverflow = 13 => "float_overflow",
+        FloatOverflow = 14 => "float_overflow",
         /// Two extents of one named symbol differ.
-        DimMismatch = 14 => "dim_mismatch",
+        DimMismatch = 15 => "dim_mismatch",
         /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
-        DimRange = 15 => "dim_range",
+        DimRange = 16 => "dim_range",
     }
 }
 

@@ -572,6 +572,74 @@ fn header_compiles_alone_as_c99_and_cxx17() {
     h.compile_alone(true);
 }
 
+/// The header asserts every record's size and every field's offset with the
+/// numbers the generator computed from the field lists it printed the
+/// structs from; one number changed by hand fails the build in C99 (an
+/// array of negative size), C11 and C++17, with gcc and clang.
+#[test]
+fn layout_asserts_cover_every_field_and_fail_a_wrong_layout() {
+    let h = Header::shipped();
+    let text = fs::read_to_string(h.header_path()).unwrap();
+    let mut records = 0;
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        let Some(name) = line
+            .strip_prefix("typedef struct ")
+            .or_else(|| line.strip_prefix("typedef union "))
+            .and_then(|rest| rest.strip_suffix(" {"))
+        else {
+            continue;
+        };
+        records += 1;
+        let fields = lines
+            .by_ref()
+            .take_while(|l| !l.starts_with('}'))
+            .filter(|l| l.trim_end().ends_with(';'))
+            .count();
+        let asserted = |what: &str| {
+            text.lines()
+                .filter(|l| l.starts_with(&format!("KFAM_GEN_{what}({name}, ")))
+                .count()
+        };
+        assert_eq!(asserted("SIZE"), 1, "{name}: size asserted once");
+        assert_eq!(asserted("OFFSET"), fields, "{name}: every field's offset");
+    }
+    assert_eq!(records, 21, "every struct and union of the header");
+
+    let right = "KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);";
+    assert!(text.contains(right), "kfam_call_error.param_index is at 8");
+    fs::write(
+        h.header_path(),
+        text.replace(right, "KFAM_GEN_OFFSET(kfam_call_error, param_index, 12u);"),
+    )
+    .unwrap();
+    for (tool, lang, std) in [
+        ("gcc", "c", "-std=c99"),
+        ("gcc", "c", "-std=c11"),
+        ("g++", "c++", "-std=c++17"),
+        ("clang", "c", "-std=c99"),
+        ("clang", "c", "-std=c11"),
+        ("clang++", "c++", "-std=c++17"),
+    ] {
+        let unit = h.out(&format!("wrong-{tool}{std}.{lang}"));
+        fs::write(&unit, "#include <kfam/kfam.h>\n").unwrap();
+        let mut cmd = compiler(tool);
+        cmd.arg(std)
+            .arg("-I")
+            .arg(h.include())
+            .args(["-x", lang, "-c"])
+            .arg(&unit)
+            .arg("-o")
+            .arg(h.out("wrong.o"));
+        let out = cmd.output().expect("the compiler runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && stderr.contains("kfam_call_error__param_index"),
+            "{tool} {std} accepted a wrong offset:\n{stderr}"
+        );
+    }
+}
+
 #[test]
 fn consumers_print_what_the_ir_says() {
     let h = Header::shipped();

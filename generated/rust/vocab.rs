@@ -1023,43 +1023,47 @@ impl core::fmt::Display for ScalarValueKind {
         f.write_str(self.as_str())
     }
 }
-/// Why call validation rejected a call (0 means accepted).
+/// The verdict of call validation. 0 is never a verdict, so a zeroed result that a refused call left unwritten cannot read as accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum CallRule {
-    Ok = 0,
+    /// The call itself was refused (NULL family or descriptor array, short `struct_size`, unknown code): nothing was decided.
+    InvalidCall = 0,
+    /// The call is valid.
+    Ok = 1,
     /// Wrong number of tensor or scalar arguments.
-    ArgCount = 1,
-    DType = 2,
-    Rank = 3,
+    ArgCount = 2,
+    DType = 3,
+    Rank = 4,
     /// A static extent differs, or an extent is negative.
-    Shape = 4,
+    Shape = 5,
     /// Storage format not accepted for the parameter's layout.
-    Format = 5,
+    Format = 6,
     /// Strides do not describe a contiguous row-major view.
-    NotContiguous = 6,
+    NotContiguous = 7,
     /// NZ tensors must start at storage offset 0.
-    NzOffset = 7,
+    NzOffset = 8,
     /// A nonempty view reaches past its storage, or the offset is negative.
-    StorageBounds = 8,
+    StorageBounds = 9,
     /// Tensors are on different devices.
-    Device = 9,
+    Device = 10,
     /// Partial overlap of views where one is written.
-    Overlap = 10,
+    Overlap = 11,
     /// A scalar value of the wrong kind (a float for an integer, ...).
-    ScalarType = 11,
+    ScalarType = 12,
     /// An integer scalar outside its declared type's range.
-    ScalarRange = 12,
+    ScalarRange = 13,
     /// A finite float scalar beyond its declared type's largest value.
-    FloatOverflow = 13,
+    FloatOverflow = 14,
     /// Two extents of one named symbol differ.
-    DimMismatch = 14,
+    DimMismatch = 15,
     /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
-    DimRange = 15,
+    DimRange = 16,
 }
 impl CallRule {
     /// Every member, in declaration order.
     pub const ALL: &'static [CallRule] = &[
+        CallRule::InvalidCall,
         CallRule::Ok,
         CallRule::ArgCount,
         CallRule::DType,
@@ -1084,28 +1088,30 @@ impl CallRule {
     /// The member with this code.
     pub const fn from_code(code: i32) -> Option<Self> {
         match code {
-            0 => Some(CallRule::Ok),
-            1 => Some(CallRule::ArgCount),
-            2 => Some(CallRule::DType),
-            3 => Some(CallRule::Rank),
-            4 => Some(CallRule::Shape),
-            5 => Some(CallRule::Format),
-            6 => Some(CallRule::NotContiguous),
-            7 => Some(CallRule::NzOffset),
-            8 => Some(CallRule::StorageBounds),
-            9 => Some(CallRule::Device),
-            10 => Some(CallRule::Overlap),
-            11 => Some(CallRule::ScalarType),
-            12 => Some(CallRule::ScalarRange),
-            13 => Some(CallRule::FloatOverflow),
-            14 => Some(CallRule::DimMismatch),
-            15 => Some(CallRule::DimRange),
+            0 => Some(CallRule::InvalidCall),
+            1 => Some(CallRule::Ok),
+            2 => Some(CallRule::ArgCount),
+            3 => Some(CallRule::DType),
+            4 => Some(CallRule::Rank),
+            5 => Some(CallRule::Shape),
+            6 => Some(CallRule::Format),
+            7 => Some(CallRule::NotContiguous),
+            8 => Some(CallRule::NzOffset),
+            9 => Some(CallRule::StorageBounds),
+            10 => Some(CallRule::Device),
+            11 => Some(CallRule::Overlap),
+            12 => Some(CallRule::ScalarType),
+            13 => Some(CallRule::ScalarRange),
+            14 => Some(CallRule::FloatOverflow),
+            15 => Some(CallRule::DimMismatch),
+            16 => Some(CallRule::DimRange),
             _ => None,
         }
     }
     /// The manifest spelling.
     pub const fn as_str(self) -> &'static str {
         match self {
+            CallRule::InvalidCall => "invalid_call",
             CallRule::Ok => "ok",
             CallRule::ArgCount => "arg_count",
             CallRule::DType => "dtype",
@@ -1128,6 +1134,7 @@ impl CallRule {
     /// compiler dispatches on length before comparing bytes).
     pub fn parse(s: &str) -> Option<Self> {
         match s {
+            "invalid_call" => Some(CallRule::InvalidCall),
             "ok" => Some(CallRule::Ok),
             "arg_count" => Some(CallRule::ArgCount),
             "dtype" => Some(CallRule::DType),
@@ -1429,6 +1436,7 @@ impl CallRule {
     /// The C ABI status this outcome is reported with.
     pub const fn status(self) -> Status {
         match self {
+            CallRule::InvalidCall => Status::InvalidArgument,
             CallRule::Ok => Status::Ok,
             CallRule::ArgCount => Status::InvalidArgument,
             CallRule::DType => Status::InvalidArgument,

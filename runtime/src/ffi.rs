@@ -3,7 +3,9 @@
 //! pointers and `struct_size`s, never unwinds (a panic becomes
 //! `KFAM_STATUS_INTERNAL`), never allocates on the success path of call
 //! validation, and hands out records of the C tables compiled from the
-//! header itself (`runtime/c/tables.c`), so record layout has one authority.
+//! header itself (`runtime/c/tables.c`). The argument and result records
+//! are generated from the header's own field lists (`emit::layout` of
+//! kfam-codegen), so record layout has one authority.
 
 use std::ffi::{c_char, CStr};
 use std::mem::size_of;
@@ -35,97 +37,20 @@ extern "C" {
     fn kfam_shim_torch_schema(family: usize) -> *const c_char;
     fn kfam_shim_record_name(f: *const Opaque) -> *const c_char;
     fn kfam_shim_record_identity(f: *const Opaque) -> *const c_char;
-    fn kfam_shim_layout(out: *mut usize, cap: usize) -> usize;
 }
 
-/// `kfam_artifact_match`.
-#[repr(C)]
-pub struct ArtifactMatch {
-    pub struct_size: u32,
-    pub family_index: u32,
-    pub profile_index: u32,
-    pub receipt_index: u32,
-    pub family: *const Opaque,
-    pub profile: *const Opaque,
-    pub receipt: *const Opaque,
-}
-
-/// `kfam_capability_result`.
-#[repr(C)]
-pub struct CapabilityResult {
-    pub struct_size: u32,
-    pub outcome: i32,
-    pub family_index: u32,
-    pub profile_index: u32,
-    pub receipt_index: u32,
-    pub family: *const Opaque,
-    pub profile: *const Opaque,
-    pub receipt: *const Opaque,
-}
-
-/// `kfam_admission`.
-#[repr(C)]
-pub struct AdmissionResult {
-    pub struct_size: u32,
-    pub outcome: i32,
-    pub contract: i32,
-    pub family_index: u32,
-    pub profile_index: u32,
-    pub receipt_index: u32,
-    pub family: *const Opaque,
-    pub profile: *const Opaque,
-    pub receipt: *const Opaque,
-    pub field: *const c_char,
-}
-
-/// `kfam_tensor_arg`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct CTensorArg {
-    pub struct_size: u32,
-    pub dtype: i32,
-    pub format: i32,
-    pub rank: u32,
-    pub shape: *const i64,
-    pub strides: *const i64,
-    pub storage_offset: i64,
-    pub storage_bytes: u64,
-    pub storage: u64,
-    pub device_index: i32,
-}
-
-/// `kfam_scalar_value`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub union CScalarValue {
-    pub i64: i64,
-    pub u64: u64,
-    pub f64: f64,
-}
-
-/// `kfam_scalar_arg`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct CScalarArg {
-    pub struct_size: u32,
-    pub kind: i32,
-    pub value: CScalarValue,
-}
-
-/// `kfam_call_error`.
-#[repr(C)]
-pub struct CCallError {
-    pub struct_size: u32,
-    pub rule: i32,
-    pub param_index: i32,
-    /// Appended for named symbols; written only when `struct_size` covers it.
-    pub symbol_index: i32,
-    /// Appended for named symbols; written only when `struct_size` covers it.
-    pub other_param_index: i32,
-}
+// The argument and result records (`ArtifactMatch`, `CapabilityResult`,
+// `AdmissionResult`, `CTensorArg`, `CScalarValue`, `CScalarArg`,
+// `CCallError`): printed by the generator from the field lists of the
+// header's structs, with const assertions of the size and offsets the
+// header asserts too.
+include!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/generated/rust/ffi_records.rs"
+));
 
 /// `sizeof(kfam_call_error)` before the symbol fields were appended.
-const CALL_ERROR_1_0: u32 = 12;
+const CALL_ERROR_1_0: u32 = std::mem::offset_of!(CCallError, symbol_index) as u32;
 
 const OK: i32 = Status::Ok.code();
 const INVALID: i32 = Status::InvalidArgument.code();
@@ -506,7 +431,10 @@ unsafe fn validate(
             },
             Err(u) => match u {
                 Undecoded::TooMany(_) => report(CallRule::ArgCount.code(), -1, -1, -1, u.status()),
-                _ => report(-1, -1, -1, -1, u.status()),
+                // The call itself is refused: no rule was judged, and the rule
+                // reads `invalid_call` (0), as a zeroed error the library could
+                // not write does.
+                _ => report(CallRule::InvalidCall.code(), -1, -1, -1, u.status()),
             },
         },
     )
@@ -704,15 +632,6 @@ unsafe fn decode_with<const N: usize, R>(
     let args = std::slice::from_raw_parts(args.as_ptr() as *const TensorArg<'_>, n_tensors);
     let values = std::slice::from_raw_parts(values.as_ptr() as *const ScalarValue, n_scalars);
     k(Ok((f, args, values)))
-}
-
-/// `(size, offsets...)` the C compiler gives the argument and result structs,
-/// for the layout test.
-pub fn c_layout() -> Vec<usize> {
-    let mut out = vec![0usize; 64];
-    let n = unsafe { kfam_shim_layout(out.as_mut_ptr(), out.len()) };
-    out.truncate(n);
-    out
 }
 
 #[cfg(test)]

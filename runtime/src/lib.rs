@@ -20,14 +20,14 @@ mod types;
 pub mod vocab {
     include!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../generated/rust/vocab.rs"
+        "/generated/rust/vocab.rs"
     ));
 }
 
 mod tables {
     include!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../generated/rust/tables.rs"
+        "/generated/rust/tables.rs"
     ));
 }
 

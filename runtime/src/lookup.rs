@@ -15,7 +15,7 @@ use crate::types::{Family, Profile, Receipt, Retired};
 // `generated/` (see kfam-codegen's `lookup_hash.rs`).
 include!(concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../generated/rust/lookup_hash.rs"
+    "/generated/rust/lookup_hash.rs"
 ));
 
 /// The table index stored for `key` in `index`, probing with `matches`.

@@ -68,6 +68,61 @@ static int check_refusals(const char *json, size_t len, const char *sha256_hex)
     return failures;
 }
 
+/* Every way kfam_validate_call refuses the call itself (NULL family or
+ * descriptor array, a descriptor with a short struct_size or an unknown code,
+ * an unknown family or identity): err->rule reads KFAM_CALL_RULE_INVALID_CALL,
+ * never KFAM_CALL_RULE_OK, and every field of a usable err is written (filled
+ * with garbage first); a zeroed err too short to write into still reads
+ * INVALID_CALL. `family` is add_bf16_1024 (three tensors, no scalars).
+ * Returns the number of failures. */
+static int check_call_refusals(const kfam_family *family)
+{
+    kfam_tensor_arg tensors[3];
+    kfam_scalar_arg scalar;
+    kfam_family other = *family;
+    kfam_call_error err;
+    int failures = 0;
+    int i;
+    for (i = 0; i < 11; ++i) {
+        const kfam_family *f = i == 0 ? NULL : i == 9 || i == 10 ? &other : family;
+        int32_t want = i == 9 ? KFAM_STATUS_NOT_FOUND : i == 10 ? KFAM_STATUS_PREPARED_INCOMPATIBLE
+                                                                : KFAM_STATUS_INVALID_ARGUMENT;
+        int32_t status;
+        int j;
+        memset(tensors, 0, sizeof tensors);
+        for (j = 0; j < 3; ++j) {
+            tensors[j].struct_size = sizeof tensors[j];
+            tensors[j].dtype = KFAM_DTYPE_BF16;
+            tensors[j].format = KFAM_STORAGE_FORMAT_ND;
+        }
+        memset(&scalar, 0, sizeof scalar);
+        scalar.struct_size = sizeof scalar;
+        scalar.kind = KFAM_SCALAR_VALUE_KIND_INT;
+        other = *family;
+        if (i == 3) tensors[0].struct_size = 4;
+        if (i == 4) tensors[1].dtype = 999;
+        if (i == 5) tensors[2].format = -7;
+        if (i == 6) scalar.kind = 42;
+        if (i == 9) other.name = "no_such_family";
+        if (i == 10) other.identity = "0000000000000000000000000000000000000000000000000000000000000000";
+        memset(&err, i == 7 || i == 8 ? 0 : 0xA5, sizeof err);
+        err.struct_size = i == 7 ? 8u : i == 8 ? 0u : (uint32_t)sizeof err;
+        status = kfam_validate_call(f, i == 1 ? NULL : tensors, 3, i == 2 ? NULL : &scalar, i == 2 || i == 6 ? 1u : 0u,
+                                    &err);
+        if (status != want || err.rule != KFAM_CALL_RULE_INVALID_CALL || err.rule == KFAM_CALL_RULE_OK ||
+            (i != 7 && i != 8 && (err.param_index != -1 || err.symbol_index != -1 || err.other_param_index != -1))) {
+            printf("call refusal %d reads as a verdict (status %s, rule %d)\n", i, kfam_status_name(status),
+                   (int)err.rule);
+            ++failures;
+        }
+    }
+    if (kfam_validate_call(NULL, tensors, 3, NULL, 0, NULL) != KFAM_STATUS_INVALID_ARGUMENT) {
+        printf("call refusal with NULL err accepted\n");
+        ++failures;
+    }
+    return failures;
+}
+
 static char *read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -156,6 +211,8 @@ int main(int argc, char **argv)
     printf("validate add %d\n", kfam_example_validate_add(0x1000, 0x2000, 0x3000, 0));
     kfam_find_family("matmul_acc_nz_bf16", &family);
     printf("validate scalars only %d\n", kfam_example_validate_matmul_scalars(family, 4, 0.5));
+    kfam_find_family("add_bf16_1024", &family);
+    printf("call refusal failures %d\n", check_call_refusals(family));
 
     status = kfam_torch_schema("add_bf16_1024", &schema);
     printf("torch_schema %s %s\n", kfam_status_name(status), schema);

@@ -116,7 +116,7 @@ int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t 
         char why[256];
         size_t needed = 0;
         fprintf(stderr, "invalid call (%s): parameter %d breaks %s\n", kfam_status_name(status),
-                (int)err.param_index, err.rule >= 0 ? kfam_call_rule_name(err.rule) : "a malformed descriptor");
+                (int)err.param_index, err.rule != KFAM_CALL_RULE_INVALID_CALL ? kfam_call_rule_name(err.rule) : "a malformed descriptor");
         kfam_validate_call_message(family, tensors, 3, NULL, 0, why, sizeof why, &needed);
         fprintf(stderr, "%s%s\n", why, needed >= sizeof why ? "..." : "");
         return -1;

@@ -3,6 +3,7 @@
 
 pub mod c;
 pub mod docs;
+mod layout;
 pub mod python;
 mod python_records;
 mod python_tables;

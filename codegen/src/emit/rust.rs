@@ -12,6 +12,7 @@
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
+mod records;
 mod tables;
 
 pub use tables::tables_source;
@@ -38,6 +39,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
                 crate::lookup_hash::SOURCE
             ),
         ),
+        GeneratedFile::new("rust/ffi_records.rs", render(records::ffi_records_tokens())),
         GeneratedFile::new(
             "rust/tables.rs",
             tables_source(ir, "crate", &format!("// {}\n\n", marker_line())),

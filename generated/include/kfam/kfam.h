@@ -29,7 +29,7 @@ extern "C" {
  * --------------------------------------------------------------------- */
 
 /** Major version of this C ABI: a change breaks consumers; the runtime library refuses another major. */
-#define KFAM_ABI_MAJOR 2
+#define KFAM_ABI_MAJOR 3
 /** Minor version: fields and enum members only appended; older consumers keep working. */
 #define KFAM_ABI_MINOR 0
 /** The native runtime commit every approved artifact is built against. */
@@ -490,45 +490,49 @@ static inline const char *kfam_scalar_value_kind_name(int32_t code)
     }
 }
 
-/** Why call validation rejected a call (0 means accepted). */
+/** The verdict of call validation. 0 is never a verdict, so a zeroed result that a refused call left unwritten cannot read as accepted. */
 typedef enum kfam_call_rule {
-    KFAM_CALL_RULE_OK = 0,
+    /** The call itself was refused (NULL family or descriptor array, short `struct_size`, unknown code): nothing was decided. */
+    KFAM_CALL_RULE_INVALID_CALL = 0,
+    /** The call is valid. */
+    KFAM_CALL_RULE_OK = 1,
     /** Wrong number of tensor or scalar arguments. */
-    KFAM_CALL_RULE_ARG_COUNT = 1,
-    KFAM_CALL_RULE_DTYPE = 2,
-    KFAM_CALL_RULE_RANK = 3,
+    KFAM_CALL_RULE_ARG_COUNT = 2,
+    KFAM_CALL_RULE_DTYPE = 3,
+    KFAM_CALL_RULE_RANK = 4,
     /** A static extent differs, or an extent is negative. */
-    KFAM_CALL_RULE_SHAPE = 4,
+    KFAM_CALL_RULE_SHAPE = 5,
     /** Storage format not accepted for the parameter's layout. */
-    KFAM_CALL_RULE_FORMAT = 5,
+    KFAM_CALL_RULE_FORMAT = 6,
     /** Strides do not describe a contiguous row-major view. */
-    KFAM_CALL_RULE_NOT_CONTIGUOUS = 6,
+    KFAM_CALL_RULE_NOT_CONTIGUOUS = 7,
     /** NZ tensors must start at storage offset 0. */
-    KFAM_CALL_RULE_NZ_OFFSET = 7,
+    KFAM_CALL_RULE_NZ_OFFSET = 8,
     /** A nonempty view reaches past its storage, or the offset is negative. */
-    KFAM_CALL_RULE_STORAGE_BOUNDS = 8,
+    KFAM_CALL_RULE_STORAGE_BOUNDS = 9,
     /** Tensors are on different devices. */
-    KFAM_CALL_RULE_DEVICE = 9,
+    KFAM_CALL_RULE_DEVICE = 10,
     /** Partial overlap of views where one is written. */
-    KFAM_CALL_RULE_OVERLAP = 10,
+    KFAM_CALL_RULE_OVERLAP = 11,
     /** A scalar value of the wrong kind (a float for an integer, ...). */
-    KFAM_CALL_RULE_SCALAR_TYPE = 11,
+    KFAM_CALL_RULE_SCALAR_TYPE = 12,
     /** An integer scalar outside its declared type's range. */
-    KFAM_CALL_RULE_SCALAR_RANGE = 12,
+    KFAM_CALL_RULE_SCALAR_RANGE = 13,
     /** A finite float scalar beyond its declared type's largest value. */
-    KFAM_CALL_RULE_FLOAT_OVERFLOW = 13,
+    KFAM_CALL_RULE_FLOAT_OVERFLOW = 14,
     /** Two extents of one named symbol differ. */
-    KFAM_CALL_RULE_DIM_MISMATCH = 14,
+    KFAM_CALL_RULE_DIM_MISMATCH = 15,
     /** A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of). */
-    KFAM_CALL_RULE_DIM_RANGE = 15
+    KFAM_CALL_RULE_DIM_RANGE = 16
 } kfam_call_rule;
 /** Members of kfam_call_rule; their codes run from 0 to KFAM_CALL_RULE_COUNT - 1. */
-#define KFAM_CALL_RULE_COUNT 16
+#define KFAM_CALL_RULE_COUNT 17
 
 /** The spelling of a kfam_call_rule code, or NULL for an unknown code. */
 static inline const char *kfam_call_rule_name(int32_t code)
 {
     switch (code) {
+    case KFAM_CALL_RULE_INVALID_CALL: return "invalid_call";
     case KFAM_CALL_RULE_OK: return "ok";
     case KFAM_CALL_RULE_ARG_COUNT: return "arg_count";
     case KFAM_CALL_RULE_DTYPE: return "dtype";
@@ -1121,7 +1125,7 @@ typedef struct kfam_scalar_arg {
 typedef struct kfam_call_error {
     /** In: sizeof(kfam_call_error) as the caller compiled it. */
     uint32_t struct_size;
-    /** Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code). */
+    /** Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or KFAM_CALL_RULE_INVALID_CALL (0) when the call itself was refused (NULL pointer, bad struct_size, unknown code, unknown family or identity). */
     int32_t rule;
     /** Out: signature index of the parameter concerned, or -1 (argument counts). */
     int32_t param_index;
@@ -1130,6 +1134,224 @@ typedef struct kfam_call_error {
     /** Out (appended; written when struct_size covers it): for dim_mismatch, the parameter whose extent the symbol took first, otherwise -1. */
     int32_t other_param_index;
 } kfam_call_error;
+
+/* ------------------------------------------------------------------------
+ * Record layouts: the size of every struct and the offset of every field,
+ * computed by the generator from the field lists it printed the structs
+ * from (the Rust types of the runtime library assert the same numbers).
+ * Checked on 64-bit targets (8-byte pointers, naturally aligned fields).
+ * --------------------------------------------------------------------- */
+
+#if defined(__cplusplus)
+#define KFAM_GEN_STATIC_ASSERT(cond, name) static_assert(cond, "kfam layout: " #name)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define KFAM_GEN_STATIC_ASSERT(cond, name) _Static_assert(cond, "kfam layout: " #name)
+#else
+#define KFAM_GEN_STATIC_ASSERT(cond, name) typedef char kfam_gen_layout_##name[(cond) ? 1 : -1]
+#endif
+#define KFAM_GEN_SIZE(type, size) KFAM_GEN_STATIC_ASSERT(sizeof(type) == (size), type##__size)
+#define KFAM_GEN_OFFSET(type, field, offset) \
+    KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)
+#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+KFAM_GEN_SIZE(kfam_param, 136u);
+KFAM_GEN_OFFSET(kfam_param, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_param, index, 4u);
+KFAM_GEN_OFFSET(kfam_param, name, 8u);
+KFAM_GEN_OFFSET(kfam_param, doc, 16u);
+KFAM_GEN_OFFSET(kfam_param, kind, 24u);
+KFAM_GEN_OFFSET(kfam_param, direction, 28u);
+KFAM_GEN_OFFSET(kfam_param, dtype, 32u);
+KFAM_GEN_OFFSET(kfam_param, layout, 36u);
+KFAM_GEN_OFFSET(kfam_param, pool_index, 40u);
+KFAM_GEN_OFFSET(kfam_param, rank, 44u);
+KFAM_GEN_OFFSET(kfam_param, lowered_rank, 48u);
+KFAM_GEN_OFFSET(kfam_param, shape, 56u);
+KFAM_GEN_OFFSET(kfam_param, lowered_shape, 96u);
+KFAM_GEN_SIZE(kfam_binding, 16u);
+KFAM_GEN_OFFSET(kfam_binding, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_binding, param, 4u);
+KFAM_GEN_OFFSET(kfam_binding, slot, 8u);
+KFAM_GEN_OFFSET(kfam_binding, kind, 12u);
+KFAM_GEN_SIZE(kfam_profile, 48u);
+KFAM_GEN_OFFSET(kfam_profile, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_profile, index, 4u);
+KFAM_GEN_OFFSET(kfam_profile, name, 8u);
+KFAM_GEN_OFFSET(kfam_profile, platform, 16u);
+KFAM_GEN_OFFSET(kfam_profile, backend, 20u);
+KFAM_GEN_OFFSET(kfam_profile, runtime, 24u);
+KFAM_GEN_OFFSET(kfam_profile, execution_mode, 28u);
+KFAM_GEN_OFFSET(kfam_profile, binding_count, 32u);
+KFAM_GEN_OFFSET(kfam_profile, bindings, 40u);
+KFAM_GEN_SIZE(kfam_receipt, 56u);
+KFAM_GEN_OFFSET(kfam_receipt, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_receipt, profile, 4u);
+KFAM_GEN_OFFSET(kfam_receipt, codec, 8u);
+KFAM_GEN_OFFSET(kfam_receipt, artifact, 16u);
+KFAM_GEN_OFFSET(kfam_receipt, sha256, 24u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_date, 32u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_hardware, 40u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_note, 48u);
+KFAM_GEN_SIZE(kfam_elementwise_unary, 16u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, op, 4u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, input, 8u);
+KFAM_GEN_OFFSET(kfam_elementwise_unary, out, 12u);
+KFAM_GEN_SIZE(kfam_reduce, 32u);
+KFAM_GEN_OFFSET(kfam_reduce, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_reduce, op, 4u);
+KFAM_GEN_OFFSET(kfam_reduce, input, 8u);
+KFAM_GEN_OFFSET(kfam_reduce, out, 12u);
+KFAM_GEN_OFFSET(kfam_reduce, keepdim, 16u);
+KFAM_GEN_OFFSET(kfam_reduce, axis_count, 20u);
+KFAM_GEN_OFFSET(kfam_reduce, axes, 24u);
+KFAM_GEN_SIZE(kfam_softmax, 16u);
+KFAM_GEN_OFFSET(kfam_softmax, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_softmax, input, 4u);
+KFAM_GEN_OFFSET(kfam_softmax, out, 8u);
+KFAM_GEN_OFFSET(kfam_softmax, axis, 12u);
+KFAM_GEN_SIZE(kfam_norm, 48u);
+KFAM_GEN_OFFSET(kfam_norm, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_norm, op, 4u);
+KFAM_GEN_OFFSET(kfam_norm, input, 8u);
+KFAM_GEN_OFFSET(kfam_norm, weight, 12u);
+KFAM_GEN_OFFSET(kfam_norm, bias, 16u);
+KFAM_GEN_OFFSET(kfam_norm, out, 20u);
+KFAM_GEN_OFFSET(kfam_norm, axis, 24u);
+KFAM_GEN_OFFSET(kfam_norm, eps, 32u);
+KFAM_GEN_OFFSET(kfam_norm, eps_param, 40u);
+KFAM_GEN_SIZE(kfam_paged_attention_decode, 48u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, query, 4u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, key_cache, 8u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, value_cache, 12u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, block_table, 16u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, context_lens, 20u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, out, 24u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale, 32u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale_param, 40u);
+KFAM_GEN_SIZE(kfam_dim_use, 16u);
+KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);
+KFAM_GEN_OFFSET(kfam_dim_use, tensor, 8u);
+KFAM_GEN_OFFSET(kfam_dim_use, axis, 12u);
+KFAM_GEN_SIZE(kfam_symbol, 56u);
+KFAM_GEN_OFFSET(kfam_symbol, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_symbol, name, 8u);
+KFAM_GEN_OFFSET(kfam_symbol, min, 16u);
+KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
+KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
+KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
+KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
+KFAM_GEN_SIZE(kfam_family, 224u);
+KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
+KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
+KFAM_GEN_OFFSET(kfam_family, index, 8u);
+KFAM_GEN_OFFSET(kfam_family, revision, 12u);
+KFAM_GEN_OFFSET(kfam_family, name, 16u);
+KFAM_GEN_OFFSET(kfam_family, identity, 24u);
+KFAM_GEN_OFFSET(kfam_family, summary, 32u);
+KFAM_GEN_OFFSET(kfam_family, torch_schema, 40u);
+KFAM_GEN_OFFSET(kfam_family, contract, 48u);
+KFAM_GEN_OFFSET(kfam_family, torch, 52u);
+KFAM_GEN_OFFSET(kfam_family, operation_kind, 56u);
+KFAM_GEN_OFFSET(kfam_family, binary_op, 60u);
+KFAM_GEN_OFFSET(kfam_family, operands, 64u);
+KFAM_GEN_OFFSET(kfam_family, accumulate, 76u);
+KFAM_GEN_OFFSET(kfam_family, m, 80u);
+KFAM_GEN_OFFSET(kfam_family, k, 88u);
+KFAM_GEN_OFFSET(kfam_family, n, 96u);
+KFAM_GEN_OFFSET(kfam_family, param_count, 104u);
+KFAM_GEN_OFFSET(kfam_family, tensor_count, 108u);
+KFAM_GEN_OFFSET(kfam_family, scalar_count, 112u);
+KFAM_GEN_OFFSET(kfam_family, return_count, 116u);
+KFAM_GEN_OFFSET(kfam_family, params, 120u);
+KFAM_GEN_OFFSET(kfam_family, returns, 128u);
+KFAM_GEN_OFFSET(kfam_family, profile_count, 136u);
+KFAM_GEN_OFFSET(kfam_family, receipt_count, 140u);
+KFAM_GEN_OFFSET(kfam_family, profiles, 144u);
+KFAM_GEN_OFFSET(kfam_family, receipts, 152u);
+KFAM_GEN_OFFSET(kfam_family, symbol_count, 160u);
+KFAM_GEN_OFFSET(kfam_family, symbols, 168u);
+KFAM_GEN_OFFSET(kfam_family, elementwise_unary, 176u);
+KFAM_GEN_OFFSET(kfam_family, reduce, 184u);
+KFAM_GEN_OFFSET(kfam_family, softmax, 192u);
+KFAM_GEN_OFFSET(kfam_family, norm, 200u);
+KFAM_GEN_OFFSET(kfam_family, paged_attention_decode, 208u);
+KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
+KFAM_GEN_SIZE(kfam_retired, 48u);
+KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
+KFAM_GEN_OFFSET(kfam_retired, name, 8u);
+KFAM_GEN_OFFSET(kfam_retired, identity, 16u);
+KFAM_GEN_OFFSET(kfam_retired, reason, 24u);
+KFAM_GEN_OFFSET(kfam_retired, receipt_count, 32u);
+KFAM_GEN_OFFSET(kfam_retired, receipts, 40u);
+KFAM_GEN_SIZE(kfam_table, 48u);
+KFAM_GEN_OFFSET(kfam_table, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_table, abi_major, 4u);
+KFAM_GEN_OFFSET(kfam_table, abi_minor, 6u);
+KFAM_GEN_OFFSET(kfam_table, abi_revision, 8u);
+KFAM_GEN_OFFSET(kfam_table, max_tensor_args, 16u);
+KFAM_GEN_OFFSET(kfam_table, max_scalar_args, 20u);
+KFAM_GEN_OFFSET(kfam_table, max_rank, 24u);
+KFAM_GEN_OFFSET(kfam_table, family_count, 28u);
+KFAM_GEN_OFFSET(kfam_table, families, 32u);
+KFAM_GEN_OFFSET(kfam_table, max_prepared, 40u);
+KFAM_GEN_SIZE(kfam_artifact_match, 40u);
+KFAM_GEN_OFFSET(kfam_artifact_match, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_artifact_match, family_index, 4u);
+KFAM_GEN_OFFSET(kfam_artifact_match, profile_index, 8u);
+KFAM_GEN_OFFSET(kfam_artifact_match, receipt_index, 12u);
+KFAM_GEN_OFFSET(kfam_artifact_match, family, 16u);
+KFAM_GEN_OFFSET(kfam_artifact_match, profile, 24u);
+KFAM_GEN_OFFSET(kfam_artifact_match, receipt, 32u);
+KFAM_GEN_SIZE(kfam_capability_result, 48u);
+KFAM_GEN_OFFSET(kfam_capability_result, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_capability_result, outcome, 4u);
+KFAM_GEN_OFFSET(kfam_capability_result, family_index, 8u);
+KFAM_GEN_OFFSET(kfam_capability_result, profile_index, 12u);
+KFAM_GEN_OFFSET(kfam_capability_result, receipt_index, 16u);
+KFAM_GEN_OFFSET(kfam_capability_result, family, 24u);
+KFAM_GEN_OFFSET(kfam_capability_result, profile, 32u);
+KFAM_GEN_OFFSET(kfam_capability_result, receipt, 40u);
+KFAM_GEN_SIZE(kfam_admission, 56u);
+KFAM_GEN_OFFSET(kfam_admission, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_admission, outcome, 4u);
+KFAM_GEN_OFFSET(kfam_admission, contract, 8u);
+KFAM_GEN_OFFSET(kfam_admission, family_index, 12u);
+KFAM_GEN_OFFSET(kfam_admission, profile_index, 16u);
+KFAM_GEN_OFFSET(kfam_admission, receipt_index, 20u);
+KFAM_GEN_OFFSET(kfam_admission, family, 24u);
+KFAM_GEN_OFFSET(kfam_admission, profile, 32u);
+KFAM_GEN_OFFSET(kfam_admission, receipt, 40u);
+KFAM_GEN_OFFSET(kfam_admission, field, 48u);
+KFAM_GEN_SIZE(kfam_tensor_arg, 64u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, dtype, 4u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, format, 8u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, rank, 12u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, shape, 16u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, strides, 24u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage_offset, 32u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage_bytes, 40u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, storage, 48u);
+KFAM_GEN_OFFSET(kfam_tensor_arg, device_index, 56u);
+KFAM_GEN_SIZE(kfam_scalar_value, 8u);
+KFAM_GEN_OFFSET(kfam_scalar_value, i64, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_value, u64, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_value, f64, 0u);
+KFAM_GEN_SIZE(kfam_scalar_arg, 16u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, kind, 4u);
+KFAM_GEN_OFFSET(kfam_scalar_arg, value, 8u);
+KFAM_GEN_SIZE(kfam_call_error, 20u);
+KFAM_GEN_OFFSET(kfam_call_error, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_call_error, rule, 4u);
+KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);
+KFAM_GEN_OFFSET(kfam_call_error, symbol_index, 12u);
+KFAM_GEN_OFFSET(kfam_call_error, other_param_index, 16u);
+#endif
 
 /* ------------------------------------------------------------------------
  * Struct evolution helpers.
@@ -1278,11 +1500,14 @@ KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sh
  * integers, finite float overflow is rejected. Does not allocate.
  * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
  * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
- * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * err->param_index say which) or a malformed descriptor (err->rule
+ * KFAM_CALL_RULE_INVALID_CALL);
  * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
  * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
- * record was compiled from another revision of the manifest). `err` may be
- * NULL.
+ * record was compiled from another revision of the manifest); on these two
+ * err->rule is KFAM_CALL_RULE_INVALID_CALL too. That rule is 0, so an err
+ * the library could not write (struct_size too small) reads as refused when
+ * zeroed, never as KFAM_CALL_RULE_OK. `err` may be NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);

@@ -98,7 +98,7 @@ from ._vocab import (
     UnaryOp,
 )
 
-__version__: Final[str] = "0.1.0+catalog.d075efcfba1e"
+__version__: Final[str] = "0.1.0+catalog.5b629581ae60"
 
 if TYPE_CHECKING:
     #: Every approved family, sorted by name.

@@ -87,6 +87,7 @@ _ADMISSION_STATUS: Final[dict[Admission, Status]] = {
 }
 #: The C ABI status of each call validation rule.
 _CALL_STATUS: Final[dict[CallRule, Status]] = {
+    CallRule.INVALID_CALL: Status.INVALID_ARGUMENT,
     CallRule.OK: Status.OK,
     CallRule.ARG_COUNT: Status.INVALID_ARGUMENT,
     CallRule.DTYPE: Status.INVALID_ARGUMENT,

@@ -12,7 +12,7 @@ from typing import Final
 
 #: Native runtime commit the artifacts are built against.
 ABI_REVISION: Final[str] = "6b6b88f2353cca12cfafe809750b50b59931b0d1"
-ABI_MAJOR: Final[int] = 2
+ABI_MAJOR: Final[int] = 3
 ABI_MINOR: Final[int] = 0
 MAX_TENSOR_ARGS: Final[int] = 256
 MAX_SCALAR_ARGS: Final[int] = 128

@@ -238,37 +238,40 @@ class ScalarValueKind(_KfamVocab):
 
 @unique
 class CallRule(_KfamVocab):
-    "Why call validation rejected a call (0 means accepted)."
+    "The verdict of call validation. 0 is never a verdict, so a zeroed result that a refused call left unwritten cannot read as accepted."
 
-    OK = 0
+    #: The call itself was refused (NULL family or descriptor array, short `struct_size`, unknown code): nothing was decided.
+    INVALID_CALL = 0
+    #: The call is valid.
+    OK = 1
     #: Wrong number of tensor or scalar arguments.
-    ARG_COUNT = 1
-    DTYPE = 2
-    RANK = 3
+    ARG_COUNT = 2
+    DTYPE = 3
+    RANK = 4
     #: A static extent differs, or an extent is negative.
-    SHAPE = 4
+    SHAPE = 5
     #: Storage format not accepted for the parameter's layout.
-    FORMAT = 5
+    FORMAT = 6
     #: Strides do not describe a contiguous row-major view.
-    NOT_CONTIGUOUS = 6
+    NOT_CONTIGUOUS = 7
     #: NZ tensors must start at storage offset 0.
-    NZ_OFFSET = 7
+    NZ_OFFSET = 8
     #: A nonempty view reaches past its storage, or the offset is negative.
-    STORAGE_BOUNDS = 8
+    STORAGE_BOUNDS = 9
     #: Tensors are on different devices.
-    DEVICE = 9
+    DEVICE = 10
     #: Partial overlap of views where one is written.
-    OVERLAP = 10
+    OVERLAP = 11
     #: A scalar value of the wrong kind (a float for an integer, ...).
-    SCALAR_TYPE = 11
+    SCALAR_TYPE = 12
     #: An integer scalar outside its declared type's range.
-    SCALAR_RANGE = 12
+    SCALAR_RANGE = 13
     #: A finite float scalar beyond its declared type's largest value.
-    FLOAT_OVERFLOW = 13
+    FLOAT_OVERFLOW = 14
     #: Two extents of one named symbol differ.
-    DIM_MISMATCH = 14
+    DIM_MISMATCH = 15
     #: A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
-    DIM_RANGE = 15
+    DIM_RANGE = 16
 
 
 @unique

@@ -158,11 +158,14 @@ KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sh
  * integers, finite float overflow is rejected. Does not allocate.
  * Returns KFAM_STATUS_OK (err->rule KFAM_CALL_RULE_OK);
  * KFAM_STATUS_INVALID_ARGUMENT for a rejected call (err->rule and
- * err->param_index say which) or a malformed descriptor (err->rule -1);
+ * err->param_index say which) or a malformed descriptor (err->rule
+ * KFAM_CALL_RULE_INVALID_CALL);
  * KFAM_STATUS_NOT_FOUND when the library approves no family of that name;
  * KFAM_STATUS_PREPARED_INCOMPATIBLE when it does, with another identity (the
- * record was compiled from another revision of the manifest). `err` may be
- * NULL.
+ * record was compiled from another revision of the manifest); on these two
+ * err->rule is KFAM_CALL_RULE_INVALID_CALL too. That rule is 0, so an err
+ * the library could not write (struct_size too small) reads as refused when
+ * zeroed, never as KFAM_CALL_RULE_OK. `err` may be NULL.
  */
 KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
                                     const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);

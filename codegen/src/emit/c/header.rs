@@ -4,17 +4,19 @@
 //! does not grow with the number of families.
 
 use super::functions::{FUNCTIONS, FUNCTION_NAMES};
-use super::layout::*;
 use super::out::Out;
 use super::vocab::emit_vocabularies;
 use super::DATA_PATH;
+use crate::emit::layout::Layout;
+use crate::emit::layout::*;
 use crate::ir::Ir;
 
-fn emit_struct(w: &mut Out, name: &str, doc: &str, fields: &[Field]) {
-    w.doc(doc);
+fn emit_record(w: &mut Out, r: &Record) {
+    let (name, keyword) = (r.name, if r.union { "union" } else { "struct" });
+    w.doc(r.doc);
     w.record(name);
-    w.w.open(format_args!("typedef struct {name} {{"));
-    for fld in fields {
+    w.w.open(format_args!("typedef {keyword} {name} {{"));
+    for fld in r.fields {
         w.doc(fld.doc);
         let sep = if fld.ty.ends_with('*') { "" } else { " " };
         match fld.array {
@@ -25,6 +27,60 @@ fn emit_struct(w: &mut Out, name: &str, doc: &str, fields: &[Field]) {
     w.w.close(format_args!("}} {name};"));
     w.blank();
 }
+
+/// Every record's size and field offsets as [`Layout`] computes them from
+/// the field lists the structs were printed from, asserted at compile time:
+/// a compiler (or a hand edit) that lays a struct out otherwise fails the
+/// build. C11 and C++ have a static assertion; C99 gets a typedef of an
+/// array whose size is -1 when the condition fails.
+fn layout_asserts(w: &mut Out, ir: &Ir, lowered_max: usize) {
+    let extent = |name: &str| match name {
+        "KFAM_MAX_RANK" => ir.abi.max_rank as usize,
+        "KFAM_MAX_LOWERED_RANK" => lowered_max,
+        "KFAM_OPERAND_COUNT" => OPERAND_COUNT,
+        other => panic!("no value for the array extent `{other}`"),
+    };
+    w.line("/* ------------------------------------------------------------------------");
+    w.line(" * Record layouts: the size of every struct and the offset of every field,");
+    w.line(" * computed by the generator from the field lists it printed the structs");
+    w.line(" * from (the Rust types of the runtime library assert the same numbers).");
+    w.line(" * Checked on 64-bit targets (8-byte pointers, naturally aligned fields).");
+    w.line(" * --------------------------------------------------------------------- */");
+    w.blank();
+    for name in ["KFAM_GEN_STATIC_ASSERT", "KFAM_GEN_SIZE", "KFAM_GEN_OFFSET"] {
+        w.record(name);
+    }
+    w.line("#if defined(__cplusplus)");
+    w.line(
+        "#define KFAM_GEN_STATIC_ASSERT(cond, name) static_assert(cond, \"kfam layout: \" #name)",
+    );
+    w.line("#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L");
+    w.line(
+        "#define KFAM_GEN_STATIC_ASSERT(cond, name) _Static_assert(cond, \"kfam layout: \" #name)",
+    );
+    w.line("#else");
+    w.line("#define KFAM_GEN_STATIC_ASSERT(cond, name) typedef char kfam_gen_layout_##name[(cond) ? 1 : -1]");
+    w.line("#endif");
+    w.line("#define KFAM_GEN_SIZE(type, size) KFAM_GEN_STATIC_ASSERT(sizeof(type) == (size), type##__size)");
+    w.line("#define KFAM_GEN_OFFSET(type, field, offset) \\");
+    w.line("    KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)");
+    w.line("#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu");
+    for r in TABLE_RECORDS.iter().chain(CALL_RECORDS) {
+        let layout = Layout::of(r, &extent);
+        w.line(format_args!("KFAM_GEN_SIZE({}, {}u);", r.name, layout.size));
+        for (f, at) in r.fields.iter().zip(&layout.offsets) {
+            w.line(format_args!(
+                "KFAM_GEN_OFFSET({}, {}, {at}u);",
+                r.name, f.name
+            ));
+        }
+    }
+    w.line("#endif");
+    w.blank();
+}
+
+/// Entries of `kfam_family.operands` (`KFAM_OPERAND_COUNT`).
+const OPERAND_COUNT: usize = 3;
 
 /// The body of `kfam.h` (after its prologue) into `w`.
 pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
@@ -72,7 +128,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.doc("Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.");
     w.define("KFAM_SHA256_HEX_LEN", "64");
     w.doc("Entries of kfam_family.operands.");
-    w.define("KFAM_OPERAND_COUNT", "3");
+    w.define("KFAM_OPERAND_COUNT", OPERAND_COUNT);
     w.blank();
 
     w.line("/* Decorates the runtime library's functions; define it (e.g. to a dllimport");
@@ -97,146 +153,19 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.line(" * appended (ABI minor). Codes are int32_t, counts and indices uint32_t.");
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
-    emit_struct(
-        w,
-        "kfam_param",
-        "One parameter of a family's logical signature.",
-        PARAM_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_binding",
-        "Which parameter sits in which final-ABI launch slot.",
-        BINDING_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_profile",
-        "Where and how an artifact of the family runs, with its final-ABI bindings.",
-        PROFILE_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_receipt",
-        "One artifact, identified by its SHA-256, that qualified for the family on a profile.",
-        RECEIPT_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_elementwise_unary",
-        "Payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: out = op(input).",
-        UNARY_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_reduce",
-        "Payload of KFAM_OPERATION_KIND_REDUCE: out = op(input) over axes.",
-        REDUCE_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_softmax",
-        "Payload of KFAM_OPERATION_KIND_SOFTMAX: out = softmax(input) along axis.",
-        SOFTMAX_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_norm",
-        "Payload of KFAM_OPERATION_KIND_NORM: rms_norm or layer_norm along axis.",
-        NORM_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_paged_attention_decode",
-        "Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache.",
-        PAGED_ATTENTION_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_dim_use",
-        "One extent that is a named symbol: axis `axis` of parameter `param`.",
-        DIM_USE_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_symbol",
-        "A named symbolic dimension and its [dims] constraints: kfam_validate_call\n\
-         refuses a call whose extents of it differ (dim_mismatch) or break them (dim_range).",
-        SYMBOL_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_family",
-        "One approved kernel family revision.",
-        FAMILY_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_retired",
-        "A family that was approved and then retired (manifest/retired.toml): the\n\
-         runtime library refuses its name and artifacts as retired (KFAM_STATUS_INVALID_STATE).",
-        RETIRED_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_table",
-        "The table header: ABI version, limits and every family.",
-        TABLE_FIELDS,
-    );
+    for r in TABLE_RECORDS {
+        emit_record(w, r);
+    }
 
     // Function structs.
     w.line("/* ------------------------------------------------------------------------");
     w.line(" * Arguments and results of the runtime library's functions.");
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
-    emit_struct(
-        w,
-        "kfam_artifact_match",
-        "Result of kfam_find_artifact. Pointers are library-owned.",
-        ARTIFACT_MATCH_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_capability_result",
-        "Result of kfam_capability.",
-        CAPABILITY_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_admission",
-        "Result of kfam_admit.",
-        ADMISSION_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_tensor_arg",
-        "Descriptor of one tensor argument of a call, DLPack-like; no data is read\n\
-         through it. Offsets and strides count elements (fp4: two per byte).",
-        TENSOR_ARG_FIELDS,
-    );
-    w.doc("The value of a scalar argument; kfam_scalar_arg.kind names the member.");
-    w.record("kfam_scalar_value");
-    w.w.open("typedef union kfam_scalar_value {");
-    w.doc("KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true).");
-    w.line("int64_t i64;");
-    w.doc("KFAM_SCALAR_VALUE_KIND_UINT.");
-    w.line("uint64_t u64;");
-    w.doc("KFAM_SCALAR_VALUE_KIND_FLOAT.");
-    w.line("double f64;");
-    w.w.close("} kfam_scalar_value;");
-    w.blank();
-    emit_struct(
-        w,
-        "kfam_scalar_arg",
-        "Descriptor of one scalar argument of a call.",
-        SCALAR_ARG_FIELDS,
-    );
-    emit_struct(
-        w,
-        "kfam_call_error",
-        "Why kfam_validate_call rejected a call (the first problem found).",
-        CALL_ERROR_FIELDS,
-    );
+    for r in CALL_RECORDS {
+        emit_record(w, r);
+    }
+    layout_asserts(w, ir, lowered_max);
 
     w.line("/* ------------------------------------------------------------------------");
     w.line(" * Struct evolution helpers.");

@@ -22,7 +22,6 @@ mod constants;
 mod escape;
 mod functions;
 mod header;
-mod layout;
 mod out;
 mod tables;
 mod vocab;

@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 
 use super::escape::{c_string_literal, push_c_string_literal};
-use super::layout::*;
 use super::out::check_length;
+use crate::emit::layout::*;
 use crate::emit::writer::Writer;
 use crate::ir::{Family, Ir, Operation, Param, ScalarRef};
 

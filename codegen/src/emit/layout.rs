@@ -1,16 +1,233 @@
-//! The C records' layouts: one field list per struct drives both its
-//! typedef in `kfam.h` and every record of it in the data file, so they
-//! cannot disagree (C++17 has no designated initializers, and `-Wextra`
-//! wants every field initialized). These layouts are the C ABI: fields are
+//! The C ABI's record layouts: one field list per struct, the one authority
+//! for it. The C emitter prints from it each typedef in `kfam.h` and every
+//! record of it in the data file, so they cannot disagree (C++17 has no
+//! designated initializers, and `-Wextra` wants every field initialized);
+//! the Rust emitter prints from it the `#[repr(C)]` types of the arguments
+//! and results the runtime library reads and writes
+//! (`generated/rust/ffi_records.rs`). [`Layout`] computes every struct's
+//! size and field offsets from the same list, and both outputs assert them
+//! (`static_assert` / `_Static_assert` with `offsetof` in the header,
+//! `offset_of!` in const items in Rust), so each compiler checks it lays the
+//! struct out as the other does. These layouts are the C ABI: fields are
 //! only ever appended.
 
-pub(super) struct Field {
+pub(crate) struct Field {
     /// The C type before the name (`const char *`, `uint32_t`).
-    pub(super) ty: &'static str,
-    pub(super) name: &'static str,
+    pub(crate) ty: &'static str,
+    pub(crate) name: &'static str,
     /// Array extent (a macro name or number), for array fields.
-    pub(super) array: Option<&'static str>,
-    pub(super) doc: &'static str,
+    pub(crate) array: Option<&'static str>,
+    pub(crate) doc: &'static str,
+}
+
+/// One struct (or union) of the header.
+pub(crate) struct Record {
+    /// The C name (`kfam_call_error`), also its typedef.
+    pub(crate) name: &'static str,
+    pub(crate) doc: &'static str,
+    pub(crate) fields: &'static [Field],
+    /// A union (every field at offset 0) rather than a struct.
+    pub(crate) union: bool,
+    /// The Rust `#[repr(C)]` type the runtime declares for it, for the
+    /// arguments and results it reads or writes; the table records are
+    /// opaque to Rust (it reaches them through the C shim).
+    pub(crate) rust: Option<&'static str>,
+}
+
+const fn record(name: &'static str, doc: &'static str, fields: &'static [Field]) -> Record {
+    Record {
+        name,
+        doc,
+        fields,
+        union: false,
+        rust: None,
+    }
+}
+
+const fn mirrored(
+    name: &'static str,
+    rust: &'static str,
+    doc: &'static str,
+    fields: &'static [Field],
+) -> Record {
+    Record {
+        name,
+        doc,
+        fields,
+        union: false,
+        rust: Some(rust),
+    }
+}
+
+/// The table records, in header order (a record names only earlier ones).
+pub(crate) const TABLE_RECORDS: &[Record] = &[
+    record(
+        "kfam_param",
+        "One parameter of a family's logical signature.",
+        PARAM_FIELDS,
+    ),
+    record(
+        "kfam_binding",
+        "Which parameter sits in which final-ABI launch slot.",
+        BINDING_FIELDS,
+    ),
+    record(
+        "kfam_profile",
+        "Where and how an artifact of the family runs, with its final-ABI bindings.",
+        PROFILE_FIELDS,
+    ),
+    record(
+        "kfam_receipt",
+        "One artifact, identified by its SHA-256, that qualified for the family on a profile.",
+        RECEIPT_FIELDS,
+    ),
+    record(
+        "kfam_elementwise_unary",
+        "Payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: out = op(input).",
+        UNARY_FIELDS,
+    ),
+    record(
+        "kfam_reduce",
+        "Payload of KFAM_OPERATION_KIND_REDUCE: out = op(input) over axes.",
+        REDUCE_FIELDS,
+    ),
+    record(
+        "kfam_softmax",
+        "Payload of KFAM_OPERATION_KIND_SOFTMAX: out = softmax(input) along axis.",
+        SOFTMAX_FIELDS,
+    ),
+    record(
+        "kfam_norm",
+        "Payload of KFAM_OPERATION_KIND_NORM: rms_norm or layer_norm along axis.",
+        NORM_FIELDS,
+    ),
+    record(
+        "kfam_paged_attention_decode",
+        "Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache.",
+        PAGED_ATTENTION_FIELDS,
+    ),
+    record(
+        "kfam_dim_use",
+        "One extent that is a named symbol: axis `axis` of parameter `param`.",
+        DIM_USE_FIELDS,
+    ),
+    record(
+        "kfam_symbol",
+        "A named symbolic dimension and its [dims] constraints: kfam_validate_call\n\
+         refuses a call whose extents of it differ (dim_mismatch) or break them (dim_range).",
+        SYMBOL_FIELDS,
+    ),
+    record(
+        "kfam_family",
+        "One approved kernel family revision.",
+        FAMILY_FIELDS,
+    ),
+    record(
+        "kfam_retired",
+        "A family that was approved and then retired (manifest/retired.toml): the\n\
+         runtime library refuses its name and artifacts as retired (KFAM_STATUS_INVALID_STATE).",
+        RETIRED_FIELDS,
+    ),
+    record(
+        "kfam_table",
+        "The table header: ABI version, limits and every family.",
+        TABLE_FIELDS,
+    ),
+];
+
+/// The arguments and results of the runtime library's functions, in header
+/// order.
+pub(crate) const CALL_RECORDS: &[Record] = &[
+    mirrored(
+        "kfam_artifact_match",
+        "ArtifactMatch",
+        "Result of kfam_find_artifact. Pointers are library-owned.",
+        ARTIFACT_MATCH_FIELDS,
+    ),
+    mirrored(
+        "kfam_capability_result",
+        "CapabilityResult",
+        "Result of kfam_capability.",
+        CAPABILITY_FIELDS,
+    ),
+    mirrored(
+        "kfam_admission",
+        "AdmissionResult",
+        "Result of kfam_admit.",
+        ADMISSION_FIELDS,
+    ),
+    mirrored(
+        "kfam_tensor_arg",
+        "CTensorArg",
+        "Descriptor of one tensor argument of a call, DLPack-like; no data is read\n\
+         through it. Offsets and strides count elements (fp4: two per byte).",
+        TENSOR_ARG_FIELDS,
+    ),
+    Record {
+        name: "kfam_scalar_value",
+        doc: "The value of a scalar argument; kfam_scalar_arg.kind names the member.",
+        fields: SCALAR_VALUE_FIELDS,
+        union: true,
+        rust: Some("CScalarValue"),
+    },
+    mirrored(
+        "kfam_scalar_arg",
+        "CScalarArg",
+        "Descriptor of one scalar argument of a call.",
+        SCALAR_ARG_FIELDS,
+    ),
+    mirrored(
+        "kfam_call_error",
+        "CCallError",
+        "Why kfam_validate_call rejected a call (the first problem found).",
+        CALL_ERROR_FIELDS,
+    ),
+];
+
+/// A record's size and its fields' offsets on a 64-bit target (LP64 and
+/// LLP64: pointers of 8 bytes, every scalar aligned to its size), the
+/// targets the header and the Rust types assert them on.
+pub(crate) struct Layout {
+    pub(crate) size: usize,
+    pub(crate) offsets: Vec<usize>,
+}
+
+impl Layout {
+    /// `extent` gives the value of an array extent's macro
+    /// (`KFAM_MAX_RANK`, ...).
+    pub(crate) fn of(record: &Record, extent: &dyn Fn(&str) -> usize) -> Layout {
+        let (mut end, mut align) = (0usize, 1usize);
+        let mut offsets = Vec::with_capacity(record.fields.len());
+        for f in record.fields {
+            let (size, a) = scalar(f.ty);
+            let size = size * f.array.map_or(1, extent);
+            let at = if record.union {
+                0
+            } else {
+                end.next_multiple_of(a)
+            };
+            offsets.push(at);
+            end = end.max(at + size);
+            align = align.max(a);
+        }
+        Layout {
+            size: end.next_multiple_of(align),
+            offsets,
+        }
+    }
+}
+
+/// Size and alignment of a field's C type on a 64-bit target.
+fn scalar(ty: &str) -> (usize, usize) {
+    match ty {
+        _ if ty.ends_with('*') => (8, 8),
+        "uint16_t" => (2, 2),
+        "int32_t" | "uint32_t" => (4, 4),
+        "int64_t" | "uint64_t" | "double" => (8, 8),
+        // The one union: three 8-byte members.
+        "kfam_scalar_value" => (8, 8),
+        other => panic!("no layout for the C type `{other}`: add it to emit::layout::scalar"),
+    }
 }
 
 const fn f(ty: &'static str, name: &'static str, doc: &'static str) -> Field {
@@ -31,10 +248,10 @@ const fn fa(ty: &'static str, name: &'static str, array: &'static str, doc: &'st
     }
 }
 
-pub(super) const STRUCT_SIZE_DOC: &str =
+pub(crate) const STRUCT_SIZE_DOC: &str =
     "`sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD).";
 
-pub(super) const PARAM_FIELDS: &[Field] = &[
+pub(crate) const PARAM_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint32_t", "index", "Position in the complete signature (scalars included)."),
     f("const char *", "name", "Declared name (snake_case identifier)."),
@@ -55,7 +272,7 @@ pub(super) const PARAM_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const BINDING_FIELDS: &[Field] = &[
+pub(crate) const BINDING_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "uint32_t",
@@ -70,7 +287,7 @@ pub(super) const BINDING_FIELDS: &[Field] = &[
     f("int32_t", "kind", "A kfam_binding_kind code."),
 ];
 
-pub(super) const PROFILE_FIELDS: &[Field] = &[
+pub(crate) const PROFILE_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint32_t", "index", "Position in kfam_family.profiles."),
     f(
@@ -90,7 +307,7 @@ pub(super) const PROFILE_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const RECEIPT_FIELDS: &[Field] = &[
+pub(crate) const RECEIPT_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "uint32_t",
@@ -125,7 +342,7 @@ pub(super) const RECEIPT_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const FAMILY_FIELDS: &[Field] = &[
+pub(crate) const FAMILY_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint16_t", "abi_major", "KFAM_ABI_MAJOR of the producer of this record."),
     f("uint16_t", "abi_minor", "KFAM_ABI_MINOR of the producer of this record."),
@@ -190,7 +407,7 @@ pub(super) const FAMILY_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const DIM_USE_FIELDS: &[Field] = &[
+pub(crate) const DIM_USE_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "uint32_t",
@@ -205,7 +422,7 @@ pub(super) const DIM_USE_FIELDS: &[Field] = &[
     f("uint32_t", "axis", "Axis of the parameter's logical shape."),
 ];
 
-pub(super) const SYMBOL_FIELDS: &[Field] = &[
+pub(crate) const SYMBOL_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "const char *",
@@ -235,7 +452,7 @@ pub(super) const SYMBOL_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const UNARY_FIELDS: &[Field] = &[
+pub(crate) const UNARY_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("int32_t", "op", "A kfam_unary_op code."),
     f("uint32_t", "input", "Signature index of the input tensor."),
@@ -246,7 +463,7 @@ pub(super) const UNARY_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const REDUCE_FIELDS: &[Field] = &[
+pub(crate) const REDUCE_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("int32_t", "op", "A kfam_reduce_op code."),
     f("uint32_t", "input", "Signature index of the input tensor."),
@@ -264,7 +481,7 @@ pub(super) const REDUCE_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const SOFTMAX_FIELDS: &[Field] = &[
+pub(crate) const SOFTMAX_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint32_t", "input", "Signature index of the input tensor."),
     f(
@@ -275,7 +492,7 @@ pub(super) const SOFTMAX_FIELDS: &[Field] = &[
     f("uint32_t", "axis", "The normalized axis of the input."),
 ];
 
-pub(super) const NORM_FIELDS: &[Field] = &[
+pub(crate) const NORM_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("int32_t", "op", "A kfam_norm_kind code."),
     f("uint32_t", "input", "Signature index of the input tensor."),
@@ -307,7 +524,7 @@ pub(super) const NORM_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const PAGED_ATTENTION_FIELDS: &[Field] = &[
+pub(crate) const PAGED_ATTENTION_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "uint32_t",
@@ -351,7 +568,7 @@ pub(super) const PAGED_ATTENTION_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const RETIRED_FIELDS: &[Field] = &[
+pub(crate) const RETIRED_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f("uint32_t", "revision", "The last approved revision."),
     f(
@@ -373,7 +590,7 @@ pub(super) const RETIRED_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const TABLE_FIELDS: &[Field] = &[
+pub(crate) const TABLE_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", STRUCT_SIZE_DOC),
     f(
         "uint16_t",
@@ -402,7 +619,7 @@ pub(super) const TABLE_FIELDS: &[Field] = &[
     f("uint32_t", "max_prepared", "KFAM_MAX_PREPARED."),
 ];
 
-pub(super) const ARTIFACT_MATCH_FIELDS: &[Field] = &[
+pub(crate) const ARTIFACT_MATCH_FIELDS: &[Field] = &[
     f(
         "uint32_t",
         "struct_size",
@@ -440,7 +657,7 @@ pub(super) const ARTIFACT_MATCH_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const CAPABILITY_FIELDS: &[Field] = &[
+pub(crate) const CAPABILITY_FIELDS: &[Field] = &[
     f(
         "uint32_t",
         "struct_size",
@@ -483,7 +700,7 @@ pub(super) const CAPABILITY_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const ADMISSION_FIELDS: &[Field] = &[
+pub(crate) const ADMISSION_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "In: sizeof(kfam_admission) as the caller compiled it."),
     f("int32_t", "outcome", "Out: a kfam_admission_outcome code; KFAM_ADMISSION_ADMITTED when admitted, KFAM_ADMISSION_INVALID_CALL (0) when the call itself was refused."),
     f("int32_t", "contract", "Out: kfam_contract the artifact may be loaded with (schema 1 and 2: always program); -1 when refused."),
@@ -500,7 +717,7 @@ pub(super) const ADMISSION_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const TENSOR_ARG_FIELDS: &[Field] = &[
+pub(crate) const TENSOR_ARG_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "sizeof(kfam_tensor_arg) as the caller compiled it; equal in every element of an array."),
     f("int32_t", "dtype", "A kfam_dtype code."),
     f("int32_t", "format", "Physical storage format, a kfam_storage_format code (KFAM_STORAGE_FORMAT_ND for plain strided tensors)."),
@@ -521,7 +738,17 @@ pub(super) const TENSOR_ARG_FIELDS: &[Field] = &[
     f("int32_t", "device_index", "Device ordinal of the storage; every tensor of a call is on the same one."),
 ];
 
-pub(super) const SCALAR_ARG_FIELDS: &[Field] = &[
+pub(crate) const SCALAR_VALUE_FIELDS: &[Field] = &[
+    f(
+        "int64_t",
+        "i64",
+        "KFAM_SCALAR_VALUE_KIND_INT, and KFAM_SCALAR_VALUE_KIND_BOOL (0 false, 1 true).",
+    ),
+    f("uint64_t", "u64", "KFAM_SCALAR_VALUE_KIND_UINT."),
+    f("double", "f64", "KFAM_SCALAR_VALUE_KIND_FLOAT."),
+];
+
+pub(crate) const SCALAR_ARG_FIELDS: &[Field] = &[
     f(
         "uint32_t",
         "struct_size",
@@ -539,12 +766,12 @@ pub(super) const SCALAR_ARG_FIELDS: &[Field] = &[
     ),
 ];
 
-pub(super) const CALL_ERROR_FIELDS: &[Field] = &[
+pub(crate) const CALL_ERROR_FIELDS: &[Field] = &[
     f("uint32_t", "struct_size", "In: sizeof(kfam_call_error) as the caller compiled it."),
     f(
         "int32_t",
         "rule",
-        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or -1 when a descriptor itself is malformed (NULL pointer, bad struct_size, unknown code).",
+        "Out: the kfam_call_rule the call broke (KFAM_CALL_RULE_OK when valid), or KFAM_CALL_RULE_INVALID_CALL (0) when the call itself was refused (NULL pointer, bad struct_size, unknown code, unknown family or identity).",
     ),
     f("int32_t", "param_index", "Out: signature index of the parameter concerned, or -1 (argument counts)."),
     f(

@@ -1,0 +1,77 @@
+//! The published crates package: `cargo package` of kfam-codegen,
+//! kfam-macros and kfam-runtime succeeds (metadata, versioned path
+//! dependencies, file lists), and cargo's verification builds each from its
+//! unpacked `.crate` alone, so the runtime compiles from its own contents
+//! (the generated tables and header it ships), never from the workspace's
+//! `generated/` (docs/rust.md, "Packaging").
+
+use std::path::Path;
+use std::process::Command;
+
+const PUBLISHED: [&str; 3] = ["kfam-codegen", "kfam-macros", "kfam-runtime"];
+
+fn workspace() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn cargo_package(extra: &[&str]) -> String {
+    let mut cmd = Command::new(env!("CARGO"));
+    // A target directory of its own: the verification builds kfam-runtime
+    // from its package, and its shared library's file name carries no hash,
+    // so in the workspace's target directory it would replace the one the
+    // C tests link.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
+    cmd.current_dir(workspace())
+        .env("CARGO_TARGET_DIR", &target)
+        .args(["package", "--offline", "--allow-dirty", "--locked"]);
+    for p in PUBLISHED {
+        cmd.args(["-p", p]);
+    }
+    let out = cmd.args(extra).output().expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo package {extra:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// What each package holds (the sources and what they include, nothing the
+/// workspace's tests read), then packaging with verification: each crate
+/// builds from its `.crate` (cargo resolves the three against a local
+/// overlay registry of their packages). One test: two `cargo package` runs
+/// at once would share `target/package/`.
+#[test]
+fn published_crates_package_and_build_alone() {
+    let list = cargo_package(&["--list"]);
+    let files: Vec<&str> = list.lines().collect();
+    for needed in [
+        "build.rs",
+        "c/tables.c",
+        "generated/rust/tables.rs",
+        "generated/rust/vocab.rs",
+        "generated/rust/lookup_hash.rs",
+        "generated/rust/ffi_records.rs",
+        "generated/include/kfam/kfam.h",
+        "generated/include/kfam/kfam_tables.h",
+        "src/lib.rs",
+        "src/expand.rs",
+        "src/emit/python_torch.py",
+        "README.md",
+    ] {
+        assert!(
+            files.contains(&needed),
+            "no package holds {needed}: {files:?}"
+        );
+    }
+    for f in &files {
+        assert!(
+            !f.starts_with("tests/")
+                && !f.starts_with("benches/")
+                && !f.starts_with("generated/python")
+                && !f.starts_with("generated/schema"),
+            "a package holds {f}"
+        );
+    }
+    cargo_package(&[]);
+}
