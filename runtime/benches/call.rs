@@ -1,4 +1,5 @@
-//! Call validation per call (`cargo bench -p kfam-runtime --bench call`).
+//! Call validation per call (`cargo bench -p kfam-runtime --features macros
+//! --bench call`).
 //!
 //! - `validate_call/rust/3_tensors`: `kfam_runtime::validate_call` for the
 //!   shipped `add_bf16_1024` (three 1024-element bf16 tensors). Target <= 30 ns.
