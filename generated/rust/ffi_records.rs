@@ -209,3 +209,20 @@ const _: () = {
     assert!(::core::mem::offset_of!(CCallError, symbol_index) == 12);
     assert!(::core::mem::offset_of!(CCallError, other_param_index) == 16);
 };
+/// `kfam_context_options`: Options of kfam_context_new_with. Zero it and set struct_size to
+/// sizeof(kfam_context_options); a field left 0 takes its default.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CContextOptions {
+    /// In: sizeof(kfam_context_options) as the caller compiled it.
+    pub struct_size: u32,
+    /// Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED.
+    pub max_prepared: u32,
+}
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    let size = ::core::mem::size_of::<CContextOptions>();
+    assert!(size == 8);
+    assert!(::core::mem::offset_of!(CContextOptions, struct_size) == 0);
+    assert!(::core::mem::offset_of!(CContextOptions, max_prepared) == 4);
+};

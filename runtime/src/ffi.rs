@@ -41,7 +41,7 @@ extern "C" {
 
 // The argument and result records (`ArtifactMatch`, `CapabilityResult`,
 // `AdmissionResult`, `CTensorArg`, `CScalarValue`, `CScalarArg`,
-// `CCallError`): printed by the generator from the field lists of the
+// `CCallError`, `CContextOptions`): printed by the generator from the field lists of the
 // header's structs, with const assertions of the size and offsets the
 // header asserts too.
 include!(concat!(

@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use crate::context::{Context, Launch, Launcher};
-use crate::ffi::{c_str, element, guard, CScalarArg, CScalarValue, CTensorArg};
+use crate::ffi::{c_str, element, guard, CContextOptions, CScalarArg, CScalarValue, CTensorArg};
 use crate::vocab::{
     Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status, StorageFormat,
 };
@@ -102,14 +102,6 @@ pub unsafe extern "C" fn kfam_context_new(out: *mut *mut KfamContext) -> i32 {
         *out = Box::into_raw(Box::new(KfamContext(Context::new(&CATALOG))));
         OK
     })
-}
-
-/// `kfam_context_options`.
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct CContextOptions {
-    pub struct_size: u32,
-    pub max_prepared: u32,
 }
 
 /// # Safety

@@ -180,7 +180,7 @@ fn ctx_family(ctx: &Context, callable: u64) -> Option<&'static Family> {
 /// init with a `generation` through `kfam_context_init_generation`.
 #[test]
 fn lifecycle_vectors_through_the_c_abi() {
-    use kfam_runtime::ffi::{CScalarArg, CTensorArg};
+    use kfam_runtime::ffi::{CContextOptions, CScalarArg, CTensorArg};
     use kfam_runtime::ffi_context::*;
     use std::ffi::{c_void, CString};
 

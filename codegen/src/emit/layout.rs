@@ -182,6 +182,13 @@ pub(crate) const CALL_RECORDS: &[Record] = &[
         "Why kfam_validate_call rejected a call (the first problem found).",
         CALL_ERROR_FIELDS,
     ),
+    mirrored(
+        "kfam_context_options",
+        "CContextOptions",
+        "Options of kfam_context_new_with. Zero it and set struct_size to\n\
+         sizeof(kfam_context_options); a field left 0 takes its default.",
+        CONTEXT_OPTIONS_FIELDS,
+    ),
 ];
 
 /// A record's size and its fields' offsets on a 64-bit target (LP64 and
@@ -763,6 +770,19 @@ pub(crate) const SCALAR_ARG_FIELDS: &[Field] = &[
         "kfam_scalar_value",
         "value",
         "The value, in the member named by `kind`.",
+    ),
+];
+
+pub(crate) const CONTEXT_OPTIONS_FIELDS: &[Field] = &[
+    f(
+        "uint32_t",
+        "struct_size",
+        "In: sizeof(kfam_context_options) as the caller compiled it.",
+    ),
+    f(
+        "uint32_t",
+        "max_prepared",
+        "Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED.",
     ),
 ];
 

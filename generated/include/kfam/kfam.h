@@ -1135,6 +1135,17 @@ typedef struct kfam_call_error {
     int32_t other_param_index;
 } kfam_call_error;
 
+/**
+ * Options of kfam_context_new_with. Zero it and set struct_size to
+ * sizeof(kfam_context_options); a field left 0 takes its default.
+ */
+typedef struct kfam_context_options {
+    /** In: sizeof(kfam_context_options) as the caller compiled it. */
+    uint32_t struct_size;
+    /** Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED. */
+    uint32_t max_prepared;
+} kfam_context_options;
+
 /* ------------------------------------------------------------------------
  * Record layouts: the size of every struct and the offset of every field,
  * computed by the generator from the field lists it printed the structs
@@ -1351,6 +1362,9 @@ KFAM_GEN_OFFSET(kfam_call_error, rule, 4u);
 KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);
 KFAM_GEN_OFFSET(kfam_call_error, symbol_index, 12u);
 KFAM_GEN_OFFSET(kfam_call_error, other_param_index, 16u);
+KFAM_GEN_SIZE(kfam_context_options, 8u);
+KFAM_GEN_OFFSET(kfam_context_options, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_context_options, max_prepared, 4u);
 #endif
 
 /* ------------------------------------------------------------------------
@@ -1569,17 +1583,6 @@ typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t genera
  * KFAM_STATUS_INVALID_ARGUMENT when out is NULL.
  */
 KFAM_API int32_t kfam_context_new(kfam_context **out);
-
-/**
- * Options of kfam_context_new_with. Zero it and set struct_size to
- * sizeof(kfam_context_options); a field left 0 takes its default.
- */
-typedef struct kfam_context_options {
-    /** In: sizeof(kfam_context_options) as the caller compiled it. */
-    uint32_t struct_size;
-    /** Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED. */
-    uint32_t max_prepared;
-} kfam_context_options;
 
 /**
  * kfam_context_new with options. KFAM_STATUS_INVALID_ARGUMENT (and nothing

@@ -15,7 +15,6 @@ pub(super) const FUNCTION_NAMES: &[&str] = &[
     "kfam_torch_schema",
     "kfam_context",
     "kfam_launch_fn",
-    "kfam_context_options",
     "kfam_context_new",
     "kfam_context_new_with",
     "kfam_context_init",
@@ -227,17 +226,6 @@ typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t genera
  * KFAM_STATUS_INVALID_ARGUMENT when out is NULL.
  */
 KFAM_API int32_t kfam_context_new(kfam_context **out);
-
-/**
- * Options of kfam_context_new_with. Zero it and set struct_size to
- * sizeof(kfam_context_options); a field left 0 takes its default.
- */
-typedef struct kfam_context_options {
-    /** In: sizeof(kfam_context_options) as the caller compiled it. */
-    uint32_t struct_size;
-    /** Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED. */
-    uint32_t max_prepared;
-} kfam_context_options;
 
 /**
  * kfam_context_new with options. KFAM_STATUS_INVALID_ARGUMENT (and nothing
