@@ -8,10 +8,12 @@
 //!     TARGET [--iterations N] [--seconds S] [--seed N] [DIR...]
 //! ```
 //!
-//! TARGET is `manifest`, `manifest_structured`, `check`, `compiled_meta` or
-//! `call`. A panic is a finding:
-//! the input is written to `fuzz/artifacts/TARGET/drive-crash-<seed>-<n>`
-//! before the panic is re-raised.
+//! TARGET is `manifest`, `manifest_structured`, `check`, `compiled_meta`,
+//! `call`, or `check_shortcut`: the inputs of `check`, asserting that its
+//! cached parse of the shipped documents decides as `check_sources` does.
+//! A panic is a finding: the input is written to
+//! `fuzz/artifacts/TARGET/drive-crash-<seed>-<n>` before the panic is
+//! re-raised.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -25,6 +27,7 @@ fn main() {
         "manifest" => kfam_fuzz::manifest,
         "manifest_structured" => kfam_fuzz::manifest_structured,
         "check" => kfam_fuzz::check,
+        "check_shortcut" => kfam_fuzz::check_light_matches_full,
         "compiled_meta" => kfam_fuzz::compiled_meta,
         "call" => kfam_fuzz::call,
         _ => usage(),
@@ -47,8 +50,15 @@ fn main() {
     if iterations == usize::MAX && seconds == u64::MAX {
         iterations = 10_000;
     }
-    let mut seeds = corpus(&target);
-    seeds.extend(builtin_seeds(&target));
+    // `check_shortcut` (the `check` target's cached parse against
+    // `check_sources`) runs on the inputs of `check`.
+    let inputs = if target == "check_shortcut" {
+        "check"
+    } else {
+        target.as_str()
+    };
+    let mut seeds = corpus(inputs);
+    seeds.extend(builtin_seeds(inputs));
     for d in &dirs {
         for e in std::fs::read_dir(d).expect("corpus directory").flatten() {
             if let Ok(b) = std::fs::read(e.path()) {
@@ -59,7 +69,7 @@ fn main() {
     if seeds.is_empty() {
         seeds.push(vec![0u8; 64]);
     }
-    let dict = dictionary(&target);
+    let dict = dictionary(inputs);
     let artifacts = kfam_fuzz::repo_root().join("fuzz/artifacts").join(&target);
     let deadline = Instant::now() + Duration::from_secs(seconds.min(1 << 40));
     let mut rng = Rng::new(seed);
@@ -95,6 +105,6 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: drive manifest|manifest_structured|check|compiled_meta|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
+    eprintln!("usage: drive manifest|manifest_structured|check|check_shortcut|compiled_meta|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
     std::process::exit(2);
 }

@@ -40,6 +40,8 @@ pub use wellformed::{c_well_formed, py_well_formed};
 use kfam_codegen::compiled_meta::{self as meta, CompiledMeta};
 use kfam_codegen::diag::{Location, Report};
 use kfam_codegen::ir::Ir;
+use kfam_codegen::load::{self, Loaded};
+use kfam_codegen::model::{AbiFile, FamilyFile};
 use kfam_runtime::{
     validate_call, DType, Direction, Family, Layout, OwnedTensorArg, Param, ParamKind,
     ScalarDomain, ScalarValue, StorageFormat, TensorArg,
@@ -107,33 +109,54 @@ pub fn manifest(data: &[u8]) {
 }
 
 /// The light target: the inputs of [`manifest`], loaded and checked only
-/// (no emission), so far more of them run per second.
+/// (no emission), so far more of them run per second. The shipped
+/// documents are parsed once ([`check_light`]); only the input is parsed
+/// per execution.
 pub fn check(data: &[u8]) {
-    let Some((abi, families)) = manifest_sources(data) else {
+    let Some((abi, families)) = light_docs(data) else {
         return;
     };
-    let (ir, report) = kfam_codegen::check_sources(abi, families);
+    let (ir, report) = check_light(abi, families);
     assert_sound(ir.as_ref(), &report);
+}
+
+/// [`check`]'s shortcut decides exactly as `kfam_codegen::check_sources`
+/// on the same documents: the same IR and the same diagnostics, rendered
+/// both ways. Run by the stable drivers, not per libFuzzer execution.
+pub fn check_light_matches_full(data: &[u8]) {
+    let (Some((abi, families)), Some((abi_text, family_texts))) =
+        (light_docs(data), manifest_sources(data))
+    else {
+        return;
+    };
+    let (ir, report) = check_light(abi, families);
+    let (full_ir, full_report) = kfam_codegen::check_sources(abi_text, family_texts);
+    let json = |ir: Option<&Ir>| ir.map(|ir| serde_json::to_string(ir).expect("IR serializes"));
+    assert_eq!(json(ir.as_ref()), json(full_ir.as_ref()), "IR differs");
+    assert_eq!(report.render_json(), full_report.render_json());
+    let plain = annotate_snippets::Renderer::plain();
+    assert_eq!(
+        report.render_human(&plain),
+        full_report.render_human(&plain)
+    );
 }
 
 /// The structure-aware target: a well-typed family record edited as TOML
 /// values ([`structured`]), checked with the shipped `abi.toml`, alone
 /// (first byte even) or beside the shipped families (odd); the full oracle
-/// of [`manifest`].
+/// of [`manifest`]. The shipped documents are parsed once
+/// ([`check_light`]).
 pub fn manifest_structured(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let s = shipped();
     let text = structured::family_text(rest);
-    let fam = |name: &str, text: String| (format!("manifest/families/{name}.toml"), text);
     let mut families = Vec::new();
     if mode % 2 == 1 {
-        families.extend(s.families.iter().map(|(n, t)| fam(n, t.clone())));
+        families.extend((0..shipped().families.len()).map(Doc::ShippedFamily));
     }
-    families.push(fam("fuzz", text));
-    let abi = Some(("manifest/abi.toml".to_owned(), s.abi.clone()));
-    let (ir, report) = kfam_codegen::check_sources(abi, families);
+    families.push(Doc::Text(("manifest/families/fuzz.toml".to_owned(), text)));
+    let (ir, report) = check_light(Doc::ShippedAbi, families);
     assert_sound(ir.as_ref(), &report);
     if let Some(ir) = ir {
         check_outputs(&ir);
@@ -172,6 +195,151 @@ fn manifest_sources(data: &[u8]) -> Option<(Option<Source>, Vec<Source>)> {
                 .map(|(i, t)| fam(&format!("f{i}"), t.to_owned()))
                 .collect(),
         ),
+    })
+}
+
+/// One document of a [`check_light`] run: a shipped one (whose parse is
+/// cached) or text from the input.
+pub enum Doc {
+    /// `manifest/abi.toml`.
+    ShippedAbi,
+    /// The shipped family file of this index in [`Shipped::families`].
+    ShippedFamily(usize),
+    /// `(path, text)`.
+    Text(Source),
+}
+
+/// [`manifest_sources`] with the shipped documents named, not copied.
+fn light_docs(data: &[u8]) -> Option<(Doc, Vec<Doc>)> {
+    let (&mode, rest) = data.split_first()?;
+    let text = String::from_utf8_lossy(rest).into_owned();
+    let fam =
+        |name: &str, text: String| Doc::Text((format!("manifest/families/{name}.toml"), text));
+    let shipped = || (0..shipped().families.len()).map(Doc::ShippedFamily);
+    Some(match mode % 4 {
+        0 => (Doc::ShippedAbi, vec![fam("fuzz", text)]),
+        1 => (
+            Doc::Text(("manifest/abi.toml".to_owned(), text)),
+            shipped().take(1).collect(),
+        ),
+        2 => (
+            Doc::ShippedAbi,
+            shipped().chain([fam("fuzz", text)]).collect(),
+        ),
+        _ => (
+            Doc::ShippedAbi,
+            text.split(DOC_SEPARATOR)
+                .take(8)
+                .enumerate()
+                .map(|(i, t)| fam(&format!("f{i}"), t.to_owned()))
+                .collect(),
+        ),
+    })
+}
+
+/// The shipped documents as parsed by `kfam_codegen::load` (they parse
+/// without a diagnostic). A value is lent to one run and given back after
+/// it; one missing (a run panicked) makes the next run parse them again.
+#[derive(Default)]
+struct ParsedShipped {
+    abi: Option<AbiFile>,
+    families: Vec<Option<FamilyFile>>,
+}
+
+impl ParsedShipped {
+    fn parse() -> Self {
+        let s = shipped();
+        let mut report = Report::default();
+        let loaded = load::load_sources(
+            Some(("manifest/abi.toml".to_owned(), s.abi.clone())),
+            s.families
+                .iter()
+                .map(|(n, t)| (format!("manifest/families/{n}.toml"), t.clone()))
+                .collect(),
+            &mut report,
+        );
+        assert!(
+            report.diagnostics.is_empty(),
+            "shipped manifest: {report:?}"
+        );
+        assert_eq!(loaded.families.len(), s.families.len());
+        ParsedShipped {
+            abi: loaded.abi.map(|(_, a)| a),
+            families: loaded.families.into_iter().map(|(_, f)| Some(f)).collect(),
+        }
+    }
+
+    fn complete(&self) -> bool {
+        self.abi.is_some() && self.families.iter().all(Option::is_some)
+    }
+}
+
+thread_local! {
+    static PARSED: std::cell::RefCell<ParsedShipped> = std::cell::RefCell::default();
+}
+
+/// `kfam_codegen::check_sources` for documents some of which are shipped:
+/// the same loading steps (`kfam_codegen::load`: each text normalized and
+/// parsed in order, diagnostics kept in document order) and the same
+/// `check::check`, but a shipped document's parse is the cached one, not
+/// repeated on every execution. [`check_light_matches_full`] holds it to
+/// `check_sources`.
+pub fn check_light(abi: Doc, families: Vec<Doc>) -> (Option<Ir>, Report) {
+    PARSED.with(|cell| {
+        let mut cache = cell.replace(ParsedShipped::default());
+        if !cache.complete() {
+            cache = ParsedShipped::parse();
+        }
+        let s = shipped();
+        let mut report = Report::default();
+        let mut loaded = match abi {
+            Doc::Text(text) => load::load_sources(Some(text), Vec::new(), &mut report),
+            Doc::ShippedAbi => {
+                let id = report.sources.add(
+                    "manifest/abi.toml".to_owned(),
+                    load::normalize(s.abi.clone()),
+                );
+                Loaded {
+                    abi: cache.abi.take().map(|a| (id, a)),
+                    ..Loaded::default()
+                }
+            }
+            Doc::ShippedFamily(_) => unreachable!("a family document as the abi"),
+        };
+        let mut lent = Vec::new();
+        for doc in families {
+            match doc {
+                Doc::Text((path, text)) => {
+                    let id = report.sources.add(path, load::normalize(text));
+                    if let Some(f) = load::parse_family(id, &mut report, &mut loaded) {
+                        loaded.families.push((id, f));
+                    }
+                }
+                Doc::ShippedFamily(i) => {
+                    let (name, text) = &s.families[i];
+                    let id = report.sources.add(
+                        format!("manifest/families/{name}.toml"),
+                        load::normalize(text.clone()),
+                    );
+                    let f = cache.families[i].take().expect("complete cache");
+                    loaded.families.push((id, f));
+                    lent.push((id, i));
+                }
+                Doc::ShippedAbi => unreachable!("the abi as a family document"),
+            }
+        }
+        let ir = kfam_codegen::check::check(&loaded, &mut report);
+        report.sort();
+        if cache.abi.is_none() {
+            cache.abi = loaded.abi.take().map(|(_, a)| a);
+        }
+        for (id, f) in loaded.families {
+            if let Some(&(_, i)) = lent.iter().find(|(l, _)| *l == id) {
+                cache.families[i] = Some(f);
+            }
+        }
+        cell.replace(cache);
+        (ir, report)
     })
 }
 

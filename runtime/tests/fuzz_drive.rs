@@ -58,6 +58,13 @@ fn check_target() {
     run_target("check", bodies::check, 3_000);
 }
 
+/// The `check` target parses the shipped documents once; on every input it
+/// must decide exactly as `check_sources` does.
+#[test]
+fn check_target_shortcut_matches_check_sources() {
+    run_target("check", bodies::check_light_matches_full, 1_500);
+}
+
 #[test]
 fn compiled_meta_target() {
     run_target("compiled_meta", bodies::compiled_meta, 20_000);
