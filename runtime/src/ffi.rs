@@ -635,7 +635,7 @@ unsafe fn decode_with<const N: usize, R>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// `internal` is what a panic inside an exported function returns. No
@@ -651,11 +651,11 @@ mod tests {
         assert_eq!(guard(|| OK), OK);
     }
 
-    /// Every `extern "C"` function's body is one `guard(...)` call, so no
-    /// panic unwinds into C (which would be undefined behaviour).
-    #[test]
-    fn every_export_is_guarded() {
-        let file: syn::File = syn::parse_str(include_str!("ffi.rs")).expect("ffi.rs parses");
+    /// The number of `extern "C"` functions in the Rust source `src`,
+    /// asserting that each body is one `guard(...)` call, so no panic
+    /// unwinds into C (which would be undefined behaviour).
+    pub(crate) fn guarded_exports(src: &str) -> usize {
+        let file: syn::File = syn::parse_str(src).expect("the source parses");
         let mut exports = 0;
         for item in &file.items {
             let syn::Item::Fn(f) = item else { continue };
@@ -671,6 +671,12 @@ mod tests {
             };
             assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
         }
+        exports
+    }
+
+    #[test]
+    fn every_export_is_guarded() {
+        let exports = guarded_exports(include_str!("ffi.rs"));
         assert_eq!(exports, 7, "ffi.rs has seven functions of the C ABI");
     }
 }

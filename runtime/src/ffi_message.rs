@@ -189,27 +189,10 @@ pub unsafe extern "C" fn kfam_capability_message(
 
 #[cfg(test)]
 mod tests {
-    /// Every `extern "C"` function's body is one `guard(...)` call, so no
-    /// panic unwinds into C (which would be undefined behaviour).
+    /// Every `extern "C"` function's body is one `guard(...)` call.
     #[test]
     fn every_export_is_guarded() {
-        let file: syn::File =
-            syn::parse_str(include_str!("ffi_message.rs")).expect("ffi_message.rs parses");
-        let mut exports = 0;
-        for item in &file.items {
-            let syn::Item::Fn(f) = item else { continue };
-            if f.sig.abi.is_none() {
-                continue;
-            }
-            exports += 1;
-            let guarded = match f.block.stmts.as_slice() {
-                [syn::Stmt::Expr(syn::Expr::Call(call), None)] => {
-                    matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("guard"))
-                }
-                _ => false,
-            };
-            assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
-        }
+        let exports = crate::ffi::tests::guarded_exports(include_str!("ffi_message.rs"));
         assert_eq!(
             exports, 3,
             "ffi_message.rs has three functions of the C ABI"
