@@ -6,8 +6,9 @@
 //! A clean run (no diagnostic at all) records a stamp in
 //! `<out>/.kfam-cache/fresh`: one digest over the generator (its executable's
 //! bytes), the manifest directory and every manifest file the loader reads
-//! (paths and normalized text, the lock as written), then the digest of each
-//! generated file. The next run recomputes the first digest from the files;
+//! (paths and normalized text, sorted by path, then the lock as written:
+//! last, so a run can digest the rest before it has written the lock), then
+//! the digest of each generated file. The next run recomputes the first digest from the files;
 //! when it matches and every generated file (and no other marker file) is
 //! there with the recorded digest, the run is fresh. Anything else, or any
 //! error reading the stamp, is a full run. A full run removes the stamp
@@ -29,7 +30,7 @@ use crate::load;
 /// `.gitignore` of `*`, so it is never committed with `generated/`.
 pub const CACHE_DIR: &str = ".kfam-cache";
 const STAMP: &str = "fresh";
-const FORMAT: &str = "kfam-fresh 1";
+const FORMAT: &str = "kfam-fresh 2";
 
 /// The digest of everything a run's outputs depend on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,20 +73,39 @@ impl InputHasher {
     }
 }
 
+/// An input digest waiting for the lock: every other manifest file is in.
+pub struct Pending {
+    hasher: InputHasher,
+    lock: PathBuf,
+}
+
+impl Pending {
+    /// The digest, with the lock's normalized text as this run leaves it.
+    pub fn finish(mut self, lock: &str) -> Inputs {
+        self.hasher.file(&load::display(&self.lock), lock);
+        self.hasher.finish()
+    }
+}
+
 impl Inputs {
-    /// From `(display path, normalized text)` of every manifest file, in any
-    /// order, as the loader read them; a later entry for a path replaces an
-    /// earlier one.
-    pub fn of<'a>(
+    /// Begin the digest of a run from `(display path, normalized text)` of
+    /// every manifest file it read, in any order; the lock, which the run
+    /// rewrites, is left for [`Pending::finish`].
+    pub fn begin<'a>(
         manifest_dir: &Path,
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
-    ) -> Option<Self> {
-        let mut h = InputHasher::new(manifest_dir)?;
-        let files: BTreeMap<&str, &str> = files.into_iter().collect();
+    ) -> Option<Pending> {
+        let mut hasher = InputHasher::new(manifest_dir)?;
+        let lock = manifest_dir.join(load::LOCK_FILE);
+        let lock_display = load::display(&lock);
+        let files: BTreeMap<&str, &str> = files
+            .into_iter()
+            .filter(|&(path, _)| path != lock_display)
+            .collect();
         for (path, text) in files {
-            h.file(path, text);
+            hasher.file(path, text);
         }
-        Some(h.finish())
+        Some(Pending { hasher, lock })
     }
 
     /// Read every file the loader would read in `manifest_dir` and digest
@@ -93,13 +113,16 @@ impl Inputs {
     /// the full run reports it).
     pub fn read(manifest_dir: &Path) -> Option<Self> {
         let mut h = InputHasher::new(manifest_dir)?;
-        let paths: BTreeMap<String, PathBuf> = load::input_paths(manifest_dir)?
+        let lock = manifest_dir.join(load::LOCK_FILE);
+        let (lock, rest): (Vec<PathBuf>, Vec<PathBuf>) = load::input_paths(manifest_dir)?
             .into_iter()
-            .map(|p| (load::display(&p), p))
-            .collect();
-        for (display, path) in &paths {
-            let text = load::text::decode(fs::read(path).ok()?).ok()?;
-            h.file(display, &text);
+            .partition(|p| *p == lock);
+        let rest: BTreeMap<String, PathBuf> =
+            rest.into_iter().map(|p| (load::display(&p), p)).collect();
+        let lock = lock.into_iter().map(|p| (load::display(&p), p));
+        for (display, path) in rest.into_iter().chain(lock) {
+            let text = load::text::decode(fs::read(&path).ok()?).ok()?;
+            h.file(&display, &text);
         }
         Some(h.finish())
     }
@@ -189,18 +212,26 @@ pub fn forget(out: &Path) {
     let _ = fs::remove_file(stamp_path(out));
 }
 
-/// Record that `out` holds exactly `files`, generated from `inputs`. Best
-/// effort: a stamp that cannot be written only costs the next run a full
-/// check.
-pub fn record(out: &Path, inputs: &Inputs, files: &[GeneratedFile]) {
+/// The SHA-256 of each file's contents, in order, for [`record`].
+pub fn digests(files: &[GeneratedFile]) -> Vec<String> {
+    files
+        .iter()
+        .map(|f| sha256_hex(f.contents.as_bytes()))
+        .collect()
+}
+
+/// Record that `out` holds exactly `files`, whose contents have `digests`
+/// ([`digests`]), generated from `inputs`. Best effort: a stamp that cannot
+/// be written only costs the next run a full check.
+pub fn record(out: &Path, inputs: &Inputs, files: &[GeneratedFile], digests: &[String]) {
     let dir = out.join(CACHE_DIR);
     if fs::create_dir_all(&dir).is_err() {
         return;
     }
     let _ = fs::write(dir.join(".gitignore"), "*\n");
     let mut text = format!("{FORMAT}\n{}\n", inputs.0);
-    for f in files {
-        text.push_str(&sha256_hex(f.contents.as_bytes()));
+    for (f, digest) in files.iter().zip(digests) {
+        text.push_str(digest);
         text.push(' ');
         text.push_str(&f.path);
         text.push('\n');

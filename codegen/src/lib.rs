@@ -136,7 +136,7 @@ pub fn generate_dir(
             }
         });
     }
-    let (ir, report, mut loaded) = analyze_dir(manifest_dir);
+    let (ir, mut report, mut loaded) = analyze_dir(manifest_dir);
     let Some(ir) = ir else {
         return Err(GenerateError::Manifest(report));
     };
@@ -144,7 +144,31 @@ pub fn generate_dir(
     // lock need only the IR and the lock's entries (at 10,000 families the
     // documents are the largest thing left in memory).
     loaded.families = Vec::new();
-    let (files, lock) = generate_files(&loaded, &ir);
+    // No diagnostic will quote a source text of a clean run: the texts go
+    // once the stamp has their digest.
+    let clean = report.diagnostics.is_empty();
+    let sources = if clean {
+        std::mem::take(&mut report.sources)
+    } else {
+        diag::SourceMap::default()
+    };
+    // The lock job runs first and lets go of what only it needs (the texts,
+    // the old lock) before the emitters' outputs fill memory.
+    let (files, (lock, inputs)) = emit::generate_with(&ir, || {
+        let pending = if clean && !check {
+            let texts = sources
+                .files()
+                .map(|(_, f)| (f.path.as_str(), f.text.as_str()));
+            fresh::Inputs::begin(manifest_dir, texts)
+        } else {
+            None
+        };
+        drop(sources);
+        let lock = gate::lock_contents(&loaded, &ir);
+        drop(loaded);
+        let inputs = pending.map(|p| p.finish(&lock));
+        (lock, inputs)
+    });
     let lock_path = manifest_dir.join(load::LOCK_FILE);
     if check {
         let mut problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;
@@ -154,22 +178,20 @@ pub fn generate_dir(
         Ok(GenerateOutcome::Checked { report, problems })
     } else {
         fresh::forget(out_dir);
-        let mut outcome = write::write(out_dir, &files).map_err(GenerateError::Write)?;
+        // Only a run without any diagnostic is recorded (a fresh run prints
+        // nothing, so warnings must come from a full run every time); the
+        // outputs' digests are computed beside the write.
+        let (written, digests) = std::thread::scope(|s| {
+            let digests = inputs.is_some().then(|| s.spawn(|| fresh::digests(&files)));
+            let written = write::write(out_dir, &files);
+            let digests = digests.map(|h| h.join().expect("hashing does not panic"));
+            (written, digests)
+        });
+        let mut outcome = written.map_err(GenerateError::Write)?;
         outcome.lock_written =
             write::write_if_changed(&lock_path, &lock).map_err(GenerateError::Write)?;
-        // Only a run without any diagnostic is recorded: a fresh run prints
-        // nothing, so warnings must come from a full run every time.
-        if report.diagnostics.is_empty() {
-            // The lock as written now, whether or not this run read one.
-            let lock_display = load::display(&lock_path);
-            let sources = report
-                .sources
-                .files()
-                .map(|(_, f)| (f.path.as_str(), f.text.as_str()))
-                .chain(std::iter::once((lock_display.as_str(), lock.as_str())));
-            if let Some(inputs) = fresh::Inputs::of(manifest_dir, sources) {
-                fresh::record(out_dir, &inputs, &files);
-            }
+        if let (Some(inputs), Some(digests)) = (inputs, digests) {
+            fresh::record(out_dir, &inputs, &files, &digests);
         }
         Ok(GenerateOutcome::Written { report, outcome })
     }

@@ -10,6 +10,7 @@ mod codes;
 pub use codes::Code;
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
 use serde::Serialize;
@@ -31,23 +32,26 @@ pub struct SourceMap {
     files: Vec<SourceFile>,
     /// Byte offset of every line start, per file: positions and snippets
     /// cost a binary search, not a scan of the file, so rendering many
-    /// diagnostics of a large file stays linear.
-    line_starts: Vec<Vec<usize>>,
+    /// diagnostics of a large file stays linear. Computed on the first
+    /// position asked of a file: a clean run of thousands of files asks none.
+    line_starts: Vec<OnceLock<Vec<usize>>>,
 }
 
 impl SourceMap {
     pub fn add(&mut self, path: String, text: String) -> FileId {
-        let starts = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
         self.files.push(SourceFile { path, text });
-        self.line_starts.push(starts);
+        self.line_starts.push(OnceLock::new());
         FileId(self.files.len() - 1)
     }
 
     /// 0-based index of the line holding byte `offset`, and its start.
     fn line_of(&self, id: FileId, offset: usize) -> (usize, usize) {
-        let starts = &self.line_starts[id.0];
+        let starts = self.line_starts[id.0].get_or_init(|| {
+            let text = &self.files[id.0].text;
+            std::iter::once(0)
+                .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+                .collect()
+        });
         let line = starts.partition_point(|&s| s <= offset).saturating_sub(1);
         (line, starts.get(line).copied().unwrap_or(0))
     }

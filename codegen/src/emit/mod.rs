@@ -72,7 +72,8 @@ pub fn generate(ir: &Ir) -> Vec<GeneratedFile> {
 }
 
 /// [`generate`], and `side` (the lock) run as one more job on the same
-/// threads, last, as it is the shortest.
+/// threads, first: it is short, and what it frees is then free before the
+/// emitters' outputs peak.
 pub fn generate_with<'a, X: Send + 'a>(
     ir: &'a Ir,
     side: impl FnOnce() -> X + Send + 'a,
@@ -81,11 +82,13 @@ pub fn generate_with<'a, X: Send + 'a>(
         Files(Vec<GeneratedFile>),
         Side(X),
     }
-    let mut jobs: Vec<Job<'a, Done<X>>> = EMITTERS
-        .iter()
-        .map(|&(_, emit)| Box::new(move || Done::Files(lf_only(emit(ir)))) as Job<'a, Done<X>>)
-        .collect();
-    jobs.push(Box::new(move || Done::Side(side())));
+    let side: Job<'a, Done<X>> = Box::new(move || Done::Side(side()));
+    let jobs: Vec<Job<'a, Done<X>>> =
+        std::iter::once(side)
+            .chain(EMITTERS.iter().map(|&(_, emit)| {
+                Box::new(move || Done::Files(lf_only(emit(ir)))) as Job<'a, Done<X>>
+            }))
+            .collect();
     // Two threads: the machines kfam runs on at scale have at least two cores.
     let mut files = Vec::new();
     let mut side = None;

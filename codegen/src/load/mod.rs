@@ -126,11 +126,14 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
         }
     }
 
-    let dir = root.join("families");
-    let mut ids = Vec::new();
-    for path in family_files(&dir, report) {
-        if let Some(text) = read_file(&path, report) {
-            ids.push(report.sources.add(display(&path), text));
+    let paths = family_files(&root.join("families"), report);
+    // Thousands of small files: the reads are mostly system calls, which two
+    // threads overlap.
+    let reads = crate::par::map(&paths, |p| read_text(p, MAX_FILE_BYTES));
+    let mut ids = Vec::with_capacity(paths.len());
+    for (path, read) in paths.iter().zip(reads) {
+        if let Some(text) = admit(path, read, report) {
+            ids.push(report.sources.add(display(path), text));
         }
     }
     // The lock (as large as all family files together at scale) is parsed
@@ -284,58 +287,65 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
     read_file_limited(path, MAX_FILE_BYTES, report)
 }
 
-/// Read a file of at most `limit` bytes as normalized UTF-8 text
-/// ([`normalize`]). A file that is not UTF-8 is added to the source map
-/// (lossily decoded) so the error can point at its first bad byte.
 fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<String> {
-    let fail = |report: &mut Report, msg: String, help: &str| {
-        report
-            .diagnostics
-            .push(Diagnostic::at_path(Code::Io, display(path), msg).help(help));
-        None
-    };
-    let meta = match fs::metadata(path) {
-        Ok(m) => m,
-        Err(e) => {
-            return fail(
-                report,
-                format!("cannot read file: {e}"),
-                "a manifest directory holds `abi.toml` and `families/*.toml`",
-            )
-        }
-    };
+    admit(path, read_text(path, limit), report)
+}
+
+/// Why a file could not be read as text.
+enum ReadFailure {
+    Io { message: String, help: &'static str },
+    NotUtf8(text::NotUtf8),
+}
+
+/// Read a file of at most `limit` bytes as normalized UTF-8 text
+/// ([`normalize`]). Touches no shared state, so many files can be read at
+/// once; [`admit`] records the outcome.
+fn read_text(path: &Path, limit: u64) -> Result<String, ReadFailure> {
+    const LAYOUT: &str = "a manifest directory holds `abi.toml` and `families/*.toml`";
+    let io = |message: String, help| ReadFailure::Io { message, help };
+    let meta = fs::metadata(path).map_err(|e| io(format!("cannot read file: {e}"), LAYOUT))?;
     if !meta.is_file() {
-        return fail(
-            report,
+        return Err(io(
             "expected a file, found a directory or special file".to_owned(),
-            "a manifest directory holds `abi.toml` and `families/*.toml`",
-        );
+            LAYOUT,
+        ));
     }
     if meta.len() > limit {
-        return fail(
-            report,
+        return Err(io(
             format!("file is {} bytes, over the limit of {limit}", meta.len()),
             "manifest files are a few KiB; split or shorten it",
-        );
+        ));
     }
-    match fs::read(path) {
-        Ok(bytes) => match text::decode(bytes) {
-            Ok(text) => Some(text),
-            Err(bad) => {
-                let id = report.sources.add(display(path), bad.lossy);
-                report.diagnostics.push(
-                    Diagnostic::error(Code::Io, id, bad.span, bad.message)
-                        .label("not UTF-8")
-                        .help("TOML files are UTF-8; re-save the file with UTF-8 encoding"),
-                );
-                None
-            }
-        },
-        Err(e) => fail(
-            report,
+    let bytes = fs::read(path).map_err(|e| {
+        io(
             format!("cannot read file: {e}"),
             "check the file's permissions",
-        ),
+        )
+    })?;
+    text::decode(bytes).map_err(ReadFailure::NotUtf8)
+}
+
+/// The text [`read_text`] read, or `None` with the failure reported. A file
+/// that is not UTF-8 is added to the source map (lossily decoded) so the
+/// error can point at its first bad byte.
+fn admit(path: &Path, read: Result<String, ReadFailure>, report: &mut Report) -> Option<String> {
+    match read {
+        Ok(text) => Some(text),
+        Err(ReadFailure::Io { message, help }) => {
+            report
+                .diagnostics
+                .push(Diagnostic::at_path(Code::Io, display(path), message).help(help));
+            None
+        }
+        Err(ReadFailure::NotUtf8(bad)) => {
+            let id = report.sources.add(display(path), bad.lossy);
+            report.diagnostics.push(
+                Diagnostic::error(Code::Io, id, bad.span, bad.message)
+                    .label("not UTF-8")
+                    .help("TOML files are UTF-8; re-save the file with UTF-8 encoding"),
+            );
+            None
+        }
     }
 }
 
