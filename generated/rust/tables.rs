@@ -10,15 +10,15 @@ pub static FAMILIES: &[crate::Family] = &FAMILY_ROWS;
 static FAMILY_ROWS: [crate::Family; 9] = {
     use rows::*;
     [
-        f("add_bf16_1024", 1, "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, Op::ElementwiseBinary { op: Bin::Add, lhs: 0, rhs: 1, out: 2 }, P0, U0, PR0, RC0, 3, 0, "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", Some("kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), &[]),
-        f("add_bf16_rows", 1, "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", Ct::Kernel, true, Op::ElementwiseBinary { op: Bin::Add, lhs: 0, rhs: 1, out: 2 }, P1, U0, PR0, RC1, 3, 0, "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", Some("kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), SY0),
-        f("matmul_acc_nz_bf16", 1, "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, true, Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true }, P2, U1, PR1, RC2, 3, 2, "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), &[]),
-        f("matmul_bf16_128x64x128", 1, "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false }, P3, U0, PR0, RC3, 3, 0, "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), &[]),
-        f("mul_fp4_dequant", 1, "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Program, false, Op::ElementwiseBinary { op: Bin::Mul, lhs: 0, rhs: 1, out: 2 }, P4, U0, PR2, RC4, 3, 0, "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", None, &[]),
-        f("paged_attention_decode_bf16", 1, "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6) }, P5, U2, PR3, RC5, 6, 1, "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", None, SY1),
-        f("rms_norm_bf16_4096", 1, "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", Ct::Kernel, false, Op::Norm { op: Nk::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) }, P6, U0, PR4, RC6, 3, 0, "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", None, SY2),
-        f("silu_bf16", 1, "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, false, Op::ElementwiseUnary { op: Un::Silu, input: 0, out: 1 }, P7, U3, PR5, RC7, 2, 0, "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", None, SY3),
-        f("swiglu_fused_bf16", 1, "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." }, P8, U0, PR4, RC8, 3, 0, "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", None, SY4),
+        f("add_bf16_1024", 1, "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, O0, P0, U0, PR0, RC0, 3, 0, "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", Some("kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), &[]),
+        f("add_bf16_rows", 1, "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", Ct::Kernel, true, O0, P1, U0, PR0, RC1, 3, 0, "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", Some("kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), SY0),
+        f("matmul_acc_nz_bf16", 1, "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, true, O1, P2, U1, PR1, RC2, 3, 2, "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), &[]),
+        f("matmul_bf16_128x64x128", 1, "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, O2, P3, U0, PR0, RC3, 3, 0, "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), &[]),
+        f("mul_fp4_dequant", 1, "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Program, false, O3, P4, U0, PR2, RC4, 3, 0, "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", None, &[]),
+        f("paged_attention_decode_bf16", 1, "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, O4, P5, U2, PR3, RC5, 6, 1, "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", None, SY1),
+        f("rms_norm_bf16_4096", 1, "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", Ct::Kernel, false, O5, P6, U0, PR4, RC6, 3, 0, "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", None, SY2),
+        f("silu_bf16", 1, "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, false, O6, P7, U3, PR5, RC7, 2, 0, "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", None, SY3),
+        f("swiglu_fused_bf16", 1, "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, O7, P8, U0, PR4, RC8, 3, 0, "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", None, SY4),
     ]
 };
 
@@ -70,51 +70,26 @@ pub static ARTIFACT_INDEX: &[u32] = {
 /// `SLOT_<NAME>` (its launch slot, when every profile binds it to the same slot) or else
 /// `<PROFILE>_SLOT_<NAME>` (its launch slot in each profile that binds it).
 pub mod families {
-    pub mod add_bf16_1024 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[0];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT};
+    // `family!(name, row, N<value> as NAME, ...)`: one family's module.
+    macro_rules! family {
+        ($name:ident, $row:literal $(, $value:ident as $alias:ident)*) => {
+            #[allow(dead_code, unused_imports)]
+            pub mod $name {
+                pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[$row];
+                pub const IDENTITY: &str = FAMILY.identity;
+                pub use super::super::rows::{$($value as $alias),*};
+            }
+        };
     }
-    pub mod add_bf16_rows {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[1];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT};
-    }
-    pub mod matmul_acc_nz_bf16 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[2];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_ACC, N3 as SLOT_TILE_ROWS, N4 as SLOT_ALPHA};
-    }
-    pub mod matmul_bf16_128x64x128 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[3];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as SLOT_A, N1 as SLOT_B, N2 as SLOT_C};
-    }
-    pub mod mul_fp4_dequant {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[4];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as SLOT_CODES, N1 as SLOT_SCALES, N2 as SLOT_OUT};
-    }
-    pub mod paged_attention_decode_bf16 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[5];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE};
-    }
-    pub mod rms_norm_bf16_4096 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[6];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_WEIGHT, N2 as SLOT_OUT};
-    }
-    pub mod silu_bf16 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[7];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_X, N1 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_OUT};
-    }
-    pub mod swiglu_fused_bf16 {
-        pub const FAMILY: &crate::Family = &super::super::FAMILY_ROWS[8];
-        pub const IDENTITY: &str = FAMILY.identity;
-        pub use super::super::rows::{N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as SLOT_GATE, N1 as SLOT_UP, N2 as SLOT_OUT};
-    }
+    family!(add_bf16_1024, 0, N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT);
+    family!(add_bf16_rows, 1, N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT);
+    family!(matmul_acc_nz_bf16, 2, N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_ACC, N3 as SLOT_TILE_ROWS, N4 as SLOT_ALPHA);
+    family!(matmul_bf16_128x64x128, 3, N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as SLOT_A, N1 as SLOT_B, N2 as SLOT_C);
+    family!(mul_fp4_dequant, 4, N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as SLOT_CODES, N1 as SLOT_SCALES, N2 as SLOT_OUT);
+    family!(paged_attention_decode_bf16, 5, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
+    family!(rms_norm_bf16_4096, 6, N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_WEIGHT, N2 as SLOT_OUT);
+    family!(silu_bf16, 7, N0 as PARAM_X, N1 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_OUT);
+    family!(swiglu_fused_bf16, 8, N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as SLOT_GATE, N1 as SLOT_UP, N2 as SLOT_OUT);
 }
 
 /// The records' lists and repeated strings, each once, and the constructors the
@@ -130,6 +105,12 @@ mod rows {
     }
     const fn p(name: &'static str, index: u32, kind: Pk, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, lowered_shape: &'static [i64], pool_index: u32, doc: Option<&'static str>) -> Param {
         Param { name, index, kind, direction, dtype, shape, layout, lowered_shape, pool_index, doc }
+    }
+    const fn t(name: &'static str, index: u32, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, pool_index: u32, doc: Option<&'static str>) -> Param {
+        p(name, index, Pk::Tensor, direction, dtype, shape, layout, shape, pool_index, doc)
+    }
+    const fn s(name: &'static str, index: u32, dtype: Dt, pool_index: u32, doc: Option<&'static str>) -> Param {
+        p(name, index, Pk::Scalar, Dir::In, dtype, &[], Ly::Nd, &[], pool_index, doc)
     }
     const fn pr(name: &'static str, platform: Pf, backend: Be, runtime: Rt, execution_mode: Em, bindings: &'static [Binding]) -> Profile {
         Profile { name, platform, backend, runtime, execution_mode, bindings }
@@ -192,27 +173,35 @@ mod rows {
     pub(super) const B3: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg), b(2, 2, Bk::TensorArg), b(3, 3, Bk::TensorArg), b(4, 4, Bk::TensorArg), b(5, 5, Bk::TensorArg), b(6, 6, Bk::ScalarArg)];
     pub(super) const B4: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg)];
     pub(super) const B5: &[Binding] = &[b(0, 0, Bk::BufferObject), b(1, 1, Bk::BufferObject)];
+    pub(super) const O0: Op = Op::ElementwiseBinary { op: Bin::Add, lhs: 0, rhs: 1, out: 2 };
+    pub(super) const O1: Op = Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true };
+    pub(super) const O2: Op = Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false };
+    pub(super) const O3: Op = Op::ElementwiseBinary { op: Bin::Mul, lhs: 0, rhs: 1, out: 2 };
+    pub(super) const O4: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6) };
+    pub(super) const O5: Op = Op::Norm { op: Nk::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
+    pub(super) const O6: Op = Op::ElementwiseUnary { op: Un::Silu, input: 0, out: 1 };
+    pub(super) const O7: Op = Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." };
     pub(super) const P0: &[Param] = &[
-        p("lhs", 0, Pk::Tensor, Dir::In, Dt::Bf16, I0, Ly::Nd, I0, 0, None),
-        p("rhs", 1, Pk::Tensor, Dir::In, Dt::Bf16, I0, Ly::Nd, I0, 1, None),
-        p("out", 2, Pk::Tensor, Dir::Out, Dt::Bf16, I0, Ly::Nd, I0, 2, None),
+        t("lhs", 0, Dir::In, Dt::Bf16, I0, Ly::Nd, 0, None),
+        t("rhs", 1, Dir::In, Dt::Bf16, I0, Ly::Nd, 1, None),
+        t("out", 2, Dir::Out, Dt::Bf16, I0, Ly::Nd, 2, None),
     ];
     pub(super) const P1: &[Param] = &[
-        p("lhs", 0, Pk::Tensor, Dir::In, Dt::Bf16, I1, Ly::Nd, I1, 0, None),
-        p("rhs", 1, Pk::Tensor, Dir::In, Dt::Bf16, I1, Ly::Nd, I1, 1, None),
-        p("out", 2, Pk::Tensor, Dir::Out, Dt::Bf16, I1, Ly::Nd, I1, 2, None),
+        t("lhs", 0, Dir::In, Dt::Bf16, I1, Ly::Nd, 0, None),
+        t("rhs", 1, Dir::In, Dt::Bf16, I1, Ly::Nd, 1, None),
+        t("out", 2, Dir::Out, Dt::Bf16, I1, Ly::Nd, 2, None),
     ];
     pub(super) const P2: &[Param] = &[
-        p("x", 0, Pk::Tensor, Dir::In, Dt::Bf16, I2, Ly::Nd, I2, 0, Some("Activations: a dynamic number of rows.")),
+        t("x", 0, Dir::In, Dt::Bf16, I2, Ly::Nd, 0, Some("Activations: a dynamic number of rows.")),
         p("w", 1, Pk::Tensor, Dir::In, Dt::Bf16, I3, Ly::Nz, I4, 1, Some("Weight, pre-blocked into the NZ fractal layout.")),
-        p("acc", 2, Pk::Tensor, Dir::InOut, Dt::Fp32, I5, Ly::Nd, I5, 2, Some("FP32 accumulator, read and updated in place.")),
-        p("tile_rows", 3, Pk::Scalar, Dir::In, Dt::Int32, &[], Ly::Nd, &[], 0, Some("Rows per tile chosen by the caller.")),
-        p("alpha", 4, Pk::Scalar, Dir::In, Dt::Fp32, &[], Ly::Nd, &[], 1, Some("Scale applied to the product before accumulation.")),
+        t("acc", 2, Dir::InOut, Dt::Fp32, I5, Ly::Nd, 2, Some("FP32 accumulator, read and updated in place.")),
+        s("tile_rows", 3, Dt::Int32, 0, Some("Rows per tile chosen by the caller.")),
+        s("alpha", 4, Dt::Fp32, 1, Some("Scale applied to the product before accumulation.")),
     ];
     pub(super) const P3: &[Param] = &[
-        p("a", 0, Pk::Tensor, Dir::In, Dt::Bf16, I6, Ly::Nd, I6, 0, None),
-        p("b", 1, Pk::Tensor, Dir::In, Dt::Bf16, I3, Ly::Nd, I3, 1, None),
-        p("c", 2, Pk::Tensor, Dir::Out, Dt::Bf16, I7, Ly::Nd, I7, 2, None),
+        t("a", 0, Dir::In, Dt::Bf16, I6, Ly::Nd, 0, None),
+        t("b", 1, Dir::In, Dt::Bf16, I3, Ly::Nd, 1, None),
+        t("c", 2, Dir::Out, Dt::Bf16, I7, Ly::Nd, 2, None),
     ];
     pub(super) const P4: &[Param] = &[
         p("codes", 0, Pk::Tensor, Dir::In, Dt::Fp4, I1, Ly::Nd, I5, 0, None),
@@ -220,27 +209,27 @@ mod rows {
         p("out", 2, Pk::Tensor, Dir::Out, Dt::Fp4, I1, Ly::Nd, I5, 2, None),
     ];
     pub(super) const P5: &[Param] = &[
-        p("query", 0, Pk::Tensor, Dir::In, Dt::Bf16, I8, Ly::Nd, I8, 0, Some("One query token per sequence: [batch, heads, head size].")),
-        p("key_cache", 1, Pk::Tensor, Dir::In, Dt::Bf16, I9, Ly::Nd, I9, 1, Some("Key cache: [blocks, block size, KV heads, head size].")),
-        p("value_cache", 2, Pk::Tensor, Dir::In, Dt::Bf16, I9, Ly::Nd, I9, 2, Some("Value cache, laid out like the key cache.")),
-        p("block_table", 3, Pk::Tensor, Dir::In, Dt::Int32, I10, Ly::Nd, I10, 3, Some("Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].")),
-        p("context_lens", 4, Pk::Tensor, Dir::In, Dt::Int32, I11, Ly::Nd, I11, 4, Some("Tokens in each sequence's context, the new one included.")),
-        p("out", 5, Pk::Tensor, Dir::Out, Dt::Bf16, I8, Ly::Nd, I8, 5, Some("Attention output: [batch, heads, head size].")),
-        p("scale", 6, Pk::Scalar, Dir::In, Dt::Fp32, &[], Ly::Nd, &[], 0, Some("Softmax scale, usually 1 / sqrt(head size).")),
+        t("query", 0, Dir::In, Dt::Bf16, I8, Ly::Nd, 0, Some("One query token per sequence: [batch, heads, head size].")),
+        t("key_cache", 1, Dir::In, Dt::Bf16, I9, Ly::Nd, 1, Some("Key cache: [blocks, block size, KV heads, head size].")),
+        t("value_cache", 2, Dir::In, Dt::Bf16, I9, Ly::Nd, 2, Some("Value cache, laid out like the key cache.")),
+        t("block_table", 3, Dir::In, Dt::Int32, I10, Ly::Nd, 3, Some("Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].")),
+        t("context_lens", 4, Dir::In, Dt::Int32, I11, Ly::Nd, 4, Some("Tokens in each sequence's context, the new one included.")),
+        t("out", 5, Dir::Out, Dt::Bf16, I8, Ly::Nd, 5, Some("Attention output: [batch, heads, head size].")),
+        s("scale", 6, Dt::Fp32, 0, Some("Softmax scale, usually 1 / sqrt(head size).")),
     ];
     pub(super) const P6: &[Param] = &[
-        p("x", 0, Pk::Tensor, Dir::In, Dt::Bf16, I12, Ly::Nd, I12, 0, Some("Rows to normalize.")),
-        p("weight", 1, Pk::Tensor, Dir::In, Dt::Bf16, I13, Ly::Nd, I13, 1, Some("Per-channel scale.")),
-        p("out", 2, Pk::Tensor, Dir::Out, Dt::Bf16, I12, Ly::Nd, I12, 2, Some("Normalized rows.")),
+        t("x", 0, Dir::In, Dt::Bf16, I12, Ly::Nd, 0, Some("Rows to normalize.")),
+        t("weight", 1, Dir::In, Dt::Bf16, I13, Ly::Nd, 1, Some("Per-channel scale.")),
+        t("out", 2, Dir::Out, Dt::Bf16, I12, Ly::Nd, 2, Some("Normalized rows.")),
     ];
     pub(super) const P7: &[Param] = &[
-        p("x", 0, Pk::Tensor, Dir::In, Dt::Bf16, I14, Ly::Nd, I14, 0, None),
-        p("out", 1, Pk::Tensor, Dir::Out, Dt::Bf16, I14, Ly::Nd, I14, 1, None),
+        t("x", 0, Dir::In, Dt::Bf16, I14, Ly::Nd, 0, None),
+        t("out", 1, Dir::Out, Dt::Bf16, I14, Ly::Nd, 1, None),
     ];
     pub(super) const P8: &[Param] = &[
-        p("gate", 0, Pk::Tensor, Dir::In, Dt::Bf16, I14, Ly::Nd, I14, 0, Some("Gate projection.")),
-        p("up", 1, Pk::Tensor, Dir::In, Dt::Bf16, I14, Ly::Nd, I14, 1, Some("Up projection.")),
-        p("out", 2, Pk::Tensor, Dir::Out, Dt::Bf16, I14, Ly::Nd, I14, 2, None),
+        t("gate", 0, Dir::In, Dt::Bf16, I14, Ly::Nd, 0, Some("Gate projection.")),
+        t("up", 1, Dir::In, Dt::Bf16, I14, Ly::Nd, 1, Some("Up projection.")),
+        t("out", 2, Dir::Out, Dt::Bf16, I14, Ly::Nd, 2, None),
     ];
     pub(super) const PR0: &[Profile] = &[
         pr(S0, Pf::Xdna2, Be::Aie, Rt::XrtDirect, Em::Onboard, B0),

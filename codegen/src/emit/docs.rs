@@ -56,6 +56,25 @@ pub fn families_md(ir: &Ir) -> String {
         abi.max_prepared,
     ));
     w.blank();
+    // The fields of each section's lists, named once for every section.
+    w.line(
+        "Each section gives the summary, the revision, contract and identity, the operation, then:",
+    );
+    w.blank();
+    w.line(
+        "- **Signature**, one item per parameter: index `name`: direction, dtype, shape, layout, \
+         lowered shape where it differs, pool index;",
+    );
+    w.line("- **Returns**: the return aliases;");
+    w.line(
+        "- **Profiles**, one item per profile: `name`: platform · backend · runtime · execution mode; \
+         bindings as slot `parameter` per binding kind;",
+    );
+    w.line(
+        "- **Receipts**, one item per qualified artifact: `profile`: artifact · SHA-256 · codec · date \
+         · hardware · note.",
+    );
+    w.blank();
     w.line("| Family | Revision | Contract | Operation | Profiles | Identity |");
     w.line("|---|---|---|---|---|---|");
     for f in &ir.families {
@@ -109,9 +128,9 @@ pub fn families_md(ir: &Ir) -> String {
 }
 
 /// One family's section: everything a reviewer needs, one list item per
-/// record (parameter, profile, receipt) under a line naming the fields, so
-/// the page grows with the declaration and no faster (a table would repeat
-/// its header and separator rows in every section).
+/// record (parameter, profile, receipt), whose fields the page's
+/// introduction names once, so the page grows with the declaration and no
+/// faster (a table, or a legend per list, would repeat in every section).
 fn family_section(w: &mut Writer, f: &Family) {
     w.line(format_args!("## `{}`", f.name));
     w.blank();
@@ -262,8 +281,7 @@ fn signature(w: &mut Writer, f: &Family) {
         return;
     }
     w.line(format_args!(
-        "**Signature** ({} tensors, {} scalars; index `name`: direction, dtype, shape, layout, \
-         lowered shape where it differs, pool index):",
+        "**Signature** ({} tensors, {} scalars):",
         f.tensor_count, f.scalar_count
     ));
     w.blank();
@@ -358,7 +376,7 @@ fn profiles(w: &mut Writer, f: &Family) {
         w.blank();
         return;
     }
-    w.line("**Profiles** (platform · backend · runtime · execution mode; bindings as slot `parameter`):");
+    w.line("**Profiles:**");
     w.blank();
     for (i, pr) in f.profiles.iter().enumerate() {
         let mut kinds: Vec<(crate::vocab::BindingKind, Vec<String>)> = Vec::new();
@@ -401,7 +419,7 @@ fn receipts(w: &mut Writer, f: &Family) {
         w.blank();
         return;
     }
-    w.line("**Receipts** (profile: artifact, SHA-256, codec, date, hardware, note):");
+    w.line("**Receipts:**");
     w.blank();
     for r in &f.receipts {
         let ev = &r.evidence;

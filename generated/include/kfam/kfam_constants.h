@@ -16,11 +16,6 @@
 #include "kfam.h"
 
 /* --- add_bf16_1024 (revision 1) --- */
-/**
- * Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,
- * launched with three direct buffer objects. The receipt's artifact digest is a
- * placeholder: the artifact itself is not shipped in this repository.
- */
 #define KFAM_ADD_BF16_1024_INDEX 0
 #define KFAM_ADD_BF16_1024_NAME "add_bf16_1024"
 #define KFAM_ADD_BF16_1024_REVISION 1
@@ -36,13 +31,6 @@
 #define KFAM_ADD_BF16_1024_SLOT_OUT 2
 
 /* --- add_bf16_rows (revision 1) --- */
-/**
- * Elementwise BF16 addition of two row-major matrices of 256 columns and a
- * dynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol
- * `rows` ties the row counts of the three tensors: a call whose tensors disagree
- * on it is refused. The receipt's artifact digest is a placeholder: the artifact
- * itself is not shipped in this repository.
- */
 #define KFAM_ADD_BF16_ROWS_INDEX 1
 #define KFAM_ADD_BF16_ROWS_NAME "add_bf16_rows"
 #define KFAM_ADD_BF16_ROWS_REVISION 1
@@ -58,28 +46,16 @@
 #define KFAM_ADD_BF16_ROWS_SLOT_OUT 2
 
 /* --- matmul_acc_nz_bf16 (revision 1) --- */
-/**
- * Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel
- * mode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,
- * and an FP32 accumulator that is updated in place and returned twice (the
- * caller receives it as both the result and the updated state). Artifact
- * digests are placeholders: the artifacts are not shipped in this repository.
- */
 #define KFAM_MATMUL_ACC_NZ_BF16_INDEX 2
 #define KFAM_MATMUL_ACC_NZ_BF16_NAME "matmul_acc_nz_bf16"
 #define KFAM_MATMUL_ACC_NZ_BF16_REVISION 1
 #define KFAM_MATMUL_ACC_NZ_BF16_IDENTITY "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae"
 #define KFAM_MATMUL_ACC_NZ_BF16_TENSOR_COUNT 3
 #define KFAM_MATMUL_ACC_NZ_BF16_SCALAR_COUNT 2
-/** Activations: a dynamic number of rows. */
 #define KFAM_MATMUL_ACC_NZ_BF16_PARAM_X 0
-/** Weight, pre-blocked into the NZ fractal layout. */
 #define KFAM_MATMUL_ACC_NZ_BF16_PARAM_W 1
-/** FP32 accumulator, read and updated in place. */
 #define KFAM_MATMUL_ACC_NZ_BF16_PARAM_ACC 2
-/** Rows per tile chosen by the caller. */
 #define KFAM_MATMUL_ACC_NZ_BF16_PARAM_TILE_ROWS 3
-/** Scale applied to the product before accumulation. */
 #define KFAM_MATMUL_ACC_NZ_BF16_PARAM_ALPHA 4
 #define KFAM_MATMUL_ACC_NZ_BF16_PROFILE_A2A3_SIM 0
 #define KFAM_MATMUL_ACC_NZ_BF16_PROFILE_A2A3_ONBOARD 1
@@ -90,11 +66,6 @@
 #define KFAM_MATMUL_ACC_NZ_BF16_SLOT_ALPHA 4
 
 /* --- matmul_bf16_128x64x128 (revision 1) --- */
-/**
- * BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2
- * NPU, launched with three direct buffer objects. The receipt's artifact digest
- * is a placeholder: the artifact itself is not shipped in this repository.
- */
 #define KFAM_MATMUL_BF16_128X64X128_INDEX 3
 #define KFAM_MATMUL_BF16_128X64X128_NAME "matmul_bf16_128x64x128"
 #define KFAM_MATMUL_BF16_128X64X128_REVISION 1
@@ -110,12 +81,6 @@
 #define KFAM_MATMUL_BF16_128X64X128_SLOT_C 2
 
 /* --- mul_fp4_dequant (revision 1) --- */
-/**
- * Program-contract elementwise product of packed FP4 codes and FP4 scales on
- * Ascend A5. The logical shape [-1, 256] is stored packed, two elements per
- * byte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a
- * placeholder: the artifact itself is not shipped in this repository.
- */
 #define KFAM_MUL_FP4_DEQUANT_INDEX 4
 #define KFAM_MUL_FP4_DEQUANT_NAME "mul_fp4_dequant"
 #define KFAM_MUL_FP4_DEQUANT_REVISION 1
@@ -131,35 +96,18 @@
 #define KFAM_MUL_FP4_DEQUANT_SLOT_OUT 2
 
 /* --- paged_attention_decode_bf16 (revision 1) --- */
-/**
- * Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:
- * one BF16 query token per sequence (32 query heads of 128) attends over its
- * context, whose keys and values live in fixed-size blocks of a shared cache
- * (8 KV heads, grouped-query attention) located through an int32 block table.
- * The softmax scale is an FP32 scalar passed at call time. The batch (1 to
- * 256 sequences) and the number of cache blocks are symbols: a call whose
- * tensors disagree on either is refused. Artifact digests are placeholders: the
- * artifacts are not shipped in this repository.
- */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_INDEX 5
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_NAME "paged_attention_decode_bf16"
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_REVISION 1
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_IDENTITY "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99"
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_TENSOR_COUNT 6
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_SCALAR_COUNT 1
-/** One query token per sequence: [batch, heads, head size]. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_QUERY 0
-/** Key cache: [blocks, block size, KV heads, head size]. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_KEY_CACHE 1
-/** Value cache, laid out like the key cache. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_VALUE_CACHE 2
-/** Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks]. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_BLOCK_TABLE 3
-/** Tokens in each sequence's context, the new one included. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_CONTEXT_LENS 4
-/** Attention output: [batch, heads, head size]. */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_OUT 5
-/** Softmax scale, usually 1 / sqrt(head size). */
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PARAM_SCALE 6
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PROFILE_A2A3_SIM 0
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_PROFILE_A2A3_ONBOARD 1
@@ -172,23 +120,14 @@
 #define KFAM_PAGED_ATTENTION_DECODE_BF16_SLOT_SCALE 6
 
 /* --- rms_norm_bf16_4096 (revision 1) --- */
-/**
- * RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16
- * rows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon
- * of 1e-6. Artifact digests are placeholders: the artifacts are not shipped in
- * this repository.
- */
 #define KFAM_RMS_NORM_BF16_4096_INDEX 6
 #define KFAM_RMS_NORM_BF16_4096_NAME "rms_norm_bf16_4096"
 #define KFAM_RMS_NORM_BF16_4096_REVISION 1
 #define KFAM_RMS_NORM_BF16_4096_IDENTITY "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9"
 #define KFAM_RMS_NORM_BF16_4096_TENSOR_COUNT 3
 #define KFAM_RMS_NORM_BF16_4096_SCALAR_COUNT 0
-/** Rows to normalize. */
 #define KFAM_RMS_NORM_BF16_4096_PARAM_X 0
-/** Per-channel scale. */
 #define KFAM_RMS_NORM_BF16_4096_PARAM_WEIGHT 1
-/** Normalized rows. */
 #define KFAM_RMS_NORM_BF16_4096_PARAM_OUT 2
 #define KFAM_RMS_NORM_BF16_4096_PROFILE_A2A3_SIM 0
 #define KFAM_RMS_NORM_BF16_4096_SLOT_X 0
@@ -196,11 +135,6 @@
 #define KFAM_RMS_NORM_BF16_4096_SLOT_OUT 2
 
 /* --- silu_bf16 (revision 1) --- */
-/**
- * SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of
- * 11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact
- * digests are placeholders: the artifacts are not shipped in this repository.
- */
 #define KFAM_SILU_BF16_INDEX 7
 #define KFAM_SILU_BF16_NAME "silu_bf16"
 #define KFAM_SILU_BF16_REVISION 1
@@ -215,21 +149,13 @@
 #define KFAM_SILU_BF16_SLOT_OUT 1
 
 /* --- swiglu_fused_bf16 (revision 1) --- */
-/**
- * Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the
- * SiLU of the gate projection times the up projection, in one pass over a
- * symbolic number `rows` of BF16 rows. Artifact digests are placeholders: the
- * artifacts are not shipped in this repository.
- */
 #define KFAM_SWIGLU_FUSED_BF16_INDEX 8
 #define KFAM_SWIGLU_FUSED_BF16_NAME "swiglu_fused_bf16"
 #define KFAM_SWIGLU_FUSED_BF16_REVISION 1
 #define KFAM_SWIGLU_FUSED_BF16_IDENTITY "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c"
 #define KFAM_SWIGLU_FUSED_BF16_TENSOR_COUNT 3
 #define KFAM_SWIGLU_FUSED_BF16_SCALAR_COUNT 0
-/** Gate projection. */
 #define KFAM_SWIGLU_FUSED_BF16_PARAM_GATE 0
-/** Up projection. */
 #define KFAM_SWIGLU_FUSED_BF16_PARAM_UP 1
 #define KFAM_SWIGLU_FUSED_BF16_PARAM_OUT 2
 #define KFAM_SWIGLU_FUSED_BF16_PROFILE_A2A3_SIM 0

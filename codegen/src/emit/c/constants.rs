@@ -11,13 +11,15 @@ pub(super) fn fam_prefix(f: &Family) -> String {
     format!("KFAM_{}", shouty(&f.name))
 }
 
+/// Names and numbers only: the family's and its parameters' prose is in
+/// the tables (`summary`, `doc`) and docs/families.md, not repeated here
+/// (as the Rust per-family modules carry none either).
 pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
     let p = fam_prefix(f);
     w.line(format_args!(
         "/* --- {} (revision {}) --- */",
         f.name, f.revision
     ));
-    w.doc(&f.summary);
     w.define(format_args!("{p}_INDEX"), index);
     let name = w.string(&f.name);
     w.define(format_args!("{p}_NAME"), name);
@@ -28,9 +30,6 @@ pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
     w.define(format_args!("{p}_SCALAR_COUNT"), f.scalar_count);
     let params: Vec<String> = f.params.iter().map(|param| shouty(&param.name)).collect();
     for (param, shout) in f.params.iter().zip(&params) {
-        if let Some(doc) = &param.doc {
-            w.doc(doc);
-        }
         w.define(format_args!("{p}_PARAM_{shout}"), param.index);
     }
     for (pi, profile) in f.profiles.iter().enumerate() {

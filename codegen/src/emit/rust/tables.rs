@@ -3,8 +3,9 @@
 //! "How the tables are laid out"):
 //!
 //! - every list a record holds (parameters, profiles, bindings, receipts,
-//!   symbols, shapes, return aliases) is a `const` of its own in the
-//!   private module `rows`, shared by every family whose list is the same
+//!   symbols, shapes, return aliases), and each operation, is a `const` of
+//!   its own in the private module `rows`, shared by every family whose
+//!   list is the same
 //!   (`const P3: &[Param] = &[...]`), and repeated strings are `const`s
 //!   too (`S12`): rustc type-checks and evaluates many small bodies in
 //!   linear time, where one static holding every record as nested `&[..]`
@@ -14,7 +15,9 @@
 //!   stays a few bytes per field;
 //! - the family table (`FAMILY_ROWS`), the artifact table and the hash
 //!   indices are flat arrays, one row per line (the indices sixteen slots
-//!   a line).
+//!   a line);
+//! - the per-family modules are one `family!(..)` line each, the module
+//!   they expand to written once as a `macro_rules!`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -25,6 +28,7 @@ use crate::emit::writer::Writer;
 use crate::ir::{Family, Ir, Operation, ScalarRef};
 use crate::lookup_hash::EMPTY;
 use crate::names::shouty;
+use crate::vocab::{Direction, Layout, ParamKind};
 
 /// Rust source of the tables, with record types at `krate` (`crate` or
 /// `::kfam_runtime`), after `preamble` (written first into the same
@@ -186,31 +190,43 @@ fn index(w: &mut Writer, doc: &str, name: &str, slots: &[u32]) {
     w.close("};");
 }
 
-/// `pub mod families { pub mod <family> { ... } ... }`: the named
-/// constants. The indices and slots are re-exports of one `const` per value
+/// `pub mod families { family!(<family>, ...); ... }`, one module per
+/// family: the named constants. The indices and slots are re-exports of one `const` per value
 /// (`rows::N3`): rustc resolves a re-export for a fraction of what it spends
 /// on a `const` item of its own, and a module has about thirty of them.
 /// Returns the values re-exported, sorted.
 fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
     w.comment("/// ", MODULES_DOC);
     w.open("pub mod families {");
-    let mut values = Vec::new();
-    for (i, f) in ir.families.iter().enumerate() {
-        w.open(format_args!("pub mod {} {{", f.name));
+    if !ir.families.is_empty() {
+        // The module every family has, written once: each family is then
+        // one line of what differs (its row and its names).
+        w.comment(
+            "// ",
+            "`family!(name, row, N<value> as NAME, ...)`: one family's module.",
+        );
+        w.open("macro_rules! family {");
+        w.open("($name:ident, $row:literal $(, $value:ident as $alias:ident)*) => {");
+        // A crate that embeds its tables privately (`manifest!`) need not
+        // name every constant: rustc would call the rest unused.
+        w.line("#[allow(dead_code, unused_imports)]");
+        w.open("pub mod $name {");
         w.line(format_args!(
-            "pub const FAMILY: &{k}::Family = &super::super::FAMILY_ROWS[{i}];"
+            "pub const FAMILY: &{k}::Family = &super::super::FAMILY_ROWS[$row];"
         ));
         w.line("pub const IDENTITY: &str = FAMILY.identity;");
+        w.line("pub use super::super::rows::{$($value as $alias),*};");
+        w.close("}");
+        w.close("};");
+        w.close("}");
+    }
+    let mut values = Vec::new();
+    for (i, f) in ir.families.iter().enumerate() {
         w.start_line();
         let out = w.buf();
-        out.push_str("pub use super::super::rows::{");
-        let mut first = true;
+        let _ = write!(out, "family!({}, {i}", f.name);
         let mut name = |out: &mut String, value: u32, name: std::fmt::Arguments<'_>| {
-            if !first {
-                out.push_str(", ");
-            }
-            first = false;
-            let _ = write!(out, "N{value} as {name}");
+            let _ = write!(out, ", N{value} as {name}");
             values.push(value);
         };
         for p in &f.params {
@@ -230,9 +246,8 @@ fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
                 }
             }
         }
-        out.push_str("};");
+        out.push_str(");");
         w.end_line();
-        w.close("}");
     }
     w.close("}");
     values.sort_unstable();
@@ -258,6 +273,7 @@ struct Pools {
     profiles: Pool,
     receipts: Pool,
     symbols: Pool,
+    operations: Pool,
     /// How often each string long enough to be worth a `const` occurs
     /// among the fields that can repeat (counted before any row is written).
     counts: HashMap<String, u32>,
@@ -371,8 +387,10 @@ impl Pools {
         let _ = write!(out, ", {}, ", f.revision);
         push_str_lit(out, &f.summary);
         let _ = write!(out, ", Ct::{}, {}, ", f.contract.variant_name(), f.torch);
-        operation(out, self, &f.operation);
-        out.push_str(", ");
+        let mut op = String::new();
+        operation(&mut op, self, &f.operation);
+        let n = self.operations.intern(op);
+        let _ = write!(out, "O{n}, ");
         let params = self.param_list(f);
         let _ = write!(out, "P{params}, ");
         self.u32s(out, f.returns.iter().map(|&r| u32_of(r)));
@@ -412,24 +430,45 @@ impl Pools {
     }
 
     /// The list's records, one a line at the depth of a `const`'s body.
+    /// Scalars (always `in`, no shape, `nd`) are `s(..)` and tensors whose
+    /// lowered shape is their shape `t(..)`: the fields they imply are not
+    /// written (a third of a parameter's line); any other parameter is the
+    /// whole `p(..)`.
     fn param_list(&mut self, f: &Family) -> usize {
         let mut text = String::new();
         for p in &f.params {
-            text.push_str("    p(");
+            let plain_scalar = p.kind == ParamKind::Scalar
+                && p.direction == Direction::In
+                && p.layout == Layout::Nd
+                && p.shape.is_empty()
+                && p.lowered_shape.is_empty();
+            let plain_tensor = p.kind == ParamKind::Tensor && p.shape == p.lowered_shape;
+            text.push_str(if plain_scalar {
+                "    s("
+            } else if plain_tensor {
+                "    t("
+            } else {
+                "    p("
+            });
             let repeats = self.repeats(&p.name);
             self.str(&mut text, &p.name, repeats);
-            let _ = write!(
-                text,
-                ", {}, Pk::{}, Dir::{}, Dt::{}, ",
-                p.index,
-                p.kind.variant_name(),
-                p.direction.variant_name(),
-                p.dtype.variant_name()
-            );
-            self.i64s(&mut text, &p.shape);
-            let _ = write!(text, ", Ly::{}, ", p.layout.variant_name());
-            self.i64s(&mut text, &p.lowered_shape);
-            let _ = write!(text, ", {}, ", p.pool_index);
+            let _ = write!(text, ", {}, ", p.index);
+            if !plain_scalar {
+                if !plain_tensor {
+                    let _ = write!(text, "Pk::{}, ", p.kind.variant_name());
+                }
+                let _ = write!(text, "Dir::{}, ", p.direction.variant_name());
+            }
+            let _ = write!(text, "Dt::{}, ", p.dtype.variant_name());
+            if !plain_scalar {
+                self.i64s(&mut text, &p.shape);
+                let _ = write!(text, ", Ly::{}, ", p.layout.variant_name());
+                if !plain_tensor {
+                    self.i64s(&mut text, &p.lowered_shape);
+                    text.push_str(", ");
+                }
+            }
+            let _ = write!(text, "{}, ", p.pool_index);
             self.opt_str(&mut text, p.doc.as_deref());
             text.push_str("),\n");
         }
@@ -543,6 +582,9 @@ impl Pools {
         for (n, text) in self.bindings.texts.iter().enumerate() {
             w.line(format_args!("pub(super) const B{n}: &[Binding] = {text};"));
         }
+        for (n, text) in self.operations.texts.iter().enumerate() {
+            w.line(format_args!("pub(super) const O{n}: Op = {text};"));
+        }
         let lists: [(&str, &str, &Pool); 4] = [
             ("P", "Param", &self.params),
             ("PR", "Profile", &self.profiles),
@@ -579,6 +621,12 @@ const CONSTRUCTORS: &str = "    pub(super) const fn f(name: &'static str, revisi
     }
     const fn p(name: &'static str, index: u32, kind: Pk, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, lowered_shape: &'static [i64], pool_index: u32, doc: Option<&'static str>) -> Param {
         Param { name, index, kind, direction, dtype, shape, layout, lowered_shape, pool_index, doc }
+    }
+    const fn t(name: &'static str, index: u32, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, pool_index: u32, doc: Option<&'static str>) -> Param {
+        p(name, index, Pk::Tensor, direction, dtype, shape, layout, shape, pool_index, doc)
+    }
+    const fn s(name: &'static str, index: u32, dtype: Dt, pool_index: u32, doc: Option<&'static str>) -> Param {
+        p(name, index, Pk::Scalar, Dir::In, dtype, &[], Ly::Nd, &[], pool_index, doc)
     }
     const fn pr(name: &'static str, platform: Pf, backend: Be, runtime: Rt, execution_mode: Em, bindings: &'static [Binding]) -> Profile {
         Profile { name, platform, backend, runtime, execution_mode, bindings }
