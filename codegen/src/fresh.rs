@@ -7,10 +7,11 @@
 //! `<out>/.kfam-cache/fresh`: one digest over the generator (its executable's
 //! bytes), the manifest directory and every manifest file the loader reads
 //! (paths and normalized text, sorted by path, then the lock as written:
-//! last, so a run can digest the rest before it has written the lock), then
-//! the digest of each generated file. The next run recomputes the first digest from the files;
-//! when it matches and every generated file (and no other marker file) is
-//! there with the recorded digest, the run is fresh. Anything else, or any
+//! last, so a run can digest the rest before it has written the lock),
+//! then the digest of each generated file. The next run recomputes the
+//! first digest from the files; when it matches and every generated file
+//! (and no other marker file) is there with the recorded digest, the run
+//! is fresh. Anything else, or any
 //! error reading the stamp, is a full run. A full run removes the stamp
 //! before it writes, so a run that fails halfway leaves none. Decision and
 //! figures: docs/performance.md ("Nothing to write").
