@@ -20,20 +20,37 @@ done
 [ -f "$peer" ] || { echo "error: the protobuf peer script is not at $peer (set KFAM_PEER_PROTO)" >&2; exit 2; }
 
 cargo build -q --release --bin kfam
+# The interpreter itself, not a launcher in front of it (a pyenv shim adds
+# 0.1-0.2 s to every start), so the import rows measure Python and kfam.
+python=$(python3 -c 'import sys; print(sys.executable)')
 kfam=$top/target/release/kfam
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# `measure LABEL CMD...`: wall seconds and peak RSS (MiB) of one process;
-# the seconds are also left in $secs for ratios.
+# `measure LABEL CMD...`: the median wall seconds over $runs processes
+# (each run's figure in brackets) and the largest peak RSS (MiB); `$prepare`,
+# when set, is evaluated before each run. The median is also left in $secs
+# for ratios.
+runs=${KFAM_BENCH_RUNS:-3}
+prepare=
 secs=0
 measure() {
     local label=$1; shift
-    local kib
-    /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
-        echo "error: $label failed:" >&2; cat "$work/err" >&2; exit 1; }
-    read -r secs kib <"$work/time"
-    printf '| %s | %s s | %d MiB |\n' "$label" "$secs" $((kib / 1024))
+    local kib max=0 s all=()
+    for ((i = 0; i < runs; i++)); do
+        [ -z "$prepare" ] || eval "$prepare"
+        /usr/bin/time -f "%e %M" -o "$work/time" "$@" >/dev/null 2>"$work/err" || {
+            echo "error: $label failed:" >&2; cat "$work/err" >&2; exit 1; }
+        read -r s kib <"$work/time"
+        all+=("$s")
+        ((kib > max)) && max=$kib
+    done
+    secs=$(printf '%s\n' "${all[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    if ((runs > 1)); then
+        printf '| %s | %s s (%s) | %d MiB |\n' "$label" "$secs" "$(IFS=' '; echo "${all[*]}")" $((max / 1024))
+    else
+        printf '| %s | %s s | %d MiB |\n' "$label" "$secs" $((max / 1024))
+    fi
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }'; }
 
@@ -54,15 +71,18 @@ for n in "${sizes[@]}"; do
     echo "| what | wall | peak RSS |"
     echo "|---|---|---|"
     measure "kfam check" "$kfam" check "$m/manifest"
-    measure "kfam generate, empty output directory" "$kfam" generate "$m/manifest" --out "$m/generated"
+    runs=1 measure "kfam generate, first run (empty output directory, no lock yet)" "$kfam" generate "$m/manifest" --out "$m/generated"
+    prepare='rm -rf "$m/generated"' measure "kfam generate, empty output directory" "$kfam" generate "$m/manifest" --out "$m/generated"
     gen_full=$secs
     measure "kfam generate, nothing to write" "$kfam" generate "$m/manifest" --out "$m/generated"
-    rm -rf "$m/generated/.kfam-cache"
-    measure "kfam generate, nothing to write, no freshness stamp (full check)" "$kfam" generate "$m/manifest" --out "$m/generated"
+    prepare='rm -rf "$m/generated/.kfam-cache"' measure "kfam generate, nothing to write, no freshness stamp (full check)" "$kfam" generate "$m/manifest" --out "$m/generated"
     rm -rf "$m/generated/.kfam-cache"
     files=$(find "$m/generated" -type f | wc -l)
     out=$(bytes "$m/generated")
     echo "| output | $(mib "$out") in $files files ($(ratio "$out" "$decl") the declaration) | |"
+    # What the files take on disk (du), against the family files' disk use:
+    # a small file takes a whole block.
+    echo "| output on disk / family files on disk ($(du -sh "$m/manifest/families" | cut -f1)) | $(ratio "$(du -s "$m/generated" | cut -f1)" "$(du -s "$m/manifest/families" | cut -f1)") | |"
     # The manifest directory as a checkout holds it: the declaration and the
     # lock the first generate wrote.
     mdir=$(bytes "$m/manifest")
@@ -81,19 +101,22 @@ for n in "${sizes[@]}"; do
     fi
 
     py=$m/generated/python
-    find "$py" -name __pycache__ -prune -exec rm -rf {} +
-    measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" python3 -c "import kfam"
-    measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" python3 -c "import kfam"
-    measure "bare python3 (baseline for the import)" python3 -c "pass"
+    prepare='find "$py" -name __pycache__ -prune -exec rm -rf {} +' measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
+    measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
+    measure "bare python3 (baseline for the import)" "$python" -c "pass"
 
     if [ "${KFAM_BENCH_RUNTIME:-0}" = 1 ]; then
+        # A copy of the checkout (symlinks kept: runtime/generated), whose
+        # dependencies are built first over the shipped tables, untimed: the
+        # row is the runtime crate itself, as after a manifest edit.
         rt=$work/rt$n
         mkdir -p "$rt"
-        git -C "$top" ls-files -z | (cd "$top" && xargs -0 cp --parents -t "$rt")
+        git -C "$top" ls-files -z | (cd "$top" && xargs -0 cp -P --parents -t "$rt")
+        build=(env CI=1 CARGO_TARGET_DIR="$work/rt-target" cargo build -q --release -p kfam-runtime --manifest-path "$rt/Cargo.toml")
+        "${build[@]}"
         rm -rf "$rt/generated" "$rt/manifest"
         cp -r "$m/generated" "$rt/generated"
-        measure "cargo build --release -p kfam-runtime (these tables)" \
-            env CI=1 CARGO_TARGET_DIR="$rt/target" cargo build -q --release -p kfam-runtime --manifest-path "$rt/Cargo.toml"
+        runs=1 measure "cargo build --release -p kfam-runtime (these tables; dependencies built)" "${build[@]}"
         rm -rf "$rt"
     fi
 
@@ -102,7 +125,7 @@ for n in "${sizes[@]}"; do
     echo "| protoc input | $(mib "$(stat -c %s "$work/peer.proto")") of .proto | |"
     measure "protoc: Python + .pyi" protoc -I "$work" --python_out="$work/pb_py$n" --pyi_out="$work/pb_py$n" "$work/peer.proto"
     echo "| protoc Python + .pyi / kfam generate (every output, empty directory) | $(ratio "$secs" "$gen_full") | |"
-    measure "protoc: C++ + Python + .pyi" protoc -I "$work" --cpp_out="$work/pb_all$n" --python_out="$work/pb_all$n" --pyi_out="$work/pb_all$n" "$work/peer.proto"
+    runs=1 measure "protoc: C++ + Python + .pyi" protoc -I "$work" --cpp_out="$work/pb_all$n" --python_out="$work/pb_all$n" --pyi_out="$work/pb_all$n" "$work/peer.proto"
     echo "| protoc C++ + Python + .pyi / kfam generate | $(ratio "$secs" "$gen_full") | |"
     rm -rf "$m" "$work/pb_py$n" "$work/pb_all$n"
 done
