@@ -391,7 +391,7 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "torch.py", "py.typed"):
+for f in ("__init__.py", "_abi.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "torch.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 # Only `kfam[torch]` pulls anything in: the package itself is standard library only.
 requires = [l for l in pkg_info.splitlines() if l.startswith("Requires-Dist:")]

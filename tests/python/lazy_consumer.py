@@ -1,8 +1,8 @@
 """The lazy tables from a consumer's side: typed exactly as eager ones, built on demand.
 
 Run in a fresh interpreter by ``cargo test -p kfam-codegen --test python`` (and type-checked
-there with ``mypy --strict --disallow-any-expr``): importing ``kfam`` builds no record and
-imports no ``torch``; a lookup builds its family once and returns the same object after;
+there with ``mypy --strict --disallow-any-expr``): importing ``kfam`` builds no record, loads
+no table row and imports no ``torch``; a lookup builds its family once and returns the same object after;
 ``kfam.FAMILIES`` builds the rest on first access and is a plain tuple. Exits 0 or fails an
 assertion. The private modules are read only to observe what was built.
 """
@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 import kfam
-from kfam import _lookup, _tables
+from kfam import _lookup
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type
@@ -28,8 +28,13 @@ def main() -> int:
     assert "torch" not in sys.modules, "import kfam imported torch"
     assert not _lookup._families, "import kfam built family records"
     assert "FAMILIES" not in dir(kfam), "import kfam built FAMILIES"
+    assert "kfam._tables" not in sys.modules, "import kfam loaded the table rows"
 
-    # The accessors keep their types.
+    # The first lookup loads the rows; the accessors keep their types.
+    assert kfam.find_family("no_such_family") is None
+    assert "kfam._tables" in sys.modules, "a lookup did not load the table rows"
+    from kfam import _tables
+
     names = list(_tables.FAMILY_ROWS)
     if not names:
         return 0

@@ -7,11 +7,12 @@
 //!   code; `Status` valued as `abi.toml` declares.
 //! - `python/kfam/_records.py`: the frozen dataclasses of the records
 //!   ([`super::python_records`]).
-//! - `python/kfam/_tables.py`: the ABI constants and one row per family, data
-//!   only, so a manifest change shows up in this one file
-//!   ([`super::python_tables`]).
-//! - `python/kfam/_lookup.py`: the lazy tables: a family's records are built
-//!   from its row on first lookup (static source `python_lookup.py`).
+//! - `python/kfam/_abi.py`: the native ABI's constants.
+//! - `python/kfam/_tables.py`: one row per family, data only, so a manifest
+//!   change shows up in this one file ([`super::python_tables`]).
+//! - `python/kfam/_lookup.py`: the lazy tables: `_tables` is imported by the
+//!   first lookup that reads a row, and a family's records are built from its
+//!   row on first lookup (static source `python_lookup.py`).
 //! - `python/kfam/_runtime.py`: capability, admission of
 //!   `compiled_meta.json` and call validation, the same decisions as
 //!   `kfam-runtime`. The logic is the static source `python_runtime.py` next to
@@ -29,7 +30,7 @@
 use std::fmt::Write as _;
 
 use super::python_records::{operation_classes, records_py};
-use super::python_tables::{operation_decoders, tables_py};
+use super::python_tables::{abi_py, operation_decoders, tables_py};
 use super::writer::Writer;
 use super::{marker_line, needs_no_escape, GeneratedFile};
 use crate::check::is_forbidden_char;
@@ -53,6 +54,7 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
         GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore()),
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/__init__.py"), init_py(ir)),
+        GeneratedFile::new(format!("{ROOT}/kfam/_abi.py"), abi_py(ir)),
         GeneratedFile::new(format!("{ROOT}/kfam/_lookup.py"), lookup_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_records.py"), records_py()),
         GeneratedFile::new(format!("{ROOT}/kfam/_runtime.py"), runtime_py()),
@@ -173,8 +175,8 @@ const RECORDS: &[&str] = &[
     "ScalarRef",
     "Symbol",
 ];
-/// Constants of `_tables.py`.
-const TABLES: &[&str] = &[
+/// Constants of `_abi.py`.
+const ABI: &[&str] = &[
     "ABI_MAJOR",
     "ABI_MINOR",
     "ABI_REVISION",
@@ -222,7 +224,7 @@ fn record_classes() -> Vec<&'static str> {
 fn public_names() -> Vec<&'static str> {
     let mut names = record_classes();
     names.push("Operation");
-    names.extend(TABLES);
+    names.extend(ABI);
     names.extend(LOOKUP);
     names.extend(LAZY);
     names.extend(vocabularies_names());
@@ -269,7 +271,7 @@ Generated from the reviewed manifest (``manifest/``) by the kfam generator; do n
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
 
 A family's records are built the first time it is looked up (``kfam._lookup``): importing the
-package builds none.
+package builds none, and loads no table row.
 """
 
 from __future__ import annotations
@@ -277,10 +279,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Final
 
+{abi}
 {lookup}
 {records}
 {runtime}
-{tables}
 {vocab}
 
 __version__: Final[str] = {version}
@@ -321,7 +323,7 @@ if not TYPE_CHECKING:
         ),
         records = import_list("._records", records),
         runtime = import_list("._runtime", RUNTIME.to_vec()),
-        tables = import_list("._tables", TABLES.to_vec()),
+        abi = import_list("._abi", ABI.to_vec()),
         vocab = import_list("._vocab", vocabularies_names()),
         version = py_str_literal(&version(ir)),
         all = all.finish(),

@@ -473,19 +473,14 @@ fn raw_literal(out: &mut String, row: impl FnOnce(&mut String)) {
     out.push('\'');
 }
 
-pub(super) fn tables_py(ir: &Ir) -> String {
+/// `_abi.py`: the native ABI's constants, imported with the package (the
+/// rows are not: [`tables_py`]).
+pub(super) fn abi_py(ir: &Ir) -> String {
     let abi = &ir.abi;
-    // About 1.2 KiB per family row and 0.1 KiB per artifact line.
-    let receipts: usize = ir.families.iter().map(|f| f.receipts.len()).sum();
-    let mut w = Writer::with_capacity("    ", 8192 + ir.families.len() * 1300 + receipts * 110);
+    let mut w = Writer::new("    ");
     w.raw(&header());
     w.raw(
-        r#""""The approved families of ``manifest/`` and the native ABI they target. Data only.
-
-Each family is one row: its name, and its record as a JSON array (fields by position) that
-``kfam._lookup`` decodes into a ``Family`` the first time the family is asked for. Importing the
-package builds no record.
-"""
+        r#""""The native ABI the approved artifacts target, as ``manifest/abi.toml`` declares it."""
 
 from __future__ import annotations
 
@@ -519,7 +514,30 @@ from typing import Final
         "IDENTITY_FORMAT: Final[int] = {}",
         ir::IDENTITY_FORMAT
     ));
-    w.blank();
+    w.finish()
+}
+
+/// `_tables.py`: one row per family and the digest indices, data only,
+/// imported by the first lookup that reads a row (`_lookup.py`).
+pub(super) fn tables_py(ir: &Ir) -> String {
+    // About 1.2 KiB per family row and 0.1 KiB per artifact line.
+    let receipts: usize = ir.families.iter().map(|f| f.receipts.len()).sum();
+    let mut w = Writer::with_capacity("    ", 8192 + ir.families.len() * 1300 + receipts * 110);
+    w.raw(&header());
+    w.raw(
+        r#""""The approved families of ``manifest/``. Data only.
+
+Each family is one row: its name, and its record as a JSON array (fields by position) that
+``kfam._lookup`` decodes into a ``Family`` the first time the family is asked for. Importing the
+package neither builds a record nor loads this module: the first lookup that reads a row does.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+"#,
+    );
     dict(
         &mut w,
         "Every approved family, sorted by name: its row (``kfam._lookup``).",

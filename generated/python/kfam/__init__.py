@@ -12,7 +12,7 @@ Generated from the reviewed manifest (``manifest/``) by the kfam generator; do n
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
 
 A family's records are built the first time it is looked up (``kfam._lookup``): importing the
-package builds none.
+package builds none, and loads no table row.
 """
 
 from __future__ import annotations
@@ -20,6 +20,16 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Final
 
+from ._abi import (
+    ABI_MAJOR,
+    ABI_MINOR,
+    ABI_REVISION,
+    IDENTITY_FORMAT,
+    MAX_PREPARED,
+    MAX_RANK,
+    MAX_SCALAR_ARGS,
+    MAX_TENSOR_ARGS,
+)
 from ._lookup import (
     families as _kfam_families,
     family,
@@ -63,16 +73,6 @@ from ._runtime import (
     admit,
     capability,
     validate_call,
-)
-from ._tables import (
-    ABI_MAJOR,
-    ABI_MINOR,
-    ABI_REVISION,
-    IDENTITY_FORMAT,
-    MAX_PREPARED,
-    MAX_RANK,
-    MAX_SCALAR_ARGS,
-    MAX_TENSOR_ARGS,
 )
 from ._vocab import (
     Admission,

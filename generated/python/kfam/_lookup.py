@@ -2,10 +2,13 @@
 """The lazy tables: lookups over ``_tables`` that build a family's records on first use.
 
 ``_tables`` holds each family as one row (a JSON array, fields by position; the layout is
-written by ``codegen/src/emit/python_tables.rs``). Importing the package loads those strings
-and builds nothing; ``find_family`` decodes a family's row the first time it is asked for and
-keeps the records, so every later lookup returns the very same objects. Lookups by name and by
-artifact digest are dict lookups. ``families()`` builds every family (``kfam.FAMILIES``).
+written by ``codegen/src/emit/python_tables.rs``). Importing the package does not even load
+those strings: ``_tables`` is imported by the first lookup that needs a row (each function
+below imports it where it reads it; at 10,000 families the rows are most of what an import
+would cost). ``find_family`` decodes a family's row the first time it is asked for and keeps
+the records, so every later lookup returns the very same objects without reading the tables.
+Lookups by name and by artifact digest are dict lookups. ``families()`` builds every family
+(``kfam.FAMILIES``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from ._records import (
     Softmax,
     Symbol,
 )
-from ._tables import ARTIFACTS, FAMILY_ROWS, RETIRED_ARTIFACTS, RETIRED_ROWS
 from ._vocab import (
     Backend,
     BinaryOp,
@@ -73,7 +75,9 @@ def find_family(name: str) -> Family | None:
     found = _families.get(name)
     if found is not None:
         return found
-    row = FAMILY_ROWS.get(name)
+    from . import _tables
+
+    row = _tables.FAMILY_ROWS.get(name)
     if row is None:
         return None
     try:
@@ -89,7 +93,9 @@ def find_artifact(sha256: str) -> tuple[Family, Profile, Receipt] | None:
     ``sha256`` is matched exactly: 64 lowercase hex digits, as ``sha256sum`` prints them.
     ``None`` means no receipt approves the artifact, so it must not be loaded.
     """
-    name = ARTIFACTS.get(sha256)
+    from . import _tables
+
+    name = _tables.ARTIFACTS.get(sha256)
     if name is None:
         return None
     fam = family(name)
@@ -104,7 +110,9 @@ def find_retired(name: str) -> Retired | None:
     found = _retired.get(name)
     if found is not None:
         return found
-    row = RETIRED_ROWS.get(name)
+    from . import _tables
+
+    row = _tables.RETIRED_ROWS.get(name)
     if row is None:
         return None
     try:
@@ -116,18 +124,24 @@ def find_retired(name: str) -> Retired | None:
 
 def find_retired_artifact(sha256: str) -> Retired | None:
     """The tombstone of the retired family an artifact digest was approved for, or ``None``."""
-    name = RETIRED_ARTIFACTS.get(sha256)
+    from . import _tables
+
+    name = _tables.RETIRED_ARTIFACTS.get(sha256)
     return None if name is None else find_retired(name)
 
 
 def is_retired(name: str) -> bool:
     """Whether ``name`` is a retired family (without decoding its tombstone)."""
-    return name in RETIRED_ROWS
+    from . import _tables
+
+    return name in _tables.RETIRED_ROWS
 
 
 def each_family() -> Iterator[Family]:
     """Every approved family, sorted by name, each decoded when the iteration reaches it."""
-    for name in FAMILY_ROWS:
+    from . import _tables
+
+    for name in _tables.FAMILY_ROWS:
         found = find_family(name)
         if found is not None:
             yield found
@@ -140,7 +154,9 @@ def families() -> tuple[Family, ...]:
 
 def retired() -> tuple[Retired, ...]:
     """Every retired family, sorted by name."""
-    return tuple(r for r in map(find_retired, RETIRED_ROWS) if r is not None)
+    from . import _tables
+
+    return tuple(r for r in map(find_retired, _tables.RETIRED_ROWS) if r is not None)
 
 
 # ---------------------------------------------------------------- decoding

@@ -20,7 +20,7 @@ from typing import Final, TypeAlias, TypeVar, Union
 
 from ._lookup import find_artifact, find_family, find_retired_artifact, is_retired
 from ._records import Family, Param, Profile, Receipt
-from ._tables import ABI_REVISION
+from ._abi import ABI_REVISION
 from ._vocab import (
     Admission,
     Backend,

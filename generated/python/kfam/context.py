@@ -31,7 +31,7 @@ from ._runtime import (
     capability,
     validate_call,
 )
-from ._tables import MAX_PREPARED
+from ._abi import MAX_PREPARED
 from ._vocab import Contract, ExecutionMode, Platform, Status
 
 _GENERATIONS: Final = itertools.count(1)
