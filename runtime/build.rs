@@ -98,7 +98,12 @@ fn regenerate(manifest: &Path, out: &Path) {
     if std::env::var_os("CI").is_some() {
         return;
     }
-    match kfam_codegen::generate_dir(manifest, out, false) {
+    // cargo's rerun rules above are this script's freshness check: no stamp.
+    let options = kfam_codegen::GenerateOptions {
+        check: false,
+        stamp: false,
+    };
+    match kfam_codegen::generate_dir_with(manifest, out, options) {
         Ok(_) => {}
         Err(kfam_codegen::GenerateError::Manifest(report)) => {
             let renderer = annotate_snippets::Renderer::plain();

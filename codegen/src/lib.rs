@@ -111,15 +111,43 @@ pub enum GenerateOutcome {
     },
 }
 
+/// How [`generate_dir_with`] runs.
+#[derive(Clone, Copy, Debug)]
+pub struct GenerateOptions {
+    /// Compare the outputs with `out_dir` and write nothing.
+    pub check: bool,
+    /// Answer from the freshness stamp when nothing changed, and record one
+    /// after a clean run ([`fresh`]). A caller with a freshness rule of its
+    /// own turns it off: cargo reruns the runtime's build script only when
+    /// an input changed, so there the stamp would only cost hashing the
+    /// generator's executable and the files on every run.
+    pub stamp: bool,
+}
+
 /// The one entry of generation (rust-analyzer's `generate(check)` shape):
 /// load, check, lower and emit the manifest in `manifest_dir`, then write the
-/// outputs into `out_dir` or, with `check`, only compare them.
+/// outputs into `out_dir` or, with `check`, only compare them. The
+/// freshness stamp is used ([`GenerateOptions::stamp`]).
 pub fn generate_dir(
     manifest_dir: &Path,
     out_dir: &Path,
     check: bool,
 ) -> Result<GenerateOutcome, GenerateError> {
-    if let Some(unchanged) = fresh::fresh(manifest_dir, out_dir) {
+    generate_dir_with(
+        manifest_dir,
+        out_dir,
+        GenerateOptions { check, stamp: true },
+    )
+}
+
+/// [`generate_dir`] with every option.
+pub fn generate_dir_with(
+    manifest_dir: &Path,
+    out_dir: &Path,
+    options: GenerateOptions,
+) -> Result<GenerateOutcome, GenerateError> {
+    let GenerateOptions { check, stamp } = options;
+    if let Some(unchanged) = stamp.then(|| fresh::fresh(manifest_dir, out_dir)).flatten() {
         let report = Report::default();
         return Ok(if check {
             GenerateOutcome::Checked {
@@ -155,7 +183,7 @@ pub fn generate_dir(
     // The lock job runs first and lets go of what only it needs (the texts,
     // the old lock) before the emitters' outputs fill memory.
     let (files, (lock, inputs)) = emit::generate_with(&ir, || {
-        let pending = if clean && !check {
+        let pending = if clean && stamp && !check {
             let texts = sources
                 .files()
                 .map(|(_, f)| (f.path.as_str(), f.text.as_str()));

@@ -192,3 +192,43 @@ fn runs_with_warnings_are_not_recorded() {
     assert_eq!(t.fresh(), None);
     assert!(!t.out.join(CACHE_DIR).join("fresh").exists());
 }
+
+#[test]
+fn a_run_without_the_stamp_neither_reads_nor_leaves_one() {
+    // The runtime's build script: cargo decides when it runs, so the
+    // generator neither answers from a stamp nor records one.
+    let t = Tree::new();
+    let count = t.generate().0.len();
+    assert_eq!(t.fresh(), Some(count));
+    let no_stamp = kfam_codegen::GenerateOptions {
+        check: false,
+        stamp: false,
+    };
+    // Unchanged inputs: a full run all the same (nothing to write), which
+    // removes the stamp it found, as every full run does, and records none.
+    match kfam_codegen::generate_dir_with(&t.manifest, &t.out, no_stamp) {
+        Ok(GenerateOutcome::Written { outcome, .. }) => {
+            assert!(outcome.written.is_empty(), "{:?}", outcome.written);
+            assert_eq!(outcome.unchanged, count);
+        }
+        _ => panic!("write run"),
+    }
+    assert_eq!(t.fresh(), None);
+    // The next stamped run records one again; an edit run without the
+    // stamp writes and leaves none.
+    assert_eq!(t.generate(), (vec![], vec![], count));
+    assert_eq!(t.fresh(), Some(count));
+    let family = t.manifest.join("families/silu_bf16.toml");
+    let text = fs::read_to_string(&family).unwrap();
+    fs::write(
+        &family,
+        text.replacen("summary = \"\"\"\n", "summary = \"\"\"\nEdited. ", 1),
+    )
+    .unwrap();
+    match kfam_codegen::generate_dir_with(&t.manifest, &t.out, no_stamp) {
+        Ok(GenerateOutcome::Written { outcome, .. }) => assert!(!outcome.written.is_empty()),
+        _ => panic!("write run"),
+    }
+    assert_eq!(t.fresh(), None);
+    assert!(!t.out.join(CACHE_DIR).join("fresh").exists());
+}
