@@ -5,11 +5,11 @@
 //! - every list a record holds (parameters, profiles, bindings, receipts,
 //!   symbols, shapes, return aliases), and each operation, is a `const` of
 //!   its own in the private module `rows`, shared by every family whose
-//!   list is the same
-//!   (`const P3: &[Param] = &[...]`), and repeated strings are `const`s
-//!   too (`S12`): rustc type-checks and evaluates many small bodies in
-//!   linear time, where one static holding every record as nested `&[..]`
-//!   literals took it minutes and gigabytes at 10,000 families;
+//!   list is the same (`const P3: &[Param] = &[...]`), and repeated strings
+//!   are `const`s too (`S12`): rustc type-checks and evaluates many small
+//!   bodies in linear time, where one static holding every record as
+//!   nested `&[..]` literals took it minutes and gigabytes at 10,000
+//!   families;
 //! - records are built by small `const fn`s with positional arguments
 //!   (`p("lhs", 0, Pk::Tensor, ...)`), one record per line, so the file
 //!   stays a few bytes per field;
@@ -191,10 +191,10 @@ fn index(w: &mut Writer, doc: &str, name: &str, slots: &[u32]) {
 }
 
 /// `pub mod families { family!(<family>, ...); ... }`, one module per
-/// family: the named constants. The indices and slots are re-exports of one `const` per value
-/// (`rows::N3`): rustc resolves a re-export for a fraction of what it spends
-/// on a `const` item of its own, and a module has about thirty of them.
-/// Returns the values re-exported, sorted.
+/// family: the named constants. The indices and slots are re-exports of
+/// one `const` per value (`rows::N3`): rustc resolves a re-export for a
+/// fraction of what it spends on a `const` item of its own, and a module
+/// has about thirty of them. Returns the values re-exported, sorted.
 fn modules(w: &mut Writer, ir: &Ir, k: &str) -> Vec<u32> {
     w.comment("/// ", MODULES_DOC);
     w.open("pub mod families {");
