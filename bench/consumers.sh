@@ -104,8 +104,9 @@ for n in "${sizes[@]}"; do
     prepare='find "$py" -name __pycache__ -prune -exec rm -rf {} +' measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
     measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
     # The rows load with the first lookup, not with the import.
-    first=$(cd "$m/manifest/families" && ls | head -n 1)
-    measure "import kfam and one find_family, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam; assert kfam.find_family('${first%.toml}')"
+    family_files=("$m/manifest/families"/*.toml)
+    first=$(basename "${family_files[0]}" .toml)
+    measure "import kfam and one find_family, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam; assert kfam.find_family('$first')"
     measure "bare python3 (baseline for the import)" "$python" -c "pass"
 
     if [ "${KFAM_BENCH_RUNTIME:-0}" = 1 ]; then
