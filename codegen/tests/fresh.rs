@@ -56,6 +56,18 @@ impl Tree {
         }
     }
 
+    /// Edit a family's summary (a change every output reflects); its path.
+    fn edit_summary(&self) -> std::path::PathBuf {
+        let family = self.manifest.join("families/silu_bf16.toml");
+        let text = fs::read_to_string(&family).unwrap();
+        fs::write(
+            &family,
+            text.replacen("summary = \"\"\"\n", "summary = \"\"\"\nEdited. ", 1),
+        )
+        .unwrap();
+        family
+    }
+
     fn fresh(&self) -> Option<usize> {
         let fresh = kfam_codegen::fresh::fresh(&self.manifest, &self.out);
         assert_eq!(
@@ -103,13 +115,7 @@ fn unchanged_inputs_are_answered_from_the_stamp() {
 fn a_manifest_edit_is_a_full_run() {
     let t = Tree::new();
     t.generate();
-    let family = t.manifest.join("families/silu_bf16.toml");
-    let text = fs::read_to_string(&family).unwrap();
-    fs::write(
-        &family,
-        text.replacen("summary = \"\"\"\n", "summary = \"\"\"\nEdited. ", 1),
-    )
-    .unwrap();
+    let family = t.edit_summary();
     assert_eq!(t.fresh(), None);
     let (written, _, _) = t.generate();
     assert!(written.iter().any(|p| p == "rust/tables.rs"), "{written:?}");
@@ -218,13 +224,7 @@ fn a_run_without_the_stamp_neither_reads_nor_leaves_one() {
     // stamp writes and leaves none.
     assert_eq!(t.generate(), (vec![], vec![], count));
     assert_eq!(t.fresh(), Some(count));
-    let family = t.manifest.join("families/silu_bf16.toml");
-    let text = fs::read_to_string(&family).unwrap();
-    fs::write(
-        &family,
-        text.replacen("summary = \"\"\"\n", "summary = \"\"\"\nEdited. ", 1),
-    )
-    .unwrap();
+    t.edit_summary();
     match kfam_codegen::generate_dir_with(&t.manifest, &t.out, no_stamp) {
         Ok(GenerateOutcome::Written { outcome, .. }) => assert!(!outcome.written.is_empty()),
         _ => panic!("write run"),
