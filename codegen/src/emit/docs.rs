@@ -10,6 +10,7 @@
 //! [`escape_text`], so it renders as written and can never open a table
 //! cell, a code span, an HTML tag or a heading.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 use super::writer::Writer;
@@ -379,18 +380,26 @@ fn profiles(w: &mut Writer, f: &Family) {
     w.line("**Profiles:**");
     w.blank();
     for (i, pr) in f.profiles.iter().enumerate() {
-        let mut kinds: Vec<(crate::vocab::BindingKind, Vec<String>)> = Vec::new();
+        // Binding kinds in order of first appearance, each with its slots.
+        let mut kinds: Vec<crate::vocab::BindingKind> = Vec::new();
         for b in &pr.bindings {
-            let item = format!("{} `{}`", b.slot, f.params[b.param].name);
-            match kinds.iter_mut().find(|(k, _)| *k == b.kind) {
-                Some((_, items)) => items.push(item),
-                None => kinds.push((b.kind, vec![item])),
+            if !kinds.contains(&b.kind) {
+                kinds.push(b.kind);
             }
         }
-        let bindings: Vec<String> = kinds
-            .iter()
-            .map(|(k, items)| format!("{k}: {}", items.join(", ")))
-            .collect();
+        let mut bindings = String::new();
+        for (ki, &k) in kinds.iter().enumerate() {
+            if ki > 0 {
+                bindings.push_str("; ");
+            }
+            let _ = write!(bindings, "{k}: ");
+            for (bi, b) in pr.bindings.iter().filter(|b| b.kind == k).enumerate() {
+                if bi > 0 {
+                    bindings.push_str(", ");
+                }
+                let _ = write!(bindings, "{} `{}`", b.slot, f.params[b.param].name);
+            }
+        }
         w.line(format_args!(
             "- `{}`: {} · {} · {} · {}; {}{}",
             pr.name,
@@ -399,9 +408,9 @@ fn profiles(w: &mut Writer, f: &Family) {
             pr.runtime,
             pr.execution_mode,
             if bindings.is_empty() {
-                "no bindings".to_owned()
+                "no bindings"
             } else {
-                bindings.join("; ")
+                &bindings
             },
             if f.receipts.iter().any(|r| r.profile == i) {
                 ""
@@ -535,21 +544,41 @@ fn capitalize(s: &str) -> String {
 /// Hard-wrapped text as paragraphs (split at blank lines), each on one line.
 fn paragraphs(s: &str) -> Vec<String> {
     s.split("\n\n")
-        .map(one_line)
+        .map(|p| one_line(p).into_owned())
         .filter(|p| !p.is_empty())
         .collect()
 }
 
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+/// `s` on one line, single-spaced; borrowed when it already is (most text).
+fn one_line(s: &str) -> Cow<'_, str> {
+    let spaced = !s.starts_with(char::is_whitespace)
+        && !s.ends_with(char::is_whitespace)
+        && !s.contains("  ")
+        && !s.contains(|c: char| c.is_whitespace() && c != ' ');
+    if spaced {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.split_whitespace().collect::<Vec<_>>().join(" "))
+    }
 }
 
 /// Escape manifest free text for Markdown, table cells included: every
 /// character that could start markup is backslash-escaped, `&` becomes an
 /// entity (so `&lt;` stays literal), line breaks become spaces, and a line
 /// start that would open a list or heading is escaped.
-pub fn escape_text(s: &str) -> String {
-    escape_line_start(escape_chars(s))
+pub fn escape_text(s: &str) -> Cow<'_, str> {
+    if !s.contains(needs_escape) && !opens_block(s) {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(escape_line_start(escape_chars(s)))
+}
+
+/// The characters [`escape_chars`] changes.
+fn needs_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '#' | '~' | '!' | '&' | '\n' | '\r'
+    )
 }
 
 fn escape_chars(s: &str) -> String {
@@ -581,6 +610,13 @@ fn escape_line_start(s: String) -> String {
     }
 }
 
+/// Whether `s` starts with what [`escape_line_start`] escapes.
+fn opens_block(s: &str) -> bool {
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    s.starts_with(['-', '+', '='])
+        || (digits > 0 && matches!(s.as_bytes().get(digits), Some(b'.' | b')')))
+}
+
 /// Escape kfam's own prose (titles, explanations): code spans written in
 /// backticks are kept (pipes in them escaped for tables); everything outside
 /// them is escaped like free text.
@@ -609,6 +645,9 @@ pub fn escape_prose(s: &str) -> String {
 /// escaped for table cells.
 pub fn code(s: &str) -> String {
     let s = one_line(s);
+    if !s.contains(['`', '|']) {
+        return format!("`{s}`");
+    }
     let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest + 1);
     let pad = if s.starts_with('`') || s.ends_with('`') {
