@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// One vocabulary as emitters see it: its name, doc and members in code order.
 #[derive(Clone, Copy, Debug)]
-pub struct Catalog {
+pub struct Vocabulary {
     /// CamelCase type name, e.g. `DType`.
     pub name: &'static str,
     pub doc: &'static str,
@@ -46,7 +46,7 @@ macro_rules! vocab {
             /// The vocabulary's name as the generators spell it (CamelCase).
             pub const NAME: &'static str = stringify!($name);
             /// Emitters' view of this vocabulary.
-            pub const CATALOG: Catalog = Catalog {
+            pub const VOCABULARY: Vocabulary = Vocabulary {
                 name: stringify!($name),
                 doc: concat!("" $(, $doc)*),
                 members: &[$( Member {
@@ -87,27 +87,27 @@ macro_rules! vocab {
 
 /// Every vocabulary whose codes are fixed by kfam, in the order emitters
 /// write them. `Status` is separate: its values come from `abi.toml`.
-pub const CATALOGS: &[Catalog] = &[
-    DType::CATALOG,
-    Direction::CATALOG,
-    ParamKind::CATALOG,
-    Layout::CATALOG,
-    Platform::CATALOG,
-    Backend::CATALOG,
-    Runtime::CATALOG,
-    ExecutionMode::CATALOG,
-    Contract::CATALOG,
-    BindingKind::CATALOG,
-    OperationKind::CATALOG,
-    BinaryOp::CATALOG,
-    UnaryOp::CATALOG,
-    ReduceOp::CATALOG,
-    NormKind::CATALOG,
-    StorageFormat::CATALOG,
-    ScalarValueKind::CATALOG,
-    CallRule::CATALOG,
-    Capability::CATALOG,
-    Admission::CATALOG,
+pub const VOCABULARIES: &[Vocabulary] = &[
+    DType::VOCABULARY,
+    Direction::VOCABULARY,
+    ParamKind::VOCABULARY,
+    Layout::VOCABULARY,
+    Platform::VOCABULARY,
+    Backend::VOCABULARY,
+    Runtime::VOCABULARY,
+    ExecutionMode::VOCABULARY,
+    Contract::VOCABULARY,
+    BindingKind::VOCABULARY,
+    OperationKind::VOCABULARY,
+    BinaryOp::VOCABULARY,
+    UnaryOp::VOCABULARY,
+    ReduceOp::VOCABULARY,
+    NormKind::VOCABULARY,
+    StorageFormat::VOCABULARY,
+    ScalarValueKind::VOCABULARY,
+    CallRule::VOCABULARY,
+    Capability::VOCABULARY,
+    Admission::VOCABULARY,
 ];
 
 vocab! {

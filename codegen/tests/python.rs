@@ -13,7 +13,7 @@ use std::process::{Command, Output};
 
 use kfam_codegen::emit::{marker_line, python};
 use kfam_codegen::ir::{sha256_hex, Ir};
-use kfam_codegen::vocab::{DType, Status, CATALOGS};
+use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -82,7 +82,7 @@ impl Generated {
         let ir_path = self.dir.path().join("ir.json");
         std::fs::write(&ir_path, serde_json::to_string(&self.ir).unwrap()).unwrap();
         let mut codes = serde_json::Map::new();
-        for c in CATALOGS {
+        for c in VOCABULARIES {
             let pairs: Vec<_> = c
                 .members
                 .iter()

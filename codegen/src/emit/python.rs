@@ -37,7 +37,7 @@ use crate::check::is_forbidden_char;
 use crate::ir::{self, Ir};
 use crate::names;
 use crate::vocab::{
-    Admission, CallRule, Capability, Catalog, DType, Member, ScalarDomain, Status, CATALOGS,
+    Admission, CallRule, Capability, Vocabulary, DType, Member, ScalarDomain, Status, VOCABULARIES,
 };
 
 /// Where the package sits below the output directory.
@@ -473,8 +473,8 @@ fn lookup_py() -> String {
 
 /// Every vocabulary with the values Python gets: the fixed codes, and
 /// `Status` valued as `abi.toml` declares.
-fn vocabularies(ir: &Ir) -> Vec<(Catalog, Vec<(Member, i64)>)> {
-    let mut all: Vec<(Catalog, Vec<(Member, i64)>)> = CATALOGS
+fn vocabularies(ir: &Ir) -> Vec<(Vocabulary, Vec<(Member, i64)>)> {
+    let mut all: Vec<(Vocabulary, Vec<(Member, i64)>)> = VOCABULARIES
         .iter()
         .map(|c| {
             (
@@ -485,17 +485,17 @@ fn vocabularies(ir: &Ir) -> Vec<(Catalog, Vec<(Member, i64)>)> {
         .collect();
     let status = Status::ALL
         .iter()
-        .zip(Status::CATALOG.members)
+        .zip(Status::VOCABULARY.members)
         .map(|(s, m)| (*m, i64::from(ir.abi.status(*s))))
         .collect();
-    all.push((Status::CATALOG, status));
+    all.push((Status::VOCABULARY, status));
     all
 }
 
 /// The class names of [`vocabularies`], sorted.
 fn vocabularies_names() -> Vec<&'static str> {
-    let mut v: Vec<&str> = CATALOGS.iter().map(|c| c.name).collect();
-    v.push(Status::CATALOG.name);
+    let mut v: Vec<&str> = VOCABULARIES.iter().map(|c| c.name).collect();
+    v.push(Status::VOCABULARY.name);
     v.sort_unstable();
     v
 }
@@ -554,12 +554,12 @@ class _KfamVocab(IntEnum):
     // Two empty lines between top-level items: a class block closes with
     // one (its `close("")`), the template ends with none.
     w.blank();
-    for (catalog, members) in vocabularies(ir) {
-        let doc = catalog.doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (vocab, members) in vocabularies(ir) {
+        let doc = vocab.doc.split_whitespace().collect::<Vec<_>>().join(" ");
         w.blank();
         w.line("@unique");
         w.block(
-            format_args!("class {}(_KfamVocab):", catalog.name),
+            format_args!("class {}(_KfamVocab):", vocab.name),
             "",
             |w| {
                 w.line(py_str_literal(&doc));
@@ -570,7 +570,7 @@ class _KfamVocab(IntEnum):
                     }
                     w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
                 }
-                if catalog.name == DType::NAME {
+                if vocab.name == DType::NAME {
                     w.blank();
                     w.line("@property");
                     w.line("def bits(self) -> int:");
@@ -704,10 +704,10 @@ mod tests {
             retired: vec![],
         };
         // `_KfamVocab.spelling` is the member name in lower case.
-        for (catalog, members) in vocabularies(&ir) {
+        for (vocab, members) in vocabularies(&ir) {
             for (m, _) in &members {
                 let name = names::shouty(m.spelling);
-                assert_eq!(name.to_lowercase(), m.spelling, "{}", catalog.name);
+                assert_eq!(name.to_lowercase(), m.spelling, "{}", vocab.name);
                 assert!(
                     name.bytes()
                         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'),

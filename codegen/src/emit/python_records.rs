@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use super::python::{header, import_list};
 use super::python_tables::operation_fields;
 use crate::names;
-use crate::vocab::{OperationKind, CATALOGS};
+use crate::vocab::{OperationKind, VOCABULARIES};
 
 /// The Python class of each operation kind (the IR variant's name).
 pub(super) fn operation_classes() -> Vec<&'static str> {
@@ -59,7 +59,7 @@ pub(super) fn records_py() -> String {
         .map(|&k| format!("\n\n{}", operation_class(k)))
         .collect();
     // Every fixed vocabulary appears in a record field (`Status` in none).
-    let vocab: Vec<&str> = CATALOGS.iter().map(|c| c.name).collect();
+    let vocab: Vec<&str> = VOCABULARIES.iter().map(|c| c.name).collect();
     format!(
         r#"{header}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic)."""
 

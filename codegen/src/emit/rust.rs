@@ -21,7 +21,7 @@ use super::{marker_line, GeneratedFile};
 use crate::ir::Ir;
 use crate::lookup_hash::{key_hash, EMPTY};
 use crate::vocab::{
-    Admission, CallRule, Capability, Catalog, DType, Member, ScalarDomain, Status, CATALOGS,
+    Admission, CallRule, Capability, Vocabulary, DType, Member, ScalarDomain, Status, VOCABULARIES,
 };
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
@@ -78,11 +78,11 @@ fn doc(text: &str) -> TokenStream {
     quote!(#(#[doc = #lines])*)
 }
 
-fn enum_tokens(c: &Catalog) -> TokenStream {
+fn enum_tokens(c: &Vocabulary) -> TokenStream {
     enum_with_members(c, c.members)
 }
 
-fn enum_with_members(c: &Catalog, members: &[Member]) -> TokenStream {
+fn enum_with_members(c: &Vocabulary, members: &[Member]) -> TokenStream {
     let name = ident(c.name);
     let enum_doc = doc(c.doc);
     let variants = members.iter().map(|m| {
@@ -149,16 +149,16 @@ fn enum_with_members(c: &Catalog, members: &[Member]) -> TokenStream {
 
 /// The vocabulary enums, and `Status` with the values declared in `abi.toml`.
 pub fn vocab_tokens(ir: &Ir) -> TokenStream {
-    let enums = CATALOGS.iter().map(enum_tokens);
+    let enums = VOCABULARIES.iter().map(enum_tokens);
     let members: Vec<Member> = Status::ALL
         .iter()
-        .zip(Status::CATALOG.members)
+        .zip(Status::VOCABULARY.members)
         .map(|(s, m)| Member {
             code: ir.abi.status(*s),
             ..*m
         })
         .collect();
-    let status = enum_with_members(&Status::CATALOG, &members);
+    let status = enum_with_members(&Status::VOCABULARY, &members);
     // Element widths and scalar domains come from the generator's DType,
     // the one place they are declared.
     let bits = DType::ALL.iter().map(|d| {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::out::Out;
 use crate::ir::Ir;
 use crate::names::{shouty, vocab_snake};
-use crate::vocab::{Status, CATALOGS};
+use crate::vocab::{Status, VOCABULARIES};
 
 /// C type names that differ from `kfam_<vocabulary>`, because that name is
 /// taken by a function or struct of the C ABI (`kfam_capability()`,
@@ -34,7 +34,7 @@ fn enum_prefix(vocab_name: &str) -> String {
     // vocabularies are computed once.
     static PREFIXES: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
     let known = PREFIXES.get_or_init(|| {
-        CATALOGS
+        VOCABULARIES
             .iter()
             .map(|c| c.name)
             .chain([Status::NAME, "Capability", "Admission", "CallRule"])
@@ -54,7 +54,7 @@ pub(super) fn enumerator(vocab_name: &str, member: &str) -> String {
     static KNOWN: std::sync::OnceLock<HashMap<(&'static str, &'static str), String>> =
         std::sync::OnceLock::new();
     let known = KNOWN.get_or_init(|| {
-        let members = CATALOGS
+        let members = VOCABULARIES
             .iter()
             .flat_map(|c| c.members.iter().map(move |m| (c.name, m.spelling)));
         members
@@ -134,7 +134,7 @@ pub(super) fn emit_vocabularies(w: &mut Out, ir: &Ir) {
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
     let mut types = Vec::new();
-    for cat in CATALOGS {
+    for cat in VOCABULARIES {
         let ty = c_type(cat.name);
         let members: Vec<(i32, String, &str)> = cat
             .members
@@ -148,7 +148,7 @@ pub(super) fn emit_vocabularies(w: &mut Out, ir: &Ir) {
     }
     // Status codes: the values come from abi.toml, the names and docs from
     // the vocabulary.
-    let status = Status::CATALOG;
+    let status = Status::VOCABULARY;
     let status_ty = c_type(status.name);
     let status_doc = |s: Status| {
         status
