@@ -51,12 +51,15 @@ fn main() {
     let t = Instant::now();
     let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
     println!("   check: {:7.1} ms", ms(t));
+    let t = Instant::now();
+    let plan = kfam_codegen::plan::Plan::new(&ir);
+    println!("    plan: {:7.1} ms", ms(t));
     type Phase<'a> = Box<dyn Fn() -> usize + 'a>;
     let mut phases: Vec<(&str, Phase)> =
         vec![("lock", Box::new(|| gate::lock_contents(&loaded, &ir).len()))];
     for &(name, emit) in emit::EMITTERS {
-        let ir = &ir;
-        phases.push((name, Box::new(move || size(emit(ir)))));
+        let plan = &plan;
+        phases.push((name, Box::new(move || size(emit(plan)))));
     }
     // A second argument runs only the phases it names (`rust,c`): for a profiler.
     let only = std::env::args().nth(2);

@@ -23,6 +23,8 @@ pub mod lookup_hash {
 pub mod model;
 pub mod names;
 mod par;
+pub mod plan;
+pub mod record;
 pub mod synth;
 pub mod vocab;
 pub mod write;

@@ -372,7 +372,11 @@ fn free_text_is_bounded_at_1000_characters() {
     assert!(ir2.is_none());
     assert_eq!(codes(&report), ["KF1002"]);
     let dir = tempfile::tempdir().unwrap();
-    kfam_codegen::write::write(dir.path(), &kfam_codegen::emit::c::emit(&ir)).unwrap();
+    kfam_codegen::write::write(
+        dir.path(),
+        &kfam_codegen::emit::c::emit(&kfam_codegen::plan::Plan::new(&ir)),
+    )
+    .unwrap();
     // The unit that defines the tables holds every string literal.
     let unit = dir.path().join("impl.c");
     std::fs::write(

@@ -100,7 +100,7 @@ struct Header {
 impl Header {
     fn from_ir(ir: Ir) -> Header {
         let dir = tempfile::tempdir().expect("tempdir");
-        let files = c::emit(&ir);
+        let files = c::emit(&kfam_codegen::plan::Plan::new(&ir));
         let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         paths.sort_unstable();
         assert_eq!(paths, [c::HEADER_PATH, c::CONSTANTS_PATH, c::DATA_PATH]);

@@ -722,7 +722,7 @@ proptest! {
     fn sample_headers_compile_and_read_back(families in manifest()) {
         let ir = accepted(&families);
         let dir = tempfile::tempdir().unwrap();
-        kfam_codegen::write::write(dir.path(), &c::emit(&ir)).unwrap();
+        kfam_codegen::write::write(dir.path(), &c::emit(&kfam_codegen::plan::Plan::new(&ir))).unwrap();
         let include = dir.path().join("include");
         let main = dir.path().join("reader.c");
         std::fs::write(&main, C_READER).unwrap();

@@ -1,9 +1,10 @@
 //! Emit: the pure core `generate(&Ir) -> Vec<GeneratedFile>`, one module per
-//! output language. Emitters read only the IR; they never see TOML.
+//! output language. Emitters read the IR, the record declarations
+//! (`crate::record`) and the plan computed once from the IR
+//! (`crate::plan`); they never see TOML.
 
 pub mod c;
 pub mod docs;
-mod layout;
 pub mod python;
 mod python_records;
 mod python_tables;
@@ -14,6 +15,7 @@ pub mod writer;
 
 use crate::ir::Ir;
 use crate::par::Job;
+use crate::plan::Plan;
 
 /// The command that rebuilds every generated file; named on its first line.
 pub const REGENERATE: &str = "cargo run --bin kfam -- generate";
@@ -53,17 +55,17 @@ impl GeneratedFile {
 }
 
 /// One output language's emitter.
-pub type Emitter = fn(&Ir) -> Vec<GeneratedFile>;
+pub type Emitter = fn(&Plan<'_>) -> Vec<GeneratedFile>;
 
 /// Every emitter, by name, longest first at scale (10,000 families: C,
 /// schemas, Rust, Python, docs), so the threads of [`generate_with`], each
 /// taking the next emitter when it finishes one, finish together.
 pub const EMITTERS: &[(&str, Emitter)] = &[
     ("c", c::emit),
-    ("schema", schema::emit),
-    ("rust", rust::emit),
-    ("python", python::emit),
-    ("docs", docs::emit),
+    ("schema", |p| schema::emit(p.ir)),
+    ("rust", |p| rust::emit(p.ir)),
+    ("python", |p| python::emit(p.ir)),
+    ("docs", |p| docs::emit(p.ir)),
 ];
 
 /// Every output, sorted by path. Deterministic: same IR, same bytes.
@@ -82,13 +84,14 @@ pub fn generate_with<'a, X: Send + 'a>(
         Files(Vec<GeneratedFile>),
         Side(X),
     }
-    let side: Job<'a, Done<X>> = Box::new(move || Done::Side(side()));
-    let jobs: Vec<Job<'a, Done<X>>> =
-        std::iter::once(side)
-            .chain(EMITTERS.iter().map(|&(_, emit)| {
-                Box::new(move || Done::Files(lf_only(emit(ir)))) as Job<'a, Done<X>>
-            }))
-            .collect();
+    let plan = Plan::new(ir);
+    let plan = &plan;
+    let side: Job<'_, Done<X>> = Box::new(move || Done::Side(side()));
+    let jobs: Vec<Job<'_, Done<X>>> = std::iter::once(side)
+        .chain(EMITTERS.iter().map(|&(_, emit)| {
+            Box::new(move || Done::Files(lf_only(emit(plan)))) as Job<'_, Done<X>>
+        }))
+        .collect();
     // Two threads: the machines kfam runs on at scale have at least two cores.
     let mut files = Vec::new();
     let mut side = None;

@@ -37,7 +37,7 @@ use crate::check::is_forbidden_char;
 use crate::ir::{self, Ir};
 use crate::names;
 use crate::vocab::{
-    Admission, CallRule, Capability, Vocabulary, DType, Member, ScalarDomain, Status, VOCABULARIES,
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
 
 /// Where the package sits below the output directory.
@@ -558,29 +558,25 @@ class _KfamVocab(IntEnum):
         let doc = vocab.doc.split_whitespace().collect::<Vec<_>>().join(" ");
         w.blank();
         w.line("@unique");
-        w.block(
-            format_args!("class {}(_KfamVocab):", vocab.name),
-            "",
-            |w| {
-                w.line(py_str_literal(&doc));
-                w.blank();
-                for (m, value) in &members {
-                    if let Some(comment) = doc_comment(m.doc) {
-                        w.line(comment);
-                    }
-                    w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
+        w.block(format_args!("class {}(_KfamVocab):", vocab.name), "", |w| {
+            w.line(py_str_literal(&doc));
+            w.blank();
+            for (m, value) in &members {
+                if let Some(comment) = doc_comment(m.doc) {
+                    w.line(comment);
                 }
-                if vocab.name == DType::NAME {
-                    w.blank();
-                    w.line("@property");
-                    w.line("def bits(self) -> int:");
-                    w.line(
+                w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
+            }
+            if vocab.name == DType::NAME {
+                w.blank();
+                w.line("@property");
+                w.line("def bits(self) -> int:");
+                w.line(
                     "    \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"",
                 );
-                    w.line("    return _KFAM_DTYPE_BITS[self]");
-                }
-            },
-        );
+                w.line("    return _KFAM_DTYPE_BITS[self]");
+            }
+        });
     }
     let bits: Vec<String> = DType::ALL
         .iter()

@@ -21,7 +21,7 @@ use super::{marker_line, GeneratedFile};
 use crate::ir::Ir;
 use crate::lookup_hash::{key_hash, EMPTY};
 use crate::vocab::{
-    Admission, CallRule, Capability, Vocabulary, DType, Member, ScalarDomain, Status, VOCABULARIES,
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {

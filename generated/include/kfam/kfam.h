@@ -692,37 +692,37 @@ typedef struct kfam_param {
     uint32_t index;
     /** Declared name (snake_case identifier). */
     const char *name;
-    /** Declared documentation, or NULL. */
+    /** Declared documentation. NULL when absent. */
     const char *doc;
-    /** A kfam_param_kind code. */
+    /** Tensor or scalar. A kfam_param_kind code. */
     int32_t kind;
-    /** A kfam_direction code (always KFAM_DIRECTION_IN for scalars). */
+    /** How the kernel uses it (always `in` for scalars). A kfam_direction code. */
     int32_t direction;
-    /** A kfam_dtype code. */
+    /** Element type. A kfam_dtype code. */
     int32_t dtype;
-    /** A kfam_layout code. */
+    /** Memory layout. A kfam_layout code. */
     int32_t layout;
-    /** Index among the family's tensors (tensors) or scalars (scalars). */
+    /** Index among the family's tensors (a tensor) or scalars (a scalar). */
     uint32_t pool_index;
     /** Number of used entries of `shape`; 0 for scalars. */
     uint32_t rank;
     /** Number of used entries of `lowered_shape`; 0 for scalars. */
     uint32_t lowered_rank;
-    /** Logical shape; KFAM_DIM_DYNAMIC is a dynamic extent; unused entries are 0. */
+    /** Logical shape; empty for scalars. KFAM_DIM_DYNAMIC is a dynamic extent; unused entries are 0. */
     int64_t shape[KFAM_MAX_RANK];
-    /** Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape; unused entries are 0. */
+    /** Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape. KFAM_DIM_DYNAMIC is a dynamic extent; unused entries are 0. */
     int64_t lowered_shape[KFAM_MAX_LOWERED_RANK];
 } kfam_param;
 
-/** Which parameter sits in which final-ABI launch slot. */
+/** A final-ABI launch slot: which parameter sits where. */
 typedef struct kfam_binding {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** Signature index of the bound parameter (kfam_family.params). */
+    /** Signature index of the bound parameter (an index into the family's params). */
     uint32_t param;
     /** Launch slot (argument position or buffer-object index). */
     uint32_t slot;
-    /** A kfam_binding_kind code. */
+    /** What the slot is. A kfam_binding_kind code. */
     int32_t kind;
 } kfam_binding;
 
@@ -734,17 +734,17 @@ typedef struct kfam_profile {
     uint32_t index;
     /** Declared name (snake_case identifier). */
     const char *name;
-    /** A kfam_platform code. */
+    /** Target platform. A kfam_platform code. */
     int32_t platform;
-    /** A kfam_backend code. */
+    /** Code-generation backend. A kfam_backend code. */
     int32_t backend;
-    /** A kfam_runtime code. */
+    /** Native runtime. A kfam_runtime code. */
     int32_t runtime;
-    /** A kfam_execution_mode code. */
+    /** Simulator or device. A kfam_execution_mode code. */
     int32_t execution_mode;
     /** Entries of `bindings`. */
     uint32_t binding_count;
-    /** Final-ABI bindings, sorted by slot; NULL when binding_count is 0. */
+    /** Final-ABI bindings, sorted by slot. NULL when empty. */
     const kfam_binding *bindings;
 } kfam_profile;
 
@@ -752,7 +752,7 @@ typedef struct kfam_profile {
 typedef struct kfam_receipt {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** Index of the qualified profile in kfam_family.profiles. */
+    /** Index of the qualified profile in the family's profiles. */
     uint32_t profile;
     /** Wire-format id of the artifact. */
     const char *codec;
@@ -764,15 +764,15 @@ typedef struct kfam_receipt {
     const char *evidence_date;
     /** Hardware the artifact qualified on. */
     const char *evidence_hardware;
-    /** Free-text note on the qualification, or NULL. */
+    /** Free-text note on the qualification. NULL when absent. */
     const char *evidence_note;
 } kfam_receipt;
 
-/** Payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY: out = op(input). */
+/** `out = op(input)` element by element: equal shapes; equal dtypes unless `op` is `cast`. */
 typedef struct kfam_elementwise_unary {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** A kfam_unary_op code. */
+    /** The operator. A kfam_unary_op code. */
     int32_t op;
     /** Signature index of the input tensor. */
     uint32_t input;
@@ -780,25 +780,25 @@ typedef struct kfam_elementwise_unary {
     uint32_t out;
 } kfam_elementwise_unary;
 
-/** Payload of KFAM_OPERATION_KIND_REDUCE: out = op(input) over axes. */
+/** `out = op(input)` over `axes`, dropped or kept with extent 1 (`keepdim`). */
 typedef struct kfam_reduce {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** A kfam_reduce_op code. */
+    /** The reduction. A kfam_reduce_op code. */
     int32_t op;
     /** Signature index of the input tensor. */
     uint32_t input;
     /** Signature index of the result tensor. */
     uint32_t out;
-    /** 1 when reduced axes are kept with extent 1, 0 when they are dropped. */
+    /** Whether reduced axes are kept with extent 1 (else dropped). 1 or 0. */
     int32_t keepdim;
     /** Entries of `axes` (at least 1). */
     uint32_t axis_count;
-    /** The reduced axes of the input, sorted and distinct. */
+    /** The reduced axes of the input, sorted and distinct. NULL when empty. */
     const uint32_t *axes;
 } kfam_reduce;
 
-/** Payload of KFAM_OPERATION_KIND_SOFTMAX: out = softmax(input) along axis. */
+/** `out = softmax(input)` along `axis`: equal dtypes and shapes. */
 typedef struct kfam_softmax {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
@@ -810,29 +810,36 @@ typedef struct kfam_softmax {
     uint32_t axis;
 } kfam_softmax;
 
-/** Payload of KFAM_OPERATION_KIND_NORM: rms_norm or layer_norm along axis. */
+/**
+ * RMSNorm or LayerNorm of `input` along `axis` into `out`; `weight` (and `bias`, LayerNorm
+ * only) have the extent of `input` along `axis`.
+ */
 typedef struct kfam_norm {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** A kfam_norm_kind code. */
+    /** Which norm. A kfam_norm_kind code. */
     int32_t op;
     /** Signature index of the input tensor. */
     uint32_t input;
     /** Signature index of the weight tensor [extent of input along axis]. */
     uint32_t weight;
-    /** Signature index of the bias tensor (layer_norm), or -1 (rms_norm). */
+    /** Signature index of the bias tensor (layer_norm only). -1 when absent. */
     int32_t bias;
     /** Signature index of the result (same dtype and shape as input). */
     uint32_t out;
     /** The normalized axis of the input. */
     uint32_t axis;
-    /** The constant epsilon when eps_param is -1, else 0. */
+    /** Epsilon. The constant when eps_param is -1, else 0. */
     double eps;
-    /** Signature index of the float scalar carrying epsilon, or -1 for the constant. */
+    /** Signature index of the float scalar parameter carrying `eps`, or -1 for the constant. */
     int32_t eps_param;
 } kfam_norm;
 
-/** Payload of KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: decode attention over a paged KV cache. */
+/**
+ * Decode attention over a paged KV cache: `query` and `out` [B, H, D], caches
+ * [num_blocks, block_size, H_kv, D], int32 `block_table` [B, max_blocks] and
+ * `context_lens` [B].
+ */
 typedef struct kfam_paged_attention_decode {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
@@ -848,9 +855,9 @@ typedef struct kfam_paged_attention_decode {
     uint32_t context_lens;
     /** Signature index of the result [B, H, D]. */
     uint32_t out;
-    /** The constant softmax scale when scale_param is -1, else 0. */
+    /** The softmax scale. The constant when scale_param is -1, else 0. */
     double scale;
-    /** Signature index of the float scalar carrying the scale, or -1 for the constant. */
+    /** Signature index of the float scalar parameter carrying `scale`, or -1 for the constant. */
     int32_t scale_param;
 } kfam_paged_attention_decode;
 
@@ -858,7 +865,7 @@ typedef struct kfam_paged_attention_decode {
 typedef struct kfam_dim_use {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** Signature index of the parameter (kfam_family.params). */
+    /** Signature index of the parameter (an index into the family's params). */
     uint32_t param;
     /** The parameter's index among the family's tensors (its argument). */
     uint32_t tensor;
@@ -867,8 +874,9 @@ typedef struct kfam_dim_use {
 } kfam_dim_use;
 
 /**
- * A named symbolic dimension and its [dims] constraints: kfam_validate_call
- * refuses a call whose extents of it differ (dim_mismatch) or break them (dim_range).
+ * A named symbolic dimension (`shape = ["rows", 256]`) and its [dims] constraints: a call
+ * passes every extent in `uses` equal (dim_mismatch), within `min..=max` and a multiple of
+ * `multiple_of` (dim_range).
  */
 typedef struct kfam_symbol {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -877,13 +885,13 @@ typedef struct kfam_symbol {
     const char *name;
     /** Smallest accepted extent (0 when unconstrained). */
     int64_t min;
-    /** Largest accepted extent (INT64_MAX when unbounded). */
+    /** Largest accepted extent. INT64_MAX when unbounded. */
     int64_t max;
     /** Accepted extents are multiples of this (1 when unconstrained). */
     int64_t multiple_of;
     /** Entries of `uses` (at least 1). */
     uint32_t use_count;
-    /** Every extent that is this symbol, in signature order: a call passes them equal. */
+    /** Every extent that is this symbol, in signature order. NULL when empty. */
     const kfam_dim_use *uses;
 } kfam_symbol;
 
@@ -905,11 +913,11 @@ typedef struct kfam_family {
     const char *identity;
     /** One-paragraph description (not part of the identity). */
     const char *summary;
-    /** The torch dispatcher schema (`kfam::NAME(...) -> ...`), or NULL when the signature has no torch spelling (a uint64 scalar). */
+    /** The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar). NULL when absent. */
     const char *torch_schema;
-    /** A kfam_contract code. */
+    /** Program or kernel. A kfam_contract code. */
     int32_t contract;
-    /** 1 when the family offers a torch dispatcher binding (manifest `torch = true`), else 0. */
+    /** Whether the family offers a torch dispatcher binding (manifest `torch = true`). 1 or 0. */
     int32_t torch;
     /** A kfam_operation_kind code. */
     int32_t operation_kind;
@@ -933,21 +941,21 @@ typedef struct kfam_family {
     uint32_t scalar_count;
     /** Entries of `returns`. */
     uint32_t return_count;
-    /** The ordered logical signature. */
+    /** The ordered logical signature (ParamInfo). NULL when empty. */
     const kfam_param *params;
-    /** Return aliases: signature indices of out/inout tensors, repeats kept; NULL when return_count is 0. */
+    /** Return aliases: signature indices of out/inout tensors, repeats kept. NULL when empty. */
     const uint32_t *returns;
     /** Entries of `profiles`. */
     uint32_t profile_count;
     /** Entries of `receipts`. */
     uint32_t receipt_count;
-    /** Artifact profiles, in declaration order; NULL when profile_count is 0. */
+    /** Artifact profiles, in declaration order. NULL when empty. */
     const kfam_profile *profiles;
-    /** Qualification receipts, in declaration order; NULL when receipt_count is 0. */
+    /** Qualification receipts, in declaration order. NULL when empty. */
     const kfam_receipt *receipts;
     /** Entries of `symbols` (appended for named symbolic dimensions). */
     uint32_t symbol_count;
-    /** Named symbolic dimensions, in order of first use; NULL when symbol_count is 0. */
+    /** Named symbolic dimensions, in order of first use. NULL when empty. */
     const kfam_symbol *symbols;
     /** The payload of KFAM_OPERATION_KIND_ELEMENTWISE_UNARY, else NULL. */
     const kfam_elementwise_unary *elementwise_unary;
@@ -964,8 +972,8 @@ typedef struct kfam_family {
 } kfam_family;
 
 /**
- * A family that was approved and then retired (manifest/retired.toml): the
- * runtime library refuses its name and artifacts as retired (KFAM_STATUS_INVALID_STATE).
+ * A family that was approved and then retired (manifest/retired.toml): its name and
+ * artifacts are refused as retired (KFAM_STATUS_INVALID_STATE), not as unknown.
  */
 typedef struct kfam_retired {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -980,7 +988,7 @@ typedef struct kfam_retired {
     const char *reason;
     /** Entries of `receipts`. */
     uint32_t receipt_count;
-    /** Every artifact digest ever approved for the family, sorted; NULL when receipt_count is 0. */
+    /** Every artifact digest ever approved for the family, sorted. NULL when empty. */
     const char *const *receipts;
 } kfam_retired;
 

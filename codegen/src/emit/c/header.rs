@@ -3,21 +3,25 @@
 //! library's declarations and the tables' `extern` declarations; its size
 //! does not grow with the number of families.
 
+use std::collections::HashMap;
+
 use super::functions::{FUNCTIONS, FUNCTION_NAMES};
 use super::out::Out;
 use super::vocab::emit_vocabularies;
 use super::DATA_PATH;
-use crate::emit::layout::Layout;
-use crate::emit::layout::*;
 use crate::ir::Ir;
+use crate::record::{c_fields, CForm, Layout, Record, CALL_RECORDS, TABLE_RECORDS};
 
-fn emit_record(w: &mut Out, r: &Record) {
-    let (name, keyword) = (r.name, if r.union { "union" } else { "struct" });
+fn emit_record(w: &mut Out, r: &'static Record) {
+    let CForm::Struct { c: name, union, .. } = r.c else {
+        unreachable!("{} is a C struct", r.name)
+    };
+    let keyword = if union { "union" } else { "struct" };
     w.doc(r.doc);
     w.record(name);
     w.w.open(format_args!("typedef {keyword} {name} {{"));
-    for fld in r.fields {
-        w.doc(fld.doc);
+    for fld in c_fields(r) {
+        w.doc(&fld.doc);
         let sep = if fld.ty.ends_with('*') { "" } else { " " };
         match fld.array {
             Some(n) => w.line(format_args!("{}{sep}{}[{n}];", fld.ty, fld.name)),
@@ -33,12 +37,10 @@ fn emit_record(w: &mut Out, r: &Record) {
 /// a compiler (or a hand edit) that lays a struct out otherwise fails the
 /// build. C11 and C++ have a static assertion; C99 gets a typedef of an
 /// array whose size is -1 when the condition fails.
-fn layout_asserts(w: &mut Out, ir: &Ir, lowered_max: usize) {
-    let extent = |name: &str| match name {
-        "KFAM_MAX_RANK" => ir.abi.max_rank as usize,
-        "KFAM_MAX_LOWERED_RANK" => lowered_max,
-        "KFAM_OPERAND_COUNT" => OPERAND_COUNT,
-        other => panic!("no value for the array extent `{other}`"),
+fn layout_asserts(w: &mut Out, extents: &HashMap<&'static str, usize>) {
+    let extent = |name: &str| match extents.get(name) {
+        Some(&n) => n,
+        None => panic!("no value for the array extent `{name}`"),
     };
     w.line("/* ------------------------------------------------------------------------");
     w.line(" * Record layouts: the size of every struct and the offset of every field,");
@@ -66,24 +68,21 @@ fn layout_asserts(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.line("    KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)");
     w.line("#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu");
     for r in TABLE_RECORDS.iter().chain(CALL_RECORDS) {
-        let layout = Layout::of(r, &extent);
-        w.line(format_args!("KFAM_GEN_SIZE({}, {}u);", r.name, layout.size));
-        for (f, at) in r.fields.iter().zip(&layout.offsets) {
-            w.line(format_args!(
-                "KFAM_GEN_OFFSET({}, {}, {at}u);",
-                r.name, f.name
-            ));
+        let fields = c_fields(r);
+        let layout = Layout::of(r, &fields, &extent);
+        let name = r.c_name().expect("a C struct");
+        w.line(format_args!("KFAM_GEN_SIZE({name}, {}u);", layout.size));
+        for (f, at) in fields.iter().zip(&layout.offsets) {
+            w.line(format_args!("KFAM_GEN_OFFSET({name}, {}, {at}u);", f.name));
         }
     }
     w.line("#endif");
     w.blank();
 }
 
-/// Entries of `kfam_family.operands` (`KFAM_OPERAND_COUNT`).
-const OPERAND_COUNT: usize = 3;
-
 /// The body of `kfam.h` (after its prologue) into `w`.
-pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
+pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>) {
+    let lowered_max = extent["KFAM_MAX_LOWERED_RANK"];
     w.line("#ifndef KFAM_KFAM_H");
     w.line("#define KFAM_KFAM_H");
     w.blank();
@@ -128,7 +127,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.doc("Hex digits of a SHA-256 digest (identity and artifact digests), without the NUL.");
     w.define("KFAM_SHA256_HEX_LEN", "64");
     w.doc("Entries of kfam_family.operands.");
-    w.define("KFAM_OPERAND_COUNT", OPERAND_COUNT);
+    w.define("KFAM_OPERAND_COUNT", extent["KFAM_OPERAND_COUNT"]);
     w.blank();
 
     w.line("/* Decorates the runtime library's functions; define it (e.g. to a dllimport");
@@ -165,7 +164,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     for r in CALL_RECORDS {
         emit_record(w, r);
     }
-    layout_asserts(w, ir, lowered_max);
+    layout_asserts(w, extent);
 
     w.line("/* ------------------------------------------------------------------------");
     w.line(" * Struct evolution helpers.");

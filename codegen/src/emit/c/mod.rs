@@ -26,6 +26,7 @@ mod out;
 mod tables;
 mod vocab;
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 
 pub use escape::{c_comment_text, c_string_literal};
@@ -33,6 +34,7 @@ use out::{collisions, Out, C99_MAX_STRING_BYTES};
 
 use super::{marker_line, GeneratedFile};
 use crate::ir::Ir;
+use crate::plan::Plan;
 
 /// Where the header goes, relative to the output directory.
 pub const HEADER_PATH: &str = "include/kfam/kfam.h";
@@ -46,18 +48,31 @@ pub const CONSTANTS_PATH: &str = "include/kfam/kfam_constants.h";
 /// Rank of an NZ-lowered shape, `[prod(leading), C/c0, R/16, 16, c0]`.
 const NZ_LOWERED_RANK: usize = 5;
 
-pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
-    render(ir).0
+pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
+    render(plan).0
 }
 
 /// The generated C macro and enumerator names that are defined more than
 /// once for `ir` (empty for a usable header). The header itself turns each
 /// into an `#error`; callers such as the checker can report them earlier.
 pub fn c_name_collisions(ir: &Ir) -> Vec<String> {
-    render(ir).1
+    render(&Plan::new(ir)).1
 }
 
-fn render(ir: &Ir) -> (Vec<GeneratedFile>, Vec<String>) {
+/// Entries of `kfam_family.operands` (`KFAM_OPERAND_COUNT`).
+const OPERAND_COUNT: usize = 3;
+
+/// The value of each array extent's macro.
+fn extents(ir: &Ir, lowered_max: usize) -> HashMap<&'static str, usize> {
+    HashMap::from([
+        ("KFAM_MAX_RANK", ir.abi.max_rank as usize),
+        ("KFAM_MAX_LOWERED_RANK", lowered_max),
+        ("KFAM_OPERAND_COUNT", OPERAND_COUNT),
+    ])
+}
+
+fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
+    let ir = plan.ir;
     let lowered_max = ir
         .families
         .iter()
@@ -67,7 +82,8 @@ fn render(ir: &Ir) -> (Vec<GeneratedFile>, Vec<String>) {
         .unwrap_or(NZ_LOWERED_RANK);
 
     let mut h = Out::new(160 * 1024);
-    header::header(&mut h, ir, lowered_max);
+    let extent = extents(ir, lowered_max);
+    header::header(&mut h, ir, &extent);
 
     // About 1.6 KiB of constants per family with several params and profiles.
     let mut c = Out::new(4 * 1024 + ir.families.len() * 1700);
@@ -84,7 +100,7 @@ fn render(ir: &Ir) -> (Vec<GeneratedFile>, Vec<String>) {
     c.line("#endif /* KFAM_KFAM_CONSTANTS_H */");
 
     let data_prologue = format!("/* {} */\n{DATA_DOC}", marker_line());
-    let (data, data_overlong) = tables::data_file(ir, &data_prologue);
+    let (data, data_overlong) = tables::data_file(plan, &data_prologue, extent);
 
     let twice = {
         let mut names = h.names();

@@ -8,24 +8,9 @@ use crate::ir::Ir;
 use crate::names::{shouty, vocab_snake};
 use crate::vocab::{Status, VOCABULARIES};
 
-/// C type names that differ from `kfam_<vocabulary>`, because that name is
-/// taken by a function or struct of the C ABI (`kfam_capability()`,
-/// `struct kfam_admission`). Their enumerators keep the vocabulary prefix
-/// (`KFAM_CAPABILITY_SUPPORTED`).
-const C_TYPE_RENAMES: &[(&str, &str)] = &[
-    ("Capability", "kfam_capability_outcome"),
-    ("Admission", "kfam_admission_outcome"),
-];
-
 /// `kfam_dtype`, `kfam_execution_mode`, `kfam_capability_outcome`.
 pub(super) fn c_type(vocab_name: &str) -> String {
-    C_TYPE_RENAMES
-        .iter()
-        .find(|(v, _)| *v == vocab_name)
-        .map_or_else(
-            || format!("kfam_{}", vocab_snake(vocab_name)),
-            |(_, c)| (*c).to_owned(),
-        )
+    crate::names::c_vocab_type(vocab_name)
 }
 
 /// `KFAM_DTYPE`: the prefix of a vocabulary's enumerators and macros.

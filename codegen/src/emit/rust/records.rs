@@ -9,29 +9,33 @@ use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 use super::{doc, ident};
-use crate::emit::layout::{Layout, Record, CALL_RECORDS};
+use crate::record::{c_fields, CForm, Layout, CALL_RECORDS};
 
 pub(super) fn ffi_records_tokens() -> TokenStream {
-    let records = CALL_RECORDS.iter().filter_map(|r| Some((r, r.rust?)));
-    let items = records.map(|(r, rust)| {
+    let records = CALL_RECORDS.iter().filter_map(|r| match r.c {
+        CForm::Struct {
+            c,
+            union,
+            mirror: Some(rust),
+        } => Some((r, c, union, rust)),
+        _ => None,
+    });
+    let items = records.map(|(r, c, union, rust)| {
         let name = ident(rust);
-        let record_doc = doc(&format!("`{}`: {}", r.name, r.doc));
-        let fields = r.fields.iter().map(|f| {
-            let (n, ty, d) = (ident(f.name), rust_type(f.ty), doc(f.doc));
+        let record_doc = doc(&format!("`{c}`: {}", r.doc));
+        let c_fields = c_fields(r);
+        let fields = c_fields.iter().map(|f| {
+            let (n, ty, d) = (ident(&f.name), rust_type(&f.ty), doc(&f.doc));
             quote!(#d pub #n: #ty)
         });
-        let keyword = if r.union {
-            quote!(union)
-        } else {
-            quote!(struct)
-        };
+        let keyword = if union { quote!(union) } else { quote!(struct) };
         // The argument and result records hold no arrays.
-        let layout = Layout::of(r, &|extent| {
-            panic!("no array extent `{extent}` in {}", r.name)
+        let layout = Layout::of(r, &c_fields, &|extent| {
+            panic!("no array extent `{extent}` in {c}")
         });
         let size = Literal::usize_unsuffixed(layout.size);
-        let offsets = r.fields.iter().zip(&layout.offsets).map(|(f, at)| {
-            let (n, at) = (ident(f.name), Literal::usize_unsuffixed(*at));
+        let offsets = c_fields.iter().zip(&layout.offsets).map(|(f, at)| {
+            let (n, at) = (ident(&f.name), Literal::usize_unsuffixed(*at));
             quote!(assert!(::core::mem::offset_of!(#name, #n) == #at);)
         });
         quote! {
@@ -64,12 +68,19 @@ fn rust_type(c: &str) -> TokenStream {
         "const char *" => quote!(*const ::core::ffi::c_char),
         "const int64_t *" => quote!(*const i64),
         _ if c.starts_with("const kfam_") && c.ends_with('*') => quote!(*const Opaque),
-        _ => match CALL_RECORDS.iter().find(|r: &&Record| r.name == c) {
-            Some(Record { rust: Some(r), .. }) => {
-                let r = ident(r);
-                quote!(#r)
+        _ => match CALL_RECORDS.iter().find_map(|r| match r.c {
+            CForm::Struct {
+                c: name,
+                mirror: Some(m),
+                ..
+            } if name == c => Some(m),
+            _ => None,
+        }) {
+            Some(m) => {
+                let m = ident(m);
+                quote!(#m)
             }
-            _ => panic!("no Rust type for the C type `{c}`: add it to emit::rust::records"),
+            None => panic!("no Rust type for the C type `{c}`: add it to emit::rust::records"),
         },
     }
 }

@@ -1,0 +1,148 @@
+//! The plan: what every backend prints, decided once from the IR. The
+//! records in their one order (the IR's: families sorted by name), the
+//! texts that are written once and named wherever they occur (one rule for
+//! every language), the artifact table's order and the lookup indices over
+//! it. The C and Rust tables that the runtime library links together are
+//! paired by position; both take it from here.
+
+use std::collections::HashMap;
+
+use crate::ir::Ir;
+use crate::lookup_hash::{key_hash, EMPTY};
+use crate::record::values::{Row, Value};
+
+/// Everything the emitters print, computed once.
+pub struct Plan<'ir> {
+    pub ir: &'ir Ir,
+    /// The texts of the tables written once, named wherever they occur.
+    pub strings: Strings<'ir>,
+    /// `(artifact sha256, family index, receipt index)` of every receipt,
+    /// sorted by digest.
+    pub artifacts: Vec<(&'ir str, u32, u32)>,
+    /// The open-addressing index of the families by name.
+    pub family_index: Vec<u32>,
+    /// The open-addressing index of [`Plan::artifacts`] by digest.
+    pub artifact_index: Vec<u32>,
+}
+
+impl<'ir> Plan<'ir> {
+    pub fn new(ir: &'ir Ir) -> Plan<'ir> {
+        let artifacts = artifact_rows(ir);
+        Plan {
+            ir,
+            strings: Strings::of(ir),
+            family_index: index_slots(ir.families.iter().map(|f| f.name.as_str())),
+            artifact_index: index_slots(artifacts.iter().map(|(d, _, _)| *d)),
+            artifacts,
+        }
+    }
+}
+
+/// A text is written once, and named where it occurs, when it occurs more
+/// than once and is at least this long: shorter, a name saves little.
+pub const POOLED_MIN: usize = 16;
+
+/// The texts written once: every text of the tables (of any field) that
+/// occurs more than once and has at least [`POOLED_MIN`] bytes, numbered in
+/// sorted order.
+#[derive(Default)]
+pub struct Strings<'ir> {
+    index: HashMap<&'ir str, u32>,
+    order: Vec<&'ir str>,
+}
+
+impl<'ir> Strings<'ir> {
+    fn of(ir: &'ir Ir) -> Strings<'ir> {
+        let mut counts: HashMap<&'ir str, u32> = HashMap::new();
+        let mut add = |s: &'ir str| {
+            if s.len() >= POOLED_MIN {
+                *counts.entry(s).or_default() += 1;
+            }
+        };
+        for f in &ir.families {
+            texts(f, &mut add);
+        }
+        for r in &ir.retired {
+            texts(r, &mut add);
+        }
+        let mut order: Vec<&str> = counts
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(s, _)| s)
+            .collect();
+        order.sort_unstable();
+        let index = order
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (*s, i as u32))
+            .collect();
+        Strings { index, order }
+    }
+
+    /// The number of `text` when it is written once.
+    pub fn get(&self, text: &str) -> Option<u32> {
+        if text.len() < POOLED_MIN {
+            return None;
+        }
+        self.index.get(text).copied()
+    }
+
+    /// The pooled texts, by number.
+    pub fn all(&self) -> &[&'ir str] {
+        &self.order
+    }
+}
+
+/// Calls `f` with every text `row` holds, its nested records' included.
+fn texts<'a>(row: &'a dyn Row, f: &mut impl FnMut(&'a str)) {
+    for v in row.values() {
+        match v {
+            Value::Str(s) => f(s),
+            Value::Strs(list) => list.iter().for_each(|s| f(s)),
+            Value::List(rows) => (0..rows.len()).for_each(|i| texts(rows.row(i), f)),
+            Value::Nested(r) | Value::Operation(r) => texts(r, f),
+            _ => {}
+        }
+    }
+}
+
+/// `(artifact sha256, family index, receipt index)` of every receipt,
+/// sorted by digest: the artifact table.
+fn artifact_rows(ir: &Ir) -> Vec<(&str, u32, u32)> {
+    let mut rows: Vec<(&str, u32, u32)> = ir
+        .families
+        .iter()
+        .enumerate()
+        .flat_map(|(fi, f)| {
+            f.receipts
+                .iter()
+                .enumerate()
+                .map(move |(ri, r)| (r.sha256.as_str(), fi as u32, ri as u32))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// The open-addressing index of `keys` (table order) that
+/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
+/// slots as keys (so every probe sequence meets an empty slot), each the
+/// table index placed there by linear probing, or [`EMPTY`].
+/// Deterministic: the same keys give the same index.
+pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
+    let n = keys.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let len = (2 * n).next_power_of_two().max(8);
+    let mask = len - 1;
+    let mut slots = vec![EMPTY; len];
+    for (i, key) in keys.enumerate() {
+        let mut slot = key_hash(key.as_bytes()) as usize & mask;
+        while slots[slot] != EMPTY {
+            slot = (slot + 1) & mask;
+        }
+        slots[slot] = u32::try_from(i).unwrap_or(EMPTY - 1);
+    }
+    slots
+}

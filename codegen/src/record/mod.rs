@@ -1,0 +1,256 @@
+//! The one declaration of every record the outputs carry: each record's
+//! fields in their one order, each field's name, type, doc and C form. The
+//! C structs and rows, the Rust records and row constructors, the Python
+//! dataclasses and rows, and the field lists of the docs are printed by
+//! walking it ([`defs`] holds the declarations). A new field is one line
+//! here (appended: the C layouts are the C ABI), plus the IR value it reads
+//! ([`values`]).
+//!
+//! The type of a field says how every language holds it, and so its
+//! sentinel rule once: an absent value is `None` in Rust and Python and the
+//! field type's sentinel in C (`NULL`, `-1`, `INT64_MAX`), which the C
+//! header's comment names.
+
+pub mod defs;
+mod layout;
+pub mod values;
+
+pub use defs::*;
+pub use layout::{c_fields, CField, Layout, Part};
+
+use crate::vocab::Vocabulary;
+
+/// One record.
+#[derive(Debug)]
+pub struct Record {
+    /// The type name in Rust and Python (`Param`).
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub fields: &'static [Field],
+    /// How C holds it.
+    pub c: CForm,
+    /// The name of its row constructor in the Rust tables (`p`), for the
+    /// records the tables hold.
+    pub ctor: Option<&'static str>,
+    /// Shorter constructors for rows whose fields follow from others
+    /// (a scalar parameter's direction, shape and layout).
+    pub shorthands: &'static [Shorthand],
+}
+
+/// How C holds a record.
+#[derive(Debug)]
+pub enum CForm {
+    /// A struct (or union) of its own, `typedef struct <c> {...} <c>;`, with
+    /// a `#[repr(C)]` Rust mirror in the runtime for the records its C
+    /// functions take or return.
+    Struct {
+        c: &'static str,
+        union: bool,
+        mirror: Option<&'static str>,
+    },
+    /// Its fields are inlined into the record that holds it, each named
+    /// `<holder's field>_<field>` (a receipt's evidence).
+    Inline,
+    /// An operation payload that `kfam_family` holds in fields of its own
+    /// (ABI 1.0's kinds): each field's [`CWhere::Flat`] names its place.
+    Flat,
+    /// Not in C.
+    None,
+}
+
+/// One field.
+#[derive(Debug)]
+pub struct Field {
+    pub name: &'static str,
+    pub ty: Ty,
+    pub doc: &'static str,
+    /// Where C holds the value.
+    pub c: CWhere,
+    /// What else is known of the value, which a row may leave out.
+    pub role: Role,
+}
+
+/// What a row may leave out of a field's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Plain,
+    /// The record's position in the list that holds it.
+    Position,
+    /// The key of the table that holds the record (a family's name).
+    Key,
+    /// Equal to the named field's value unless the row says otherwise.
+    SameAs(&'static str),
+}
+
+/// Where C holds a field's value.
+#[derive(Clone, Copy, Debug)]
+pub enum CWhere {
+    /// A field of the same name, its C type following from [`Ty`]
+    /// (several for an inlined record or a scalar reference).
+    Same,
+    /// In entry `index` of the `kfam_family` field `field` ([`CForm::Flat`]).
+    Flat(&'static str, usize),
+    /// Nowhere by itself: C-only fields carry it (a family's operation).
+    Spread,
+}
+
+/// A field's type.
+#[derive(Clone, Copy, Debug)]
+pub enum Ty {
+    Bool,
+    U16,
+    U32,
+    I64,
+    F64,
+    Str,
+    /// Text, or absent.
+    OptStr,
+    /// A position in one of the family's lists (a parameter, a profile).
+    Index,
+    /// An index, or absent.
+    OptIndex,
+    /// A count.
+    Count,
+    /// An extent: `-1` is dynamic.
+    Extent,
+    /// An upper bound, absent when unbounded.
+    Bound,
+    /// A member of a vocabulary, by its code in C and in rows.
+    Vocab(&'static Vocabulary),
+    /// Extents (`-1` dynamic); in C an array of `c_extent` entries.
+    Dims {
+        c_extent: &'static str,
+    },
+    /// Indices; in C a pointer (its count is a field of its own).
+    Indices,
+    /// Texts; in C a pointer (its count is a field of its own).
+    Strs,
+    /// Records; in C a pointer (its count is a field of its own).
+    List(&'static Record),
+    /// One record inside another.
+    Nested(&'static Record),
+    /// A constant fixed by the family or a scalar parameter passed at call
+    /// time: in C a `double` and `<name>_param` (-1 for the constant).
+    ScalarRef,
+    /// One of [`OPERATIONS`], tagged by its kind.
+    Operation,
+    /// Only in C: the value follows from the record.
+    C(CValue),
+    /// Only in C, a C ABI argument or result: the C type as spelled.
+    Raw(&'static str),
+}
+
+/// The value of a field only C has.
+#[derive(Clone, Copy, Debug)]
+pub enum CValue {
+    /// `sizeof` the struct.
+    StructSize,
+    /// The ABI version of the producer.
+    AbiMajor,
+    AbiMinor,
+    /// The record's position in its list.
+    Position,
+    /// Entries of the named list field.
+    Count(&'static str),
+    /// Used entries of the named dims field.
+    Rank(&'static str),
+    /// The code of the operation's kind.
+    OperationKind,
+    /// A [`CWhere::Flat`] place, `ty` (as C spells it), an array of `extent`
+    /// (a macro) entries or not, `default` where no payload field lands.
+    Flat {
+        ty: &'static str,
+        extent: Option<&'static str>,
+        default: &'static str,
+    },
+    /// The payload record of the kind whose payload is `record`, else NULL.
+    Payload(&'static Record),
+    /// A C ABI constant (or table), by its name, and its C type.
+    Macro(&'static str, &'static str),
+}
+
+/// A shorter Rust row constructor: `name` takes the record's fields but
+/// `fixed`, whose values it writes itself (as Rust spells them), and those
+/// of `same`, which equal another field (`(field, other)`).
+#[derive(Debug)]
+pub struct Shorthand {
+    pub name: &'static str,
+    pub fixed: &'static [(&'static str, Fixed)],
+    pub same: &'static [(&'static str, &'static str)],
+}
+
+/// A value a shorthand fixes.
+#[derive(Clone, Copy, Debug)]
+pub enum Fixed {
+    /// A vocabulary member, by its manifest spelling.
+    Member(&'static str),
+    /// No entries.
+    Empty,
+}
+
+impl Record {
+    /// The fields Rust and Python hold (every field but the C-only ones).
+    pub fn logical(&self) -> impl Iterator<Item = &'static Field> + Clone {
+        self.fields.iter().filter(|f| f.is_logical())
+    }
+
+    /// The field called `name`.
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The C typedef name, for records that are C structs.
+    pub fn c_name(&self) -> Option<&'static str> {
+        match self.c {
+            CForm::Struct { c, .. } => Some(c),
+            _ => None,
+        }
+    }
+}
+
+impl Field {
+    /// Whether Rust and Python hold it.
+    pub fn is_logical(&self) -> bool {
+        !matches!(self.ty, Ty::C(_) | Ty::Raw(_))
+    }
+}
+
+const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
+    Field {
+        name,
+        ty,
+        doc,
+        c: CWhere::Same,
+        role: Role::Plain,
+    }
+}
+
+/// A field only C has.
+const fn c_only(name: &'static str, value: CValue, doc: &'static str) -> Field {
+    field(name, Ty::C(value), doc)
+}
+
+/// A field of a C ABI argument or result.
+const fn raw(ty: &'static str, name: &'static str, doc: &'static str) -> Field {
+    field(name, Ty::Raw(ty), doc)
+}
+
+impl Field {
+    const fn role(self, role: Role) -> Field {
+        Field { role, ..self }
+    }
+
+    const fn flat(self, c_field: &'static str, index: usize) -> Field {
+        Field {
+            c: CWhere::Flat(c_field, index),
+            ..self
+        }
+    }
+
+    const fn spread(self) -> Field {
+        Field {
+            c: CWhere::Spread,
+            ..self
+        }
+    }
+}

@@ -1,0 +1,404 @@
+//! What each record holds for one IR value: its logical fields' values, in
+//! the declared order ([`Row::values`]). This is the one place that reads an
+//! IR record field by field; the printers of every language walk the
+//! declaration and these values together, never the IR record itself.
+
+use smallvec::SmallVec;
+
+use super::defs::*;
+use super::Record;
+use crate::ir;
+
+/// One field's value.
+#[derive(Clone, Copy)]
+pub enum Value<'a> {
+    Bool(bool),
+    Int(i64),
+    F64(f64),
+    Str(&'a str),
+    /// Absent text, an absent index or an unbounded bound: `None`.
+    Absent,
+    Vocab(Code),
+    Ints(Ints<'a>),
+    Strs(&'a [String]),
+    List(&'a dyn Rows),
+    Nested(&'a dyn Row),
+    ScalarRef(ir::ScalarRef),
+    /// The payload, a row of its kind's record.
+    Operation(&'a dyn Row),
+}
+
+/// A vocabulary member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Code {
+    pub code: i32,
+    /// The Rust variant name (`Bf16`).
+    pub variant: &'static str,
+    /// The manifest spelling (`bf16`).
+    pub spelling: &'static str,
+}
+
+/// A list of integers, as the IR holds it.
+#[derive(Clone, Copy)]
+pub enum Ints<'a> {
+    I64(&'a [i64]),
+    Usize(&'a [usize]),
+    U32(&'a [u32]),
+}
+
+impl<'a> Ints<'a> {
+    pub fn len(self) -> usize {
+        match self {
+            Ints::I64(v) => v.len(),
+            Ints::Usize(v) => v.len(),
+            Ints::U32(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = i64> + 'a {
+        let (a, b, c) = match self {
+            Ints::I64(v) => (v, &[][..], &[][..]),
+            Ints::Usize(v) => (&[][..], v, &[][..]),
+            Ints::U32(v) => (&[][..], &[][..], v),
+        };
+        a.iter()
+            .copied()
+            .chain(b.iter().map(|&x| x as i64))
+            .chain(c.iter().map(|&x| i64::from(x)))
+    }
+}
+
+/// The values of a record's logical fields, in order.
+pub type Values<'a> = SmallVec<[Value<'a>; 16]>;
+
+/// An IR value that is one record.
+pub trait Row {
+    fn record(&self) -> &'static Record;
+    fn values(&self) -> Values<'_>;
+}
+
+/// A list of records.
+pub trait Rows {
+    fn len(&self) -> usize;
+    fn row(&self, i: usize) -> &dyn Row;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<T: Row> Rows for Vec<T> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn row(&self, i: usize) -> &dyn Row {
+        &self[i]
+    }
+}
+
+impl<'a> Value<'a> {
+    pub fn int(n: impl TryInto<i64>) -> Value<'a> {
+        Value::Int(n.try_into().unwrap_or(i64::MAX))
+    }
+
+    fn opt_str(s: &'a Option<String>) -> Value<'a> {
+        s.as_deref().map_or(Value::Absent, Value::Str)
+    }
+
+    fn opt_int(n: Option<impl TryInto<i64>>) -> Value<'a> {
+        n.map_or(Value::Absent, Value::int)
+    }
+
+    /// The list of a [`Value::List`], else none.
+    pub fn rows(self) -> Option<&'a dyn Rows> {
+        match self {
+            Value::List(r) => Some(r),
+            _ => None,
+        }
+    }
+
+    /// Entries of a list value (records, integers or texts); 0 for others.
+    pub fn entries(self) -> usize {
+        match self {
+            Value::List(r) => r.len(),
+            Value::Ints(i) => i.len(),
+            Value::Strs(s) => s.len(),
+            _ => 0,
+        }
+    }
+}
+
+macro_rules! code {
+    ($v:expr) => {{
+        let v = $v;
+        Value::Vocab(Code {
+            code: v.code(),
+            variant: v.variant_name(),
+            spelling: v.as_str(),
+        })
+    }};
+}
+
+impl Row for ir::Param {
+    fn record(&self) -> &'static Record {
+        &PARAM
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.index),
+            Value::Str(&self.name),
+            Value::opt_str(&self.doc),
+            code!(self.kind),
+            code!(self.direction),
+            code!(self.dtype),
+            code!(self.layout),
+            Value::int(self.pool_index),
+            Value::Ints(Ints::I64(&self.shape)),
+            Value::Ints(Ints::I64(&self.lowered_shape)),
+        ]
+    }
+}
+
+impl Row for ir::Binding {
+    fn record(&self) -> &'static Record {
+        &BINDING
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.param),
+            Value::int(self.slot),
+            code!(self.kind),
+        ]
+    }
+}
+
+impl Row for ir::Profile {
+    fn record(&self) -> &'static Record {
+        &PROFILE
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::Str(&self.name),
+            code!(self.platform),
+            code!(self.backend),
+            code!(self.runtime),
+            code!(self.execution_mode),
+            Value::List(&self.bindings),
+        ]
+    }
+}
+
+impl Row for ir::Evidence {
+    fn record(&self) -> &'static Record {
+        &EVIDENCE
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::Str(&self.date),
+            Value::Str(&self.hardware),
+            Value::opt_str(&self.note),
+        ]
+    }
+}
+
+impl Row for ir::Receipt {
+    fn record(&self) -> &'static Record {
+        &RECEIPT
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.profile),
+            Value::Str(&self.codec),
+            Value::Str(&self.artifact),
+            Value::Str(&self.sha256),
+            Value::Nested(&self.evidence),
+        ]
+    }
+}
+
+impl Row for ir::DimUse {
+    fn record(&self) -> &'static Record {
+        &DIM_USE
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.param),
+            Value::int(self.tensor),
+            Value::int(self.axis),
+        ]
+    }
+}
+
+impl Row for ir::Symbol {
+    fn record(&self) -> &'static Record {
+        &SYMBOL
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::Str(&self.name),
+            Value::int(self.min),
+            Value::opt_int(self.max),
+            Value::int(self.multiple_of),
+            Value::List(&self.uses),
+        ]
+    }
+}
+
+impl Row for ir::Operation {
+    fn record(&self) -> &'static Record {
+        operation(self.kind())
+    }
+    fn values(&self) -> Values<'_> {
+        use ir::Operation as O;
+        fn i<'a>(n: impl TryInto<i64>) -> Value<'a> {
+            Value::int(n)
+        }
+        match self {
+            O::ElementwiseBinary { op, lhs, rhs, out } => {
+                smallvec::smallvec![code!(*op), i(*lhs), i(*rhs), i(*out)]
+            }
+            O::Matmul {
+                m,
+                k,
+                n,
+                a,
+                b,
+                c,
+                accumulate,
+            } => smallvec::smallvec![
+                i(m.as_i64()),
+                i(k.as_i64()),
+                i(n.as_i64()),
+                i(*a),
+                i(*b),
+                i(*c),
+                Value::Bool(*accumulate),
+            ],
+            O::ElementwiseUnary { op, input, out } => {
+                smallvec::smallvec![code!(*op), i(*input), i(*out)]
+            }
+            O::Reduce {
+                op,
+                input,
+                out,
+                axes,
+                keepdim,
+            } => smallvec::smallvec![
+                code!(*op),
+                i(*input),
+                i(*out),
+                Value::Bool(*keepdim),
+                Value::Ints(Ints::U32(axes)),
+            ],
+            O::Softmax { input, out, axis } => smallvec::smallvec![i(*input), i(*out), i(*axis)],
+            O::Norm {
+                op,
+                input,
+                weight,
+                bias,
+                out,
+                axis,
+                eps,
+            } => smallvec::smallvec![
+                code!(*op),
+                i(*input),
+                i(*weight),
+                Value::opt_int(*bias),
+                i(*out),
+                i(*axis),
+                Value::ScalarRef(*eps),
+            ],
+            O::PagedAttentionDecode {
+                query,
+                key_cache,
+                value_cache,
+                block_table,
+                context_lens,
+                out,
+                scale,
+            } => smallvec::smallvec![
+                i(*query),
+                i(*key_cache),
+                i(*value_cache),
+                i(*block_table),
+                i(*context_lens),
+                i(*out),
+                Value::ScalarRef(*scale),
+            ],
+            O::Custom { semantics } => smallvec::smallvec![Value::Str(semantics)],
+        }
+    }
+}
+
+impl Row for ir::Family {
+    fn record(&self) -> &'static Record {
+        &FAMILY
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.revision),
+            Value::Str(&self.name),
+            Value::Str(&self.identity),
+            Value::Str(&self.summary),
+            Value::opt_str(&self.torch_schema),
+            code!(self.contract),
+            Value::Bool(self.torch),
+            Value::Operation(&self.operation),
+            Value::int(self.tensor_count),
+            Value::int(self.scalar_count),
+            Value::List(&self.params),
+            Value::Ints(Ints::Usize(&self.returns)),
+            Value::List(&self.profiles),
+            Value::List(&self.receipts),
+            Value::List(&self.symbols),
+        ]
+    }
+}
+
+impl Row for ir::Retired {
+    fn record(&self) -> &'static Record {
+        &RETIRED
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.revision),
+            Value::Str(&self.name),
+            Value::Str(&self.identity),
+            Value::Str(&self.reason),
+            Value::Strs(&self.receipts),
+        ]
+    }
+}
+
+/// Whether `value` is of the declared type `ty` (the tests walk every
+/// record of a manifest with it, so a value written in the wrong place
+/// fails them).
+pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
+    use super::Ty;
+    match (ty, value) {
+        (Ty::Bool, Value::Bool(_)) => true,
+        (Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent, Value::Int(_)) => true,
+        (Ty::F64, Value::F64(_)) => true,
+        (Ty::Str | Ty::OptStr, Value::Str(_)) => true,
+        (Ty::OptStr | Ty::OptIndex | Ty::Bound, Value::Absent) => true,
+        (Ty::OptIndex | Ty::Bound, Value::Int(_)) => true,
+        (Ty::Vocab(v), Value::Vocab(c)) => v
+            .members
+            .iter()
+            .any(|m| m.code == c.code && m.spelling == c.spelling),
+        (Ty::Dims { .. } | Ty::Indices, Value::Ints(_)) => true,
+        (Ty::Strs, Value::Strs(_)) => true,
+        (Ty::List(r), Value::List(rows)) => {
+            (0..rows.len()).all(|i| std::ptr::eq(rows.row(i).record(), r))
+        }
+        (Ty::Nested(r), Value::Nested(row)) => std::ptr::eq(row.record(), r),
+        (Ty::ScalarRef, Value::ScalarRef(_)) => true,
+        (Ty::Operation, Value::Operation(row)) => OPERATIONS
+            .iter()
+            .any(|(_, r)| std::ptr::eq(row.record(), *r)),
+        _ => false,
+    }
+}
