@@ -10,15 +10,15 @@ pub static FAMILIES: &[crate::Family] = &FAMILY_ROWS;
 static FAMILY_ROWS: [crate::Family; 9] = {
     use rows::*;
     [
-        f("add_bf16_1024", 1, "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, O0, P0, U0, PR0, RC0, 3, 0, "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", Some("kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), &[]),
-        f("add_bf16_rows", 1, "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", Ct::Kernel, true, O0, P1, U0, PR0, RC1, 3, 0, "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", Some("kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), SY0),
-        f("matmul_acc_nz_bf16", 1, "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, true, O1, P2, U1, PR1, RC2, 3, 2, "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), &[]),
-        f("matmul_bf16_128x64x128", 1, "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Ct::Kernel, true, O2, P3, U0, PR0, RC3, 3, 0, "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), &[]),
-        f("mul_fp4_dequant", 1, "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Ct::Program, false, O3, P4, U0, PR2, RC4, 3, 0, "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", None, &[]),
-        f("paged_attention_decode_bf16", 1, "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, O4, P5, U2, PR3, RC5, 6, 1, "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", None, SY1),
-        f("rms_norm_bf16_4096", 1, "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", Ct::Kernel, false, O5, P6, U0, PR4, RC6, 3, 0, "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", None, SY2),
-        f("silu_bf16", 1, "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Ct::Kernel, false, O6, P7, U3, PR5, RC7, 2, 0, "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", None, SY3),
-        f("swiglu_fused_bf16", 1, "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Ct::Kernel, false, O7, P8, U0, PR4, RC8, 3, 0, "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", None, SY4),
+        f(1, "add_bf16_1024", "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Some("kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), C::Kernel, true, O0, 3, 0, P0, U0, PR0, RC0, &[]),
+        f(1, "add_bf16_rows", "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", Some("kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), C::Kernel, true, O0, 3, 0, P1, U0, PR0, RC1, SY0),
+        f(1, "matmul_acc_nz_bf16", "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), C::Kernel, true, O1, 3, 2, P2, U1, PR1, RC2, &[]),
+        f(1, "matmul_bf16_128x64x128", "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), C::Kernel, true, O2, 3, 0, P3, U0, PR0, RC3, &[]),
+        f(1, "mul_fp4_dequant", "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", None, C::Program, false, O3, 3, 0, P4, U0, PR2, RC4, &[]),
+        f(1, "paged_attention_decode_bf16", "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O4, 6, 1, P5, U2, PR3, RC5, SY1),
+        f(1, "rms_norm_bf16_4096", "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", None, C::Kernel, false, O5, 3, 0, P6, U0, PR4, RC6, SY2),
+        f(1, "silu_bf16", "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d", "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", None, C::Kernel, false, O6, 2, 0, P7, U3, PR5, RC7, SY3),
+        f(1, "swiglu_fused_bf16", "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O7, 3, 0, P8, U0, PR4, RC8, SY4),
     ]
 };
 
@@ -44,7 +44,7 @@ pub static ARTIFACTS: &[(&str, u32, u32)] = {
 
 /// Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.
 pub static RETIRED: &[crate::Retired] = &[
-    crate::Retired { name: "matmul_bf16_64x64x64", revision: 1, identity: "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", reason: "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", receipts: &["c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"] },
+    crate::Retired { revision: 1, name: "matmul_bf16_64x64x64", identity: "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", reason: "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", receipts: &["c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"] },
 ];
 
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.
@@ -96,36 +96,35 @@ pub mod families {
 /// rows are written with (positional, in the records' field order).
 mod rows {
     #![allow(dead_code, unused_imports, clippy::too_many_arguments)]
-    pub(super) use crate::{Binding, DimUse, Evidence, Family, Operation as Op, Param, Profile, Receipt, ScalarRef as Sr, Symbol};
-    pub(super) use crate::{Backend as Be, BinaryOp as Bin, BindingKind as Bk, Contract as Ct, DType as Dt, Direction as Dir, ExecutionMode as Em, Layout as Ly};
-    pub(super) use crate::{NormKind as Nk, ParamKind as Pk, Platform as Pf, ReduceOp as Red, Runtime as Rt, UnaryOp as Un};
+    pub(super) use crate::{Binding, DimUse, Evidence, Family, Operation as Op, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
+    pub(super) use crate::{Backend as B, BinaryOp as BO, BindingKind as BK, Contract as C, DType as DT, Direction as D, ExecutionMode as EM, Layout as L, NormKind as NK, ParamKind as PK, Platform as P, ReduceOp as RO, Runtime as R, UnaryOp as UO};
 
-    pub(super) const fn f(name: &'static str, revision: u32, summary: &'static str, contract: Ct, torch: bool, operation: Op, params: &'static [Param], returns: &'static [u32], profiles: &'static [Profile], receipts: &'static [Receipt], tensor_count: u32, scalar_count: u32, identity: &'static str, torch_schema: Option<&'static str>, symbols: &'static [Symbol]) -> Family {
-        Family { name, revision, summary, contract, torch, operation, params, returns, profiles, receipts, tensor_count, scalar_count, identity, torch_schema, symbols }
+    pub(super) const fn p(index: u32, name: &'static str, doc: Option<&'static str>, kind: PK, direction: D, dtype: DT, layout: L, pool_index: u32, shape: &'static [i64], lowered_shape: &'static [i64]) -> Param {
+        Param { index, name, doc, kind, direction, dtype, layout, pool_index, shape, lowered_shape }
     }
-    const fn p(name: &'static str, index: u32, kind: Pk, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, lowered_shape: &'static [i64], pool_index: u32, doc: Option<&'static str>) -> Param {
-        Param { name, index, kind, direction, dtype, shape, layout, lowered_shape, pool_index, doc }
+    pub(super) const fn t(index: u32, name: &'static str, doc: Option<&'static str>, direction: D, dtype: DT, layout: L, pool_index: u32, shape: &'static [i64]) -> Param {
+        p(index, name, doc, PK::Tensor, direction, dtype, layout, pool_index, shape, shape)
     }
-    const fn t(name: &'static str, index: u32, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, pool_index: u32, doc: Option<&'static str>) -> Param {
-        p(name, index, Pk::Tensor, direction, dtype, shape, layout, shape, pool_index, doc)
+    pub(super) const fn s(index: u32, name: &'static str, doc: Option<&'static str>, dtype: DT, pool_index: u32) -> Param {
+        p(index, name, doc, PK::Scalar, D::In, dtype, L::Nd, pool_index, &[], &[])
     }
-    const fn s(name: &'static str, index: u32, dtype: Dt, pool_index: u32, doc: Option<&'static str>) -> Param {
-        p(name, index, Pk::Scalar, Dir::In, dtype, &[], Ly::Nd, &[], pool_index, doc)
-    }
-    const fn pr(name: &'static str, platform: Pf, backend: Be, runtime: Rt, execution_mode: Em, bindings: &'static [Binding]) -> Profile {
-        Profile { name, platform, backend, runtime, execution_mode, bindings }
-    }
-    const fn b(param: u32, slot: u32, kind: Bk) -> Binding {
+    pub(super) const fn b(param: u32, slot: u32, kind: BK) -> Binding {
         Binding { param, slot, kind }
     }
-    const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>) -> Receipt {
+    pub(super) const fn pr(name: &'static str, platform: P, backend: B, runtime: R, execution_mode: EM, bindings: &'static [Binding]) -> Profile {
+        Profile { name, platform, backend, runtime, execution_mode, bindings }
+    }
+    pub(super) const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>) -> Receipt {
         Receipt { profile, codec, artifact, sha256, evidence: Evidence { date, hardware, note } }
     }
-    const fn sy(name: &'static str, min: i64, max: i64, multiple_of: i64, uses: &'static [DimUse]) -> Symbol {
+    pub(super) const fn du(param: u32, tensor: u32, axis: u32) -> DimUse {
+        DimUse { param, tensor, axis }
+    }
+    pub(super) const fn sy(name: &'static str, min: i64, max: Option<i64>, multiple_of: i64, uses: &'static [DimUse]) -> Symbol {
         Symbol { name, min, max, multiple_of, uses }
     }
-    const fn u(param: u32, tensor: u32, axis: u32) -> DimUse {
-        DimUse { param, tensor, axis }
+    pub(super) const fn f(revision: u32, name: &'static str, identity: &'static str, summary: &'static str, torch_schema: Option<&'static str>, contract: C, torch: bool, operation: Op, tensor_count: u32, scalar_count: u32, params: &'static [Param], returns: &'static [u32], profiles: &'static [Profile], receipts: &'static [Receipt], symbols: &'static [Symbol]) -> Family {
+        Family { revision, name, identity, summary, torch_schema, contract, torch, operation, tensor_count, scalar_count, params, returns, profiles, receipts, symbols }
     }
     /// An `ARTIFACTS` row: the digest of receipt `r` of family `f`.
     pub(super) const fn a(f: u32, r: u32) -> (&'static str, u32, u32) {
@@ -139,15 +138,10 @@ mod rows {
     pub const N4: u32 = 4;
     pub const N5: u32 = 5;
     pub const N6: u32 = 6;
-    pub(super) const S0: &str = "xdna2_onboard";
-    pub(super) const S1: &str = "xdna.generated_add.v1";
-    pub(super) const S2: &str = "2026-10-14";
-    pub(super) const S3: &str = "Ryzen AI 9 HX 370 (XDNA2)";
-    pub(super) const S4: &str = "a2a3_sim";
-    pub(super) const S5: &str = "a2a3_onboard";
-    pub(super) const S6: &str = "simpler.kernel.v1";
-    pub(super) const S7: &str = "a2a3 simulator";
-    pub(super) const S8: &str = "Ascend 910B (a2a3)";
+    pub(super) const S0: &str = "Ascend 910B (a2a3)";
+    pub(super) const S1: &str = "Ryzen AI 9 HX 370 (XDNA2)";
+    pub(super) const S2: &str = "simpler.kernel.v1";
+    pub(super) const S3: &str = "xdna.generated_add.v1";
     pub(super) const I0: &[i64] = &[1024];
     pub(super) const I1: &[i64] = &[-1, 256];
     pub(super) const I2: &[i64] = &[-1, 64];
@@ -167,135 +161,140 @@ mod rows {
     pub(super) const U1: &[u32] = &[2, 2];
     pub(super) const U2: &[u32] = &[5];
     pub(super) const U3: &[u32] = &[1];
-    pub(super) const B0: &[Binding] = &[b(0, 0, Bk::BufferObject), b(1, 1, Bk::BufferObject), b(2, 2, Bk::BufferObject)];
-    pub(super) const B1: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg), b(2, 2, Bk::TensorArg), b(3, 3, Bk::ScalarArg), b(4, 4, Bk::ScalarArg)];
-    pub(super) const B2: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg), b(2, 2, Bk::TensorArg)];
-    pub(super) const B3: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg), b(2, 2, Bk::TensorArg), b(3, 3, Bk::TensorArg), b(4, 4, Bk::TensorArg), b(5, 5, Bk::TensorArg), b(6, 6, Bk::ScalarArg)];
-    pub(super) const B4: &[Binding] = &[b(0, 0, Bk::TensorArg), b(1, 1, Bk::TensorArg)];
-    pub(super) const B5: &[Binding] = &[b(0, 0, Bk::BufferObject), b(1, 1, Bk::BufferObject)];
-    pub(super) const O0: Op = Op::ElementwiseBinary { op: Bin::Add, lhs: 0, rhs: 1, out: 2 };
+    pub(super) const O0: Op = Op::ElementwiseBinary { op: BO::Add, lhs: 0, rhs: 1, out: 2 };
     pub(super) const O1: Op = Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true };
     pub(super) const O2: Op = Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false };
-    pub(super) const O3: Op = Op::ElementwiseBinary { op: Bin::Mul, lhs: 0, rhs: 1, out: 2 };
+    pub(super) const O3: Op = Op::ElementwiseBinary { op: BO::Mul, lhs: 0, rhs: 1, out: 2 };
     pub(super) const O4: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6) };
-    pub(super) const O5: Op = Op::Norm { op: Nk::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
-    pub(super) const O6: Op = Op::ElementwiseUnary { op: Un::Silu, input: 0, out: 1 };
+    pub(super) const O5: Op = Op::Norm { op: NK::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
+    pub(super) const O6: Op = Op::ElementwiseUnary { op: UO::Silu, input: 0, out: 1 };
     pub(super) const O7: Op = Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." };
+    pub(super) const B0: &[Binding] = &[b(0, 0, BK::BufferObject), b(1, 1, BK::BufferObject), b(2, 2, BK::BufferObject)];
+    pub(super) const B1: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::ScalarArg), b(4, 4, BK::ScalarArg)];
+    pub(super) const B2: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg)];
+    pub(super) const B3: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::TensorArg), b(6, 6, BK::ScalarArg)];
+    pub(super) const B4: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg)];
+    pub(super) const B5: &[Binding] = &[b(0, 0, BK::BufferObject), b(1, 1, BK::BufferObject)];
+    pub(super) const DU0: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0)];
+    pub(super) const DU1: &[DimUse] = &[du(0, 0, 0), du(3, 3, 0), du(4, 4, 0), du(5, 5, 0)];
+    pub(super) const DU2: &[DimUse] = &[du(1, 1, 0), du(2, 2, 0)];
+    pub(super) const DU3: &[DimUse] = &[du(0, 0, 0), du(2, 2, 0)];
+    pub(super) const DU4: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0)];
     pub(super) const P0: &[Param] = &[
-        t("lhs", 0, Dir::In, Dt::Bf16, I0, Ly::Nd, 0, None),
-        t("rhs", 1, Dir::In, Dt::Bf16, I0, Ly::Nd, 1, None),
-        t("out", 2, Dir::Out, Dt::Bf16, I0, Ly::Nd, 2, None),
+        t(0, "lhs", None, D::In, DT::Bf16, L::Nd, 0, I0),
+        t(1, "rhs", None, D::In, DT::Bf16, L::Nd, 1, I0),
+        t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I0),
     ];
     pub(super) const P1: &[Param] = &[
-        t("lhs", 0, Dir::In, Dt::Bf16, I1, Ly::Nd, 0, None),
-        t("rhs", 1, Dir::In, Dt::Bf16, I1, Ly::Nd, 1, None),
-        t("out", 2, Dir::Out, Dt::Bf16, I1, Ly::Nd, 2, None),
+        t(0, "lhs", None, D::In, DT::Bf16, L::Nd, 0, I1),
+        t(1, "rhs", None, D::In, DT::Bf16, L::Nd, 1, I1),
+        t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I1),
     ];
     pub(super) const P2: &[Param] = &[
-        t("x", 0, Dir::In, Dt::Bf16, I2, Ly::Nd, 0, Some("Activations: a dynamic number of rows.")),
-        p("w", 1, Pk::Tensor, Dir::In, Dt::Bf16, I3, Ly::Nz, I4, 1, Some("Weight, pre-blocked into the NZ fractal layout.")),
-        t("acc", 2, Dir::InOut, Dt::Fp32, I5, Ly::Nd, 2, Some("FP32 accumulator, read and updated in place.")),
-        s("tile_rows", 3, Dt::Int32, 0, Some("Rows per tile chosen by the caller.")),
-        s("alpha", 4, Dt::Fp32, 1, Some("Scale applied to the product before accumulation.")),
+        t(0, "x", Some("Activations: a dynamic number of rows."), D::In, DT::Bf16, L::Nd, 0, I2),
+        p(1, "w", Some("Weight, pre-blocked into the NZ fractal layout."), PK::Tensor, D::In, DT::Bf16, L::Nz, 1, I3, I4),
+        t(2, "acc", Some("FP32 accumulator, read and updated in place."), D::InOut, DT::Fp32, L::Nd, 2, I5),
+        s(3, "tile_rows", Some("Rows per tile chosen by the caller."), DT::Int32, 0),
+        s(4, "alpha", Some("Scale applied to the product before accumulation."), DT::Fp32, 1),
     ];
     pub(super) const P3: &[Param] = &[
-        t("a", 0, Dir::In, Dt::Bf16, I6, Ly::Nd, 0, None),
-        t("b", 1, Dir::In, Dt::Bf16, I3, Ly::Nd, 1, None),
-        t("c", 2, Dir::Out, Dt::Bf16, I7, Ly::Nd, 2, None),
+        t(0, "a", None, D::In, DT::Bf16, L::Nd, 0, I6),
+        t(1, "b", None, D::In, DT::Bf16, L::Nd, 1, I3),
+        t(2, "c", None, D::Out, DT::Bf16, L::Nd, 2, I7),
     ];
     pub(super) const P4: &[Param] = &[
-        p("codes", 0, Pk::Tensor, Dir::In, Dt::Fp4, I1, Ly::Nd, I5, 0, None),
-        p("scales", 1, Pk::Tensor, Dir::In, Dt::Fp4, I1, Ly::Nd, I5, 1, None),
-        p("out", 2, Pk::Tensor, Dir::Out, Dt::Fp4, I1, Ly::Nd, I5, 2, None),
+        p(0, "codes", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 0, I1, I5),
+        p(1, "scales", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 1, I1, I5),
+        p(2, "out", None, PK::Tensor, D::Out, DT::Fp4, L::Nd, 2, I1, I5),
     ];
     pub(super) const P5: &[Param] = &[
-        t("query", 0, Dir::In, Dt::Bf16, I8, Ly::Nd, 0, Some("One query token per sequence: [batch, heads, head size].")),
-        t("key_cache", 1, Dir::In, Dt::Bf16, I9, Ly::Nd, 1, Some("Key cache: [blocks, block size, KV heads, head size].")),
-        t("value_cache", 2, Dir::In, Dt::Bf16, I9, Ly::Nd, 2, Some("Value cache, laid out like the key cache.")),
-        t("block_table", 3, Dir::In, Dt::Int32, I10, Ly::Nd, 3, Some("Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].")),
-        t("context_lens", 4, Dir::In, Dt::Int32, I11, Ly::Nd, 4, Some("Tokens in each sequence's context, the new one included.")),
-        t("out", 5, Dir::Out, Dt::Bf16, I8, Ly::Nd, 5, Some("Attention output: [batch, heads, head size].")),
-        s("scale", 6, Dt::Fp32, 0, Some("Softmax scale, usually 1 / sqrt(head size).")),
+        t(0, "query", Some("One query token per sequence: [batch, heads, head size]."), D::In, DT::Bf16, L::Nd, 0, I8),
+        t(1, "key_cache", Some("Key cache: [blocks, block size, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I9),
+        t(2, "value_cache", Some("Value cache, laid out like the key cache."), D::In, DT::Bf16, L::Nd, 2, I9),
+        t(3, "block_table", Some("Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks]."), D::In, DT::Int32, L::Nd, 3, I10),
+        t(4, "context_lens", Some("Tokens in each sequence's context, the new one included."), D::In, DT::Int32, L::Nd, 4, I11),
+        t(5, "out", Some("Attention output: [batch, heads, head size]."), D::Out, DT::Bf16, L::Nd, 5, I8),
+        s(6, "scale", Some("Softmax scale, usually 1 / sqrt(head size)."), DT::Fp32, 0),
     ];
     pub(super) const P6: &[Param] = &[
-        t("x", 0, Dir::In, Dt::Bf16, I12, Ly::Nd, 0, Some("Rows to normalize.")),
-        t("weight", 1, Dir::In, Dt::Bf16, I13, Ly::Nd, 1, Some("Per-channel scale.")),
-        t("out", 2, Dir::Out, Dt::Bf16, I12, Ly::Nd, 2, Some("Normalized rows.")),
+        t(0, "x", Some("Rows to normalize."), D::In, DT::Bf16, L::Nd, 0, I12),
+        t(1, "weight", Some("Per-channel scale."), D::In, DT::Bf16, L::Nd, 1, I13),
+        t(2, "out", Some("Normalized rows."), D::Out, DT::Bf16, L::Nd, 2, I12),
     ];
     pub(super) const P7: &[Param] = &[
-        t("x", 0, Dir::In, Dt::Bf16, I14, Ly::Nd, 0, None),
-        t("out", 1, Dir::Out, Dt::Bf16, I14, Ly::Nd, 1, None),
+        t(0, "x", None, D::In, DT::Bf16, L::Nd, 0, I14),
+        t(1, "out", None, D::Out, DT::Bf16, L::Nd, 1, I14),
     ];
     pub(super) const P8: &[Param] = &[
-        t("gate", 0, Dir::In, Dt::Bf16, I14, Ly::Nd, 0, Some("Gate projection.")),
-        t("up", 1, Dir::In, Dt::Bf16, I14, Ly::Nd, 1, Some("Up projection.")),
-        t("out", 2, Dir::Out, Dt::Bf16, I14, Ly::Nd, 2, None),
+        t(0, "gate", Some("Gate projection."), D::In, DT::Bf16, L::Nd, 0, I14),
+        t(1, "up", Some("Up projection."), D::In, DT::Bf16, L::Nd, 1, I14),
+        t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I14),
     ];
     pub(super) const PR0: &[Profile] = &[
-        pr(S0, Pf::Xdna2, Be::Aie, Rt::XrtDirect, Em::Onboard, B0),
+        pr("xdna2_onboard", P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B0),
     ];
     pub(super) const PR1: &[Profile] = &[
-        pr(S4, Pf::A2a3, Be::Pto, Rt::TensormapAndRingbuffer, Em::Sim, B1),
-        pr(S5, Pf::A2a3, Be::Pto, Rt::TensormapAndRingbuffer, Em::Onboard, B1),
+        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B1),
+        pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B1),
     ];
     pub(super) const PR2: &[Profile] = &[
-        pr("a5_onboard", Pf::A5, Be::Cce, Rt::HostBuildGraph, Em::Onboard, B2),
+        pr("a5_onboard", P::A5, B::Cce, R::HostBuildGraph, EM::Onboard, B2),
     ];
     pub(super) const PR3: &[Profile] = &[
-        pr(S4, Pf::A2a3, Be::Pto, Rt::TensormapAndRingbuffer, Em::Sim, B3),
-        pr(S5, Pf::A2a3, Be::Pto, Rt::TensormapAndRingbuffer, Em::Onboard, B3),
+        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B3),
+        pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B3),
     ];
     pub(super) const PR4: &[Profile] = &[
-        pr(S4, Pf::A2a3, Be::Pto, Rt::TensormapAndRingbuffer, Em::Sim, B2),
+        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B2),
     ];
     pub(super) const PR5: &[Profile] = &[
-        pr(S4, Pf::A2a3, Be::Cce, Rt::TensormapAndRingbuffer, Em::Sim, B4),
-        pr(S0, Pf::Xdna2, Be::Aie, Rt::XrtDirect, Em::Onboard, B5),
+        pr("a2a3_sim", P::A2a3, B::Cce, R::TensormapAndRingbuffer, EM::Sim, B4),
+        pr("xdna2_onboard", P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B5),
     ];
     pub(super) const RC0: &[Receipt] = &[
-        rc(0, S1, "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", S2, S3, Some("targeted source-exact add smoke")),
+        rc(0, S3, "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S1, Some("targeted source-exact add smoke")),
     ];
     pub(super) const RC1: &[Receipt] = &[
-        rc(0, S1, "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S3, Some("targeted source-exact add smoke over 16..4096 rows")),
+        rc(0, S3, "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S1, Some("targeted source-exact add smoke over 16..4096 rows")),
     ];
     pub(super) const RC2: &[Receipt] = &[
-        rc(0, S6, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S7, Some("kernel-mode entry UT on the sim platform")),
-        rc(1, S6, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", S8, Some("borrowed-stream launch on device 0")),
+        rc(0, S2, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", "a2a3 simulator", Some("kernel-mode entry UT on the sim platform")),
+        rc(1, S2, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", S0, Some("borrowed-stream launch on device 0")),
     ];
     pub(super) const RC3: &[Receipt] = &[
-        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", S2, S3, Some("targeted source-exact matmul smoke")),
+        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S1, Some("targeted source-exact matmul smoke")),
     ];
     pub(super) const RC4: &[Receipt] = &[
         rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload")),
     ];
     pub(super) const RC5: &[Receipt] = &[
-        rc(0, S6, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S7, Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference")),
-        rc(1, S6, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", S8, Some("decode UT on device 0, borrowed stream")),
+        rc(0, S2, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", "a2a3 simulator", Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference")),
+        rc(1, S2, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", S0, Some("decode UT on device 0, borrowed stream")),
     ];
     pub(super) const RC6: &[Receipt] = &[
-        rc(0, S6, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S7, Some("1 to 8192 rows against torch.nn.functional.rms_norm")),
+        rc(0, S2, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", "a2a3 simulator", Some("1 to 8192 rows against torch.nn.functional.rms_norm")),
     ];
     pub(super) const RC7: &[Receipt] = &[
-        rc(0, S6, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", S7, None),
-        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S3, Some("bit-exact against the host reference on 1 to 512 rows")),
+        rc(0, S2, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", "a2a3 simulator", None),
+        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S1, Some("bit-exact against the host reference on 1 to 512 rows")),
     ];
     pub(super) const RC8: &[Receipt] = &[
-        rc(0, S6, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S7, Some("against silu(gate) * up in PyTorch, FP32 accumulation")),
+        rc(0, S2, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", "a2a3 simulator", Some("against silu(gate) * up in PyTorch, FP32 accumulation")),
     ];
     pub(super) const SY0: &[Symbol] = &[
-        sy("rows", 16, 9223372036854775807, 16, &[u(0, 0, 0), u(1, 1, 0), u(2, 2, 0)]),
+        sy("rows", 16, None, 16, DU0),
     ];
     pub(super) const SY1: &[Symbol] = &[
-        sy("batch", 1, 256, 1, &[u(0, 0, 0), u(3, 3, 0), u(4, 4, 0), u(5, 5, 0)]),
-        sy("num_blocks", 1, 9223372036854775807, 1, &[u(1, 1, 0), u(2, 2, 0)]),
+        sy("batch", 1, Some(256), 1, DU1),
+        sy("num_blocks", 1, None, 1, DU2),
     ];
     pub(super) const SY2: &[Symbol] = &[
-        sy("rows", 0, 9223372036854775807, 1, &[u(0, 0, 0), u(2, 2, 0)]),
+        sy("rows", 0, None, 1, DU3),
     ];
     pub(super) const SY3: &[Symbol] = &[
-        sy("rows", 0, 9223372036854775807, 1, &[u(0, 0, 0), u(1, 1, 0)]),
+        sy("rows", 0, None, 1, DU4),
     ];
     pub(super) const SY4: &[Symbol] = &[
-        sy("rows", 0, 9223372036854775807, 1, &[u(0, 0, 0), u(1, 1, 0), u(2, 2, 0)]),
+        sy("rows", 0, None, 1, DU0),
     ];
 }

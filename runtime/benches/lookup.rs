@@ -5,7 +5,7 @@
 //! which `find_family` / `find_artifact` call with the crate's own tables)
 //! over a synthetic manifest of 10,000 families (about 21,800 artifacts):
 //! the records are built at start-up from the generator's IR and the hash
-//! indices by the generator's own `index_slots`, the function that writes
+//! indices by the generator's own plan (`kfam_codegen::plan`), the function that writes
 //! `FAMILY_INDEX` / `ARTIFACT_INDEX` into the generated tables. (Compiling
 //! the 10,000-family tables as Rust source takes rustc minutes and gigabytes,
 //! so the benchmark does not embed them with `manifest!`.)
@@ -20,7 +20,7 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 mod common;
-use kfam_codegen::emit::rust::{artifact_rows, index_slots};
+use kfam_codegen::plan::Plan;
 use kfam_codegen::ir;
 use kfam_runtime::lookup;
 use kfam_runtime::{
@@ -210,16 +210,12 @@ fn tables(n: usize) -> Tables {
     let (abi, families) = kfam_codegen::synth::manifest(n, 1).sources("manifest");
     let (ir, _) = kfam_codegen::check_sources(abi, families);
     let ir = ir.expect("synthetic manifest checks");
-    let rows = artifact_rows(&ir);
+    let plan = Plan::new(&ir);
     Tables {
         families: leak(ir.families.iter().map(record).collect()),
-        artifacts: leak(
-            rows.iter()
-                .map(|&(d, f, r)| (s(d), f as u32, r as u32))
-                .collect(),
-        ),
-        family_index: leak(index_slots(ir.families.iter().map(|f| f.name.as_str()))),
-        artifact_index: leak(index_slots(rows.iter().map(|r| r.0))),
+        artifacts: leak(plan.artifacts.iter().map(|&(d, f, r)| (s(d), f, r)).collect()),
+        family_index: leak(plan.family_index.clone()),
+        artifact_index: leak(plan.artifact_index.clone()),
     }
 }
 

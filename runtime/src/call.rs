@@ -103,14 +103,16 @@ impl CallError {
             text.push_str(&format!(": symbol `{}`", s.name));
             match self.other {
                 Some(o) => text.push_str(&format!(" differs from its extent in `{}`", name(o))),
-                None if s.max == i64::MAX => text.push_str(&format!(
-                    " must be at least {} and a multiple of {}",
-                    s.min, s.multiple_of
-                )),
-                None => text.push_str(&format!(
-                    " must lie in {}..={} and be a multiple of {}",
-                    s.min, s.max, s.multiple_of
-                )),
+                None => match s.max {
+                    None => text.push_str(&format!(
+                        " must be at least {} and a multiple of {}",
+                        s.min, s.multiple_of
+                    )),
+                    Some(max) => text.push_str(&format!(
+                        " must lie in {}..={max} and be a multiple of {}",
+                        s.min, s.multiple_of
+                    )),
+                },
             }
         }
         text
@@ -340,7 +342,7 @@ fn check_symbols(family: &Family, tensors: &[TensorArg<'_>]) -> Result<(), CallE
         // `multiple_of` 1 (unconstrained) skips the division; 0 (no checked
         // table has it) refuses rather than divides by zero.
         let aligned = s.multiple_of == 1 || want.checked_rem(s.multiple_of) == Some(0);
-        if want < s.min || want > s.max || !aligned {
+        if want < s.min || s.max.is_some_and(|max| want > max) || !aligned {
             return Err(fail_dim(CallRule::DimRange, first.param, i, None));
         }
     }

@@ -121,7 +121,7 @@ fn symbols_of_a_family_and_the_errors_that_name_them() {
         &[Symbol {
             name: "rows",
             min: 16,
-            max: i64::MAX,
+            max: None,
             multiple_of: 16,
             uses: &USES,
         }]

@@ -63,7 +63,7 @@ pub type Emitter = fn(&Plan<'_>) -> Vec<GeneratedFile>;
 pub const EMITTERS: &[(&str, Emitter)] = &[
     ("c", c::emit),
     ("schema", |p| schema::emit(p.ir)),
-    ("rust", |p| rust::emit(p.ir)),
+    ("rust", rust::emit),
     ("python", |p| python::emit(p.ir)),
     ("docs", |p| docs::emit(p.ir)),
 ];

@@ -19,12 +19,13 @@ pub use tables::tables_source;
 
 use super::{marker_line, GeneratedFile};
 use crate::ir::Ir;
-use crate::lookup_hash::{key_hash, EMPTY};
+use crate::plan::Plan;
 use crate::vocab::{
     Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
 
-pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
+    let ir = plan.ir;
     vec![
         GeneratedFile::new("rust/vocab.rs", render(vocab_tokens(ir))),
         // Copied verbatim: the runtime probes with the very function the
@@ -40,9 +41,10 @@ pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
             ),
         ),
         GeneratedFile::new("rust/ffi_records.rs", render(records::ffi_records_tokens())),
+        GeneratedFile::new("rust/records.rs", render(records::records_tokens())),
         GeneratedFile::new(
             "rust/tables.rs",
-            tables_source(ir, "crate", &format!("// {}\n\n", marker_line())),
+            tables_source(plan, "crate", &format!("// {}\n\n", marker_line())),
         ),
     ]
 }
@@ -247,7 +249,7 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
 /// `::kfam_runtime`): [`tables_source`], lexed. The proc-macro's entry.
 pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
     let k = krate.to_string().replace(' ', "");
-    match tables_source(ir, &k, "").parse() {
+    match tables_source(&Plan::new(ir), &k, "").parse() {
         Ok(tokens) => tokens,
         // The text is ours: failing to lex it is a generator bug, reported
         // where the tables would be.
@@ -256,55 +258,4 @@ pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
             quote!(::core::compile_error!(#msg);)
         }
     }
-}
-
-/// A symbol's constraints as the runtime tables carry them: `min`, `max`
-/// (`i64::MAX` when unbounded) and `multiple_of`.
-pub fn symbol_bounds(s: &crate::ir::Symbol) -> (i64, i64, i64) {
-    (
-        i64::from(s.min),
-        s.max.map_or(i64::MAX, i64::from),
-        i64::from(s.multiple_of),
-    )
-}
-
-/// The open-addressing index of `keys` (table order) that
-/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
-/// slots as keys (so every probe sequence meets an empty slot), each the
-/// table index placed there by linear probing, or [`EMPTY`].
-/// Deterministic: the same keys give the same index.
-pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
-    let n = keys.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let len = (2 * n).next_power_of_two().max(8);
-    let mask = len - 1;
-    let mut slots = vec![EMPTY; len];
-    for (i, key) in keys.enumerate() {
-        let mut slot = key_hash(key.as_bytes()) as usize & mask;
-        while slots[slot] != EMPTY {
-            slot = (slot + 1) & mask;
-        }
-        slots[slot] = u32::try_from(i).unwrap_or(EMPTY - 1);
-    }
-    slots
-}
-
-/// `(artifact sha256, family index, receipt index)` of every receipt,
-/// sorted by digest: the `ARTIFACTS` table.
-pub fn artifact_rows(ir: &Ir) -> Vec<(&str, usize, usize)> {
-    let mut rows: Vec<(&str, usize, usize)> = ir
-        .families
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| {
-            f.receipts
-                .iter()
-                .enumerate()
-                .map(move |(ri, r)| (r.sha256.as_str(), fi, ri))
-        })
-        .collect();
-    rows.sort_unstable();
-    rows
 }

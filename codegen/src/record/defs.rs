@@ -223,7 +223,7 @@ pub static RECEIPT: Record = table(
 pub static DIM_USE: Record = table(
     "kfam_dim_use",
     "DimUse",
-    Some("u"),
+    Some("du"),
     "One extent that is a named symbol: axis `axis` of parameter `param`.",
     &[
         struct_size(),
@@ -781,7 +781,7 @@ pub static TABLE_RECORDS: &[&Record] = &[
 /// (a record names only earlier ones, operation payloads before the
 /// operation, which [`OPERATIONS`] lists).
 pub static LOGICAL_RECORDS: &[&Record] = &[
-    &PARAM, &BINDING, &PROFILE, &EVIDENCE, &RECEIPT, &DIM_USE, &SYMBOL, &RETIRED,
+    &PARAM, &BINDING, &PROFILE, &EVIDENCE, &RECEIPT, &DIM_USE, &SYMBOL, &FAMILY, &RETIRED,
 ];
 
 // ------------------------------------------------- C ABI arguments, results

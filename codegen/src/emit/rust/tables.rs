@@ -1,17 +1,20 @@
 //! The static tables `kfam-runtime` compiles, printed through the one
 //! source writer in a layout chosen for rustc (see `docs/rust.md`,
-//! "How the tables are laid out"):
+//! "How the tables are laid out"), by walking the record declarations
+//! (`crate::record`) and the IR values:
 //!
 //! - every list a record holds (parameters, profiles, bindings, receipts,
 //!   symbols, shapes, return aliases), and each operation, is a `const` of
 //!   its own in the private module `rows`, shared by every family whose
-//!   list is the same (`const P3: &[Param] = &[...]`), and repeated strings
-//!   are `const`s too (`S12`): rustc type-checks and evaluates many small
-//!   bodies in linear time, where one static holding every record as
-//!   nested `&[..]` literals took it minutes and gigabytes at 10,000
-//!   families;
-//! - records are built by small `const fn`s with positional arguments
-//!   (`p("lhs", 0, Pk::Tensor, ...)`), one record per line, so the file
+//!   list is the same (`const P3: &[Param] = &[...]`), and the texts the
+//!   plan pools are `const`s too (`S12`): rustc type-checks and evaluates
+//!   many small bodies in linear time, where one static holding every
+//!   record as nested `&[..]` literals took it minutes and gigabytes at
+//!   10,000 families;
+//! - records are built by small `const fn`s with positional arguments in
+//!   the declared field order (`p(0, "lhs", ...)`, the name each
+//!   declaration gives), or a shorthand that leaves out what follows from
+//!   the rest (`s(..)` for a scalar), one record per line, so the file
 //!   stays a few bytes per field;
 //! - the family table (`FAMILY_ROWS`), the artifact table and the hash
 //!   indices are flat arrays, one row per line (the indices sixteen slots
@@ -22,28 +25,27 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use super::{artifact_rows, index_slots, symbol_bounds};
 use crate::emit::needs_no_escape;
 use crate::emit::writer::Writer;
-use crate::ir::{Family, Ir, Operation, ScalarRef};
+use crate::ir::{Ir, ScalarRef};
 use crate::lookup_hash::EMPTY;
 use crate::names::shouty;
-use crate::vocab::{Direction, Layout, ParamKind};
+use crate::plan::Plan;
+use crate::record::values::{Row, Value};
+use crate::record::{Fixed, Record, Shorthand, Ty, FAMILY, LOGICAL_RECORDS, OPERATIONS, RETIRED};
 
 /// Rust source of the tables, with record types at `krate` (`crate` or
 /// `::kfam_runtime`), after `preamble` (written first into the same
 /// buffer).
-pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
-    let mut pools = Pools::default();
-    for f in &ir.families {
-        pools.count_strings(f);
-    }
+pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
+    let ir = plan.ir;
+    let mut pools = Pools::new(plan);
     // The family rows are written first, into their own buffer, so the
     // lists they name are interned before the pools are written.
     let mut rows = String::with_capacity(ir.families.len() * 400);
     for f in &ir.families {
         rows.push_str("        ");
-        pools.family(&mut rows, f);
+        pools.row(&mut rows, &FAMILY, f);
         rows.push_str(",\n");
     }
     let mut w = Writer::with_capacity("    ", preamble.len() + 4096 + ir.families.len() * 1400);
@@ -69,11 +71,11 @@ pub fn tables_source(ir: &Ir, krate: &str, preamble: &str) -> String {
     w.close("]");
     w.close("};");
     w.blank();
-    artifacts(&mut w, ir);
+    artifacts(&mut w, plan);
     w.blank();
-    retired(&mut w, ir, krate);
+    retired(&mut w, &mut pools, krate);
     w.blank();
-    indices(&mut w, ir);
+    indices(&mut w, plan);
     w.blank();
     let values = modules(&mut w, ir, krate);
     w.blank();
@@ -96,44 +98,32 @@ fn abi(w: &mut Writer, ir: &Ir, k: &str) {
     w.end_line();
 }
 
-fn artifacts(w: &mut Writer, ir: &Ir) {
+fn artifacts(w: &mut Writer, plan: &Plan<'_>) {
     w.line("/// `(artifact sha256, family index, receipt index)`, sorted by digest; `a(f, r)`");
     w.line("/// reads the digest from receipt `r` of family `f`.");
-    let rows = artifact_rows(ir);
-    if rows.is_empty() {
+    if plan.artifacts.is_empty() {
         w.line("pub static ARTIFACTS: &[(&str, u32, u32)] = &[];");
         return;
     }
     w.open("pub static ARTIFACTS: &[(&str, u32, u32)] = {");
     w.line("use rows::a;");
     w.open("&[");
-    for (_, f, r) in rows {
+    for (_, f, r) in &plan.artifacts {
         w.line(format_args!("a({f}, {r}),"));
     }
     w.close("]");
     w.close("};");
 }
 
-fn retired(w: &mut Writer, ir: &Ir, k: &str) {
+fn retired(w: &mut Writer, pools: &mut Pools<'_>, k: &str) {
     w.comment("/// ", RETIRED_DOC);
     w.open(format_args!("pub static RETIRED: &[{k}::Retired] = &["));
-    for r in &ir.retired {
+    for r in &pools.plan.ir.retired {
         w.start_line();
         let out = w.buf();
-        let _ = write!(out, "{k}::Retired {{ name: ");
-        push_str_lit(out, &r.name);
-        let _ = write!(out, ", revision: {}, identity: ", r.revision);
-        push_str_lit(out, &r.identity);
-        out.push_str(", reason: ");
-        push_str_lit(out, &r.reason);
-        out.push_str(", receipts: &[");
-        for (i, d) in r.receipts.iter().enumerate() {
-            if i > 0 {
-                out.push_str(", ");
-            }
-            push_str_lit(out, d);
-        }
-        out.push_str("] },");
+        let _ = write!(out, "{k}::");
+        pools.literal(out, &RETIRED, r);
+        out.push(',');
         w.end_line();
     }
     w.close("];");
@@ -141,21 +131,19 @@ fn retired(w: &mut Writer, ir: &Ir, k: &str) {
 
 const RETIRED_DOC: &str = "Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.";
 
-fn indices(w: &mut Writer, ir: &Ir) {
-    let families = index_slots(ir.families.iter().map(|f| f.name.as_str()));
+fn indices(w: &mut Writer, plan: &Plan<'_>) {
     index(
         w,
         "Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.",
         "FAMILY_INDEX",
-        &families,
+        &plan.family_index,
     );
     w.blank();
-    let artifacts = index_slots(artifact_rows(ir).into_iter().map(|(d, _, _)| d));
     index(
         w,
         "Hash index of `ARTIFACTS` by digest, for `kfam_runtime::lookup::artifact`.",
         "ARTIFACT_INDEX",
-        &artifacts,
+        &plan.artifact_index,
     );
 }
 
@@ -261,24 +249,6 @@ const MODULES_DOC: &str =
 `SLOT_<NAME>` (its launch slot, when every profile binds it to the same slot) or else
 `<PROFILE>_SLOT_<NAME>` (its launch slot in each profile that binds it).";
 
-/// The lists and strings the rows name, each written once however many
-/// records hold it, in order of first use.
-#[derive(Default)]
-struct Pools {
-    strings: Pool,
-    i64s: Pool,
-    u32s: Pool,
-    bindings: Pool,
-    params: Pool,
-    profiles: Pool,
-    receipts: Pool,
-    symbols: Pool,
-    operations: Pool,
-    /// How often each string long enough to be worth a `const` occurs
-    /// among the fields that can repeat (counted before any row is written).
-    counts: HashMap<String, u32>,
-}
-
 /// Interned texts (each a `const`'s value) and their names' numbers.
 #[derive(Default)]
 struct Pool {
@@ -299,259 +269,223 @@ impl Pool {
     }
 }
 
-/// Strings shorter than this are written where they are used: a `const`'s
-/// name would save little.
-const POOLED_STRING_MIN: usize = 8;
+/// The lists the rows name, each written once however many records hold
+/// it, in order of first use.
+struct Pools<'p> {
+    plan: &'p Plan<'p>,
+    i64s: Pool,
+    u32s: Pool,
+    operations: Pool,
+    /// The lists of each record that lists hold, by record.
+    lists: Vec<(&'static Record, Pool)>,
+    /// The short name each vocabulary has in the rows (`DT` for `DType`).
+    aliases: HashMap<&'static str, String>,
+}
 
-impl Pools {
-    /// A string literal, or the name of the `const` holding it when the
-    /// string is long enough and occurs more than once in the tables.
-    fn str(&mut self, out: &mut String, s: &str, repeats: bool) {
-        if repeats && s.len() >= POOLED_STRING_MIN {
-            let mut lit = String::with_capacity(s.len() + 2);
-            push_str_lit(&mut lit, s);
-            let n = self.strings.intern(lit);
-            let _ = write!(out, "S{n}");
-        } else {
-            push_str_lit(out, s);
+/// A list of records whose fields are numbers and codes only is written on
+/// one line; others one record a line.
+fn one_line(r: &Record) -> bool {
+    r.logical().all(|f| {
+        matches!(
+            f.ty,
+            Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Vocab(_)
+        )
+    })
+}
+
+/// The prefix of the `const`s holding lists of `r`: its constructor's name
+/// in capitals (`P3` for a list of `p(..)`).
+fn list_prefix(r: &Record) -> String {
+    r.ctor
+        .expect("a listed record has a constructor")
+        .to_ascii_uppercase()
+}
+
+/// The short name of a vocabulary in the rows: its capitals (`DT`, `EM`).
+fn alias(vocab: &str) -> String {
+    vocab.chars().filter(char::is_ascii_uppercase).collect()
+}
+
+impl<'p> Pools<'p> {
+    fn new(plan: &'p Plan<'p>) -> Self {
+        let mut lists: Vec<(&'static Record, Pool)> = Vec::new();
+        let mut aliases = HashMap::new();
+        for r in LOGICAL_RECORDS
+            .iter()
+            .chain(OPERATIONS.iter().map(|(_, r)| r))
+        {
+            for f in r.logical() {
+                match f.ty {
+                    Ty::List(inner) if !lists.iter().any(|(l, _)| std::ptr::eq(*l, inner)) => {
+                        lists.push((inner, Pool::default()));
+                    }
+                    Ty::Vocab(v) => {
+                        aliases.insert(v.name, alias(v.name));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Pools {
+            plan,
+            i64s: Pool::default(),
+            u32s: Pool::default(),
+            operations: Pool::default(),
+            lists,
+            aliases,
         }
     }
 
-    /// Whether `s` occurs more than once among the strings of records
-    /// that can repeat (codecs, hardware, notes, dates, names).
-    fn repeats(&self, s: &str) -> bool {
-        self.counts.get(s).is_some_and(|&n| n > 1)
-    }
-
-    fn opt_str(&mut self, out: &mut String, s: Option<&str>) {
-        match s {
-            None => out.push_str("None"),
-            Some(s) => {
-                out.push_str("Some(");
-                let repeats = self.repeats(s);
-                self.str(out, s, repeats);
-                out.push(')');
+    /// A string literal, or the name of the `const` holding it when the
+    /// plan pools it.
+    fn str(&self, out: &mut String, s: &str) {
+        match self.plan.strings.get(s) {
+            Some(n) => {
+                let _ = write!(out, "S{n}");
             }
+            None => push_str_lit(out, s),
         }
     }
 
     /// `&[]`, or the `const` holding these integers.
-    fn i64s(&mut self, out: &mut String, items: &[i64]) {
+    fn ints(&mut self, out: &mut String, items: crate::record::values::Ints<'_>, dims: bool) {
         if items.is_empty() {
             out.push_str("&[]");
             return;
         }
-        let n = self.i64s.intern(int_list(items.iter().copied()));
-        let _ = write!(out, "I{n}");
-    }
-
-    fn u32s(&mut self, out: &mut String, items: impl ExactSizeIterator<Item = i64>) {
-        if items.len() == 0 {
-            out.push_str("&[]");
-            return;
-        }
-        let n = self.u32s.intern(int_list(items));
-        let _ = write!(out, "U{n}");
-    }
-
-    fn count_strings(&mut self, f: &Family) {
-        let counts = &mut self.counts;
-        let mut add = |s: &str| {
-            if s.len() >= POOLED_STRING_MIN {
-                *counts.entry(s.to_owned()).or_default() += 1;
-            }
+        let (prefix, pool) = if dims {
+            ("I", &mut self.i64s)
+        } else {
+            ("U", &mut self.u32s)
         };
-        for p in &f.params {
-            add(&p.name);
-            if let Some(d) = &p.doc {
-                add(d);
-            }
-        }
-        for p in &f.profiles {
-            add(&p.name);
-        }
-        for r in &f.receipts {
-            add(&r.codec);
-            add(&r.evidence.date);
-            add(&r.evidence.hardware);
-            if let Some(n) = &r.evidence.note {
-                add(n);
-            }
-        }
+        let n = pool.intern(int_list(items.iter()));
+        let _ = write!(out, "{prefix}{n}");
     }
 
-    /// One family's row (`f(...)`), interning the lists it names.
-    fn family(&mut self, out: &mut String, f: &Family) {
-        out.push_str("f(");
-        push_str_lit(out, &f.name);
-        let _ = write!(out, ", {}, ", f.revision);
-        push_str_lit(out, &f.summary);
-        let _ = write!(out, ", Ct::{}, {}, ", f.contract.variant_name(), f.torch);
-        let mut op = String::new();
-        operation(&mut op, self, &f.operation);
-        let n = self.operations.intern(op);
-        let _ = write!(out, "O{n}, ");
-        let params = self.param_list(f);
-        let _ = write!(out, "P{params}, ");
-        self.u32s(out, f.returns.iter().map(|&r| u32_of(r)));
-        out.push_str(", ");
-        if f.profiles.is_empty() {
-            out.push_str("&[]");
-        } else {
-            let n = self.profile_list(f);
-            let _ = write!(out, "PR{n}");
-        }
-        out.push_str(", ");
-        if f.receipts.is_empty() {
-            out.push_str("&[]");
-        } else {
-            let n = self.receipt_list(f);
-            let _ = write!(out, "RC{n}");
-        }
-        let _ = write!(out, ", {}, {}, ", f.tensor_count, f.scalar_count);
-        push_str_lit(out, &f.identity);
-        out.push_str(", ");
-        match &f.torch_schema {
-            None => out.push_str("None"),
-            Some(s) => {
+    /// One value of a field typed `ty`, as Rust spells it in the rows.
+    fn value(&mut self, out: &mut String, ty: Ty, v: Value<'_>) {
+        match (ty, v) {
+            (_, Value::Absent) => out.push_str("None"),
+            (Ty::OptStr | Ty::OptIndex | Ty::Bound, v) => {
                 out.push_str("Some(");
-                push_str_lit(out, s);
+                self.value(out, Ty::Str, v);
                 out.push(')');
             }
+            (_, Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
+            (_, Value::Int(n)) => out.push_str(itoa::Buffer::new().format(n)),
+            (_, Value::F64(x)) => out.push_str(&float_lit(x)),
+            (_, Value::Str(s)) => self.str(out, s),
+            (Ty::Vocab(v), Value::Vocab(c)) => {
+                let _ = write!(out, "{}::{}", self.aliases[v.name], c.variant);
+            }
+            (Ty::Dims { .. }, Value::Ints(items)) => self.ints(out, items, true),
+            (_, Value::Ints(items)) => self.ints(out, items, false),
+            (_, Value::Strs(list)) => {
+                out.push_str("&[");
+                for (i, s) in list.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.str(out, s);
+                }
+                out.push(']');
+            }
+            (Ty::List(r), Value::List(rows)) => {
+                if rows.is_empty() {
+                    out.push_str("&[]");
+                    return;
+                }
+                let mut text = String::new();
+                if one_line(r) {
+                    text.push_str("&[");
+                    for i in 0..rows.len() {
+                        if i > 0 {
+                            text.push_str(", ");
+                        }
+                        self.row(&mut text, r, rows.row(i));
+                    }
+                    text.push(']');
+                } else {
+                    for i in 0..rows.len() {
+                        text.push_str("    ");
+                        self.row(&mut text, r, rows.row(i));
+                        text.push_str(",\n");
+                    }
+                }
+                let at = self
+                    .lists
+                    .iter()
+                    .position(|(l, _)| std::ptr::eq(*l, r))
+                    .expect("a pool for every listed record");
+                let n = self.lists[at].1.intern(text);
+                let _ = write!(out, "{}{n}", list_prefix(r));
+            }
+            (_, Value::Nested(row)) => self.literal(out, row.record(), row),
+            (_, Value::ScalarRef(ScalarRef::Constant(x))) => {
+                let _ = write!(out, "Sr::Constant({})", float_lit(x));
+            }
+            (_, Value::ScalarRef(ScalarRef::Param(i))) => {
+                let _ = write!(out, "Sr::Param({i})");
+            }
+            (_, Value::Operation(row)) => {
+                let mut text = String::from("Op::");
+                self.literal(&mut text, row.record(), row);
+                let n = self.operations.intern(text);
+                let _ = write!(out, "O{n}");
+            }
+            (ty, _) => unreachable!("no Rust value for {ty:?}"),
         }
-        out.push_str(", ");
-        if f.symbols.is_empty() {
-            out.push_str("&[]");
-        } else {
-            let n = self.symbol_list(f);
-            let _ = write!(out, "SY{n}");
+    }
+
+    /// `Name { field: value, ... }`.
+    fn literal(&mut self, out: &mut String, record: &'static Record, row: &dyn Row) {
+        let values = row.values();
+        let _ = write!(out, "{} {{ ", record.name);
+        for (i, (f, v)) in record.logical().zip(values).enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "{}: ", f.name);
+            self.value(out, f.ty, v);
+        }
+        out.push_str(" }");
+    }
+
+    /// A record's row: its constructor, or the first shorthand whose fixed
+    /// and equal fields hold, with the other fields' values in order (a
+    /// nested record's fields in its place).
+    fn row(&mut self, out: &mut String, record: &'static Record, row: &dyn Row) {
+        let values = row.values();
+        let fields: Vec<_> = record.logical().collect();
+        let value_of = |name: &str| {
+            fields
+                .iter()
+                .position(|f| f.name == name)
+                .map(|i| values[i])
+        };
+        let short = record.shorthands.iter().find(|s| applies(s, &value_of));
+        let ctor = short.map_or_else(|| record.ctor.expect("a constructor"), |s| s.name);
+        out.push_str(ctor);
+        out.push('(');
+        let mut first = true;
+        for (f, v) in fields.iter().zip(values.iter()) {
+            if short.is_some_and(|s| leaves_out(s, f.name)) {
+                continue;
+            }
+            match (f.ty, v) {
+                (Ty::Nested(r), Value::Nested(inner)) => {
+                    for (sf, sv) in r.logical().zip(inner.values()) {
+                        sep(out, &mut first);
+                        self.value(out, sf.ty, sv);
+                    }
+                }
+                _ => {
+                    sep(out, &mut first);
+                    self.value(out, f.ty, *v);
+                }
+            }
         }
         out.push(')');
-    }
-
-    /// The list's records, one a line at the depth of a `const`'s body.
-    /// Scalars (always `in`, no shape, `nd`) are `s(..)` and tensors whose
-    /// lowered shape is their shape `t(..)`: the fields they imply are not
-    /// written (a third of a parameter's line); any other parameter is the
-    /// whole `p(..)`.
-    fn param_list(&mut self, f: &Family) -> usize {
-        let mut text = String::new();
-        for p in &f.params {
-            let plain_scalar = p.kind == ParamKind::Scalar
-                && p.direction == Direction::In
-                && p.layout == Layout::Nd
-                && p.shape.is_empty()
-                && p.lowered_shape.is_empty();
-            let plain_tensor = p.kind == ParamKind::Tensor && p.shape == p.lowered_shape;
-            text.push_str(if plain_scalar {
-                "    s("
-            } else if plain_tensor {
-                "    t("
-            } else {
-                "    p("
-            });
-            let repeats = self.repeats(&p.name);
-            self.str(&mut text, &p.name, repeats);
-            let _ = write!(text, ", {}, ", p.index);
-            if !plain_scalar {
-                if !plain_tensor {
-                    let _ = write!(text, "Pk::{}, ", p.kind.variant_name());
-                }
-                let _ = write!(text, "Dir::{}, ", p.direction.variant_name());
-            }
-            let _ = write!(text, "Dt::{}, ", p.dtype.variant_name());
-            if !plain_scalar {
-                self.i64s(&mut text, &p.shape);
-                let _ = write!(text, ", Ly::{}, ", p.layout.variant_name());
-                if !plain_tensor {
-                    self.i64s(&mut text, &p.lowered_shape);
-                    text.push_str(", ");
-                }
-            }
-            let _ = write!(text, "{}, ", p.pool_index);
-            self.opt_str(&mut text, p.doc.as_deref());
-            text.push_str("),\n");
-        }
-        self.params.intern(text)
-    }
-
-    fn profile_list(&mut self, f: &Family) -> usize {
-        let mut text = String::new();
-        for p in &f.profiles {
-            text.push_str("    pr(");
-            let repeats = self.repeats(&p.name);
-            self.str(&mut text, &p.name, repeats);
-            let _ = write!(
-                text,
-                ", Pf::{}, Be::{}, Rt::{}, Em::{}, ",
-                p.platform.variant_name(),
-                p.backend.variant_name(),
-                p.runtime.variant_name(),
-                p.execution_mode.variant_name()
-            );
-            if p.bindings.is_empty() {
-                text.push_str("&[]");
-            } else {
-                let mut list = String::from("&[");
-                for (i, b) in p.bindings.iter().enumerate() {
-                    if i > 0 {
-                        list.push_str(", ");
-                    }
-                    let _ = write!(
-                        list,
-                        "b({}, {}, Bk::{})",
-                        b.param,
-                        b.slot,
-                        b.kind.variant_name()
-                    );
-                }
-                list.push(']');
-                let n = self.bindings.intern(list);
-                let _ = write!(text, "B{n}");
-            }
-            text.push_str("),\n");
-        }
-        self.profiles.intern(text)
-    }
-
-    fn receipt_list(&mut self, f: &Family) -> usize {
-        let mut text = String::new();
-        for r in &f.receipts {
-            let _ = write!(text, "    rc({}, ", r.profile);
-            let repeats = self.repeats(&r.codec);
-            self.str(&mut text, &r.codec, repeats);
-            text.push_str(", ");
-            push_str_lit(&mut text, &r.artifact);
-            text.push_str(", ");
-            push_str_lit(&mut text, &r.sha256);
-            for s in [&r.evidence.date, &r.evidence.hardware] {
-                text.push_str(", ");
-                let repeats = self.repeats(s);
-                self.str(&mut text, s, repeats);
-            }
-            text.push_str(", ");
-            self.opt_str(&mut text, r.evidence.note.as_deref());
-            text.push_str("),\n");
-        }
-        self.receipts.intern(text)
-    }
-
-    fn symbol_list(&mut self, f: &Family) -> usize {
-        let mut text = String::new();
-        for s in &f.symbols {
-            text.push_str("    sy(");
-            push_str_lit(&mut text, &s.name);
-            let (min, max, multiple_of) = symbol_bounds(s);
-            let _ = write!(text, ", {min}, {max}, {multiple_of}, &[");
-            for (i, u) in s.uses.iter().enumerate() {
-                if i > 0 {
-                    text.push_str(", ");
-                }
-                let _ = write!(text, "u({}, {}, {})", u.param, u.tensor, u.axis);
-            }
-            text.push_str("]),\n");
-        }
-        self.symbols.intern(text)
     }
 
     /// `mod rows`: the record constructors and every pooled `const`.
@@ -560,46 +494,185 @@ impl Pools {
         w.line("/// rows are written with (positional, in the records' field order).");
         w.open("mod rows {");
         w.line("#![allow(dead_code, unused_imports, clippy::too_many_arguments)]");
-        w.line(format_args!("pub(super) use {k}::{{Binding, DimUse, Evidence, Family, Operation as Op, Param, Profile, Receipt, ScalarRef as Sr, Symbol}};"));
-        w.line(format_args!("pub(super) use {k}::{{Backend as Be, BinaryOp as Bin, BindingKind as Bk, Contract as Ct, DType as Dt, Direction as Dir, ExecutionMode as Em, Layout as Ly}};"));
-        w.line(format_args!("pub(super) use {k}::{{NormKind as Nk, ParamKind as Pk, Platform as Pf, ReduceOp as Red, Runtime as Rt, UnaryOp as Un}};"));
+        let mut records: Vec<&str> = LOGICAL_RECORDS.iter().map(|r| r.name).collect();
+        records.extend(["Operation as Op", "ScalarRef as Sr"]);
+        records.sort_unstable();
+        w.line(format_args!(
+            "pub(super) use {k}::{{{}}};",
+            records.join(", ")
+        ));
+        let mut vocab: Vec<(&&str, &String)> = self.aliases.iter().collect();
+        vocab.sort_unstable();
+        let vocab: Vec<String> = vocab.iter().map(|(v, a)| format!("{v} as {a}")).collect();
+        w.line(format_args!(
+            "pub(super) use {k}::{{{}}};",
+            vocab.join(", ")
+        ));
         w.blank();
-        w.raw(CONSTRUCTORS);
+        for r in LOGICAL_RECORDS {
+            if r.ctor.is_some() {
+                self.constructors(w, r);
+            }
+        }
+        w.line("/// An `ARTIFACTS` row: the digest of receipt `r` of family `f`.");
+        w.line("pub(super) const fn a(f: u32, r: u32) -> (&'static str, u32, u32) {");
+        w.line("    (super::FAMILY_ROWS[f as usize].receipts[r as usize].sha256, f, r)");
+        w.line("}");
         w.blank();
         for v in values {
             w.line(format_args!("pub const N{v}: u32 = {v};"));
         }
-        let lines: [(&str, &str, &Pool); 3] = [
-            ("S", "&str", &self.strings),
-            ("I", "&[i64]", &self.i64s),
-            ("U", "&[u32]", &self.u32s),
-        ];
-        for (prefix, ty, pool) in lines {
+        for (n, text) in self.plan.strings.all().iter().enumerate() {
+            let mut lit = String::new();
+            push_str_lit(&mut lit, text);
+            w.line(format_args!("pub(super) const S{n}: &str = {lit};"));
+        }
+        for (prefix, ty, pool) in [("I", "&[i64]", &self.i64s), ("U", "&[u32]", &self.u32s)] {
             for (n, text) in pool.texts.iter().enumerate() {
                 w.line(format_args!("pub(super) const {prefix}{n}: {ty} = {text};"));
             }
         }
-        for (n, text) in self.bindings.texts.iter().enumerate() {
-            w.line(format_args!("pub(super) const B{n}: &[Binding] = {text};"));
-        }
         for (n, text) in self.operations.texts.iter().enumerate() {
             w.line(format_args!("pub(super) const O{n}: Op = {text};"));
         }
-        let lists: [(&str, &str, &Pool); 4] = [
-            ("P", "Param", &self.params),
-            ("PR", "Profile", &self.profiles),
-            ("RC", "Receipt", &self.receipts),
-            ("SY", "Symbol", &self.symbols),
-        ];
-        for (prefix, ty, pool) in lists {
+        for (r, pool) in &self.lists {
+            let prefix = list_prefix(r);
             for (n, text) in pool.texts.iter().enumerate() {
-                w.open(format_args!("pub(super) const {prefix}{n}: &[{ty}] = &["));
-                w.raw(&indent_once(text));
-                w.close("];");
+                if one_line(r) {
+                    w.line(format_args!(
+                        "pub(super) const {prefix}{n}: &[{}] = {text};",
+                        r.name
+                    ));
+                } else {
+                    w.open(format_args!(
+                        "pub(super) const {prefix}{n}: &[{}] = &[",
+                        r.name
+                    ));
+                    w.raw(&indent_once(text));
+                    w.close("];");
+                }
             }
         }
         w.close("}");
     }
+
+    /// A record's constructor and its shorthands.
+    fn constructors(&self, w: &mut Writer, r: &'static Record) {
+        let ctor = r.ctor.expect("a constructor");
+        // Every parameter: the record's fields, a nested record's in its place.
+        let mut params: Vec<(&str, String)> = Vec::new();
+        let mut init = Vec::new();
+        for f in r.logical() {
+            match f.ty {
+                Ty::Nested(inner) => {
+                    let subs: Vec<&str> = inner.logical().map(|s| s.name).collect();
+                    for s in inner.logical() {
+                        params.push((s.name, self.type_of(s.ty)));
+                    }
+                    init.push(format!(
+                        "{}: {} {{ {} }}",
+                        f.name,
+                        inner.name,
+                        subs.join(", ")
+                    ));
+                }
+                ty => {
+                    params.push((f.name, self.type_of(ty)));
+                    init.push(f.name.to_owned());
+                }
+            }
+        }
+        let signature = |params: &[&(&str, String)]| -> String {
+            let p: Vec<String> = params.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+            p.join(", ")
+        };
+        let all: Vec<&(&str, String)> = params.iter().collect();
+        w.line(format_args!(
+            "pub(super) const fn {ctor}({}) -> {} {{",
+            signature(&all),
+            r.name
+        ));
+        w.line(format_args!("    {} {{ {} }}", r.name, init.join(", ")));
+        w.line("}");
+        for s in r.shorthands {
+            let kept: Vec<&(&str, String)> =
+                params.iter().filter(|(n, _)| !leaves_out(s, n)).collect();
+            let args: Vec<String> = params
+                .iter()
+                .map(|(n, _)| self.fixed_arg(r, s, n))
+                .collect();
+            w.line(format_args!(
+                "pub(super) const fn {}({}) -> {} {{",
+                s.name,
+                signature(&kept),
+                r.name
+            ));
+            w.line(format_args!("    {ctor}({})", args.join(", ")));
+            w.line("}");
+        }
+    }
+
+    /// What a shorthand passes its record's constructor for the field
+    /// `name`: the fixed value, the field it equals, or its own parameter.
+    fn fixed_arg(&self, r: &Record, s: &Shorthand, name: &str) -> String {
+        if let Some((_, fixed)) = s.fixed.iter().find(|(n, _)| *n == name) {
+            return match (fixed, r.field(name).map(|f| f.ty)) {
+                (Fixed::Member(m), Some(Ty::Vocab(v))) => {
+                    let member = v
+                        .members
+                        .iter()
+                        .find(|x| x.spelling == *m)
+                        .expect("a member of the vocabulary");
+                    format!("{}::{}", self.aliases[v.name], member.variant)
+                }
+                (Fixed::Empty, _) => "&[]".to_owned(),
+                _ => unreachable!("a fixed value of the field's type"),
+            };
+        }
+        match s.same.iter().find(|(n, _)| *n == name) {
+            Some((_, other)) => (*other).to_owned(),
+            None => name.to_owned(),
+        }
+    }
+
+    /// The Rust type of a constructor's parameter.
+    fn type_of(&self, ty: Ty) -> String {
+        match ty {
+            Ty::Vocab(v) => self.aliases[v.name].clone(),
+            Ty::Operation => "Op".to_owned(),
+            Ty::ScalarRef => "Sr".to_owned(),
+            ty => super::records::logical_type_text(ty),
+        }
+    }
+}
+
+fn sep(out: &mut String, first: &mut bool) {
+    if !*first {
+        out.push_str(", ");
+    }
+    *first = false;
+}
+
+/// Whether the shorthand `s` writes the field `name` itself.
+fn leaves_out(s: &Shorthand, name: &str) -> bool {
+    s.fixed.iter().any(|(n, _)| *n == name) || s.same.iter().any(|(n, _)| *n == name)
+}
+
+/// Whether every field the shorthand `s` fixes holds its value, and every
+/// field it equates equals the other.
+fn applies<'v>(s: &Shorthand, value_of: &dyn Fn(&str) -> Option<Value<'v>>) -> bool {
+    let fixed = s.fixed.iter().all(|(n, fixed)| match (fixed, value_of(n)) {
+        (Fixed::Member(m), Some(Value::Vocab(c))) => c.spelling == *m,
+        (Fixed::Empty, Some(Value::Ints(i))) => i.is_empty(),
+        _ => false,
+    });
+    fixed
+        && s.same
+            .iter()
+            .all(|(a, b)| match (value_of(a), value_of(b)) {
+                (Some(Value::Ints(x)), Some(Value::Ints(y))) => x.iter().eq(y.iter()),
+                _ => false,
+            })
 }
 
 /// `text`'s lines (written one level deep, as a `const`'s body) one level
@@ -612,153 +685,6 @@ fn indent_once(text: &str) -> String {
         out.push('\n');
     }
     out
-}
-
-/// The record constructors: the rows call these with positional arguments
-/// in each record's field order.
-const CONSTRUCTORS: &str = "    pub(super) const fn f(name: &'static str, revision: u32, summary: &'static str, contract: Ct, torch: bool, operation: Op, params: &'static [Param], returns: &'static [u32], profiles: &'static [Profile], receipts: &'static [Receipt], tensor_count: u32, scalar_count: u32, identity: &'static str, torch_schema: Option<&'static str>, symbols: &'static [Symbol]) -> Family {
-        Family { name, revision, summary, contract, torch, operation, params, returns, profiles, receipts, tensor_count, scalar_count, identity, torch_schema, symbols }
-    }
-    const fn p(name: &'static str, index: u32, kind: Pk, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, lowered_shape: &'static [i64], pool_index: u32, doc: Option<&'static str>) -> Param {
-        Param { name, index, kind, direction, dtype, shape, layout, lowered_shape, pool_index, doc }
-    }
-    const fn t(name: &'static str, index: u32, direction: Dir, dtype: Dt, shape: &'static [i64], layout: Ly, pool_index: u32, doc: Option<&'static str>) -> Param {
-        p(name, index, Pk::Tensor, direction, dtype, shape, layout, shape, pool_index, doc)
-    }
-    const fn s(name: &'static str, index: u32, dtype: Dt, pool_index: u32, doc: Option<&'static str>) -> Param {
-        p(name, index, Pk::Scalar, Dir::In, dtype, &[], Ly::Nd, &[], pool_index, doc)
-    }
-    const fn pr(name: &'static str, platform: Pf, backend: Be, runtime: Rt, execution_mode: Em, bindings: &'static [Binding]) -> Profile {
-        Profile { name, platform, backend, runtime, execution_mode, bindings }
-    }
-    const fn b(param: u32, slot: u32, kind: Bk) -> Binding {
-        Binding { param, slot, kind }
-    }
-    const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>) -> Receipt {
-        Receipt { profile, codec, artifact, sha256, evidence: Evidence { date, hardware, note } }
-    }
-    const fn sy(name: &'static str, min: i64, max: i64, multiple_of: i64, uses: &'static [DimUse]) -> Symbol {
-        Symbol { name, min, max, multiple_of, uses }
-    }
-    const fn u(param: u32, tensor: u32, axis: u32) -> DimUse {
-        DimUse { param, tensor, axis }
-    }
-    /// An `ARTIFACTS` row: the digest of receipt `r` of family `f`.
-    pub(super) const fn a(f: u32, r: u32) -> (&'static str, u32, u32) {
-        (super::FAMILY_ROWS[f as usize].receipts[r as usize].sha256, f, r)
-    }
-";
-
-/// `Op::Kind { field: value, ... }`, lists through the pools.
-fn operation(out: &mut String, pools: &mut Pools, op: &Operation) {
-    match op {
-        Operation::ElementwiseBinary {
-            op,
-            lhs,
-            rhs,
-            out: o,
-        } => {
-            let _ = write!(
-                out,
-                "Op::ElementwiseBinary {{ op: Bin::{}, lhs: {lhs}, rhs: {rhs}, out: {o} }}",
-                op.variant_name()
-            );
-        }
-        Operation::Matmul {
-            m,
-            k,
-            n,
-            a,
-            b,
-            c,
-            accumulate,
-        } => {
-            let _ = write!(
-                out,
-                "Op::Matmul {{ m: {}, k: {}, n: {}, a: {a}, b: {b}, c: {c}, accumulate: {accumulate} }}",
-                m.as_i64(),
-                k.as_i64(),
-                n.as_i64()
-            );
-        }
-        Operation::ElementwiseUnary { op, input, out: o } => {
-            let _ = write!(
-                out,
-                "Op::ElementwiseUnary {{ op: Un::{}, input: {input}, out: {o} }}",
-                op.variant_name()
-            );
-        }
-        Operation::Reduce {
-            op,
-            input,
-            out: o,
-            axes,
-            keepdim,
-        } => {
-            let _ = write!(
-                out,
-                "Op::Reduce {{ op: Red::{}, input: {input}, out: {o}, axes: ",
-                op.variant_name()
-            );
-            pools.u32s(out, axes.iter().map(|&a| i64::from(a)));
-            let _ = write!(out, ", keepdim: {keepdim} }}");
-        }
-        Operation::Softmax {
-            input,
-            out: o,
-            axis,
-        } => {
-            let _ = write!(
-                out,
-                "Op::Softmax {{ input: {input}, out: {o}, axis: {axis} }}"
-            );
-        }
-        Operation::Norm {
-            op,
-            input,
-            weight,
-            bias,
-            out: o,
-            axis,
-            eps,
-        } => {
-            let bias = bias.map_or("None".to_owned(), |b| format!("Some({b})"));
-            let _ = write!(
-                out,
-                "Op::Norm {{ op: Nk::{}, input: {input}, weight: {weight}, bias: {bias}, out: {o}, axis: {axis}, eps: {} }}",
-                op.variant_name(),
-                scalar_ref(*eps)
-            );
-        }
-        Operation::PagedAttentionDecode {
-            query,
-            key_cache,
-            value_cache,
-            block_table,
-            context_lens,
-            out: o,
-            scale,
-        } => {
-            let _ = write!(
-                out,
-                "Op::PagedAttentionDecode {{ query: {query}, key_cache: {key_cache}, value_cache: {value_cache}, block_table: {block_table}, context_lens: {context_lens}, out: {o}, scale: {} }}",
-                scalar_ref(*scale)
-            );
-        }
-        Operation::Custom { semantics } => {
-            out.push_str("Op::Custom { semantics: ");
-            push_str_lit(out, semantics);
-            out.push_str(" }");
-        }
-    }
-}
-
-/// `Sr::Constant(1.5)` or `Sr::Param(3)`.
-fn scalar_ref(s: ScalarRef) -> String {
-    match s {
-        ScalarRef::Constant(v) => format!("Sr::Constant({})", float_lit(v)),
-        ScalarRef::Param(i) => format!("Sr::Param({i})"),
-    }
 }
 
 /// The shortest spelling that reads back exactly (`Debug`: `1e-5`, not
@@ -783,10 +709,6 @@ fn int_list(items: impl Iterator<Item = i64>) -> String {
     }
     out.push(']');
     out
-}
-
-fn u32_of(n: usize) -> i64 {
-    i64::from(u32::try_from(n).unwrap_or(u32::MAX))
 }
 
 /// `s` as a Rust string literal: quotes, backslashes and control characters
@@ -829,12 +751,12 @@ mod tests {
     /// tests over the shipped manifest and by the macro's trybuild cases.)
     fn assert_parses(ir: &Ir) -> String {
         for krate in ["crate", "::kfam_runtime"] {
-            let text = tables_source(ir, krate, "");
+            let text = tables_source(&Plan::new(ir), krate, "");
             if let Err(e) = syn::parse_file(&text) {
                 panic!("the tables do not parse ({krate}): {e}");
             }
         }
-        tables_source(ir, "crate", "")
+        tables_source(&Plan::new(ir), "crate", "")
     }
 
     #[test]
@@ -888,7 +810,9 @@ mod tests {
         assert_eq!(kinds.len(), crate::vocab::OperationKind::ALL.len());
         assert!(!ir.retired.is_empty());
         let text = assert_parses(&ir);
-        assert!(text.contains("Op::Reduce { op: Red::Sum, input: 0, out: 1, axes: U"));
+        assert!(
+            text.contains("Op::Reduce { op: RO::Sum, input: 0, out: 1, keepdim: false, axes: U")
+        );
         assert!(text.contains("eps: Sr::Constant(1e-6)"));
     }
 
