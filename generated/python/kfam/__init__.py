@@ -29,6 +29,8 @@ from ._abi import (
     MAX_RANK,
     MAX_SCALAR_ARGS,
     MAX_TENSOR_ARGS,
+    Status,
+    __version__ as __version__,
 )
 from ._lookup import (
     families as _kfam_families,
@@ -61,12 +63,12 @@ from ._records import (
     Symbol,
 )
 from ._runtime import (
+    MAX_DOCUMENT_BYTES,
     AdmissionError,
     Admitted,
     CallError,
     CapabilityError,
     KfamError,
-    MAX_DOCUMENT_BYTES,
     ScalarArg,
     Supported,
     TensorArg,
@@ -93,12 +95,9 @@ from ._vocab import (
     ReduceOp,
     Runtime,
     ScalarValueKind,
-    Status,
     StorageFormat,
     UnaryOp,
 )
-
-__version__: Final[str] = "0.1.0+catalog.5b629581ae60"
 
 if TYPE_CHECKING:
     #: Every approved family, sorted by name.
