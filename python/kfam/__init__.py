@@ -1,6 +1,7 @@
 """kfam: the approved accelerator kernel families, as typed Python records.
 
-Generated from the reviewed manifest (``manifest/``) by the kfam generator; do not edit.
+kfam's runtime, written out by the kfam generator together with the tables of a reviewed
+manifest (``manifest/``), which are the modules ``_abi`` and ``_tables``.
 
 - ``FAMILIES``: every approved family, sorted by name (built on first access).
 - ``family(name)`` / ``find_family(name)``: lookup by family name.

@@ -42,6 +42,9 @@ mod tables;
 mod text;
 mod vocab;
 
+/// Largest `compiled_meta.json` admitted: `MAX_DOCUMENT_BYTES` of
+/// `python/kfam/_runtime.py` spells it (a test compares).
+pub use crate::compiled_meta::MAX_DOCUMENT_BYTES;
 pub use text::py_str_literal;
 
 use super::GeneratedFile;
@@ -299,8 +302,9 @@ mod tests {
     #[test]
     fn sources_spell_the_generators_constants() {
         let runtime = source("_runtime.py");
-        let bytes = crate::compiled_meta::MAX_DOCUMENT_BYTES;
-        assert!(runtime.contains(&format!("\nMAX_DOCUMENT_BYTES: Final[int] = {bytes}\n")));
+        assert!(runtime.contains(&format!(
+            "\nMAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}\n"
+        )));
         let torch = source("torch.py");
         for line in [
             format!("\nMIN_TORCH: Final[str] = \"{MIN_TORCH}\"\n"),
