@@ -8,12 +8,12 @@
 //! (`codegen/tests/sourcegen.rs` keeps the copy current).
 
 use crate::emit::writer::Writer;
+use crate::names;
 use crate::vocab::{
     Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
 
 use super::text::{data_dict, doc_comment, member, py_float, py_str_literal};
-use crate::names;
 
 /// One vocabulary as an `@unique` `IntEnum` subclass of `_KfamVocab`: an
 /// empty line, the class, and the empty line its block closes with.
