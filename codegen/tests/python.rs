@@ -375,10 +375,13 @@ assert project["requires-python"] == ">=3.10", project
 assert data["tool"]["setuptools"]["packages"] == ["kfam"], data["tool"]
 assert data["tool"]["setuptools"]["package-data"]["kfam"] == ["py.typed"], data["tool"]
 assert (root / "kfam" / "py.typed").is_file()
-init = ast.parse((root / "kfam" / "__init__.py").read_text(encoding="utf-8"))
-versions = [ast.literal_eval(n.value) for n in init.body
+abi = ast.parse((root / "kfam" / "_abi.py").read_text(encoding="utf-8"))
+versions = [ast.literal_eval(n.value) for n in abi.body
             if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__version__"]
 assert versions == [project["version"]], (versions, project["version"])
+sys.path.insert(0, str(root))
+import kfam
+assert kfam.__version__ == project["version"], kfam.__version__
 assert project["version"] == sys.argv[3], (project["version"], sys.argv[3])
 assert project["license"] == "Apache-2.0", project
 from setuptools import build_meta
@@ -391,7 +394,7 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_abi.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "torch.py", "py.typed"):
+for f in ("__init__.py", "_abi.py", "_decode.py", "_lookup.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "context.py", "torch.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 # Only `kfam[torch]` pulls anything in: the package itself is standard library only.
 requires = [l for l in pkg_info.splitlines() if l.startswith("Requires-Dist:")]

@@ -20,8 +20,8 @@ use std::hint::black_box;
 use criterion::{criterion_group, criterion_main, Criterion};
 
 mod common;
-use kfam_codegen::plan::Plan;
 use kfam_codegen::ir;
+use kfam_codegen::plan::Plan;
 use kfam_runtime::lookup;
 use kfam_runtime::{
     Backend, Binding, BindingKind, Contract, DType, Direction, Evidence, ExecutionMode, Family,
@@ -213,7 +213,12 @@ fn tables(n: usize) -> Tables {
     let plan = Plan::new(&ir);
     Tables {
         families: leak(ir.families.iter().map(record).collect()),
-        artifacts: leak(plan.artifacts.iter().map(|&(d, f, r)| (s(d), f, r)).collect()),
+        artifacts: leak(
+            plan.artifacts
+                .iter()
+                .map(|&(d, f, r)| (s(d), f, r))
+                .collect(),
+        ),
         family_index: leak(plan.family_index.clone()),
         artifact_index: leak(plan.artifact_index.clone()),
     }

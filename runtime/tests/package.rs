@@ -56,7 +56,7 @@ fn published_crates_package_and_build_alone() {
         "generated/include/kfam/kfam_tables.h",
         "src/lib.rs",
         "src/expand.rs",
-        "src/emit/python_torch.py",
+        "python/kfam/torch.py",
         "README.md",
     ] {
         assert!(

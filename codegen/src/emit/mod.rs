@@ -6,9 +6,6 @@
 pub mod c;
 pub mod docs;
 pub mod python;
-mod python_records;
-mod python_tables;
-mod python_torch;
 pub mod rust;
 pub mod schema;
 pub mod writer;

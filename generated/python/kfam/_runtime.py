@@ -13,15 +13,20 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final, TypeAlias, TypeVar, Union
 
+from ._abi import ABI_REVISION, Status
 from ._lookup import find_artifact, find_family, find_retired_artifact, is_retired
 from ._records import Family, Param, Profile, Receipt
-from ._abi import ABI_REVISION
 from ._vocab import (
+    _ADMISSION_STATUS,
+    _CALL_STATUS,
+    _CAPABILITY_STATUS,
+    _FLOAT_MAX,
+    _INT_RANGE,
     Admission,
     Backend,
     CallRule,
@@ -35,76 +40,14 @@ from ._vocab import (
     Platform,
     Runtime,
     ScalarValueKind,
-    Status,
     StorageFormat,
     _KfamVocab,
 )
 
 _V = TypeVar("_V", bound=_KfamVocab)
 
-#: Largest ``compiled_meta.json`` admitted, in bytes.
+#: Largest ``compiled_meta.json`` admitted, in bytes (``kfam_runtime::admission``).
 MAX_DOCUMENT_BYTES: Final[int] = 1048576
-#: Largest finite value of each float dtype: a finite scalar beyond it overflows.
-_FLOAT_MAX: Final[dict[DType, float]] = {
-    DType.FP32: 3.4028234663852886e38,
-    DType.FP16: 65504.0,
-    DType.BF16: 3.3895313892515355e38,
-    DType.FP8E4M3FN: 448.0,
-    DType.FP8E8M0: 1.7014118346046923e38,
-    DType.FP4: 6.0,
-}
-#: Inclusive range of each integer dtype.
-_INT_RANGE: Final[dict[DType, tuple[int, int]]] = {
-    DType.INT32: (-2147483648, 2147483647),
-    DType.INT16: (-32768, 32767),
-    DType.INT8: (-128, 127),
-    DType.UINT8: (0, 255),
-    DType.INT64: (-9223372036854775808, 9223372036854775807),
-    DType.UINT64: (0, 18446744073709551615),
-    DType.UINT16: (0, 65535),
-    DType.UINT32: (0, 4294967295),
-}
-#: The C ABI status of each capability outcome.
-_CAPABILITY_STATUS: Final[dict[Capability, Status]] = {
-    Capability.INVALID_CALL: Status.INVALID_ARGUMENT,
-    Capability.SUPPORTED: Status.OK,
-    Capability.UNKNOWN_FAMILY: Status.NOT_FOUND,
-    Capability.CONTRACT_MISMATCH: Status.UNSUPPORTED,
-    Capability.NO_PROFILE: Status.UNSUPPORTED,
-    Capability.NO_RECEIPT: Status.NOT_APPROVED,
-    Capability.RETIRED: Status.INVALID_STATE,
-}
-#: The C ABI status of each admission outcome.
-_ADMISSION_STATUS: Final[dict[Admission, Status]] = {
-    Admission.INVALID_CALL: Status.INVALID_ARGUMENT,
-    Admission.ADMITTED: Status.OK,
-    Admission.MALFORMED: Status.INVALID_ARGUMENT,
-    Admission.UNKNOWN_FAMILY: Status.NOT_FOUND,
-    Admission.RECOMPILE_REQUIRED: Status.RECOMPILE_REQUIRED,
-    Admission.NOT_APPROVED: Status.NOT_APPROVED,
-    Admission.PREPARED_INCOMPATIBLE: Status.PREPARED_INCOMPATIBLE,
-    Admission.RETIRED: Status.INVALID_STATE,
-}
-#: The C ABI status of each call validation rule.
-_CALL_STATUS: Final[dict[CallRule, Status]] = {
-    CallRule.INVALID_CALL: Status.INVALID_ARGUMENT,
-    CallRule.OK: Status.OK,
-    CallRule.ARG_COUNT: Status.INVALID_ARGUMENT,
-    CallRule.DTYPE: Status.INVALID_ARGUMENT,
-    CallRule.RANK: Status.INVALID_ARGUMENT,
-    CallRule.SHAPE: Status.INVALID_ARGUMENT,
-    CallRule.FORMAT: Status.INVALID_ARGUMENT,
-    CallRule.NOT_CONTIGUOUS: Status.INVALID_ARGUMENT,
-    CallRule.NZ_OFFSET: Status.INVALID_ARGUMENT,
-    CallRule.STORAGE_BOUNDS: Status.INVALID_ARGUMENT,
-    CallRule.DEVICE: Status.INVALID_ARGUMENT,
-    CallRule.OVERLAP: Status.INVALID_ARGUMENT,
-    CallRule.SCALAR_TYPE: Status.INVALID_ARGUMENT,
-    CallRule.SCALAR_RANGE: Status.INVALID_ARGUMENT,
-    CallRule.FLOAT_OVERFLOW: Status.INVALID_ARGUMENT,
-    CallRule.DIM_MISMATCH: Status.INVALID_ARGUMENT,
-    CallRule.DIM_RANGE: Status.INVALID_ARGUMENT,
-}
 
 # ---------------------------------------------------------------- errors
 
@@ -139,7 +82,7 @@ class CapabilityError(KfamError):
 
     @property
     def status(self) -> Status:
-        return _CAPABILITY_STATUS[self.outcome]
+        return Status[_CAPABILITY_STATUS[self.outcome]]
 
     def __reduce__(
         self,
@@ -199,7 +142,7 @@ class AdmissionError(KfamError):
 
     @property
     def status(self) -> Status:
-        return _ADMISSION_STATUS[self.outcome]
+        return Status[_ADMISSION_STATUS[self.outcome]]
 
     def __reduce__(
         self,
@@ -237,7 +180,7 @@ class CallError(KfamError, ValueError):
 
     @property
     def status(self) -> Status:
-        return _CALL_STATUS[self.rule]
+        return Status[_CALL_STATUS[self.rule]]
 
     def __reduce__(
         self,
@@ -264,7 +207,7 @@ class Supported:
 
     @property
     def status(self) -> Status:
-        return _CAPABILITY_STATUS[Capability.SUPPORTED]
+        return Status[_CAPABILITY_STATUS[Capability.SUPPORTED]]
 
     def __str__(self) -> str:
         """The decision in words, as Rust's ``Supported`` and ``kfam_capability_message``
@@ -628,7 +571,9 @@ _CAPABILITY_KEYS: Final = frozenset(_CAPABILITY_REQUIRED)
 def _capability_doc(value: _Json) -> _CapabilityDoc:
     w = "capabilities"
     o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_REQUIRED, w)
-    return _CapabilityDoc(_text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w))
+    return _CapabilityDoc(
+        _text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -643,7 +588,9 @@ _ARTIFACT_KEYS: Final = frozenset(_ARTIFACT_REQUIRED)
 
 def _artifact_doc(value: _Json) -> _ArtifactDoc:
     o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_REQUIRED, "artifact")
-    return _ArtifactDoc(_text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact"))
+    return _ArtifactDoc(
+        _text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -716,7 +663,9 @@ def _parse_doc(document: bytes) -> _Doc:
         revision=_opt_u32(o.get("revision"), "revision"),
         contract=_opt_text(o.get("contract"), "contract"),
         params=tuple(_param_doc(p, "params") for p in _list(o["params"], "params")),
-        lowered_params=None if lowered is None else tuple(_param_doc(p, lp) for p in _list(lowered, lp)),
+        lowered_params=(
+            None if lowered is None else tuple(_param_doc(p, lp) for p in _list(lowered, lp))
+        ),
         return_count=_opt_u32(o.get("return_count"), "return_count"),
         return_aliases=None
         if aliases is None
@@ -809,11 +758,12 @@ class Admitted:
 
     @property
     def status(self) -> Status:
-        return _ADMISSION_STATUS[Admission.ADMITTED]
+        return Status[_ADMISSION_STATUS[Admission.ADMITTED]]
 
     def __str__(self) -> str:
         """The decision in words, as Rust's ``Admitted`` and ``kfam_admit_message`` write it."""
-        return f"{Admission.ADMITTED.spelling}: `{self.family.name}` revision {self.family.revision}"
+        fam = self.family
+        return f"{Admission.ADMITTED.spelling}: `{fam.name}` revision {fam.revision}"
 
 
 def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:

@@ -2,7 +2,8 @@
 """Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
-Codes are part of the ABI: they never change meaning.
+Codes are part of the ABI: they never change meaning. ``Status``, valued as the catalog's
+``abi.toml`` declares, is in ``kfam._abi``; the maps below name its members.
 """
 
 from __future__ import annotations
@@ -313,21 +314,6 @@ class Admission(_KfamVocab):
     RETIRED = 7
 
 
-@unique
-class Status(_KfamVocab):
-    "Status codes of the native C ABI; their values are declared in `abi.toml`."
-
-    OK = 0
-    INTERNAL = -1000
-    UNSUPPORTED = -1001
-    PREPARED_INCOMPATIBLE = -1002
-    INVALID_STATE = -1003
-    INVALID_ARGUMENT = -1004
-    NOT_FOUND = -1005
-    RECOMPILE_REQUIRED = -1006
-    NOT_APPROVED = -1007
-
-
 #: Storage size of one element of each dtype, in bits.
 _KFAM_DTYPE_BITS: Final[dict[DType, int]] = {
     DType.FP32: 32,
@@ -345,4 +331,100 @@ _KFAM_DTYPE_BITS: Final[dict[DType, int]] = {
     DType.FP8E4M3FN: 8,
     DType.FP8E8M0: 8,
     DType.FP4: 4,
+}
+#: Largest finite value of each float dtype: a finite scalar beyond it overflows.
+_FLOAT_MAX: Final[dict[DType, float]] = {
+    DType.FP32: 3.4028234663852886e38,
+    DType.FP16: 65504.0,
+    DType.BF16: 3.3895313892515355e38,
+    DType.FP8E4M3FN: 448.0,
+    DType.FP8E8M0: 1.7014118346046923e38,
+    DType.FP4: 6.0,
+}
+#: Inclusive range of each integer dtype.
+_INT_RANGE: Final[dict[DType, tuple[int, int]]] = {
+    DType.INT32: (-2147483648, 2147483647),
+    DType.INT16: (-32768, 32767),
+    DType.INT8: (-128, 127),
+    DType.UINT8: (0, 255),
+    DType.INT64: (-9223372036854775808, 9223372036854775807),
+    DType.UINT64: (0, 18446744073709551615),
+    DType.UINT16: (0, 65535),
+    DType.UINT32: (0, 4294967295),
+}
+#: The C ABI status (a ``Status`` member's name) of each capability outcome.
+_CAPABILITY_STATUS: Final[dict[Capability, str]] = {
+    Capability.INVALID_CALL: "INVALID_ARGUMENT",
+    Capability.SUPPORTED: "OK",
+    Capability.UNKNOWN_FAMILY: "NOT_FOUND",
+    Capability.CONTRACT_MISMATCH: "UNSUPPORTED",
+    Capability.NO_PROFILE: "UNSUPPORTED",
+    Capability.NO_RECEIPT: "NOT_APPROVED",
+    Capability.RETIRED: "INVALID_STATE",
+}
+#: The C ABI status (a ``Status`` member's name) of each admission outcome.
+_ADMISSION_STATUS: Final[dict[Admission, str]] = {
+    Admission.INVALID_CALL: "INVALID_ARGUMENT",
+    Admission.ADMITTED: "OK",
+    Admission.MALFORMED: "INVALID_ARGUMENT",
+    Admission.UNKNOWN_FAMILY: "NOT_FOUND",
+    Admission.RECOMPILE_REQUIRED: "RECOMPILE_REQUIRED",
+    Admission.NOT_APPROVED: "NOT_APPROVED",
+    Admission.PREPARED_INCOMPATIBLE: "PREPARED_INCOMPATIBLE",
+    Admission.RETIRED: "INVALID_STATE",
+}
+#: The C ABI status (a ``Status`` member's name) of each call validation rule.
+_CALL_STATUS: Final[dict[CallRule, str]] = {
+    CallRule.INVALID_CALL: "INVALID_ARGUMENT",
+    CallRule.OK: "OK",
+    CallRule.ARG_COUNT: "INVALID_ARGUMENT",
+    CallRule.DTYPE: "INVALID_ARGUMENT",
+    CallRule.RANK: "INVALID_ARGUMENT",
+    CallRule.SHAPE: "INVALID_ARGUMENT",
+    CallRule.FORMAT: "INVALID_ARGUMENT",
+    CallRule.NOT_CONTIGUOUS: "INVALID_ARGUMENT",
+    CallRule.NZ_OFFSET: "INVALID_ARGUMENT",
+    CallRule.STORAGE_BOUNDS: "INVALID_ARGUMENT",
+    CallRule.DEVICE: "INVALID_ARGUMENT",
+    CallRule.OVERLAP: "INVALID_ARGUMENT",
+    CallRule.SCALAR_TYPE: "INVALID_ARGUMENT",
+    CallRule.SCALAR_RANGE: "INVALID_ARGUMENT",
+    CallRule.FLOAT_OVERFLOW: "INVALID_ARGUMENT",
+    CallRule.DIM_MISMATCH: "INVALID_ARGUMENT",
+    CallRule.DIM_RANGE: "INVALID_ARGUMENT",
+}
+#: The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam.torch``).
+_TORCH_DTYPES: Final[dict[DType, str]] = {
+    DType.FP32: "float32",
+    DType.FP16: "float16",
+    DType.INT32: "int32",
+    DType.INT16: "int16",
+    DType.INT8: "int8",
+    DType.UINT8: "uint8",
+    DType.BF16: "bfloat16",
+    DType.INT64: "int64",
+    DType.UINT64: "uint64",
+    DType.UINT16: "uint16",
+    DType.UINT32: "uint32",
+    DType.BOOL: "bool",
+    DType.FP8E4M3FN: "float8_e4m3fn",
+    DType.FP8E8M0: "float8_e8m0fnu",
+    DType.FP4: "float4_e2m1fn_x2",
+}
+#: The dispatcher type of a scalar of each dtype (none: torch cannot represent it).
+_SCALAR_TYPES: Final[dict[DType, str]] = {
+    DType.FP32: "float",
+    DType.FP16: "float",
+    DType.INT32: "SymInt",
+    DType.INT16: "SymInt",
+    DType.INT8: "SymInt",
+    DType.UINT8: "SymInt",
+    DType.BF16: "float",
+    DType.INT64: "SymInt",
+    DType.UINT16: "SymInt",
+    DType.UINT32: "SymInt",
+    DType.BOOL: "bool",
+    DType.FP8E4M3FN: "float",
+    DType.FP8E8M0: "float",
+    DType.FP4: "float",
 }

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Union
 
+from ._abi import MAX_PREPARED, Status
 from ._lookup import each_family
 from ._records import Family, Profile
 from ._runtime import (
@@ -31,8 +32,7 @@ from ._runtime import (
     capability,
     validate_call,
 )
-from ._abi import MAX_PREPARED
-from ._vocab import Contract, ExecutionMode, Platform, Status
+from ._vocab import Contract, ExecutionMode, Platform
 
 _GENERATIONS: Final = itertools.count(1)
 _GENERATION_LOCK: Final = threading.Lock()

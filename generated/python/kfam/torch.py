@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
 from ._records import Family, Param
 from ._runtime import CallError, ScalarArg, _check_scalar
-from ._vocab import CallRule, Direction, DType, Layout, ParamKind
+from ._vocab import _SCALAR_TYPES, _TORCH_DTYPES, CallRule, DType, Direction, Layout, ParamKind
 
 #: Lowest supported PyTorch release (``torch.library.impl_abstract`` arrived in it).
 MIN_TORCH: Final[str] = "2.2"
@@ -30,41 +30,6 @@ MIN_TORCH: Final[str] = "2.2"
 SUPPORTED_TORCH: Final[str] = "2.2 or newer"
 #: The PyTorch release the package's tests run against.
 TESTED_TORCH: Final[str] = "2.9.1"
-#: The ``torch`` attribute holding each dtype's ``torch.dtype``.
-_TORCH_DTYPES: Final[dict[DType, str]] = {
-    DType.FP32: "float32",
-    DType.FP16: "float16",
-    DType.INT32: "int32",
-    DType.INT16: "int16",
-    DType.INT8: "int8",
-    DType.UINT8: "uint8",
-    DType.BF16: "bfloat16",
-    DType.INT64: "int64",
-    DType.UINT64: "uint64",
-    DType.UINT16: "uint16",
-    DType.UINT32: "uint32",
-    DType.BOOL: "bool",
-    DType.FP8E4M3FN: "float8_e4m3fn",
-    DType.FP8E8M0: "float8_e8m0fnu",
-    DType.FP4: "float4_e2m1fn_x2",
-}
-#: The dispatcher type of a scalar of each dtype (none: torch cannot represent it).
-_SCALAR_TYPES: Final[dict[DType, str]] = {
-    DType.FP32: "float",
-    DType.FP16: "float",
-    DType.INT32: "SymInt",
-    DType.INT16: "SymInt",
-    DType.INT8: "SymInt",
-    DType.UINT8: "SymInt",
-    DType.BF16: "float",
-    DType.INT64: "SymInt",
-    DType.UINT16: "SymInt",
-    DType.UINT32: "SymInt",
-    DType.BOOL: "bool",
-    DType.FP8E4M3FN: "float",
-    DType.FP8E8M0: "float",
-    DType.FP4: "float",
-}
 
 
 def _unsupported(found: str | None) -> ImportError:
@@ -275,7 +240,9 @@ class _Kernel:
                 # guard, or a runtime assertion for an unbacked symbol).
                 torch._check(
                     have == extent,
-                    lambda: f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}",
+                    lambda i=i, extent=extent: (
+                        f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}"
+                    ),
                 )
         # An NZ parameter's storage is the physical fractal blocks, whose format only the
         # real call adapter sees (``validate_call`` checks the format, not the strides).

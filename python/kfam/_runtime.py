@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Final, TypeAlias, TypeVar, Union
 
+from ._abi import ABI_REVISION, Status
 from ._lookup import find_artifact, find_family, find_retired_artifact, is_retired
 from ._records import Family, Param, Profile, Receipt
-from ._abi import ABI_REVISION
 from ._vocab import (
+    _ADMISSION_STATUS,
+    _CALL_STATUS,
+    _CAPABILITY_STATUS,
+    _FLOAT_MAX,
+    _INT_RANGE,
     Admission,
     Backend,
     CallRule,
@@ -34,14 +39,14 @@ from ._vocab import (
     Platform,
     Runtime,
     ScalarValueKind,
-    Status,
     StorageFormat,
     _KfamVocab,
 )
 
 _V = TypeVar("_V", bound=_KfamVocab)
 
-# @kfam-data: the generator writes the data tables here.
+#: Largest ``compiled_meta.json`` admitted, in bytes (``kfam_runtime::admission``).
+MAX_DOCUMENT_BYTES: Final[int] = 1048576
 
 # ---------------------------------------------------------------- errors
 
@@ -76,7 +81,7 @@ class CapabilityError(KfamError):
 
     @property
     def status(self) -> Status:
-        return _CAPABILITY_STATUS[self.outcome]
+        return Status[_CAPABILITY_STATUS[self.outcome]]
 
     def __reduce__(
         self,
@@ -136,7 +141,7 @@ class AdmissionError(KfamError):
 
     @property
     def status(self) -> Status:
-        return _ADMISSION_STATUS[self.outcome]
+        return Status[_ADMISSION_STATUS[self.outcome]]
 
     def __reduce__(
         self,
@@ -174,7 +179,7 @@ class CallError(KfamError, ValueError):
 
     @property
     def status(self) -> Status:
-        return _CALL_STATUS[self.rule]
+        return Status[_CALL_STATUS[self.rule]]
 
     def __reduce__(
         self,
@@ -201,7 +206,7 @@ class Supported:
 
     @property
     def status(self) -> Status:
-        return _CAPABILITY_STATUS[Capability.SUPPORTED]
+        return Status[_CAPABILITY_STATUS[Capability.SUPPORTED]]
 
     def __str__(self) -> str:
         """The decision in words, as Rust's ``Supported`` and ``kfam_capability_message``
@@ -565,7 +570,9 @@ _CAPABILITY_KEYS: Final = frozenset(_CAPABILITY_REQUIRED)
 def _capability_doc(value: _Json) -> _CapabilityDoc:
     w = "capabilities"
     o = _object(value, _CAPABILITY_KEYS, _CAPABILITY_REQUIRED, w)
-    return _CapabilityDoc(_text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w))
+    return _CapabilityDoc(
+        _text(o["contract"], "contract", w), _text(o["execution_mode"], "execution_mode", w)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -580,7 +587,9 @@ _ARTIFACT_KEYS: Final = frozenset(_ARTIFACT_REQUIRED)
 
 def _artifact_doc(value: _Json) -> _ArtifactDoc:
     o = _object(value, _ARTIFACT_KEYS, _ARTIFACT_REQUIRED, "artifact")
-    return _ArtifactDoc(_text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact"))
+    return _ArtifactDoc(
+        _text(o["path"], "path", "artifact"), _text(o["sha256"], "sha256", "artifact")
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -653,7 +662,9 @@ def _parse_doc(document: bytes) -> _Doc:
         revision=_opt_u32(o.get("revision"), "revision"),
         contract=_opt_text(o.get("contract"), "contract"),
         params=tuple(_param_doc(p, "params") for p in _list(o["params"], "params")),
-        lowered_params=None if lowered is None else tuple(_param_doc(p, lp) for p in _list(lowered, lp)),
+        lowered_params=(
+            None if lowered is None else tuple(_param_doc(p, lp) for p in _list(lowered, lp))
+        ),
         return_count=_opt_u32(o.get("return_count"), "return_count"),
         return_aliases=None
         if aliases is None
@@ -746,11 +757,12 @@ class Admitted:
 
     @property
     def status(self) -> Status:
-        return _ADMISSION_STATUS[Admission.ADMITTED]
+        return Status[_ADMISSION_STATUS[Admission.ADMITTED]]
 
     def __str__(self) -> str:
         """The decision in words, as Rust's ``Admitted`` and ``kfam_admit_message`` write it."""
-        return f"{Admission.ADMITTED.spelling}: `{self.family.name}` revision {self.family.revision}"
+        fam = self.family
+        return f"{Admission.ADMITTED.spelling}: `{fam.name}` revision {fam.revision}"
 
 
 def admit(document: bytes | bytearray | memoryview, sha256: str) -> Admitted:

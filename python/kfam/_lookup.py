@@ -1,58 +1,48 @@
 """The lazy tables: lookups over ``_tables`` that build a family's records on first use.
 
 ``_tables`` holds each family as one row (a JSON array, fields by position; the layout is
-written by ``codegen/src/emit/python_tables.rs``). Importing the package does not even load
-those strings: ``_tables`` is imported by the first lookup that needs a row (each function
-below imports it where it reads it; at 10,000 families the rows are most of what an import
-would cost). ``find_family`` decodes a family's row the first time it is asked for and keeps
-the records, so every later lookup returns the very same objects without reading the tables.
-Lookups by name and by artifact digest are dict lookups. ``families()`` builds every family
-(``kfam.FAMILIES``).
+written by ``codegen/src/emit/python/tables.rs``; the operation payloads are decoded by
+``kfam._records._OPERATIONS``, single values by ``kfam._decode``). Importing the package does
+not even load those strings: ``_tables`` is imported by the first lookup that needs a row
+(each function below imports it where it reads it; at 10,000 families the rows are most of
+what an import would cost). ``find_family`` decodes a family's row the first time it is asked
+for and keeps the records, so every later lookup returns the very same objects without reading
+the tables. Lookups by name and by artifact digest are dict lookups. ``families()`` builds
+every family (``kfam.FAMILIES``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Final
 
+from ._decode import _arity, _bool, _corrupt, _int, _ints, _opt_int, _opt_str, _row, _str
 from ._records import (
+    _OPERATIONS,
     Binding,
-    Custom,
     DimUse,
-    ElementwiseBinary,
-    ElementwiseUnary,
     Evidence,
     Family,
-    Matmul,
-    Norm,
     Operation,
-    PagedAttentionDecode,
     Param,
     Profile,
     Receipt,
-    Reduce,
     Retired,
-    ScalarRef,
-    Softmax,
     Symbol,
 )
 from ._vocab import (
     Backend,
-    BinaryOp,
     BindingKind,
     Contract,
     DType,
     Direction,
     ExecutionMode,
     Layout,
-    NormKind,
     OperationKind,
     ParamKind,
     Platform,
-    ReduceOp,
     Runtime,
-    UnaryOp,
 )
 
 #: The families decoded so far, by name (a family is decoded once: ``setdefault`` keeps the
@@ -161,61 +151,6 @@ def retired() -> tuple[Retired, ...]:
 # ---------------------------------------------------------------- decoding
 
 
-def _corrupt(what: str, value: object) -> RuntimeError:
-    # Rows are written by the generator: a mismatch means an edited or truncated _tables.py.
-    return RuntimeError(f"kfam/_tables.py is corrupt: unexpected {what} {value!r:.80}")
-
-
-def _row(x: object) -> list[object]:
-    if isinstance(x, list):
-        return x
-    raise _corrupt("row", x)
-
-
-def _arity(v: list[object], n: int) -> None:
-    if len(v) != n:
-        raise _corrupt(f"row of {len(v)} fields (expected {n})", v)
-
-
-def _int(x: object) -> int:
-    if isinstance(x, int) and not isinstance(x, bool):
-        return x
-    raise _corrupt("integer", x)
-
-
-def _opt_int(x: object) -> int | None:
-    return None if x is None else _int(x)
-
-
-def _bool(x: object) -> bool:
-    if isinstance(x, bool):
-        return x
-    raise _corrupt("bool", x)
-
-
-def _str(x: object) -> str:
-    if isinstance(x, str):
-        return x
-    raise _corrupt("string", x)
-
-
-def _opt_str(x: object) -> str | None:
-    return None if x is None else _str(x)
-
-
-def _ints(x: object) -> tuple[int, ...]:
-    return tuple(map(_int, _row(x)))
-
-
-def _scalar_ref(x: object) -> ScalarRef:
-    v = _row(x)
-    _arity(v, 2)
-    constant = v[0]
-    if constant is not None and not isinstance(constant, float):
-        raise _corrupt("constant", constant)
-    return ScalarRef(constant, _opt_int(v[1]))
-
-
 def _param(index: int, x: object) -> Param:
     # `[name, kind, direction, dtype, shape, layout, pool_index, doc?, lowered_shape?]`: a
     # missing doc is None, a missing lowered shape is the logical one.
@@ -269,9 +204,6 @@ def _symbol(x: object) -> Symbol:
         _arity(u, 3)
         uses.append(DimUse(_int(u[0]), _int(u[1]), _int(u[2])))
     return Symbol(_str(v[0]), _int(v[1]), _opt_int(v[2]), _int(v[3]), tuple(uses))
-
-
-# @kfam-data: the generator writes the data tables here.
 
 
 def _operation(x: object) -> Operation:

@@ -21,9 +21,14 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
 from ._records import Family, Param
 from ._runtime import CallError, ScalarArg, _check_scalar
-from ._vocab import CallRule, Direction, DType, Layout, ParamKind
+from ._vocab import _SCALAR_TYPES, _TORCH_DTYPES, CallRule, DType, Direction, Layout, ParamKind
 
-# @kfam-data: the generator writes the data tables here.
+#: Lowest supported PyTorch release (``torch.library.impl_abstract`` arrived in it).
+MIN_TORCH: Final[str] = "2.2"
+#: The supported PyTorch releases, as the import error names them.
+SUPPORTED_TORCH: Final[str] = "2.2 or newer"
+#: The PyTorch release the package's tests run against.
+TESTED_TORCH: Final[str] = "2.9.1"
 
 
 def _unsupported(found: str | None) -> ImportError:
@@ -234,7 +239,9 @@ class _Kernel:
                 # guard, or a runtime assertion for an unbacked symbol).
                 torch._check(
                     have == extent,
-                    lambda: f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}",
+                    lambda i=i, extent=extent: (
+                        f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}"
+                    ),
                 )
         # An NZ parameter's storage is the physical fractal blocks, whose format only the
         # real call adapter sees (``validate_call`` checks the format, not the strides).

@@ -1,150 +1,24 @@
-//! `python/kfam/_tables.py`: the ABI constants and every family as one row
-//! (its name, and its record as a compact JSON array), decoded into records
-//! only when a consumer first asks for that family (`kfam/_lookup.py`, the
-//! static source `python_lookup.py` next to this file). Importing the
-//! package thus loads one string per family instead of building every
+//! `kfam/_tables.py`: every family of the catalog as one row (its name, and
+//! its record as a compact JSON array), decoded into records only when a
+//! consumer first asks for that family (`python/kfam/_lookup.py`). Importing
+//! the package thus loads one string per family instead of building every
 //! record: at 10,000 families the import costs milliseconds, not seconds.
+//! Data only, generated into the output alone; `python/kfam/_tables.pyi`
+//! declares its names for the type checker in place.
 //!
 //! The row layout (field order) is defined twice, here and in
-//! `python_lookup.py`; the operation payloads, the part that grows with the
-//! vocabulary, once ([`operation_fields`]): the record classes, the rows
-//! and the decoders are all written from it. The package tests compare
-//! every decoded record with the IR field by field.
+//! `python/kfam/_lookup.py`; the operation payloads, the part that grows
+//! with the vocabulary, once (`records::operation_fields`): the record
+//! classes, the decoders and [`operation_row`] follow it. The package tests
+//! compare every decoded record with the IR field by field.
 
 use std::fmt::{Display, Write as _};
 
-use super::python::{header, py_str_literal};
-use super::writer::Writer;
+use crate::emit::needs_no_escape;
+use crate::emit::writer::Writer;
 use crate::ir::{self, Family, Ir, Operation, Param, ScalarRef};
-use crate::vocab::OperationKind;
 
-/// The Python type of an operation field, and so how its row encodes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Field {
-    /// `int` (an operand index or an extent).
-    Int,
-    Bool,
-    /// `tuple[int, ...]`, a JSON array.
-    Ints,
-    /// A vocabulary member, by its code.
-    Vocab(&'static str),
-    /// `int | None`.
-    OptInt,
-    /// `ScalarRef`, as `[constant, param]` (one of them `null`).
-    ScalarRef,
-    Str,
-}
-
-impl Field {
-    /// The field's annotation in the record class.
-    pub(super) fn annotation(self) -> &'static str {
-        match self {
-            Field::Int => "int",
-            Field::Bool => "bool",
-            Field::Ints => "tuple[int, ...]",
-            Field::Vocab(name) => name,
-            Field::OptInt => "int | None",
-            Field::ScalarRef => "ScalarRef",
-            Field::Str => "str",
-        }
-    }
-
-    /// The Python expression decoding `v` (an `object` from the row).
-    fn decoder(self, v: &str) -> String {
-        match self {
-            Field::Int => format!("_int({v})"),
-            Field::Bool => format!("_bool({v})"),
-            Field::Ints => format!("_ints({v})"),
-            Field::Vocab(name) => format!("{name}(_int({v}))"),
-            Field::OptInt => format!("_opt_int({v})"),
-            Field::ScalarRef => format!("_scalar_ref({v})"),
-            Field::Str => format!("_str({v})"),
-        }
-    }
-}
-
-/// The fields of each operation kind's record, in order: the dataclass,
-/// the row and the decoder follow it. Exhaustive: a new kind does not
-/// compile until it has fields here (and a row in [`operation_row`]).
-pub(super) fn operation_fields(kind: OperationKind) -> &'static [(&'static str, Field)] {
-    use Field::*;
-    match kind {
-        OperationKind::ElementwiseBinary => &[
-            ("op", Vocab("BinaryOp")),
-            ("lhs", Int),
-            ("rhs", Int),
-            ("out", Int),
-        ],
-        OperationKind::Matmul => &[
-            ("m", Int),
-            ("k", Int),
-            ("n", Int),
-            ("a", Int),
-            ("b", Int),
-            ("c", Int),
-            ("accumulate", Bool),
-        ],
-        OperationKind::ElementwiseUnary => {
-            &[("op", Vocab("UnaryOp")), ("input", Int), ("out", Int)]
-        }
-        OperationKind::Reduce => &[
-            ("op", Vocab("ReduceOp")),
-            ("input", Int),
-            ("out", Int),
-            ("axes", Ints),
-            ("keepdim", Bool),
-        ],
-        OperationKind::Softmax => &[("input", Int), ("out", Int), ("axis", Int)],
-        OperationKind::Norm => &[
-            ("op", Vocab("NormKind")),
-            ("input", Int),
-            ("weight", Int),
-            ("bias", OptInt),
-            ("out", Int),
-            ("axis", Int),
-            ("eps", ScalarRef),
-        ],
-        OperationKind::PagedAttentionDecode => &[
-            ("query", Int),
-            ("key_cache", Int),
-            ("value_cache", Int),
-            ("block_table", Int),
-            ("context_lens", Int),
-            ("out", Int),
-            ("scale", ScalarRef),
-        ],
-        OperationKind::Custom => &[("semantics", Str)],
-    }
-}
-
-/// The decoders of the operation rows, spliced into `_lookup.py`: for each
-/// kind, the length of its row and the function building its record.
-pub(super) fn operation_decoders() -> String {
-    let mut w = Writer::new("    ");
-    dict(
-        &mut w,
-        "Each operation kind: the length of its row (code and fields) and its decoder.",
-        "_OPERATIONS: Final[dict[OperationKind, tuple[int, Callable[[list[object]], Operation]]]] = ",
-        OperationKind::ALL,
-        |out, &kind| {
-            let fields = operation_fields(kind);
-            let args: Vec<String> = fields
-                .iter()
-                .enumerate()
-                .map(|(i, (_, f))| f.decoder(&format!("v[{}]", i + 1)))
-                .collect();
-            let _ = write!(
-                out,
-                "OperationKind.{}: ({}, lambda v: {}({}))",
-                crate::names::shouty(kind.as_str()),
-                fields.len() + 1,
-                kind.variant_name(),
-                args.join(", ")
-            );
-        },
-    );
-    w.finish()
-}
+use super::text::{dict, py_str_literal};
 
 /// A JSON array written in place: values are separated by commas, strings
 /// are printable ASCII without `'` (so the row is a raw Python literal,
@@ -228,7 +102,7 @@ impl<'a> Row<'a> {
 /// (UTF-16 surrogate pairs beyond the BMP).
 fn json_str(out: &mut String, text: &str) {
     out.push('"');
-    if super::needs_no_escape(text) && !text.contains('\'') {
+    if needs_no_escape(text) && !text.contains('\'') {
         out.push_str(text);
     } else {
         for c in text.chars() {
@@ -252,7 +126,7 @@ fn json_str(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// `[kind, field...]` in the order of [`operation_fields`].
+/// `[kind, field...]` in the order of `records::operation_fields`.
 fn operation_row(r: &mut Row<'_>, op: &Operation) {
     r.array(|r| {
         r.code(op.kind().code());
@@ -441,31 +315,6 @@ fn retired_row(out: &mut String, t: &ir::Retired) {
     out.push(']');
 }
 
-/// `lead{`, one `key: value,` line per item (`item` writes the value), `}`;
-/// `lead{}` when there are none.
-pub(super) fn dict<T>(
-    w: &mut Writer,
-    comment: &str,
-    lead: &str,
-    items: impl IntoIterator<Item = T>,
-    mut item: impl FnMut(&mut String, T),
-) {
-    w.comment("#: ", comment);
-    let mut items = items.into_iter().peekable();
-    if items.peek().is_none() {
-        w.line(format_args!("{lead}{{}}"));
-        return;
-    }
-    w.open(format_args!("{lead}{{"));
-    for it in items {
-        w.start_line();
-        item(w.buf(), it);
-        w.buf().push(',');
-        w.end_line();
-    }
-    w.close("}");
-}
-
 /// `r'...'`: a row as a raw string literal (see [`Row`]).
 fn raw_literal(out: &mut String, row: impl FnOnce(&mut String)) {
     out.push_str("r'");
@@ -473,57 +322,13 @@ fn raw_literal(out: &mut String, row: impl FnOnce(&mut String)) {
     out.push('\'');
 }
 
-/// `_abi.py`: the native ABI's constants, imported with the package (the
-/// rows are not: [`tables_py`]).
-pub(super) fn abi_py(ir: &Ir) -> String {
-    let abi = &ir.abi;
-    let mut w = Writer::new("    ");
-    w.raw(&header());
-    w.raw(
-        r#""""The native ABI the approved artifacts target, as ``manifest/abi.toml`` declares it."""
-
-from __future__ import annotations
-
-from typing import Final
-
-"#,
-    );
-    w.line("#: Native runtime commit the artifacts are built against.");
-    w.line(format_args!(
-        "ABI_REVISION: Final[str] = {}",
-        py_str_literal(&abi.revision)
-    ));
-    w.line(format_args!("ABI_MAJOR: Final[int] = {}", abi.major));
-    w.line(format_args!("ABI_MINOR: Final[int] = {}", abi.minor));
-    w.line(format_args!(
-        "MAX_TENSOR_ARGS: Final[int] = {}",
-        abi.max_tensor_args
-    ));
-    w.line(format_args!(
-        "MAX_SCALAR_ARGS: Final[int] = {}",
-        abi.max_scalar_args
-    ));
-    w.line(format_args!("MAX_RANK: Final[int] = {}", abi.max_rank));
-    w.line("#: Most callables one kernel context holds prepared (``kfam.context.Context``).");
-    w.line(format_args!(
-        "MAX_PREPARED: Final[int] = {}",
-        abi.max_prepared
-    ));
-    w.line("#: Version of the canonical form ``Family.identity`` is taken over.");
-    w.line(format_args!(
-        "IDENTITY_FORMAT: Final[int] = {}",
-        ir::IDENTITY_FORMAT
-    ));
-    w.finish()
-}
-
 /// `_tables.py`: one row per family and the digest indices, data only,
 /// imported by the first lookup that reads a row (`_lookup.py`).
-pub(super) fn tables_py(ir: &Ir) -> String {
+pub(super) fn tables_py(ir: &Ir, header: &str) -> String {
     // About 1.2 KiB per family row and 0.1 KiB per artifact line.
     let receipts: usize = ir.families.iter().map(|f| f.receipts.len()).sum();
     let mut w = Writer::with_capacity("    ", 8192 + ir.families.len() * 1300 + receipts * 110);
-    w.raw(&header());
+    w.raw(header);
     w.raw(
         r#""""The approved families of ``manifest/``. Data only.
 
@@ -599,16 +404,5 @@ mod tests {
         assert_eq!(out, r#""a\u0027b\"c\\d\ne\u007f\u00e9\ud83d\ude00\u202e""#);
         let row: serde_json::Value = serde_json::from_str(&format!("[{out}]")).unwrap();
         assert_eq!(row[0], "a'b\"c\\d\ne\u{7f}é😀\u{202e}");
-    }
-
-    #[test]
-    fn operation_decoders_cover_every_kind() {
-        let text = operation_decoders();
-        for &k in OperationKind::ALL {
-            assert!(
-                text.contains(&format!("lambda v: {}(", k.variant_name())),
-                "{text}"
-            );
-        }
     }
 }

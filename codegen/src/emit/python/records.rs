@@ -1,13 +1,149 @@
-//! `python/kfam/_records.py`: the frozen dataclasses of the records (the
-//! same for every manifest), one class per operation kind with the fields of
-//! [`operation_fields`].
+//! `kfam/_records.py`: the frozen dataclasses of the records, one class per
+//! operation kind with the fields of [`operation_fields`], and the decoders
+//! of the operation payloads' rows (`_OPERATIONS`, read by `kfam/_lookup.py`
+//! with the primitives of `kfam/_decode.py`). The same for every catalog of
+//! one kfam version: the text is committed as `python/kfam/_records.py`
+//! (`codegen/tests/sourcegen.rs` keeps the copy current).
+//!
+//! The row layout of an operation is defined once, here: the class, the row
+//! ([`super::tables`] writes it in the same field order) and the decoder
+//! follow [`operation_fields`]. The package tests compare every decoded
+//! record with the IR field by field.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use super::python::{header, import_list};
-use super::python_tables::operation_fields;
+use crate::emit::writer::Writer;
 use crate::names;
-use crate::vocab::{OperationKind, VOCABULARIES};
+use crate::vocab::OperationKind;
+
+use super::text::{dict, import_list};
+
+/// The vocabularies the record classes name, besides the operations' own.
+const RECORD_VOCABULARIES: &[&str] = &[
+    "Backend",
+    "BindingKind",
+    "Contract",
+    "DType",
+    "Direction",
+    "ExecutionMode",
+    "Layout",
+    "OperationKind",
+    "ParamKind",
+    "Platform",
+    "Runtime",
+];
+
+/// The Python type of an operation field, and so how its row encodes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Field {
+    /// `int` (an operand index or an extent).
+    Int,
+    Bool,
+    /// `tuple[int, ...]`, a JSON array.
+    Ints,
+    /// A vocabulary member, by its code.
+    Vocab(&'static str),
+    /// `int | None`.
+    OptInt,
+    /// `ScalarRef`, as `[constant, param]` (one of them `null`).
+    ScalarRef,
+    Str,
+}
+
+impl Field {
+    /// The field's annotation in the record class.
+    pub(super) fn annotation(self) -> &'static str {
+        match self {
+            Field::Int => "int",
+            Field::Bool => "bool",
+            Field::Ints => "tuple[int, ...]",
+            Field::Vocab(name) => name,
+            Field::OptInt => "int | None",
+            Field::ScalarRef => "ScalarRef",
+            Field::Str => "str",
+        }
+    }
+
+    /// The function of `kfam/_decode.py` that reads the field's value.
+    fn reader(self) -> &'static str {
+        match self {
+            Field::Int | Field::Vocab(_) => "_int",
+            Field::Bool => "_bool",
+            Field::Ints => "_ints",
+            Field::OptInt => "_opt_int",
+            Field::ScalarRef => "_scalar_ref",
+            Field::Str => "_str",
+        }
+    }
+
+    /// The Python expression decoding `v` (an `object` from the row).
+    fn decoder(self, v: &str) -> String {
+        match self {
+            Field::Int => format!("_int({v})"),
+            Field::Bool => format!("_bool({v})"),
+            Field::Ints => format!("_ints({v})"),
+            Field::Vocab(name) => format!("{name}(_int({v}))"),
+            Field::OptInt => format!("_opt_int({v})"),
+            Field::ScalarRef => format!("ScalarRef(*_scalar_ref({v}))"),
+            Field::Str => format!("_str({v})"),
+        }
+    }
+}
+
+/// The fields of each operation kind's record, in order: the dataclass,
+/// the row and the decoder follow it. Exhaustive: a new kind does not
+/// compile until it has fields here (and a row in [`operation_row`]).
+pub(super) fn operation_fields(kind: OperationKind) -> &'static [(&'static str, Field)] {
+    use Field::*;
+    match kind {
+        OperationKind::ElementwiseBinary => &[
+            ("op", Vocab("BinaryOp")),
+            ("lhs", Int),
+            ("rhs", Int),
+            ("out", Int),
+        ],
+        OperationKind::Matmul => &[
+            ("m", Int),
+            ("k", Int),
+            ("n", Int),
+            ("a", Int),
+            ("b", Int),
+            ("c", Int),
+            ("accumulate", Bool),
+        ],
+        OperationKind::ElementwiseUnary => {
+            &[("op", Vocab("UnaryOp")), ("input", Int), ("out", Int)]
+        }
+        OperationKind::Reduce => &[
+            ("op", Vocab("ReduceOp")),
+            ("input", Int),
+            ("out", Int),
+            ("axes", Ints),
+            ("keepdim", Bool),
+        ],
+        OperationKind::Softmax => &[("input", Int), ("out", Int), ("axis", Int)],
+        OperationKind::Norm => &[
+            ("op", Vocab("NormKind")),
+            ("input", Int),
+            ("weight", Int),
+            ("bias", OptInt),
+            ("out", Int),
+            ("axis", Int),
+            ("eps", ScalarRef),
+        ],
+        OperationKind::PagedAttentionDecode => &[
+            ("query", Int),
+            ("key_cache", Int),
+            ("value_cache", Int),
+            ("block_table", Int),
+            ("context_lens", Int),
+            ("out", Int),
+            ("scale", ScalarRef),
+        ],
+        OperationKind::Custom => &[("semantics", Str)],
+    }
+}
 
 /// The Python class of each operation kind (the IR variant's name).
 pub(super) fn operation_classes() -> Vec<&'static str> {
@@ -52,22 +188,36 @@ class {name}:
     )
 }
 
-pub(super) fn records_py() -> String {
+/// `_records.py` after its first line `first_line` (which ends in `\n`).
+pub(super) fn records_py(first_line: &str) -> String {
     let classes = operation_classes();
     let ops: String = OperationKind::ALL
         .iter()
         .map(|&k| format!("\n\n{}", operation_class(k)))
         .collect();
-    // Every fixed vocabulary appears in a record field (`Status` in none).
-    let vocab: Vec<&str> = VOCABULARIES.iter().map(|c| c.name).collect();
+    let mut vocab: BTreeSet<&str> = RECORD_VOCABULARIES.iter().copied().collect();
+    let mut readers = BTreeSet::new();
+    for &kind in OperationKind::ALL {
+        for (_, field) in operation_fields(kind) {
+            if let Field::Vocab(name) = field {
+                vocab.insert(name);
+            }
+            readers.insert(field.reader());
+        }
+    }
     format!(
-        r#"{header}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic)."""
+        r#"{first_line}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
+
+``_OPERATIONS`` decodes the row of each operation kind (``kfam._lookup`` reads the rest).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeAlias, Union
+from typing import Final, TypeAlias, Union
 
+{readers}
 {vocab}
 
 
@@ -247,9 +397,57 @@ class Family:
     def receipts_for(self, profile: str) -> tuple[Receipt, ...]:
         """The receipts of the profile called ``profile`` (empty: not supported there)."""
         return tuple(r for r in self.receipts if self.profiles[r.profile].name == profile)
-"#,
-        header = header(),
-        vocab = import_list("._vocab", vocab),
+
+
+{decoders}"#,
+        readers = import_list("._decode", readers.into_iter().collect()),
+        vocab = import_list("._vocab", vocab.into_iter().collect()),
         union = classes.join(", "),
+        decoders = operation_decoders(),
     )
+}
+
+/// `_OPERATIONS`, the decoders of the operation rows: for each kind, the
+/// length of its row and the function building its record.
+fn operation_decoders() -> String {
+    let mut w = Writer::new("    ");
+    dict(
+        &mut w,
+        "Each operation kind: the length of its row (code and fields) and its decoder.",
+        "_OPERATIONS: Final[dict[OperationKind, tuple[int, Callable[[list[object]], Operation]]]] = ",
+        OperationKind::ALL,
+        |out, &kind| {
+            let fields = operation_fields(kind);
+            let args: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .map(|(i, (_, f))| f.decoder(&format!("v[{}]", i + 1)))
+                .collect();
+            let _ = write!(
+                out,
+                "OperationKind.{}: ({}, lambda v: {}({}))",
+                names::shouty(kind.as_str()),
+                fields.len() + 1,
+                kind.variant_name(),
+                args.join(", ")
+            );
+        },
+    );
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operation_decoders_cover_every_kind() {
+        let text = operation_decoders();
+        for &k in OperationKind::ALL {
+            assert!(
+                text.contains(&format!("lambda v: {}(", k.variant_name())),
+                "{text}"
+            );
+        }
+    }
 }

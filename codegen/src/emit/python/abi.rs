@@ -1,0 +1,79 @@
+//! `kfam/_abi.py`: what is the catalog's own besides its rows: the native
+//! ABI of its `abi.toml` (revision, limits), `Status` valued as that file
+//! declares, and the package version, which names the catalog by its
+//! digest. Data only, generated into the output alone; `python/kfam/_abi.pyi`
+//! declares its names for the type checker in place.
+
+use crate::emit::writer::Writer;
+use crate::ir::{self, Ir};
+use crate::vocab::{Member, Status};
+
+use super::text::py_str_literal;
+use super::vocab::vocab_class;
+
+/// `_abi.py` of `ir`, `version` being the distribution's version.
+pub(super) fn abi_py(ir: &Ir, header: &str, version: &str) -> String {
+    let abi = &ir.abi;
+    let mut w = Writer::new("    ");
+    w.raw(header);
+    w.raw(
+        r#""""The native ABI the approved artifacts target, as ``manifest/abi.toml`` declares it.
+
+Data of one catalog: the ABI pin and limits, the C ABI status codes (``Status``) valued as
+``abi.toml`` declares them, and the package version, which names the catalog.
+"""
+
+from __future__ import annotations
+
+from enum import unique
+from typing import Final
+
+from ._vocab import _KfamVocab
+
+"#,
+    );
+    w.line("#: Native runtime commit the artifacts are built against.");
+    w.line(format_args!(
+        "ABI_REVISION: Final[str] = {}",
+        py_str_literal(&abi.revision)
+    ));
+    w.line(format_args!("ABI_MAJOR: Final[int] = {}", abi.major));
+    w.line(format_args!("ABI_MINOR: Final[int] = {}", abi.minor));
+    w.line(format_args!(
+        "MAX_TENSOR_ARGS: Final[int] = {}",
+        abi.max_tensor_args
+    ));
+    w.line(format_args!(
+        "MAX_SCALAR_ARGS: Final[int] = {}",
+        abi.max_scalar_args
+    ));
+    w.line(format_args!("MAX_RANK: Final[int] = {}", abi.max_rank));
+    w.line("#: Most callables one kernel context holds prepared (``kfam.context.Context``).");
+    w.line(format_args!(
+        "MAX_PREPARED: Final[int] = {}",
+        abi.max_prepared
+    ));
+    w.line("#: Version of the canonical form ``Family.identity`` is taken over.");
+    w.line(format_args!(
+        "IDENTITY_FORMAT: Final[int] = {}",
+        ir::IDENTITY_FORMAT
+    ));
+    w.line("#: The distribution's version: kfam's, with the catalog digest as its local label.");
+    w.line(format_args!(
+        "__version__: Final[str] = {}",
+        py_str_literal(version)
+    ));
+    w.blank();
+    let status: Vec<(Member, i64)> = Status::ALL
+        .iter()
+        .zip(Status::VOCABULARY.members)
+        .map(|(s, m)| (*m, i64::from(abi.status(*s))))
+        .collect();
+    vocab_class(&mut w, &Status::VOCABULARY, &status);
+    let mut s = w.finish();
+    // The class block closes with an empty line; the file ends after its last member.
+    if s.ends_with("\n\n") {
+        s.pop();
+    }
+    s
+}

@@ -1,0 +1,332 @@
+//! Python: a pip-installable, standard-library-only package under `python/`
+//! of the output directory (docs/python.md).
+//!
+//! The package is kfam's runtime plus the catalog's data. Three kinds of
+//! module, in `kfam/`:
+//!
+//! - **kfam's runtime, copied**: `__init__.py` (the public API),
+//!   `_decode.py` (checked reads of row values), `_lookup.py` (the lazy
+//!   tables), `_runtime.py` (capability, admission of `compiled_meta.json`
+//!   and call validation, the decisions of `kfam-runtime`), `context.py`
+//!   (the kernel context), `torch.py` (PyTorch schemas, fake kernels and
+//!   registration; the only module that imports `torch`) and `py.typed`.
+//!   They are real source files in the repository's `python/kfam/`, linted
+//!   and type-checked there (`codegen/tests/python_sources.rs`), embedded
+//!   in the generator with `include_str!` (through the crate's `python`
+//!   link to them) and written out behind the generated-file marker.
+//! - **derived from kfam's vocabularies and record definitions**, the same
+//!   for every catalog of one kfam version, rendered here and also
+//!   committed in `python/kfam/` (checked by `codegen/tests/sourcegen.rs`,
+//!   [`sourcegen`]): `_vocab.py` ([`vocab`]: the `IntEnum`s and the data
+//!   that follows from them) and `_records.py` ([`records`]: the frozen
+//!   dataclasses and the operation rows' decoders).
+//! - **the catalog's data**, generated into the output alone: `_abi.py`
+//!   ([`abi`]: ABI constants, `Status`, `__version__`) and `_tables.py`
+//!   ([`tables`]: one row per family), plus `pyproject.toml` and
+//!   `.gitignore`. `python/kfam/_abi.pyi` and `_tables.pyi` declare their
+//!   names for the checks in place; they are not copied.
+//!
+//! So a manifest edit changes only the data files. Annotations are inline
+//! (no `.pyi` in the output), so `mypy --strict` checks the code that
+//! actually runs. Free text reaches Python only through [`py_str_literal`]
+//! (or, in a row, `tables::json_str`); private generated names start with
+//! `_kfam`/`_Kfam`, which a declared name (lowercase first letter) can never
+//! do.
+//!
+//! The submodules depend one way: `text` is a leaf every other one uses,
+//! `abi` uses `vocab`, and none uses this module.
+
+mod abi;
+mod records;
+mod tables;
+mod text;
+mod vocab;
+
+/// Largest `compiled_meta.json` admitted: `MAX_DOCUMENT_BYTES` of
+/// `python/kfam/_runtime.py` spells it (a test compares).
+pub use crate::compiled_meta::MAX_DOCUMENT_BYTES;
+pub use text::py_str_literal;
+
+use super::GeneratedFile;
+use crate::ir::{self, Ir};
+use text::header;
+
+/// Where the package sits below the output directory.
+const ROOT: &str = "python";
+/// Version of the generated distribution: the generator's own version.
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The license of the generated package: the project's.
+const LICENSE: &str = env!("CARGO_PKG_LICENSE");
+/// Lowest Python the generated code supports (`slots=True` dataclasses, `X | Y`).
+const REQUIRES_PYTHON: &str = ">=3.10";
+
+/// Lowest PyTorch release `kfam.torch` supports: the first with
+/// `torch.library.impl_abstract`, the fallback of `register_fake` (2.4).
+/// `python/kfam/torch.py` spells it too (`MIN_TORCH`; a test compares).
+pub const MIN_TORCH: &str = "2.2";
+/// The release the tests run against (`testenv/requirements.txt` pins it;
+/// `TESTED_TORCH` of `python/kfam/torch.py`).
+pub const TESTED_TORCH: &str = "2.9.1";
+
+/// kfam's runtime modules, `python/kfam/*` of the repository, embedded so
+/// that the generator writes them for any catalog, anywhere.
+const SOURCES: &[(&str, &str)] = &[
+    (
+        "__init__.py",
+        include_str!("../../../python/kfam/__init__.py"),
+    ),
+    (
+        "_decode.py",
+        include_str!("../../../python/kfam/_decode.py"),
+    ),
+    (
+        "_lookup.py",
+        include_str!("../../../python/kfam/_lookup.py"),
+    ),
+    (
+        "_runtime.py",
+        include_str!("../../../python/kfam/_runtime.py"),
+    ),
+    (
+        "context.py",
+        include_str!("../../../python/kfam/context.py"),
+    ),
+    ("py.typed", include_str!("../../../python/kfam/py.typed")),
+    ("torch.py", include_str!("../../../python/kfam/torch.py")),
+];
+
+/// A module the same for every catalog: its file name, the emitter module
+/// that renders it, and the renderer (given the first line).
+type Rendered = (&'static str, &'static str, fn(&str) -> String);
+
+/// The modules rendered from kfam's vocabularies and record definitions.
+const RENDERED: &[Rendered] = &[
+    ("_records.py", "records.rs", records::records_py),
+    ("_vocab.py", "vocab.rs", vocab::vocab_py),
+];
+
+pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+    let header = header();
+    let version = version(ir);
+    let module = |name: &str| format!("{ROOT}/kfam/{name}");
+    let mut files = vec![
+        GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore(&header)),
+        GeneratedFile::new(
+            format!("{ROOT}/pyproject.toml"),
+            pyproject(&header, &version),
+        ),
+        GeneratedFile::new(module("_abi.py"), abi::abi_py(ir, &header, &version)),
+        GeneratedFile::new(module("_tables.py"), tables::tables_py(ir, &header)),
+    ];
+    for &(name, _, render) in RENDERED {
+        files.push(GeneratedFile::new(module(name), render(&header)));
+    }
+    for &(name, source) in SOURCES {
+        files.push(GeneratedFile::new(
+            module(name),
+            format!("{header}{source}"),
+        ));
+    }
+    files
+}
+
+/// The committed copies of the rendered modules: `(path in the repository,
+/// contents)`, each under a first line that names the test rebuilding it.
+/// `codegen/tests/sourcegen.rs` fails when `python/kfam/` differs, and
+/// rewrites it with `KFAM_BLESS=1`.
+pub fn sourcegen() -> Vec<(String, String)> {
+    RENDERED
+        .iter()
+        .map(|&(name, rs, render)| {
+            let first = format!(
+                "# @generated from codegen/src/emit/python/{rs}: rebuild with \
+                 `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen`; do not edit\n"
+            );
+            (format!("{ROOT}/kfam/{name}"), render(&first))
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------- pyproject
+
+/// What an in-tree `pip install generated/python` leaves behind.
+fn gitignore(header: &str) -> String {
+    format!("{header}/build/\n/*.egg-info/\n__pycache__/\n")
+}
+
+/// The package version: the generator's, with the catalog digest as a local
+/// label (PEP 440), so an installed package names the manifest it came from.
+fn version(ir: &Ir) -> String {
+    format!("{VERSION}+catalog.{}", &ir::catalog_digest(ir)[..12])
+}
+
+fn pyproject(header: &str, version: &str) -> String {
+    format!(
+        r#"{header}
+[build-system]
+requires = ["setuptools>=77"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "kfam"
+version = "{version}"
+description = "Approved accelerator kernel families: typed tables generated by kfam from manifest/"
+license = "{LICENSE}"
+requires-python = "{REQUIRES_PYTHON}"
+dependencies = []
+classifiers = ["Typing :: Typed"]
+
+[project.optional-dependencies]
+torch = ["torch>={MIN_TORCH}"]
+
+[tool.setuptools]
+packages = ["kfam"]
+
+[tool.setuptools.package-data]
+kfam = ["py.typed"]
+"#,
+        header = header.trim_end(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vocab::{OperationKind, Status, VOCABULARIES};
+
+    fn source(name: &str) -> &'static str {
+        SOURCES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, s)| *s)
+            .unwrap_or_else(|| panic!("no source {name}"))
+    }
+
+    /// Record classes every catalog gets, besides the operation classes.
+    const RECORDS: &[&str] = &[
+        "Binding",
+        "DimUse",
+        "Evidence",
+        "Family",
+        "Operation",
+        "Param",
+        "Profile",
+        "Receipt",
+        "Retired",
+        "ScalarRef",
+        "Symbol",
+    ];
+    /// Constants of `_abi.py`.
+    const ABI: &[&str] = &[
+        "ABI_MAJOR",
+        "ABI_MINOR",
+        "ABI_REVISION",
+        "IDENTITY_FORMAT",
+        "MAX_PREPARED",
+        "MAX_RANK",
+        "MAX_SCALAR_ARGS",
+        "MAX_TENSOR_ARGS",
+    ];
+    /// The lookups of `_lookup.py`, and the names `kfam.__getattr__` builds
+    /// on first access.
+    const LOOKUP: &[&str] = &[
+        "FAMILIES",
+        "RETIRED",
+        "family",
+        "find_artifact",
+        "find_family",
+        "find_retired",
+        "find_retired_artifact",
+    ];
+    /// Public names of `_runtime.py`: the runtime decisions.
+    const RUNTIME: &[&str] = &[
+        "AdmissionError",
+        "Admitted",
+        "CallError",
+        "CapabilityError",
+        "KfamError",
+        "MAX_DOCUMENT_BYTES",
+        "ScalarArg",
+        "Supported",
+        "TensorArg",
+        "admit",
+        "capability",
+        "validate_call",
+    ];
+
+    /// `kfam.__all__` of the static `__init__.py` is what kfam's vocabulary
+    /// makes public: every vocabulary, every record and operation class, the
+    /// ABI, the lookups and the runtime decisions, sorted.
+    #[test]
+    fn init_exports_every_public_name() {
+        let mut want: Vec<&str> = RECORDS.to_vec();
+        want.extend(OperationKind::ALL.iter().map(|k| k.variant_name()));
+        want.extend(ABI.iter().chain(LOOKUP).chain(RUNTIME));
+        want.extend(VOCABULARIES.iter().map(|v| v.name));
+        want.push(Status::NAME);
+        want.sort_unstable();
+        let init = source("__init__.py");
+        let all = &init[init.find("\n__all__ = [\n").expect("__all__")..];
+        let listed: Vec<&str> = all
+            .lines()
+            .filter_map(|l| l.strip_prefix("    \"")?.strip_suffix("\","))
+            .collect();
+        assert_eq!(listed, want);
+        for name in &want {
+            assert!(
+                init.contains(&format!("    {name},\n"))
+                    || init.contains(&format!(" as _kfam_{}", name.to_lowercase())),
+                "{name} is in __all__ but not imported"
+            );
+        }
+    }
+
+    #[test]
+    fn runtime_defines_what_it_exports() {
+        let text = source("_runtime.py");
+        for name in RUNTIME {
+            let defined = [
+                format!("\ndef {name}("),
+                format!("\nclass {name}("),
+                format!("\nclass {name}:"),
+                format!("\n{name}: Final["),
+            ];
+            assert!(
+                defined.iter().any(|d| text.contains(d.as_str())),
+                "{name} is exported but not defined in _runtime.py"
+            );
+        }
+    }
+
+    /// The constants the Python sources spell by hand are the generator's.
+    #[test]
+    fn sources_spell_the_generators_constants() {
+        let runtime = source("_runtime.py");
+        assert!(runtime.contains(&format!(
+            "\nMAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}\n"
+        )));
+        let torch = source("torch.py");
+        for line in [
+            format!("\nMIN_TORCH: Final[str] = \"{MIN_TORCH}\"\n"),
+            format!("\nSUPPORTED_TORCH: Final[str] = \"{MIN_TORCH} or newer\"\n"),
+            format!("\nTESTED_TORCH: Final[str] = \"{TESTED_TORCH}\"\n"),
+        ] {
+            assert!(torch.contains(&line), "torch.py lacks {line:?}");
+        }
+        let pins = include_str!("../../../../testenv/requirements.txt");
+        assert!(
+            pins.lines().any(|l| l == format!("torch=={TESTED_TORCH}")),
+            "testenv/requirements.txt does not pin torch {TESTED_TORCH}"
+        );
+    }
+
+    /// Nothing is spliced into the sources any more, and none of them
+    /// carries the generated-file marker itself (the writer adds it).
+    #[test]
+    fn sources_are_copied_whole() {
+        for (name, text) in SOURCES {
+            assert!(!text.contains("@kfam-data"), "{name}");
+            assert!(!text.contains(crate::emit::MARKER), "{name}");
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! `kfam/_vocab.py`: one `IntEnum` per vocabulary of kfam, valued by its
+//! stable code, and the data the runtime decides with that follows from the
+//! vocabularies alone (dtype sizes, scalar ranges, the outcome to status
+//! maps, the torch spellings of each dtype). The same for every catalog of
+//! one kfam version: `Status`, valued by a catalog's `abi.toml`, is rendered
+//! by [`super::abi`] with [`vocab_class`], and the maps here name its
+//! members. The text is committed as `python/kfam/_vocab.py`
+//! (`codegen/tests/sourcegen.rs` keeps the copy current).
+
+use crate::emit::writer::Writer;
+use crate::names;
+use crate::vocab::{
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
+};
+
+use super::text::{data_dict, doc_comment, member, py_float, py_str_literal};
+
+/// One vocabulary as an `@unique` `IntEnum` subclass of `_KfamVocab`: an
+/// empty line, the class, and the empty line its block closes with.
+pub(super) fn vocab_class(w: &mut Writer, vocab: &Vocabulary, members: &[(Member, i64)]) {
+    let doc = vocab.doc.split_whitespace().collect::<Vec<_>>().join(" ");
+    w.blank();
+    w.line("@unique");
+    w.block(format_args!("class {}(_KfamVocab):", vocab.name), "", |w| {
+        w.line(py_str_literal(&doc));
+        w.blank();
+        for (m, value) in members {
+            if let Some(comment) = doc_comment(m.doc) {
+                w.line(comment);
+            }
+            w.line(format_args!("{} = {value}", names::shouty(m.spelling)));
+        }
+        if vocab.name == DType::NAME {
+            w.blank();
+            w.line("@property");
+            w.line("def bits(self) -> int:");
+            w.line("    \"\"\"Storage size of one element in bits (4 for packed ``FP4``).\"\"\"");
+            w.line("    return _KFAM_DTYPE_BITS[self]");
+        }
+    });
+}
+
+/// A vocabulary's members valued by their fixed codes.
+pub(super) fn coded(vocab: &Vocabulary) -> Vec<(Member, i64)> {
+    vocab
+        .members
+        .iter()
+        .map(|m| (*m, i64::from(m.code)))
+        .collect()
+}
+
+/// `_vocab.py` after its first line `first_line` (which ends in `\n`).
+pub(super) fn vocab_py(first_line: &str) -> String {
+    let mut w = Writer::new("    ");
+    w.raw(first_line);
+    w.raw(
+        r#""""Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
+
+A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
+Codes are part of the ABI: they never change meaning. ``Status``, valued as the catalog's
+``abi.toml`` declares, is in ``kfam._abi``; the maps below name its members.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, unique
+from typing import Final, TypeVar
+
+_KfamVocabT = TypeVar("_KfamVocabT", bound="_KfamVocab")
+
+
+class _KfamVocab(IntEnum):
+    """Base of every vocabulary."""
+
+    @property
+    def spelling(self) -> str:
+        """The manifest spelling, e.g. ``"bf16"``."""
+        return self.name.lower()
+
+    @classmethod
+    def from_spelling(cls: type[_KfamVocabT], text: str) -> _KfamVocabT:
+        """The member spelled ``text`` in the manifest; ``ValueError`` when there is none."""
+        for m in cls:
+            if m.spelling == text:
+                return m
+        raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
+"#,
+    );
+    // Two empty lines between top-level items: a class block closes with
+    // one (its `close("")`), the template ends with none.
+    w.blank();
+    for vocab in VOCABULARIES {
+        vocab_class(&mut w, vocab, &coded(vocab));
+    }
+    let mut s = w.finish();
+    // A class body ends with one empty line (its block's close); two separate top-level items.
+    s.push('\n');
+    data(&mut s);
+    s
+}
+
+/// The dicts after the classes.
+fn data(s: &mut String) {
+    let dtype = |d: &DType| member(DType::NAME, d.as_str());
+    data_dict(
+        s,
+        "Storage size of one element of each dtype, in bits.",
+        "_KFAM_DTYPE_BITS: Final[dict[DType, int]] = ",
+        DType::ALL
+            .iter()
+            .map(|d| format!("{}: {}", dtype(d), d.bits()))
+            .collect(),
+    );
+    let (mut floats, mut ints) = (Vec::new(), Vec::new());
+    for d in DType::ALL {
+        match d.scalar_domain() {
+            ScalarDomain::Bool => {}
+            ScalarDomain::Int(lo, hi) => ints.push(format!("{}: ({lo}, {hi})", dtype(d))),
+            ScalarDomain::Float(max) => floats.push(format!("{}: {}", dtype(d), py_float(max))),
+        }
+    }
+    data_dict(
+        s,
+        "Largest finite value of each float dtype: a finite scalar beyond it overflows.",
+        "_FLOAT_MAX: Final[dict[DType, float]] = ",
+        floats,
+    );
+    data_dict(
+        s,
+        "Inclusive range of each integer dtype.",
+        "_INT_RANGE: Final[dict[DType, tuple[int, int]]] = ",
+        ints,
+    );
+    // Valued by member name: `Status` itself is the catalog's (`_abi.py`).
+    let statuses = |vocab: &str, members: Vec<(&str, Status)>| -> Vec<String> {
+        members
+            .into_iter()
+            .map(|(m, st)| {
+                format!(
+                    "{}: {}",
+                    member(vocab, m),
+                    py_str_literal(&names::shouty(st.as_str()))
+                )
+            })
+            .collect()
+    };
+    data_dict(
+        s,
+        "The C ABI status (a ``Status`` member's name) of each capability outcome.",
+        "_CAPABILITY_STATUS: Final[dict[Capability, str]] = ",
+        statuses(
+            Capability::NAME,
+            Capability::ALL
+                .iter()
+                .map(|&c| (c.as_str(), c.status()))
+                .collect(),
+        ),
+    );
+    data_dict(
+        s,
+        "The C ABI status (a ``Status`` member's name) of each admission outcome.",
+        "_ADMISSION_STATUS: Final[dict[Admission, str]] = ",
+        statuses(
+            Admission::NAME,
+            Admission::ALL
+                .iter()
+                .map(|&a| (a.as_str(), a.status()))
+                .collect(),
+        ),
+    );
+    data_dict(
+        s,
+        "The C ABI status (a ``Status`` member's name) of each call validation rule.",
+        "_CALL_STATUS: Final[dict[CallRule, str]] = ",
+        statuses(
+            CallRule::NAME,
+            CallRule::ALL
+                .iter()
+                .map(|&r| (r.as_str(), r.status()))
+                .collect(),
+        ),
+    );
+    data_dict(
+        s,
+        "The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam.torch``).",
+        "_TORCH_DTYPES: Final[dict[DType, str]] = ",
+        DType::ALL
+            .iter()
+            .map(|d| format!("{}: {}", dtype(d), py_str_literal(d.torch_dtype())))
+            .collect(),
+    );
+    data_dict(
+        s,
+        "The dispatcher type of a scalar of each dtype (none: torch cannot represent it).",
+        "_SCALAR_TYPES: Final[dict[DType, str]] = ",
+        DType::ALL
+            .iter()
+            .filter_map(|d| {
+                d.torch_scalar()
+                    .map(|t| format!("{}: {}", dtype(d), py_str_literal(t)))
+            })
+            .collect(),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vocabulary_members_spell_back() {
+        // `_KfamVocab.spelling` is the member name in lower case.
+        for vocab in VOCABULARIES.iter().chain([&Status::VOCABULARY]) {
+            for m in vocab.members {
+                let name = names::shouty(m.spelling);
+                assert_eq!(name.to_lowercase(), m.spelling, "{}", vocab.name);
+                assert!(
+                    name.bytes()
+                        .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scalar_domains_follow_the_dtype() {
+        for &d in DType::ALL {
+            match d.scalar_domain() {
+                ScalarDomain::Bool => assert_eq!(d, DType::Bool),
+                ScalarDomain::Float(max) => {
+                    assert!(d.is_float() && max.is_finite() && max > 0.0, "{d}");
+                    assert_eq!(py_float(max).parse::<f64>().unwrap(), max);
+                }
+                ScalarDomain::Int(lo, hi) => {
+                    assert!(!d.is_float() && d != DType::Bool, "{d}");
+                    assert_eq!(hi - lo + 1, 1i128 << d.bits(), "{d}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_map_is_defined_once() {
+        let text = vocab_py("");
+        for name in [
+            "_KFAM_DTYPE_BITS",
+            "_FLOAT_MAX",
+            "_INT_RANGE",
+            "_CAPABILITY_STATUS",
+            "_ADMISSION_STATUS",
+            "_CALL_STATUS",
+            "_TORCH_DTYPES",
+            "_SCALAR_TYPES",
+        ] {
+            assert_eq!(
+                text.matches(&format!("\n{name}: Final[")).count(),
+                1,
+                "{name}"
+            );
+        }
+        assert!(!text.contains("class Status("), "Status is the catalog's");
+    }
+}

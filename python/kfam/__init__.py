@@ -1,0 +1,194 @@
+"""kfam: the approved accelerator kernel families, as typed Python records.
+
+kfam's runtime, written out by the kfam generator together with the tables of a reviewed
+manifest (``manifest/``), which are the modules ``_abi`` and ``_tables``.
+
+- ``FAMILIES``: every approved family, sorted by name (built on first access).
+- ``family(name)`` / ``find_family(name)``: lookup by family name.
+- ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
+- ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
+- ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
+- ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
+  the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
+
+A family's records are built the first time it is looked up (``kfam._lookup``): importing the
+package builds none, and loads no table row.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Final
+
+from ._abi import (
+    ABI_MAJOR,
+    ABI_MINOR,
+    ABI_REVISION,
+    IDENTITY_FORMAT,
+    MAX_PREPARED,
+    MAX_RANK,
+    MAX_SCALAR_ARGS,
+    MAX_TENSOR_ARGS,
+    Status,
+    __version__ as __version__,
+)
+from ._lookup import (
+    families as _kfam_families,
+    family,
+    find_artifact,
+    find_family,
+    find_retired,
+    find_retired_artifact,
+    retired as _kfam_retired,
+)
+from ._records import (
+    Binding,
+    Custom,
+    DimUse,
+    ElementwiseBinary,
+    ElementwiseUnary,
+    Evidence,
+    Family,
+    Matmul,
+    Norm,
+    Operation,
+    PagedAttentionDecode,
+    Param,
+    Profile,
+    Receipt,
+    Reduce,
+    Retired,
+    ScalarRef,
+    Softmax,
+    Symbol,
+)
+from ._runtime import (
+    MAX_DOCUMENT_BYTES,
+    AdmissionError,
+    Admitted,
+    CallError,
+    CapabilityError,
+    KfamError,
+    ScalarArg,
+    Supported,
+    TensorArg,
+    admit,
+    capability,
+    validate_call,
+)
+from ._vocab import (
+    Admission,
+    Backend,
+    BinaryOp,
+    BindingKind,
+    CallRule,
+    Capability,
+    Contract,
+    DType,
+    Direction,
+    ExecutionMode,
+    Layout,
+    NormKind,
+    OperationKind,
+    ParamKind,
+    Platform,
+    ReduceOp,
+    Runtime,
+    ScalarValueKind,
+    StorageFormat,
+    UnaryOp,
+)
+
+if TYPE_CHECKING:
+    #: Every approved family, sorted by name.
+    FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
+    #: Every retired family, sorted by name.
+    RETIRED: Final[tuple[Retired, ...]] = _kfam_retired()
+
+
+def _kfam_getattr(name: str) -> object:
+    """``FAMILIES`` and ``RETIRED``, built on first access and then kept (PEP 562)."""
+    value: object
+    if name == "FAMILIES":
+        value = _kfam_families()
+    elif name == "RETIRED":
+        value = _kfam_retired()
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    setattr(sys.modules[__name__], name, value)
+    return value
+
+
+# Hidden from type checkers, which would otherwise type every unknown `kfam.name` as `object`.
+if not TYPE_CHECKING:
+    __getattr__ = _kfam_getattr
+
+__all__ = [
+    "ABI_MAJOR",
+    "ABI_MINOR",
+    "ABI_REVISION",
+    "Admission",
+    "AdmissionError",
+    "Admitted",
+    "Backend",
+    "BinaryOp",
+    "Binding",
+    "BindingKind",
+    "CallError",
+    "CallRule",
+    "Capability",
+    "CapabilityError",
+    "Contract",
+    "Custom",
+    "DType",
+    "DimUse",
+    "Direction",
+    "ElementwiseBinary",
+    "ElementwiseUnary",
+    "Evidence",
+    "ExecutionMode",
+    "FAMILIES",
+    "Family",
+    "IDENTITY_FORMAT",
+    "KfamError",
+    "Layout",
+    "MAX_DOCUMENT_BYTES",
+    "MAX_PREPARED",
+    "MAX_RANK",
+    "MAX_SCALAR_ARGS",
+    "MAX_TENSOR_ARGS",
+    "Matmul",
+    "Norm",
+    "NormKind",
+    "Operation",
+    "OperationKind",
+    "PagedAttentionDecode",
+    "Param",
+    "ParamKind",
+    "Platform",
+    "Profile",
+    "RETIRED",
+    "Receipt",
+    "Reduce",
+    "ReduceOp",
+    "Retired",
+    "Runtime",
+    "ScalarArg",
+    "ScalarRef",
+    "ScalarValueKind",
+    "Softmax",
+    "Status",
+    "StorageFormat",
+    "Supported",
+    "Symbol",
+    "TensorArg",
+    "UnaryOp",
+    "admit",
+    "capability",
+    "family",
+    "find_artifact",
+    "find_family",
+    "find_retired",
+    "find_retired_artifact",
+    "validate_call",
+]

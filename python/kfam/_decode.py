@@ -1,0 +1,66 @@
+"""Decoding primitives of the table rows (``kfam._tables``): checked reads of JSON values.
+
+A row is a JSON array written by the generator (fields by position). Each function here reads
+one value of it with the type the row layout promises, and raises ``RuntimeError`` naming
+``kfam/_tables.py`` when the value has another: the rows are data that only the generator
+writes, so a mismatch means an edited or truncated ``_tables.py``. ``kfam._records`` (the
+operation decoders) and ``kfam._lookup`` (everything else) build the records with them.
+"""
+
+from __future__ import annotations
+
+
+def _corrupt(what: str, value: object) -> RuntimeError:
+    # Rows are written by the generator: a mismatch means an edited or truncated _tables.py.
+    return RuntimeError(f"kfam/_tables.py is corrupt: unexpected {what} {value!r:.80}")
+
+
+def _row(x: object) -> list[object]:
+    if isinstance(x, list):
+        return x
+    raise _corrupt("row", x)
+
+
+def _arity(v: list[object], n: int) -> None:
+    if len(v) != n:
+        raise _corrupt(f"row of {len(v)} fields (expected {n})", v)
+
+
+def _int(x: object) -> int:
+    if isinstance(x, int) and not isinstance(x, bool):
+        return x
+    raise _corrupt("integer", x)
+
+
+def _opt_int(x: object) -> int | None:
+    return None if x is None else _int(x)
+
+
+def _bool(x: object) -> bool:
+    if isinstance(x, bool):
+        return x
+    raise _corrupt("bool", x)
+
+
+def _str(x: object) -> str:
+    if isinstance(x, str):
+        return x
+    raise _corrupt("string", x)
+
+
+def _opt_str(x: object) -> str | None:
+    return None if x is None else _str(x)
+
+
+def _ints(x: object) -> tuple[int, ...]:
+    return tuple(map(_int, _row(x)))
+
+
+def _scalar_ref(x: object) -> tuple[float | None, int | None]:
+    """The fields of a ``ScalarRef`` row, ``[constant, param]``: ``ScalarRef(*_scalar_ref(x))``."""
+    v = _row(x)
+    _arity(v, 2)
+    constant = v[0]
+    if constant is not None and not isinstance(constant, float):
+        raise _corrupt("constant", constant)
+    return constant, _opt_int(v[1])
