@@ -1,7 +1,9 @@
 # @generated from codegen/src/emit/python/records.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen`; do not edit
 """Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
 
-``_OPERATIONS`` decodes the row of each operation kind (``kfam._lookup`` reads the rest).
+Each record's row in ``kfam._tables`` (a JSON array, fields by position) is read by its
+``_kfam_decode_*`` function, with the checked reads of ``kfam._decode``. Printed from kfam's record
+declarations, as the C structs and the Rust records are.
 """
 
 from __future__ import annotations
@@ -12,11 +14,19 @@ from typing import Final, TypeAlias, Union
 
 from ._decode import (
     _bool,
+    _corrupt,
+    _fields,
     _int,
     _ints,
     _opt_int,
+    _opt_str,
+    _row,
     _scalar_ref,
     _str,
+)
+from ._methods import (
+    _FamilyMethods,
+    _ParamMethods,
 )
 from ._vocab import (
     Backend,
@@ -38,119 +48,6 @@ from ._vocab import (
 
 
 @dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter of the complete (logical) signature."""
-
-    name: str
-    #: Position in the complete signature, scalars included.
-    index: int
-    kind: ParamKind
-    direction: Direction
-    dtype: DType
-    #: Logical shape; ``()`` for scalars, -1 for a dynamic extent.
-    shape: tuple[int, ...]
-    layout: Layout
-    #: Assembly shape: NZ blocked, FP4 packed, otherwise equal to ``shape``.
-    lowered_shape: tuple[int, ...]
-    #: Index among the tensors (for a tensor) or among the scalars (for a scalar).
-    pool_index: int
-    doc: str | None
-
-    @property
-    def is_tensor(self) -> bool:
-        return self.kind == ParamKind.TENSOR
-
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    """A final-ABI launch slot: which parameter (index into ``Family.params``) sits where."""
-
-    param: int
-    slot: int
-    kind: BindingKind
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """Where and how an artifact runs, with its named final-ABI bindings (sorted by slot)."""
-
-    name: str
-    platform: Platform
-    backend: Backend
-    runtime: Runtime
-    execution_mode: ExecutionMode
-    bindings: tuple[Binding, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """When and on what hardware an artifact qualified."""
-
-    date: str
-    hardware: str
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """One qualified artifact: its codec, path, SHA-256 and evidence.
-
-    ``profile`` is an index into ``Family.profiles``.
-    """
-
-    profile: int
-    codec: str
-    artifact: str
-    sha256: str
-    evidence: Evidence
-
-
-@dataclass(frozen=True, slots=True)
-class DimUse:
-    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
-
-    ``tensor`` is the parameter's index among the family's tensors (its argument).
-    """
-
-    param: int
-    tensor: int
-    axis: int
-
-
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
-
-    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
-    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
-    """
-
-    name: str
-    #: Smallest accepted extent (0 when unconstrained).
-    min: int
-    #: Largest accepted extent; ``None`` when unbounded.
-    max: int | None
-    #: Accepted extents are multiples of this (1 when unconstrained).
-    multiple_of: int
-    uses: tuple[DimUse, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Retired:
-    """A family that was approved and then retired (``manifest/retired.toml``).
-
-    ``revision`` and ``identity`` are those of its last approved revision; ``receipts`` holds
-    every artifact digest ever approved for it. Its name and artifacts are refused as retired.
-    """
-
-    name: str
-    revision: int
-    identity: str
-    reason: str
-    receipts: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
 class ScalarRef:
     """A scalar operand of an operation (``eps``, ``scale``).
 
@@ -164,14 +61,15 @@ class ScalarRef:
 
 @dataclass(frozen=True, slots=True)
 class ElementwiseBinary:
-    """``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.
+    """``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast."""
 
-    Operands are indices into ``Family.params``.
-    """
-
+    #: The operator.
     op: BinaryOp
+    #: Signature index of the left operand.
     lhs: int
+    #: Signature index of the right operand.
     rhs: int
+    #: Signature index of the result.
     out: int
 
     @property
@@ -181,19 +79,21 @@ class ElementwiseBinary:
 
 @dataclass(frozen=True, slots=True)
 class Matmul:
-    """``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.
+    """``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``."""
 
-    Extents of -1 are dynamic.
-
-    Operands are indices into ``Family.params``.
-    """
-
+    #: Rows of ``a`` and ``c``.
     m: int
+    #: Columns of ``a``, rows of ``b``.
     k: int
+    #: Columns of ``b`` and ``c``.
     n: int
+    #: Signature index of ``a``.
     a: int
+    #: Signature index of ``b``.
     b: int
+    #: Signature index of the result ``c``.
     c: int
+    #: Whether the product is added to ``c`` (``c += a @ b``).
     accumulate: bool
 
     @property
@@ -203,13 +103,13 @@ class Matmul:
 
 @dataclass(frozen=True, slots=True)
 class ElementwiseUnary:
-    """``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.
+    """``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``cast``."""
 
-    Operands are indices into ``Family.params``.
-    """
-
+    #: The operator.
     op: UnaryOp
+    #: Signature index of the input tensor.
     input: int
+    #: Signature index of the result (same shape; same dtype unless the op is cast).
     out: int
 
     @property
@@ -219,16 +119,18 @@ class ElementwiseUnary:
 
 @dataclass(frozen=True, slots=True)
 class Reduce:
-    """``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).
+    """``out = op(input)`` over ``axes``, dropped or kept with extent 1 (``keepdim``)."""
 
-    Operands are indices into ``Family.params``.
-    """
-
+    #: The reduction.
     op: ReduceOp
+    #: Signature index of the input tensor.
     input: int
+    #: Signature index of the result tensor.
     out: int
-    axes: tuple[int, ...]
+    #: Whether reduced axes are kept with extent 1 (else dropped).
     keepdim: bool
+    #: The reduced axes of the input, sorted and distinct.
+    axes: tuple[int, ...]
 
     @property
     def kind(self) -> OperationKind:
@@ -237,13 +139,13 @@ class Reduce:
 
 @dataclass(frozen=True, slots=True)
 class Softmax:
-    """``out = softmax(input)`` along ``axis``: equal dtypes and shapes.
+    """``out = softmax(input)`` along ``axis``: equal dtypes and shapes."""
 
-    Operands are indices into ``Family.params``.
-    """
-
+    #: Signature index of the input tensor.
     input: int
+    #: Signature index of the result (same dtype and shape).
     out: int
+    #: The normalized axis of the input.
     axis: int
 
     @property
@@ -253,19 +155,22 @@ class Softmax:
 
 @dataclass(frozen=True, slots=True)
 class Norm:
-    """RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.
+    """RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``; ``weight`` (and ``bias``, LayerNorm
+    only) have the extent of ``input`` along ``axis``."""
 
-    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.
-
-    Operands are indices into ``Family.params``.
-    """
-
+    #: Which norm.
     op: NormKind
+    #: Signature index of the input tensor.
     input: int
+    #: Signature index of the weight tensor [extent of input along axis].
     weight: int
+    #: Signature index of the bias tensor (layer_norm only).
     bias: int | None
+    #: Signature index of the result (same dtype and shape as input).
     out: int
+    #: The normalized axis of the input.
     axis: int
+    #: Epsilon.
     eps: ScalarRef
 
     @property
@@ -275,20 +180,23 @@ class Norm:
 
 @dataclass(frozen=True, slots=True)
 class PagedAttentionDecode:
-    """Decode attention over a paged KV cache.
+    """Decode attention over a paged KV cache: ``query`` and ``out`` [B, H, D], caches
+    [num_blocks, block_size, H_kv, D], int32 ``block_table`` [B, max_blocks] and
+    ``context_lens`` [B]."""
 
-    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,
-    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.
-
-    Operands are indices into ``Family.params``.
-    """
-
+    #: Signature index of the query [B, H, D].
     query: int
+    #: Signature index of the key cache [num_blocks, block_size, H_kv, D].
     key_cache: int
+    #: Signature index of the value cache (shaped like key_cache).
     value_cache: int
+    #: Signature index of the int32 block table [B, max_blocks].
     block_table: int
+    #: Signature index of the int32 context lengths [B].
     context_lens: int
+    #: Signature index of the result [B, H, D].
     out: int
+    #: The softmax scale.
     scale: ScalarRef
 
     @property
@@ -298,11 +206,9 @@ class PagedAttentionDecode:
 
 @dataclass(frozen=True, slots=True)
 class Custom:
-    """A fused kernel described by its signature and ``semantics`` alone (not cross-checked).
+    """A fused kernel described by its signature and ``semantics`` alone (not cross-checked)."""
 
-    Operands are indices into ``Family.params``.
-    """
-
+    #: What the fused kernel computes (kfam checked its signature only).
     semantics: str
 
     @property
@@ -315,62 +221,398 @@ Operation: TypeAlias = Union[ElementwiseBinary, Matmul, ElementwiseUnary, Reduce
 
 
 @dataclass(frozen=True, slots=True)
-class Family:
+class Param(_ParamMethods):
+    """One parameter of a family's logical signature."""
+
+    #: Position in the complete signature (scalars included).
+    index: int
+    #: Declared name (snake_case identifier).
+    name: str
+    #: Declared documentation.
+    doc: str | None
+    #: Tensor or scalar.
+    kind: ParamKind
+    #: How the kernel uses it (always ``in`` for scalars).
+    direction: Direction
+    #: Element type.
+    dtype: DType
+    #: Memory layout.
+    layout: Layout
+    #: Index among the family's tensors (a tensor) or scalars (a scalar).
+    pool_index: int
+    #: Logical shape; empty for scalars.
+    shape: tuple[int, ...]
+    #: Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape.
+    lowered_shape: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A final-ABI launch slot: which parameter sits where."""
+
+    #: Signature index of the bound parameter (an index into the family's params).
+    param: int
+    #: Launch slot (argument position or buffer-object index).
+    slot: int
+    #: What the slot is.
+    kind: BindingKind
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Where and how an artifact of the family runs, with its final-ABI bindings."""
+
+    #: Declared name (snake_case identifier).
+    name: str
+    #: Target platform.
+    platform: Platform
+    #: Code-generation backend.
+    backend: Backend
+    #: Native runtime.
+    runtime: Runtime
+    #: Simulator or device.
+    execution_mode: ExecutionMode
+    #: Final-ABI bindings, sorted by slot.
+    bindings: tuple[Binding, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """When and on what hardware an artifact qualified."""
+
+    #: Qualification date, YYYY-MM-DD.
+    date: str
+    #: Hardware the artifact qualified on.
+    hardware: str
+    #: Free-text note on the qualification.
+    note: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Receipt:
+    """One artifact, identified by its SHA-256, that qualified for the family on a profile."""
+
+    #: Index of the qualified profile in the family's profiles.
+    profile: int
+    #: Wire-format id of the artifact.
+    codec: str
+    #: Artifact path, relative to the artifact root, ``/``-separated.
+    artifact: str
+    #: SHA-256 of the artifact: 64 lowercase hex digits.
+    sha256: str
+    #: When and on what hardware it qualified.
+    evidence: Evidence
+
+
+@dataclass(frozen=True, slots=True)
+class DimUse:
+    """One extent that is a named symbol: axis ``axis`` of parameter ``param``."""
+
+    #: Signature index of the parameter (an index into the family's params).
+    param: int
+    #: The parameter's index among the family's tensors (its argument).
+    tensor: int
+    #: Axis of the parameter's logical shape.
+    axis: int
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """A named symbolic dimension (``shape = ["rows", 256]``) and its [dims] constraints: a call
+    passes every extent in ``uses`` equal (dim_mismatch), within ``min..=max`` and a multiple of
+    ``multiple_of`` (dim_range)."""
+
+    #: Symbol name (snake_case identifier).
+    name: str
+    #: Smallest accepted extent (0 when unconstrained).
+    min: int
+    #: Largest accepted extent.
+    max: int | None
+    #: Accepted extents are multiples of this (1 when unconstrained).
+    multiple_of: int
+    #: Every extent that is this symbol, in signature order.
+    uses: tuple[DimUse, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Family(_FamilyMethods):
     """One approved kernel family revision."""
 
-    name: str
+    #: Approved revision of the family contract.
     revision: int
-    summary: str
-    contract: Contract
-    #: Whether a torch dispatcher binding is requested.
-    torch: bool
-    operation: Operation
-    params: tuple[Param, ...]
-    #: Return aliases: indices into ``params`` (repeats kept).
-    returns: tuple[int, ...]
-    profiles: tuple[Profile, ...]
-    receipts: tuple[Receipt, ...]
-    tensor_count: int
-    scalar_count: int
-    #: SHA-256 (lowercase hex) of the canonical identity, as in ``manifest/approved.lock``.
+    #: Family name (snake_case identifier, unique).
+    name: str
+    #: Identity digest of this revision: 64 lowercase hex digits (as in approved.lock).
     identity: str
-    #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
+    #: One-paragraph description (not part of the identity).
+    summary: str
+    #: The torch dispatcher schema (``kfam::NAME(...) -> ...``); absent when the signature has no torch spelling (a uint64 scalar).
     torch_schema: str | None
-    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
+    #: Program or kernel.
+    contract: Contract
+    #: Whether the family offers a torch dispatcher binding (manifest ``torch = true``).
+    torch: bool
+    #: The typed operation payload; its operands are indices into ``params``.
+    operation: Operation
+    #: Tensor parameters among ``params``.
+    tensor_count: int
+    #: Scalar parameters among ``params``.
+    scalar_count: int
+    #: The ordered logical signature (ParamInfo).
+    params: tuple[Param, ...]
+    #: Return aliases: signature indices of out/inout tensors, repeats kept.
+    returns: tuple[int, ...]
+    #: Artifact profiles, in declaration order.
+    profiles: tuple[Profile, ...]
+    #: Qualification receipts, in declaration order.
+    receipts: tuple[Receipt, ...]
+    #: Named symbolic dimensions, in order of first use.
     symbols: tuple[Symbol, ...]
 
-    @property
-    def return_params(self) -> tuple[Param, ...]:
-        """The parameters the return aliases name, in order."""
-        return tuple(self.params[i] for i in self.returns)
 
-    def param(self, name: str) -> Param:
-        """The parameter called ``name``; ``KeyError`` when there is none."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {self.name!r} has no parameter {name!r}")
+@dataclass(frozen=True, slots=True)
+class Retired:
+    """A family that was approved and then retired (manifest/retired.toml): its name and
+    artifacts are refused as retired (KFAM_STATUS_INVALID_STATE), not as unknown."""
 
-    def profile(self, name: str) -> Profile:
-        """The profile called ``name``; ``KeyError`` when there is none."""
-        for p in self.profiles:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {self.name!r} has no profile {name!r}")
-
-    def receipts_for(self, profile: str) -> tuple[Receipt, ...]:
-        """The receipts of the profile called ``profile`` (empty: not supported there)."""
-        return tuple(r for r in self.receipts if self.profiles[r.profile].name == profile)
+    #: The last approved revision.
+    revision: int
+    #: The retired family's name, reserved from now on.
+    name: str
+    #: Identity digest of the last approved revision (64 lowercase hex digits).
+    identity: str
+    #: Why the family was retired.
+    reason: str
+    #: Every artifact digest ever approved for the family, sorted.
+    receipts: tuple[str, ...]
 
 
-#: Each operation kind: the length of its row (code and fields) and its decoder.
-_OPERATIONS: Final[dict[OperationKind, tuple[int, Callable[[list[object]], Operation]]]] = {
-    OperationKind.ELEMENTWISE_BINARY: (5, lambda v: ElementwiseBinary(BinaryOp(_int(v[1])), _int(v[2]), _int(v[3]), _int(v[4]))),
-    OperationKind.MATMUL: (8, lambda v: Matmul(_int(v[1]), _int(v[2]), _int(v[3]), _int(v[4]), _int(v[5]), _int(v[6]), _bool(v[7]))),
-    OperationKind.ELEMENTWISE_UNARY: (4, lambda v: ElementwiseUnary(UnaryOp(_int(v[1])), _int(v[2]), _int(v[3]))),
-    OperationKind.REDUCE: (6, lambda v: Reduce(ReduceOp(_int(v[1])), _int(v[2]), _int(v[3]), _ints(v[4]), _bool(v[5]))),
-    OperationKind.SOFTMAX: (4, lambda v: Softmax(_int(v[1]), _int(v[2]), _int(v[3]))),
-    OperationKind.NORM: (8, lambda v: Norm(NormKind(_int(v[1])), _int(v[2]), _int(v[3]), _opt_int(v[4]), _int(v[5]), _int(v[6]), ScalarRef(*_scalar_ref(v[7])))),
-    OperationKind.PAGED_ATTENTION_DECODE: (8, lambda v: PagedAttentionDecode(_int(v[1]), _int(v[2]), _int(v[3]), _int(v[4]), _int(v[5]), _int(v[6]), ScalarRef(*_scalar_ref(v[7])))),
-    OperationKind.CUSTOM: (2, lambda v: Custom(_str(v[1]))),
+# ---------------------------------------------------------------- decoders
+
+
+def _kfam_decode_param(x: object, position: int) -> Param:
+    v = _fields(x, 9)
+    return Param(
+        index=position,
+        name=_str(v[0]),
+        doc=_opt_str(v[1]),
+        kind=ParamKind(_int(v[2])),
+        direction=Direction(_int(v[3])),
+        dtype=DType(_int(v[4])),
+        layout=Layout(_int(v[5])),
+        pool_index=_int(v[6]),
+        shape=_ints(v[7]),
+        lowered_shape=_ints(v[7] if v[8] is None else v[8]),
+    )
+
+
+def _kfam_decode_binding(x: object) -> Binding:
+    v = _fields(x, 3)
+    return Binding(
+        param=_int(v[0]),
+        slot=_int(v[1]),
+        kind=BindingKind(_int(v[2])),
+    )
+
+
+def _kfam_decode_profile(x: object) -> Profile:
+    v = _fields(x, 6)
+    return Profile(
+        name=_str(v[0]),
+        platform=Platform(_int(v[1])),
+        backend=Backend(_int(v[2])),
+        runtime=Runtime(_int(v[3])),
+        execution_mode=ExecutionMode(_int(v[4])),
+        bindings=tuple(map(_kfam_decode_binding, _row(v[5]))),
+    )
+
+
+def _kfam_decode_evidence(x: object) -> Evidence:
+    v = _fields(x, 3)
+    return Evidence(
+        date=_str(v[0]),
+        hardware=_str(v[1]),
+        note=_opt_str(v[2]),
+    )
+
+
+def _kfam_decode_receipt(x: object) -> Receipt:
+    v = _fields(x, 5)
+    return Receipt(
+        profile=_int(v[0]),
+        codec=_str(v[1]),
+        artifact=_str(v[2]),
+        sha256=_str(v[3]),
+        evidence=_kfam_decode_evidence(v[4]),
+    )
+
+
+def _kfam_decode_dim_use(x: object) -> DimUse:
+    v = _fields(x, 3)
+    return DimUse(
+        param=_int(v[0]),
+        tensor=_int(v[1]),
+        axis=_int(v[2]),
+    )
+
+
+def _kfam_decode_symbol(x: object) -> Symbol:
+    v = _fields(x, 5)
+    return Symbol(
+        name=_str(v[0]),
+        min=_int(v[1]),
+        max=_opt_int(v[2]),
+        multiple_of=_int(v[3]),
+        uses=tuple(map(_kfam_decode_dim_use, _row(v[4]))),
+    )
+
+
+def _kfam_decode_family(x: object, key: str) -> Family:
+    v = _fields(x, 14)
+    return Family(
+        revision=_int(v[0]),
+        name=key,
+        identity=_str(v[1]),
+        summary=_str(v[2]),
+        torch_schema=_opt_str(v[3]),
+        contract=Contract(_int(v[4])),
+        torch=_bool(v[5]),
+        operation=_kfam_decode_operation(v[6]),
+        tensor_count=_int(v[7]),
+        scalar_count=_int(v[8]),
+        params=tuple(_kfam_decode_param(e, i) for i, e in enumerate(_row(v[9]))),
+        returns=_ints(v[10]),
+        profiles=tuple(map(_kfam_decode_profile, _row(v[11]))),
+        receipts=tuple(map(_kfam_decode_receipt, _row(v[12]))),
+        symbols=tuple(map(_kfam_decode_symbol, _row(v[13]))),
+    )
+
+
+def _kfam_decode_retired(x: object, key: str) -> Retired:
+    v = _fields(x, 4)
+    return Retired(
+        revision=_int(v[0]),
+        name=key,
+        identity=_str(v[1]),
+        reason=_str(v[2]),
+        receipts=tuple(map(_str, _row(v[3]))),
+    )
+
+
+def _kfam_decode_elementwise_binary(x: object) -> ElementwiseBinary:
+    v = _fields(x, 4)
+    return ElementwiseBinary(
+        op=BinaryOp(_int(v[0])),
+        lhs=_int(v[1]),
+        rhs=_int(v[2]),
+        out=_int(v[3]),
+    )
+
+
+def _kfam_decode_matmul(x: object) -> Matmul:
+    v = _fields(x, 7)
+    return Matmul(
+        m=_int(v[0]),
+        k=_int(v[1]),
+        n=_int(v[2]),
+        a=_int(v[3]),
+        b=_int(v[4]),
+        c=_int(v[5]),
+        accumulate=_bool(v[6]),
+    )
+
+
+def _kfam_decode_elementwise_unary(x: object) -> ElementwiseUnary:
+    v = _fields(x, 3)
+    return ElementwiseUnary(
+        op=UnaryOp(_int(v[0])),
+        input=_int(v[1]),
+        out=_int(v[2]),
+    )
+
+
+def _kfam_decode_reduce(x: object) -> Reduce:
+    v = _fields(x, 5)
+    return Reduce(
+        op=ReduceOp(_int(v[0])),
+        input=_int(v[1]),
+        out=_int(v[2]),
+        keepdim=_bool(v[3]),
+        axes=_ints(v[4]),
+    )
+
+
+def _kfam_decode_softmax(x: object) -> Softmax:
+    v = _fields(x, 3)
+    return Softmax(
+        input=_int(v[0]),
+        out=_int(v[1]),
+        axis=_int(v[2]),
+    )
+
+
+def _kfam_decode_norm(x: object) -> Norm:
+    v = _fields(x, 7)
+    return Norm(
+        op=NormKind(_int(v[0])),
+        input=_int(v[1]),
+        weight=_int(v[2]),
+        bias=_opt_int(v[3]),
+        out=_int(v[4]),
+        axis=_int(v[5]),
+        eps=ScalarRef(*_scalar_ref(v[6])),
+    )
+
+
+def _kfam_decode_paged_attention_decode(x: object) -> PagedAttentionDecode:
+    v = _fields(x, 7)
+    return PagedAttentionDecode(
+        query=_int(v[0]),
+        key_cache=_int(v[1]),
+        value_cache=_int(v[2]),
+        block_table=_int(v[3]),
+        context_lens=_int(v[4]),
+        out=_int(v[5]),
+        scale=ScalarRef(*_scalar_ref(v[6])),
+    )
+
+
+def _kfam_decode_custom(x: object) -> Custom:
+    v = _fields(x, 1)
+    return Custom(
+        semantics=_str(v[0]),
+    )
+
+
+#: The decoder of each operation kind's payload row (the fields after the kind's code).
+_OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
+    OperationKind.ELEMENTWISE_BINARY: _kfam_decode_elementwise_binary,
+    OperationKind.MATMUL: _kfam_decode_matmul,
+    OperationKind.ELEMENTWISE_UNARY: _kfam_decode_elementwise_unary,
+    OperationKind.REDUCE: _kfam_decode_reduce,
+    OperationKind.SOFTMAX: _kfam_decode_softmax,
+    OperationKind.NORM: _kfam_decode_norm,
+    OperationKind.PAGED_ATTENTION_DECODE: _kfam_decode_paged_attention_decode,
+    OperationKind.CUSTOM: _kfam_decode_custom,
 }
+
+
+def _kfam_decode_operation(x: object) -> Operation:
+    """An operation row: the kind's code, then the kind's fields in order."""
+    v = _row(x)
+    if not v:
+        raise _corrupt("operation", x)
+    decode = _OPERATIONS.get(OperationKind(_int(v[0])))
+    if decode is None:
+        raise _corrupt("operation", x)
+    return decode(v[1:])
+
+
+def decode_family(name: str, row: object) -> Family:
+    """The family called ``name`` from its row (``kfam._tables.FAMILY_ROWS``, parsed)."""
+    return _kfam_decode_family(row, name)
+
+
+def decode_retired(name: str, row: object) -> Retired:
+    """The retired family called ``name`` from its row (``kfam._tables.RETIRED_ROWS``, parsed)."""
+    return _kfam_decode_retired(row, name)

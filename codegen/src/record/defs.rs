@@ -28,6 +28,7 @@ const fn table(
         },
         ctor,
         shorthands: &[],
+        methods: None,
     }
 }
 
@@ -42,6 +43,7 @@ const fn struct_size() -> Field {
 }
 
 pub static PARAM: Record = Record {
+    methods: Some("_ParamMethods"),
     shorthands: &[
         Shorthand {
             name: "t",
@@ -187,6 +189,7 @@ pub static EVIDENCE: Record = Record {
     c: CForm::Inline,
     ctor: None,
     shorthands: &[],
+    methods: None,
 };
 
 pub static RECEIPT: Record = table(
@@ -296,6 +299,7 @@ const fn flat(name: &'static str, doc: &'static str, fields: &'static [Field]) -
         c: CForm::Flat,
         ctor: None,
         shorthands: &[],
+        methods: None,
     }
 }
 
@@ -503,7 +507,9 @@ const fn payload_c(name: &'static str, record: &'static Record) -> Field {
     c_only(name, CValue::Payload(record), "")
 }
 
-pub static FAMILY: Record = table(
+pub static FAMILY: Record = Record {
+    methods: Some("_FamilyMethods"),
+    ..table(
     "kfam_family",
     "Family",
     Some("f"),
@@ -668,7 +674,8 @@ pub static FAMILY: Record = table(
             "KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL.",
         ),
     ],
-);
+)
+};
 
 pub static RETIRED: Record = table(
     "kfam_retired",
@@ -803,6 +810,7 @@ const fn call(
         },
         ctor: None,
         shorthands: &[],
+        methods: None,
     }
 }
 

@@ -35,6 +35,9 @@ pub struct Record {
     /// Shorter constructors for rows whose fields follow from others
     /// (a scalar parameter's direction, shape and layout).
     pub shorthands: &'static [Shorthand],
+    /// The class of hand-written methods the Python record inherits
+    /// (`python/kfam/_methods.py`), if any.
+    pub methods: Option<&'static str>,
 }
 
 /// How C holds a record.

@@ -5,7 +5,8 @@ A row is a JSON array written by the generator (fields by position). Each functi
 one value of it with the type the row layout promises, and raises ``RuntimeError`` naming
 ``kfam/_tables.py`` when the value has another: the rows are data that only the generator
 writes, so a mismatch means an edited or truncated ``_tables.py``. ``kfam._records`` (the
-operation decoders) and ``kfam._lookup`` (everything else) build the records with them.
+decoders of every record's row, printed from kfam's record declarations) builds the records
+with them.
 """
 
 from __future__ import annotations
@@ -22,9 +23,12 @@ def _row(x: object) -> list[object]:
     raise _corrupt("row", x)
 
 
-def _arity(v: list[object], n: int) -> None:
-    if len(v) != n:
-        raise _corrupt(f"row of {len(v)} fields (expected {n})", v)
+def _fields(x: object, n: int) -> list[object]:
+    """The ``n`` fields of a row: the generator leaves out trailing ``null``s."""
+    v = _row(x)
+    if len(v) > n:
+        raise _corrupt(f"row of {len(v)} fields (expected at most {n})", v)
+    return v + [None] * (n - len(v))
 
 
 def _int(x: object) -> int:
@@ -41,6 +45,12 @@ def _bool(x: object) -> bool:
     if isinstance(x, bool):
         return x
     raise _corrupt("bool", x)
+
+
+def _float(x: object) -> float:
+    if isinstance(x, float):
+        return x
+    raise _corrupt("float", x)
 
 
 def _str(x: object) -> str:
@@ -60,7 +70,8 @@ def _ints(x: object) -> tuple[int, ...]:
 def _scalar_ref(x: object) -> tuple[float | None, int | None]:
     """The fields of a ``ScalarRef`` row, ``[constant, param]``: ``ScalarRef(*_scalar_ref(x))``."""
     v = _row(x)
-    _arity(v, 2)
+    if len(v) != 2:
+        raise _corrupt("scalar reference", v)
     constant = v[0]
     if constant is not None and not isinstance(constant, float):
         raise _corrupt("constant", constant)

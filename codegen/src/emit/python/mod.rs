@@ -84,6 +84,10 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../python/kfam/_lookup.py"),
     ),
     (
+        "_methods.py",
+        include_str!("../../../python/kfam/_methods.py"),
+    ),
+    (
         "_runtime.py",
         include_str!("../../../python/kfam/_runtime.py"),
     ),

@@ -1,214 +1,260 @@
-//! `kfam/_records.py`: the frozen dataclasses of the records, one class per
-//! operation kind with the fields of [`operation_fields`], and the decoders
-//! of the operation payloads' rows (`_OPERATIONS`, read by `kfam/_lookup.py`
-//! with the primitives of `kfam/_decode.py`). The same for every catalog of
-//! one kfam version: the text is committed as `python/kfam/_records.py`
-//! (`codegen/tests/sourcegen.rs` keeps the copy current).
-//!
-//! The row layout of an operation is defined once, here: the class, the row
-//! ([`super::tables`] writes it in the same field order) and the decoder
-//! follow [`operation_fields`]. The package tests compare every decoded
-//! record with the IR field by field.
+//! `kfam/_records.py`: the frozen dataclasses of the records and the
+//! decoders of their rows, printed by walking the record declarations
+//! (`crate::record`): one class per record and per operation kind, fields
+//! in the declared order, and one `_kfam_decode_<record>` function per
+//! record that reads the row [`super::tables`] writes from the same
+//! declaration. Hand-written methods (`Family.param`, ...) come from the
+//! mixins of `python/kfam/_methods.py` that a declaration names. The same
+//! for every catalog of one kfam version: the text is committed as
+//! `python/kfam/_records.py` (`codegen/tests/sourcegen.rs` keeps the copy
+//! current).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
-use crate::emit::writer::Writer;
 use crate::names;
-use crate::vocab::OperationKind;
+use crate::record::{Field, Record, Role, Ty, LOGICAL_RECORDS, OPERATIONS};
 
-use super::text::{dict, import_list};
+use super::text::import_list;
 
-/// The vocabularies the record classes name, besides the operations' own.
-const RECORD_VOCABULARIES: &[&str] = &[
-    "Backend",
-    "BindingKind",
-    "Contract",
-    "DType",
-    "Direction",
-    "ExecutionMode",
-    "Layout",
-    "OperationKind",
-    "ParamKind",
-    "Platform",
-    "Runtime",
-];
-
-/// The Python type of an operation field, and so how its row encodes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Field {
-    /// `int` (an operand index or an extent).
-    Int,
-    Bool,
-    /// `tuple[int, ...]`, a JSON array.
-    Ints,
-    /// A vocabulary member, by its code.
-    Vocab(&'static str),
-    /// `int | None`.
-    OptInt,
-    /// `ScalarRef`, as `[constant, param]` (one of them `null`).
-    ScalarRef,
-    Str,
-}
-
-impl Field {
-    /// The field's annotation in the record class.
-    pub(super) fn annotation(self) -> &'static str {
-        match self {
-            Field::Int => "int",
-            Field::Bool => "bool",
-            Field::Ints => "tuple[int, ...]",
-            Field::Vocab(name) => name,
-            Field::OptInt => "int | None",
-            Field::ScalarRef => "ScalarRef",
-            Field::Str => "str",
-        }
-    }
-
-    /// The function of `kfam/_decode.py` that reads the field's value.
-    fn reader(self) -> &'static str {
-        match self {
-            Field::Int | Field::Vocab(_) => "_int",
-            Field::Bool => "_bool",
-            Field::Ints => "_ints",
-            Field::OptInt => "_opt_int",
-            Field::ScalarRef => "_scalar_ref",
-            Field::Str => "_str",
-        }
-    }
-
-    /// The Python expression decoding `v` (an `object` from the row).
-    fn decoder(self, v: &str) -> String {
-        match self {
-            Field::Int => format!("_int({v})"),
-            Field::Bool => format!("_bool({v})"),
-            Field::Ints => format!("_ints({v})"),
-            Field::Vocab(name) => format!("{name}(_int({v}))"),
-            Field::OptInt => format!("_opt_int({v})"),
-            Field::ScalarRef => format!("ScalarRef(*_scalar_ref({v}))"),
-            Field::Str => format!("_str({v})"),
-        }
+/// The Python annotation of a field's type.
+fn annotation(ty: Ty) -> String {
+    match ty {
+        Ty::Bool => "bool".into(),
+        Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent => "int".into(),
+        Ty::OptIndex | Ty::Bound => "int | None".into(),
+        Ty::F64 => "float".into(),
+        Ty::Str => "str".into(),
+        Ty::OptStr => "str | None".into(),
+        Ty::Vocab(v) => v.name.into(),
+        Ty::Dims { .. } | Ty::Indices => "tuple[int, ...]".into(),
+        Ty::Strs => "tuple[str, ...]".into(),
+        Ty::List(r) => format!("tuple[{}, ...]", r.name),
+        Ty::Nested(r) => r.name.into(),
+        Ty::ScalarRef => "ScalarRef".into(),
+        Ty::Operation => "Operation".into(),
+        Ty::C(_) | Ty::Raw(_) => unreachable!("a field only C has"),
     }
 }
 
-/// The fields of each operation kind's record, in order: the dataclass,
-/// the row and the decoder follow it. Exhaustive: a new kind does not
-/// compile until it has fields here (and a row in [`operation_row`]).
-pub(super) fn operation_fields(kind: OperationKind) -> &'static [(&'static str, Field)] {
-    use Field::*;
-    match kind {
-        OperationKind::ElementwiseBinary => &[
-            ("op", Vocab("BinaryOp")),
-            ("lhs", Int),
-            ("rhs", Int),
-            ("out", Int),
-        ],
-        OperationKind::Matmul => &[
-            ("m", Int),
-            ("k", Int),
-            ("n", Int),
-            ("a", Int),
-            ("b", Int),
-            ("c", Int),
-            ("accumulate", Bool),
-        ],
-        OperationKind::ElementwiseUnary => {
-            &[("op", Vocab("UnaryOp")), ("input", Int), ("out", Int)]
-        }
-        OperationKind::Reduce => &[
-            ("op", Vocab("ReduceOp")),
-            ("input", Int),
-            ("out", Int),
-            ("axes", Ints),
-            ("keepdim", Bool),
-        ],
-        OperationKind::Softmax => &[("input", Int), ("out", Int), ("axis", Int)],
-        OperationKind::Norm => &[
-            ("op", Vocab("NormKind")),
-            ("input", Int),
-            ("weight", Int),
-            ("bias", OptInt),
-            ("out", Int),
-            ("axis", Int),
-            ("eps", ScalarRef),
-        ],
-        OperationKind::PagedAttentionDecode => &[
-            ("query", Int),
-            ("key_cache", Int),
-            ("value_cache", Int),
-            ("block_table", Int),
-            ("context_lens", Int),
-            ("out", Int),
-            ("scale", ScalarRef),
-        ],
-        OperationKind::Custom => &[("semantics", Str)],
-    }
+/// The decoder of a record's rows.
+fn decoder(r: &Record) -> String {
+    format!("_kfam_decode_{}", names::vocab_snake(r.name))
 }
 
-/// The Python class of each operation kind (the IR variant's name).
-pub(super) fn operation_classes() -> Vec<&'static str> {
-    OperationKind::ALL
-        .iter()
-        .map(|k| k.variant_name())
-        .collect()
+/// Whether a record's row leaves out its position (the decoder takes it).
+fn positional(r: &Record) -> bool {
+    r.logical().any(|f| f.role == Role::Position)
 }
 
-/// The dataclass of one operation kind. Exhaustive: a new kind does not
-/// compile until it has a Python record.
-fn operation_class(kind: OperationKind) -> String {
-    let doc = match kind {
-        OperationKind::ElementwiseBinary => "``out = op(lhs, rhs)`` element by element: equal shapes, no broadcast.",
-        OperationKind::Matmul => "``c = a @ b`` (``c += a @ b`` when ``accumulate``) with ``a: [m, k]``, ``b: [k, n]``, ``c: [m, n]``.\n\n    Extents of -1 are dynamic.",
-        OperationKind::ElementwiseUnary => "``out = op(input)`` element by element: equal shapes; equal dtypes unless ``op`` is ``CAST``.",
-        OperationKind::Reduce => "``out = op(input)`` over ``axes`` (sorted, distinct), dropped or kept as 1 (``keepdim``).",
-        OperationKind::Softmax => "``out = softmax(input)`` along ``axis``: equal dtypes and shapes.",
-        OperationKind::Norm => "RMSNorm or LayerNorm of ``input`` along ``axis`` into ``out``.\n\n    ``weight`` (and ``bias``, LayerNorm only) have the extent of ``input`` along ``axis``.",
-        OperationKind::PagedAttentionDecode => "Decode attention over a paged KV cache.\n\n    ``query`` and ``out`` ``[B, H, D]``, caches ``[num_blocks, block_size, H_kv, D]``,\n    int32 ``block_table`` ``[B, max_blocks]`` and ``context_lens`` ``[B]``.",
-        OperationKind::Custom => "A fused kernel described by its signature and ``semantics`` alone (not cross-checked).",
+/// Whether a record's row leaves out its key (the decoder takes it).
+fn keyed(r: &Record) -> bool {
+    r.logical().any(|f| f.role == Role::Key)
+}
+
+/// The fields a row of `r` holds, in order: every logical field but the
+/// position and the key.
+pub(super) fn row_fields(r: &Record) -> impl Iterator<Item = &'static Field> + Clone {
+    r.logical()
+        .filter(|f| !matches!(f.role, Role::Position | Role::Key))
+}
+
+/// The Python expression decoding the row value `v` of type `ty`, noting
+/// the primitives of `_decode.py` it uses.
+fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
+    let mut prim = |name: &'static str| {
+        used.insert(name);
+        format!("{name}({v})")
     };
-    let mut fields = String::new();
-    for (name, field) in operation_fields(kind) {
-        let _ = writeln!(fields, "    {name}: {}", field.annotation());
+    match ty {
+        Ty::Bool => prim("_bool"),
+        Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent => prim("_int"),
+        Ty::OptIndex | Ty::Bound => prim("_opt_int"),
+        Ty::F64 => prim("_float"),
+        Ty::Str => prim("_str"),
+        Ty::OptStr => prim("_opt_str"),
+        Ty::Vocab(vocab) => {
+            used.insert("_int");
+            format!("{}(_int({v}))", vocab.name)
+        }
+        Ty::Dims { .. } | Ty::Indices => prim("_ints"),
+        Ty::Strs => {
+            used.insert("_row");
+            used.insert("_str");
+            format!("tuple(map(_str, _row({v})))")
+        }
+        Ty::List(r) => {
+            used.insert("_row");
+            if positional(r) {
+                format!(
+                    "tuple({}(e, i) for i, e in enumerate(_row({v})))",
+                    decoder(r)
+                )
+            } else {
+                format!("tuple(map({}, _row({v})))", decoder(r))
+            }
+        }
+        Ty::Nested(r) => format!("{}({v})", decoder(r)),
+        Ty::ScalarRef => {
+            used.insert("_scalar_ref");
+            format!("ScalarRef(*_scalar_ref({v}))")
+        }
+        Ty::Operation => format!("_kfam_decode_operation({v})"),
+        Ty::C(_) | Ty::Raw(_) => unreachable!("a field only C has"),
     }
-    format!(
-        r#"@dataclass(frozen=True, slots=True)
-class {name}:
-    """{doc}
-
-    Operands are indices into ``Family.params``.
-    """
-
-{fields}
-    @property
-    def kind(self) -> OperationKind:
-        return OperationKind.{member}
-"#,
-        name = kind.variant_name(),
-        member = names::shouty(kind.as_str()),
-    )
 }
 
-/// `_records.py` after its first line `first_line` (which ends in `\n`).
-pub(super) fn records_py(first_line: &str) -> String {
-    let classes = operation_classes();
-    let ops: String = OperationKind::ALL
-        .iter()
-        .map(|&k| format!("\n\n{}", operation_class(k)))
-        .collect();
-    let mut vocab: BTreeSet<&str> = RECORD_VOCABULARIES.iter().copied().collect();
-    let mut readers = BTreeSet::new();
-    for &kind in OperationKind::ALL {
-        for (_, field) in operation_fields(kind) {
-            if let Field::Vocab(name) = field {
-                vocab.insert(name);
+/// `class Name(...)` with its docstring and fields, `extra` after them.
+fn class(out: &mut String, r: &Record, extra: &str) {
+    let base = r.methods.map_or(String::new(), |m| format!("({m})"));
+    let _ = writeln!(out, "\n\n@dataclass(frozen=True, slots=True)");
+    let _ = writeln!(out, "class {}{base}:", r.name);
+    let _ = writeln!(out, "    \"\"\"{}\"\"\"\n", docstring(r.doc));
+    for f in r.logical() {
+        let _ = writeln!(out, "    #: {}", one_line(f.doc));
+        let _ = writeln!(out, "    {}: {}", f.name, annotation(f.ty));
+    }
+    out.push_str(extra);
+}
+
+/// A declaration's doc as a docstring body: `` `x` `` spelled ``` ``x`` ```
+/// (reStructuredText), continuation lines indented.
+fn docstring(doc: &str) -> String {
+    rst(doc).replace('\n', "\n    ")
+}
+
+fn one_line(doc: &str) -> String {
+    rst(&doc.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+fn rst(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for (i, part) in text.split('`').enumerate() {
+        if i > 0 {
+            out.push_str("``");
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+/// `def _kfam_decode_<record>(x[, position][, key]) -> Record`.
+fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
+    let mut params = String::from("x: object");
+    if positional(r) {
+        params.push_str(", position: int");
+    }
+    if keyed(r) {
+        params.push_str(", key: str");
+    }
+    used.insert("_fields");
+    let fields: Vec<&Field> = row_fields(r).collect();
+    let _ = writeln!(out, "\n\ndef {}({params}) -> {}:", decoder(r), r.name);
+    let _ = writeln!(out, "    v = _fields(x, {})", fields.len());
+    let _ = writeln!(out, "    return {}(", r.name);
+    for f in r.logical() {
+        let value = match f.role {
+            Role::Position => "position".to_owned(),
+            Role::Key => "key".to_owned(),
+            Role::SameAs(other) => {
+                let at = |name: &str| {
+                    fields
+                        .iter()
+                        .position(|g| g.name == name)
+                        .expect("a row field")
+                };
+                let (mine, theirs) = (at(f.name), at(other));
+                decode(
+                    f.ty,
+                    &format!("v[{theirs}] if v[{mine}] is None else v[{mine}]"),
+                    used,
+                )
             }
-            readers.insert(field.reader());
+            Role::Plain => {
+                let at = fields
+                    .iter()
+                    .position(|g| g.name == f.name)
+                    .expect("a row field");
+                decode(f.ty, &format!("v[{at}]"), used)
+            }
+        };
+        let _ = writeln!(out, "        {}={value},", f.name);
+    }
+    out.push_str("    )\n");
+}
+
+pub(super) fn records_py(first_line: &str) -> String {
+    let mut used = BTreeSet::new();
+    let mut body = String::new();
+    body.push_str(SCALAR_REF);
+    for (kind, r) in OPERATIONS {
+        let kind_property = format!(
+            "\n    @property\n    def kind(self) -> OperationKind:\n        return OperationKind.{}\n",
+            names::shouty(kind.as_str())
+        );
+        class(&mut body, r, &kind_property);
+    }
+    let union: Vec<&str> = OPERATIONS.iter().map(|(_, r)| r.name).collect();
+    let _ = write!(
+        body,
+        "\n\n#: The typed operation payload of a family; narrow it with ``isinstance``.\n\
+         Operation: TypeAlias = Union[{}]\n",
+        union.join(", ")
+    );
+    for r in LOGICAL_RECORDS {
+        class(&mut body, r, "");
+    }
+    body.push_str(
+        "\n\n# ---------------------------------------------------------------- decoders\n",
+    );
+    for r in LOGICAL_RECORDS
+        .iter()
+        .copied()
+        .chain(OPERATIONS.iter().map(|(_, r)| *r))
+    {
+        decode_fn(&mut body, r, &mut used);
+    }
+    body.push_str(
+        "\n\n#: The decoder of each operation kind's payload row (the fields after the kind's code).\n\
+         _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {\n",
+    );
+    for (kind, r) in OPERATIONS {
+        let _ = writeln!(
+            body,
+            "    OperationKind.{}: {},",
+            names::shouty(kind.as_str()),
+            decoder(r)
+        );
+    }
+    body.push_str("}\n");
+    used.insert("_row");
+    used.insert("_int");
+    used.insert("_corrupt");
+    body.push_str(DECODE_OPERATION);
+
+    // Imports last: they name what the classes and decoders use.
+    let mut vocab: BTreeSet<&str> = BTreeSet::from(["OperationKind"]);
+    let mut mixins: BTreeSet<&str> = BTreeSet::new();
+    for r in LOGICAL_RECORDS
+        .iter()
+        .copied()
+        .chain(OPERATIONS.iter().map(|(_, r)| *r))
+    {
+        mixins.extend(r.methods);
+        for f in r.logical() {
+            if let Ty::Vocab(v) = f.ty {
+                vocab.insert(v.name);
+            }
         }
     }
-    format!(
-        r#"{first_line}"""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
+    let mut out = String::with_capacity(body.len() + 1024);
+    out.push_str(first_line);
+    out.push_str(
+        r#""""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
 
-``_OPERATIONS`` decodes the row of each operation kind (``kfam._lookup`` reads the rest).
+Each record's row in ``kfam._tables`` (a JSON array, fields by position) is read by its
+``_kfam_decode_*`` function, with the checked reads of ``kfam._decode``. Printed from kfam's record
+declarations, as the C structs and the Rust records are.
 """
 
 from __future__ import annotations
@@ -217,122 +263,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeAlias, Union
 
-{readers}
-{vocab}
+"#,
+    );
+    out.push_str(&import_list("._decode", used.into_iter().collect()));
+    out.push('\n');
+    out.push_str(&import_list("._methods", mixins.into_iter().collect()));
+    out.push('\n');
+    out.push_str(&import_list("._vocab", vocab.into_iter().collect()));
+    out.push('\n');
+    out.push_str(&body);
+    out
+}
 
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """One parameter of the complete (logical) signature."""
-
-    name: str
-    #: Position in the complete signature, scalars included.
-    index: int
-    kind: ParamKind
-    direction: Direction
-    dtype: DType
-    #: Logical shape; ``()`` for scalars, -1 for a dynamic extent.
-    shape: tuple[int, ...]
-    layout: Layout
-    #: Assembly shape: NZ blocked, FP4 packed, otherwise equal to ``shape``.
-    lowered_shape: tuple[int, ...]
-    #: Index among the tensors (for a tensor) or among the scalars (for a scalar).
-    pool_index: int
-    doc: str | None
-
-    @property
-    def is_tensor(self) -> bool:
-        return self.kind == ParamKind.TENSOR
-
-
-@dataclass(frozen=True, slots=True)
-class Binding:
-    """A final-ABI launch slot: which parameter (index into ``Family.params``) sits where."""
-
-    param: int
-    slot: int
-    kind: BindingKind
-
-
-@dataclass(frozen=True, slots=True)
-class Profile:
-    """Where and how an artifact runs, with its named final-ABI bindings (sorted by slot)."""
-
-    name: str
-    platform: Platform
-    backend: Backend
-    runtime: Runtime
-    execution_mode: ExecutionMode
-    bindings: tuple[Binding, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Evidence:
-    """When and on what hardware an artifact qualified."""
-
-    date: str
-    hardware: str
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Receipt:
-    """One qualified artifact: its codec, path, SHA-256 and evidence.
-
-    ``profile`` is an index into ``Family.profiles``.
-    """
-
-    profile: int
-    codec: str
-    artifact: str
-    sha256: str
-    evidence: Evidence
-
-
-@dataclass(frozen=True, slots=True)
-class DimUse:
-    """One extent that is a named symbol: axis ``axis`` of ``Family.params[param]``.
-
-    ``tensor`` is the parameter's index among the family's tensors (its argument).
-    """
-
-    param: int
-    tensor: int
-    axis: int
-
-
-@dataclass(frozen=True, slots=True)
-class Symbol:
-    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints.
-
-    A call passes every extent in ``uses`` equal (``dim_mismatch``), and that extent lies in
-    ``min..=max`` and is a multiple of ``multiple_of`` (``dim_range``).
-    """
-
-    name: str
-    #: Smallest accepted extent (0 when unconstrained).
-    min: int
-    #: Largest accepted extent; ``None`` when unbounded.
-    max: int | None
-    #: Accepted extents are multiples of this (1 when unconstrained).
-    multiple_of: int
-    uses: tuple[DimUse, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Retired:
-    """A family that was approved and then retired (``manifest/retired.toml``).
-
-    ``revision`` and ``identity`` are those of its last approved revision; ``receipts`` holds
-    every artifact digest ever approved for it. Its name and artifacts are refused as retired.
-    """
-
-    name: str
-    revision: int
-    identity: str
-    reason: str
-    receipts: tuple[str, ...]
-
+/// `ScalarRef`: how Python holds a scalar operand (Rust has an enum, C two
+/// fields).
+const SCALAR_REF: &str = r#"
 
 @dataclass(frozen=True, slots=True)
 class ScalarRef:
@@ -344,110 +289,27 @@ class ScalarRef:
 
     constant: float | None
     param: int | None
-{ops}
+"#;
 
-#: The typed operation payload of a family; narrow it with ``isinstance``.
-Operation: TypeAlias = Union[{union}]
+const DECODE_OPERATION: &str = r#"
 
-
-@dataclass(frozen=True, slots=True)
-class Family:
-    """One approved kernel family revision."""
-
-    name: str
-    revision: int
-    summary: str
-    contract: Contract
-    #: Whether a torch dispatcher binding is requested.
-    torch: bool
-    operation: Operation
-    params: tuple[Param, ...]
-    #: Return aliases: indices into ``params`` (repeats kept).
-    returns: tuple[int, ...]
-    profiles: tuple[Profile, ...]
-    receipts: tuple[Receipt, ...]
-    tensor_count: int
-    scalar_count: int
-    #: SHA-256 (lowercase hex) of the canonical identity, as in ``manifest/approved.lock``.
-    identity: str
-    #: The torch dispatcher schema; ``None`` when torch cannot spell the signature.
-    torch_schema: str | None
-    #: Named symbolic dimensions, in order of first use; ``()`` when there are none.
-    symbols: tuple[Symbol, ...]
-
-    @property
-    def return_params(self) -> tuple[Param, ...]:
-        """The parameters the return aliases name, in order."""
-        return tuple(self.params[i] for i in self.returns)
-
-    def param(self, name: str) -> Param:
-        """The parameter called ``name``; ``KeyError`` when there is none."""
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {{self.name!r}} has no parameter {{name!r}}")
-
-    def profile(self, name: str) -> Profile:
-        """The profile called ``name``; ``KeyError`` when there is none."""
-        for p in self.profiles:
-            if p.name == name:
-                return p
-        raise KeyError(f"family {{self.name!r}} has no profile {{name!r}}")
-
-    def receipts_for(self, profile: str) -> tuple[Receipt, ...]:
-        """The receipts of the profile called ``profile`` (empty: not supported there)."""
-        return tuple(r for r in self.receipts if self.profiles[r.profile].name == profile)
+def _kfam_decode_operation(x: object) -> Operation:
+    """An operation row: the kind's code, then the kind's fields in order."""
+    v = _row(x)
+    if not v:
+        raise _corrupt("operation", x)
+    decode = _OPERATIONS.get(OperationKind(_int(v[0])))
+    if decode is None:
+        raise _corrupt("operation", x)
+    return decode(v[1:])
 
 
-{decoders}"#,
-        readers = import_list("._decode", readers.into_iter().collect()),
-        vocab = import_list("._vocab", vocab.into_iter().collect()),
-        union = classes.join(", "),
-        decoders = operation_decoders(),
-    )
-}
+def decode_family(name: str, row: object) -> Family:
+    """The family called ``name`` from its row (``kfam._tables.FAMILY_ROWS``, parsed)."""
+    return _kfam_decode_family(row, name)
 
-/// `_OPERATIONS`, the decoders of the operation rows: for each kind, the
-/// length of its row and the function building its record.
-fn operation_decoders() -> String {
-    let mut w = Writer::new("    ");
-    dict(
-        &mut w,
-        "Each operation kind: the length of its row (code and fields) and its decoder.",
-        "_OPERATIONS: Final[dict[OperationKind, tuple[int, Callable[[list[object]], Operation]]]] = ",
-        OperationKind::ALL,
-        |out, &kind| {
-            let fields = operation_fields(kind);
-            let args: Vec<String> = fields
-                .iter()
-                .enumerate()
-                .map(|(i, (_, f))| f.decoder(&format!("v[{}]", i + 1)))
-                .collect();
-            let _ = write!(
-                out,
-                "OperationKind.{}: ({}, lambda v: {}({}))",
-                names::shouty(kind.as_str()),
-                fields.len() + 1,
-                kind.variant_name(),
-                args.join(", ")
-            );
-        },
-    );
-    w.finish()
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn operation_decoders_cover_every_kind() {
-        let text = operation_decoders();
-        for &k in OperationKind::ALL {
-            assert!(
-                text.contains(&format!("lambda v: {}(", k.variant_name())),
-                "{text}"
-            );
-        }
-    }
-}
+def decode_retired(name: str, row: object) -> Retired:
+    """The retired family called ``name`` from its row (``kfam._tables.RETIRED_ROWS``, parsed)."""
+    return _kfam_decode_retired(row, name)
+"#;

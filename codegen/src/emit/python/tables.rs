@@ -6,100 +6,26 @@
 //! Data only, generated into the output alone; `python/kfam/_tables.pyi`
 //! declares its names for the type checker in place.
 //!
-//! The row layout (field order) is defined twice, here and in
-//! `python/kfam/_lookup.py`; the operation payloads, the part that grows
-//! with the vocabulary, once (`records::operation_fields`): the record
-//! classes, the decoders and [`operation_row`] follow it. The package tests
-//! compare every decoded record with the IR field by field.
+//! A row is written by walking the record's declaration (`crate::record`),
+//! and read back by the decoder `kfam/_records.py` prints from the same
+//! declaration ([`super::records`]): the field order is defined once. The
+//! package tests compare every decoded record with the IR field by field.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Write as _;
 
 use crate::emit::needs_no_escape;
 use crate::emit::writer::Writer;
-use crate::ir::{self, Family, Ir, Operation, Param, ScalarRef};
+use crate::ir::{Ir, ScalarRef};
+use crate::record::values::{Row, Value};
+use crate::record::{Record, Role, Ty, FAMILY, OPERATIONS, RETIRED};
 
+use super::records::row_fields;
 use super::text::{dict, py_str_literal};
-
-/// A JSON array written in place: values are separated by commas, strings
-/// are printable ASCII without `'` (so the row is a raw Python literal,
-/// `r'...'`, that nothing in it can end early).
-struct Row<'a> {
-    out: &'a mut String,
-    more: bool,
-}
-
-impl<'a> Row<'a> {
-    fn new(out: &'a mut String) -> Self {
-        out.push('[');
-        Row { out, more: false }
-    }
-
-    fn sep(&mut self) {
-        if self.more {
-            self.out.push(',');
-        }
-        self.more = true;
-    }
-
-    fn num(&mut self, n: impl Display) -> &mut Self {
-        self.sep();
-        let _ = write!(self.out, "{n}");
-        self
-    }
-
-    fn bool(&mut self, b: bool) -> &mut Self {
-        self.num(b)
-    }
-
-    fn null(&mut self) -> &mut Self {
-        self.num("null")
-    }
-
-    fn str(&mut self, text: &str) -> &mut Self {
-        self.sep();
-        json_str(self.out, text);
-        self
-    }
-
-    fn opt_str(&mut self, text: Option<&str>) -> &mut Self {
-        match text {
-            Some(t) => self.str(t),
-            None => self.null(),
-        }
-    }
-
-    fn opt_num(&mut self, n: Option<impl Display>) -> &mut Self {
-        match n {
-            Some(n) => self.num(n),
-            None => self.null(),
-        }
-    }
-
-    fn nums<T: Display>(&mut self, items: &[T]) -> &mut Self {
-        self.array(|r| {
-            for n in items {
-                r.num(n);
-            }
-        })
-    }
-
-    /// A nested array whose items `body` writes.
-    fn array(&mut self, body: impl FnOnce(&mut Row<'_>)) -> &mut Self {
-        self.sep();
-        let mut inner = Row::new(self.out);
-        body(&mut inner);
-        self.out.push(']');
-        self
-    }
-
-    fn code(&mut self, code: i32) -> &mut Self {
-        self.num(code)
-    }
-}
 
 /// `text` as a JSON string of printable ASCII without `'`: `"`, `\`, and
 /// newline, return and tab escaped short, everything else outside `' '..='~'` (and `'`) as `\uXXXX`
-/// (UTF-16 surrogate pairs beyond the BMP).
+/// (UTF-16 surrogate pairs beyond the BMP). Rows are thus raw Python
+/// literals, `r'...'`, that nothing in them can end early.
 fn json_str(out: &mut String, text: &str) {
     out.push('"');
     if needs_no_escape(text) && !text.contains('\'') {
@@ -126,193 +52,122 @@ fn json_str(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// `[kind, field...]` in the order of `records::operation_fields`.
-fn operation_row(r: &mut Row<'_>, op: &Operation) {
-    r.array(|r| {
-        r.code(op.kind().code());
-        match op {
-            Operation::ElementwiseBinary { op, lhs, rhs, out } => {
-                r.code(op.code()).num(lhs).num(rhs).num(out);
-            }
-            Operation::Matmul {
-                m,
-                k,
-                n,
-                a,
-                b,
-                c,
-                accumulate,
-            } => {
-                r.num(m.as_i64()).num(k.as_i64()).num(n.as_i64());
-                r.num(a).num(b).num(c).bool(*accumulate);
-            }
-            Operation::ElementwiseUnary { op, input, out } => {
-                r.code(op.code()).num(input).num(out);
-            }
-            Operation::Reduce {
-                op,
-                input,
-                out,
-                axes,
-                keepdim,
-            } => {
-                r.code(op.code())
-                    .num(input)
-                    .num(out)
-                    .nums(axes)
-                    .bool(*keepdim);
-            }
-            Operation::Softmax { input, out, axis } => {
-                r.num(input).num(out).num(axis);
-            }
-            Operation::Norm {
-                op,
-                input,
-                weight,
-                bias,
-                out,
-                axis,
-                eps,
-            } => {
-                r.code(op.code()).num(input).num(weight).opt_num(*bias);
-                r.num(out).num(axis);
-                scalar_ref(r, *eps);
-            }
-            Operation::PagedAttentionDecode {
-                query,
-                key_cache,
-                value_cache,
-                block_table,
-                context_lens,
-                out,
-                scale,
-            } => {
-                r.num(query).num(key_cache).num(value_cache);
-                r.num(block_table).num(context_lens).num(out);
-                scalar_ref(r, *scale);
-            }
-            Operation::Custom { semantics } => {
-                r.str(semantics);
-            }
+/// A record's row: the values of [`row_fields`] in order, a field equal to
+/// the one it defaults to ([`Role::SameAs`]) as `null`, trailing `null`s
+/// left out (most parameters have neither a doc nor a lowered shape of
+/// their own: at 10,000 families that is a tenth of the file).
+fn row(out: &mut String, record: &Record, value: &dyn Row) {
+    let values = value.values();
+    let logical: Vec<&str> = record.logical().map(|f| f.name).collect();
+    let of = |name: &str| values[logical.iter().position(|n| *n == name).expect("a field")];
+    out.push('[');
+    // Where the row ends, before its trailing nulls.
+    let mut end = out.len();
+    let mut first = true;
+    for f in row_fields(record) {
+        if !first {
+            out.push(',');
         }
-    });
-}
-
-/// `[constant, null]` or `[null, param]`. A constant is written with `{:?}`:
-/// the shortest digits that read back exactly, always a JSON float (`1.0`,
-/// `1e-6`), never an integer.
-fn scalar_ref(r: &mut Row<'_>, s: ScalarRef) {
-    r.array(|r| match s {
-        ScalarRef::Constant(v) => {
-            assert!(v.is_finite(), "{v}");
-            r.num(format_args!("{v:?}")).null();
+        first = false;
+        let v = of(f.name);
+        let same = match f.role {
+            Role::SameAs(other) => same_value(v, of(other)),
+            _ => false,
+        };
+        if same {
+            out.push_str("null");
+        } else {
+            json_value(out, f.ty, v);
         }
-        ScalarRef::Param(i) => {
-            r.null().num(i);
+        if !(same || matches!(v, Value::Absent)) {
+            end = out.len();
         }
-    });
-}
-
-/// `[name, kind, direction, dtype, shape, layout, pool_index, doc,
-/// lowered_shape]`, `index` being the position in the row. `lowered_shape`
-/// is `null` when it equals `shape` (most do), and trailing `null`s are left
-/// out (most parameters have neither: at 10,000 families that is a tenth of
-/// the file).
-fn param_row(r: &mut Row<'_>, p: &Param) {
-    r.array(|r| {
-        r.str(&p.name)
-            .code(p.kind.code())
-            .code(p.direction.code())
-            .code(p.dtype.code());
-        r.nums(&p.shape).code(p.layout.code()).num(p.pool_index);
-        let lowered = (p.lowered_shape != p.shape).then_some(&p.lowered_shape);
-        if p.doc.is_some() || lowered.is_some() {
-            r.opt_str(p.doc.as_deref());
-        }
-        if let Some(l) = lowered {
-            r.nums(l);
-        }
-    });
-}
-
-/// A family's row, without its name (the key of the row):
-/// `[revision, summary, contract, torch, operation, params, returns,
-/// profiles, receipts, tensor_count, scalar_count, identity, torch_schema,
-/// symbols]`. `Family::source` is left out: it is the path as `kfam` was
-/// invoked, so emitting it would make the output depend on the working
-/// directory.
-fn family_row(out: &mut String, f: &Family) {
-    let mut r = Row::new(out);
-    r.num(f.revision)
-        .str(&f.summary)
-        .code(f.contract.code())
-        .bool(f.torch);
-    operation_row(&mut r, &f.operation);
-    r.array(|r| f.params.iter().for_each(|p| param_row(r, p)));
-    r.nums(&f.returns);
-    r.array(|r| {
-        for p in &f.profiles {
-            r.array(|r| {
-                r.str(&p.name)
-                    .code(p.platform.code())
-                    .code(p.backend.code());
-                r.code(p.runtime.code()).code(p.execution_mode.code());
-                r.array(|r| {
-                    for b in &p.bindings {
-                        r.array(|r| {
-                            r.num(b.param).num(b.slot).code(b.kind.code());
-                        });
-                    }
-                });
-            });
-        }
-    });
-    r.array(|r| {
-        for rc in &f.receipts {
-            let ir::Evidence {
-                date,
-                hardware,
-                note,
-            } = &rc.evidence;
-            r.array(|r| {
-                r.num(rc.profile)
-                    .str(&rc.codec)
-                    .str(&rc.artifact)
-                    .str(&rc.sha256);
-                r.str(date).str(hardware).opt_str(note.as_deref());
-            });
-        }
-    });
-    r.num(f.tensor_count).num(f.scalar_count).str(&f.identity);
-    r.opt_str(f.torch_schema.as_deref());
-    r.array(|r| {
-        for s in &f.symbols {
-            r.array(|r| {
-                r.str(&s.name).num(s.min).opt_num(s.max).num(s.multiple_of);
-                r.array(|r| {
-                    for u in &s.uses {
-                        r.array(|r| {
-                            r.num(u.param).num(u.tensor).num(u.axis);
-                        });
-                    }
-                });
-            });
-        }
-    });
+    }
+    out.truncate(end);
     out.push(']');
 }
 
-/// A retired family's row, without its name: `[revision, identity, reason,
-/// receipts]`.
-fn retired_row(out: &mut String, t: &ir::Retired) {
-    let mut r = Row::new(out);
-    r.num(t.revision).str(&t.identity).str(&t.reason);
-    r.array(|r| {
-        for d in &t.receipts {
-            r.str(d);
+fn same_value(a: Value<'_>, b: Value<'_>) -> bool {
+    match (a, b) {
+        (Value::Ints(x), Value::Ints(y)) => x.iter().eq(y.iter()),
+        _ => false,
+    }
+}
+
+/// One value as JSON: codes for vocabulary members, `[constant, param]`
+/// for a scalar reference, `[code, fields...]` for an operation.
+fn json_value(out: &mut String, ty: Ty, v: Value<'_>) {
+    let mut buf = itoa::Buffer::new();
+    match (ty, v) {
+        (_, Value::Absent) => out.push_str("null"),
+        (_, Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
+        (_, Value::Int(n)) => out.push_str(buf.format(n)),
+        (_, Value::F64(x)) => out.push_str(&json_float(x)),
+        (_, Value::Str(s)) => json_str(out, s),
+        (_, Value::Vocab(c)) => out.push_str(buf.format(c.code)),
+        (_, Value::Ints(items)) => {
+            out.push('[');
+            for (i, n) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(buf.format(n));
+            }
+            out.push(']');
         }
-    });
-    out.push(']');
+        (_, Value::Strs(list)) => {
+            out.push('[');
+            for (i, s) in list.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json_str(out, s);
+            }
+            out.push(']');
+        }
+        (Ty::List(r), Value::List(rows)) => {
+            out.push('[');
+            for i in 0..rows.len() {
+                if i > 0 {
+                    out.push(',');
+                }
+                row(out, r, rows.row(i));
+            }
+            out.push(']');
+        }
+        (_, Value::Nested(inner)) => row(out, inner.record(), inner),
+        (_, Value::ScalarRef(ScalarRef::Constant(x))) => {
+            let _ = write!(out, "[{},null]", json_float(x));
+        }
+        (_, Value::ScalarRef(ScalarRef::Param(i))) => {
+            let _ = write!(out, "[null,{i}]");
+        }
+        (_, Value::Operation(payload)) => {
+            let record = payload.record();
+            let kind = OPERATIONS
+                .iter()
+                .find(|(_, r)| std::ptr::eq(*r, record))
+                .map(|(k, _)| *k)
+                .expect("a payload record");
+            // `[code, fields...]`: the payload's row with its kind in front.
+            let mut inner = String::new();
+            row(&mut inner, record, payload);
+            out.push('[');
+            out.push_str(buf.format(kind.code()));
+            if inner.len() > 2 {
+                out.push(',');
+            }
+            out.push_str(&inner[1..]);
+        }
+        (ty, _) => unreachable!("no row value for {ty:?}"),
+    }
+}
+
+/// A float as JSON that Python reads back exactly and as a `float`:
+/// `Debug`'s shortest round-trip digits, always with a `.` or an exponent.
+fn json_float(x: f64) -> String {
+    assert!(x.is_finite(), "{x}");
+    format!("{x:?}")
 }
 
 /// `r'...'`: a row as a raw string literal (see [`Row`]).
@@ -351,7 +206,7 @@ from typing import Final
         |out, f| {
             out.push_str(&py_str_literal(&f.name));
             out.push_str(": ");
-            raw_literal(out, |out| family_row(out, f));
+            raw_literal(out, |out| row(out, &FAMILY, f));
         },
     );
     w.blank();
@@ -375,7 +230,7 @@ from typing import Final
         |out, t| {
             out.push_str(&py_str_literal(&t.name));
             out.push_str(": ");
-            raw_literal(out, |out| retired_row(out, t));
+            raw_literal(out, |out| row(out, &RETIRED, t));
         },
     );
     w.blank();
