@@ -16,8 +16,10 @@ use std::fmt::Write as _;
 use super::writer::Writer;
 use super::{marker_line, GeneratedFile};
 use crate::diag::Code;
-use crate::ir::{Extent, Family, Ir, Operation, Param, ScalarRef};
-use crate::vocab::{BinaryOp, ParamKind};
+use crate::ir::{Extent, Family, Ir, Param, ScalarRef};
+use crate::record::values::{Row, Value};
+use crate::record::{Ty, SYMBOL};
+use crate::vocab::ParamKind;
 
 pub const FAMILIES_MD: &str = "docs/families.md";
 pub const DIAGNOSTICS_MD: &str = "docs/diagnostics.md";
@@ -76,6 +78,22 @@ pub fn families_md(ir: &Ir) -> String {
          · hardware · note.",
     );
     w.blank();
+    // The operation kinds of this catalog, each described once.
+    let mut kinds: Vec<_> = ir.families.iter().map(|f| f.operation.kind()).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    if !kinds.is_empty() {
+        w.line("The operations, each followed by its payload's fields:");
+        w.blank();
+        for kind in kinds {
+            let doc = crate::record::operation(kind)
+                .doc
+                .split_whitespace()
+                .collect::<Vec<_>>();
+            w.line(format_args!("- `{kind}`: {}", escape_prose(&doc.join(" "))));
+        }
+        w.blank();
+    }
     w.line("| Family | Revision | Contract | Operation | Profiles | Identity |");
     w.line("|---|---|---|---|---|---|");
     for f in &ir.families {
@@ -154,125 +172,65 @@ fn family_section(w: &mut Writer, f: &Family) {
     receipts(w, f);
 }
 
-/// The operation paragraph(s), each followed by an empty line.
+/// The operation paragraph(s), each followed by an empty line: the kind,
+/// then each field of its payload as its declaration names it (parameters
+/// and symbols by name); text fields (a custom kind's semantics) quoted
+/// below.
 fn operation_text(f: &Family) -> String {
     let mut o = String::new();
-    o.push_str("**Operation:** ");
-    let pname = |i: usize| f.params[i].name.as_str();
-    match &f.operation {
-        Operation::ElementwiseBinary { op, lhs, rhs, out } => {
-            let _ = writeln!(
-                o,
-                "`elementwise_binary` with op `{op}`: `{}`\n",
-                binary_formula(*op, pname(*lhs), pname(*rhs), pname(*out))
-            );
+    let kind = f.operation.kind();
+    let _ = write!(o, "**Operation:** `{kind}`");
+    if !f.operation.is_checked() {
+        o.push_str(" (**not cross-checked**: kfam checks the signature only)");
+    }
+    let record = f.operation.record();
+    let values = f.operation.values();
+    let mut texts = Vec::new();
+    let mut first = true;
+    for (field, v) in record.logical().zip(values) {
+        if let Value::Str(text) = v {
+            texts.push((field.name, text));
+            continue;
         }
-        Operation::Matmul {
-            m,
-            k,
-            n,
-            a,
-            b,
-            c,
-            accumulate,
-        } => {
-            let sign = if *accumulate { "+=" } else { "=" };
-            let _ = writeln!(
-                o,
-                "`matmul`: `{} {sign} {} @ {}` with m = {}, k = {}, n = {}{}\n",
-                pname(*c),
-                pname(*a),
-                pname(*b),
-                payload_extent(f, *m),
-                payload_extent(f, *k),
-                payload_extent(f, *n),
-                if *accumulate { " (accumulating)" } else { "" },
-            );
-        }
-        Operation::ElementwiseUnary { op, input, out } => {
-            let _ = writeln!(
-                o,
-                "`elementwise_unary` with op `{op}`: `{} = {op}({})`\n",
-                pname(*out),
-                pname(*input)
-            );
-        }
-        Operation::Reduce {
-            op,
-            input,
-            out,
-            axes,
-            keepdim,
-        } => {
-            let _ = writeln!(
-                o,
-                "`reduce` with op `{op}`: `{} = {op}({})` over axes {axes:?}{}\n",
-                pname(*out),
-                pname(*input),
-                if *keepdim { " (keepdim)" } else { "" }
-            );
-        }
-        Operation::Softmax { input, out, axis } => {
-            let _ = writeln!(
-                o,
-                "`softmax`: `{} = softmax({})` along axis {axis}\n",
-                pname(*out),
-                pname(*input)
-            );
-        }
-        Operation::Norm {
-            op,
-            input,
-            weight,
-            bias,
-            out,
-            axis,
-            eps,
-        } => {
-            let bias = bias.map_or(String::new(), |b| format!(", bias `{}`", pname(b)));
-            let _ = writeln!(
-                o,
-                "`norm` with op `{op}`: `{} = {op}({})` along axis {axis}, weight `{}`{bias}, eps {}\n",
-                pname(*out),
-                pname(*input),
-                pname(*weight),
-                scalar_text(*eps, pname)
-            );
-        }
-        Operation::PagedAttentionDecode {
-            query,
-            key_cache,
-            value_cache,
-            block_table,
-            context_lens,
-            out,
-            scale,
-        } => {
-            let _ = writeln!(
-                o,
-                "`paged_attention_decode`: `{}` = attention of `{}` over the cached keys `{}` and values `{}`, \
-                 paged by `{}` with lengths `{}`, scale {}\n",
-                pname(*out),
-                pname(*query),
-                pname(*key_cache),
-                pname(*value_cache),
-                pname(*block_table),
-                pname(*context_lens),
-                scalar_text(*scale, pname)
-            );
-        }
-        Operation::Custom { semantics } => {
-            let _ = writeln!(
-                o,
-                "`custom` (**not cross-checked**: kfam checks the signature only). Semantics:\n"
-            );
-            for para in paragraphs(semantics) {
-                let _ = writeln!(o, "> {}\n", escape_text(&para));
-            }
+        o.push_str(if first { ": " } else { ", " });
+        first = false;
+        let _ = write!(o, "{} {}", field.name, value_text(f, field.ty, v));
+    }
+    o.push_str("\n\n");
+    for (name, text) in texts {
+        let _ = writeln!(o, "{}:\n", capitalize(name));
+        for para in paragraphs(text) {
+            let _ = writeln!(o, "> {}\n", escape_text(&para));
         }
     }
-
     o
+}
+
+/// A payload field's value: parameters and symbols by name.
+fn value_text(f: &Family, ty: Ty, v: Value<'_>) -> String {
+    let pname = |i: i64| {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| f.params.get(i))
+            .map_or("?", |p| p.name.as_str())
+    };
+    match (ty, v) {
+        (Ty::Param | Ty::OptParam, Value::Int(i)) => format!("`{}`", pname(i)),
+        (_, Value::Absent) => "none".to_owned(),
+        (_, Value::Extent(e)) => payload_extent(f, e),
+        (_, Value::Vocab(c)) => format!("`{}`", c.spelling),
+        (_, Value::Bool(b)) => if b { "yes" } else { "no" }.to_owned(),
+        (_, Value::Int(n)) => n.to_string(),
+        (_, Value::Ints(items)) => {
+            let items: Vec<String> = items.iter().map(|n| n.to_string()).collect();
+            format!("`[{}]`", items.join(", "))
+        }
+        (_, Value::ScalarRef(ScalarRef::Constant(x))) => format!("`{x}`"),
+        (_, Value::ScalarRef(ScalarRef::Param(i))) => {
+            format!("from scalar parameter `{}`", pname(i as i64))
+        }
+        (ty, _) => unreachable!("no docs text for a payload field of {ty:?}"),
+    }
 }
 
 fn signature(w: &mut Writer, f: &Family) {
@@ -325,24 +283,46 @@ fn signature(w: &mut Writer, f: &Family) {
          within its constraints (`dim_range`).",
     );
     w.blank();
-    w.line("| Symbol | Used by | Min | Max | Multiple of |");
-    w.line("|---|---|---|---|---|");
+    // One column per field of the symbol's declaration.
+    let fields: Vec<_> = SYMBOL.logical().collect();
+    let heads: Vec<String> = fields
+        .iter()
+        .map(|f| capitalize(&f.name.replace('_', " ")))
+        .collect();
+    w.line(format_args!("| {} |", heads.join(" | ")));
+    w.line(format_args!("|{}", "---|".repeat(fields.len())));
     for s in &f.symbols {
-        let uses: Vec<String> = s
-            .uses
+        let cells: Vec<String> = fields
             .iter()
-            .map(|u| format!("`{}`[{}]", f.params[u.param].name, u.axis))
+            .zip(s.values())
+            .map(|(field, v)| match v {
+                Value::Str(name) => format!("`{name}`"),
+                Value::Absent => "-".to_owned(),
+                Value::List(uses) => {
+                    let uses: Vec<String> =
+                        (0..uses.len()).map(|i| dim_use(f, uses.row(i))).collect();
+                    uses.join(", ")
+                }
+                v => value_text(f, field.ty, v),
+            })
             .collect();
-        w.line(format_args!(
-            "| `{}` | {} | {} | {} | {} |",
-            s.name,
-            uses.join(", "),
-            s.min,
-            s.max.map_or("-".to_owned(), |m| m.to_string()),
-            s.multiple_of
-        ));
+        w.line(format_args!("| {} |", cells.join(" | ")));
     }
     w.blank();
+}
+
+/// One use of a symbol: `` `param`[axis] ``.
+fn dim_use(f: &Family, u: &dyn Row) -> String {
+    let mut param = String::new();
+    let mut axis = String::new();
+    for (field, v) in u.record().logical().zip(u.values()) {
+        match (field.ty, v) {
+            (Ty::Param, v) => param = value_text(f, Ty::Param, v),
+            (Ty::U32, Value::Int(a)) => axis = a.to_string(),
+            _ => {}
+        }
+    }
+    format!("{param}[{axis}]")
 }
 
 fn returns(w: &mut Writer, f: &Family) {
@@ -447,17 +427,6 @@ fn receipts(w: &mut Writer, f: &Family) {
         ));
     }
     w.blank();
-}
-
-fn binary_formula(op: BinaryOp, lhs: &str, rhs: &str, out: &str) -> String {
-    match op {
-        BinaryOp::Add => format!("{out} = {lhs} + {rhs}"),
-        BinaryOp::Sub => format!("{out} = {lhs} - {rhs}"),
-        BinaryOp::Mul => format!("{out} = {lhs} * {rhs}"),
-        BinaryOp::Div => format!("{out} = {lhs} / {rhs}"),
-        BinaryOp::Max => format!("{out} = max({lhs}, {rhs})"),
-        BinaryOp::Min => format!("{out} = min({lhs}, {rhs})"),
-    }
 }
 
 fn extent(d: i64) -> String {
@@ -656,14 +625,6 @@ pub fn code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{}{pad}{fence}", s.replace('|', "\\|"))
-}
-
-/// An `eps` or `scale`: the constant, or the scalar parameter that carries it.
-fn scalar_text<'a>(s: ScalarRef, pname: impl Fn(usize) -> &'a str) -> String {
-    match s {
-        ScalarRef::Constant(v) => format!("`{v}`"),
-        ScalarRef::Param(i) => format!("from scalar parameter `{}`", pname(i)),
-    }
 }
 
 #[cfg(test)]

@@ -128,7 +128,7 @@ pub static BINDING: Record = table(
         struct_size(),
         field(
             "param",
-            Ty::Index,
+            Ty::Param,
             "Signature index of the bound parameter (an index into the family's params).",
         ),
         field(
@@ -232,7 +232,7 @@ pub static DIM_USE: Record = table(
         struct_size(),
         field(
             "param",
-            Ty::Index,
+            Ty::Param,
             "Signature index of the parameter (an index into the family's params).",
         ),
         field(
@@ -304,7 +304,7 @@ const fn flat(name: &'static str, doc: &'static str, fields: &'static [Field]) -
 }
 
 const fn operand(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Index, doc)
+    field(name, Ty::Param, doc)
 }
 
 pub static ELEMENTWISE_BINARY: Record = flat(
@@ -409,7 +409,7 @@ pub static NORM: Record = payload(
         ),
         field(
             "bias",
-            Ty::OptIndex,
+            Ty::OptParam,
             "Signature index of the bias tensor (layer_norm only).",
         ),
         operand(

@@ -61,14 +61,14 @@ fn push(out: &mut Vec<CField>, f: &'static Field) {
         _ if !matches!(f.c, CWhere::Same) => {}
         Ty::Bool => out.push(one(b("int32_t"), "1 or 0.")),
         Ty::U16 => out.push(one(b("uint16_t"), "")),
-        Ty::U32 | Ty::Index | Ty::Count => out.push(one(b("uint32_t"), "")),
+        Ty::U32 | Ty::Index | Ty::Param | Ty::Count => out.push(one(b("uint32_t"), "")),
         Ty::I64 => out.push(one(b("int64_t"), "")),
         Ty::Extent => out.push(one(b("int64_t"), "KFAM_DIM_DYNAMIC when dynamic.")),
         Ty::Bound => out.push(one(b("int64_t"), "INT64_MAX when unbounded.")),
         Ty::F64 => out.push(one(b("double"), "")),
         Ty::Str => out.push(one(b("const char *"), "")),
         Ty::OptStr => out.push(one(b("const char *"), "NULL when absent.")),
-        Ty::OptIndex => out.push(one(b("int32_t"), "-1 when absent.")),
+        Ty::OptParam => out.push(one(b("int32_t"), "-1 when absent.")),
         Ty::Vocab(v) => out.push(one(b("int32_t"), &format!("A {} code.", c_vocab(v.name)))),
         Ty::Dims { c_extent } => out.push(CField {
             array: Some(c_extent),

@@ -108,10 +108,14 @@ pub enum Ty {
     Str,
     /// Text, or absent.
     OptStr,
-    /// A position in one of the family's lists (a parameter, a profile).
+    /// A position in one of the family's lists other than its parameters
+    /// (a profile).
     Index,
-    /// An index, or absent.
-    OptIndex,
+    /// A parameter: its signature index, a position in the family's
+    /// parameters.
+    Param,
+    /// A parameter, or absent.
+    OptParam,
     /// A count.
     Count,
     /// An extent: `-1` is dynamic.

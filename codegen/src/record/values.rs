@@ -16,6 +16,9 @@ pub enum Value<'a> {
     Int(i64),
     F64(f64),
     Str(&'a str),
+    /// An extent, which may be a named symbol of the family (`-1` wherever
+    /// the symbol's name is not printed).
+    Extent(ir::Extent),
     /// Absent text, an absent index or an unbounded bound: `None`.
     Absent,
     Vocab(Code),
@@ -269,9 +272,9 @@ impl Row for ir::Operation {
                 c,
                 accumulate,
             } => smallvec::smallvec![
-                i(m.as_i64()),
-                i(k.as_i64()),
-                i(n.as_i64()),
+                Value::Extent(*m),
+                Value::Extent(*k),
+                Value::Extent(*n),
                 i(*a),
                 i(*b),
                 i(*c),
@@ -380,11 +383,12 @@ pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
     use super::Ty;
     match (ty, value) {
         (Ty::Bool, Value::Bool(_)) => true,
-        (Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent, Value::Int(_)) => true,
+        (Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64, Value::Int(_)) => true,
+        (Ty::Extent, Value::Extent(_)) => true,
         (Ty::F64, Value::F64(_)) => true,
         (Ty::Str | Ty::OptStr, Value::Str(_)) => true,
-        (Ty::OptStr | Ty::OptIndex | Ty::Bound, Value::Absent) => true,
-        (Ty::OptIndex | Ty::Bound, Value::Int(_)) => true,
+        (Ty::OptStr | Ty::OptParam | Ty::Bound, Value::Absent) => true,
+        (Ty::OptParam | Ty::Bound, Value::Int(_)) => true,
         (Ty::Vocab(v), Value::Vocab(c)) => v
             .members
             .iter()

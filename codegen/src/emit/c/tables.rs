@@ -367,10 +367,11 @@ impl<'p> Data<'p> {
         let mut buf = itoa::Buffer::new();
         match (ty, v) {
             (Ty::OptStr, Value::Absent) => out.push_str("NULL"),
-            (Ty::OptIndex, Value::Absent) => out.push_str("-1"),
+            (Ty::OptParam, Value::Absent) => out.push_str("-1"),
             (Ty::Bound, Value::Absent) => out.push_str("INT64_MAX"),
             (_, Value::Bool(b)) => out.push(if b { '1' } else { '0' }),
             (_, Value::Int(n)) => out.push_str(buf.format(n)),
+            (_, Value::Extent(e)) => out.push_str(buf.format(e.as_i64())),
             (_, Value::F64(x)) => out.push_str(&format!("{x:?}")),
             (_, Value::Str(s)) => self.text(out, s),
             (_, Value::Vocab(c)) => out.push_str(buf.format(c.code)),

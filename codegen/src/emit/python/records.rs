@@ -21,8 +21,10 @@ use super::text::import_list;
 fn annotation(ty: Ty) -> String {
     match ty {
         Ty::Bool => "bool".into(),
-        Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent => "int".into(),
-        Ty::OptIndex | Ty::Bound => "int | None".into(),
+        Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => {
+            "int".into()
+        }
+        Ty::OptParam | Ty::Bound => "int | None".into(),
         Ty::F64 => "float".into(),
         Ty::Str => "str".into(),
         Ty::OptStr => "str | None".into(),
@@ -68,8 +70,10 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
     };
     match ty {
         Ty::Bool => prim("_bool"),
-        Ty::U16 | Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Extent => prim("_int"),
-        Ty::OptIndex | Ty::Bound => prim("_opt_int"),
+        Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => {
+            prim("_int")
+        }
+        Ty::OptParam | Ty::Bound => prim("_opt_int"),
         Ty::F64 => prim("_float"),
         Ty::Str => prim("_str"),
         Ty::OptStr => prim("_opt_str"),

@@ -102,6 +102,7 @@ fn json_value(out: &mut String, ty: Ty, v: Value<'_>) {
         (_, Value::Absent) => out.push_str("null"),
         (_, Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
         (_, Value::Int(n)) => out.push_str(buf.format(n)),
+        (_, Value::Extent(e)) => out.push_str(buf.format(e.as_i64())),
         (_, Value::F64(x)) => out.push_str(&json_float(x)),
         (_, Value::Str(s)) => json_str(out, s),
         (_, Value::Vocab(c)) => out.push_str(buf.format(c.code)),

@@ -288,7 +288,7 @@ fn one_line(r: &Record) -> bool {
     r.logical().all(|f| {
         matches!(
             f.ty,
-            Ty::U32 | Ty::Index | Ty::Count | Ty::I64 | Ty::Vocab(_)
+            Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Vocab(_)
         )
     })
 }
@@ -366,13 +366,14 @@ impl<'p> Pools<'p> {
     fn value(&mut self, out: &mut String, ty: Ty, v: Value<'_>) {
         match (ty, v) {
             (_, Value::Absent) => out.push_str("None"),
-            (Ty::OptStr | Ty::OptIndex | Ty::Bound, v) => {
+            (Ty::OptStr | Ty::OptParam | Ty::Bound, v) => {
                 out.push_str("Some(");
                 self.value(out, Ty::Str, v);
                 out.push(')');
             }
             (_, Value::Bool(b)) => out.push_str(if b { "true" } else { "false" }),
             (_, Value::Int(n)) => out.push_str(itoa::Buffer::new().format(n)),
+            (_, Value::Extent(e)) => out.push_str(itoa::Buffer::new().format(e.as_i64())),
             (_, Value::F64(x)) => out.push_str(&float_lit(x)),
             (_, Value::Str(s)) => self.str(out, s),
             (Ty::Vocab(v), Value::Vocab(c)) => {
