@@ -31,6 +31,30 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 
 
+__all__ = [
+    "Admission",
+    "Backend",
+    "BinaryOp",
+    "BindingKind",
+    "CallRule",
+    "Capability",
+    "Contract",
+    "DType",
+    "Direction",
+    "ExecutionMode",
+    "Layout",
+    "NormKind",
+    "OperationKind",
+    "ParamKind",
+    "Platform",
+    "ReduceOp",
+    "Runtime",
+    "ScalarValueKind",
+    "StorageFormat",
+    "UnaryOp",
+]
+
+
 @unique
 class DType(_KfamVocab):
     "Element type. Codes follow the native runtime's dtype tags."

@@ -21,6 +21,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Final
 
+from . import _records, _vocab
 from ._abi import (
     ABI_MAJOR,
     ABI_MINOR,
@@ -42,27 +43,8 @@ from ._lookup import (
     find_retired_artifact,
     retired as _kfam_retired,
 )
-from ._records import (
-    Binding,
-    Custom,
-    DimUse,
-    ElementwiseBinary,
-    ElementwiseUnary,
-    Evidence,
-    Family,
-    Matmul,
-    Norm,
-    Operation,
-    PagedAttentionDecode,
-    Param,
-    Profile,
-    Receipt,
-    Reduce,
-    Retired,
-    ScalarRef,
-    Softmax,
-    Symbol,
-)
+from ._records import *  # noqa: F403  (the record classes: ``_records.__all__``)
+from ._records import Family, Retired
 from ._runtime import (
     MAX_DOCUMENT_BYTES,
     AdmissionError,
@@ -77,28 +59,7 @@ from ._runtime import (
     capability,
     validate_call,
 )
-from ._vocab import (
-    Admission,
-    Backend,
-    BinaryOp,
-    BindingKind,
-    CallRule,
-    Capability,
-    Contract,
-    DType,
-    Direction,
-    ExecutionMode,
-    Layout,
-    NormKind,
-    OperationKind,
-    ParamKind,
-    Platform,
-    ReduceOp,
-    Runtime,
-    ScalarValueKind,
-    StorageFormat,
-    UnaryOp,
-)
+from ._vocab import *  # noqa: F403  (the vocabularies: ``_vocab.__all__``)
 
 if TYPE_CHECKING:
     #: Every approved family, sorted by name.
@@ -128,62 +89,23 @@ __all__ = [
     "ABI_MAJOR",
     "ABI_MINOR",
     "ABI_REVISION",
-    "Admission",
     "AdmissionError",
     "Admitted",
-    "Backend",
-    "BinaryOp",
-    "Binding",
-    "BindingKind",
     "CallError",
-    "CallRule",
-    "Capability",
     "CapabilityError",
-    "Contract",
-    "Custom",
-    "DType",
-    "DimUse",
-    "Direction",
-    "ElementwiseBinary",
-    "ElementwiseUnary",
-    "Evidence",
-    "ExecutionMode",
     "FAMILIES",
-    "Family",
     "IDENTITY_FORMAT",
     "KfamError",
-    "Layout",
     "MAX_DOCUMENT_BYTES",
     "MAX_PREPARED",
     "MAX_RANK",
     "MAX_SCALAR_ARGS",
     "MAX_TENSOR_ARGS",
-    "Matmul",
-    "Norm",
-    "NormKind",
-    "Operation",
-    "OperationKind",
-    "PagedAttentionDecode",
-    "Param",
-    "ParamKind",
-    "Platform",
-    "Profile",
     "RETIRED",
-    "Receipt",
-    "Reduce",
-    "ReduceOp",
-    "Retired",
-    "Runtime",
     "ScalarArg",
-    "ScalarRef",
-    "ScalarValueKind",
-    "Softmax",
     "Status",
-    "StorageFormat",
     "Supported",
-    "Symbol",
     "TensorArg",
-    "UnaryOp",
     "admit",
     "capability",
     "family",
@@ -193,3 +115,6 @@ __all__ = [
     "find_retired_artifact",
     "validate_call",
 ]
+# The record classes and the vocabularies follow kfam's declarations of them.
+__all__ += _records.__all__
+__all__ += _vocab.__all__

@@ -46,6 +46,28 @@ from ._vocab import (
     UnaryOp,
 )
 
+__all__ = [
+    "Binding",
+    "Custom",
+    "DimUse",
+    "ElementwiseBinary",
+    "ElementwiseUnary",
+    "Evidence",
+    "Family",
+    "Matmul",
+    "Norm",
+    "Operation",
+    "PagedAttentionDecode",
+    "Param",
+    "Profile",
+    "Receipt",
+    "Reduce",
+    "Retired",
+    "ScalarRef",
+    "Softmax",
+    "Symbol",
+]
+
 
 @dataclass(frozen=True, slots=True)
 class ScalarRef:

@@ -258,24 +258,27 @@ mod tests {
         "validate_call",
     ];
 
-    /// `kfam.__all__` of the static `__init__.py` is what kfam's vocabulary
-    /// makes public: every vocabulary, every record and operation class, the
-    /// ABI, the lookups and the runtime decisions, sorted.
+    /// The names a module's `__all__ = [...]` lists, in order.
+    fn all_of(text: &str) -> Vec<&str> {
+        let all = &text[text.find("\n__all__ = [\n").expect("__all__")..];
+        let end = all.find("\n]").expect("the end of __all__");
+        all[..end]
+            .lines()
+            .filter_map(|l| l.strip_prefix("    \"")?.strip_suffix("\","))
+            .collect()
+    }
+
+    /// `kfam.__all__` is what kfam makes public: the static `__init__.py`
+    /// lists the ABI, the lookups and the runtime decisions and adds the
+    /// `__all__` of `_records.py` (every record and operation class) and of
+    /// `_vocab.py` (every vocabulary), each sorted.
     #[test]
     fn init_exports_every_public_name() {
-        let mut want: Vec<&str> = RECORDS.to_vec();
-        want.extend(OperationKind::ALL.iter().map(|k| k.variant_name()));
-        want.extend(ABI.iter().chain(LOOKUP).chain(RUNTIME));
-        want.extend(VOCABULARIES.iter().map(|v| v.name));
+        let mut want: Vec<&str> = ABI.iter().chain(LOOKUP).chain(RUNTIME).copied().collect();
         want.push(Status::NAME);
         want.sort_unstable();
         let init = source("__init__.py");
-        let all = &init[init.find("\n__all__ = [\n").expect("__all__")..];
-        let listed: Vec<&str> = all
-            .lines()
-            .filter_map(|l| l.strip_prefix("    \"")?.strip_suffix("\","))
-            .collect();
-        assert_eq!(listed, want);
+        assert_eq!(all_of(init), want);
         for name in &want {
             assert!(
                 init.contains(&format!("    {name},\n"))
@@ -283,6 +286,16 @@ mod tests {
                 "{name} is in __all__ but not imported"
             );
         }
+        assert!(init.contains("\n__all__ += _records.__all__\n"));
+        assert!(init.contains("\n__all__ += _vocab.__all__\n"));
+
+        let mut records: Vec<&str> = RECORDS.to_vec();
+        records.extend(OperationKind::ALL.iter().map(|k| k.variant_name()));
+        records.sort_unstable();
+        assert_eq!(all_of(&records::records_py("")), records);
+        let mut vocab: Vec<&str> = VOCABULARIES.iter().map(|v| v.name).collect();
+        vocab.sort_unstable();
+        assert_eq!(all_of(&vocab::vocab_py("")), vocab);
     }
 
     #[test]

@@ -275,6 +275,19 @@ from typing import Final, TypeAlias, Union
     out.push('\n');
     out.push_str(&import_list("._vocab", vocab.into_iter().collect()));
     out.push('\n');
+    // The public classes, re-exported by the package.
+    let mut public: Vec<&str> = LOGICAL_RECORDS
+        .iter()
+        .chain(OPERATIONS.iter().map(|(_, r)| r))
+        .map(|r| r.name)
+        .chain(["Operation", "ScalarRef"])
+        .collect();
+    public.sort_unstable();
+    out.push_str("\n__all__ = [\n");
+    for name in public {
+        let _ = writeln!(out, "    \"{name}\",");
+    }
+    out.push_str("]\n");
     out.push_str(&body);
     out
 }

@@ -86,6 +86,16 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 "#,
     );
+    // The vocabularies, re-exported by the package.
+    let mut public: Vec<&str> = VOCABULARIES.iter().map(|v| v.name).collect();
+    public.sort_unstable();
+    w.blank();
+    w.blank();
+    w.open("__all__ = [");
+    for name in public {
+        w.line(format_args!("\"{name}\","));
+    }
+    w.close("]");
     // Two empty lines between top-level items: a class block closes with
     // one (its `close("")`), the template ends with none.
     w.blank();
