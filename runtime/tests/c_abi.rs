@@ -103,6 +103,10 @@ fn c_and_cpp_programs_call_every_function() {
                     kfam_runtime::FAMILIES.len(),
                     kfam_runtime::FAMILIES[0].name
                 ),
+                format!(
+                    "paired {0} of {0}",
+                    kfam_runtime::FAMILIES.len()
+                ),
                 "find_family ok add_bf16_1024".to_owned(),
                 "find_family unknown not_found".to_owned(),
                 "find_artifact ok add_bf16_1024".to_owned(),
@@ -158,7 +162,9 @@ fn shared_library_soname_carries_the_abi_major() {
 }
 
 /// The library's C tables and its Rust tables list the same families in the
-/// same order (the C functions translate indices between them).
+/// same order (the C functions translate indices between them); the C
+/// consumer above checks every family's pairing (`paired N of N`), this
+/// the torch schemas the C functions read from the C records.
 #[test]
 fn c_and_rust_tables_agree() {
     for f in kfam_runtime::FAMILIES.iter().filter(|f| f.torch) {

@@ -166,6 +166,22 @@ int main(int argc, char **argv)
            kfam_families[0].name,
            lib->family_count == KFAM_FAMILY_COUNT && strcmp(lib->families[0].name, kfam_families[0].name) == 0);
 
+    {
+        /* The library decides over its Rust tables and hands out records of
+         * its C tables by the same index: both follow the generator's one
+         * order, so family i found by name is C record i, with its name. */
+        uint32_t i, paired = 0;
+        for (i = 0; i < KFAM_FAMILY_COUNT; i++) {
+            const kfam_family *found = NULL;
+            if (kfam_find_family(kfam_families[i].name, &found) == KFAM_STATUS_OK && found == &lib->families[i] &&
+                strcmp(found->name, kfam_families[i].name) == 0 &&
+                strcmp(found->identity, kfam_families[i].identity) == 0) {
+                paired++;
+            }
+        }
+        printf("paired %u of %u\n", (unsigned)paired, (unsigned)KFAM_FAMILY_COUNT);
+    }
+
     status = kfam_find_family("add_bf16_1024", &family);
     printf("find_family %s %s\n", kfam_status_name(status), family->name);
     printf("find_family unknown %s\n", kfam_status_name(kfam_find_family("add_bf16_2048", &family)));
