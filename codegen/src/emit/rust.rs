@@ -9,20 +9,23 @@
 //! they are printed through the source writer in a fixed layout chosen for
 //! what rustc compiles fast (see `tables.rs`).
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+mod plan;
 mod records;
 mod tables;
+mod tokens;
 
+pub use plan::{artifact_rows, index_slots, symbol_bounds};
 pub use tables::tables_source;
 
-use super::{marker_line, GeneratedFile};
+use super::output::{marker_line, GeneratedFile};
 use crate::ir::Ir;
-use crate::lookup_hash::{key_hash, EMPTY};
 use crate::vocab::{
-    Admission, CallRule, Capability, Vocabulary, DType, Member, ScalarDomain, Status, VOCABULARIES,
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
+use tokens::{doc, ident};
 
 pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
     vec![
@@ -62,20 +65,6 @@ fn render(tokens: TokenStream) -> String {
         }
     };
     format!("// {}\n\n{}", marker_line(), prettyplease::unparse(&file))
-}
-
-fn ident(s: &str) -> Ident {
-    Ident::new(s, Span::call_site())
-}
-
-fn doc(text: &str) -> TokenStream {
-    let text = text.trim();
-    if text.is_empty() {
-        return TokenStream::new();
-    }
-    // `#[doc]` takes any string: quote escapes it, so free text cannot end it.
-    let lines = text.lines().map(|l| format!(" {}", l.trim_end()));
-    quote!(#(#[doc = #lines])*)
 }
 
 fn enum_tokens(c: &Vocabulary) -> TokenStream {
@@ -256,55 +245,4 @@ pub fn tables_tokens(ir: &Ir, krate: &TokenStream) -> TokenStream {
             quote!(::core::compile_error!(#msg);)
         }
     }
-}
-
-/// A symbol's constraints as the runtime tables carry them: `min`, `max`
-/// (`i64::MAX` when unbounded) and `multiple_of`.
-pub fn symbol_bounds(s: &crate::ir::Symbol) -> (i64, i64, i64) {
-    (
-        i64::from(s.min),
-        s.max.map_or(i64::MAX, i64::from),
-        i64::from(s.multiple_of),
-    )
-}
-
-/// The open-addressing index of `keys` (table order) that
-/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
-/// slots as keys (so every probe sequence meets an empty slot), each the
-/// table index placed there by linear probing, or [`EMPTY`].
-/// Deterministic: the same keys give the same index.
-pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
-    let n = keys.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let len = (2 * n).next_power_of_two().max(8);
-    let mask = len - 1;
-    let mut slots = vec![EMPTY; len];
-    for (i, key) in keys.enumerate() {
-        let mut slot = key_hash(key.as_bytes()) as usize & mask;
-        while slots[slot] != EMPTY {
-            slot = (slot + 1) & mask;
-        }
-        slots[slot] = u32::try_from(i).unwrap_or(EMPTY - 1);
-    }
-    slots
-}
-
-/// `(artifact sha256, family index, receipt index)` of every receipt,
-/// sorted by digest: the `ARTIFACTS` table.
-pub fn artifact_rows(ir: &Ir) -> Vec<(&str, usize, usize)> {
-    let mut rows: Vec<(&str, usize, usize)> = ir
-        .families
-        .iter()
-        .enumerate()
-        .flat_map(|(fi, f)| {
-            f.receipts
-                .iter()
-                .enumerate()
-                .map(move |(ri, r)| (r.sha256.as_str(), fi, ri))
-        })
-        .collect();
-    rows.sort_unstable();
-    rows
 }

@@ -6,10 +6,12 @@
 use super::functions::{FUNCTIONS, FUNCTION_NAMES};
 use super::out::Out;
 use super::vocab::emit_vocabularies;
-use super::DATA_PATH;
 use crate::emit::layout::Layout;
 use crate::emit::layout::*;
 use crate::ir::Ir;
+
+/// The table data, beside the header (which includes it by this file name).
+pub const DATA_PATH: &str = "include/kfam/kfam_tables.h";
 
 fn emit_record(w: &mut Out, r: &Record) {
     let (name, keyword) = (r.name, if r.union { "union" } else { "struct" });
