@@ -3,10 +3,10 @@
 //!
 //! Data flows one way: [`load`] (TOML with spans) -> [`check`] (every rule,
 //! all diagnostics; lowers valid declarations into [`ir`]) -> [`gate`] (the
-//! review gate over `approved.lock`) -> [`emit`] -> [`write`]. The entry
-//! points below run the stages in that order ([`check_loaded`] is check and
-//! gate); no stage calls a later one, and the module graph has no circles
-//! (docs/architecture.md, "Module graph").
+//! review gate over `approved.lock`) -> [`emit`] -> [`write`](mod@write).
+//! The entry points below run the stages in that order ([`check_loaded`] is
+//! check and gate); no stage calls a later one, and the module graph has no
+//! circles (docs/architecture.md, "Module graph").
 
 pub mod canonical;
 pub mod check;
