@@ -3,7 +3,7 @@
 //! library's declarations and the tables' `extern` declarations; its size
 //! does not grow with the number of families.
 
-use super::functions::{FUNCTIONS, FUNCTION_NAMES};
+use super::functions::{declared_names, FUNCTIONS};
 use super::out::Out;
 use super::vocab::emit_vocabularies;
 use crate::emit::layout::Layout;
@@ -190,8 +190,8 @@ pub(super) fn header(w: &mut Out, ir: &Ir, lowered_max: usize) {
     w.blank();
 
     w.w.raw(FUNCTIONS);
-    for name in FUNCTION_NAMES {
-        w.record(name);
+    for name in declared_names() {
+        w.record(&name);
     }
     w.blank();
 

@@ -29,6 +29,7 @@ mod vocab;
 use std::fmt::Write as _;
 
 pub use escape::{c_comment_text, c_string_literal};
+pub use functions::{runtime_declarations, Declaration, DeclarationKind};
 use out::{collisions, Out, C99_MAX_STRING_BYTES};
 
 use super::output::{marker_line, GeneratedFile};
