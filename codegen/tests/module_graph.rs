@@ -37,6 +37,10 @@
 //! outside `src/` (the committed `generated/rust/` tables, whose layout is
 //! the Rust emitter's). A crate's files under `src/` that its module tree
 //! does not reach fail the test, so nothing is skipped silently.
+//!
+//! Over the same graph, `pipeline_stages_depend_only_backwards` holds
+//! kfam-codegen's stages in order (load, check, gate, emit, write) and the
+//! emitters to the IR.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
