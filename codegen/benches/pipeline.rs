@@ -17,7 +17,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use kfam_codegen::{check, diag::Report, emit, load, synth};
+use kfam_codegen::{check_loaded, diag::Report, emit, load, synth};
 
 // The `kfam` binary's allocator, so `pipeline/N` measures what `kfam generate` runs.
 #[cfg(feature = "mimalloc")]
@@ -40,7 +40,7 @@ fn pipeline(
 ) -> (Vec<emit::GeneratedFile>, String) {
     let mut report = Report::default();
     let loaded = load::load_sources(abi, families, &mut report);
-    let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
+    let ir = check_loaded(&loaded, &mut report).expect("synthetic manifests check cleanly");
     kfam_codegen::generate_files(&loaded, &ir)
 }
 

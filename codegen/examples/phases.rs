@@ -10,7 +10,7 @@ use std::time::Instant;
 #[path = "../src/alloc.rs"]
 mod alloc;
 
-use kfam_codegen::{check, diag::Report, emit, gate, load, synth};
+use kfam_codegen::{check_loaded, diag::Report, emit, gate, load, synth};
 
 fn main() {
     #[cfg(feature = "mimalloc")]
@@ -30,7 +30,7 @@ fn main() {
             let t = Instant::now();
             let loaded = load::load_sources(abi, families, &mut report);
             let load = ms(t);
-            let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
+            let ir = check_loaded(&loaded, &mut report).expect("synthetic manifests check cleanly");
             let check = ms(t) - load;
             let output = kfam_codegen::generate_files(&loaded, &ir);
             let total = ms(t);
@@ -49,7 +49,7 @@ fn main() {
         ms(start)
     );
     let t = Instant::now();
-    let ir = check::check(&loaded, &mut report).expect("synthetic manifests check cleanly");
+    let ir = check_loaded(&loaded, &mut report).expect("synthetic manifests check cleanly");
     println!("   check: {:7.1} ms", ms(t));
     let t = Instant::now();
     let plan = kfam_codegen::plan::Plan::new(&ir);

@@ -22,6 +22,17 @@ use crate::vocab::{
 
 type Str<'a> = Cow<'a, str>;
 
+// Written here, beside the form it serializes, so the IR does not depend
+// on this module (which reads the IR).
+impl Family {
+    /// The canonical JSON form the identity digest is taken over: sorted
+    /// keys, no whitespace, exact JSON types, parameters referred to by name.
+    /// Summary, docs and receipts are not part of it (see `docs/identity.md`).
+    pub fn canonical_identity(&self) -> String {
+        Canonical::of(self).to_json()
+    }
+}
+
 /// One approved revision's identity content.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

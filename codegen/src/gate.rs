@@ -1,7 +1,8 @@
 //! The review gate: `approved.lock` makes approved revisions immutable and
-//! removals explicit. `check` runs [`check`] over the lowered families;
-//! generation writes [`lock_contents`] back so the lock diff is what a
-//! reviewer reads.
+//! removals explicit. It is the stage after `check`: the entry points
+//! (`crate::check_loaded`, `live`) run [`check`] over the families `check`
+//! lowered; generation writes [`lock_contents`] back so the lock diff is
+//! what a reviewer reads.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -158,8 +159,19 @@ impl<'a> Gate<'a> {
     }
 }
 
-/// Check the lowered families against the lock and the tombstones.
+/// Check the lowered families against the lock and the tombstones: the
+/// stage after `check` (see [`crate::check_loaded`]). As in `check`,
+/// findings that only repeat a mistake `load` repaired are dropped.
 pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
+    let before = report.diagnostics.len();
+    rules(loaded, families, report);
+    let own = report.diagnostics.split_off(before);
+    report
+        .diagnostics
+        .extend(own.into_iter().filter(|d| !loaded.is_cascade(d)));
+}
+
+fn rules(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
     let declared: HashMap<&str, usize> = loaded
         .families
         .iter()

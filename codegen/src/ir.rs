@@ -450,15 +450,6 @@ pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
 }
 
 impl Family {
-    /// The canonical JSON form the identity digest is taken over: sorted
-    /// keys, no whitespace, exact JSON types, parameters referred to by name.
-    /// Summary, docs and receipts are not part of it (see `docs/identity.md`).
-    pub fn canonical_identity(&self) -> String {
-        crate::canonical::Canonical::of(self).to_json()
-    }
-}
-
-impl Family {
     /// `kfam::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) -> Tensor(a2!)`:
     /// `Tensor(aN!)` for written tensors and `Tensor(aN)` for read ones (N is
     /// the signature index), `bool`, `float` for float dtypes and `SymInt`

@@ -2,10 +2,15 @@
 //! and lowered into one IR that every output language is emitted from.
 //!
 //! Data flows one way: [`load`] (TOML with spans) -> [`check`] (every rule,
-//! all diagnostics; lowers valid declarations into [`ir`]) -> emit.
+//! all diagnostics; lowers valid declarations into [`ir`]) -> [`gate`] (the
+//! review gate over `approved.lock`) -> [`emit`] -> [`write`](mod@write).
+//! The entry points below run the stages in that order ([`check_loaded`] is
+//! check and gate); no stage calls a later one, and the module graph has no
+//! circles (docs/architecture.md, "Module graph").
 
 pub mod canonical;
 pub mod check;
+pub mod codes;
 pub mod compiled_meta;
 pub mod diag;
 pub mod diff;
@@ -13,6 +18,7 @@ pub mod emit;
 pub mod fresh;
 pub mod gate;
 pub mod ir;
+pub mod limits;
 pub mod live;
 pub mod load;
 pub mod lookup_hash {
@@ -46,15 +52,28 @@ pub fn generate_files(loaded: &load::Loaded, ir: &ir::Ir) -> (Vec<emit::Generate
     emit::generate_with(ir, || gate::lock_contents(loaded, ir))
 }
 
+/// The stages after [`load`]: [`check`] (every rule; each clean family
+/// lowered), then the review [`gate`] over the lowered families; the IR when
+/// neither found an error (nor `load`: `report` holds its diagnostics).
+/// Diagnostics are appended unsorted; callers sort the report.
+pub fn check_loaded(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
+    let checked = check::check(loaded, report);
+    gate::check(loaded, &checked.families, report);
+    checked.into_ir(report, || gate::retired(loaded))
+}
+
+/// [`check_loaded`] without the review gate.
+fn check_ungated(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
+    check::check(loaded, report).into_ir(report, Vec::new)
+}
+
 /// [`check_dir`] without the review gate: the lock and tombstones are not
 /// consulted. `kfam diff` uses it, so a reviewer can see what a change does
 /// before the lock accepts it.
 pub fn check_dir_ungated(dir: &Path) -> (Option<ir::Ir>, Report) {
     let mut report = Report::default();
-    let mut loaded = load::load_dir(dir, &mut report);
-    loaded.lock = None;
-    loaded.retired = None;
-    let ir = check::check(&loaded, &mut report);
+    let loaded = load::load_dir(dir, &mut report);
+    let ir = check_ungated(&loaded, &mut report);
     report.sort();
     (ir, report)
 }
@@ -63,7 +82,7 @@ pub fn check_dir_ungated(dir: &Path) -> (Option<ir::Ir>, Report) {
 fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, load::Loaded) {
     let mut report = Report::default();
     let loaded = load::load_dir(dir, &mut report);
-    let ir = check::check(&loaded, &mut report);
+    let ir = check_loaded(&loaded, &mut report);
     report.sort();
     (ir, report, loaded)
 }
@@ -73,20 +92,21 @@ fn analyze_dir(dir: &Path) -> (Option<ir::Ir>, Report, load::Loaded) {
 pub fn check_files(abi: &Path, families: &[std::path::PathBuf]) -> (Option<ir::Ir>, Report) {
     let mut report = Report::default();
     let loaded = load::load_files(abi, families, &mut report);
-    let ir = check::check(&loaded, &mut report);
+    let ir = check_ungated(&loaded, &mut report);
     report.sort();
     (ir, report)
 }
 
 /// Same as [`check_dir`] for documents already in memory: `abi` and
-/// `families` are `(display path, text)` pairs.
+/// `families` are `(display path, text)` pairs (no lock: the gate has
+/// nothing to compare with).
 pub fn check_sources(
     abi: Option<(String, String)>,
     families: Vec<(String, String)>,
 ) -> (Option<ir::Ir>, Report) {
     let mut report = Report::default();
     let loaded = load::load_sources(abi, families, &mut report);
-    let ir = check::check(&loaded, &mut report);
+    let ir = check_loaded(&loaded, &mut report);
     report.sort();
     (ir, report)
 }

@@ -1,7 +1,8 @@
 //! Checking one family file as it is edited: the manifest on disk is loaded
 //! once, and each check parses only the edited text and runs the rules that
 //! concern that file ([`check::check_one`]: the same rules `kfam check` runs,
-//! the cross-file ones against the other files as loaded).
+//! the cross-file ones against the other files as loaded), then the review
+//! gate's rules for it ([`Gate::family`]).
 
 use std::path::{Path, PathBuf};
 
@@ -80,9 +81,14 @@ impl Manifest {
         let id = report.sources.add(shown.clone(), text);
         let mut repaired = load::Loaded::default();
         let file = load::parse_family(id, &mut report, &mut repaired);
-        let outcome = file
-            .as_ref()
-            .map(|f| check::check_one(&self.loaded, id, f, &repaired, &mut report));
+        // load -> check -> gate, as `kfam check` runs them, for this file.
+        let outcome = file.as_ref().map(|f| {
+            let outcome = check::check_one(&self.loaded, id, f, &repaired, &mut report);
+            if let Some(family) = &outcome.family {
+                Gate::new(&self.loaded).family(id, f, family, &mut report);
+            }
+            outcome
+        });
         // A file that did not read when the manifest was loaded (too large)
         // has a path-only diagnostic.
         report.diagnostics.extend(

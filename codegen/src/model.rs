@@ -101,17 +101,17 @@ pub struct AbiFile {
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// Most tensor parameters one family may declare.
-    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
+    #[schemars(range(min = 1, max = crate::limits::ARG_CEILING))]
     pub max_tensor_args: Spanned<u32>,
     /// Most scalar parameters one family may declare.
-    #[schemars(range(min = 1, max = crate::check::ARG_CEILING))]
+    #[schemars(range(min = 1, max = crate::limits::ARG_CEILING))]
     pub max_scalar_args: Spanned<u32>,
     /// Highest tensor rank.
-    #[schemars(range(min = 1, max = crate::check::RANK_CEILING))]
+    #[schemars(range(min = 1, max = crate::limits::RANK_CEILING))]
     pub max_rank: Spanned<u32>,
     /// Most callables one kernel context may hold prepared at once; past it,
     /// preparing a new artifact is refused and nothing is evicted.
-    #[schemars(range(min = 1, max = crate::check::PREPARED_CEILING))]
+    #[schemars(range(min = 1, max = crate::limits::PREPARED_CEILING))]
     pub max_prepared: Spanned<u32>,
 }
 
@@ -142,7 +142,7 @@ pub struct FamilyFile {
     #[schemars(range(min = 1))]
     pub revision: Spanned<u32>,
     /// One-paragraph description for generated docs (not part of the identity).
-    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(min = 1, max = crate::limits::MAX_TEXT_CHARS))]
     pub summary: Spanned<String>,
     /// Calling rules: `program` or `kernel`, never both.
     pub contract: Spanned<Contract>,
@@ -400,7 +400,7 @@ pub struct PagedAttentionDecode {
 #[serde(deny_unknown_fields)]
 pub struct Custom {
     /// What the kernel computes, for reviewers and generated docs (part of the identity).
-    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(min = 1, max = crate::limits::MAX_TEXT_CHARS))]
     pub semantics: Spanned<String>,
 }
 
@@ -497,7 +497,7 @@ pub struct Param {
     pub layout: Option<Spanned<Layout>>,
     /// Free-text description for generated docs.
     #[serde(default)]
-    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(max = crate::limits::MAX_TEXT_CHARS))]
     pub doc: Option<Spanned<String>>,
 }
 
@@ -588,11 +588,11 @@ pub struct Evidence {
     #[schemars(pattern(pattern::DATE))]
     pub date: Spanned<String>,
     /// Hardware (or simulator) the qualification ran on.
-    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(min = 1, max = crate::limits::MAX_TEXT_CHARS))]
     pub hardware: Spanned<String>,
     /// Free-text note: test plan, results.
     #[serde(default)]
-    #[schemars(length(max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(max = crate::limits::MAX_TEXT_CHARS))]
     pub note: Option<Spanned<String>>,
 }
 
@@ -621,7 +621,7 @@ pub struct Tombstone {
     #[schemars(pattern(pattern::SHA256))]
     pub identity: Spanned<String>,
     /// Why the family was retired.
-    #[schemars(length(min = 1, max = crate::check::MAX_TEXT_CHARS))]
+    #[schemars(length(min = 1, max = crate::limits::MAX_TEXT_CHARS))]
     pub reason: Spanned<String>,
 }
 

@@ -255,6 +255,30 @@ pub fn c_vocab_type(vocab_name: &str) -> String {
         )
 }
 
+/// The closest of `candidates` to `word`, if it is close enough to be a typo.
+pub fn did_you_mean<'c>(
+    word: &str,
+    candidates: impl IntoIterator<Item = &'c str>,
+) -> Option<&'c str> {
+    let lower = word.to_ascii_lowercase();
+    let candidates: Vec<&str> = candidates.into_iter().collect();
+    // `output` for `out`: the longest member the word starts with, when
+    // little is left over (`program_and_kernel` is not `program`).
+    if let Some(c) = candidates
+        .iter()
+        .filter(|c| c.len() >= 2 && lower.starts_with(**c) && lower.len() - c.len() <= 3)
+        .max_by_key(|c| c.len())
+    {
+        return Some(c);
+    }
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(&lower, c), c))
+        .filter(|&(d, c)| d <= (c.len().max(3) / 3).max(1) || lower == c)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, c)| c)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

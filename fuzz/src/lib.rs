@@ -281,7 +281,7 @@ thread_local! {
 /// `kfam_codegen::check_sources` for documents some of which are shipped:
 /// the same loading steps (`kfam_codegen::load`: each text normalized and
 /// parsed in order, diagnostics kept in document order) and the same
-/// `check::check`, but a shipped document's parse is the cached one, not
+/// `check_loaded` (check, then the review gate), but a shipped document's parse is the cached one, not
 /// repeated on every execution. [`check_light_matches_full`] holds it to
 /// `check_sources`.
 pub fn check_light(abi: Doc, families: Vec<Doc>) -> (Option<Ir>, Report) {
@@ -328,7 +328,7 @@ pub fn check_light(abi: Doc, families: Vec<Doc>) -> (Option<Ir>, Report) {
                 Doc::ShippedAbi => unreachable!("the abi as a family document"),
             }
         }
-        let ir = kfam_codegen::check::check(&loaded, &mut report);
+        let ir = kfam_codegen::check_loaded(&loaded, &mut report);
         report.sort();
         if cache.abi.is_none() {
             cache.abi = loaded.abi.take().map(|(_, a)| a);

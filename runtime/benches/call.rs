@@ -1,5 +1,4 @@
-//! Call validation per call (`cargo bench -p kfam-runtime --features macros
-//! --bench call`).
+//! Call validation per call (`cargo bench -p kfam-runtime --bench call`).
 //!
 //! - `validate_call/rust/3_tensors`: `kfam_runtime::validate_call` for the
 //!   shipped `add_bf16_1024` (three 1024-element bf16 tensors). Target <= 30 ns.

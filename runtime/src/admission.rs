@@ -3,6 +3,7 @@
 //! builds any cache entry. The accepted document is the one described by
 //! `generated/schema/compiled_meta.schema.json`.
 
+use crate::catalog::Catalog;
 use crate::types::{Family, Param, Profile, Receipt};
 use crate::vocab::{
     Admission, Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform,
@@ -11,8 +12,6 @@ use crate::vocab::{
 
 /// Largest document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
-/// Longest `$comment` accepted, in characters (the schema's `maxLength`).
-pub const MAX_COMMENT_CHARS: usize = 1024;
 
 /// An admitted artifact.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -45,28 +44,6 @@ pub struct Refused {
     pub outcome: Admission,
     pub field: Option<&'static str>,
     pub malformed: Option<Malformed>,
-}
-
-/// Why a document is malformed: the key whose value is wrong (when the
-/// reader knows it), the document key it sits under (`params` for a
-/// parameter's `dtype`), and what is wrong (`has the wrong type`, `is not a
-/// known value`, ...).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Malformed {
-    pub key: Option<&'static str>,
-    pub within: Option<&'static str>,
-    pub why: &'static str,
-}
-
-impl core::fmt::Display for Malformed {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match (self.within, self.key) {
-            (Some(w), Some(k)) => write!(f, "`{k}` of `{w}` {}", self.why),
-            (None, Some(k)) => write!(f, "`{k}` {}", self.why),
-            (Some(w), None) => write!(f, "`{w}` {}", self.why),
-            (None, None) => write!(f, "the document {}", self.why),
-        }
-    }
 }
 
 impl core::fmt::Display for Refused {
@@ -102,8 +79,12 @@ fn malformed(
     within: Option<&'static str>,
     why: &'static str,
 ) -> Refused {
+    refuse_malformed(Malformed { key, within, why })
+}
+
+fn refuse_malformed(m: Malformed) -> Refused {
     Refused {
-        malformed: Some(Malformed { key, within, why }),
+        malformed: Some(m),
         ..refuse(Admission::Malformed)
     }
 }
@@ -111,6 +92,8 @@ fn malformed(
 mod document;
 
 use document::{Doc, Obj, ParamDoc};
+// Defined by the reader, which finds them; part of this module's API.
+pub use document::{Malformed, MAX_COMMENT_CHARS};
 
 /// A parsed vocabulary value of `key` (under `within`), or a malformed
 /// document.
@@ -169,8 +152,15 @@ pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     decide(&crate::CATALOG, json, sha256)
 }
 
+impl Catalog {
+    /// Admit an artifact's `compiled_meta.json` against this catalog.
+    pub fn admit(&self, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+        decide(self, json, sha256)
+    }
+}
+
 /// [`admit`] against any catalog.
-pub(crate) fn decide(cat: &crate::Catalog, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
+pub(crate) fn decide(cat: &Catalog, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     // A digest that is not 64 lowercase hex digits is a caller error, refused
     // before the document is read (as the C ABI does).
     if sha256.len() != 64
@@ -190,7 +180,7 @@ pub(crate) fn decide(cat: &crate::Catalog, json: &[u8], sha256: &str) -> Result<
     // UTF-8 is checked once for the whole document, so a refusal for it
     // says so; the reader then works on `&str`.
     let text = std::str::from_utf8(json).map_err(|_| malformed(None, None, "is not UTF-8"))?;
-    let doc = document::parse(text)?;
+    let doc = document::parse(text).map_err(refuse_malformed)?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
     let platform = vocab(&doc.platform, Platform::parse, "platform")?;
@@ -211,7 +201,7 @@ pub(crate) fn decide(cat: &crate::Catalog, json: &[u8], sha256: &str) -> Result<
 /// Schema 1/2: program metadata, matched through the artifact digest. It
 /// never establishes a kernel contract.
 fn admit_legacy(
-    cat: &crate::Catalog,
+    cat: &Catalog,
     doc: &Doc<'_>,
     platform: Platform,
     backend: Backend,
@@ -269,7 +259,7 @@ fn admit_legacy(
 }
 
 fn admit_v3(
-    cat: &crate::Catalog,
+    cat: &Catalog,
     doc: &Doc<'_>,
     platform: Platform,
     backend: Backend,

@@ -1,6 +1,7 @@
 //! Call validation (the seed's CallFrame rules): argument descriptors and
 //! typed scalars checked against a family's signature. No heap allocation.
 
+use crate::catalog::Catalog;
 use crate::types::{DimUse, Family, Param};
 use crate::vocab::{
     CallRule, DType, Direction, Layout, ScalarDomain, ScalarValueKind, StorageFormat,
@@ -499,6 +500,18 @@ fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
         return Err(fail(CallRule::ScalarRange, p));
     }
     Ok(())
+}
+
+impl Catalog {
+    /// Validate one call of `family` (a family of this catalog).
+    pub fn validate_call(
+        &self,
+        family: &Family,
+        tensors: &[TensorArg<'_>],
+        scalars: &[ScalarValue],
+    ) -> Result<(), CallError> {
+        validate_call(family, tensors, scalars)
+    }
 }
 
 /// Validate one call of `family`. `tensors` are the tensor arguments in

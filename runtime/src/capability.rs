@@ -1,6 +1,7 @@
 //! Capability: may family F run on platform P in execution mode M with
 //! contract C? Supported only with a profile and a receipt for it.
 
+use crate::catalog::Catalog;
 use crate::types::{Family, Profile, Receipt};
 use crate::vocab::{Capability, Contract, ExecutionMode, Platform};
 
@@ -73,9 +74,22 @@ pub fn capability(
     decide(&crate::CATALOG, family, platform, mode, contract)
 }
 
+impl Catalog {
+    /// May `family` run on `platform` in `mode` with `contract`?
+    pub fn capability<'q>(
+        &self,
+        family: &'q str,
+        platform: Platform,
+        mode: ExecutionMode,
+        contract: Contract,
+    ) -> Result<Supported, CapabilityRefused<'q>> {
+        decide(self, family, platform, mode, contract)
+    }
+}
+
 /// [`capability`] over any catalog.
 pub(crate) fn decide<'q>(
-    cat: &crate::Catalog,
+    cat: &Catalog,
     family: &'q str,
     platform: Platform,
     mode: ExecutionMode,

@@ -2,10 +2,12 @@
 //! the lookup indices, the ABI) and every runtime decision over it as a
 //! method. This crate's own generated tables are [`CATALOG`](crate::CATALOG);
 //! the free functions at the crate root are thin wrappers over it.
+//!
+//! The lookups are here; each decision's method is written beside its rules
+//! (`Catalog::capability` in `capability.rs`, `Catalog::admit` in
+//! `admission.rs`, `Catalog::validate_call` in `call.rs`), so those modules
+//! depend on this one and not the other way round.
 
-use crate::admission::{Admitted, Refused};
-use crate::call::{CallError, ScalarValue, TensorArg};
-use crate::capability::{CapabilityRefused, Supported};
 use crate::types::{Abi, Family, Profile, Receipt, Retired};
 use crate::vocab::{Contract, ExecutionMode, Platform};
 
@@ -51,32 +53,6 @@ impl Catalog {
     /// The retired family whose artifacts include `sha256`.
     pub fn find_retired_artifact(&self, sha256: &str) -> Option<&'static Retired> {
         crate::lookup::retired_artifact(self.retired, sha256)
-    }
-
-    /// May `family` run on `platform` in `mode` with `contract`?
-    pub fn capability<'q>(
-        &self,
-        family: &'q str,
-        platform: Platform,
-        mode: ExecutionMode,
-        contract: Contract,
-    ) -> Result<Supported, CapabilityRefused<'q>> {
-        crate::capability::decide(self, family, platform, mode, contract)
-    }
-
-    /// Admit an artifact's `compiled_meta.json` against this catalog.
-    pub fn admit(&self, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
-        crate::admission::decide(self, json, sha256)
-    }
-
-    /// Validate one call of `family` (a family of this catalog).
-    pub fn validate_call(
-        &self,
-        family: &Family,
-        tensors: &[TensorArg<'_>],
-        scalars: &[ScalarValue],
-    ) -> Result<(), CallError> {
-        crate::call::validate_call(family, tensors, scalars)
     }
 
     /// The torch dispatcher schema of the family named `name`, if it has one.

@@ -1,6 +1,13 @@
 //! `abi.toml`: the native ABI the families target, its limits and statuses.
 
-use super::*;
+use std::collections::HashMap;
+
+use super::family::err;
+use crate::diag::{Code, FileId, Report};
+use crate::ir;
+use crate::limits::{ARG_CEILING, PREPARED_CEILING, RANK_CEILING};
+use crate::model;
+use crate::vocab::Status;
 
 pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -> Option<ir::Abi> {
     let before = report.error_count();

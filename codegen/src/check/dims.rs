@@ -1,6 +1,12 @@
 //! Extents: static sizes, `-1`, and named symbols with their constraints.
 
-use super::*;
+use std::ops::Range;
+
+use super::family::{err, FamilyChecker};
+use super::text::MAX_LISTED_NAMES;
+use crate::diag::{Code, Diagnostic};
+use crate::ir;
+use crate::model::{self, Spanned};
 
 impl<'a> FamilyChecker<'a> {
     /// A shape entry as an extent; a symbol is interned, its use recorded.

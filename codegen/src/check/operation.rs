@@ -11,7 +11,8 @@ use std::ops::Range;
 mod attention;
 mod reduction;
 
-use super::{agree as shapes_agree, err, FamilyChecker};
+use super::dims::agree as shapes_agree;
+use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};

@@ -1,7 +1,11 @@
 //! Parameters: names, kinds, dtypes, directions, and each tensor's shape,
 //! layout and packing.
 
-use super::*;
+use super::family::{err, FamilyChecker};
+use crate::diag::Code;
+use crate::ir::{self, fp4_lowered, nz_lowered, static_byte_size};
+use crate::model::{self, Spanned};
+use crate::vocab::{DType, Direction, Layout, ParamKind};
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn check_param(&mut self, p: &'a Spanned<model::Param>) {

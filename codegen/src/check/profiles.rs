@@ -1,6 +1,13 @@
 //! Profiles (where a family may run) and their launch bindings.
 
-use super::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use super::family::{err, FamilyChecker};
+use super::text::{join_ticks, name_list};
+use crate::diag::Code;
+use crate::ir;
+use crate::model::{self, Spanned};
+use crate::vocab::{BindingKind, Layout};
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn check_profiles(&mut self) -> Vec<ir::Profile> {

@@ -1,6 +1,10 @@
 //! Receipts: the qualified artifacts of each profile and their evidence.
 
-use super::*;
+use super::abi::is_lower_hex;
+use super::family::{err, FamilyChecker};
+use super::text::{artifact_path_problem, date_problem, is_codec, printable, MAX_LISTED_NAMES};
+use crate::diag::{Code, Diagnostic};
+use crate::ir;
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn check_receipts(&mut self, profiles: &[ir::Profile]) -> Vec<ir::Receipt> {

@@ -1,7 +1,12 @@
 //! Free text and short values: forbidden characters, lengths, artifact
 //! paths, codecs, dates, and how names are listed and suggested.
 
-use super::*;
+use std::ops::Range;
+
+use crate::diag::{Code, Diagnostic, FileId, SourceMap};
+use crate::limits::{is_forbidden_char, MAX_TEXT_CHARS};
+use crate::model::Spanned;
+use crate::names::{identifier_problem, is_reserved};
 
 /// `s` with control, bidirectional and invisible characters escaped, for
 /// quoting user text in a message (other characters, `\` included, as is).
@@ -127,7 +132,7 @@ pub fn text_problems(
             .and_then(|s| find_char_or_escape(s, c))
             .map(|r| text.span.start + r.start..text.span.start + r.end);
         out.push(
-            err(Code::ControlCharacter, id, &literal.clone().unwrap_or(text.span.clone()), format!("`{field}` contains U+{:04X}{name}", c as u32))
+            Diagnostic::error(Code::ControlCharacter, id, literal.clone().unwrap_or(text.span.clone()), format!("`{field}` contains U+{:04X}{name}", c as u32))
                 .label(if literal.is_some() { "this character" } else { "in this text" })
                 .help("remove it; free text is copied into comments and strings of every generated language"),
         );
@@ -145,23 +150,12 @@ pub fn text_problems(
             "write a sentence that says what the family computes"
         };
         out.push(
-            err(Code::TextLength, id, &text.span, msg)
+            Diagnostic::error(Code::TextLength, id, text.span.clone(), msg)
                 .label("here")
                 .help(help),
         );
     }
     out
-}
-
-/// Characters free text may not contain: controls (newline allowed where
-/// `allow_newline`), bidirectional controls and invisible format characters.
-pub fn is_forbidden_char(c: char, allow_newline: bool) -> bool {
-    if c == '\n' {
-        return !allow_newline;
-    }
-    c.is_control()
-        || matches!(c,
-            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
 /// Why an artifact path is unsafe, if it is.

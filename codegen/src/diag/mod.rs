@@ -5,9 +5,8 @@
 //! happens once, at the edge.
 
 pub mod ci;
-mod codes;
 
-pub use codes::Code;
+pub use crate::codes::Code;
 
 use std::ops::Range;
 use std::sync::OnceLock;
@@ -381,7 +380,7 @@ fn visible_span(text: &str, span: Range<usize>) -> Range<usize> {
 /// a hostile file holds, nor break its line on screen. annotate-snippets
 /// already shows control characters as control pictures (`␛`).
 fn show_invisible(lines: &str, span: Range<usize>) -> (std::borrow::Cow<'_, str>, Range<usize>) {
-    let invisible = |c: char| !c.is_control() && crate::check::is_forbidden_char(c, true);
+    let invisible = |c: char| !c.is_control() && crate::limits::is_forbidden_char(c, true);
     if !lines.contains(invisible) {
         return (lines.into(), span);
     }

@@ -13,9 +13,9 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
+use super::output::{marker_line, GeneratedFile};
 use super::writer::Writer;
-use super::{marker_line, GeneratedFile};
-use crate::diag::Code;
+use crate::codes::Code;
 use crate::ir::{Extent, Family, Ir, Param, ScalarRef};
 use crate::record::values::{Row, Value};
 use crate::record::{Ty, SYMBOL};

@@ -9,20 +9,22 @@
 //! they are printed through the source writer in a fixed layout chosen for
 //! what rustc compiles fast (see `tables.rs`).
 
-use proc_macro2::{Ident, Literal, Span, TokenStream};
+use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
 mod records;
 mod tables;
+mod tokens;
 
 pub use tables::tables_source;
 
-use super::{marker_line, GeneratedFile};
+use super::output::{marker_line, GeneratedFile};
 use crate::ir::Ir;
 use crate::plan::Plan;
 use crate::vocab::{
     Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
 };
+use tokens::{doc, ident};
 
 pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
     let ir = plan.ir;
@@ -64,20 +66,6 @@ fn render(tokens: TokenStream) -> String {
         }
     };
     format!("// {}\n\n{}", marker_line(), prettyplease::unparse(&file))
-}
-
-fn ident(s: &str) -> Ident {
-    Ident::new(s, Span::call_site())
-}
-
-fn doc(text: &str) -> TokenStream {
-    let text = text.trim();
-    if text.is_empty() {
-        return TokenStream::new();
-    }
-    // `#[doc]` takes any string: quote escapes it, so free text cannot end it.
-    let lines = text.lines().map(|l| format!(" {}", l.trim_end()));
-    quote!(#(#[doc = #lines])*)
 }
 
 fn enum_tokens(c: &Vocabulary) -> TokenStream {

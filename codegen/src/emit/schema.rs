@@ -27,7 +27,7 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
-use super::{marker_line, GeneratedFile};
+use super::output::{marker_line, GeneratedFile};
 use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::{Family, Ir};
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
@@ -266,7 +266,7 @@ pub fn select_example<'a>(
     receipt: Option<usize>,
 ) -> Result<(&'a Family, usize), String> {
     let Some(f) = ir.families.iter().find(|f| f.name == family) else {
-        let hint = crate::load::did_you_mean(family, ir.families.iter().map(|f| f.name.as_str()))
+        let hint = crate::names::did_you_mean(family, ir.families.iter().map(|f| f.name.as_str()))
             .map(|m| format!(" (did you mean `{m}`?)"))
             .unwrap_or_default();
         return Err(format!("no approved family is named `{family}`{hint}"));

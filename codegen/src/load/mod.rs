@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use crate::diag::{Code, Diagnostic, FileId, Report, SourceMap};
 use crate::model::{AbiFile, FamilyFile, LockFile, RetiredFile};
 
-pub use recover::{did_you_mean, Repairs};
+pub use recover::Repairs;
 pub use text::normalize;
 
 /// Largest manifest file kfam reads. Real family files are a few KiB.
@@ -617,7 +617,7 @@ fn closest_fix(
 ) -> Option<(String, std::ops::Range<usize>, String)> {
     let (written, expected) = rest.split_once(", expected ")?;
     let written = written.trim().trim_matches('`');
-    let best = recover::did_you_mean(written, expected.split('`').skip(1).step_by(2))?;
+    let best = crate::names::did_you_mean(written, expected.split('`').skip(1).step_by(2))?;
     let under = text.get(span.clone())?;
     let quote = under.chars().next().filter(|c| matches!(c, '"' | '\''));
     let replacement = match quote {

@@ -14,8 +14,8 @@ use lsp_types::{
 
 use super::analysis::{summarize, ParamSummary};
 use super::cursor::{self, At};
+use super::state::{Doc, Server};
 use super::text::LineIndex;
-use super::{Doc, Server};
 
 fn doc_at<'a>(
     server: &'a Server,

@@ -9,11 +9,11 @@ mod analysis;
 mod cursor;
 mod features;
 mod keys;
+mod state;
 mod text;
 
 use std::collections::{BTreeSet, HashMap};
 use std::error::Error;
-use std::path::PathBuf;
 
 use kfam_codegen::live::{self, Manifest};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
@@ -32,6 +32,7 @@ use lsp_types::{
 
 use analysis::Analysis;
 use keys::Schema;
+use state::{Doc, Server};
 
 /// Run the server on stdin and stdout until the client says `exit`.
 pub fn run() -> Result<(), Box<dyn Error + Sync + Send>> {
@@ -78,27 +79,6 @@ fn main_loop(connection: Connection) -> Result<(), Box<dyn Error + Sync + Send>>
         }
     }
     Ok(())
-}
-
-/// One open document.
-pub struct Doc {
-    pub uri: Uri,
-    pub text: String,
-    pub version: i32,
-    /// The manifest directory it belongs to.
-    pub root: PathBuf,
-    pub path: PathBuf,
-    pub analysis: Analysis,
-}
-
-pub struct Server {
-    schema: Schema,
-    manifests: HashMap<PathBuf, Manifest>,
-    docs: HashMap<Uri, Doc>,
-    /// Dotted paths of the values the checker resolved as parameter
-    /// references (`returns`, `operation.matmul.a`, ...), learned from its
-    /// spans: completion offers parameter names there.
-    reference_paths: BTreeSet<String>,
 }
 
 impl Server {

@@ -13,7 +13,30 @@ use std::borrow::Cow;
 use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
 use serde::Deserialize;
 
-use super::{malformed, Refused, MAX_COMMENT_CHARS};
+/// Longest `$comment` accepted, in characters (the schema's `maxLength`).
+pub const MAX_COMMENT_CHARS: usize = 1024;
+
+/// Why a document is malformed: the key whose value is wrong (when the
+/// reader knows it), the document key it sits under (`params` for a
+/// parameter's `dtype`), and what is wrong (`has the wrong type`, `is not a
+/// known value`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Malformed {
+    pub key: Option<&'static str>,
+    pub within: Option<&'static str>,
+    pub why: &'static str,
+}
+
+impl core::fmt::Display for Malformed {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        match (self.within, self.key) {
+            (Some(w), Some(k)) => write!(f, "`{k}` of `{w}` {}", self.why),
+            (None, Some(k)) => write!(f, "`{k}` {}", self.why),
+            (Some(w), None) => write!(f, "`{w}` {}", self.why),
+            (None, None) => write!(f, "the document {}", self.why),
+        }
+    }
+}
 
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -136,7 +159,7 @@ fn comment<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Cow<'a, str
 }
 
 /// Read `text` (the whole document) into a [`Doc`].
-pub(super) fn parse(text: &str) -> Result<Doc<'_>, Refused> {
+pub(super) fn parse(text: &str) -> Result<Doc<'_>, Malformed> {
     // Tracking the path costs as much as reading the document, so it is
     // done only to word a refusal: the same text is read again.
     match read(text, |de| Obj::<Doc<'_>>::deserialize(de)) {
@@ -146,7 +169,11 @@ pub(super) fn parse(text: &str) -> Result<Doc<'_>, Refused> {
                 serde_path_to_error::deserialize::<_, Obj<Doc<'_>>>(de)
             }) {
                 Err(Some(e)) => refusal(e),
-                _ => malformed(None, None, "is not strict JSON"),
+                _ => Malformed {
+                    key: None,
+                    within: None,
+                    why: "is not strict JSON",
+                },
             },
         ),
     }
@@ -201,7 +228,7 @@ fn known(key: &str) -> Option<&'static str> {
 /// document key the path starts at; what is wrong from the error's category
 /// and serde's stable message prefixes.
 #[cold]
-fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Refused {
+fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Malformed {
     let mut keys: Vec<&'static str> = e
         .path()
         .iter()
@@ -247,5 +274,5 @@ fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Refused {
     };
     let key = keys.last().copied();
     let within = keys.first().copied().filter(|w| Some(*w) != key);
-    malformed(key, within, why)
+    Malformed { key, within, why }
 }

@@ -2,7 +2,7 @@
 //! KV cache, and the extents a call must find equal in every tensor.
 
 use super::Rule;
-use crate::check::{err, FamilyChecker};
+use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir;
 use crate::model;

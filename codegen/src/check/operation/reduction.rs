@@ -1,7 +1,7 @@
 //! The axis-wise kinds: `reduce`, `softmax` and `norm`.
 
 use super::{shapes_agree, Rule};
-use crate::check::{err, FamilyChecker};
+use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Extent};
 use crate::model;

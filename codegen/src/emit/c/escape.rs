@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::super::needs_no_escape;
+use crate::emit::output::needs_no_escape;
 
 /// A C/C++ narrow string literal, quotes included, holding exactly the UTF-8
 /// bytes of `text`. `"` and `\` are escaped, newline and tab use `\n` and

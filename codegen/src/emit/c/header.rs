@@ -5,12 +5,14 @@
 
 use std::collections::HashMap;
 
-use super::functions::{FUNCTIONS, FUNCTION_NAMES};
+use super::functions::{declared_names, FUNCTIONS};
 use super::out::Out;
 use super::vocab::emit_vocabularies;
-use super::DATA_PATH;
 use crate::ir::Ir;
 use crate::record::{c_fields, CForm, Layout, Record, CALL_RECORDS, TABLE_RECORDS};
+
+/// The table data, beside the header (which includes it by this file name).
+pub const DATA_PATH: &str = "include/kfam/kfam_tables.h";
 
 fn emit_record(w: &mut Out, r: &'static Record) {
     let CForm::Struct { c: name, union, .. } = r.c else {
@@ -187,8 +189,8 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     w.blank();
 
     w.w.raw(FUNCTIONS);
-    for name in FUNCTION_NAMES {
-        w.record(name);
+    for name in declared_names() {
+        w.record(&name);
     }
     w.blank();
 

@@ -30,17 +30,18 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 pub use escape::{c_comment_text, c_string_literal};
+pub use functions::{runtime_declarations, Declaration, DeclarationKind};
 use out::{collisions, Out, C99_MAX_STRING_BYTES};
 
-use super::{marker_line, GeneratedFile};
+use super::output::{marker_line, GeneratedFile};
 use crate::ir::Ir;
 use crate::plan::Plan;
 
 /// Where the header goes, relative to the output directory.
 pub const HEADER_PATH: &str = "include/kfam/kfam.h";
 
-/// The table data, beside the header (which includes it by this file name).
-pub const DATA_PATH: &str = "include/kfam/kfam_tables.h";
+// The table data's path: defined by the header, which includes it.
+pub use header::DATA_PATH;
 
 /// The per-family named constants.
 pub const CONSTANTS_PATH: &str = "include/kfam/kfam_constants.h";

@@ -30,9 +30,10 @@ use toml::Spanned;
 
 use crate::diag::{Code, Diagnostic, FileId};
 
+mod messages;
 mod words;
 
-pub use words::did_you_mean;
+use crate::names::did_you_mean;
 use words::{path_text, table_name, ticked, Seg};
 
 /// The schemars schema of `T` (Draft 2020-12, as published but before the

@@ -1,0 +1,25 @@
+//! The bounds of the manifest format and the characters free text may not
+//! hold: facts that the model (the JSON Schemas' `maxLength` and `maximum`),
+//! the checker, the diagnostics renderer and the emitters all rely on, kept
+//! here so none of them reaches into another for them.
+
+/// Longest free-text field.
+pub const MAX_TEXT_CHARS: usize = 1000;
+/// Upper bound of `max_rank` the generated tables support.
+pub const RANK_CEILING: u32 = 8;
+/// Upper bound of the tensor and scalar argument limits.
+pub const ARG_CEILING: u32 = 65535;
+/// Upper bound of `max_prepared`: a context's table of prepared callables
+/// is bounded memory, and callable ids stay small.
+pub const PREPARED_CEILING: u32 = 65535;
+
+/// Characters free text may not contain: controls (newline allowed where
+/// `allow_newline`), bidirectional controls and invisible format characters.
+pub fn is_forbidden_char(c: char, allow_newline: bool) -> bool {
+    if c == '\n' {
+        return !allow_newline;
+    }
+    c.is_control()
+        || matches!(c,
+            '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
