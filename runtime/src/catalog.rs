@@ -5,7 +5,7 @@
 //!
 //! The lookups are here; each decision's method is written beside its rules
 //! (`Catalog::capability` in `capability.rs`, `Catalog::admit` in
-//! `admission.rs`, `Catalog::validate_call` in `call.rs`), so those modules
+//! `admission/`, `Catalog::validate_call` in `call.rs`), so those modules
 //! depend on this one and not the other way round.
 
 use crate::types::{Abi, Family, Profile, Receipt, Retired};

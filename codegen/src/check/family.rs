@@ -1,6 +1,6 @@
 //! [`FamilyChecker`]: one family file checked and, when it has no errors,
 //! lowered into the IR. Its rules are methods, written by subject in the
-//! sibling modules (`params.rs`, `dims.rs`, `operation.rs`, `profiles.rs`,
+//! sibling modules (`params.rs`, `dims.rs`, `operation/`, `profiles.rs`,
 //! `receipts.rs`); this file holds the checker's state and the walk that
 //! runs them in order.
 
