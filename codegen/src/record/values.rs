@@ -406,3 +406,110 @@ pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every value of `row` (and of the records it holds) is of its field's
+    /// declared type, one value per logical field.
+    fn check(row: &dyn Row, path: &str) {
+        let record = row.record();
+        let values = row.values();
+        let fields: Vec<_> = record.logical().collect();
+        assert_eq!(values.len(), fields.len(), "{path}: {}", record.name);
+        for (f, v) in fields.iter().zip(&values) {
+            let here = format!("{path}.{}", f.name);
+            assert!(fits(f.ty, v), "{here}: not a {:?}", f.ty);
+            match *v {
+                Value::List(rows) => (0..rows.len()).for_each(|i| check(rows.row(i), &here)),
+                Value::Nested(r) | Value::Operation(r) => check(r, &here),
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn every_value_fits_its_declared_type() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        let ir = ir.expect("the shipped manifest checks cleanly");
+        let mut kinds = std::collections::BTreeSet::new();
+        for f in &ir.families {
+            check(f, &f.name);
+            kinds.insert(f.operation.kind());
+        }
+        for r in &ir.retired {
+            check(r, &r.name);
+        }
+        assert!(!ir.retired.is_empty());
+        let (abi, mut families) = crate::synth::manifest(60, 3).sources("m");
+        // The kinds neither manifest declares.
+        families.push((
+            "m/families/softmax_x.toml".to_owned(),
+            "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+             [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
+             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
+             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
+                .to_owned(),
+        ));
+        families.push((
+            "m/families/reduce_x.toml".to_owned(),
+            "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+             [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
+             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
+             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
+                .to_owned(),
+        ));
+        let (synth, _) = crate::check_sources(abi, families);
+        for f in &synth.expect("these manifests check cleanly").families {
+            check(f, &f.name);
+            kinds.insert(f.operation.kind());
+        }
+        assert_eq!(kinds.len(), OPERATIONS.len(), "{kinds:?}");
+    }
+
+    /// The declarations are consistent: every `SameAs` names a field of the
+    /// same record, every flat payload field names a C-only field of
+    /// `kfam_family`, every record that lists hold has a constructor.
+    #[test]
+    fn declarations_refer_to_what_exists() {
+        use crate::record::{CValue, CWhere, Role, Ty};
+        for r in LOGICAL_RECORDS
+            .iter()
+            .copied()
+            .chain(OPERATIONS.iter().map(|(_, r)| *r))
+        {
+            for f in r.logical() {
+                if let Role::SameAs(other) = f.role {
+                    assert!(r.field(other).is_some(), "{}.{}", r.name, f.name);
+                }
+                if let CWhere::Flat(name, _) = f.c {
+                    assert!(
+                        matches!(
+                            FAMILY.field(name).map(|g| g.ty),
+                            Some(Ty::C(CValue::Flat { .. }))
+                        ),
+                        "{}.{} lands in kfam_family.{name}",
+                        r.name,
+                        f.name
+                    );
+                }
+                if let Ty::List(inner) = f.ty {
+                    assert!(inner.ctor.is_some(), "{}", inner.name);
+                }
+            }
+            for s in r.shorthands {
+                let named = s.fixed.iter().map(|(n, _)| *n);
+                for name in named.chain(s.same.iter().flat_map(|(a, b)| [*a, *b])) {
+                    assert!(
+                        r.field(name).is_some(),
+                        "{}: shorthand {} names {name}",
+                        r.name,
+                        s.name
+                    );
+                }
+            }
+        }
+    }
+}
