@@ -119,6 +119,30 @@ pub fn manifest(families: usize, seed: u64) -> Synthetic {
     }
 }
 
+/// Two families of the operation kinds neither the synthetic families nor
+/// the shipped manifest declare (`softmax`, `reduce`), as `(path, text)`
+/// under `dir`: tests that walk every kind add them.
+pub fn other_kinds(dir: &str) -> Vec<(String, String)> {
+    vec![
+        (
+            format!("{dir}/families/softmax_x.toml"),
+            "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+             [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
+             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
+             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
+                .to_owned(),
+        ),
+        (
+            format!("{dir}/families/reduce_x.toml"),
+            "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
+             [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
+             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
+             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
+                .to_owned(),
+        ),
+    ]
+}
+
 /// Write a synthetic manifest of `families` families into `dir`.
 pub fn write_dir(dir: &Path, families: usize, seed: u64) -> io::Result<()> {
     manifest(families, seed).write_to(dir)

@@ -444,23 +444,7 @@ mod tests {
         }
         assert!(!ir.retired.is_empty());
         let (abi, mut families) = crate::synth::manifest(60, 3).sources("m");
-        // The kinds neither manifest declares.
-        families.push((
-            "m/families/softmax_x.toml".to_owned(),
-            "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
-             [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
-             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
-             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
-                .to_owned(),
-        ));
-        families.push((
-            "m/families/reduce_x.toml".to_owned(),
-            "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
-             [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
-             [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
-             [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
-                .to_owned(),
-        ));
+        families.extend(crate::synth::other_kinds("m"));
         let (synth, _) = crate::check_sources(abi, families);
         for f in &synth.expect("these manifests check cleanly").families {
             check(f, &f.name);

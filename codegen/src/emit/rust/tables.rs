@@ -786,24 +786,7 @@ mod tests {
                 report.render_human(&annotate_snippets::Renderer::plain())
             )
         });
-        let extra = ir_of(vec![
-            (
-                "m/families/softmax_x.toml".to_owned(),
-                "name = \"softmax_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
-                 [operation.softmax]\ninput = \"x\"\nout = \"y\"\naxis = 1\n\
-                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8]\n\
-                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [4, 8]\n"
-                    .to_owned(),
-            ),
-            (
-                "m/families/reduce_x.toml".to_owned(),
-                "name = \"reduce_x\"\nrevision = 1\nsummary = \"s\"\ncontract = \"kernel\"\n\
-                 [operation.reduce]\nop = \"sum\"\ninput = \"x\"\nout = \"y\"\naxes = [2, 0]\n\
-                 [[params]]\nname = \"x\"\ndtype = \"fp32\"\nshape = [4, 8, 16]\n\
-                 [[params]]\nname = \"y\"\ndirection = \"out\"\ndtype = \"fp32\"\nshape = [8]\n"
-                    .to_owned(),
-            ),
-        ]);
+        let extra = ir_of(crate::synth::other_kinds("m"));
         ir.families.extend(extra.families);
         let mut kinds: Vec<_> = ir.families.iter().map(|f| f.operation.kind()).collect();
         kinds.sort_unstable();
