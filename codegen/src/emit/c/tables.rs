@@ -139,14 +139,62 @@ const SHORT_SIZES: &[(&str, &str)] = &[
     ("kfam_family", "KFAM_GEN_F"),
 ];
 
-/// One struct type: its C fields and its array.
+/// One struct type: its C fields, where each takes its value from, and its
+/// array.
 struct Struct {
     record: &'static Record,
     c: &'static str,
     fields: Vec<CField>,
+    /// Each C field's value, resolved once against the record's logical
+    /// fields.
+    sources: Vec<Source>,
+    /// The logical field holding the operation, for the fields that spread it.
+    operation: Option<usize>,
     /// The `struct_size` value.
     size: String,
     pool: Pool,
+}
+
+/// Where a C field takes its value from (positions are into the record's
+/// logical values).
+#[derive(Clone, Copy)]
+enum Source {
+    /// The value at `.0`, as C spells `.1`.
+    Value(usize, Ty),
+    /// A part of the scalar reference at `.0`.
+    Part(usize, Part),
+    /// Field `.1` (typed `.2`) of the record nested at `.0`.
+    Sub(usize, usize, Ty),
+    /// The entries of the list or shape at `.0`.
+    Len(usize),
+    /// A value of C alone; `.1` is the C field's name.
+    C(CValue, &'static str),
+}
+
+impl Struct {
+    fn sources(record: &'static Record, fields: &[CField]) -> Vec<Source> {
+        let at = |name: &str| {
+            record
+                .logical()
+                .position(|f| f.name == name)
+                .unwrap_or_else(|| panic!("{} has no field `{name}`", record.name))
+        };
+        fields
+            .iter()
+            .map(|c| match (c.field.ty, c.part) {
+                (Ty::C(CValue::Count(list) | CValue::Rank(list)), _) => Source::Len(at(list)),
+                (Ty::C(value), _) => Source::C(value, c.field.name),
+                (ty, Part::Whole) => Source::Value(at(c.field.name), ty),
+                (_, Part::Sub(sub)) => {
+                    let Ty::Nested(inner) = c.field.ty else {
+                        unreachable!("{} is nested", c.field.name)
+                    };
+                    Source::Sub(at(c.field.name), sub_index(inner, sub.name), sub.ty)
+                }
+                (_, part) => Source::Part(at(c.field.name), part),
+            })
+            .collect()
+    }
 }
 
 /// Every array of the data file, and the texts.
@@ -183,6 +231,8 @@ impl<'p> Data<'p> {
                 Struct {
                     record,
                     c,
+                    sources: Struct::sources(record, &fields),
+                    operation: record.logical().position(|f| matches!(f.ty, Ty::Operation)),
                     fields,
                     size,
                     pool: Pool::new(name, c.to_owned(), names),
@@ -245,65 +295,40 @@ impl<'p> Data<'p> {
     ) {
         let slot = self.slot(record);
         let values = row.values();
-        let logical: Vec<&'static str> = record.logical().map(|f| f.name).collect();
-        let value_of = |name: &str| -> Value<'_> {
-            let i = logical
-                .iter()
-                .position(|n| *n == name)
-                .unwrap_or_else(|| panic!("{} has no field `{name}`", record.name));
-            values[i]
-        };
         // The operation's payload row, for the fields that spread it.
-        let payload = record
-            .logical()
-            .position(|f| matches!(f.ty, Ty::Operation))
-            .and_then(|i| match values[i] {
-                Value::Operation(p) => Some(p),
-                _ => None,
-            });
+        let payload = self.structs[slot].operation.and_then(|i| match values[i] {
+            Value::Operation(p) => Some(p),
+            _ => None,
+        });
         out.push('{');
-        let n = self.structs[slot].fields.len();
-        for k in 0..n {
+        for k in 0..self.structs[slot].sources.len() {
             if k > 0 {
                 out.push(',');
             }
-            let (field, part, name) = {
-                let f = &self.structs[slot].fields[k];
-                (f.field, f.part, f.name.clone())
-            };
-            match field.ty {
-                Ty::C(value) => {
-                    self.c_value(out, (slot, &name), value, position, payload, &value_of)
+            match self.structs[slot].sources[k] {
+                Source::Value(at, ty) => self.value(out, ty, values[at]),
+                Source::Part(at, part) => scalar_ref(out, part, values[at]),
+                Source::Sub(at, sub, ty) => {
+                    let Value::Nested(inner) = values[at] else {
+                        unreachable!("a nested record")
+                    };
+                    self.value(out, ty, inner.values()[sub]);
                 }
-                _ => {
-                    let v = value_of(field.name);
-                    match part {
-                        Part::Whole => self.value(out, field.ty, v),
-                        Part::Constant | Part::Param => scalar_ref(out, part, v),
-                        Part::Sub(sub) => {
-                            let Value::Nested(inner) = v else {
-                                unreachable!("{} is nested", field.name)
-                            };
-                            let at = sub_index(inner.record(), sub.name);
-                            self.value(out, sub.ty, inner.values()[at]);
-                        }
-                    }
-                }
+                Source::Len(at) => out.push_str(itoa::Buffer::new().format(values[at].entries())),
+                Source::C(value, name) => self.c_value(out, (slot, name), value, position, payload),
             }
         }
         out.push('}');
     }
 
     /// A value a field of C alone holds: `name`'s.
-    #[allow(clippy::too_many_arguments)]
-    fn c_value<'v>(
+    fn c_value(
         &mut self,
         out: &mut String,
         (slot, name): (usize, &str),
         value: CValue,
         position: usize,
-        payload: Option<&'v dyn Row>,
-        value_of: &dyn Fn(&str) -> Value<'v>,
+        payload: Option<&dyn Row>,
     ) {
         let num = |out: &mut String, n: i64| out.push_str(itoa::Buffer::new().format(n));
         match value {
@@ -311,7 +336,7 @@ impl<'p> Data<'p> {
             CValue::AbiMajor => num(out, i64::from(self.plan.ir.abi.major)),
             CValue::AbiMinor => num(out, i64::from(self.plan.ir.abi.minor)),
             CValue::Position => num(out, position as i64),
-            CValue::Count(list) | CValue::Rank(list) => num(out, value_of(list).entries() as i64),
+            CValue::Count(_) | CValue::Rank(_) => unreachable!("resolved to Source::Len"),
             CValue::OperationKind => {
                 let p = payload.expect("a record with an operation");
                 num(out, i64::from(kind_of(p.record()).code()));
