@@ -58,22 +58,26 @@ fn json_str(out: &mut String, text: &str) {
 /// their own: at 10,000 families that is a tenth of the file).
 fn row(out: &mut String, record: &Record, value: &dyn Row) {
     let values = value.values();
-    let logical: Vec<&str> = record.logical().map(|f| f.name).collect();
-    let of = |name: &str| values[logical.iter().position(|n| *n == name).expect("a field")];
+    let of = |name: &str| {
+        values[record
+            .logical()
+            .position(|f| f.name == name)
+            .expect("a field")]
+    };
     out.push('[');
     // Where the row ends, before its trailing nulls.
     let mut end = out.len();
     let mut first = true;
-    for f in row_fields(record) {
+    for (f, &v) in record.logical().zip(values.iter()) {
+        let same = match f.role {
+            Role::Position | Role::Key => continue,
+            Role::SameAs(other) => same_value(v, of(other)),
+            Role::Plain => false,
+        };
         if !first {
             out.push(',');
         }
         first = false;
-        let v = of(f.name);
-        let same = match f.role {
-            Role::SameAs(other) => same_value(v, of(other)),
-            _ => false,
-        };
         if same {
             out.push_str("null");
         } else {

@@ -457,10 +457,9 @@ impl<'p> Pools<'p> {
     /// nested record's fields in its place).
     fn row(&mut self, out: &mut String, record: &'static Record, row: &dyn Row) {
         let values = row.values();
-        let fields: Vec<_> = record.logical().collect();
         let value_of = |name: &str| {
-            fields
-                .iter()
+            record
+                .logical()
                 .position(|f| f.name == name)
                 .map(|i| values[i])
         };
@@ -469,7 +468,7 @@ impl<'p> Pools<'p> {
         out.push_str(ctor);
         out.push('(');
         let mut first = true;
-        for (f, v) in fields.iter().zip(values.iter()) {
+        for (f, v) in record.logical().zip(values.iter()) {
             if short.is_some_and(|s| leaves_out(s, f.name)) {
                 continue;
             }
