@@ -56,7 +56,7 @@ fn keyed(r: &Record) -> bool {
 
 /// The fields a row of `r` holds, in order: every logical field but the
 /// position and the key.
-pub(super) fn row_fields(r: &Record) -> impl Iterator<Item = &'static Field> + Clone {
+fn row_fields(r: &Record) -> impl Iterator<Item = &'static Field> + Clone {
     r.logical()
         .filter(|f| !matches!(f.role, Role::Position | Role::Key))
 }

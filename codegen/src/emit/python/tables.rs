@@ -19,7 +19,6 @@ use crate::ir::{Ir, ScalarRef};
 use crate::record::values::{Row, Value};
 use crate::record::{Record, Role, Ty, FAMILY, OPERATIONS, RETIRED};
 
-use super::records::row_fields;
 use super::text::{dict, py_str_literal};
 
 /// `text` as a JSON string of printable ASCII without `'`: `"`, `\`, and
@@ -52,7 +51,7 @@ fn json_str(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// A record's row: the values of [`row_fields`] in order, a field equal to
+/// A record's row: the values of its fields but the position and the key, in order, a field equal to
 /// the one it defaults to ([`Role::SameAs`]) as `null`, trailing `null`s
 /// left out (most parameters have neither a doc nor a lowered shape of
 /// their own: at 10,000 families that is a tenth of the file).
