@@ -51,10 +51,10 @@ fn json_str(out: &mut String, text: &str) {
     out.push('"');
 }
 
-/// A record's row: the values of its fields but the position and the key, in order, a field equal to
-/// the one it defaults to ([`Role::SameAs`]) as `null`, trailing `null`s
-/// left out (most parameters have neither a doc nor a lowered shape of
-/// their own: at 10,000 families that is a tenth of the file).
+/// A record's row: the values of its fields but the position and the key,
+/// in order, a field equal to the one it defaults to ([`Role::SameAs`]) as
+/// `null`, trailing `null`s left out (most parameters have no lowered shape
+/// of their own).
 fn row(out: &mut String, record: &Record, value: &dyn Row) {
     let values = value.values();
     let of = |name: &str| {
