@@ -60,7 +60,6 @@ fn push(out: &mut Vec<CField>, f: &'static Field) {
     match f.ty {
         _ if !matches!(f.c, CWhere::Same) => {}
         Ty::Bool => out.push(one(b("int32_t"), "1 or 0.")),
-        Ty::U16 => out.push(one(b("uint16_t"), "")),
         Ty::U32 | Ty::Index | Ty::Param | Ty::Count => out.push(one(b("uint32_t"), "")),
         Ty::I64 => out.push(one(b("int64_t"), "")),
         Ty::Extent => out.push(one(b("int64_t"), "KFAM_DIM_DYNAMIC when dynamic.")),

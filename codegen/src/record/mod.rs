@@ -57,8 +57,6 @@ pub enum CForm {
     /// An operation payload that `kfam_family` holds in fields of its own
     /// (ABI 1.0's kinds): each field's [`CWhere::Flat`] names its place.
     Flat,
-    /// Not in C.
-    None,
 }
 
 /// One field.
@@ -101,7 +99,6 @@ pub enum CWhere {
 #[derive(Clone, Copy, Debug)]
 pub enum Ty {
     Bool,
-    U16,
     U32,
     I64,
     F64,

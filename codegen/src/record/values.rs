@@ -383,7 +383,7 @@ pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
     use super::Ty;
     match (ty, value) {
         (Ty::Bool, Value::Bool(_)) => true,
-        (Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64, Value::Int(_)) => true,
+        (Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64, Value::Int(_)) => true,
         (Ty::Extent, Value::Extent(_)) => true,
         (Ty::F64, Value::F64(_)) => true,
         (Ty::Str | Ty::OptStr, Value::Str(_)) => true,

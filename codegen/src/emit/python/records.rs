@@ -21,9 +21,7 @@ use super::text::import_list;
 fn annotation(ty: Ty) -> String {
     match ty {
         Ty::Bool => "bool".into(),
-        Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => {
-            "int".into()
-        }
+        Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => "int".into(),
         Ty::OptParam | Ty::Bound => "int | None".into(),
         Ty::F64 => "float".into(),
         Ty::Str => "str".into(),
@@ -70,9 +68,7 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
     };
     match ty {
         Ty::Bool => prim("_bool"),
-        Ty::U16 | Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => {
-            prim("_int")
-        }
+        Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => prim("_int"),
         Ty::OptParam | Ty::Bound => prim("_opt_int"),
         Ty::F64 => prim("_float"),
         Ty::Str => prim("_str"),

@@ -166,7 +166,6 @@ pub(super) fn logical_type(ty: Ty) -> TokenStream {
 pub(super) fn logical_type_text(ty: Ty) -> String {
     let t = match ty {
         Ty::Bool => "bool",
-        Ty::U16 => "u16",
         Ty::U32 | Ty::Index | Ty::Param | Ty::Count => "u32",
         Ty::I64 | Ty::Extent => "i64",
         Ty::Bound => "Option<i64>",
