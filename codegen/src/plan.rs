@@ -6,16 +6,23 @@
 //! paired by position; both take it from here.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::ir::Ir;
 use crate::lookup_hash::{key_hash, EMPTY};
 use crate::record::values::{Row, Value};
+use crate::record::{Role, Ty};
 
 /// Everything the emitters print, computed once.
 pub struct Plan<'ir> {
     pub ir: &'ir Ir,
-    /// The texts of the tables written once, named wherever they occur.
-    pub strings: Strings<'ir>,
+    /// The texts of the tables written once, named wherever they occur:
+    /// counted by the first emitter that asks ([`Plan::strings`]), so the
+    /// count runs beside the jobs that do not need it (the lock, the
+    /// schemas) rather than before every job.
+    strings: OnceLock<Strings<'ir>>,
     /// `(artifact sha256, family index, receipt index)` of every receipt,
     /// sorted by digest.
     pub artifacts: Vec<(&'ir str, u32, u32)>,
@@ -30,30 +37,40 @@ impl<'ir> Plan<'ir> {
         let artifacts = artifact_rows(ir);
         Plan {
             ir,
-            strings: Strings::of(ir),
+            strings: OnceLock::new(),
             family_index: index_slots(ir.families.iter().map(|f| f.name.as_str())),
             artifact_index: index_slots(artifacts.iter().map(|(d, _, _)| *d)),
             artifacts,
         }
     }
+
+    /// The texts written once (counted on first use).
+    pub fn strings(&self) -> &Strings<'ir> {
+        self.strings.get_or_init(|| Strings::of(self.ir))
+    }
 }
 
-/// A text is written once, and named where it occurs, when it occurs more
-/// than once and is at least this long: shorter, a name saves little.
-pub const POOLED_MIN: usize = 16;
+/// A text is written once, and named where it occurs, when it is at least
+/// this long and occurs at least [`POOLED_COUNT`] times: a name and a
+/// definition then cost less than the copies, in C (`kfam_gen_s12`) as in
+/// Rust (`S12`). One rule for both; at 10,000 synthetic families it gives
+/// the smallest tables of the rules tried (docs/performance.md).
+pub const POOLED_MIN: usize = 8;
+/// See [`POOLED_MIN`].
+pub const POOLED_COUNT: u32 = 3;
 
-/// The texts written once: every text of the tables (of any field) that
-/// occurs more than once and has at least [`POOLED_MIN`] bytes, numbered in
-/// sorted order.
-#[derive(Default)]
+/// The texts written once: every text of the tables that other records may
+/// repeat ([`texts`]), occurs at least [`POOLED_COUNT`] times and has at
+/// least [`POOLED_MIN`] bytes, numbered in sorted order.
 pub struct Strings<'ir> {
-    index: HashMap<&'ir str, u32>,
+    index: HashMap<&'ir str, u32, Xxh3DefaultBuilder>,
     order: Vec<&'ir str>,
 }
 
 impl<'ir> Strings<'ir> {
     fn of(ir: &'ir Ir) -> Strings<'ir> {
-        let mut counts: HashMap<&'ir str, u32> = HashMap::new();
+        // XXH3, not SipHash: every text of the tables is hashed here.
+        let mut counts: HashMap<&'ir str, u32, Xxh3DefaultBuilder> = HashMap::default();
         let mut add = |s: &'ir str| {
             if s.len() >= POOLED_MIN {
                 *counts.entry(s).or_default() += 1;
@@ -67,7 +84,7 @@ impl<'ir> Strings<'ir> {
         }
         let mut order: Vec<&str> = counts
             .into_iter()
-            .filter(|&(_, n)| n > 1)
+            .filter(|&(_, n)| n >= POOLED_COUNT)
             .map(|(s, _)| s)
             .collect();
         order.sort_unstable();
@@ -93,9 +110,14 @@ impl<'ir> Strings<'ir> {
     }
 }
 
-/// Calls `f` with every text `row` holds, its nested records' included.
+/// Calls `f` with every text `row` holds that other records may repeat,
+/// its nested records' included: not a table key (a family's name) nor a
+/// digest, which no two records share.
 fn texts<'a>(row: &'a dyn Row, f: &mut impl FnMut(&'a str)) {
-    for v in row.values() {
+    for (field, v) in row.record().logical().zip(row.values()) {
+        if field.role == Role::Key || matches!(field.ty, Ty::Digest) {
+            continue;
+        }
         match v {
             Value::Str(s) => f(s),
             Value::Strs(list) => list.iter().for_each(|s| f(s)),

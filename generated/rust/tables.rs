@@ -138,10 +138,11 @@ mod rows {
     pub const N4: u32 = 4;
     pub const N5: u32 = 5;
     pub const N6: u32 = 6;
-    pub(super) const S0: &str = "Ascend 910B (a2a3)";
-    pub(super) const S1: &str = "Ryzen AI 9 HX 370 (XDNA2)";
-    pub(super) const S2: &str = "simpler.kernel.v1";
-    pub(super) const S3: &str = "xdna.generated_add.v1";
+    pub(super) const S0: &str = "Ryzen AI 9 HX 370 (XDNA2)";
+    pub(super) const S1: &str = "a2a3 simulator";
+    pub(super) const S2: &str = "a2a3_sim";
+    pub(super) const S3: &str = "simpler.kernel.v1";
+    pub(super) const S4: &str = "xdna2_onboard";
     pub(super) const I0: &[i64] = &[1024];
     pub(super) const I1: &[i64] = &[-1, 256];
     pub(super) const I2: &[i64] = &[-1, 64];
@@ -231,55 +232,55 @@ mod rows {
         t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I14),
     ];
     pub(super) const PR0: &[Profile] = &[
-        pr("xdna2_onboard", P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B0),
+        pr(S4, P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B0),
     ];
     pub(super) const PR1: &[Profile] = &[
-        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B1),
+        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B1),
         pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B1),
     ];
     pub(super) const PR2: &[Profile] = &[
         pr("a5_onboard", P::A5, B::Cce, R::HostBuildGraph, EM::Onboard, B2),
     ];
     pub(super) const PR3: &[Profile] = &[
-        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B3),
+        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B3),
         pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B3),
     ];
     pub(super) const PR4: &[Profile] = &[
-        pr("a2a3_sim", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B2),
+        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B2),
     ];
     pub(super) const PR5: &[Profile] = &[
-        pr("a2a3_sim", P::A2a3, B::Cce, R::TensormapAndRingbuffer, EM::Sim, B4),
-        pr("xdna2_onboard", P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B5),
+        pr(S2, P::A2a3, B::Cce, R::TensormapAndRingbuffer, EM::Sim, B4),
+        pr(S4, P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B5),
     ];
     pub(super) const RC0: &[Receipt] = &[
-        rc(0, S3, "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S1, Some("targeted source-exact add smoke")),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S0, Some("targeted source-exact add smoke")),
     ];
     pub(super) const RC1: &[Receipt] = &[
-        rc(0, S3, "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S1, Some("targeted source-exact add smoke over 16..4096 rows")),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S0, Some("targeted source-exact add smoke over 16..4096 rows")),
     ];
     pub(super) const RC2: &[Receipt] = &[
-        rc(0, S2, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", "a2a3 simulator", Some("kernel-mode entry UT on the sim platform")),
-        rc(1, S2, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", S0, Some("borrowed-stream launch on device 0")),
+        rc(0, S3, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S1, Some("kernel-mode entry UT on the sim platform")),
+        rc(1, S3, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", Some("borrowed-stream launch on device 0")),
     ];
     pub(super) const RC3: &[Receipt] = &[
-        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S1, Some("targeted source-exact matmul smoke")),
+        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S0, Some("targeted source-exact matmul smoke")),
     ];
     pub(super) const RC4: &[Receipt] = &[
         rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload")),
     ];
     pub(super) const RC5: &[Receipt] = &[
-        rc(0, S2, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", "a2a3 simulator", Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference")),
-        rc(1, S2, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", S0, Some("decode UT on device 0, borrowed stream")),
+        rc(0, S3, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S1, Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference")),
+        rc(1, S3, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream")),
     ];
     pub(super) const RC6: &[Receipt] = &[
-        rc(0, S2, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", "a2a3 simulator", Some("1 to 8192 rows against torch.nn.functional.rms_norm")),
+        rc(0, S3, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S1, Some("1 to 8192 rows against torch.nn.functional.rms_norm")),
     ];
     pub(super) const RC7: &[Receipt] = &[
-        rc(0, S2, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", "a2a3 simulator", None),
-        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S1, Some("bit-exact against the host reference on 1 to 512 rows")),
+        rc(0, S3, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", S1, None),
+        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S0, Some("bit-exact against the host reference on 1 to 512 rows")),
     ];
     pub(super) const RC8: &[Receipt] = &[
-        rc(0, S2, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", "a2a3 simulator", Some("against silu(gate) * up in PyTorch, FP32 accumulation")),
+        rc(0, S3, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S1, Some("against silu(gate) * up in PyTorch, FP32 accumulation")),
     ];
     pub(super) const SY0: &[Symbol] = &[
         sy("rows", 16, None, 16, DU0),

@@ -18,6 +18,7 @@ from ._decode import (
     _fields,
     _int,
     _ints,
+    _items,
     _opt_int,
     _opt_str,
     _row,
@@ -445,7 +446,7 @@ def _kfam_decode_profile(x: object) -> Profile:
         backend=Backend(_int(v[2])),
         runtime=Runtime(_int(v[3])),
         execution_mode=ExecutionMode(_int(v[4])),
-        bindings=tuple(map(_kfam_decode_binding, _row(v[5]))),
+        bindings=tuple(map(_kfam_decode_binding, _items(v[5]))),
     )
 
 
@@ -459,13 +460,13 @@ def _kfam_decode_evidence(x: object) -> Evidence:
 
 
 def _kfam_decode_receipt(x: object) -> Receipt:
-    v = _fields(x, 5)
+    v = _fields(x, 7)
     return Receipt(
         profile=_int(v[0]),
         codec=_str(v[1]),
         artifact=_str(v[2]),
         sha256=_str(v[3]),
-        evidence=_kfam_decode_evidence(v[4]),
+        evidence=_kfam_decode_evidence(v[4:7]),
     )
 
 
@@ -485,7 +486,7 @@ def _kfam_decode_symbol(x: object) -> Symbol:
         min=_int(v[1]),
         max=_opt_int(v[2]),
         multiple_of=_int(v[3]),
-        uses=tuple(map(_kfam_decode_dim_use, _row(v[4]))),
+        uses=tuple(map(_kfam_decode_dim_use, _items(v[4]))),
     )
 
 
@@ -502,11 +503,11 @@ def _kfam_decode_family(x: object, key: str) -> Family:
         operation=_kfam_decode_operation(v[6]),
         tensor_count=_int(v[7]),
         scalar_count=_int(v[8]),
-        params=tuple(_kfam_decode_param(e, i) for i, e in enumerate(_row(v[9]))),
+        params=tuple(_kfam_decode_param(e, i) for i, e in enumerate(_items(v[9]))),
         returns=_ints(v[10]),
-        profiles=tuple(map(_kfam_decode_profile, _row(v[11]))),
-        receipts=tuple(map(_kfam_decode_receipt, _row(v[12]))),
-        symbols=tuple(map(_kfam_decode_symbol, _row(v[13]))),
+        profiles=tuple(map(_kfam_decode_profile, _items(v[11]))),
+        receipts=tuple(map(_kfam_decode_receipt, _items(v[12]))),
+        symbols=tuple(map(_kfam_decode_symbol, _items(v[13]))),
     )
 
 
@@ -517,7 +518,7 @@ def _kfam_decode_retired(x: object, key: str) -> Retired:
         name=key,
         identity=_str(v[1]),
         reason=_str(v[2]),
-        receipts=tuple(map(_str, _row(v[3]))),
+        receipts=tuple(map(_str, _items(v[3]))),
     )
 
 

@@ -212,7 +212,7 @@ pub static RECEIPT: Record = table(
         ),
         field(
             "sha256",
-            Ty::Str,
+            Ty::Digest,
             "SHA-256 of the artifact: 64 lowercase hex digits.",
         ),
         field(
@@ -540,7 +540,7 @@ pub static FAMILY: Record = Record {
             .role(Role::Key),
         field(
             "identity",
-            Ty::Str,
+            Ty::Digest,
             "Identity digest of this revision: 64 lowercase hex digits (as in approved.lock).",
         ),
         field(
@@ -694,7 +694,7 @@ pub static RETIRED: Record = table(
         .role(Role::Key),
         field(
             "identity",
-            Ty::Str,
+            Ty::Digest,
             "Identity digest of the last approved revision (64 lowercase hex digits).",
         ),
         field("reason", Ty::Str, "Why the family was retired."),

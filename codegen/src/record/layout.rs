@@ -66,6 +66,7 @@ fn push(out: &mut Vec<CField>, f: &'static Field) {
         Ty::Bound => out.push(one(b("int64_t"), "INT64_MAX when unbounded.")),
         Ty::F64 => out.push(one(b("double"), "")),
         Ty::Str => out.push(one(b("const char *"), "")),
+        Ty::Digest => out.push(one(b("const char *"), "")),
         Ty::OptStr => out.push(one(b("const char *"), "NULL when absent.")),
         Ty::OptParam => out.push(one(b("int32_t"), "-1 when absent.")),
         Ty::Vocab(v) => out.push(one(b("int32_t"), &format!("A {} code.", c_vocab(v.name)))),

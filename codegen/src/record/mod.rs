@@ -105,6 +105,9 @@ pub enum Ty {
     Str,
     /// Text, or absent.
     OptStr,
+    /// A SHA-256 digest, 64 lowercase hex digits: text that no other record
+    /// repeats (never pooled).
+    Digest,
     /// A position in one of the family's lists other than its parameters
     /// (a profile).
     Index,

@@ -123,6 +123,15 @@ impl<'a> Value<'a> {
         }
     }
 
+    /// Whether the value is absent or an empty list.
+    pub fn is_empty(self) -> bool {
+        match self {
+            Value::Absent => true,
+            Value::List(_) | Value::Ints(_) | Value::Strs(_) => self.entries() == 0,
+            _ => false,
+        }
+    }
+
     /// Entries of a list value (records, integers or texts); 0 for others.
     pub fn entries(self) -> usize {
         match self {
@@ -386,7 +395,7 @@ pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
         (Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64, Value::Int(_)) => true,
         (Ty::Extent, Value::Extent(_)) => true,
         (Ty::F64, Value::F64(_)) => true,
-        (Ty::Str | Ty::OptStr, Value::Str(_)) => true,
+        (Ty::Str | Ty::Digest | Ty::OptStr, Value::Str(_)) => true,
         (Ty::OptStr | Ty::OptParam | Ty::Bound, Value::Absent) => true,
         (Ty::OptParam | Ty::Bound, Value::Int(_)) => true,
         (Ty::Vocab(v), Value::Vocab(c)) => v

@@ -18,10 +18,11 @@
 #define KFAM_GEN_F sizeof(kfam_family)
 
 /* Text that repeats, written once. */
-static const char kfam_gen_s0[] KFAM_GEN_MAYBE_UNUSED = "Ascend 910B (a2a3)";
-static const char kfam_gen_s1[] KFAM_GEN_MAYBE_UNUSED = "Ryzen AI 9 HX 370 (XDNA2)";
-static const char kfam_gen_s2[] KFAM_GEN_MAYBE_UNUSED = "simpler.kernel.v1";
-static const char kfam_gen_s3[] KFAM_GEN_MAYBE_UNUSED = "xdna.generated_add.v1";
+static const char kfam_gen_s0[] KFAM_GEN_MAYBE_UNUSED = "Ryzen AI 9 HX 370 (XDNA2)";
+static const char kfam_gen_s1[] KFAM_GEN_MAYBE_UNUSED = "a2a3 simulator";
+static const char kfam_gen_s2[] KFAM_GEN_MAYBE_UNUSED = "a2a3_sim";
+static const char kfam_gen_s3[] KFAM_GEN_MAYBE_UNUSED = "simpler.kernel.v1";
+static const char kfam_gen_s4[] KFAM_GEN_MAYBE_UNUSED = "xdna2_onboard";
 
 static const uint32_t kfam_gen_indices[5] KFAM_GEN_MAYBE_UNUSED = {
 2,
@@ -94,31 +95,31 @@ static const kfam_binding kfam_gen_bindings[22] KFAM_GEN_MAYBE_UNUSED = {
 
 /* kfam_profile: struct_size, index, name, platform, backend, runtime, execution_mode, binding_count, bindings */
 static const kfam_profile kfam_gen_profiles[9] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_PR,0,"xdna2_onboard",2,2,2,1,3,kfam_gen_bindings},
-{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,5,kfam_gen_bindings + 3},
+{KFAM_GEN_PR,0,kfam_gen_s4,2,2,2,1,3,kfam_gen_bindings},
+{KFAM_GEN_PR,0,kfam_gen_s2,0,1,0,0,5,kfam_gen_bindings + 3},
 {KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,5,kfam_gen_bindings + 3},
 {KFAM_GEN_PR,0,"a5_onboard",1,0,1,1,3,kfam_gen_bindings + 8},
-{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,7,kfam_gen_bindings + 11},
+{KFAM_GEN_PR,0,kfam_gen_s2,0,1,0,0,7,kfam_gen_bindings + 11},
 {KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,7,kfam_gen_bindings + 11},
-{KFAM_GEN_PR,0,"a2a3_sim",0,1,0,0,3,kfam_gen_bindings + 8},
-{KFAM_GEN_PR,0,"a2a3_sim",0,0,0,0,2,kfam_gen_bindings + 18},
-{KFAM_GEN_PR,1,"xdna2_onboard",2,2,2,1,2,kfam_gen_bindings + 20},
+{KFAM_GEN_PR,0,kfam_gen_s2,0,1,0,0,3,kfam_gen_bindings + 8},
+{KFAM_GEN_PR,0,kfam_gen_s2,0,0,0,0,2,kfam_gen_bindings + 18},
+{KFAM_GEN_PR,1,kfam_gen_s4,2,2,2,1,2,kfam_gen_bindings + 20},
 };
 
 /* kfam_receipt: struct_size, profile, codec, artifact, sha256, evidence_date, evidence_hardware, evidence_note */
 static const kfam_receipt kfam_gen_receipts[12] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_R,0,kfam_gen_s3,"xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s1,"targeted source-exact add smoke"},
-{KFAM_GEN_R,0,kfam_gen_s3,"xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s1,"targeted source-exact add smoke over 16..4096 rows"},
-{KFAM_GEN_R,0,kfam_gen_s2,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02","a2a3 simulator","kernel-mode entry UT on the sim platform"},
-{KFAM_GEN_R,1,kfam_gen_s2,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03",kfam_gen_s0,"borrowed-stream launch on device 0"},
-{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s1,"targeted source-exact matmul smoke"},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s0,"targeted source-exact add smoke"},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s0,"targeted source-exact add smoke over 16..4096 rows"},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02",kfam_gen_s1,"kernel-mode entry UT on the sim platform"},
+{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0"},
+{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s0,"targeted source-exact matmul smoke"},
 {KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload"},
-{KFAM_GEN_R,0,kfam_gen_s2,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20","a2a3 simulator","decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"},
-{KFAM_GEN_R,1,kfam_gen_s2,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21",kfam_gen_s0,"decode UT on device 0, borrowed stream"},
-{KFAM_GEN_R,0,kfam_gen_s2,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18","a2a3 simulator","1 to 8192 rows against torch.nn.functional.rms_norm"},
-{KFAM_GEN_R,0,kfam_gen_s2,"a2a3/sim/silu_bf16.so","d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3","2026-11-16","a2a3 simulator",NULL},
-{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4","2026-11-17",kfam_gen_s1,"bit-exact against the host reference on 1 to 512 rows"},
-{KFAM_GEN_R,0,kfam_gen_s2,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19","a2a3 simulator","against silu(gate) * up in PyTorch, FP32 accumulation"},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s1,"decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"},
+{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream"},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18",kfam_gen_s1,"1 to 8192 rows against torch.nn.functional.rms_norm"},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/silu_bf16.so","d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3","2026-11-16",kfam_gen_s1,NULL},
+{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4","2026-11-17",kfam_gen_s0,"bit-exact against the host reference on 1 to 512 rows"},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19",kfam_gen_s1,"against silu(gate) * up in PyTorch, FP32 accumulation"},
 };
 
 /* kfam_elementwise_unary: struct_size, op, input, out */

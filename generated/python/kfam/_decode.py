@@ -24,7 +24,7 @@ def _row(x: object) -> list[object]:
 
 
 def _fields(x: object, n: int) -> list[object]:
-    """The ``n`` fields of a row: the generator leaves out trailing ``null``s."""
+    """The ``n`` fields of a row: the generator leaves out trailing ``null``s and empty lists."""
     v = _row(x)
     if len(v) > n:
         raise _corrupt(f"row of {len(v)} fields (expected at most {n})", v)
@@ -63,8 +63,13 @@ def _opt_str(x: object) -> str | None:
     return None if x is None else _str(x)
 
 
+def _items(x: object) -> list[object]:
+    """A list field: a row leaves out an empty list at its end (``None`` here)."""
+    return [] if x is None else _row(x)
+
+
 def _ints(x: object) -> tuple[int, ...]:
-    return tuple(map(_int, _row(x)))
+    return tuple(map(_int, _items(x)))
 
 
 def _scalar_ref(x: object) -> tuple[float | None, int | None]:

@@ -18,7 +18,7 @@ use super::escape::{c_string_literal, push_c_string_literal};
 use super::out::check_length;
 use crate::emit::writer::Writer;
 use crate::plan::Plan;
-use crate::record::values::{Row, Rows, Value};
+use crate::record::values::{Row, Rows, Value, Values};
 use crate::record::{
     c_fields, CField, CValue, CWhere, Part, Record, Ty, FAMILY, OPERATIONS, RETIRED, TABLE,
     TABLE_RECORDS,
@@ -117,8 +117,8 @@ impl Pool {
 
 /// The hasher of the runs: fixed, so the output never depends on it (it
 /// does not: runs are compared by text), and cheap to build per call.
-fn run_hasher() -> std::hash::BuildHasherDefault<std::collections::hash_map::DefaultHasher> {
-    std::hash::BuildHasherDefault::default()
+fn run_hasher() -> xxhash_rust::xxh3::Xxh3DefaultBuilder {
+    xxhash_rust::xxh3::Xxh3DefaultBuilder::new()
 }
 
 /// `/* kfam_param: struct_size, index, ... */` above an array of records.
@@ -198,8 +198,8 @@ impl Struct {
 }
 
 /// Every array of the data file, and the texts.
-struct Data<'p> {
-    plan: &'p Plan<'p>,
+struct Data<'p, 'i> {
+    plan: &'p Plan<'i>,
     /// In dependency order: an array is written before any array that
     /// points into it.
     structs: Vec<Struct>,
@@ -211,8 +211,8 @@ struct Data<'p> {
     extent: HashMap<&'static str, usize>,
 }
 
-impl<'p> Data<'p> {
-    fn new(plan: &'p Plan<'p>, extent: HashMap<&'static str, usize>) -> Self {
+impl<'p, 'i> Data<'p, 'i> {
+    fn new(plan: &'p Plan<'i>, extent: HashMap<&'static str, usize>) -> Self {
         let structs = TABLE_RECORDS
             .iter()
             .filter(|r| !std::ptr::eq(**r, &TABLE))
@@ -262,7 +262,7 @@ impl<'p> Data<'p> {
 
     /// Text: a string literal, or the name of the pooled array holding it.
     fn text(&mut self, out: &mut String, text: &str) {
-        match self.plan.strings.get(text) {
+        match self.plan.strings().get(text) {
             Some(i) => {
                 out.push_str("kfam_gen_s");
                 out.push_str(itoa::Buffer::new().format(i));
@@ -300,6 +300,10 @@ impl<'p> Data<'p> {
             Value::Operation(p) => Some(p),
             _ => None,
         });
+        // The payload's values, and a nested record's (its fields are
+        // consecutive C fields), each read once.
+        let payload_values = payload.map(|p| p.values());
+        let mut nested: Option<(usize, Values<'_>)> = None;
         out.push('{');
         for k in 0..self.structs[slot].sources.len() {
             if k > 0 {
@@ -309,13 +313,20 @@ impl<'p> Data<'p> {
                 Source::Value(at, ty) => self.value(out, ty, values[at]),
                 Source::Part(at, part) => scalar_ref(out, part, values[at]),
                 Source::Sub(at, sub, ty) => {
-                    let Value::Nested(inner) = values[at] else {
-                        unreachable!("a nested record")
-                    };
-                    self.value(out, ty, inner.values()[sub]);
+                    if nested.as_ref().is_none_or(|(n, _)| *n != at) {
+                        let Value::Nested(inner) = values[at] else {
+                            unreachable!("a nested record")
+                        };
+                        nested = Some((at, inner.values()));
+                    }
+                    let v = nested.as_ref().map(|(_, v)| v[sub]).expect("read above");
+                    self.value(out, ty, v);
                 }
                 Source::Len(at) => out.push_str(itoa::Buffer::new().format(values[at].entries())),
-                Source::C(value, name) => self.c_value(out, (slot, name), value, position, payload),
+                Source::C(value, name) => {
+                    let payload = payload.zip(payload_values.as_deref());
+                    self.c_value(out, (slot, name), value, position, payload)
+                }
             }
         }
         out.push('}');
@@ -328,7 +339,7 @@ impl<'p> Data<'p> {
         (slot, name): (usize, &str),
         value: CValue,
         position: usize,
-        payload: Option<&dyn Row>,
+        payload: Option<(&dyn Row, &[Value<'_>])>,
     ) {
         let num = |out: &mut String, n: i64| out.push_str(itoa::Buffer::new().format(n));
         match value {
@@ -338,14 +349,14 @@ impl<'p> Data<'p> {
             CValue::Position => num(out, position as i64),
             CValue::Count(_) | CValue::Rank(_) => unreachable!("resolved to Source::Len"),
             CValue::OperationKind => {
-                let p = payload.expect("a record with an operation");
+                let (p, _) = payload.expect("a record with an operation");
                 num(out, i64::from(kind_of(p.record()).code()));
             }
             CValue::Flat {
                 extent, default, ..
             } => {
-                let p = payload.expect("a record with an operation");
-                let (record, values) = (p.record(), p.values());
+                let (p, values) = payload.expect("a record with an operation");
+                let record = p.record();
                 let entry = |data: &mut Self, out: &mut String, index: usize| {
                     let at = record
                         .logical()
@@ -373,7 +384,7 @@ impl<'p> Data<'p> {
                 }
             }
             CValue::Payload(r) => match payload {
-                Some(p) if std::ptr::eq(p.record(), r) => {
+                Some((p, _)) if std::ptr::eq(p.record(), r) => {
                     let mut run = String::new();
                     self.record(&mut run, r, p, 0);
                     run.push_str(",\n");
@@ -556,7 +567,7 @@ pub(super) fn data_file(
         w.line(format_args!("#define {short} sizeof({c})"));
     }
     w.blank();
-    let pooled = plan.strings.all();
+    let pooled = plan.strings().all();
     if !pooled.is_empty() {
         w.line("/* Text that repeats, written once. */");
         for (i, text) in pooled.iter().enumerate() {

@@ -24,7 +24,7 @@ fn annotation(ty: Ty) -> String {
         Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => "int".into(),
         Ty::OptParam | Ty::Bound => "int | None".into(),
         Ty::F64 => "float".into(),
-        Ty::Str => "str".into(),
+        Ty::Str | Ty::Digest => "str".into(),
         Ty::OptStr => "str | None".into(),
         Ty::Vocab(v) => v.name.into(),
         Ty::Dims { .. } | Ty::Indices => "tuple[int, ...]".into(),
@@ -71,7 +71,7 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
         Ty::U32 | Ty::Index | Ty::Param | Ty::Count | Ty::I64 | Ty::Extent => prim("_int"),
         Ty::OptParam | Ty::Bound => prim("_opt_int"),
         Ty::F64 => prim("_float"),
-        Ty::Str => prim("_str"),
+        Ty::Str | Ty::Digest => prim("_str"),
         Ty::OptStr => prim("_opt_str"),
         Ty::Vocab(vocab) => {
             used.insert("_int");
@@ -79,19 +79,19 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
         }
         Ty::Dims { .. } | Ty::Indices => prim("_ints"),
         Ty::Strs => {
-            used.insert("_row");
+            used.insert("_items");
             used.insert("_str");
-            format!("tuple(map(_str, _row({v})))")
+            format!("tuple(map(_str, _items({v})))")
         }
         Ty::List(r) => {
-            used.insert("_row");
+            used.insert("_items");
             if positional(r) {
                 format!(
-                    "tuple({}(e, i) for i, e in enumerate(_row({v})))",
+                    "tuple({}(e, i) for i, e in enumerate(_items({v})))",
                     decoder(r)
                 )
             } else {
-                format!("tuple(map({}, _row({v})))", decoder(r))
+                format!("tuple(map({}, _items({v})))", decoder(r))
             }
         }
         Ty::Nested(r) => format!("{}({v})", decoder(r)),
@@ -148,39 +148,53 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
         params.push_str(", key: str");
     }
     used.insert("_fields");
-    let fields: Vec<&Field> = row_fields(r).collect();
+    // Where each row field starts: a nested record's fields are inline.
+    let mut starts: Vec<(&str, usize)> = Vec::new();
+    let mut width = 0;
+    for f in row_fields(r) {
+        starts.push((f.name, width));
+        width += row_width(f);
+    }
+    let at = |name: &str| {
+        starts
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, a)| *a)
+            .expect("a row field")
+    };
     let _ = writeln!(out, "\n\ndef {}({params}) -> {}:", decoder(r), r.name);
-    let _ = writeln!(out, "    v = _fields(x, {})", fields.len());
+    let _ = writeln!(out, "    v = _fields(x, {width})");
     let _ = writeln!(out, "    return {}(", r.name);
     for f in r.logical() {
-        let value = match f.role {
-            Role::Position => "position".to_owned(),
-            Role::Key => "key".to_owned(),
-            Role::SameAs(other) => {
-                let at = |name: &str| {
-                    fields
-                        .iter()
-                        .position(|g| g.name == name)
-                        .expect("a row field")
-                };
+        let value = match (f.role, f.ty) {
+            (Role::Position, _) => "position".to_owned(),
+            (Role::Key, _) => "key".to_owned(),
+            (Role::SameAs(other), ty) => {
                 let (mine, theirs) = (at(f.name), at(other));
                 decode(
-                    f.ty,
+                    ty,
                     &format!("v[{theirs}] if v[{mine}] is None else v[{mine}]"),
                     used,
                 )
             }
-            Role::Plain => {
-                let at = fields
-                    .iter()
-                    .position(|g| g.name == f.name)
-                    .expect("a row field");
-                decode(f.ty, &format!("v[{at}]"), used)
+            (Role::Plain, Ty::Nested(inner)) => {
+                let start = at(f.name);
+                format!("{}(v[{start}:{}])", decoder(inner), start + row_width(f))
             }
+            (Role::Plain, ty) => decode(ty, &format!("v[{}]", at(f.name)), used),
         };
         let _ = writeln!(out, "        {}={value},", f.name);
     }
     out.push_str("    )\n");
+}
+
+/// How many values of a row a field takes: a nested record's fields are
+/// written inline, as the Rust constructors take them.
+pub(super) fn row_width(f: &Field) -> usize {
+    match f.ty {
+        Ty::Nested(r) => row_fields(r).map(row_width).sum(),
+        _ => 1,
+    }
 }
 
 pub(super) fn records_py(first_line: &str) -> String {

@@ -52,10 +52,21 @@ fn json_str(out: &mut String, text: &str) {
 }
 
 /// A record's row: the values of its fields but the position and the key,
-/// in order, a field equal to the one it defaults to ([`Role::SameAs`]) as
-/// `null`, trailing `null`s left out (most parameters have no lowered shape
-/// of their own).
+/// in order (a nested record's fields inline), a field equal to the one it
+/// defaults to ([`Role::SameAs`]) as `null`, trailing `null`s and empty
+/// lists left out (most parameters have no lowered shape of their own, most
+/// families no symbols).
 fn row(out: &mut String, record: &Record, value: &dyn Row) {
+    out.push('[');
+    let mut end = out.len();
+    fields(out, record, value, &mut true, &mut end);
+    out.truncate(end);
+    out.push(']');
+}
+
+/// A record's values into a row: a nested record's inline. `end` follows
+/// where the row ends before its trailing `null`s and empty lists.
+fn fields(out: &mut String, record: &Record, value: &dyn Row, first: &mut bool, end: &mut usize) {
     let values = value.values();
     let of = |name: &str| {
         values[record
@@ -63,31 +74,29 @@ fn row(out: &mut String, record: &Record, value: &dyn Row) {
             .position(|f| f.name == name)
             .expect("a field")]
     };
-    out.push('[');
-    // Where the row ends, before its trailing nulls.
-    let mut end = out.len();
-    let mut first = true;
     for (f, &v) in record.logical().zip(values.iter()) {
         let same = match f.role {
             Role::Position | Role::Key => continue,
             Role::SameAs(other) => same_value(v, of(other)),
             Role::Plain => false,
         };
-        if !first {
+        if let Value::Nested(inner) = v {
+            fields(out, inner.record(), inner, first, end);
+            continue;
+        }
+        if !*first {
             out.push(',');
         }
-        first = false;
+        *first = false;
         if same {
             out.push_str("null");
         } else {
             json_value(out, f.ty, v);
         }
-        if !(same || matches!(v, Value::Absent)) {
-            end = out.len();
+        if !(same || v.is_empty()) {
+            *end = out.len();
         }
     }
-    out.truncate(end);
-    out.push(']');
 }
 
 fn same_value(a: Value<'_>, b: Value<'_>) -> bool {
@@ -139,7 +148,6 @@ fn json_value(out: &mut String, ty: Ty, v: Value<'_>) {
             }
             out.push(']');
         }
-        (_, Value::Nested(inner)) => row(out, inner.record(), inner),
         (_, Value::ScalarRef(ScalarRef::Constant(x))) => {
             let _ = write!(out, "[{},null]", json_float(x));
         }

@@ -170,7 +170,7 @@ pub(super) fn logical_type_text(ty: Ty) -> String {
         Ty::I64 | Ty::Extent => "i64",
         Ty::Bound => "Option<i64>",
         Ty::F64 => "f64",
-        Ty::Str => "&'static str",
+        Ty::Str | Ty::Digest => "&'static str",
         Ty::OptStr => "Option<&'static str>",
         Ty::OptParam => "Option<u32>",
         Ty::Vocab(v) => v.name,

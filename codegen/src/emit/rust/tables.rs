@@ -115,7 +115,7 @@ fn artifacts(w: &mut Writer, plan: &Plan<'_>) {
     w.close("};");
 }
 
-fn retired(w: &mut Writer, pools: &mut Pools<'_>, k: &str) {
+fn retired(w: &mut Writer, pools: &mut Pools<'_, '_>, k: &str) {
     w.comment("/// ", RETIRED_DOC);
     w.open(format_args!("pub static RETIRED: &[{k}::Retired] = &["));
     for r in &pools.plan.ir.retired {
@@ -252,7 +252,7 @@ const MODULES_DOC: &str =
 /// Interned texts (each a `const`'s value) and their names' numbers.
 #[derive(Default)]
 struct Pool {
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, xxhash_rust::xxh3::Xxh3DefaultBuilder>,
     texts: Vec<String>,
 }
 
@@ -271,8 +271,8 @@ impl Pool {
 
 /// The lists the rows name, each written once however many records hold
 /// it, in order of first use.
-struct Pools<'p> {
-    plan: &'p Plan<'p>,
+struct Pools<'p, 'i> {
+    plan: &'p Plan<'i>,
     i64s: Pool,
     u32s: Pool,
     operations: Pool,
@@ -280,6 +280,8 @@ struct Pools<'p> {
     lists: Vec<(&'static Record, Pool)>,
     /// The short name each vocabulary has in the rows (`DT` for `DType`).
     aliases: HashMap<&'static str, String>,
+    /// Each record's shorthands, resolved on its first row.
+    shorts: Vec<(&'static Record, Vec<Short>)>,
 }
 
 /// A list of records whose fields are numbers and codes only is written on
@@ -303,11 +305,18 @@ fn list_prefix(r: &Record) -> String {
 
 /// The short name of a vocabulary in the rows: its capitals (`DT`, `EM`).
 fn alias(vocab: &str) -> String {
-    vocab.chars().filter(char::is_ascii_uppercase).collect()
+    let mut out = String::new();
+    push_alias(&mut out, vocab);
+    out
 }
 
-impl<'p> Pools<'p> {
-    fn new(plan: &'p Plan<'p>) -> Self {
+/// [`alias`] into `out` (a row names one in most fields).
+fn push_alias(out: &mut String, vocab: &str) {
+    out.extend(vocab.chars().filter(char::is_ascii_uppercase));
+}
+
+impl<'p, 'i> Pools<'p, 'i> {
+    fn new(plan: &'p Plan<'i>) -> Self {
         let mut lists: Vec<(&'static Record, Pool)> = Vec::new();
         let mut aliases = HashMap::new();
         for r in LOGICAL_RECORDS
@@ -333,13 +342,14 @@ impl<'p> Pools<'p> {
             operations: Pool::default(),
             lists,
             aliases,
+            shorts: Vec::new(),
         }
     }
 
     /// A string literal, or the name of the `const` holding it when the
     /// plan pools it.
     fn str(&self, out: &mut String, s: &str) {
-        match self.plan.strings.get(s) {
+        match self.plan.strings().get(s) {
             Some(n) => {
                 let _ = write!(out, "S{n}");
             }
@@ -377,7 +387,9 @@ impl<'p> Pools<'p> {
             (_, Value::F64(x)) => out.push_str(&float_lit(x)),
             (_, Value::Str(s)) => self.str(out, s),
             (Ty::Vocab(v), Value::Vocab(c)) => {
-                let _ = write!(out, "{}::{}", self.aliases[v.name], c.variant);
+                push_alias(out, v.name);
+                out.push_str("::");
+                out.push_str(c.variant);
             }
             (Ty::Dims { .. }, Value::Ints(items)) => self.ints(out, items, true),
             (_, Value::Ints(items)) => self.ints(out, items, false),
@@ -457,19 +469,32 @@ impl<'p> Pools<'p> {
     /// nested record's fields in its place).
     fn row(&mut self, out: &mut String, record: &'static Record, row: &dyn Row) {
         let values = row.values();
-        let value_of = |name: &str| {
-            record
-                .logical()
-                .position(|f| f.name == name)
-                .map(|i| values[i])
+        let shorts = self
+            .shorts
+            .iter()
+            .position(|(r, _)| std::ptr::eq(*r, record))
+            .unwrap_or_else(|| {
+                let resolved = record
+                    .shorthands
+                    .iter()
+                    .map(|s| Short::of(record, s))
+                    .collect();
+                self.shorts.push((record, resolved));
+                self.shorts.len() - 1
+            });
+        let short = self.shorts[shorts]
+            .1
+            .iter()
+            .position(|s| s.applies(&values));
+        let ctor = match short {
+            Some(i) => self.shorts[shorts].1[i].name,
+            None => record.ctor.expect("a constructor"),
         };
-        let short = record.shorthands.iter().find(|s| applies(s, &value_of));
-        let ctor = short.map_or_else(|| record.ctor.expect("a constructor"), |s| s.name);
         out.push_str(ctor);
         out.push('(');
         let mut first = true;
-        for (f, v) in record.logical().zip(values.iter()) {
-            if short.is_some_and(|s| leaves_out(s, f.name)) {
+        for (k, (f, v)) in record.logical().zip(values.iter()).enumerate() {
+            if short.is_some_and(|i| self.shorts[shorts].1[i].left_out[k]) {
                 continue;
             }
             match (f.ty, v) {
@@ -522,7 +547,7 @@ impl<'p> Pools<'p> {
         for v in values {
             w.line(format_args!("pub const N{v}: u32 = {v};"));
         }
-        for (n, text) in self.plan.strings.all().iter().enumerate() {
+        for (n, text) in self.plan.strings().all().iter().enumerate() {
             let mut lit = String::new();
             push_str_lit(&mut lit, text);
             w.line(format_args!("pub(super) const S{n}: &str = {lit};"));
@@ -658,21 +683,51 @@ fn leaves_out(s: &Shorthand, name: &str) -> bool {
     s.fixed.iter().any(|(n, _)| *n == name) || s.same.iter().any(|(n, _)| *n == name)
 }
 
-/// Whether every field the shorthand `s` fixes holds its value, and every
-/// field it equates equals the other.
-fn applies<'v>(s: &Shorthand, value_of: &dyn Fn(&str) -> Option<Value<'v>>) -> bool {
-    let fixed = s.fixed.iter().all(|(n, fixed)| match (fixed, value_of(n)) {
-        (Fixed::Member(m), Some(Value::Vocab(c))) => c.spelling == *m,
-        (Fixed::Empty, Some(Value::Ints(i))) => i.is_empty(),
-        _ => false,
-    });
-    fixed
-        && s.same
+/// A shorthand with its fields resolved to positions among the record's
+/// logical fields, once per record rather than once per row.
+struct Short {
+    name: &'static str,
+    fixed: Vec<(usize, Fixed)>,
+    same: Vec<(usize, usize)>,
+    /// Per logical field: whether the shorthand writes it itself.
+    left_out: Vec<bool>,
+}
+
+impl Short {
+    fn of(r: &'static Record, s: &'static Shorthand) -> Short {
+        let at = |name: &str| {
+            r.logical()
+                .position(|f| f.name == name)
+                .unwrap_or_else(|| panic!("{} has no field `{name}`", r.name))
+        };
+        Short {
+            name: s.name,
+            fixed: s.fixed.iter().map(|(n, v)| (at(n), *v)).collect(),
+            same: s.same.iter().map(|(a, b)| (at(a), at(b))).collect(),
+            left_out: r.logical().map(|f| leaves_out(s, f.name)).collect(),
+        }
+    }
+
+    /// Whether every field it fixes holds its value, and every field it
+    /// equates equals the other.
+    fn applies(&self, values: &[Value<'_>]) -> bool {
+        let fixed = self
+            .fixed
             .iter()
-            .all(|(a, b)| match (value_of(a), value_of(b)) {
-                (Some(Value::Ints(x)), Some(Value::Ints(y))) => x.iter().eq(y.iter()),
+            .all(|&(at, fixed)| match (fixed, values[at]) {
+                (Fixed::Member(m), Value::Vocab(c)) => c.spelling == m,
+                (Fixed::Empty, Value::Ints(i)) => i.is_empty(),
                 _ => false,
-            })
+            });
+        fixed
+            && self
+                .same
+                .iter()
+                .all(|&(a, b)| match (values[a], values[b]) {
+                    (Value::Ints(x), Value::Ints(y)) => x.iter().eq(y.iter()),
+                    _ => false,
+                })
+    }
 }
 
 /// `text`'s lines (written one level deep, as a `const`'s body) one level
