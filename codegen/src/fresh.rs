@@ -218,7 +218,7 @@ pub fn forget(out: &Path) {
     let _ = fs::remove_file(stamp_path(out));
 }
 
-/// The [`digest`] of each file's contents, in order, for [`record`].
+/// The `digest` of each file's contents, in order, for [`record`].
 pub fn digests(files: &[GeneratedFile]) -> Vec<String> {
     files
         .iter()

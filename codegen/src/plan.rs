@@ -60,7 +60,7 @@ pub const POOLED_MIN: usize = 8;
 pub const POOLED_COUNT: u32 = 3;
 
 /// The texts written once: every text of the tables that other records may
-/// repeat ([`texts`]), occurs at least [`POOLED_COUNT`] times and has at
+/// repeat (`texts`), occurs at least [`POOLED_COUNT`] times and has at
 /// least [`POOLED_MIN`] bytes, numbered in sorted order.
 pub struct Strings<'ir> {
     index: HashMap<&'ir str, u32, Xxh3DefaultBuilder>,

@@ -85,7 +85,7 @@ pub struct DimUse {
     /// Axis of the parameter's logical shape.
     pub axis: u32,
 }
-/// A named symbolic dimension (`shape = ["rows", 256]`) and its [dims] constraints: a call
+/// A named symbolic dimension (`shape = ["rows", 256]`) and its `[dims]` constraints: a call
 /// passes every extent in `uses` equal (dim_mismatch), within `min..=max` and a multiple of
 /// `multiple_of` (dim_range).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,7 +220,7 @@ pub enum Operation {
         op: NormKind,
         /// Signature index of the input tensor.
         input: u32,
-        /// Signature index of the weight tensor [extent of input along axis].
+        /// Signature index of the weight tensor `[extent of input along axis]`.
         weight: u32,
         /// Signature index of the bias tensor (layer_norm only).
         bias: Option<u32>,
@@ -231,21 +231,21 @@ pub enum Operation {
         /// Epsilon.
         eps: ScalarRef,
     },
-    /// Decode attention over a paged KV cache: `query` and `out` [B, H, D], caches
-    /// [num_blocks, block_size, H_kv, D], int32 `block_table` [B, max_blocks] and
-    /// `context_lens` [B].
+    /// Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches
+    /// `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and
+    /// `context_lens` `[B]`.
     PagedAttentionDecode {
-        /// Signature index of the query [B, H, D].
+        /// Signature index of the query `[B, H, D]`.
         query: u32,
-        /// Signature index of the key cache [num_blocks, block_size, H_kv, D].
+        /// Signature index of the key cache `[num_blocks, block_size, H_kv, D]`.
         key_cache: u32,
         /// Signature index of the value cache (shaped like key_cache).
         value_cache: u32,
-        /// Signature index of the int32 block table [B, max_blocks].
+        /// Signature index of the int32 block table `[B, max_blocks]`.
         block_table: u32,
-        /// Signature index of the int32 context lengths [B].
+        /// Signature index of the int32 context lengths `[B]`.
         context_lens: u32,
-        /// Signature index of the result [B, H, D].
+        /// Signature index of the result `[B, H, D]`.
         out: u32,
         /// The softmax scale.
         scale: ScalarRef,

@@ -15,7 +15,7 @@
 //! file: `kfam resolve` prints it on demand, so the output directory does not
 //! hold a second copy of the whole catalog.
 //!
-//! schemars derives the structure; [`finish`] then makes the schemas complete
+//! schemars derives the structure; `finish` then makes the schemas complete
 //! for editors: every vocabulary member with a description, integer bounds of
 //! the Rust types, no `null` (TOML has none), and the cross-field rules of
 //! `check` that JSON Schema can state (scalars, NZ, platform backends). The
@@ -107,7 +107,7 @@ pub fn compiled_meta_schema() -> Value {
 
 /// The resolved manifest (`kfam resolve`): the IR as JSON, with the marker as `$comment`,
 /// fields in declaration order, one family (and one retired tombstone) per
-/// line ([`Lines`]): compact, yet a diff shows which family changed.
+/// line (`Lines`): compact, yet a diff shows which family changed.
 /// Serialized straight from the IR (no `serde_json::Value` tree in between:
 /// at 10,000 families that tree was most of this emitter's time).
 pub fn families_json(ir: &Ir) -> String {
@@ -317,7 +317,7 @@ pub fn select_example<'a>(
     }
 }
 
-/// schemars with Draft 2020-12 settings, then [`finish`].
+/// schemars with Draft 2020-12 settings, then `finish`.
 fn root_schema<T: JsonSchema>() -> Value {
     let generator = SchemaSettings::draft2020_12().into_generator();
     let mut v = generator.into_root_schema_for::<T>().to_value();

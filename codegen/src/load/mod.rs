@@ -1,7 +1,7 @@
 //! Load: read `abi.toml` and `families/*.toml` into the serde model, keeping
 //! every source text for diagnostics. Syntax and type errors become
 //! diagnostics here; semantic rules are `check`'s job. A document with
-//! structural mistakes is repaired by [`recover`] so that `check` still
+//! structural mistakes is repaired by `recover` so that `check` still
 //! judges everything that parsed.
 
 mod recover;

@@ -248,7 +248,7 @@ pub static SYMBOL: Record = table(
     "kfam_symbol",
     "Symbol",
     Some("sy"),
-    "A named symbolic dimension (`shape = [\"rows\", 256]`) and its [dims] constraints: a call\n\
+    "A named symbolic dimension (`shape = [\"rows\", 256]`) and its `[dims]` constraints: a call\n\
      passes every extent in `uses` equal (dim_mismatch), within `min..=max` and a multiple of\n\
      `multiple_of` (dim_range).",
     &[
@@ -405,7 +405,7 @@ pub static NORM: Record = payload(
         operand("input", "Signature index of the input tensor."),
         operand(
             "weight",
-            "Signature index of the weight tensor [extent of input along axis].",
+            "Signature index of the weight tensor `[extent of input along axis]`.",
         ),
         field(
             "bias",
@@ -424,15 +424,15 @@ pub static NORM: Record = payload(
 pub static PAGED_ATTENTION_DECODE: Record = payload(
     "kfam_paged_attention_decode",
     "PagedAttentionDecode",
-    "Decode attention over a paged KV cache: `query` and `out` [B, H, D], caches\n\
-     [num_blocks, block_size, H_kv, D], int32 `block_table` [B, max_blocks] and\n\
-     `context_lens` [B].",
+    "Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches\n\
+     `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and\n\
+     `context_lens` `[B]`.",
     &[
         struct_size(),
-        operand("query", "Signature index of the query [B, H, D]."),
+        operand("query", "Signature index of the query `[B, H, D]`."),
         operand(
             "key_cache",
-            "Signature index of the key cache [num_blocks, block_size, H_kv, D].",
+            "Signature index of the key cache `[num_blocks, block_size, H_kv, D]`.",
         ),
         operand(
             "value_cache",
@@ -440,13 +440,13 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
         ),
         operand(
             "block_table",
-            "Signature index of the int32 block table [B, max_blocks].",
+            "Signature index of the int32 block table `[B, max_blocks]`.",
         ),
         operand(
             "context_lens",
-            "Signature index of the int32 context lengths [B].",
+            "Signature index of the int32 context lengths `[B]`.",
         ),
-        operand("out", "Signature index of the result [B, H, D]."),
+        operand("out", "Signature index of the result `[B, H, D]`."),
         field("scale", Ty::ScalarRef, "The softmax scale."),
     ],
 );

@@ -821,7 +821,7 @@ typedef struct kfam_norm {
     int32_t op;
     /** Signature index of the input tensor. */
     uint32_t input;
-    /** Signature index of the weight tensor [extent of input along axis]. */
+    /** Signature index of the weight tensor `[extent of input along axis]`. */
     uint32_t weight;
     /** Signature index of the bias tensor (layer_norm only). -1 when absent. */
     int32_t bias;
@@ -836,24 +836,24 @@ typedef struct kfam_norm {
 } kfam_norm;
 
 /**
- * Decode attention over a paged KV cache: `query` and `out` [B, H, D], caches
- * [num_blocks, block_size, H_kv, D], int32 `block_table` [B, max_blocks] and
- * `context_lens` [B].
+ * Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches
+ * `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and
+ * `context_lens` `[B]`.
  */
 typedef struct kfam_paged_attention_decode {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
-    /** Signature index of the query [B, H, D]. */
+    /** Signature index of the query `[B, H, D]`. */
     uint32_t query;
-    /** Signature index of the key cache [num_blocks, block_size, H_kv, D]. */
+    /** Signature index of the key cache `[num_blocks, block_size, H_kv, D]`. */
     uint32_t key_cache;
     /** Signature index of the value cache (shaped like key_cache). */
     uint32_t value_cache;
-    /** Signature index of the int32 block table [B, max_blocks]. */
+    /** Signature index of the int32 block table `[B, max_blocks]`. */
     uint32_t block_table;
-    /** Signature index of the int32 context lengths [B]. */
+    /** Signature index of the int32 context lengths `[B]`. */
     uint32_t context_lens;
-    /** Signature index of the result [B, H, D]. */
+    /** Signature index of the result `[B, H, D]`. */
     uint32_t out;
     /** The softmax scale. The constant when scale_param is -1, else 0. */
     double scale;
@@ -874,7 +874,7 @@ typedef struct kfam_dim_use {
 } kfam_dim_use;
 
 /**
- * A named symbolic dimension (`shape = ["rows", 256]`) and its [dims] constraints: a call
+ * A named symbolic dimension (`shape = ["rows", 256]`) and its `[dims]` constraints: a call
  * passes every extent in `uses` equal (dim_mismatch), within `min..=max` and a multiple of
  * `multiple_of` (dim_range).
  */

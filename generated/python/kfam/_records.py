@@ -185,7 +185,7 @@ class Norm:
     op: NormKind
     #: Signature index of the input tensor.
     input: int
-    #: Signature index of the weight tensor [extent of input along axis].
+    #: Signature index of the weight tensor ``[extent of input along axis]``.
     weight: int
     #: Signature index of the bias tensor (layer_norm only).
     bias: int | None
@@ -203,21 +203,21 @@ class Norm:
 
 @dataclass(frozen=True, slots=True)
 class PagedAttentionDecode:
-    """Decode attention over a paged KV cache: ``query`` and ``out`` [B, H, D], caches
-    [num_blocks, block_size, H_kv, D], int32 ``block_table`` [B, max_blocks] and
-    ``context_lens`` [B]."""
+    """Decode attention over a paged KV cache: ``query`` and ``out`` ``[B, H, D]``, caches
+    ``[num_blocks, block_size, H_kv, D]``, int32 ``block_table`` ``[B, max_blocks]`` and
+    ``context_lens`` ``[B]``."""
 
-    #: Signature index of the query [B, H, D].
+    #: Signature index of the query ``[B, H, D]``.
     query: int
-    #: Signature index of the key cache [num_blocks, block_size, H_kv, D].
+    #: Signature index of the key cache ``[num_blocks, block_size, H_kv, D]``.
     key_cache: int
     #: Signature index of the value cache (shaped like key_cache).
     value_cache: int
-    #: Signature index of the int32 block table [B, max_blocks].
+    #: Signature index of the int32 block table ``[B, max_blocks]``.
     block_table: int
-    #: Signature index of the int32 context lengths [B].
+    #: Signature index of the int32 context lengths ``[B]``.
     context_lens: int
-    #: Signature index of the result [B, H, D].
+    #: Signature index of the result ``[B, H, D]``.
     out: int
     #: The softmax scale.
     scale: ScalarRef
@@ -341,7 +341,7 @@ class DimUse:
 
 @dataclass(frozen=True, slots=True)
 class Symbol:
-    """A named symbolic dimension (``shape = ["rows", 256]``) and its [dims] constraints: a call
+    """A named symbolic dimension (``shape = ["rows", 256]``) and its ``[dims]`` constraints: a call
     passes every extent in ``uses`` equal (dim_mismatch), within ``min..=max`` and a multiple of
     ``multiple_of`` (dim_range)."""
 

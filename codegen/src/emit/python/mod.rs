@@ -17,12 +17,12 @@
 //! - **derived from kfam's vocabularies and record definitions**, the same
 //!   for every catalog of one kfam version, rendered here and also
 //!   committed in `python/kfam/` (checked by `codegen/tests/sourcegen.rs`,
-//!   [`sourcegen`]): `_vocab.py` ([`vocab`]: the `IntEnum`s and the data
-//!   that follows from them) and `_records.py` ([`records`]: the frozen
-//!   dataclasses and the operation rows' decoders).
+//!   [`sourcegen`]): `_vocab.py` (`vocab.rs`: the `IntEnum`s and the data
+//!   that follows from them) and `_records.py` (`records.rs`: the frozen
+//!   dataclasses and the decoder of each record's row).
 //! - **the catalog's data**, generated into the output alone: `_abi.py`
-//!   ([`abi`]: ABI constants, `Status`, `__version__`) and `_tables.py`
-//!   ([`tables`]: one row per family), plus `pyproject.toml` and
+//!   (`abi.rs`: ABI constants, `Status`, `__version__`) and `_tables.py`
+//!   (`tables.rs`: one row per family), plus `pyproject.toml` and
 //!   `.gitignore`. `python/kfam/_abi.pyi` and `_tables.pyi` declare their
 //!   names for the checks in place; they are not copied.
 //!
