@@ -45,7 +45,7 @@ macro_rules! codes {
 
 codes! {
     Io = "KF0001", "syntax", "a manifest file or directory cannot be read",
-        "kfam could not read a path it needs: the manifest directory, `abi.toml`, the\n`families/` directory or one family file. The path may be missing, unreadable,\nnot UTF-8, a directory where a file is expected, or larger than the size\nlimit (1 MiB per manifest file).\n\nCheck the path you passed (the default is `manifest/` in the current directory).";
+        "kfam could not read a path it needs: the manifest directory, `abi.toml`, the\n`families/` directory or one family file. The path may be missing, unreadable,\nnot UTF-8, a directory where a file is expected, or larger than the size\nlimit (1 MiB per manifest file).\n\nCheck the path you passed (the default is `manifest/` in the current directory).\n\n`kfam diff --against REV` reads the old manifest from git, and reports here\nwhat keeps it from being read: `git` cannot be run, the manifest directory is\nin no git work tree, `REV` names no commit, or the directory did not exist at\n`REV` (a new catalog has nothing to compare with: `kfam check` it). Its files\nare named `REV:path/from/the/top`, as `git show` takes them.";
     Syntax = "KF0002", "syntax", "invalid TOML syntax",
         "The file is not valid TOML (v1.0). The location points at the first\ncharacter the parser could not accept. Fix the syntax; later checks of this\nfile run once it parses.";
     UnknownKey = "KF0003", "unknown_key", "unknown key",

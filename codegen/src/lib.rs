@@ -17,6 +17,7 @@ pub mod diff;
 pub mod emit;
 pub mod fresh;
 pub mod gate;
+pub mod git;
 pub mod ir;
 pub mod limits;
 pub mod live;
@@ -73,6 +74,17 @@ fn check_ungated(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
 pub fn check_dir_ungated(dir: &Path) -> (Option<ir::Ir>, Report) {
     let mut report = Report::default();
     let loaded = load::load_dir(dir, &mut report);
+    let ir = check_ungated(&loaded, &mut report);
+    report.sort();
+    (ir, report)
+}
+
+/// [`check_dir_ungated`] for a manifest directory held in memory (a git
+/// revision's, read by [`git::read_tree`]): diagnostics name its files as
+/// the tree does (`REV:manifest/abi.toml`).
+pub fn check_tree_ungated(tree: &load::Tree) -> (Option<ir::Ir>, Report) {
+    let mut report = Report::default();
+    let loaded = load::load_tree(tree, &mut report);
     let ir = check_ungated(&loaded, &mut report);
     report.sort();
     (ir, report)

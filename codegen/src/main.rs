@@ -100,9 +100,24 @@ enum Command {
         message_format: GenerateFormat,
     },
     /// Classify every change between two manifest trees (exit 1 if any is breaking).
+    #[command(override_usage = "kfam diff [OPTIONS] OLD_DIR NEW_DIR\n       \
+                                kfam diff [OPTIONS] --against REV [MANIFEST_DIR]")]
     Diff {
-        old_dir: PathBuf,
-        new_dir: PathBuf,
+        /// The old manifest directory; with `--against`, the manifest
+        /// directory [default: manifest].
+        #[arg(value_name = "OLD_DIR", required_unless_present = "against")]
+        old_dir: Option<PathBuf>,
+        /// The new manifest directory (not with `--against`).
+        #[arg(
+            value_name = "NEW_DIR",
+            required_unless_present = "against",
+            conflicts_with = "against"
+        )]
+        new_dir: Option<PathBuf>,
+        /// Compare the manifest directory with its state at this git
+        /// revision (a commit, branch or tag of its repository).
+        #[arg(long, value_name = "REV")]
+        against: Option<String>,
         #[arg(long, value_enum, default_value = "human")]
         message_format: MessageFormat,
     },
@@ -271,46 +286,9 @@ fn main() -> ExitCode {
         Command::Diff {
             old_dir,
             new_dir,
+            against,
             message_format,
-        } => {
-            let (old, old_report) = kfam_codegen::check_dir_ungated(&old_dir);
-            let (new, new_report) = kfam_codegen::check_dir_ungated(&new_dir);
-            let (Some(old), Some(new)) = (old, new) else {
-                if message_format == MessageFormat::Sarif {
-                    let runs = vec![ci::sarif_report(&old_report), ci::sarif_report(&new_report)];
-                    outln!("{:#}", ci::sarif_log(runs));
-                } else {
-                    for report in [&old_report, &new_report] {
-                        print_report(report, message_format);
-                    }
-                }
-                eprintln!("error: both manifests must check cleanly before they can be compared");
-                return ExitCode::from(2);
-            };
-            let changes = kfam_codegen::diff::diff(&old, &new);
-            match message_format {
-                MessageFormat::Json => changes.iter().for_each(|c| outln!("{}", c.to_json())),
-                MessageFormat::Human => changes.iter().for_each(|c| outln!("{c}")),
-                MessageFormat::Github => {
-                    let text = ci::github_changes(&changes, &old_dir, &new_dir);
-                    if !text.is_empty() {
-                        outln!("{}", text.trim_end());
-                    }
-                }
-                MessageFormat::Sarif => {
-                    let run = ci::sarif_changes(&changes, &old_dir, &new_dir);
-                    outln!("{:#}", ci::sarif_log(vec![run]));
-                }
-            }
-            let breaking = changes
-                .iter()
-                .filter(|c| c.rule.class() == Class::Breaking)
-                .count();
-            if message_format == MessageFormat::Human {
-                outln!("{} changes, {breaking} breaking", changes.len());
-            }
-            ExitCode::from(u8::from(breaking > 0))
-        }
+        } => diff(old_dir, new_dir, against, message_format),
         Command::Synth {
             out,
             families,
@@ -377,7 +355,127 @@ fn main() -> ExitCode {
     }
 }
 
+/// `kfam diff OLD_DIR NEW_DIR`, or `kfam diff --against REV [MANIFEST_DIR]`
+/// (clap holds one of the two forms).
+fn diff(
+    old_dir: Option<PathBuf>,
+    new_dir: Option<PathBuf>,
+    against: Option<String>,
+    message_format: MessageFormat,
+) -> ExitCode {
+    // The old tree: a directory, or the manifest directory at a revision
+    // (read in memory, its files named `REV:path`).
+    let (old, new_dir) = match (against, old_dir, new_dir) {
+        (Some(rev), dir, _) => {
+            let dir = dir.unwrap_or_else(|| PathBuf::from("manifest"));
+            (Old::at_revision(&dir, rev), dir)
+        }
+        (None, Some(old_dir), Some(new_dir)) => {
+            let (ir, report) = kfam_codegen::check_dir_ungated(&old_dir);
+            let old = Old {
+                name: old_dir,
+                ir,
+                report,
+                unreadable: None,
+            };
+            (old, new_dir)
+        }
+        (None, _, _) => unreachable!("clap requires both directories without --against"),
+    };
+    let Old {
+        name: old_dir,
+        ir: old,
+        report: old_report,
+        unreadable,
+    } = old;
+    let (new, new_report) = kfam_codegen::check_dir_ungated(&new_dir);
+    let (Some(old), Some(new)) = (old, new) else {
+        if message_format == MessageFormat::Sarif {
+            let runs = vec![ci::sarif_report(&old_report), ci::sarif_report(&new_report)];
+            outln!("{:#}", ci::sarif_log(runs));
+        } else {
+            // A revision that cannot be read is one usage error, not a
+            // manifest's errors: no count line for it.
+            print_diagnostics(&old_report, message_format, unreadable.is_none());
+            print_report(&new_report, message_format);
+        }
+        if let Some(rev) = unreadable {
+            eprintln!("error: the manifest at `{rev}` cannot be read, so nothing was compared");
+        } else {
+            eprintln!("error: both manifests must check cleanly before they can be compared");
+        }
+        return ExitCode::from(2);
+    };
+    let changes = kfam_codegen::diff::diff(&old, &new);
+    match message_format {
+        MessageFormat::Json => changes.iter().for_each(|c| outln!("{}", c.to_json())),
+        MessageFormat::Human => changes.iter().for_each(|c| outln!("{c}")),
+        MessageFormat::Github => {
+            let text = ci::github_changes(&changes, &old_dir, &new_dir);
+            if !text.is_empty() {
+                outln!("{}", text.trim_end());
+            }
+        }
+        MessageFormat::Sarif => {
+            let run = ci::sarif_changes(&changes, &old_dir, &new_dir);
+            outln!("{:#}", ci::sarif_log(vec![run]));
+        }
+    }
+    let breaking = changes
+        .iter()
+        .filter(|c| c.rule.class() == Class::Breaking)
+        .count();
+    if message_format == MessageFormat::Human {
+        outln!("{} changes, {breaking} breaking", changes.len());
+    }
+    ExitCode::from(u8::from(breaking > 0))
+}
+
+/// The old side of `kfam diff`, checked.
+struct Old {
+    /// The directory, or the revision's directory as `REV:path`: where the
+    /// CI formats place a change whose family only the old side has.
+    name: PathBuf,
+    ir: Option<kfam_codegen::ir::Ir>,
+    report: Report,
+    /// The revision, when its manifest could not be read (a usage error
+    /// in `report`).
+    unreadable: Option<String>,
+}
+
+impl Old {
+    /// The manifest directory `dir` at git revision `rev`.
+    fn at_revision(dir: &Path, rev: String) -> Old {
+        let mut old = Old {
+            name: PathBuf::from(format!("{rev}:")),
+            ir: None,
+            report: Report::default(),
+            unreadable: None,
+        };
+        // A directory that is not there is the new side's error to report.
+        if !dir.is_dir() {
+            return old;
+        }
+        match kfam_codegen::git::read_tree(dir, &rev) {
+            Ok(tree) => {
+                (old.ir, old.report) = kfam_codegen::check_tree_ungated(&tree);
+                old.name = PathBuf::from(tree.root);
+            }
+            Err(e) => {
+                old.report.diagnostics.push(e.diagnostic(dir));
+                old.unreadable = Some(rev);
+            }
+        }
+        old
+    }
+}
+
 fn print_report(report: &Report, format: MessageFormat) {
+    print_diagnostics(report, format, true);
+}
+
+/// [`print_report`], with or without the human format's count line.
+fn print_diagnostics(report: &Report, format: MessageFormat, count: bool) {
     match format {
         MessageFormat::Json => eprint!("{}", report.render_json()),
         MessageFormat::Github => {
@@ -394,6 +492,9 @@ fn print_report(report: &Report, format: MessageFormat) {
                 Renderer::plain()
             };
             eprint!("{}", report.render_human(&renderer));
+            if !count {
+                return;
+            }
             let errors = report.error_count();
             let warnings = report.diagnostics.len() - errors;
             if errors > 0 {

@@ -102,7 +102,31 @@ fn change_path(c: &Change, old: &Path, new: &Path) -> String {
         None => "abi.toml".to_owned(),
     };
     let dir = if new.join(&rel).is_file() { new } else { old };
-    dir.join(rel).to_string_lossy().replace('\\', "/")
+    let dir = dir.to_string_lossy().replace('\\', "/");
+    // `REV:` (`kfam diff --against` on a manifest at the top of its
+    // repository) is followed by the path itself, as git spells it.
+    if dir.is_empty() || dir.ends_with(['/', ':']) {
+        format!("{dir}{rel}")
+    } else {
+        format!("{dir}/{rel}")
+    }
+}
+
+/// A path as a SARIF `uri` (an RFC 3986 relative reference): every byte
+/// outside the unreserved and sub-delimiter characters and `/` and `@` is
+/// percent-encoded, `:` included, so a revision's file
+/// (`origin/main:manifest/abi.toml`, `kfam diff --against`) is a path and
+/// not a scheme. Plain paths are unchanged.
+fn uri(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=/@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
 }
 
 /// A SARIF 2.1.0 log of the given runs.
@@ -164,7 +188,7 @@ fn region(sources: &SourceMap, file: super::FileId, span: &std::ops::Range<usize
 
 fn physical(sources: &SourceMap, file: super::FileId, span: &std::ops::Range<usize>) -> Value {
     json!({
-        "artifactLocation": { "uri": sources.get(file).path },
+        "artifactLocation": { "uri": uri(&sources.get(file).path) },
         "region": region(sources, file, span),
     })
 }
@@ -179,7 +203,9 @@ fn sarif_result(d: &Diagnostic, sources: &SourceMap) -> Value {
         Location::Span { file, span } => {
             json!({ "physicalLocation": physical(sources, *file, span) })
         }
-        Location::Path(p) => json!({ "physicalLocation": { "artifactLocation": { "uri": p } } }),
+        Location::Path(p) => {
+            json!({ "physicalLocation": { "artifactLocation": { "uri": uri(p) } } })
+        }
     };
     let mut result = json!({
         "ruleId": d.code.as_str(),
@@ -210,7 +236,7 @@ fn sarif_result(d: &Diagnostic, sources: &SourceMap) -> Value {
                 json!({
                     "description": { "text": f.title },
                     "artifactChanges": [{
-                        "artifactLocation": { "uri": sources.get(*file).path },
+                        "artifactLocation": { "uri": uri(&sources.get(*file).path) },
                         "replacements": [{
                             "deletedRegion": region(sources, *file, &f.span),
                             "insertedContent": { "text": f.replacement },
@@ -246,7 +272,7 @@ pub fn sarif_changes(changes: &[Change], old: &Path, new: &Path) -> Value {
                 "level": if c.rule.class() == Class::Breaking { "error" } else { "note" },
                 "message": { "text": c.message },
                 "locations": [{
-                    "physicalLocation": { "artifactLocation": { "uri": change_path(c, old, new) } },
+                    "physicalLocation": { "artifactLocation": { "uri": uri(&change_path(c, old, new)) } },
                 }],
             })
         })

@@ -132,7 +132,7 @@ pub fn load_dir(root: &Path, report: &mut Report) -> Loaded {
     let reads = crate::par::map(&paths, |p| read_text(p, MAX_FILE_BYTES));
     let mut ids = Vec::with_capacity(paths.len());
     for (path, read) in paths.iter().zip(reads) {
-        if let Some(text) = admit(path, read, report) {
+        if let Some(text) = admit(display(path), read, report) {
             ids.push(report.sources.add(display(path), text));
         }
     }
@@ -236,6 +236,123 @@ pub fn load_sources(
     loaded
 }
 
+/// A manifest directory held in memory instead of on disk: what
+/// [`load_tree`] reads where [`load_dir`] reads files. `kfam diff --against
+/// REV` fills one from a git revision (the `git` module).
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// How diagnostics name the directory. A file's name is `root/rel`, or
+    /// `root` followed by `rel` when `root` is empty or ends with `/` or `:`
+    /// (git's `REV:` names the top of a revision's tree).
+    pub root: String,
+    /// The entries [`Tree::holds`] selects, keyed by their path relative to
+    /// the directory (`/`-separated).
+    pub entries: std::collections::BTreeMap<String, Entry>,
+}
+
+/// One entry of a [`Tree`].
+#[derive(Debug)]
+pub enum Entry {
+    /// A regular file's bytes.
+    File(Vec<u8>),
+    /// A regular file of this many bytes, over [`MAX_FILE_BYTES`]: not read.
+    TooLarge(u64),
+    /// A directory.
+    Dir,
+    /// Anything else (a symbolic link, a submodule): what it is.
+    Other(&'static str),
+}
+
+impl Tree {
+    /// Whether the entry at `rel` is one [`load_tree`] reads (`abi.toml`,
+    /// `families/` and its direct entries; not the lock or the tombstones,
+    /// which nothing ungated reads), so a reader can skip the others.
+    pub fn holds(rel: &str) -> bool {
+        rel == "abi.toml"
+            || rel == "families"
+            || rel
+                .strip_prefix("families/")
+                .is_some_and(|name| !name.is_empty() && !name.contains('/'))
+    }
+
+    /// How diagnostics name the entry at `rel`.
+    pub fn display(&self, rel: &str) -> String {
+        if self.root.is_empty() || self.root.ends_with(['/', ':']) {
+            format!("{}{rel}", self.root)
+        } else {
+            format!("{}/{rel}", self.root)
+        }
+    }
+
+    /// The text of the file at `rel`, read as [`read_text`] reads a file.
+    fn text(&self, rel: &str, limit: u64) -> Result<String, ReadFailure> {
+        match self.entries.get(rel) {
+            None => Err(ReadFailure::io("cannot read file: not found", LAYOUT)),
+            Some(Entry::File(bytes)) if bytes.len() as u64 > limit => {
+                Err(ReadFailure::too_large(bytes.len() as u64, limit))
+            }
+            Some(Entry::File(bytes)) => text::decode(bytes.clone()).map_err(ReadFailure::NotUtf8),
+            Some(Entry::TooLarge(len)) => Err(ReadFailure::too_large(*len, limit)),
+            Some(Entry::Dir) => Err(ReadFailure::io(
+                "expected a file, found a directory",
+                LAYOUT,
+            )),
+            Some(Entry::Other(what)) => Err(ReadFailure::io(
+                format!("expected a file, found {what}"),
+                LAYOUT,
+            )),
+        }
+    }
+}
+
+/// [`load_dir`] over a [`Tree`]: `abi.toml` and `families/*.toml` (by the
+/// same rules: hidden files and other extensions are not declarations, the
+/// same size limit, UTF-8 and normalization), without the lock and the
+/// tombstones. A tree without `families/` has no families (git keeps no
+/// empty directory).
+pub fn load_tree(tree: &Tree, report: &mut Report) -> Loaded {
+    let mut loaded = Loaded {
+        root: PathBuf::from(&tree.root),
+        ..Loaded::default()
+    };
+    let abi = tree.text("abi.toml", MAX_FILE_BYTES);
+    if let Some(text) = admit(tree.display("abi.toml"), abi, report) {
+        let id = report.sources.add(tree.display("abi.toml"), text);
+        loaded.abi = parse::<AbiFile>(id, MAX_FILE_BYTES, report, &mut loaded).map(|a| (id, a));
+    }
+    if let Some(entry @ (Entry::File(_) | Entry::TooLarge(_) | Entry::Other(_))) =
+        tree.entries.get("families")
+    {
+        let what = match entry {
+            Entry::Other(what) => what,
+            _ => "a file",
+        };
+        report.diagnostics.push(
+            Diagnostic::at_path(
+                Code::Io,
+                tree.display("families"),
+                format!("cannot read directory: found {what}"),
+            )
+            .help("a manifest keeps one file per family in `families/`"),
+        );
+    }
+    // BTreeMap order is byte order of the names, as `family_files` sorts.
+    let mut ids = Vec::new();
+    for rel in tree.entries.keys() {
+        let Some(name) = rel.strip_prefix("families/") else {
+            continue;
+        };
+        if name.starts_with('.') || !name.ends_with(".toml") {
+            continue;
+        }
+        if let Some(text) = admit(tree.display(rel), tree.text(rel, MAX_FILE_BYTES), report) {
+            ids.push(report.sources.add(tree.display(rel), text));
+        }
+    }
+    absorb_families(parse_families(&ids, &report.sources), report, &mut loaded);
+    loaded
+}
+
 /// Every file [`load_dir`] reads in `root` (`abi.toml`, the lock and
 /// `retired.toml` when present, `families/*.toml`), or `None` when the
 /// directory cannot be listed. The freshness stamp digests exactly these.
@@ -288,7 +405,7 @@ fn read_file(path: &Path, report: &mut Report) -> Option<String> {
 }
 
 fn read_file_limited(path: &Path, limit: u64, report: &mut Report) -> Option<String> {
-    admit(path, read_text(path, limit), report)
+    admit(display(path), read_text(path, limit), report)
 }
 
 /// Why a file could not be read as text.
@@ -297,12 +414,29 @@ enum ReadFailure {
     NotUtf8(text::NotUtf8),
 }
 
+const LAYOUT: &str = "a manifest directory holds `abi.toml` and `families/*.toml`";
+
+impl ReadFailure {
+    fn io(message: impl Into<String>, help: &'static str) -> Self {
+        ReadFailure::Io {
+            message: message.into(),
+            help,
+        }
+    }
+
+    fn too_large(len: u64, limit: u64) -> Self {
+        ReadFailure::io(
+            format!("file is {len} bytes, over the limit of {limit}"),
+            "manifest files are a few KiB; split or shorten it",
+        )
+    }
+}
+
 /// Read a file of at most `limit` bytes as normalized UTF-8 text
 /// ([`normalize`]). Touches no shared state, so many files can be read at
 /// once; [`admit`] records the outcome.
 fn read_text(path: &Path, limit: u64) -> Result<String, ReadFailure> {
-    const LAYOUT: &str = "a manifest directory holds `abi.toml` and `families/*.toml`";
-    let io = |message: String, help| ReadFailure::Io { message, help };
+    let io = ReadFailure::io;
     let meta = fs::metadata(path).map_err(|e| io(format!("cannot read file: {e}"), LAYOUT))?;
     if !meta.is_file() {
         return Err(io(
@@ -311,10 +445,7 @@ fn read_text(path: &Path, limit: u64) -> Result<String, ReadFailure> {
         ));
     }
     if meta.len() > limit {
-        return Err(io(
-            format!("file is {} bytes, over the limit of {limit}", meta.len()),
-            "manifest files are a few KiB; split or shorten it",
-        ));
+        return Err(ReadFailure::too_large(meta.len(), limit));
     }
     let bytes = fs::read(path).map_err(|e| {
         io(
@@ -328,17 +459,17 @@ fn read_text(path: &Path, limit: u64) -> Result<String, ReadFailure> {
 /// The text [`read_text`] read, or `None` with the failure reported. A file
 /// that is not UTF-8 is added to the source map (lossily decoded) so the
 /// error can point at its first bad byte.
-fn admit(path: &Path, read: Result<String, ReadFailure>, report: &mut Report) -> Option<String> {
+fn admit(path: String, read: Result<String, ReadFailure>, report: &mut Report) -> Option<String> {
     match read {
         Ok(text) => Some(text),
         Err(ReadFailure::Io { message, help }) => {
             report
                 .diagnostics
-                .push(Diagnostic::at_path(Code::Io, display(path), message).help(help));
+                .push(Diagnostic::at_path(Code::Io, path, message).help(help));
             None
         }
         Err(ReadFailure::NotUtf8(bad)) => {
-            let id = report.sources.add(display(path), bad.lossy);
+            let id = report.sources.add(path, bad.lossy);
             report.diagnostics.push(
                 Diagnostic::error(Code::Io, id, bad.span, bad.message)
                     .label("not UTF-8")
