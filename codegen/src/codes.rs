@@ -51,7 +51,7 @@ codes! {
     UnknownKey = "KF0003", "unknown_key", "unknown key",
         "The manifest is closed: every table accepts only the keys documented in\n`docs/manifest.md`. A misspelt key (`dtpye`) is an error rather than being\nignored, so a typo can never silently change a contract.\n\nThe help lists the keys this table accepts.";
     MissingKey = "KF0004", "type", "missing required key",
-        "A required key is absent. See `docs/manifest.md` for the keys each table\nrequires.";
+        "A required key is absent. See `docs/manifest.md` for the keys each table\nrequires. A key added to an existing table after the format was in use is\noptional, with a documented default (docs/manifest.md, \"Format evolution\"),\nso a file written for an earlier kfam does not meet this error for it.";
     WrongType = "KF0005", "type", "value has the wrong type",
         "A value has the wrong TOML type: for example a string where an integer is\nexpected, or an integer outside the range of its field (a negative revision,\na slot above 2^32-1).";
     UnknownVariant = "KF0006", "type", "value is not a member of its vocabulary",

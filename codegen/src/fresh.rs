@@ -5,7 +5,9 @@
 //!
 //! A clean run (no diagnostic at all) records a stamp in
 //! `<out>/.kfam-cache/fresh`: one digest over the generator (its executable's
-//! bytes), the manifest directory and every manifest file the loader reads
+//! bytes), the manifest directory, the origin the outputs' first line names
+//! (the manifest and output directories relative to each other, which moving
+//! either changes) and every manifest file the loader reads
 //! (paths and normalized text, sorted by path, then the lock as written:
 //! last, so a run can digest the rest before it has written the lock),
 //! then the digest of each generated file. The next run recomputes the
@@ -25,12 +27,13 @@ use xxhash_rust::xxh3::{xxh3_128, Xxh3};
 
 use crate::emit::GeneratedFile;
 use crate::load;
+use crate::origin::Origin;
 
 /// The cache directory inside the output directory; it carries a
 /// `.gitignore` of `*`, so it is never committed with `generated/`.
 pub const CACHE_DIR: &str = ".kfam-cache";
 const STAMP: &str = "fresh";
-const FORMAT: &str = "kfam-fresh 3";
+const FORMAT: &str = "kfam-fresh 4";
 
 /// The stamp's digests are XXH3-128, not SHA-256: the stamp detects change,
 /// not tampering (whoever can rewrite the stamp can rewrite the outputs it
@@ -60,12 +63,14 @@ fn generator() -> Option<&'static str> {
 struct InputHasher(Xxh3);
 
 impl InputHasher {
-    fn new(manifest_dir: &Path) -> Option<Self> {
+    fn new(manifest_dir: &Path, origin: &Origin) -> Option<Self> {
         let mut h = Xxh3::new();
         h.update(FORMAT.as_bytes());
         h.update(generator()?.as_bytes());
         let dir = fs::canonicalize(manifest_dir).ok()?;
         h.update(dir.to_string_lossy().as_bytes());
+        h.update(b"\0");
+        h.update(origin.banner().as_bytes());
         Some(InputHasher(h))
     }
 
@@ -96,14 +101,16 @@ impl Pending {
 }
 
 impl Inputs {
-    /// Begin the digest of a run from `(display path, normalized text)` of
-    /// every manifest file it read, in any order; the lock, which the run
-    /// rewrites, is left for [`Pending::finish`].
+    /// Begin the digest of a run whose outputs come from `origin` from
+    /// `(display path, normalized text)` of every manifest file it read, in
+    /// any order; the lock, which the run rewrites, is left for
+    /// [`Pending::finish`].
     pub fn begin<'a>(
         manifest_dir: &Path,
+        origin: &Origin,
         files: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> Option<Pending> {
-        let mut hasher = InputHasher::new(manifest_dir)?;
+        let mut hasher = InputHasher::new(manifest_dir, origin)?;
         let lock = manifest_dir.join(load::LOCK_FILE);
         let lock_display = load::display(&lock);
         let files: BTreeMap<&str, &str> = files
@@ -117,10 +124,10 @@ impl Inputs {
     }
 
     /// Read every file the loader would read in `manifest_dir` and digest
-    /// them, one at a time; `None` when one cannot be read or decoded (then
-    /// the full run reports it).
-    pub fn read(manifest_dir: &Path) -> Option<Self> {
-        let mut h = InputHasher::new(manifest_dir)?;
+    /// them (with `origin`), one at a time; `None` when one cannot be read
+    /// or decoded (then the full run reports it).
+    pub fn read(manifest_dir: &Path, origin: &Origin) -> Option<Self> {
+        let mut h = InputHasher::new(manifest_dir, origin)?;
         let lock = manifest_dir.join(load::LOCK_FILE);
         let (lock, rest): (Vec<PathBuf>, Vec<PathBuf>) = load::input_paths(manifest_dir)?
             .into_iter()
@@ -146,13 +153,13 @@ fn stamp_path(out: &Path) -> PathBuf {
 }
 
 /// The number of generated files when `out` is fresh for the manifest in
-/// `manifest_dir` ([`fresh_outputs`]). Without a stamp (a first run, an
-/// empty directory) the inputs are not read at all.
-pub fn fresh(manifest_dir: &Path, out: &Path) -> Option<usize> {
+/// `manifest_dir` and outputs of `origin` ([`fresh_outputs`]). Without a
+/// stamp (a first run, an empty directory) the inputs are not read at all.
+pub fn fresh(manifest_dir: &Path, out: &Path, origin: &Origin) -> Option<usize> {
     if !stamp_path(out).is_file() {
         return None;
     }
-    fresh_outputs(out, &Inputs::read(manifest_dir)?)
+    fresh_outputs(out, &Inputs::read(manifest_dir, origin)?)
 }
 
 /// The number of generated files when `out` is fresh for `inputs`: the

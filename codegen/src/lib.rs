@@ -29,6 +29,7 @@ pub mod lookup_hash {
 }
 pub mod model;
 pub mod names;
+pub mod origin;
 mod par;
 pub mod plan;
 pub mod record;
@@ -47,10 +48,42 @@ pub fn check_dir(dir: &Path) -> (Option<ir::Ir>, Report) {
     (ir, report)
 }
 
-/// Every generated file and the text of `approved.lock` for a checked
+/// Every generated file (under the banner of the usual layout,
+/// `Origin::default()`) and the text of `approved.lock` for a checked
 /// manifest: the emitters and the lock are computed concurrently.
 pub fn generate_files(loaded: &load::Loaded, ir: &ir::Ir) -> (Vec<emit::GeneratedFile>, String) {
-    emit::generate_with(ir, || gate::lock_contents(loaded, ir))
+    emit::generate_with(ir, &origin::Origin::default(), || {
+        gate::lock_contents(loaded, ir)
+    })
+}
+
+/// The command that regenerates `out_dir` from `manifest_dir`, with both
+/// directories as given (relative to the working directory, or absolute):
+/// what `kfam generate --check` tells a user whose outputs are stale.
+/// Unlike the banner ([`origin::Origin`]), it is printed, not written, so
+/// it may depend on where the user is. A path that a POSIX shell would
+/// split or expand is single-quoted.
+pub fn regenerate_command(manifest_dir: &Path, out_dir: &Path) -> String {
+    format!(
+        "kfam generate {} --out {}",
+        shell_word(&manifest_dir.to_string_lossy()),
+        shell_word(&out_dir.to_string_lossy())
+    )
+}
+
+/// `text` as one POSIX shell word: as it is when it holds only characters
+/// no shell treats specially, else single-quoted.
+fn shell_word(text: &str) -> String {
+    let plain = !text.is_empty()
+        && !text.starts_with('~')
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-+@,=/:%".contains(&b));
+    if plain {
+        text.to_owned()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
 }
 
 /// The stages after [`load`]: [`check`] (every rule; each clean family
@@ -181,7 +214,12 @@ pub fn generate_dir_with(
     options: GenerateOptions,
 ) -> Result<GenerateOutcome, GenerateError> {
     let GenerateOptions { check, stamp } = options;
-    if let Some(unchanged) = stamp.then(|| fresh::fresh(manifest_dir, out_dir)).flatten() {
+    // What the first line of every output names (and the stamp records).
+    let origin = origin::Origin::of(manifest_dir, out_dir);
+    if let Some(unchanged) = stamp
+        .then(|| fresh::fresh(manifest_dir, out_dir, &origin))
+        .flatten()
+    {
         let report = Report::default();
         return Ok(if check {
             GenerateOutcome::Checked {
@@ -216,12 +254,12 @@ pub fn generate_dir_with(
     };
     // The lock job runs first and lets go of what only it needs (the texts,
     // the old lock) before the emitters' outputs fill memory.
-    let (files, (lock, inputs)) = emit::generate_with(&ir, || {
+    let (files, (lock, inputs)) = emit::generate_with(&ir, &origin, || {
         let pending = if clean && stamp && !check {
             let texts = sources
                 .files()
                 .map(|(_, f)| (f.path.as_str(), f.text.as_str()));
-            fresh::Inputs::begin(manifest_dir, texts)
+            fresh::Inputs::begin(manifest_dir, &origin, texts)
         } else {
             None
         };

@@ -12,6 +12,11 @@ pub const ARG_CEILING: u32 = 65535;
 /// Upper bound of `max_prepared`: a context's table of prepared callables
 /// is bounded memory, and callable ids stay small.
 pub const PREPARED_CEILING: u32 = 65535;
+/// `max_prepared` of an `abi.toml` that does not declare it (the key came
+/// in kfam 0.x after the format was in use, so it is optional; see
+/// docs/manifest.md, "Format evolution"): the value the shipped manifest
+/// has always declared.
+pub const DEFAULT_MAX_PREPARED: u32 = 64;
 
 /// Characters free text may not contain: controls (newline allowed where
 /// `allow_newline`), bidirectional controls and invisible format characters.

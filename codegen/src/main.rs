@@ -277,7 +277,7 @@ fn main() -> ExitCode {
                     }
                     eprintln!(
                         "error: generated files are not up to date; run `{}`",
-                        kfam_codegen::emit::REGENERATE
+                        kfam_codegen::regenerate_command(&manifest_dir, &out)
                     );
                     ExitCode::from(1)
                 }
@@ -333,7 +333,7 @@ fn main() -> ExitCode {
             };
             match schema::select_example(&ir, &family, profile.as_deref(), receipt) {
                 Ok((f, r)) => {
-                    outln!("{}", schema::example_document(&ir, f, r).trim_end());
+                    outln!("{}", schema::printed_example(&ir, f, r).trim_end());
                     ExitCode::SUCCESS
                 }
                 Err(e) => {

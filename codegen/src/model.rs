@@ -110,9 +110,14 @@ pub struct Limits {
     #[schemars(range(min = 1, max = crate::limits::RANK_CEILING))]
     pub max_rank: Spanned<u32>,
     /// Most callables one kernel context may hold prepared at once; past it,
-    /// preparing a new artifact is refused and nothing is evicted.
-    #[schemars(range(min = 1, max = crate::limits::PREPARED_CEILING))]
-    pub max_prepared: Spanned<u32>,
+    /// preparing a new artifact is refused and nothing is evicted. Optional:
+    /// 64 when absent.
+    #[serde(default)]
+    #[schemars(
+        range(min = 1, max = crate::limits::PREPARED_CEILING),
+        extend("default" = crate::limits::DEFAULT_MAX_PREPARED)
+    )]
+    pub max_prepared: Option<Spanned<u32>>,
 }
 
 /// C status code values. `ok` is 0; every other code is negative and distinct.

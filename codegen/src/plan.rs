@@ -12,12 +12,16 @@ use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::ir::Ir;
 use crate::lookup_hash::{key_hash, EMPTY};
+use crate::origin::Origin;
 use crate::record::values::{Row, Value};
 use crate::record::{Role, Ty};
 
 /// Everything the emitters print, computed once.
 pub struct Plan<'ir> {
     pub ir: &'ir Ir,
+    /// The first line of every file, without comment syntax
+    /// ([`Origin::banner`]).
+    pub banner: String,
     /// The texts of the tables written once, named wherever they occur:
     /// counted by the first emitter that asks ([`Plan::strings`]), so the
     /// count runs beside the jobs that do not need it (the lock, the
@@ -33,10 +37,18 @@ pub struct Plan<'ir> {
 }
 
 impl<'ir> Plan<'ir> {
+    /// The plan of `ir`'s outputs, under the banner of the usual layout
+    /// (`Origin::default()`).
     pub fn new(ir: &'ir Ir) -> Plan<'ir> {
+        Plan::from_origin(ir, &Origin::default())
+    }
+
+    /// The plan of `ir`'s outputs, each under the banner of `origin`.
+    pub fn from_origin(ir: &'ir Ir, origin: &Origin) -> Plan<'ir> {
         let artifacts = artifact_rows(ir);
         Plan {
             ir,
+            banner: origin.banner(),
             strings: OnceLock::new(),
             family_index: index_slots(ir.families.iter().map(|f| f.name.as_str())),
             artifact_index: index_slots(artifacts.iter().map(|(d, _, _)| *d)),

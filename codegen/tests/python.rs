@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use kfam_codegen::emit::{marker_line, python};
+use kfam_codegen::emit::{python, Origin};
 use kfam_codegen::ir::{sha256_hex, Ir};
 use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
 use serde_json::json;
@@ -69,7 +69,8 @@ struct Generated {
 impl Generated {
     fn new(ir: Ir) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        kfam_codegen::write::write(dir.path(), &python::emit(&ir)).unwrap();
+        let files = python::emit(&ir, &Origin::default().banner());
+        kfam_codegen::write::write(dir.path(), &files).unwrap();
         Generated { dir, ir }
     }
 
@@ -427,9 +428,10 @@ print("built", name)
 #[test]
 fn every_file_is_marked_and_output_is_deterministic() {
     let ir = shipped_ir();
-    let a = python::emit(&ir);
-    assert_eq!(a, python::emit(&ir));
-    let first = format!("# {}", marker_line());
+    let banner = Origin::default().banner();
+    let a = python::emit(&ir, &banner);
+    assert_eq!(a, python::emit(&ir, &banner));
+    let first = format!("# {banner}");
     let paths: Vec<&str> = a.iter().map(|f| f.path.as_str()).collect();
     for must in [
         "python/pyproject.toml",

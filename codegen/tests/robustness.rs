@@ -765,7 +765,8 @@ proptest! {
     fn sample_python_packages_import_and_typecheck(families in manifest()) {
         let ir = accepted(&families);
         let dir = tempfile::tempdir().unwrap();
-        kfam_codegen::write::write(dir.path(), &emit::python::emit(&ir)).unwrap();
+        let files = emit::python::emit(&ir, &emit::Origin::default().banner());
+        kfam_codegen::write::write(dir.path(), &files).unwrap();
         let root = dir.path().join("python");
         let mut py = kfam_testenv::python();
         py.env("PYTHONPATH", &root).args(["-c", PY_READER]);

@@ -14,7 +14,7 @@ use kfam_codegen::emit::schema::{
     abi_schema, compiled_meta_examples, compiled_meta_schema, family_schema, retired_schema,
     ABI_SCHEMA, COMPILED_META_SCHEMA, FAMILY_SCHEMA, RETIRED_SCHEMA,
 };
-use kfam_codegen::emit::{self, marker_line};
+use kfam_codegen::emit::{self, Origin};
 use kfam_codegen::ir::Ir;
 use serde_json::{json, Value};
 
@@ -67,7 +67,6 @@ fn schemas_are_valid_draft_2020_12() {
                 e.instance_path
             );
         }
-        assert_eq!(schema["$comment"], marker_line(), "{name}");
         validator(&schema);
     }
 }
@@ -139,9 +138,8 @@ fn committed_outputs_are_current() {
         let on_disk = read(&root().join("generated").join(&f.path)).replace("\r\n", "\n");
         assert!(
             on_disk == f.contents,
-            "generated/{} is stale; run `{}`",
+            "generated/{} is stale; run `cargo run --bin kfam -- generate manifest --out generated`",
             f.path,
-            emit::REGENERATE
         );
     }
 }
@@ -672,7 +670,8 @@ fn meta_validator() -> jsonschema::Validator {
 fn compiled_meta_examples_validate_and_match_the_ir() {
     let ir = shipped_ir();
     let v = meta_validator();
-    let examples = compiled_meta_examples(&ir);
+    let banner = Origin::default().banner();
+    let examples = compiled_meta_examples(&ir, &banner);
     // One family per contract and operation kind, every receipt of it.
     let mut sampled: Vec<&str> = Vec::new();
     let mut shapes = Vec::new();
@@ -700,7 +699,7 @@ fn compiled_meta_examples_validate_and_match_the_ir() {
         let CompiledMeta::V3(mut meta) = parsed else {
             panic!("{path} is not schema 3")
         };
-        assert_eq!(meta.comment.as_deref(), Some(marker_line().as_str()));
+        assert_eq!(meta.comment.as_deref(), Some(banner.as_str()));
         meta.comment = None;
         let family = ir.families.iter().find(|f| f.name == meta.family).unwrap();
         let receipt = family
@@ -861,8 +860,11 @@ fn schema_files_on_disk_match_the_functions() {
         (ABI_SCHEMA, abi_schema()),
         (COMPILED_META_SCHEMA, compiled_meta_schema()),
     ] {
-        let on_disk: Value =
+        let mut on_disk: Value =
             serde_json::from_str(&read(&root().join("generated").join(path))).unwrap();
+        // The file carries the banner of the run that wrote it.
+        let comment = on_disk.as_object_mut().unwrap().remove("$comment");
+        assert_eq!(comment, Some(json!(Origin::default().banner())), "{path}");
         assert_eq!(on_disk, schema, "{path}");
     }
 }
@@ -876,7 +878,7 @@ fn example_documents_do_not_grow_with_the_catalog() {
         kfam_codegen::synth::write_dir(dir.path(), n, 7).unwrap();
         let (ir, report) = kfam_codegen::check_dir(dir.path());
         let ir = ir.unwrap_or_else(|| panic!("{report:?}"));
-        let families: std::collections::BTreeSet<String> = compiled_meta_examples(&ir)
+        let families: std::collections::BTreeSet<String> = compiled_meta_examples(&ir, "")
             .into_iter()
             .map(|(path, _)| path.split('.').next().unwrap().to_owned())
             .collect();
@@ -907,7 +909,7 @@ fn kfam_example_prints_any_receipts_document() {
             String::from_utf8(out.stderr).unwrap(),
         )
     };
-    let sampled: Vec<String> = compiled_meta_examples(&ir)
+    let sampled: Vec<String> = compiled_meta_examples(&ir, "")
         .into_iter()
         .map(|(p, _)| p)
         .collect();
@@ -925,6 +927,9 @@ fn kfam_example_prints_any_receipts_document() {
             let CompiledMeta::V3(mut meta) = CompiledMeta::parse(&stdout).unwrap() else {
                 panic!("{args:?}: not schema 3")
             };
+            // Its `$comment` names the command that printed it.
+            let command = format!("kfam {}", args.join(" "));
+            assert_eq!(meta.comment, Some(Origin::Printed(command).banner()));
             meta.comment = None;
             assert_eq!(
                 meta,
@@ -933,7 +938,11 @@ fn kfam_example_prints_any_receipts_document() {
             );
             let path = format!("schema/examples/{stem}.compiled_meta.json");
             if sampled.contains(&path) {
-                assert_eq!(stdout, read(&root().join("generated").join(&path)));
+                // The example file, but for the `$comment` (the file's
+                // names the `kfam generate` run that wrote it).
+                let file = read(&root().join("generated").join(&path));
+                let comment = |text: &str| text.lines().nth(1).unwrap().to_owned();
+                assert_eq!(stdout.replacen(&comment(&stdout), &comment(&file), 1), file);
             } else {
                 unsampled += 1;
             }
@@ -968,7 +977,10 @@ fn kfam_resolve_prints_the_ir() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(text, kfam_codegen::emit::schema::families_json(&ir));
     let mut doc: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc["$comment"], json!(marker_line()));
+    assert_eq!(
+        doc["$comment"],
+        json!("@generated by kfam: the output of `kfam resolve`; do not edit")
+    );
     doc.as_object_mut().unwrap().remove("$comment");
     assert_eq!(doc, serde_json::to_value(&ir).unwrap());
     for f in &ir.families {

@@ -15,7 +15,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use kfam_codegen::emit::python;
+use kfam_codegen::emit::{python, Origin};
 use kfam_codegen::ir::Ir;
 
 fn repo() -> PathBuf {
@@ -105,7 +105,7 @@ fn declarations(text: &str) -> BTreeSet<String> {
 /// generated data modules define (a dict's type up to its first `{`).
 #[test]
 fn stubs_declare_the_data_modules() {
-    let files = python::emit(&shipped_ir());
+    let files = python::emit(&shipped_ir(), &Origin::default().banner());
     for module in ["_abi", "_tables"] {
         let generated = &files
             .iter()

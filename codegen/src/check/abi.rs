@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use super::family::err;
 use crate::diag::{Code, FileId, Report};
 use crate::ir;
-use crate::limits::{ARG_CEILING, PREPARED_CEILING, RANK_CEILING};
+use crate::limits::{ARG_CEILING, DEFAULT_MAX_PREPARED, PREPARED_CEILING, RANK_CEILING};
 use crate::model;
 use crate::vocab::Status;
 
@@ -26,27 +26,29 @@ pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -
     }
     let limits = &abi.limits.value;
     const TABLES: &str = "the generated tables hold";
+    // `max_prepared` is optional (a later addition): checked when declared.
     for (key, v, ceiling, holder) in [
         (
             "max_tensor_args",
-            &limits.max_tensor_args,
+            Some(&limits.max_tensor_args),
             ARG_CEILING,
             TABLES,
         ),
         (
             "max_scalar_args",
-            &limits.max_scalar_args,
+            Some(&limits.max_scalar_args),
             ARG_CEILING,
             TABLES,
         ),
-        ("max_rank", &limits.max_rank, RANK_CEILING, TABLES),
+        ("max_rank", Some(&limits.max_rank), RANK_CEILING, TABLES),
         (
             "max_prepared",
-            &limits.max_prepared,
+            limits.max_prepared.as_ref(),
             PREPARED_CEILING,
             "a kernel context holds",
         ),
     ] {
+        let Some(v) = v else { continue };
         if v.value == 0 || v.value > ceiling {
             report.diagnostics.push(
                 err(
@@ -117,7 +119,10 @@ pub(super) fn check_abi(id: FileId, abi: &model::AbiFile, report: &mut Report) -
         max_tensor_args: limits.max_tensor_args.value,
         max_scalar_args: limits.max_scalar_args.value,
         max_rank: limits.max_rank.value,
-        max_prepared: limits.max_prepared.value,
+        max_prepared: limits
+            .max_prepared
+            .as_ref()
+            .map_or(DEFAULT_MAX_PREPARED, |v| v.value),
         status: status.into_iter().map(|(k, v)| (k, v.value)).collect(),
     })
 }

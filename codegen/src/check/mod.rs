@@ -74,12 +74,15 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
     // What `load` reported stays; the checker's own findings that only
     // repeat a repaired structural mistake are dropped below.
     let loaded_count = report.diagnostics.len();
-    let abi = loaded
-        .abi
-        .as_ref()
-        .and_then(|(id, abi)| check_abi(*id, abi, report));
+    // A repaired abi.toml (a missing or mistyped key read as a placeholder)
+    // is judged, never lowered, as a repaired family is.
+    let abi = loaded.abi.as_ref().and_then(|(id, abi)| {
+        let checked = check_abi(*id, abi, report);
+        checked.filter(|_| !loaded.recovered.contains_key(id))
+    });
     // Without a valid abi.toml, keep checking families against the documented
-    // default limits so one run still reports every mistake.
+    // default limits so one run still reports every mistake (and none that
+    // only a placeholder limit would cause).
     let limits = abi.as_ref().map_or(DEFAULT_LIMITS, |a| Limits {
         max_tensor_args: a.max_tensor_args,
         max_scalar_args: a.max_scalar_args,
@@ -136,6 +139,7 @@ pub fn check_one(
     let limits = others
         .abi
         .as_ref()
+        .filter(|(abi_id, _)| !others.recovered.contains_key(abi_id))
         .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))
         .map_or(DEFAULT_LIMITS, |a| Limits {
             max_tensor_args: a.max_tensor_args,

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-use super::output::{marker_line, GeneratedFile};
+use super::output::GeneratedFile;
 use super::writer::Writer;
 use crate::codes::Code;
 use crate::ir::{Extent, Family, Ir, Param, ScalarRef};
@@ -24,25 +24,26 @@ use crate::vocab::ParamKind;
 pub const FAMILIES_MD: &str = "docs/families.md";
 pub const DIAGNOSTICS_MD: &str = "docs/diagnostics.md";
 
-pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+/// The Markdown pages, each under `banner` ([`crate::origin::Origin::banner`]).
+pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
     vec![
-        GeneratedFile::new(FAMILIES_MD, families_md(ir)),
-        GeneratedFile::new(DIAGNOSTICS_MD, diagnostics_md()),
+        GeneratedFile::new(FAMILIES_MD, families_md(ir, banner)),
+        GeneratedFile::new(DIAGNOSTICS_MD, diagnostics_md(banner)),
     ]
 }
 
-fn header(w: &mut Writer, title: &str) {
-    w.line(format_args!("<!-- {} -->", marker_line()));
+fn header(w: &mut Writer, banner: &str, title: &str) {
+    w.line(format_args!("<!-- {banner} -->"));
     w.blank();
     w.line(format_args!("# {title}"));
     w.blank();
 }
 
-pub fn families_md(ir: &Ir) -> String {
+pub fn families_md(ir: &Ir, banner: &str) -> String {
     // About 2 KiB per family; reserved, so a large manifest's text is not
     // copied again each time the buffer would have grown.
     let mut w = Writer::with_capacity("", 4096 + ir.families.len() * 2048);
-    header(&mut w, "Approved kernel families");
+    header(&mut w, banner, "Approved kernel families");
     let abi = &ir.abi;
     w.line(format_args!(
         "{} approved {}, targeting native ABI {}.{} at runtime revision `{}` (limits: {} tensor and {} scalar \
@@ -467,9 +468,9 @@ fn anchor(name: &str) -> String {
     name.to_owned()
 }
 
-pub fn diagnostics_md() -> String {
+pub fn diagnostics_md(banner: &str) -> String {
     let mut w = Writer::new("");
-    header(&mut w, "kfam diagnostic codes");
+    header(&mut w, banner, "kfam diagnostic codes");
     w.line(
         "Every diagnostic `kfam check` (and the build) can report. Codes are stable and never reused; \
          `kfam explain KFnnnn` prints the same explanation. The category is the folder of the \

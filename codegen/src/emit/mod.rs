@@ -13,8 +13,9 @@ pub mod rust;
 pub mod schema;
 pub mod writer;
 
+pub use crate::origin::{Origin, MARKER};
 pub(crate) use output::needs_no_escape;
-pub use output::{marker_line, GeneratedFile, MARKER, REGENERATE};
+pub use output::GeneratedFile;
 
 use crate::ir::Ir;
 use crate::par::Job;
@@ -28,29 +29,37 @@ pub type Emitter = fn(&Plan<'_>) -> Vec<GeneratedFile>;
 /// taking the next emitter when it finishes one, finish together.
 pub const EMITTERS: &[(&str, Emitter)] = &[
     ("c", c::emit),
-    ("schema", |p| schema::emit(p.ir)),
+    ("schema", |p| schema::emit(p.ir, &p.banner)),
     ("rust", rust::emit),
-    ("python", |p| python::emit(p.ir)),
-    ("docs", |p| docs::emit(p.ir)),
+    ("python", |p| python::emit(p.ir, &p.banner)),
+    ("docs", |p| docs::emit(p.ir, &p.banner)),
 ];
 
-/// Every output, sorted by path. Deterministic: same IR, same bytes.
+/// Every output, sorted by path, with the banner of the usual layout
+/// (`Origin::default()`: `manifest/` and `generated/` side by side).
+/// Deterministic: same IR, same bytes.
 pub fn generate(ir: &Ir) -> Vec<GeneratedFile> {
-    generate_with(ir, || ()).0
+    generate_from(ir, &Origin::default())
 }
 
-/// [`generate`], and `side` (the lock) run as one more job on the same
-/// threads, first: it is short, and what it frees is then free before the
-/// emitters' outputs peak.
+/// Every output, sorted by path, each under the banner of `origin`.
+pub fn generate_from(ir: &Ir, origin: &Origin) -> Vec<GeneratedFile> {
+    generate_with(ir, origin, || ()).0
+}
+
+/// [`generate_from`], and `side` (the lock) run as one more job on the
+/// same threads, first: it is short, and what it frees is then free before
+/// the emitters' outputs peak.
 pub fn generate_with<'a, X: Send + 'a>(
     ir: &'a Ir,
+    origin: &Origin,
     side: impl FnOnce() -> X + Send + 'a,
 ) -> (Vec<GeneratedFile>, X) {
     enum Done<X> {
         Files(Vec<GeneratedFile>),
         Side(X),
     }
-    let plan = Plan::new(ir);
+    let plan = Plan::from_origin(ir, origin);
     let plan = &plan;
     let side: Job<'_, Done<X>> = Box::new(move || Done::Side(side()));
     let jobs: Vec<Job<'_, Done<X>>> = std::iter::once(side)

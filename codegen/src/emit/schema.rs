@@ -27,10 +27,11 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Map, Value};
 
-use super::output::{marker_line, GeneratedFile};
+use super::output::GeneratedFile;
 use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::{Family, Ir};
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
+use crate::origin::Origin;
 use crate::vocab::{
     Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
     ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
@@ -42,22 +43,28 @@ pub const RETIRED_SCHEMA: &str = "schema/retired.schema.json";
 pub const COMPILED_META_SCHEMA: &str = "schema/compiled_meta.schema.json";
 pub const EXAMPLES_DIR: &str = "schema/examples";
 
-pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
+/// The schemas and example documents, each with `banner`
+/// ([`Origin::banner`]) as its `$comment`.
+pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
     let mut files = vec![
-        GeneratedFile::new(FAMILY_SCHEMA, pretty(&family_schema())),
-        GeneratedFile::new(ABI_SCHEMA, pretty(&abi_schema())),
-        GeneratedFile::new(RETIRED_SCHEMA, pretty(&retired_schema())),
-        GeneratedFile::new(COMPILED_META_SCHEMA, pretty(&compiled_meta_schema())),
+        GeneratedFile::new(FAMILY_SCHEMA, pretty(family_schema(), banner)),
+        GeneratedFile::new(ABI_SCHEMA, pretty(abi_schema(), banner)),
+        GeneratedFile::new(RETIRED_SCHEMA, pretty(retired_schema(), banner)),
+        GeneratedFile::new(COMPILED_META_SCHEMA, pretty(compiled_meta_schema(), banner)),
     ];
-    for (path, doc) in compiled_meta_examples(ir) {
+    for (path, doc) in compiled_meta_examples(ir, banner) {
         files.push(GeneratedFile::new(path, doc));
     }
     files
 }
 
-/// Pretty-printed JSON with a trailing newline.
-fn pretty(v: &Value) -> String {
-    let mut s = serde_json::to_string_pretty(v).expect("a JSON value always serializes");
+/// A schema pretty-printed with `banner` as its `$comment`, and a trailing
+/// newline.
+fn pretty(mut v: Value, banner: &str) -> String {
+    v.as_object_mut()
+        .expect("a root schema is an object")
+        .insert("$comment".into(), json!(banner));
+    let mut s = serde_json::to_string_pretty(&v).expect("a JSON value always serializes");
     s.push('\n');
     s
 }
@@ -105,7 +112,8 @@ pub fn compiled_meta_schema() -> Value {
     root_schema::<CompiledMeta>()
 }
 
-/// The resolved manifest (`kfam resolve`): the IR as JSON, with the marker as `$comment`,
+/// The resolved manifest (`kfam resolve`): the IR as JSON, with the banner
+/// of `kfam resolve` ([`Origin::Printed`]) as `$comment`,
 /// fields in declaration order, one family (and one retired tombstone) per
 /// line (`Lines`): compact, yet a diff shows which family changed.
 /// Serialized straight from the IR (no `serde_json::Value` tree in between:
@@ -119,7 +127,7 @@ pub fn families_json(ir: &Ir) -> String {
         ir: &'a Ir,
     }
     let doc = FamiliesJson {
-        comment: marker_line(),
+        comment: Origin::Printed("kfam resolve".into()).banner(),
         ir,
     };
     let mut out = Vec::with_capacity(1024 + ir.families.len() * 2048);
@@ -201,7 +209,8 @@ impl serde_json::ser::Formatter for Lines {
 /// pair gives one document per receipt, at
 /// `schema/examples/<family>.<profile>.compiled_meta.json` ([`example_stem`]).
 /// Any other receipt's document is printed on demand by `kfam example`.
-pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
+/// Each document carries `banner` as its `$comment`.
+pub fn compiled_meta_examples(ir: &Ir, banner: &str) -> Vec<(String, String)> {
     let mut seen = Vec::new();
     let mut out = Vec::new();
     for f in &ir.families {
@@ -216,7 +225,7 @@ pub fn compiled_meta_examples(ir: &Ir) -> Vec<(String, String)> {
                     "{EXAMPLES_DIR}/{}.compiled_meta.json",
                     example_stem(f, receipt)
                 ),
-                example_document(ir, f, receipt),
+                example_document(ir, f, receipt, banner),
             ));
         }
     }
@@ -244,16 +253,37 @@ fn receipt_number(f: &Family, receipt: usize) -> Option<usize> {
 }
 
 /// The `compiled_meta.json` document receipt `receipt` of `f` carries,
-/// pretty-printed with the marker as `$comment`: the contents of its example
-/// file and what `kfam example` prints.
-pub fn example_document(ir: &Ir, f: &Family, receipt: usize) -> String {
+/// pretty-printed with `banner` as `$comment`: the contents of its example
+/// file (under the banner of the run) and what `kfam example` prints
+/// ([`printed_example`]).
+pub fn example_document(ir: &Ir, f: &Family, receipt: usize, banner: &str) -> String {
     let mut doc = compiled_meta::expected(&ir.abi, f, &f.receipts[receipt]);
-    doc.comment = Some(marker_line());
+    doc.comment = Some(banner.to_owned());
     // Serialized from the struct, so fields keep their documented order.
     let mut text = Vec::with_capacity(4096);
     serde_json::to_writer_pretty(&mut text, &doc).expect("metadata serializes");
     text.push(b'\n');
     String::from_utf8(text).expect("serde_json writes UTF-8")
+}
+
+/// What `kfam example` prints for receipt `receipt` of `f`: its document,
+/// with the banner of the command that prints it ([`example_command`]) as
+/// `$comment`. It names no directory, so the text is the same from any
+/// working directory.
+pub fn printed_example(ir: &Ir, f: &Family, receipt: usize) -> String {
+    let origin = Origin::Printed(example_command(f, receipt));
+    example_document(ir, f, receipt, &origin.banner())
+}
+
+/// `kfam example FAMILY --profile P [--receipt N]`: the command that prints
+/// receipt `receipt`'s document from the default manifest directory,
+/// `--receipt` only when the profile has several receipts.
+pub fn example_command(f: &Family, receipt: usize) -> String {
+    let profile = &f.profiles[f.receipts[receipt].profile].name;
+    match receipt_number(f, receipt) {
+        Some(n) => format!("kfam example {} --profile {profile} --receipt {n}", f.name),
+        None => format!("kfam example {} --profile {profile}", f.name),
+    }
 }
 
 /// The receipt `kfam example FAMILY [--profile P] [--receipt N]` names:
@@ -325,7 +355,8 @@ fn root_schema<T: JsonSchema>() -> Value {
     v
 }
 
-/// Make a derived schema complete (see the module docs), and mark it.
+/// Make a derived schema complete (see the module docs). The banner is
+/// added where a schema is written ([`emit`]).
 fn finish(root: &mut Value) {
     walk(root);
     declare_types(root, false);
@@ -337,9 +368,6 @@ fn finish(root: &mut Value) {
             }
         }
     }
-    root.as_object_mut()
-        .expect("a root schema is an object")
-        .insert("$comment".into(), json!(marker_line()));
 }
 
 /// A property that is only a `$ref` shows its definition's description.
@@ -919,7 +947,7 @@ mod tests {
 
     #[test]
     fn comment_sorts_first() {
-        let text = pretty(&family_schema());
+        let text = pretty(family_schema(), &Origin::default().banner());
         assert!(
             text.starts_with("{\n  \"$comment\": \"@generated by kfam"),
             "{}",

@@ -107,7 +107,7 @@ fn admission_over_the_foreign_catalog() {
     let ir = ir.unwrap();
     // The shipped artifact file is what `kfam example` prints for it.
     let relu = &ir.families[0];
-    let expected = kfam_codegen::emit::schema::example_document(&ir, relu, 0);
+    let expected = kfam_codegen::emit::schema::printed_example(&ir, relu, 0);
     assert_eq!(std::str::from_utf8(RELU_META).unwrap(), expected);
     let sha = relu.receipts[0].sha256.as_str();
     let a = c.admit(RELU_META, sha).unwrap();

@@ -33,7 +33,7 @@ pub use escape::{c_comment_text, c_string_literal};
 pub use functions::{runtime_declarations, Declaration, DeclarationKind};
 use out::{collisions, Out, C99_MAX_STRING_BYTES};
 
-use super::output::{marker_line, GeneratedFile};
+use super::output::GeneratedFile;
 use crate::ir::Ir;
 use crate::plan::Plan;
 
@@ -88,7 +88,7 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
 
     // About 1.6 KiB of constants per family with several params and profiles.
     let mut c = Out::new(4 * 1024 + ir.families.len() * 1700);
-    c.line(format_args!("/* {} */", marker_line()));
+    c.line(format_args!("/* {} */", plan.banner));
     c.w.raw(CONSTANTS_DOC);
     c.line("#ifndef KFAM_KFAM_CONSTANTS_H");
     c.line("#define KFAM_KFAM_CONSTANTS_H");
@@ -100,7 +100,7 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
     }
     c.line("#endif /* KFAM_KFAM_CONSTANTS_H */");
 
-    let data_prologue = format!("/* {} */\n{DATA_DOC}", marker_line());
+    let data_prologue = format!("/* {} */\n{DATA_DOC}", plan.banner);
     let (data, data_overlong) = tables::data_file(plan, &data_prologue, extent);
 
     let twice = {
@@ -116,7 +116,7 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
 
     // The prologue names what the rest turned out to define twice, so it is
     // written last and put in front.
-    let mut text = format!("/* {} */\n{HEADER_DOC}", marker_line());
+    let mut text = format!("/* {} */\n{HEADER_DOC}", plan.banner);
     for name in &twice {
         let _ = writeln!(
             text,

@@ -109,8 +109,10 @@ const RENDERED: &[Rendered] = &[
     ("_vocab.py", "vocab.rs", vocab::vocab_py),
 ];
 
-pub fn emit(ir: &Ir) -> Vec<GeneratedFile> {
-    let header = header();
+/// The package, every file under `banner`
+/// ([`crate::origin::Origin::banner`]) as its first line.
+pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
+    let header = header(banner);
     let version = version(ir);
     let module = |name: &str| format!("{ROOT}/kfam/{name}");
     let mut files = vec![

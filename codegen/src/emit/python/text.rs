@@ -5,8 +5,8 @@
 
 use std::fmt::Write as _;
 
+use crate::emit::needs_no_escape;
 use crate::emit::writer::Writer;
-use crate::emit::{marker_line, needs_no_escape};
 use crate::names;
 
 /// A Python `str` literal that evaluates to exactly `text`, whatever it holds.
@@ -47,9 +47,9 @@ pub fn py_str_literal(text: &str) -> String {
     out
 }
 
-/// The first line of every generated file, as a `#` comment.
-pub(super) fn header() -> String {
-    format!("# {}\n", marker_line())
+/// The first line of every generated file, `banner` as a `#` comment.
+pub(super) fn header(banner: &str) -> String {
+    format!("# {banner}\n")
 }
 
 /// A Python `float` literal that evaluates to exactly `x` (finite).

@@ -18,7 +18,7 @@ mod tokens;
 
 pub use tables::tables_source;
 
-use super::output::{marker_line, GeneratedFile};
+use super::output::GeneratedFile;
 use crate::ir::Ir;
 use crate::plan::Plan;
 use crate::vocab::{
@@ -28,8 +28,9 @@ use tokens::{doc, ident};
 
 pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
     let ir = plan.ir;
+    let banner = plan.banner.as_str();
     vec![
-        GeneratedFile::new("rust/vocab.rs", render(vocab_tokens(ir))),
+        GeneratedFile::new("rust/vocab.rs", render(banner, vocab_tokens(ir))),
         // Copied verbatim: the runtime probes with the very function the
         // indices below were built with.
         GeneratedFile::new(
@@ -38,34 +39,31 @@ pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
                 "// {}
 
 {}",
-                marker_line(),
+                banner,
                 crate::lookup_hash::SOURCE
             ),
         ),
-        GeneratedFile::new("rust/ffi_records.rs", render(records::ffi_records_tokens())),
-        GeneratedFile::new("rust/records.rs", render(records::records_tokens())),
+        GeneratedFile::new(
+            "rust/ffi_records.rs",
+            render(banner, records::ffi_records_tokens()),
+        ),
+        GeneratedFile::new("rust/records.rs", render(banner, records::records_tokens())),
         GeneratedFile::new(
             "rust/tables.rs",
-            tables_source(plan, "crate", &format!("// {}\n\n", marker_line())),
+            tables_source(plan, "crate", &format!("// {banner}\n\n")),
         ),
     ]
 }
 
-/// Format tokens as a file with the marker on its first line.
-fn render(tokens: TokenStream) -> String {
+/// Format tokens as a file with the banner on its first line.
+fn render(banner: &str, tokens: TokenStream) -> String {
     let file: syn::File = match syn::parse2(tokens) {
         Ok(f) => f,
         // The tokens are ours: failing to parse is a generator bug, reported
         // in the output itself so the compile error points at it.
-        Err(e) => {
-            return format!(
-                "// {}\ncompile_error!({:?});\n",
-                marker_line(),
-                e.to_string()
-            )
-        }
+        Err(e) => return format!("// {banner}\ncompile_error!({:?});\n", e.to_string()),
     };
-    format!("// {}\n\n{}", marker_line(), prettyplease::unparse(&file))
+    format!("// {banner}\n\n{}", prettyplease::unparse(&file))
 }
 
 fn enum_tokens(c: &Vocabulary) -> TokenStream {
