@@ -42,7 +42,7 @@ pub mod pattern {
     /// beginning and ending with a letter or digit).
     pub const DISTRIBUTION: &str = "^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$";
     /// A release version in PEP 440's normalized form, without a local
-    /// label (kfam appends `+catalog.DIGEST`).
+    /// label (which PyPI refuses).
     pub const VERSION: &str = concat!(
         r"^([1-9][0-9]*!)?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*",
         r"((a|b|rc)(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?$"
@@ -154,8 +154,8 @@ pub struct Catalog {
     #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub torch_namespace: Option<Spanned<String>>,
     /// The prefix of generated C names (`PREFIX_family`, `PREFIX_*` macros
-    /// in capitals): an identifier. Optional: `name` when absent. Declared
-    /// and checked; the C header keeps `kfam` until a later kfam applies it.
+    /// in capitals, the header directory): an identifier. Optional: `name`
+    /// when absent.
     #[serde(default)]
     #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub c_prefix: Option<Spanned<String>>,

@@ -239,7 +239,7 @@ pub(super) fn version_problem(v: &str) -> Option<(String, String)> {
         return Some((
             "it has a local label (`+...`)".to_owned(),
             format!(
-                "write `{}`: kfam appends the local label `+catalog.DIGEST` itself",
+                "write `{}`: PyPI refuses local labels, and `CATALOG_DIGEST` names the catalog's content",
                 printable(public)
             ),
         ));
