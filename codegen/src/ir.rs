@@ -87,6 +87,13 @@ impl Outputs {
     }
 }
 
+impl Outputs {
+    /// Every output's location.
+    pub fn locations(&self) -> [&str; 5] {
+        [&self.c, &self.rust, &self.python, &self.schema, &self.docs]
+    }
+}
+
 impl Default for Outputs {
     /// The layout of `generated/`.
     fn default() -> Self {

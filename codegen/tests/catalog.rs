@@ -46,14 +46,21 @@ fn second_catalog(dir: &Path) -> PathBuf {
     fs::create_dir_all(manifest.join("families")).unwrap();
     for entry in fs::read_dir(root().join("manifest/families")).unwrap() {
         let path = entry.unwrap().path();
-        fs::copy(&path, manifest.join("families").join(path.file_name().unwrap())).unwrap();
+        fs::copy(
+            &path,
+            manifest.join("families").join(path.file_name().unwrap()),
+        )
+        .unwrap();
     }
     let abi = fs::read_to_string(root().join("manifest/abi.toml")).unwrap();
     let shipped = "[catalog]\nname = \"kfam\"\nlicense = \"Apache-2.0\"\n";
-    assert!(abi.contains(shipped), "the shipped abi.toml declares its identity");
-    let abi = abi
-        .replacen(shipped, IDENTITY, 1)
-        .replacen("not_found = -1005", "not_found = -2005", 1);
+    assert!(
+        abi.contains(shipped),
+        "the shipped abi.toml declares its identity"
+    );
+    let abi =
+        abi.replacen(shipped, IDENTITY, 1)
+            .replacen("not_found = -1005", "not_found = -2005", 1);
     assert!(abi.contains("not_found = -2005"));
     fs::write(manifest.join("abi.toml"), abi).unwrap();
     manifest
