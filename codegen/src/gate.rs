@@ -450,7 +450,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
     let mut out = String::with_capacity(512 + rows.len() * 2560);
     out.push_str(
         "# approved.lock: every approved kernel-family revision (the kfam review gate).\n\
-         # Written by `kfam generate` (and `cargo build`); review its diff, do not edit it.\n\
+         # Written by `kfam generate`; review its diff, do not edit it.\n\
          # An approved revision is immutable: change a contract by bumping `revision`.\n",
     );
     let _ = writeln!(out, "version = {LOCK_VERSION}");

@@ -17,6 +17,8 @@ pub const IDENTITY_FORMAT: u32 = 1;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Ir {
+    /// The catalog's identity (`[catalog]` of `abi.toml`, or its defaults).
+    pub catalog: Catalog,
     pub abi: Abi,
     /// Sorted by name.
     pub families: Vec<Family>,
@@ -36,6 +38,100 @@ pub struct Retired {
     /// Every artifact digest the lock recorded for any of its revisions,
     /// sorted.
     pub receipts: Vec<String>,
+}
+
+/// The version of the generator, the default version of a catalog.
+pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A catalog's identity, every default applied: the names its outputs
+/// carry and where each output goes (docs/manifest.md, "The catalog's
+/// identity").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Catalog {
+    pub name: String,
+    /// The release version (PEP 440, normalized, no local label).
+    pub version: String,
+    /// An SPDX license expression.
+    pub license: String,
+    pub python_distribution: String,
+    pub python_package: String,
+    pub torch_namespace: String,
+    /// The prefix of C names (declared and checked; the C emitter does not
+    /// apply it yet).
+    pub c_prefix: String,
+    pub outputs: Outputs,
+}
+
+/// Each output's directory, relative to the output directory.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outputs {
+    pub c: String,
+    pub rust: String,
+    pub python: String,
+    pub schema: String,
+    pub docs: String,
+}
+
+impl Outputs {
+    /// The directory of the output the emitter `name` (`emit::EMITTERS`)
+    /// writes, and the key that declares it.
+    pub fn of(&self, name: &str) -> Option<&str> {
+        Some(match name {
+            "c" => &self.c,
+            "rust" => &self.rust,
+            "python" => &self.python,
+            "schema" => &self.schema,
+            "docs" => &self.docs,
+            _ => return None,
+        })
+    }
+}
+
+impl Outputs {
+    /// Every output's location.
+    pub fn locations(&self) -> [&str; 5] {
+        [&self.c, &self.rust, &self.python, &self.schema, &self.docs]
+    }
+}
+
+impl Default for Outputs {
+    /// The layout of `generated/`.
+    fn default() -> Self {
+        Outputs {
+            c: "include".to_owned(),
+            rust: "rust".to_owned(),
+            python: "python".to_owned(),
+            schema: "schema".to_owned(),
+            docs: "docs".to_owned(),
+        }
+    }
+}
+
+impl Catalog {
+    /// The identity of a catalog named `name` that declares nothing else:
+    /// every name is `name`, the version the generator's.
+    pub fn named(name: &str, license: &str) -> Self {
+        Catalog {
+            name: name.to_owned(),
+            version: GENERATOR_VERSION.to_owned(),
+            license: license.to_owned(),
+            python_distribution: name.to_owned(),
+            python_package: name.to_owned(),
+            torch_namespace: name.to_owned(),
+            c_prefix: name.to_owned(),
+            outputs: Outputs::default(),
+        }
+    }
+}
+
+impl Default for Catalog {
+    /// The identity of an `abi.toml` without `[catalog]`: kfam's own.
+    fn default() -> Self {
+        Catalog::named(
+            crate::limits::DEFAULT_CATALOG_NAME,
+            crate::limits::DEFAULT_LICENSE,
+        )
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -450,13 +546,14 @@ pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
 }
 
 impl Family {
-    /// `kfam::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) -> Tensor(a2!)`:
+    /// `NAMESPACE::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) ->
+    /// Tensor(a2!)`, `namespace` being the catalog's torch namespace:
     /// `Tensor(aN!)` for written tensors and `Tensor(aN)` for read ones (N is
     /// the signature index), `bool`, `float` for float dtypes and `SymInt`
     /// for integer dtypes; the return is the aliased tensors (a tuple when
     /// several, `()` when none). `None` for uint64 scalars, which torch
     /// cannot represent.
-    pub fn torch_schema_string(&self) -> Option<String> {
+    pub fn torch_schema_string(&self, namespace: &str) -> Option<String> {
         let tensor = |p: &Param| {
             let bang = if p.direction == Direction::In {
                 ""
@@ -482,19 +579,48 @@ impl Family {
             1 => rets[0].clone(),
             _ => format!("({})", rets.join(", ")),
         };
-        Some(format!("kfam::{}({}) -> {ret}", self.name, args.join(", ")))
+        Some(format!(
+            "{namespace}::{}({}) -> {ret}",
+            self.name,
+            args.join(", ")
+        ))
     }
 }
 
-/// The digest of a whole catalog: the ABI it targets and the name, revision
-/// and identity of every approved and retired family. Two generations from
-/// manifests that no consumer can tell apart have the same digest; the
-/// Python package's version carries it as a local label.
+/// The digest of a whole catalog: its identity (the names its outputs
+/// carry), the ABI it targets and the name, revision and identity of every
+/// approved and retired family. Two generations from manifests that no
+/// consumer can tell apart have the same digest; the Python package's
+/// version carries it as a local label.
+///
+/// Each name of the identity is digested when it differs from kfam's
+/// default identity (`kfam`, Apache-2.0), so a manifest without
+/// `[catalog]`, or with one that declares the defaults, keeps the digest
+/// it had before the table existed. The version is not digested (the
+/// package version states it beside the digest), nor are the output
+/// locations (where files are written, not what they say).
 pub fn catalog_digest(ir: &Ir) -> String {
     let mut text = format!(
         "kfam-catalog-1\nabi {} {}.{}\n",
         ir.abi.revision, ir.abi.major, ir.abi.minor
     );
+    let (c, d) = (&ir.catalog, Catalog::default());
+    for (key, value, default) in [
+        ("name", &c.name, &d.name),
+        ("license", &c.license, &d.license),
+        (
+            "python_distribution",
+            &c.python_distribution,
+            &d.python_distribution,
+        ),
+        ("python_package", &c.python_package, &d.python_package),
+        ("torch_namespace", &c.torch_namespace, &d.torch_namespace),
+        ("c_prefix", &c.c_prefix, &d.c_prefix),
+    ] {
+        if value != default {
+            text.push_str(&format!("catalog {key} {value}\n"));
+        }
+    }
     for f in &ir.families {
         text.push_str(&format!(
             "family {} {} {}\n",

@@ -270,8 +270,12 @@ pub fn generate_dir_with(
         (lock, inputs)
     });
     let lock_path = manifest_dir.join(load::LOCK_FILE);
+    // Files no longer produced are looked for in the outputs' own
+    // directories only: `--out` may be a directory the team shares.
+    let roots = ir.catalog.outputs.locations();
     if check {
-        let mut problems = write::check(out_dir, &files).map_err(GenerateError::Write)?;
+        let mut problems =
+            write::check_in(out_dir, &roots, &files).map_err(GenerateError::Write)?;
         if !write::is_current(&lock_path, &lock).map_err(GenerateError::Write)? {
             problems.push(write::Problem::LockStale(lock_path.display().to_string()));
         }
@@ -283,7 +287,7 @@ pub fn generate_dir_with(
         // outputs' digests are computed beside the write.
         let (written, digests) = std::thread::scope(|s| {
             let digests = inputs.is_some().then(|| s.spawn(|| fresh::digests(&files)));
-            let written = write::write(out_dir, &files);
+            let written = write::write_in(out_dir, &roots, &files);
             // A hashing thread that failed only costs the stamp.
             let digests = digests.and_then(|h| h.join().ok());
             (written, digests)

@@ -28,3 +28,18 @@ pub fn is_forbidden_char(c: char, allow_newline: bool) -> bool {
         || matches!(c,
             '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
+
+/// The catalog identity of an `abi.toml` without a `[catalog]` table (the
+/// table came after the format was in use; docs/manifest.md, "The
+/// catalog's identity"): the names every output carried before, which a
+/// declared catalog's `name` replaces.
+pub const DEFAULT_CATALOG_NAME: &str = "kfam";
+/// The license of an `abi.toml` without a `[catalog]` table: kfam's own,
+/// which the generated Python package declared before the table existed.
+pub const DEFAULT_LICENSE: &str = "Apache-2.0";
+/// Longest SPDX license expression of `[catalog]`.
+pub const MAX_LICENSE_CHARS: usize = 200;
+/// Longest version of `[catalog]`.
+pub const MAX_VERSION_CHARS: usize = 64;
+/// Longest output location of `[catalog.outputs]`.
+pub const MAX_OUTPUT_PATH_CHARS: usize = 200;

@@ -38,6 +38,18 @@ pub mod pattern {
         r"^([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+)",
         r"(/([^/\\.][^/\\]*|\.[^/\\.][^/\\]*|\.\.[^/\\]+))*$"
     );
+    /// A Python distribution name (PEP 508: letters, digits, `.`, `_`, `-`,
+    /// beginning and ending with a letter or digit).
+    pub const DISTRIBUTION: &str = "^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$";
+    /// A release version in PEP 440's normalized form, without a local
+    /// label (which PyPI refuses).
+    pub const VERSION: &str = concat!(
+        r"^([1-9][0-9]*!)?(0|[1-9][0-9]*)(\.(0|[1-9][0-9]*))*",
+        r"((a|b|rc)(0|[1-9][0-9]*))?(\.post(0|[1-9][0-9]*))?(\.dev(0|[1-9][0-9]*))?$"
+    );
+    /// An output location: a relative `/`-separated path of plain segments
+    /// (letters, digits, `.`, `_`, `-`; no `.` or `..` segment).
+    pub const OUTPUT_PATH: &str = r"^[A-Za-z0-9_-][A-Za-z0-9._-]*(/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$";
 }
 
 /// A value with the byte range it was read from. Its JSON Schema is that of
@@ -95,6 +107,108 @@ pub struct AbiFile {
     pub limits: Spanned<Limits>,
     /// Values of the C status codes.
     pub status: Spanned<StatusCodes>,
+    /// The catalog's identity: the names its outputs carry and where they
+    /// go. Optional: absent, the catalog is named `kfam` (Apache-2.0).
+    #[serde(default)]
+    pub catalog: Option<Spanned<Catalog>>,
+}
+
+/// `[catalog]`: the catalog's identity. Every name not declared follows
+/// from `name`; an `abi.toml` without the table has the identity `name =
+/// "kfam"`, `license = "Apache-2.0"`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Catalog {
+    /// The catalog's name: an identifier, and the default of the Python
+    /// distribution and package, the torch namespace and the C prefix.
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub name: Spanned<String>,
+    /// The license of the generated outputs: an SPDX license expression
+    /// (`Apache-2.0`, `MIT OR Apache-2.0`, `LicenseRef-Proprietary`).
+    #[schemars(length(min = 1, max = crate::limits::MAX_LICENSE_CHARS))]
+    pub license: Spanned<String>,
+    /// The catalog's release version (PEP 440, normalized, no local label).
+    /// Optional: the generating kfam's version when absent.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::VERSION),
+        length(max = crate::limits::MAX_VERSION_CHARS)
+    )]
+    pub version: Option<Spanned<String>>,
+    /// The Python distribution name (`pip install NAME`, PEP 508).
+    /// Optional: `name` when absent.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::DISTRIBUTION),
+        length(max = crate::names::MAX_NAME_LEN)
+    )]
+    pub python_distribution: Option<Spanned<String>>,
+    /// The Python import package (`import NAME`): an identifier. Optional:
+    /// `name` when absent.
+    #[serde(default)]
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub python_package: Option<Spanned<String>>,
+    /// The torch namespace the families are defined in (`NAMESPACE::FAMILY`):
+    /// an identifier. Optional: `name` when absent.
+    #[serde(default)]
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub torch_namespace: Option<Spanned<String>>,
+    /// The prefix of generated C names (`PREFIX_family`, `PREFIX_*` macros
+    /// in capitals, the header directory): an identifier. Optional: `name`
+    /// when absent.
+    #[serde(default)]
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub c_prefix: Option<Spanned<String>>,
+    /// Where each output goes, below the output directory (`--out`).
+    #[serde(default)]
+    pub outputs: Option<Spanned<Outputs>>,
+}
+
+/// `[catalog.outputs]`: each output's directory, relative to the output
+/// directory `kfam generate --out` names; distinct, none inside another.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Outputs {
+    /// The C headers (`<c>/kfam/kfam.h`). Default `include`.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::OUTPUT_PATH),
+        length(max = crate::limits::MAX_OUTPUT_PATH_CHARS),
+        extend("default" = "include")
+    )]
+    pub c: Option<Spanned<String>>,
+    /// The Rust tables. Default `rust`.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::OUTPUT_PATH),
+        length(max = crate::limits::MAX_OUTPUT_PATH_CHARS),
+        extend("default" = "rust")
+    )]
+    pub rust: Option<Spanned<String>>,
+    /// The Python distribution (`pyproject.toml` and the package). Default `python`.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::OUTPUT_PATH),
+        length(max = crate::limits::MAX_OUTPUT_PATH_CHARS),
+        extend("default" = "python")
+    )]
+    pub python: Option<Spanned<String>>,
+    /// The JSON Schemas and `compiled_meta.json` examples. Default `schema`.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::OUTPUT_PATH),
+        length(max = crate::limits::MAX_OUTPUT_PATH_CHARS),
+        extend("default" = "schema")
+    )]
+    pub schema: Option<Spanned<String>>,
+    /// The Markdown reference. Default `docs`.
+    #[serde(default)]
+    #[schemars(
+        pattern(pattern::OUTPUT_PATH),
+        length(max = crate::limits::MAX_OUTPUT_PATH_CHARS),
+        extend("default" = "docs")
+    )]
+    pub docs: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

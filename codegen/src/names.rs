@@ -159,6 +159,319 @@ const RESERVED: &[&str] = &[
     "yield",
 ];
 
+/// Top-level modules of Python's standard library whose names are
+/// identifiers of the manifest's form (`sys.stdlib_module_names` of Python
+/// 3.11, which also holds those removed in 3.12 and 3.13), and `torch`: a
+/// catalog's Python package of one of these names would be shadowed by
+/// that module, or shadow it. Sorted, for binary search.
+const PYTHON_TAKEN: &[&str] = &[
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
+    "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
+    "builtins",
+    "bz2",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
+    "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "torch",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
+    "types",
+    "typing",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uu",
+    "uuid",
+    "venv",
+    "warnings",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
+];
+
+/// Namespaces PyTorch defines its own operators in (`torch.ops.<ns>`, as
+/// of PyTorch 2.9; `prim` is refused by `torch.library.Library` itself) and
+/// `torch`: a catalog defining its families there would collide with
+/// PyTorch's. Sorted, for binary search.
+const TORCH_TAKEN: &[&str] = &[
+    "aten",
+    "c10d",
+    "debugprims",
+    "export",
+    "higher_order",
+    "inductor",
+    "mkl",
+    "mkldnn",
+    "onednn",
+    "prim",
+    "prims",
+    "profiler",
+    "quantized",
+    "quantized_decomposed",
+    "rngprims",
+    "torch",
+];
+
+/// Why `name` cannot be a catalog's Python import package (besides the
+/// identifier rules and reserved words), if it cannot.
+pub fn python_package_problem(name: &str) -> Option<&'static str> {
+    if PYTHON_TAKEN.binary_search(&name).is_ok() {
+        return Some("it is the name of a standard-library module or of PyTorch, which it would shadow or be shadowed by");
+    }
+    None
+}
+
+/// Why `name` cannot be a catalog's torch namespace (besides the
+/// identifier rules and reserved words), if it cannot.
+pub fn torch_namespace_problem(name: &str) -> Option<&'static str> {
+    if TORCH_TAKEN.binary_search(&name).is_ok() {
+        return Some("PyTorch defines its own operators in this namespace");
+    }
+    None
+}
+
+/// Why `prefix` cannot prefix a catalog's C names (`prefix_family`,
+/// `PREFIX_MACRO`; besides the identifier rules and reserved words), if it
+/// cannot: the names it would begin are reserved, or potentially reserved,
+/// for the C standard library (C23 7.33, "future library directions").
+pub fn c_prefix_problem(prefix: &str) -> Option<&'static str> {
+    let b = prefix.as_bytes();
+    let lower_after = |head: &str| {
+        prefix
+            .strip_prefix(head)
+            .and_then(|rest| rest.bytes().next())
+            .is_some_and(|c| c.is_ascii_lowercase())
+    };
+    if ["is", "to", "str", "mem", "wcs"]
+        .iter()
+        .any(|h| lower_after(h))
+    {
+        return Some("C reserves function names that begin with `is`, `to`, `str`, `mem` or `wcs` and a lowercase letter (<ctype.h>, <string.h>, <wchar.h>)");
+    }
+    if b.len() >= 2 && b[0] == b'e' && (b[1].is_ascii_lowercase() || b[1].is_ascii_digit()) {
+        return Some(
+            "C reserves macro names that begin with `E` and a letter or digit (<errno.h>)",
+        );
+    }
+    let words: &[&str] = &[
+        "atomic",
+        "cnd",
+        "fe",
+        "int",
+        "lc",
+        "memory_order",
+        "mtx",
+        "sig",
+        "thrd",
+        "time",
+        "tss",
+        "uint",
+    ];
+    if words
+        .iter()
+        .any(|w| prefix == *w || prefix.starts_with(&format!("{w}_")))
+        || (prefix.starts_with("sig") && b.len() > 3 && b[3].is_ascii_lowercase())
+    {
+        return Some("C reserves names that begin with this word (`ATOMIC_`, `FE_`, `INT..._MAX`, `LC_`, `SIG`, `TIME_`, `atomic_`, `cnd_`, `mtx_`, `thrd_`, `tss_`, ...)");
+    }
+    None
+}
+
 /// Why a name is not acceptable, if it is not.
 pub fn identifier_problem(name: &str) -> Option<&'static str> {
     let bytes = name.as_bytes();
@@ -285,10 +598,32 @@ mod tests {
 
     #[test]
     fn reserved_list_is_sorted_and_unique() {
-        assert!(
-            RESERVED.windows(2).all(|w| w[0] < w[1]),
-            "RESERVED must stay sorted"
-        );
+        for list in [RESERVED, PYTHON_TAKEN, TORCH_TAKEN] {
+            assert!(
+                list.windows(2).all(|w| w[0] < w[1]),
+                "the lists of taken names must stay sorted"
+            );
+        }
+    }
+
+    #[test]
+    fn catalog_names() {
+        assert!(python_package_problem("json").is_some());
+        assert!(python_package_problem("torch").is_some());
+        assert!(python_package_problem("kfam").is_none());
+        assert!(torch_namespace_problem("aten").is_some());
+        assert!(torch_namespace_problem("kfam").is_none());
+        for bad in [
+            "isa", "string", "memx", "errno_x", "e1", "lc", "sig", "sigma", "int_ops", "time",
+            "sig_x2",
+        ] {
+            assert!(c_prefix_problem(bad).is_some(), "{bad}");
+        }
+        for good in [
+            "kfam", "is", "to_x", "str_x", "e", "e_x", "myrt", "lcd", "interval",
+        ] {
+            assert!(c_prefix_problem(good).is_none(), "{good}");
+        }
     }
 
     #[test]

@@ -408,11 +408,11 @@ fn remove_abandoned_tmp_of(target: &Path) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Every regular file below `out` (symlinks are not followed), as
-/// `/`-separated relative paths.
-fn existing_files(out: &Path) -> Result<Vec<String>, WriteError> {
+/// Every regular file below the directories `roots` of `out` (symlinks are
+/// not followed), as `/`-separated paths relative to `out`.
+fn existing_files(out: &Path, roots: &[&str]) -> Result<Vec<String>, WriteError> {
     let mut found = Vec::new();
-    let mut stack = vec![out.to_path_buf()];
+    let mut stack: Vec<PathBuf> = roots.iter().map(|r| out.join(r)).collect();
     while let Some(dir) = stack.pop() {
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
@@ -441,14 +441,19 @@ fn existing_files(out: &Path) -> Result<Vec<String>, WriteError> {
     Ok(found)
 }
 
-/// Files below `out` that carry the marker but are not in `files`.
-fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteError> {
+/// Files below the directories `roots` of `out` that carry the marker but
+/// are not in `files`.
+fn leftovers(
+    out: &Path,
+    roots: &[&str],
+    files: &[GeneratedFile],
+) -> Result<Vec<String>, WriteError> {
     let expected: BTreeSet<&str> = files.iter().map(|f| f.path.as_str()).collect();
     // A symlink inside `out` may make two paths name one file: compare real
     // paths (resolved only when some file is not expected by name).
     let mut expected_real: Option<BTreeSet<PathBuf>> = None;
     let mut result = Vec::new();
-    for rel in existing_files(out)? {
+    for rel in existing_files(out, roots)? {
         if expected.contains(rel.as_str()) {
             continue;
         }
@@ -490,6 +495,18 @@ fn leftovers(out: &Path, files: &[GeneratedFile]) -> Result<Vec<String>, WriteEr
 /// run. Concurrent runs on one tree (cargo and an editor's build script)
 /// each write complete files and ignore each other's temporary files.
 pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError> {
+    write_in(out, &[""], files)
+}
+
+/// [`write`], looking for files no longer produced only below the
+/// directories `roots` of `out` (the catalog's output locations), so that
+/// an output directory shared with other files (`--out .`) is never
+/// searched as a whole.
+pub fn write_in(
+    out: &Path,
+    roots: &[&str],
+    files: &[GeneratedFile],
+) -> Result<Outcome, WriteError> {
     let mut outcome = Outcome::default();
     // Files that replace an older version, and files that are new.
     let (mut pending, mut new) = (Vec::new(), Vec::new());
@@ -539,7 +556,7 @@ pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError>
     for dir in dirs {
         sync_dir(dir);
     }
-    for rel in leftovers(out, files)? {
+    for rel in leftovers(out, roots, files)? {
         let path = out.join(&rel);
         ensure_inside(out, &path)?;
         if remove_if_present(&path)? {
@@ -551,6 +568,16 @@ pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError>
 
 /// Compare `out` with `files` without writing anything.
 pub fn check(out: &Path, files: &[GeneratedFile]) -> Result<Vec<Problem>, WriteError> {
+    check_in(out, &[""], files)
+}
+
+/// [`check`], looking for unexpected files only below the directories
+/// `roots` of `out` (as [`write_in`]).
+pub fn check_in(
+    out: &Path,
+    roots: &[&str],
+    files: &[GeneratedFile],
+) -> Result<Vec<Problem>, WriteError> {
     let mut problems = Vec::new();
     for file in files {
         let path = target(out, &file.path)?;
@@ -562,7 +589,11 @@ pub fn check(out: &Path, files: &[GeneratedFile]) -> Result<Vec<Problem>, WriteE
             Some(_) => {}
         }
     }
-    problems.extend(leftovers(out, files)?.into_iter().map(Problem::Unexpected));
+    problems.extend(
+        leftovers(out, roots, files)?
+            .into_iter()
+            .map(Problem::Unexpected),
+    );
     problems.sort();
     Ok(problems)
 }

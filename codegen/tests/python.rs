@@ -383,6 +383,8 @@ assert versions == [project["version"]], (versions, project["version"])
 sys.path.insert(0, str(root))
 import kfam
 assert kfam.__version__ == project["version"], kfam.__version__
+assert kfam.CATALOG_NAME == "kfam" and kfam.TORCH_NAMESPACE == "kfam", kfam.CATALOG_NAME
+assert kfam.CATALOG_DIGEST == sys.argv[4], (kfam.CATALOG_DIGEST, sys.argv[4])
 assert project["version"] == sys.argv[3], (project["version"], sys.argv[3])
 assert project["license"] == "Apache-2.0", project
 from setuptools import build_meta
@@ -406,17 +408,16 @@ print("built", name)
 "#;
     let sdist = g.dir.path().join("sdist");
     std::fs::create_dir_all(&sdist).unwrap();
-    // The version names the catalog: the generator's, plus its digest.
-    let version = format!(
-        "{}+catalog.{}",
-        env!("CARGO_PKG_VERSION"),
-        &kfam_codegen::ir::catalog_digest(&g.ir)[..12]
-    );
+    // The catalog's declared release (the shipped manifest declares none:
+    // the generator's), without a local label; the digest is a constant.
+    let version = g.ir.catalog.version.clone();
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
     let out = run(python()
         .args(["-c", script])
         .arg(g.root())
         .arg(&sdist)
-        .arg(&version));
+        .arg(&version)
+        .arg(kfam_codegen::ir::catalog_digest(&g.ir)));
     assert!(
         out.status.success(),
         "pyproject.toml is not valid:\n{}",

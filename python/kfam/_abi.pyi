@@ -13,6 +13,9 @@ MAX_SCALAR_ARGS: Final[int]
 MAX_RANK: Final[int]
 MAX_PREPARED: Final[int]
 IDENTITY_FORMAT: Final[int]
+CATALOG_NAME: Final[str]
+CATALOG_DIGEST: Final[str]
+TORCH_NAMESPACE: Final[str]
 __version__: Final[str]
 
 class Status(_KfamVocab):

@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator
 from typing import Final
 
+from ._abi import CATALOG_NAME
 from ._decode import _corrupt
 from ._records import Family, Profile, Receipt, Retired, decode_family, decode_retired
 
@@ -29,7 +30,7 @@ def family(name: str) -> Family:
     """The approved family called ``name``; ``KeyError`` when there is none."""
     found = find_family(name)
     if found is None:
-        raise KeyError(f"no approved kfam family is called {name!r}")
+        raise KeyError(f"no approved family of the {CATALOG_NAME} catalog is called {name!r}")
     return found
 
 

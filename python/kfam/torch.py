@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
+from ._abi import TORCH_NAMESPACE
 from ._records import Family, Param
 from ._runtime import CallError, ScalarArg, _check_scalar
 from ._vocab import _SCALAR_TYPES, _TORCH_DTYPES, CallRule, DType, Direction, Layout, ParamKind
@@ -33,9 +34,10 @@ TESTED_TORCH: Final[str] = "2.9.1"
 
 def _unsupported(found: str | None) -> ImportError:
     have = "it is not installed" if found is None else f"found {found}"
+    package = __name__.rpartition(".")[0]
     return ImportError(
-        f"kfam.torch needs PyTorch {SUPPORTED_TORCH} (tested with {TESTED_TORCH}); {have}. "
-        "The rest of the kfam package works without PyTorch."
+        f"{__name__} needs PyTorch {SUPPORTED_TORCH} (tested with {TESTED_TORCH}); {have}. "
+        f"The rest of the {package} package works without PyTorch."
     )
 
 
@@ -90,10 +92,17 @@ class FakeCallError(CallError):
     (signature index, ``None`` for the argument count) that ``kfam.validate_call`` gives, and a
     message naming the family and the parameter."""
 
-    def __init__(self, family: Family, rule: CallRule, param: Param | None, detail: str) -> None:
+    def __init__(
+        self,
+        family: Family,
+        rule: CallRule,
+        param: Param | None,
+        detail: str,
+        namespace: str = TORCH_NAMESPACE,
+    ) -> None:
         super().__init__(rule, None if param is None else param.index)
         where = "" if param is None else f" parameter `{param.name}` (argument {param.index}):"
-        self.args = (f"kfam::{family.name}:{where} {rule.spelling}: {detail}",)
+        self.args = (f"{namespace}::{family.name}:{where} {rule.spelling}: {detail}",)
 
 
 def torch_dtype(dtype: DType) -> torch.dtype:
@@ -124,7 +133,8 @@ def _checked(family: Family, returns: str) -> None:
 
 
 def schema(family: Family, *, returns: Returns = "mutation_only") -> str:
-    """The dispatcher schema of ``family``, qualified: ``kfam::NAME(...) -> ...``.
+    """The dispatcher schema of ``family``, qualified by the catalog's torch namespace
+    (``TORCH_NAMESPACE``): ``NAMESPACE::NAME(...) -> ...``.
 
     Every argument of the complete signature, in order and required: tensors the family
     writes (``out``/``inout``) are ``Tensor(aN!)`` with ``N`` the parameter index; scalars
@@ -151,7 +161,7 @@ def schema(family: Family, *, returns: Returns = "mutation_only") -> str:
     if aliased:
         rets = [f"Tensor(a{family.params[i].index}!)" for i in family.returns]
         ret = rets[0] if len(rets) == 1 else f"({', '.join(rets)})"
-    return f"kfam::{family.name}({', '.join(args)}) -> {ret}"
+    return f"{TORCH_NAMESPACE}::{family.name}({', '.join(args)}) -> {ret}"
 
 
 # ---------------------------------------------------------------- fake kernel
@@ -207,19 +217,21 @@ _SYMBOLIC: Final[dict[str, tuple[type, ...]]] = {
 class _Kernel:
     """The fake kernel of one family (``fake``)."""
 
-    def __init__(self, family: Family, returns: str) -> None:
+    def __init__(self, family: Family, returns: str, namespace: str) -> None:
         self.family = family
+        self.name = f"{namespace}::{family.name}"
+        self.namespace = namespace
         self.aliased = returns == "aliased"
         self.dtypes = {p.index: torch_dtype(p.dtype) for p in family.params if p.is_tensor}
         self.shapes = {p.index: _torch_shape(p) for p in family.params if p.is_tensor}
 
     def fail(self, rule: CallRule, p: Param | None, detail: str) -> FakeCallError:
-        return FakeCallError(self.family, rule, p, detail)
+        return FakeCallError(self.family, rule, p, detail, self.namespace)
 
     def tensor(self, p: Param, t: object) -> torch.Tensor:
         if not isinstance(t, torch.Tensor):
             raise TypeError(
-                f"kfam::{self.family.name}: parameter `{p.name}` (argument {p.index}) is a "
+                f"{self.name}: parameter `{p.name}` (argument {p.index}) is a "
                 f"tensor, not {type(t).__name__}"
             )
         want = self.dtypes[p.index]
@@ -240,7 +252,7 @@ class _Kernel:
                 torch._check(
                     have == extent,
                     lambda i=i, extent=extent: (
-                        f"kfam::{self.family.name}: `{p.name}` extent {i} must be {extent}"
+                        f"{self.name}: `{p.name}` extent {i} must be {extent}"
                     ),
                 )
         # An NZ parameter's storage is the physical fractal blocks, whose format only the
@@ -253,7 +265,7 @@ class _Kernel:
             )
         if t.requires_grad:
             raise RuntimeError(
-                f"kfam::{self.family.name}: parameter `{p.name}` (argument {p.index}) requires "
+                f"{self.name}: parameter `{p.name}` (argument {p.index}) requires "
                 "grad; kfam kernels are inference-only: call them under torch.no_grad() or "
                 "torch.inference_mode(), or pass detached tensors"
             )
@@ -320,7 +332,9 @@ class _Kernel:
         return result[0] if len(result) == 1 else result
 
 
-def fake(family: Family, *, returns: Returns = "mutation_only") -> FakeKernel:
+def fake(
+    family: Family, *, returns: Returns = "mutation_only", namespace: str = TORCH_NAMESPACE
+) -> FakeKernel:
     """The Fake/Meta kernel of ``family`` for the schema ``schema(family, returns=returns)``.
 
     Called with the family's arguments in signature order (FakeTensors, meta tensors or any
@@ -332,9 +346,10 @@ def fake(family: Family, *, returns: Returns = "mutation_only") -> FakeKernel:
     families are inference-only). Dynamic and symbolic extents and symbolic scalars stay
     symbolic: nothing that would guard on them is checked. Returns ``None`` for
     ``"mutation_only"`` and the declared return arguments themselves for ``"aliased"``.
+    Messages name the operator ``namespace::NAME`` (``define`` passes its library's).
     """
     _checked(family, returns)
-    return _Kernel(family, returns)
+    return _Kernel(family, returns, namespace)
 
 
 # ---------------------------------------------------------------- registration
@@ -356,7 +371,7 @@ def _fake_registrar() -> Callable[..., object]:
             return found
     raise RuntimeError(
         f"PyTorch {torch.__version__} has neither torch.library.register_fake nor "
-        f"torch.library.impl_abstract; kfam.torch needs PyTorch {SUPPORTED_TORCH}"
+        f"torch.library.impl_abstract; {__name__} needs PyTorch {SUPPORTED_TORCH}"
     )
 
 
@@ -370,10 +385,10 @@ def define(
     name twice raises PyTorch's duplicate-definition error and replaces nothing. Real kernels
     are the backend's, registered with ``library.impl``. Returns the ``OpOverload``.
     """
-    text = schema(family, returns=returns)
-    kernel = fake(family, returns=returns)
-    register = _fake_registrar()  # before the schema: nothing half-installed
     lib: _Library = library
+    text = schema(family, returns=returns)
+    kernel = fake(family, returns=returns, namespace=lib.ns)
+    register = _fake_registrar()  # before the schema: nothing half-installed
     lib.define(text.split("::", 1)[1])
     qualname = f"{lib.ns}::{family.name}"
     register(qualname, kernel, lib=library)

@@ -85,6 +85,8 @@ pub(super) struct FamilyChecker<'a> {
     pub(super) symbols: Vec<ir::Symbol>,
     /// Where each symbol is first used.
     pub(super) symbol_spans: Vec<Range<usize>>,
+    /// The catalog's torch namespace, which the family's torch schema names.
+    pub(super) torch_namespace: &'a str,
 }
 
 impl<'a> FamilyChecker<'a> {
@@ -109,7 +111,13 @@ impl<'a> FamilyChecker<'a> {
             symbol_index: HashMap::new(),
             symbols: Vec::new(),
             symbol_spans: Vec::new(),
+            torch_namespace: crate::limits::DEFAULT_CATALOG_NAME,
         }
+    }
+
+    pub(super) fn torch_namespace(mut self, namespace: &'a str) -> Self {
+        self.torch_namespace = namespace;
+        self
     }
 
     pub(super) fn tainted(mut self, tainted: &'a [Range<usize>]) -> Self {
@@ -236,7 +244,10 @@ impl<'a> FamilyChecker<'a> {
         family.canonical = family.canonical_identity();
         family.identity = ir::sha256_hex(family.canonical.as_bytes());
         // Offered only when requested (KF0901 guarantees it then exists).
-        family.torch_schema = family.torch.then(|| family.torch_schema_string()).flatten();
+        family.torch_schema = family
+            .torch
+            .then(|| family.torch_schema_string(self.torch_namespace))
+            .flatten();
         Some(family)
     }
 

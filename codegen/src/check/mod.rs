@@ -15,6 +15,7 @@ use crate::load::Loaded;
 use crate::model;
 
 mod abi;
+mod catalog;
 mod dims;
 mod family;
 mod operation;
@@ -24,6 +25,7 @@ mod receipts;
 mod text;
 
 use abi::check_abi;
+use catalog::check_catalog;
 use family::{FamilyChecker, Limits, DEFAULT_LIMITS};
 pub use family::{FamilyOutcome, Reference};
 // `is_forbidden_char` and the limits live in `crate::limits`; these names
@@ -38,6 +40,8 @@ pub use text::{artifact_path_problem, text_problems, MAX_LISTED_NAMES};
 #[derive(Debug, Default)]
 pub struct Checked {
     pub abi: Option<ir::Abi>,
+    /// The catalog's identity, when `[catalog]` is valid (or absent).
+    pub catalog: Option<ir::Catalog>,
     /// Unsorted: in file order.
     pub families: Vec<ir::Family>,
 }
@@ -57,9 +61,11 @@ impl Checked {
             return None;
         }
         let abi = self.abi?;
+        let catalog = self.catalog?;
         let mut families = self.families;
         families.sort_by(|a, b| a.name.cmp(&b.name));
         Some(ir::Ir {
+            catalog,
             abi,
             families,
             retired: retired(),
@@ -80,6 +86,16 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
         let checked = check_abi(*id, abi, report);
         checked.filter(|_| !loaded.recovered.contains_key(id))
     });
+    let catalog = loaded.abi.as_ref().and_then(|(id, abi)| {
+        let checked = check_catalog(*id, abi.catalog.as_ref(), report);
+        checked.filter(|_| !loaded.recovered.contains_key(id))
+    });
+    // The torch schemas of the families name the catalog's namespace.
+    let namespace = catalog
+        .as_ref()
+        .map_or(crate::limits::DEFAULT_CATALOG_NAME, |c| {
+            c.torch_namespace.as_str()
+        });
     // Without a valid abi.toml, keep checking families against the documented
     // default limits so one run still reports every mistake (and none that
     // only a placeholder limit would cause).
@@ -101,6 +117,7 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
         FamilyChecker::new(id, file, &limits, sources)
             .duplicate_name(duplicate)
             .tainted(loaded.tainted(id))
+            .torch_namespace(namespace)
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
@@ -116,7 +133,11 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
     report
         .diagnostics
         .extend(own.into_iter().filter(|d| !loaded.is_cascade(d)));
-    Checked { abi, families }
+    Checked {
+        abi,
+        catalog,
+        families,
+    }
 }
 
 /// One family file checked against the rest of a loaded manifest: the rules
@@ -135,11 +156,16 @@ pub fn check_one(
     repaired: &Loaded,
     report: &mut Report,
 ) -> FamilyOutcome {
-    // abi.toml's own diagnostics belong to that file; only its limits matter here.
-    let limits = others
+    // abi.toml's own diagnostics belong to that file; only its limits and
+    // the catalog's torch namespace matter here.
+    let abi = others
         .abi
         .as_ref()
-        .filter(|(abi_id, _)| !others.recovered.contains_key(abi_id))
+        .filter(|(abi_id, _)| !others.recovered.contains_key(abi_id));
+    let namespace = abi
+        .and_then(|(abi_id, a)| check_catalog(*abi_id, a.catalog.as_ref(), &mut Report::default()))
+        .map(|c| c.torch_namespace);
+    let limits = abi
         .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))
         .map_or(DEFAULT_LIMITS, |a| Limits {
             max_tensor_args: a.max_tensor_args,
@@ -180,6 +206,11 @@ pub fn check_one(
     let mut outcome = FamilyChecker::new(id, file, &limits, &report.sources)
         .duplicate_name(duplicate)
         .tainted(repaired.tainted(id))
+        .torch_namespace(
+            namespace
+                .as_deref()
+                .unwrap_or(crate::limits::DEFAULT_CATALOG_NAME),
+        )
         .run();
     // As in `check`: findings that only repeat a repaired structural mistake
     // are dropped, and a repaired document is judged, never lowered.

@@ -17,7 +17,7 @@ pub use crate::origin::{Origin, MARKER};
 pub(crate) use output::needs_no_escape;
 pub use output::GeneratedFile;
 
-use crate::ir::Ir;
+use crate::ir::{Ir, Outputs};
 use crate::par::Job;
 use crate::plan::Plan;
 
@@ -63,8 +63,9 @@ pub fn generate_with<'a, X: Send + 'a>(
     let plan = &plan;
     let side: Job<'_, Done<X>> = Box::new(move || Done::Side(side()));
     let jobs: Vec<Job<'_, Done<X>>> = std::iter::once(side)
-        .chain(EMITTERS.iter().map(|&(_, emit)| {
-            Box::new(move || Done::Files(lf_only(emit(plan)))) as Job<'_, Done<X>>
+        .chain(EMITTERS.iter().map(|&(name, emit)| {
+            Box::new(move || Done::Files(placed(name, &ir.catalog.outputs, lf_only(emit(plan)))))
+                as Job<'_, Done<X>>
         }))
         .collect();
     // Two threads: the machines kfam runs on at scale have at least two cores.
@@ -78,6 +79,25 @@ pub fn generate_with<'a, X: Send + 'a>(
     }
     files.sort_by(|a, b| a.path.cmp(&b.path));
     (files, side.expect("the side job ran"))
+}
+
+/// `files` of the emitter `name`, written below its default location (the
+/// layout of `generated/`), moved to the location the catalog declares
+/// (`[catalog.outputs]`): emitters know nothing of where they are placed.
+fn placed(name: &str, outputs: &Outputs, mut files: Vec<GeneratedFile>) -> Vec<GeneratedFile> {
+    let defaults = Outputs::default();
+    let (Some(from), Some(to)) = (defaults.of(name), outputs.of(name)) else {
+        unreachable!("every emitter has an output location");
+    };
+    if from != to {
+        for f in &mut files {
+            let rest = f.path.strip_prefix(from).and_then(|r| r.strip_prefix('/'));
+            let rest =
+                rest.unwrap_or_else(|| unreachable!("{name} wrote {} outside {from}/", f.path));
+            f.path = format!("{to}/{rest}");
+        }
+    }
+    files
 }
 
 /// `files` with LF line endings (free text may carry CRLF into docs and

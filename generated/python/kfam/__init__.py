@@ -9,6 +9,8 @@ manifest (``manifest/``), which are the modules ``_abi`` and ``_tables``.
 - ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
 - ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
 - ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
+- ``CATALOG_NAME``, ``CATALOG_DIGEST``, ``TORCH_NAMESPACE`` and ``__version__``: the catalog's
+  identity (``[catalog]`` of ``abi.toml``) and the digest of what it approves.
 - ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
 
@@ -26,11 +28,14 @@ from ._abi import (
     ABI_MAJOR,
     ABI_MINOR,
     ABI_REVISION,
+    CATALOG_DIGEST,
+    CATALOG_NAME,
     IDENTITY_FORMAT,
     MAX_PREPARED,
     MAX_RANK,
     MAX_SCALAR_ARGS,
     MAX_TENSOR_ARGS,
+    TORCH_NAMESPACE,
     Status,
     __version__ as __version__,
 )
@@ -91,6 +96,8 @@ __all__ = [
     "ABI_REVISION",
     "AdmissionError",
     "Admitted",
+    "CATALOG_DIGEST",
+    "CATALOG_NAME",
     "CallError",
     "CapabilityError",
     "FAMILIES",
@@ -105,6 +112,7 @@ __all__ = [
     "ScalarArg",
     "Status",
     "Supported",
+    "TORCH_NAMESPACE",
     "TensorArg",
     "admit",
     "capability",

@@ -23,8 +23,14 @@ MAX_RANK: Final[int] = 5
 MAX_PREPARED: Final[int] = 64
 #: Version of the canonical form ``Family.identity`` is taken over.
 IDENTITY_FORMAT: Final[int] = 1
-#: The distribution's version: kfam's, with the catalog digest as its local label.
-__version__: Final[str] = "0.1.0+catalog.5b629581ae60"
+#: The catalog's name (`[catalog]` of `abi.toml`).
+CATALOG_NAME: Final[str] = "kfam"
+#: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.
+CATALOG_DIGEST: Final[str] = "5b629581ae607357735887c438a56550ba9389a2030d9792544110ea0cd0dcf3"
+#: The torch namespace the families are defined in (`NAMESPACE::FAMILY`).
+TORCH_NAMESPACE: Final[str] = "kfam"
+#: The distribution's version: the catalog's declared release.
+__version__: Final[str] = "0.1.0"
 
 
 @unique

@@ -1,7 +1,7 @@
 //! `kfam/_abi.py`: what is the catalog's own besides its rows: the native
 //! ABI of its `abi.toml` (revision, limits), `Status` valued as that file
-//! declares, and the package version, which names the catalog by its
-//! digest. Data only, generated into the output alone; `python/kfam/_abi.pyi`
+//! declares, and the catalog's identity (name, digest, torch namespace,
+//! version). Data only, generated into the output alone; `python/kfam/_abi.pyi`
 //! declares its names for the type checker in place.
 
 use crate::emit::writer::Writer;
@@ -11,8 +11,8 @@ use crate::vocab::{Member, Status};
 use super::text::py_str_literal;
 use super::vocab::vocab_class;
 
-/// `_abi.py` of `ir`, `version` being the distribution's version.
-pub(super) fn abi_py(ir: &Ir, header: &str, version: &str) -> String {
+/// `_abi.py` of `ir`.
+pub(super) fn abi_py(ir: &Ir, header: &str) -> String {
     let abi = &ir.abi;
     let mut w = Writer::new("    ");
     w.raw(header);
@@ -58,10 +58,28 @@ from ._vocab import _KfamVocab
         "IDENTITY_FORMAT: Final[int] = {}",
         ir::IDENTITY_FORMAT
     ));
-    w.line("#: The distribution's version: kfam's, with the catalog digest as its local label.");
+    let catalog = &ir.catalog;
+    w.line("#: The catalog's name (`[catalog]` of `abi.toml`).");
+    w.line(format_args!(
+        "CATALOG_NAME: Final[str] = {}",
+        py_str_literal(&catalog.name)
+    ));
+    w.line(
+        "#: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.",
+    );
+    w.line(format_args!(
+        "CATALOG_DIGEST: Final[str] = {}",
+        py_str_literal(&ir::catalog_digest(ir))
+    ));
+    w.line("#: The torch namespace the families are defined in (`NAMESPACE::FAMILY`).");
+    w.line(format_args!(
+        "TORCH_NAMESPACE: Final[str] = {}",
+        py_str_literal(&catalog.torch_namespace)
+    ));
+    w.line("#: The distribution's version: the catalog's declared release.");
     w.line(format_args!(
         "__version__: Final[str] = {}",
-        py_str_literal(version)
+        py_str_literal(&catalog.version)
     ));
     w.blank();
     let status: Vec<(Member, i64)> = Status::ALL
