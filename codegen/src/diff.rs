@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::canonical::Op;
-use crate::ir::{Abi, Extent, Family, Ir, Param, Profile, Symbol};
+use crate::ir::{Abi, Catalog, Extent, Family, Ir, Param, Profile, Symbol};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -82,6 +82,9 @@ rules! {
     DimNarrowed = "KD082", "dim-narrowed", Breaking, "a symbol's constraints now refuse extents they accepted (added or tightened `[dims]`)";
     DimLoosened = "KD083", "dim-loosened", Compatible, "a symbol's constraints now accept extents they refused (removed or widened `[dims]`)";
     DimRenamed = "KD084", "dim-renamed", Cosmetic, "a named symbol was renamed; it ties the same extents with the same constraints";
+    CatalogRenamed = "KD090", "catalog-renamed", Breaking, "a name of the catalog's identity that consumers import, install, link or define into changed (`name`, `python_distribution`, `python_package`, `torch_namespace`, `c_prefix`)";
+    CatalogRelease = "KD091", "catalog-release", Compatible, "the catalog's declared `version` or `license` changed";
+    OutputMoved = "KD092", "output-moved", Compatible, "an output's location below `--out` changed (`[catalog.outputs]`)";
 }
 
 /// One classified change.
@@ -139,6 +142,7 @@ pub fn diff(old: &Ir, new: &Ir) -> Vec<Change> {
         changes: Vec::new(),
         family: None,
     };
+    diff_catalog(&mut d, &old.catalog, &new.catalog);
     diff_abi(&mut d, &old.abi, &new.abi);
     for f in &old.families {
         d.family = Some(f.name.clone());
@@ -159,6 +163,45 @@ pub fn diff(old: &Ir, new: &Ir) -> Vec<Change> {
         );
     }
     d.changes
+}
+
+/// The identity's changes, reported in the `abi` scope (the catalog as a
+/// whole).
+fn diff_catalog(d: &mut Diff, a: &Catalog, b: &Catalog) {
+    let (o, n) = (&a.outputs, &b.outputs);
+    for (rule, key, x, y) in [
+        (Rule::CatalogRenamed, "name", &a.name, &b.name),
+        (
+            Rule::CatalogRenamed,
+            "python_distribution",
+            &a.python_distribution,
+            &b.python_distribution,
+        ),
+        (
+            Rule::CatalogRenamed,
+            "python_package",
+            &a.python_package,
+            &b.python_package,
+        ),
+        (
+            Rule::CatalogRenamed,
+            "torch_namespace",
+            &a.torch_namespace,
+            &b.torch_namespace,
+        ),
+        (Rule::CatalogRenamed, "c_prefix", &a.c_prefix, &b.c_prefix),
+        (Rule::CatalogRelease, "version", &a.version, &b.version),
+        (Rule::CatalogRelease, "license", &a.license, &b.license),
+        (Rule::OutputMoved, "outputs.c", &o.c, &n.c),
+        (Rule::OutputMoved, "outputs.rust", &o.rust, &n.rust),
+        (Rule::OutputMoved, "outputs.python", &o.python, &n.python),
+        (Rule::OutputMoved, "outputs.schema", &o.schema, &n.schema),
+        (Rule::OutputMoved, "outputs.docs", &o.docs, &n.docs),
+    ] {
+        if x != y {
+            d.push(rule, format!("catalog `{key}` `{x}` -> `{y}`"));
+        }
+    }
 }
 
 fn diff_abi(d: &mut Diff, a: &Abi, b: &Abi) {

@@ -118,7 +118,11 @@ fn every_output_goes_where_the_catalog_says() {
         .current_dir(dir.path())
         .args(["generate", "manifest", "--out", "generated", "--check"]));
     assert!(!again.status.success(), "{}", text(&again));
-    assert!(text(&again).contains("py/myrt_kernels/old.py"), "{}", text(&again));
+    assert!(
+        text(&again).contains("py/myrt_kernels/old.py"),
+        "{}",
+        text(&again)
+    );
     assert!(!text(&again).contains("quoted.md"), "{}", text(&again));
     let again = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
         .current_dir(dir.path())
