@@ -18,6 +18,7 @@ pub mod emit;
 pub mod fresh;
 pub mod gate;
 pub mod git;
+pub mod init;
 pub mod ir;
 pub mod limits;
 pub mod live;
@@ -73,7 +74,7 @@ pub fn regenerate_command(manifest_dir: &Path, out_dir: &Path) -> String {
 
 /// `text` as one POSIX shell word: as it is when it holds only characters
 /// no shell treats specially, else single-quoted.
-fn shell_word(text: &str) -> String {
+pub fn shell_word(text: &str) -> String {
     let plain = !text.is_empty()
         && !text.starts_with('~')
         && text

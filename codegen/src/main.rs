@@ -18,6 +18,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use kfam_codegen::diag::{ci, Code, Report};
 use kfam_codegen::diff::Class;
 use kfam_codegen::emit::schema;
+use kfam_codegen::init;
+use kfam_codegen::shell_word;
+use kfam_codegen::vocab::OperationKind;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 
@@ -150,6 +153,34 @@ enum Command {
         /// needed when it has several.
         #[arg(long)]
         receipt: Option<usize>,
+    },
+    /// Start a catalog of your own: write `DIR/manifest/abi.toml` and an
+    /// example family, which check clean; never overwrites a file.
+    Init {
+        /// The directory to start the catalog in (created when missing).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// The catalog's name (`[catalog] name`, the default of its Python
+        /// package, torch namespace and C prefix). Default: the directory's
+        /// name made an identifier, else `my_catalog`.
+        #[arg(long)]
+        name: Option<String>,
+        /// The SPDX license expression of the generated outputs.
+        #[arg(long, default_value = kfam_codegen::init::DEFAULT_LICENSE)]
+        license: String,
+    },
+    /// Write `MANIFEST_DIR/families/FAMILY.toml`: a skeleton family of an
+    /// operation kind that checks clean; never overwrites a file.
+    New {
+        /// The new family's name (lowercase snake_case).
+        family: String,
+        /// The operation kind.
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(
+            OperationKind::ALL.iter().map(|k| k.as_str())
+        ))]
+        kind: String,
+        /// Manifest directory (holds `abi.toml` and `families/`) [default: manifest]
+        manifest_dir: Option<PathBuf>,
     },
     /// Print the long explanation of a diagnostic code.
     Explain {
@@ -342,6 +373,15 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Init { dir, name, license } => init(&dir, name, &license),
+        Command::New {
+            family,
+            kind,
+            manifest_dir,
+        } => {
+            let kind = OperationKind::from_str_opt(&kind).expect("clap accepts only a kind");
+            new_family(&family, kind, manifest_dir.as_deref())
+        }
         Command::Explain { code } => match Code::parse(&code) {
             Some(c) => {
                 outln!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
@@ -353,6 +393,159 @@ fn main() -> ExitCode {
             }
         },
     }
+}
+
+/// `rel` below `dir`, as a user would write it (`manifest`, not `./manifest`).
+fn below(dir: &Path, rel: &str) -> PathBuf {
+    if dir == Path::new(".") {
+        PathBuf::from(rel)
+    } else {
+        dir.join(rel)
+    }
+}
+
+/// `kfam init [DIR]`: the manifest of a new catalog in `DIR/manifest`.
+fn init(dir: &Path, name: Option<String>, license: &str) -> ExitCode {
+    let name = match name {
+        Some(name) => {
+            if let Some(problem) = init::catalog_name_problem(&name) {
+                eprintln!("error: `{name}` cannot be a catalog's name: {problem} (KF1201)");
+                eprintln!("help: pass `--name` a lowercase snake_case name of the catalog's own (`myteam_kernels`)");
+                return ExitCode::from(2);
+            }
+            name
+        }
+        None => match init::catalog_name_of(dir) {
+            Ok(name) => name,
+            Err((derived, problem)) => {
+                if !derived.is_empty() {
+                    eprintln!(
+                        "note: the directory's name gives `{derived}`, which cannot be a catalog's name: {problem}"
+                    );
+                }
+                eprintln!(
+                    "note: naming the catalog `{}`; pass `--name` to choose another",
+                    init::FALLBACK_NAME
+                );
+                init::FALLBACK_NAME.to_owned()
+            }
+        },
+    };
+    let manifest = below(dir, "manifest");
+    let abi_path = manifest.join("abi.toml");
+    let family_path = manifest
+        .join("families")
+        .join(format!("{}.toml", init::EXAMPLE_FAMILY));
+    for path in [&abi_path, &family_path] {
+        if std::fs::symlink_metadata(path).is_ok() {
+            eprintln!(
+                "error: {} already exists; `kfam init` never overwrites a manifest, so nothing was written",
+                path.display()
+            );
+            return ExitCode::from(2);
+        }
+    }
+    let abi = init::abi_toml(&name, license);
+    let family = init::family_toml(init::EXAMPLE_KIND, init::EXAMPLE_FAMILY, &init::today());
+    // What would be written must check clean (a `--license` that is no
+    // SPDX expression does not): judged before anything is written.
+    let (_, report) = kfam_codegen::check_sources(
+        Some((abi_path.display().to_string(), abi.clone())),
+        vec![(family_path.display().to_string(), family.clone())],
+    );
+    if !report.diagnostics.is_empty() {
+        print_report(&report, MessageFormat::Human);
+        eprintln!("error: nothing was written");
+        return ExitCode::from(2);
+    }
+    if let Err(e) = init::create_all(&[(abi_path.clone(), abi), (family_path.clone(), family)]) {
+        eprintln!("error: {e}; nothing was written");
+        return ExitCode::from(2);
+    }
+    outln!(
+        "wrote {} (catalog `{name}`, license `{license}`)",
+        abi_path.display()
+    );
+    outln!("wrote {}", family_path.display());
+    let m = shell_word(&manifest.to_string_lossy());
+    outln!(
+        "next: pin the native runtime's revision in {}, then run",
+        abi_path.display()
+    );
+    outln!("  kfam check {m}");
+    outln!(
+        "  kfam generate {m}   # writes {}/ and {}",
+        below(dir, "generated").display(),
+        manifest.join(kfam_codegen::load::LOCK_FILE).display()
+    );
+    outln!(
+        "add a family with `kfam new FAMILY --kind KIND {m}`; replace or delete {} before you commit the lock",
+        init::EXAMPLE_FAMILY
+    );
+    ExitCode::SUCCESS
+}
+
+/// `kfam new FAMILY --kind KIND [MANIFEST_DIR]`: a skeleton family file.
+fn new_family(family: &str, kind: OperationKind, typed_dir: Option<&Path>) -> ExitCode {
+    if let Some((code, problem)) = init::family_name_problem(family) {
+        eprintln!("error: `{family}` is not a valid family name: {problem} ({code})");
+        eprintln!("help: write lowercase snake_case ASCII of at most 64 characters (`gelu_bf16`)");
+        return ExitCode::from(2);
+    }
+    let dir = typed_dir.unwrap_or(Path::new("manifest"));
+    let abi = dir.join("abi.toml");
+    if !abi.is_file() {
+        eprintln!(
+            "error: {} not found: {} is not a manifest directory (start one with `kfam init`)",
+            abi.display(),
+            dir.display()
+        );
+        return ExitCode::from(2);
+    }
+    if retired(dir, family) {
+        eprintln!(
+            "error: family name `{family}` is retired in {}; choose a new name (KF1104)",
+            dir.join(kfam_codegen::load::RETIRED_FILE).display()
+        );
+        return ExitCode::from(2);
+    }
+    let path = dir.join("families").join(format!("{family}.toml"));
+    if std::fs::symlink_metadata(&path).is_ok() {
+        eprintln!(
+            "error: {} already exists; `kfam new` never overwrites a family",
+            path.display()
+        );
+        return ExitCode::from(2);
+    }
+    let text = init::family_toml(kind, family, &init::today());
+    if let Err(e) = kfam_codegen::write::create_new(&path, &text) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
+    outln!("wrote {} ({kind} skeleton)", path.display());
+    let generate = match typed_dir {
+        Some(d) => format!("kfam generate {}", shell_word(&d.to_string_lossy())),
+        None => "kfam generate".to_owned(),
+    };
+    outln!("next: edit its operation, parameters and placeholder receipt, then run `{generate}`");
+    ExitCode::SUCCESS
+}
+
+/// Whether `retired.toml` of the manifest in `dir` retires the name
+/// `family` (a file that does not parse is the checker's to report).
+fn retired(dir: &Path, family: &str) -> bool {
+    let Ok(text) = std::fs::read_to_string(dir.join(kfam_codegen::load::RETIRED_FILE)) else {
+        return false;
+    };
+    let Ok(doc) = text.parse::<toml::Table>() else {
+        return false;
+    };
+    doc.get("retired")
+        .and_then(|r| r.as_array())
+        .is_some_and(|r| {
+            r.iter()
+                .any(|t| t.get("name").and_then(|n| n.as_str()) == Some(family))
+        })
 }
 
 /// `kfam diff OLD_DIR NEW_DIR`, or `kfam diff --against REV [MANIFEST_DIR]`

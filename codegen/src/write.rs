@@ -40,6 +40,10 @@ pub enum WriteError {
     BadPath {
         path: String,
     },
+    /// A file to create ([`create_new`]) already exists.
+    Exists {
+        path: PathBuf,
+    },
 }
 
 impl fmt::Display for WriteError {
@@ -55,6 +59,9 @@ impl fmt::Display for WriteError {
                 path.display()
             ),
             WriteError::BadPath { path } => write!(f, "{path}: generated path is not relative"),
+            WriteError::Exists { path } => {
+                write!(f, "{}: already exists; refusing to overwrite it", path.display())
+            }
         }
     }
 }
@@ -617,6 +624,51 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, WriteError>
     write_atomic(path, contents, old.is_some())?;
     sync_dir(path.parent().unwrap_or(Path::new(".")));
     Ok(true)
+}
+
+/// Create `path` holding `contents`, never over an existing file (a
+/// symlink included): the complete file appears at once (a flushed
+/// temporary sibling, hard-linked to `path`, which fails when the name is
+/// taken), or not at all. Where the file system has no hard links, the file
+/// is created exclusively and written in place. Missing directories are
+/// created.
+pub fn create_new(path: &Path, contents: &str) -> Result<(), WriteError> {
+    let exists = || WriteError::Exists {
+        path: path.to_path_buf(),
+    };
+    if fs::symlink_metadata(path).is_ok() {
+        return Err(exists());
+    }
+    let tmp = write_tmp(path, contents, true)?;
+    let linked = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => return Err(exists()),
+        Err(_) => {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)
+                .map_err(|e| {
+                    if e.kind() == io::ErrorKind::AlreadyExists {
+                        exists()
+                    } else {
+                        io_err(path)(e)
+                    }
+                })?;
+            if let Err(error) = f.write_all(contents.as_bytes()).and_then(|()| f.sync_all()) {
+                drop(f);
+                let _ = fs::remove_file(path);
+                return Err(WriteError::Io {
+                    path: path.to_path_buf(),
+                    error,
+                });
+            }
+        }
+    }
+    sync_dir(path.parent().unwrap_or(Path::new(".")));
+    Ok(())
 }
 
 #[cfg(test)]
