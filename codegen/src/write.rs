@@ -448,8 +448,31 @@ fn existing_files(out: &Path, roots: &[&str]) -> Result<Vec<String>, WriteError>
     Ok(found)
 }
 
+/// The `.gitignore` files among `files`, each matching paths relative to
+/// the output directory: what they ignore is what a consumer's build leaves
+/// inside an output (`build/` of an in-place `pip wheel`), never a
+/// leftover of kfam's, though it may copy generated files (and their
+/// marker).
+fn ignored_by_outputs(files: &[GeneratedFile]) -> Vec<(String, ignore::gitignore::Gitignore)> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let dir = f.path.strip_suffix(".gitignore")?;
+            if !(dir.is_empty() || dir.ends_with('/')) {
+                return None;
+            }
+            let mut builder = ignore::gitignore::GitignoreBuilder::new(dir);
+            for line in f.contents.lines() {
+                // Our own text: every line parses (a test holds it).
+                builder.add_line(None, line).ok()?;
+            }
+            Some((dir.to_owned(), builder.build().ok()?))
+        })
+        .collect()
+}
+
 /// Files below the directories `roots` of `out` that carry the marker but
-/// are not in `files`.
+/// are not in `files`, nor ignored by an output's own `.gitignore`.
 fn leftovers(
     out: &Path,
     roots: &[&str],
@@ -459,9 +482,16 @@ fn leftovers(
     // A symlink inside `out` may make two paths name one file: compare real
     // paths (resolved only when some file is not expected by name).
     let mut expected_real: Option<BTreeSet<PathBuf>> = None;
+    let ignored = ignored_by_outputs(files);
     let mut result = Vec::new();
     for rel in existing_files(out, roots)? {
         if expected.contains(rel.as_str()) {
+            continue;
+        }
+        // (The matcher requires a path below its own directory.)
+        if ignored.iter().any(|(dir, gi)| {
+            rel.starts_with(dir.as_str()) && gi.matched_path_or_any_parents(&rel, false).is_ignore()
+        }) {
             continue;
         }
         let path = out.join(&rel);

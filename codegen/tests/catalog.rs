@@ -228,3 +228,51 @@ print("ok")
         text(&out)
     );
 }
+
+/// A wheel built in place (`pip wheel` in the package's directory, which
+/// leaves `build/` and `*.egg-info/` there, copies of generated files
+/// included) does not make the outputs stale: what the output's own
+/// `.gitignore` ignores is the consumer's, not a leftover.
+#[test]
+fn an_in_place_wheel_build_leaves_the_outputs_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(dir.path());
+    let package = out.join("py");
+    let wheels = dir.path().join("wheels");
+    let built = run(kfam_testenv::python()
+        .args([
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+        ])
+        .arg("--wheel-dir")
+        .arg(&wheels)
+        .arg(".")
+        .current_dir(&package));
+    assert!(built.status.success(), "{}", text(&built));
+    let wheel: Vec<_> = fs::read_dir(&wheels)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(wheel.len(), 1, "{wheel:?}");
+    assert!(
+        wheel[0]
+            .to_string_lossy()
+            .starts_with("myrt_kernels-2.1.0-"),
+        "{wheel:?}"
+    );
+    // The build left its copies beside the package.
+    let copy = package.join("build/lib/myrt_kernels/_abi.py");
+    assert!(copy.is_file(), "no in-place build output");
+    let check = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .current_dir(dir.path())
+        .args(["generate", "manifest", "--out", "generated", "--check"]));
+    assert!(check.status.success(), "{}", text(&check));
+    let again = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .current_dir(dir.path())
+        .args(["generate", "manifest", "--out", "generated"]));
+    assert!(again.status.success() && copy.is_file(), "{}", text(&again));
+}
