@@ -164,6 +164,7 @@ const RESERVED: &[&str] = &[
 /// 3.11, which also holds those removed in 3.12 and 3.13), and `torch`: a
 /// catalog's Python package of one of these names would be shadowed by
 /// that module, or shadow it. Sorted, for binary search.
+#[rustfmt::skip]
 const PYTHON_TAKEN: &[&str] = &[
     "abc", "aifc", "antigravity", "argparse", "array", "ast", "asynchat", "asyncio", "asyncore",
     "atexit", "audioop", "base64", "bdb", "binascii", "bisect", "builtins", "bz2", "calendar",
@@ -246,20 +247,43 @@ pub fn c_prefix_problem(prefix: &str) -> Option<&'static str> {
             .and_then(|rest| rest.bytes().next())
             .is_some_and(|c| c.is_ascii_lowercase())
     };
-    if ["is", "to", "str", "mem", "wcs"].iter().any(|h| lower_after(h)) {
+    if ["is", "to", "str", "mem", "wcs"]
+        .iter()
+        .any(|h| lower_after(h))
+    {
         return Some("C reserves function names that begin with `is`, `to`, `str`, `mem` or `wcs` and a lowercase letter (<ctype.h>, <string.h>, <wchar.h>)");
     }
     if b.len() >= 2 && b[0] == b'e' && (b[1].is_ascii_lowercase() || b[1].is_ascii_digit()) {
-        return Some("C reserves macro names that begin with `E` and a letter or digit (<errno.h>)");
+        return Some(
+            "C reserves macro names that begin with `E` and a letter or digit (<errno.h>)",
+        );
     }
     let words: &[&str] = &[
-        "atomic", "cnd", "fe", "int", "lc", "memory_order", "mtx", "sig", "thrd", "time", "tss",
+        "atomic",
+        "cnd",
+        "fe",
+        "int",
+        "lc",
+        "memory_order",
+        "mtx",
+        "sig",
+        "thrd",
+        "time",
+        "tss",
         "uint",
     ];
-    if words.iter().any(|w| prefix == *w || prefix.starts_with(&format!("{w}_")))
+    if words
+        .iter()
+        .any(|w| prefix == *w || prefix.starts_with(&format!("{w}_")))
         || (prefix.starts_with("sig") && b.len() > 3 && b[3].is_ascii_lowercase())
     {
         return Some("C reserves names that begin with this word (`ATOMIC_`, `FE_`, `INT..._MAX`, `LC_`, `SIG`, `TIME_`, `atomic_`, `cnd_`, `mtx_`, `thrd_`, `tss_`, ...)");
+    }
+    if prefix.contains('_') {
+        // `kfam` and `kfam_x` would both define `KFAM_X_INDEX_INDEX`
+        // (family `x_index` of one, `index` of the other): without `_`, the
+        // names of two catalogs differ before their first `_`.
+        return Some("a C prefix is one word, without `_`, so that the C names of two catalogs never collide (prefix `kfam_x` and family `index` would define KFAM_X_INDEX_INDEX, as prefix `kfam` and family `x_index` do)");
     }
     None
 }
@@ -405,10 +429,15 @@ mod tests {
         assert!(python_package_problem("kfam").is_none());
         assert!(torch_namespace_problem("aten").is_some());
         assert!(torch_namespace_problem("kfam").is_none());
-        for bad in ["isa", "string", "memx", "errno_x", "e1", "lc", "sig", "sigma", "int_ops", "time", "sig_x2"] {
+        for bad in [
+            "isa", "string", "memx", "errno_x", "e1", "lc", "sig", "sigma", "int_ops", "time",
+            "sig_x2", "to_x", "e_x", "my_rt", "kfam_x",
+        ] {
             assert!(c_prefix_problem(bad).is_some(), "{bad}");
         }
-        for good in ["kfam", "is", "to_x", "str_x", "e", "e_x", "myrt", "lcd", "interval"] {
+        for good in [
+            "kfam", "is", "to", "str", "e", "myrt", "lcd", "interval", "myteam2",
+        ] {
             assert!(c_prefix_problem(good).is_none(), "{good}");
         }
     }

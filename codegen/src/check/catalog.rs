@@ -60,7 +60,11 @@ pub(super) fn check_catalog(
             "torch namespace",
             &namespace,
             &span,
-            Some((declared, "torch_namespace", torch_namespace_problem(&namespace))),
+            Some((
+                declared,
+                "torch_namespace",
+                torch_namespace_problem(&namespace),
+            )),
             report,
         );
     }
@@ -196,7 +200,11 @@ fn check_identifier(
             format!("{what} `{value}`{from_name} is taken: {problem}"),
         )
         .label(format!("cannot be the {what}"))
-        .help(help("pick a name of the catalog's own (`myteam_kernels`)"))
+        .help(help(if key == "c_prefix" {
+            "pick a prefix of the catalog's own, one word (`myteam`)"
+        } else {
+            "pick a name of the catalog's own (`myteam_kernels`)"
+        }))
     } else {
         return;
     };
@@ -340,8 +348,14 @@ pub(super) fn spdx_problem(expr: &str) -> Option<String> {
     }
     let is_operator = |t: &str| matches!(t, "AND" | "OR" | "WITH");
     let id_problem = |t: &str| -> Option<String> {
-        if t.eq_ignore_ascii_case("and") || t.eq_ignore_ascii_case("or") || t.eq_ignore_ascii_case("with") {
-            return Some(format!("the operator `{t}` is written in capitals: `{}`", t.to_ascii_uppercase()));
+        if t.eq_ignore_ascii_case("and")
+            || t.eq_ignore_ascii_case("or")
+            || t.eq_ignore_ascii_case("with")
+        {
+            return Some(format!(
+                "the operator `{t}` is written in capitals: `{}`",
+                t.to_ascii_uppercase()
+            ));
         }
         let body = t.strip_suffix('+').unwrap_or(t);
         let body = match body.strip_prefix("DocumentRef-") {
@@ -524,7 +538,9 @@ pub(super) fn output_path_problem(path: &str) -> Option<&'static str> {
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
         {
-            return Some("a segment holds a character other than ASCII letters, digits, `.`, `_` and `-`");
+            return Some(
+                "a segment holds a character other than ASCII letters, digits, `.`, `_` and `-`",
+            );
         }
     }
     None
@@ -537,14 +553,36 @@ mod tests {
     #[test]
     fn versions() {
         for good in [
-            "0.1.0", "1", "1.2.3.4", "2.0.0rc1", "1.0a0", "1.0b2", "1.2.0.post1", "1.3.0.dev2",
-            "1!2.0", "1.0rc1.post2.dev3", "10.20.30",
+            "0.1.0",
+            "1",
+            "1.2.3.4",
+            "2.0.0rc1",
+            "1.0a0",
+            "1.0b2",
+            "1.2.0.post1",
+            "1.3.0.dev2",
+            "1!2.0",
+            "1.0rc1.post2.dev3",
+            "10.20.30",
         ] {
             assert_eq!(version_problem(good), None, "{good}");
         }
         for bad in [
-            "", "v1.0", "1.0+local", "01.0", "1.00", "1.0-rc1", "1.0.RC1", "1.0rc", "1.0.post",
-            "1.", ".1", "0!1.0", "1.0 ", "1.0c1", "1.0dev1",
+            "",
+            "v1.0",
+            "1.0+local",
+            "01.0",
+            "1.00",
+            "1.0-rc1",
+            "1.0.RC1",
+            "1.0rc",
+            "1.0.post",
+            "1.",
+            ".1",
+            "0!1.0",
+            "1.0 ",
+            "1.0c1",
+            "1.0dev1",
         ] {
             assert!(version_problem(bad).is_some(), "{bad}");
         }
@@ -587,7 +625,9 @@ mod tests {
         for good in ["include", "native/include", "py", "a.b", "x-y_z"] {
             assert_eq!(output_path_problem(good), None, "{good}");
         }
-        for bad in ["", "/abs", "a//b", "a/", "../x", "./x", "a/../b", ".hidden", "c:/x", "a\\b", "a b"] {
+        for bad in [
+            "", "/abs", "a//b", "a/", "../x", "./x", "a/../b", ".hidden", "c:/x", "a\\b", "a b",
+        ] {
             assert!(output_path_problem(bad).is_some(), "{bad}");
         }
     }

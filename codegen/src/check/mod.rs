@@ -163,9 +163,7 @@ pub fn check_one(
         .as_ref()
         .filter(|(abi_id, _)| !others.recovered.contains_key(abi_id));
     let namespace = abi
-        .and_then(|(abi_id, a)| {
-            check_catalog(*abi_id, a.catalog.as_ref(), &mut Report::default())
-        })
+        .and_then(|(abi_id, a)| check_catalog(*abi_id, a.catalog.as_ref(), &mut Report::default()))
         .map(|c| c.torch_namespace);
     let limits = abi
         .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))

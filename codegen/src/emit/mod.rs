@@ -92,7 +92,8 @@ fn placed(name: &str, outputs: &Outputs, mut files: Vec<GeneratedFile>) -> Vec<G
     if from != to {
         for f in &mut files {
             let rest = f.path.strip_prefix(from).and_then(|r| r.strip_prefix('/'));
-            let rest = rest.unwrap_or_else(|| unreachable!("{name} wrote {} outside {from}/", f.path));
+            let rest =
+                rest.unwrap_or_else(|| unreachable!("{name} wrote {} outside {from}/", f.path));
             f.path = format!("{to}/{rest}");
         }
     }

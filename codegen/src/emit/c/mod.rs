@@ -227,3 +227,21 @@ const CONSTANTS_DOC: &str = "/*
  */
 
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_prefix_says_whose_functions_it_declares() {
+        assert!(HEADER_DOC.contains(KFAM_RUNTIME));
+        let doc = header_doc(&Prefix::new("myrt"));
+        assert!(doc.contains("#define MYRT_IMPLEMENTATION\n"), "{doc}");
+        assert!(doc.contains("<myrt/myrt.h>"), "{doc}");
+        assert!(
+            doc.contains("The myrt_*\n * functions declared below"),
+            "{doc}"
+        );
+        assert_eq!(header_doc(&Prefix::new("kfam")), HEADER_DOC);
+    }
+}

@@ -64,7 +64,9 @@ from ._vocab import _KfamVocab
         "CATALOG_NAME: Final[str] = {}",
         py_str_literal(&catalog.name)
     ));
-    w.line("#: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.");
+    w.line(
+        "#: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.",
+    );
     w.line(format_args!(
         "CATALOG_DIGEST: Final[str] = {}",
         py_str_literal(&ir::catalog_digest(ir))
