@@ -10,6 +10,10 @@
 //! - `include/kfam/kfam_constants.h`: the per-family named constants, for
 //!   units that want them.
 //!
+//! With kfam's prefix; a catalog's `c_prefix` names the directory, the
+//! files and every generated name (`myrt/myrt.h`, `myrt_family`,
+//! `MYRT_*`): see `prefix.rs`.
+//!
 //! Free text (summaries, docs, evidence) is copied through [`c_string_literal`]
 //! and [`c_comment_text`], which make any text safe inside a string literal or
 //! a `/* */` comment. Every generated macro and enumerator name is recorded;
