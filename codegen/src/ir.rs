@@ -56,8 +56,8 @@ pub struct Catalog {
     pub python_distribution: String,
     pub python_package: String,
     pub torch_namespace: String,
-    /// The prefix of C names (declared and checked; the C emitter does not
-    /// apply it yet).
+    /// The prefix of C names: types and functions `c_prefix_*`, macros in
+    /// capitals, the header `c_prefix/c_prefix.h` (one word, no `_`).
     pub c_prefix: String,
     pub outputs: Outputs,
 }

@@ -200,7 +200,11 @@ fn check_identifier(
             format!("{what} `{value}`{from_name} is taken: {problem}"),
         )
         .label(format!("cannot be the {what}"))
-        .help(help("pick a name of the catalog's own (`myteam_kernels`)"))
+        .help(help(if key == "c_prefix" {
+            "pick a prefix of the catalog's own, one word (`myteam`)"
+        } else {
+            "pick a name of the catalog's own (`myteam_kernels`)"
+        }))
     } else {
         return;
     };

@@ -7,15 +7,18 @@ use super::out::Out;
 use crate::ir::Family;
 use crate::names::shouty;
 
-pub(super) fn fam_prefix(f: &Family) -> String {
-    format!("KFAM_{}", shouty(&f.name))
+/// `MYRT_<FAMILY>`: `macro_prefix` is the catalog's prefix in capitals.
+pub(super) fn fam_prefix(f: &Family, macro_prefix: &str) -> String {
+    format!("{macro_prefix}_{}", shouty(&f.name))
 }
 
 /// Names and numbers only: the family's and its parameters' prose is in
 /// the tables (`summary`, `doc`) and docs/families.md, not repeated here
-/// (as the Rust per-family modules carry none either).
-pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family) {
-    let p = fam_prefix(f);
+/// (as the Rust per-family modules carry none either). Spelled with the
+/// catalog's prefix here, not renamed afterwards: the comment above them
+/// names the family as the manifest does.
+pub(super) fn family_constants(w: &mut Out, index: usize, f: &Family, macro_prefix: &str) {
+    let p = fam_prefix(f, macro_prefix);
     w.line(format_args!(
         "/* --- {} (revision {}) --- */",
         f.name, f.revision

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use super::functions::{declared_names, FUNCTIONS};
 use super::out::Out;
+use super::prefix::Prefix;
 use super::vocab::emit_vocabularies;
 use crate::ir::Ir;
 use crate::record::{c_fields, CForm, Layout, Record, CALL_RECORDS, TABLE_RECORDS};
@@ -82,11 +83,14 @@ fn layout_asserts(w: &mut Out, extents: &HashMap<&'static str, usize>) {
     w.blank();
 }
 
-/// The body of `kfam.h` (after its prologue) into `w`.
-pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>) {
+/// The body of `kfam.h` (after its prologue) into `w`, with kfam's prefix
+/// but for the include guard and the string literals that name C names or
+/// files, which `prefix` spells (the rest is renamed by [`Prefix::apply`]).
+pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>, prefix: &Prefix) {
     let lowered_max = extent["KFAM_MAX_LOWERED_RANK"];
-    w.line("#ifndef KFAM_KFAM_H");
-    w.line("#define KFAM_KFAM_H");
+    let guard = format!("{p}_{p}_H", p = prefix.upper);
+    w.line(format_args!("#ifndef {guard}"));
+    w.line(format_args!("#define {guard}"));
     w.blank();
     w.line("#include <stddef.h>");
     w.line("#include <stdint.h>");
@@ -194,18 +198,18 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     }
     w.blank();
 
-    declare_tables(w, ir);
+    declare_tables(w, ir, prefix);
 
     w.line("#ifdef __cplusplus");
     w.line("} /* extern \"C\" */");
     w.line("#endif");
     w.blank();
-    w.line("#endif /* KFAM_KFAM_H */");
+    w.line(format_args!("#endif /* {guard} */"));
 }
 
 /// The tables' declarations, and the data file where this unit defines
 /// them (docs/c.md, "Tables are defined once").
-fn declare_tables(w: &mut Out, ir: &Ir) {
+fn declare_tables(w: &mut Out, ir: &Ir, prefix: &Prefix) {
     w.line("/* ------------------------------------------------------------------------");
     w.line(" * The tables, declared here and defined once: by the one translation unit");
     w.line(" * of a program that defines KFAM_IMPLEMENTATION before including this");
@@ -216,7 +220,10 @@ fn declare_tables(w: &mut Out, ir: &Ir) {
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
     w.line("#if defined(KFAM_IMPLEMENTATION) && defined(KFAM_PRIVATE_TABLES)");
-    w.line("#error \"kfam: define KFAM_IMPLEMENTATION or KFAM_PRIVATE_TABLES, not both\"");
+    w.line(format_args!(
+        "#error \"kfam: define {P}_IMPLEMENTATION or {P}_PRIVATE_TABLES, not both\"",
+        P = prefix.upper
+    ));
     w.line("#endif");
     w.blank();
     w.line("#ifndef KFAM_PRIVATE_TABLES");
@@ -237,7 +244,7 @@ fn declare_tables(w: &mut Out, ir: &Ir) {
     w.line("extern const kfam_table kfam_header_table;");
     w.line("#endif");
     w.blank();
-    let data = DATA_PATH.rsplit('/').next().unwrap_or(DATA_PATH);
+    let data = prefix.file("_tables");
     w.line("#if defined(KFAM_IMPLEMENTATION) || defined(KFAM_PRIVATE_TABLES)");
     w.line("#ifdef KFAM_PRIVATE_TABLES");
     w.line("#define KFAM_GEN_LINKAGE static");

@@ -10,6 +10,10 @@
 //! - `include/kfam/kfam_constants.h`: the per-family named constants, for
 //!   units that want them.
 //!
+//! With kfam's prefix; a catalog's `c_prefix` names the directory, the
+//! files and every generated name (`myrt/myrt.h`, `myrt_family`,
+//! `MYRT_*`): see `prefix.rs`.
+//!
 //! Free text (summaries, docs, evidence) is copied through [`c_string_literal`]
 //! and [`c_comment_text`], which make any text safe inside a string literal or
 //! a `/* */` comment. Every generated macro and enumerator name is recorded;
@@ -23,6 +27,7 @@ mod escape;
 mod functions;
 mod header;
 mod out;
+mod prefix;
 mod tables;
 mod vocab;
 
@@ -32,12 +37,14 @@ use std::fmt::Write as _;
 pub use escape::{c_comment_text, c_string_literal};
 pub use functions::{runtime_declarations, Declaration, DeclarationKind};
 use out::{collisions, Out, C99_MAX_STRING_BYTES};
+use prefix::Prefix;
 
 use super::output::GeneratedFile;
 use crate::ir::Ir;
 use crate::plan::Plan;
 
-/// Where the header goes, relative to the output directory.
+/// Where the header goes, relative to the output directory (with kfam's
+/// prefix; a catalog's `c_prefix` names the directory and the files).
 pub const HEADER_PATH: &str = "include/kfam/kfam.h";
 
 // The table data's path: defined by the header, which includes it.
@@ -82,30 +89,42 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
         .max()
         .unwrap_or(NZ_LOWERED_RANK);
 
+    let prefix = Prefix::new(&ir.catalog.c_prefix);
     let mut h = Out::new(160 * 1024);
     let extent = extents(ir, lowered_max);
-    header::header(&mut h, ir, &extent);
+    header::header(&mut h, ir, &extent, &prefix);
 
     // About 1.6 KiB of constants per family with several params and profiles.
     let mut c = Out::new(4 * 1024 + ir.families.len() * 1700);
     c.line(format_args!("/* {} */", plan.banner));
-    c.w.raw(CONSTANTS_DOC);
-    c.line("#ifndef KFAM_KFAM_CONSTANTS_H");
-    c.line("#define KFAM_KFAM_CONSTANTS_H");
+    c.w.raw(&prefix.apply(CONSTANTS_DOC));
+    let guard = format!("{p}_{p}_CONSTANTS_H", p = prefix.upper);
+    c.line(format_args!("#ifndef {guard}"));
+    c.line(format_args!("#define {guard}"));
     c.blank();
-    c.line("#include \"kfam.h\"");
+    c.line(format_args!("#include \"{}\"", prefix.file("")));
     c.blank();
     for (i, f) in ir.families.iter().enumerate() {
-        constants::family_constants(&mut c, i, f);
+        constants::family_constants(&mut c, i, f, &prefix.upper);
     }
-    c.line("#endif /* KFAM_KFAM_CONSTANTS_H */");
+    c.line(format_args!("#endif /* {guard} */"));
 
-    let data_prologue = format!("/* {} */\n{DATA_DOC}", plan.banner);
-    let (data, data_overlong) = tables::data_file(plan, &data_prologue, extent);
+    let first_line = format!("/* {} */\n", plan.banner);
+    let data_prologue = format!("{first_line}{}", data_doc(&prefix));
+    let (mut data, data_overlong) = tables::data_file(plan, &data_prologue, extent);
+    if !prefix.is_kfam() {
+        // The first line names the manifest and output directories: kept.
+        data = format!("{first_line}{}", prefix.apply(&data[first_line.len()..]));
+    }
 
+    // The header's names as the prefix spells them; the constants are
+    // written with it.
     let twice = {
-        let mut names = h.names();
-        names.extend(c.names());
+        let header_names = h.names();
+        let mut names: Vec<std::borrow::Cow<'_, str>> =
+            header_names.into_iter().map(|n| prefix.name(n)).collect();
+        names.extend(c.names().into_iter().map(std::borrow::Cow::Borrowed));
+        let names: Vec<&str> = names.iter().map(|n| n.as_ref()).collect();
         collisions(&names)
     };
     let overlong: Vec<String> = [&h.overlong, &c.overlong, &data_overlong]
@@ -116,7 +135,7 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
 
     // The prologue names what the rest turned out to define twice, so it is
     // written last and put in front.
-    let mut text = format!("/* {} */\n{HEADER_DOC}", plan.banner);
+    let mut text = format!("/* {} */\n{}", plan.banner, header_doc(&prefix));
     for name in &twice {
         let _ = writeln!(
             text,
@@ -133,11 +152,11 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
     if !twice.is_empty() || !overlong.is_empty() {
         text.push('\n');
     }
-    text.push_str(&h.w.finish());
+    text.push_str(&prefix.apply(&h.w.finish()));
     let files = vec![
-        GeneratedFile::new(HEADER_PATH, text),
-        GeneratedFile::new(CONSTANTS_PATH, c.w.finish()),
-        GeneratedFile::new(DATA_PATH, data),
+        GeneratedFile::new(prefix.path(""), text),
+        GeneratedFile::new(prefix.path("_constants"), c.w.finish()),
+        GeneratedFile::new(prefix.path("_tables"), data),
     ];
     (files, twice)
 }
@@ -159,7 +178,31 @@ const HEADER_DOC: &str = "/*
 
 ";
 
-const DATA_DOC: &str = "/*
+/// The header's prologue, after its first line.
+fn header_doc(prefix: &Prefix) -> std::borrow::Cow<'static, str> {
+    if prefix.is_kfam() {
+        return HEADER_DOC.into();
+    }
+    // kfam's runtime library defines kfam's functions, not another
+    // catalog's (docs/c.md, "The runtime library's functions").
+    let doc = HEADER_DOC.replace(KFAM_RUNTIME, OTHER_RUNTIME);
+    prefix.apply(&doc).into_owned().into()
+}
+
+const KFAM_RUNTIME: &str = "With the
+ * runtime library (kfam-runtime) linked, also call the kfam_* functions
+ * declared below. See docs/c.md.";
+
+const OTHER_RUNTIME: &str = "The kfam_*
+ * functions declared below are those of a runtime library built over this
+ * catalog; kfam-runtime defines kfam's own, not these. See docs/c.md.";
+
+/// The data file's prologue, after its first line (written with kfam's
+/// prefix and renamed with the rest; the `#error` text is a string literal,
+/// spelled here with `prefix`).
+fn data_doc(prefix: &Prefix) -> String {
+    format!(
+        "/*
  * kfam_tables.h - the table data of kfam.h. Do not include it yourself:
  * kfam.h includes it in the one translation unit that defines
  * KFAM_IMPLEMENTATION (or, for a private copy, KFAM_PRIVATE_TABLES).
@@ -167,10 +210,14 @@ const DATA_DOC: &str = "/*
  * the enum values of kfam.h. See docs/c.md.
  */
 #ifndef KFAM_GEN_LINKAGE
-#error \"kfam: kfam_tables.h is the data of kfam.h: define KFAM_IMPLEMENTATION in one translation unit and include <kfam/kfam.h> there\"
+#error \"kfam: {p}_tables.h is the data of {p}.h: define {P}_IMPLEMENTATION in one translation unit and include <{p}/{p}.h> there\"
 #endif
 
-";
+",
+        p = prefix.lower,
+        P = prefix.upper
+    )
+}
 
 const CONSTANTS_DOC: &str = "/*
  * kfam_constants.h - named constants of every approved family, for code
@@ -184,3 +231,21 @@ const CONSTANTS_DOC: &str = "/*
  */
 
 ";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn another_prefix_says_whose_functions_it_declares() {
+        assert!(HEADER_DOC.contains(KFAM_RUNTIME));
+        let doc = header_doc(&Prefix::new("myrt"));
+        assert!(doc.contains("#define MYRT_IMPLEMENTATION\n"), "{doc}");
+        assert!(doc.contains("<myrt/myrt.h>"), "{doc}");
+        assert!(
+            doc.contains("The myrt_*\n * functions declared below"),
+            "{doc}"
+        );
+        assert_eq!(header_doc(&Prefix::new("kfam")), HEADER_DOC);
+    }
+}
