@@ -181,6 +181,8 @@ fn init_in_the_current_directory_with_a_name_and_license() {
     let abi = fs::read_to_string(tmp.path().join("manifest/abi.toml")).unwrap();
     assert!(abi.contains("name = \"acme_ops\""), "{abi}");
     assert!(abi.contains("license = \"MIT OR Apache-2.0\""), "{abi}");
+    // A C prefix is one word: a name with `_` gets its own.
+    assert!(abi.contains("\nc_prefix = \"acmeops\"\n"), "{abi}");
     check_clean(tmp.path(), "manifest");
 }
 

@@ -121,9 +121,20 @@ fn platform_lines() -> String {
 /// TOML string, and the checker judges it).
 pub fn abi_toml(name: &str, license: &str) -> String {
     let license = toml::Value::String(license.to_owned()).to_string();
+    // A C prefix is one word (KF1201): a name with `_` declares its own.
+    let c_prefix = if name.contains('_') {
+        format!(
+            "# One word, since `name` has `_` (the C names of two catalogs never collide).\n\
+             c_prefix = \"{}\"",
+            c_prefix_of(name)
+        )
+    } else {
+        format!("# c_prefix = \"{name}\"")
+    };
     fill(ABI, &|key| match key {
         "name" => Some(name.to_owned()),
         "license" => Some(license.clone()),
+        "c_prefix" => Some(c_prefix.clone()),
         _ => None,
     })
 }
@@ -198,14 +209,25 @@ pub fn placeholder_sha256(family: &str) -> String {
     format!("{}{}", "0".repeat(32), &hex[..32])
 }
 
-/// Why `name` cannot be a catalog's name when the four names that follow
-/// from it are not declared (the rules of KF1201), if it cannot.
+/// The C prefix `init` declares for a catalog named `name`: the name
+/// without its `_` (a prefix is one word).
+fn c_prefix_of(name: &str) -> String {
+    name.replace('_', "")
+}
+
+/// Why `name` cannot be a catalog's name when the names that follow from
+/// it are not declared (the rules of KF1201; the C prefix `init` writes
+/// is the name without `_`), if it cannot.
 pub fn catalog_name_problem(name: &str) -> Option<&'static str> {
     identifier_problem(name)
         .or_else(|| is_reserved(name).then_some("it is a reserved word of Rust, C, C++ or Python"))
         .or_else(|| python_package_problem(name))
         .or_else(|| torch_namespace_problem(name))
-        .or_else(|| c_prefix_problem(name))
+        .or_else(|| c_prefix_problem(&c_prefix_of(name)))
+        .or_else(|| {
+            is_reserved(&c_prefix_of(name))
+                .then_some("without its `_`, the C prefix, it is a reserved word")
+        })
 }
 
 /// Why `name` cannot be a family's name, with its diagnostic code, if it
