@@ -197,7 +197,7 @@ fn check_identifier(
             Code::CatalogName,
             id,
             span,
-            format!("{what} `{value}`{from_name} is taken: {problem}"),
+            format!("{what} `{value}`{from_name} cannot be used: {problem}"),
         )
         .label(format!("cannot be the {what}"))
         .help(help(if key == "c_prefix" {
