@@ -16,23 +16,14 @@ use std::process::{Command, Output};
 use kfam_codegen::ir::Ir;
 use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
 
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
+
 const FLAGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 fn render(report: &kfam_codegen::diag::Report) -> String {

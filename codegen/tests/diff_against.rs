@@ -12,6 +12,10 @@ use std::process::Command;
 
 use serde_json::Value;
 
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
+
 fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -114,19 +118,6 @@ impl Repo {
 
     fn kfam(&self, args: &[&str]) -> Run {
         self.kfam_in("", args)
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
     }
 }
 

@@ -8,21 +8,12 @@ use std::path::{Path, PathBuf};
 use kfam_codegen::limits::DEFAULT_MAX_PREPARED;
 use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
 
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
 }
 
 /// The shipped manifest, copied into `dir/manifest`, with `abi.toml`

@@ -10,18 +10,9 @@ use kfam_codegen::fresh::{fresh_outputs, Inputs, CACHE_DIR};
 use kfam_codegen::origin::Origin;
 use kfam_codegen::{generate_dir, GenerateOutcome};
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
 
 struct Tree {
     _dir: tempfile::TempDir,

@@ -14,6 +14,10 @@ use std::process::{Command, Output};
 
 use kfam_codegen::GenerateOptions;
 
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -103,19 +107,6 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     walk(dir, dir, &mut out);
     out
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let dest = to.join(path.file_name().unwrap());
-        if path.is_dir() {
-            copy_dir(&path, &dest);
-        } else {
-            std::fs::copy(&path, &dest).unwrap();
-        }
-    }
 }
 
 /// The shipped manifest, edited by `edit` (given the copy's directory),

@@ -15,6 +15,10 @@ use kfam_codegen::diff::{self, Class, Rule};
 use kfam_codegen::write::Problem;
 use kfam_codegen::{check_dir, check_dir_ungated, generate_dir, GenerateOutcome};
 
+#[path = "support/tree.rs"]
+mod tree;
+use tree::copy_dir;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -53,19 +57,6 @@ fn kfam(cwd: &Path, args: &[&str]) -> Run {
         code: out.status.code().expect("exit code"),
         stdout: String::from_utf8(out.stdout).expect("utf-8 stdout"),
         stderr: String::from_utf8(out.stderr).expect("utf-8 stderr"),
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for e in fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let target = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            fs::copy(e.path(), &target).unwrap();
-        }
     }
 }
 
