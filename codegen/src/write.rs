@@ -535,7 +535,7 @@ pub fn write(out: &Path, files: &[GeneratedFile]) -> Result<Outcome, WriteError>
     write_in(out, &[""], files)
 }
 
-/// [`write`], looking for files no longer produced only below the
+/// [`write()`], looking for files no longer produced only below the
 /// directories `roots` of `out` (the catalog's output locations), so that
 /// an output directory shared with other files (`--out .`) is never
 /// searched as a whole.
