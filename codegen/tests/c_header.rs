@@ -11,11 +11,15 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use kfam_codegen::emit::c;
 use kfam_codegen::ir::{Family, Ir, Operation, ScalarRef};
 use kfam_codegen::vocab::{ExecutionMode, Platform};
+
+#[path = "support/process.rs"]
+mod process;
+use process::run;
 
 const C_STD: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 const CXX_STD: &[&str] = &["-std=c++17", "-Wall", "-Wextra", "-Werror", "-pedantic"];
@@ -74,21 +78,6 @@ fn compiler(name: &str) -> Command {
             "`{name}` is not available ({e}); the C header tests need gcc and g++ (README.md)"
         ),
     }
-}
-
-fn run(mut cmd: Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// A generated header in a temporary directory, with the IR it came from.

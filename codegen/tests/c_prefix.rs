@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use kfam_codegen::ir::Ir;
 use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
@@ -19,6 +19,10 @@ use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
 #[path = "support/tree.rs"]
 mod tree;
 use tree::copy_dir;
+
+#[path = "support/process.rs"]
+mod process;
+use process::run;
 
 const FLAGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
 
@@ -42,21 +46,6 @@ fn compiler(name: &str) -> Command {
         Ok(out) if out.status.success() => Command::new(name),
         other => panic!("`{name}` does not run ({other:?}); the C tests need gcc and g++"),
     }
-}
-
-fn run(mut cmd: Command) -> Output {
-    let shown = format!("{cmd:?}");
-    let out = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {shown}: {e}"));
-    assert!(
-        out.status.success(),
-        "{shown} failed ({}):\n--- stdout\n{}\n--- stderr\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// A new catalog `prefix` (its name and C prefix) from a copy of the
