@@ -13,11 +13,12 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{
-    Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol, IDENTITY_FORMAT,
+    Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol, TargetRef,
+    IDENTITY_FORMAT,
 };
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
-    OperationKind, ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
+    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
+    ReduceOp, UnaryOp,
 };
 
 type Str<'a> = Cow<'a, str>;
@@ -102,12 +103,12 @@ pub struct B<'a> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Pr<'a> {
-    pub backend: Backend,
+    pub backend: Str<'a>,
     pub bindings: Vec<B<'a>>,
-    pub execution_mode: ExecutionMode,
+    pub execution_mode: Str<'a>,
     pub name: Str<'a>,
-    pub platform: Platform,
-    pub runtime: Runtime,
+    pub platform: Str<'a>,
+    pub runtime: Str<'a>,
 }
 
 /// The operation payload, operands by name; each kind's record carries its
@@ -419,7 +420,7 @@ impl<'a> Canonical<'a> {
                 .profiles
                 .iter()
                 .map(|pr| Pr {
-                    backend: pr.backend,
+                    backend: Cow::Borrowed(&pr.backend.name),
                     bindings: pr
                         .bindings
                         .iter()
@@ -429,10 +430,10 @@ impl<'a> Canonical<'a> {
                             slot: b.slot,
                         })
                         .collect(),
-                    execution_mode: pr.execution_mode,
+                    execution_mode: Cow::Borrowed(&pr.execution_mode.name),
                     name: Cow::Borrowed(&pr.name),
-                    platform: pr.platform,
-                    runtime: pr.runtime,
+                    platform: Cow::Borrowed(&pr.platform.name),
+                    runtime: Cow::Borrowed(&pr.runtime.name),
                 })
                 .collect(),
             returns: f.returns.clone(),
@@ -609,10 +610,10 @@ impl<'a> Canonical<'a> {
             }
             profiles.push(Profile {
                 name: pr.name.to_string(),
-                platform: pr.platform,
-                backend: pr.backend,
-                runtime: pr.runtime,
-                execution_mode: pr.execution_mode,
+                platform: TargetRef::named(&pr.platform),
+                backend: TargetRef::named(&pr.backend),
+                runtime: TargetRef::named(&pr.runtime),
+                execution_mode: TargetRef::named(&pr.execution_mode),
                 bindings,
             });
         }

@@ -55,7 +55,7 @@ codes! {
     WrongType = "KF0005", "type", "value has the wrong type",
         "A value has the wrong TOML type: for example a string where an integer is\nexpected, or an integer outside the range of its field (a negative revision,\na slot above 2^32-1).";
     UnknownVariant = "KF0006", "type", "value is not a member of its vocabulary",
-        "Every vocabulary (dtype, direction, layout, platform, backend, runtime,\nexecution mode, contract, binding kind, operation kind, operator) is closed.\nAn unknown value is rejected; the help lists the accepted spellings. A new\nmember needs a reviewed change to the generator, because its numeric code\nbecomes part of the C, Rust and Python ABI.";
+        "Every vocabulary is closed: an unknown value is rejected, and the help\nlists the accepted spellings. kfam's own vocabularies (dtype, direction,\nlayout, contract, binding kind, operation kind, operator) change only with\nthe generator, whose checks know their meaning. The catalog declares its\nplatforms, backends, runtimes and execution modes in `abi.toml`\n(`[[platforms]]`, ...): a new one is a reviewed manifest change, because\nits numeric code becomes part of the C, Rust and Python ABI.";
     OutOfRange = "KF0007", "type", "value out of range",
         "A numeric value is outside the range its field allows: a family `revision`\nmust be at least 1; ABI limits must be positive and within the bounds the\ngenerated tables support (`max_rank` at most 8, `max_tensor_args`,\n`max_scalar_args` and `max_prepared` at most 65535).";
 
@@ -116,8 +116,8 @@ codes! {
         "NZ blocks the last two dimensions `[.., R, C]`; a rank-1 tensor cannot be\nblocked.";
     NzExtent = "KF0404", "layout", "NZ extents are not static multiples of the fractal block",
         "NZ lowers `[.., R, C]` to `[prod(leading), C/c0, R/16, 16, c0]`. `R` must\nbe a static multiple of 16 and `C` a static multiple of `c0` (16 for\nfp16/bf16, 32 for int8). Leading dimensions may be dynamic.";
-    NzPlatform = "KF0405", "layout", "NZ layout on a platform without NZ support",
-        "A profile targets a platform whose runtime does not accept the NZ storage\nformat (only `a2a3` does). Drop the profile or use `nd`.";
+    NzPlatform = "KF0405", "layout", "layout not accepted by the profile's platform",
+        "Each platform declares the layouts its runtime accepts (`layouts` of its\n`[[platforms]]` entry in `abi.toml`; `nd` and `nchw` when it declares\nnone). A profile on a platform that does not accept one of the family's\nlayouts is refused: of kfam's default platforms only `a2a3` accepts `nz`.\nDrop the profile, use another layout, or declare the layout on the\nplatform.";
     NchwRank = "KF0406", "layout", "NCHW layout needs rank 4",
         "`nchw` names the four dimensions batch, channel, height and width.";
 
@@ -155,9 +155,11 @@ codes! {
     BindingKindMismatch = "KF0605", "profile", "binding kind does not fit the parameter",
         "Scalars bind to `scalar_arg` slots; tensors bind to `tensor_arg` or\n`buffer_object` slots.";
     PlatformBackend = "KF0606", "profile", "backend or runtime not available on the platform",
-        "Each platform has its own backends and runtimes: `a2a3` and `a5` use `cce`\nor `pto` with `tensormap_and_ringbuffer` or `host_build_graph`; `xdna2`\nuses `aie` with `xrt_direct`.";
+        "Each platform declares its backends and runtimes (`backends` and\n`runtimes` of its `[[platforms]]` entry in `abi.toml`). Of kfam's default\nplatforms, `a2a3` and `a5` use `cce` or `pto` with\n`tensormap_and_ringbuffer` or `host_build_graph`; `xdna2` uses `aie` with\n`xrt_direct`.";
     ProfileWithoutReceipt = "KF0607", "profile", "profile has no receipt",
         "A family is supported on a profile only when a receipt records that an\nartifact passed qualification there. This is a warning: the profile is\ndeclared but no artifact can be admitted for it.";
+    DtypePlatform = "KF0608", "profile", "dtype not available on the profile's platform",
+        "A platform may declare the dtypes its kernels take (`dtypes` of its\n`[[platforms]]` entry in `abi.toml`; every dtype when it declares none).\nA profile on a platform that lacks one of the family's dtypes is refused:\ndrop the profile, change the parameter, or declare the dtype on the\nplatform.";
 
     ReceiptUnknownProfile = "KF0701", "receipt", "receipt names an unknown profile",
         "A receipt records qualification of one artifact on one of the family's\nprofiles, named by `profile`.";
@@ -171,6 +173,8 @@ codes! {
         "An artifact digest identifies exactly one (family, profile, receipt):\nloaders look artifacts up by digest. The same digest appears in two\nreceipts.";
     BadDate = "KF0706", "receipt", "qualification date is not YYYY-MM-DD",
         "`evidence.date` is a calendar date, e.g. `2026-10-14`.";
+    UndeclaredCodec = "KF0707", "receipt", "codec is not one of the catalog's codecs",
+        "A catalog that declares `[[codecs]]` in `abi.toml` lists every wire format\nits receipts may name; a receipt naming another is refused. (A catalog\nthat declares none accepts any well-formed codec.)";
 
     TensorLimit = "KF0801", "limits", "too many tensor parameters",
         "The family declares more tensor parameters than `limits.max_tensor_args`\nin `abi.toml` allows.";
@@ -214,4 +218,6 @@ codes! {
         "`license` of `[catalog]` is the license of the generated outputs, written\ninto the Python package's metadata: an SPDX license expression such as\n`Apache-2.0`, `MIT OR Apache-2.0`, `GPL-2.0-only WITH Classpath-exception-2.0`\nor `LicenseRef-Proprietary`. kfam checks its syntax (identifiers of\nletters, digits, `.` and `-`, optionally ending in `+`; `AND`, `OR`, `WITH`\nin capitals; balanced parentheses); the Python build (setuptools >= 77)\nchecks the identifiers against the SPDX license list.";
     OutputLocation = "KF1205", "catalog", "output location is not a plain relative path, or overlaps another",
         "`[catalog.outputs]` places each output (`c`, `rust`, `python`, `schema`,\n`docs`) in a directory below the output directory (`kfam generate --out`):\na relative path of `/`-separated segments made of ASCII letters, digits,\n`.`, `_` and `-`, none of them empty, `.`, `..` or beginning with `.`, at\nmost 200 characters. Two outputs never share a directory, and none is\ninside another, so that every output owns its directory.";
+    DuplicateTarget = "KF1206", "catalog", "a platform, backend, runtime, execution mode or codec is declared twice",
+        "`[[platforms]]`, `[[backends]]`, `[[runtimes]]`, `[[execution_modes]]` and\n`[[codecs]]` of `abi.toml` declare each member once, each with its own\ncode (the ABI's number for it, never reused); a platform names at least\none backend and one runtime, each once.";
 }

@@ -25,9 +25,7 @@ use serde_json::{json, Value};
 
 use crate::ir;
 use crate::model::pattern;
-use crate::vocab::{
-    Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform, Runtime,
-};
+use crate::vocab::{Contract, DType, Direction, Layout, ParamKind};
 
 /// The schema version this module writes.
 pub const CURRENT_SCHEMA: u32 = 3;
@@ -82,13 +80,17 @@ pub struct CompiledMetaV3 {
     /// (scalars included). Indices may repeat.
     pub return_aliases: Vec<u32>,
     /// Platform of the receipt's profile.
-    pub platform: Platform,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub platform: String,
     /// Backend of the receipt's profile.
-    pub backend: Backend,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub backend: String,
     /// Runtime of the receipt's profile.
-    pub runtime: Runtime,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub runtime: String,
     /// Execution mode of the receipt's profile; independent of `contract`.
-    pub execution_mode: ExecutionMode,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub execution_mode: String,
     /// The native runtime commit the artifact was built against (`revision`
     /// of `abi.toml`, 40 lowercase hex digits). Another pin means the entry
     /// ABI cannot be trusted: the loader answers `prepared_incompatible`.
@@ -122,9 +124,11 @@ pub struct CompiledMetaLegacy {
     /// Number of values the program returns.
     pub return_count: u32,
     /// Platform the program was compiled for.
-    pub platform: Platform,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub platform: String,
     /// Backend that compiled it.
-    pub backend: Backend,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub backend: String,
 }
 
 /// One parameter of a signature (the seed's ParamInfo).
@@ -149,13 +153,14 @@ pub struct ParamInfo {
 }
 
 /// One verified execution capability.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Capability {
     /// Equals the document's `contract`.
     pub contract: Contract,
     /// Equals the document's `execution_mode`.
-    pub execution_mode: ExecutionMode,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub execution_mode: String,
 }
 
 /// The artifact file: where it is and what it hashes to.
@@ -284,29 +289,28 @@ fn param_info_rules(schema: &mut Schema) {
 }
 
 /// The one capability of a schema 3 document is the requested contract and
-/// execution mode: for each value of `contract` (and of `execution_mode`),
-/// every capability must carry the same value.
+/// execution mode: for each value of `contract`, every capability must
+/// carry the same value. (The execution modes are the catalog's:
+/// [`capability_rules`] adds theirs.)
 fn v3_rules(schema: &mut Schema) {
-    let mut rules = Vec::new();
-    let fields = [
-        (
-            "contract",
-            Contract::ALL.iter().map(|c| c.as_str()).collect::<Vec<_>>(),
-        ),
-        (
-            "execution_mode",
-            ExecutionMode::ALL.iter().map(|m| m.as_str()).collect(),
-        ),
-    ];
-    for (field, values) in fields {
-        for v in values {
-            rules.push(json!({
+    let contracts: Vec<&str> = Contract::ALL.iter().map(|c| c.as_str()).collect();
+    schema.insert(
+        "allOf".into(),
+        Value::Array(capability_rules("contract", &contracts)),
+    );
+}
+
+/// For each value of `field`, every capability carries the same value.
+pub fn capability_rules(field: &str, values: &[&str]) -> Vec<Value> {
+    values
+        .iter()
+        .map(|v| {
+            json!({
                 "if": { "properties": { field: { "const": v } }, "required": [field] },
                 "then": { "properties": { "capabilities": { "items": { "properties": { field: { "const": v } } } } } },
-            }));
-        }
-    }
-    schema.insert("allOf".into(), Value::Array(rules));
+            })
+        })
+        .collect()
 }
 
 /// Deserialize a present optional field; an explicit `null` is rejected
@@ -338,13 +342,13 @@ struct RawMeta {
     #[serde(default, deserialize_with = "present")]
     return_aliases: Option<Vec<u32>>,
     #[serde(default, deserialize_with = "present")]
-    platform: Option<Platform>,
+    platform: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    backend: Option<Backend>,
+    backend: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    runtime: Option<Runtime>,
+    runtime: Option<String>,
     #[serde(default, deserialize_with = "present")]
-    execution_mode: Option<ExecutionMode>,
+    execution_mode: Option<String>,
     #[serde(default, deserialize_with = "present")]
     abi_revision: Option<String>,
     #[serde(default, deserialize_with = "present")]
@@ -444,7 +448,7 @@ impl TryFrom<RawMeta> for CompiledMeta {
                 };
                 let requested = Capability {
                     contract: meta.contract,
-                    execution_mode: meta.execution_mode,
+                    execution_mode: meta.execution_mode.clone(),
                 };
                 if meta.capabilities != [requested] {
                     return Err(MetaError::Capabilities);
@@ -566,14 +570,14 @@ pub fn expected(abi: &ir::Abi, family: &ir::Family, receipt: &ir::Receipt) -> Co
         lowered_params: family.params.iter().map(ParamInfo::lowered).collect(),
         return_count: family.returns.len() as u32,
         return_aliases: family.returns.iter().map(|&i| i as u32).collect(),
-        platform: profile.platform,
-        backend: profile.backend,
-        runtime: profile.runtime,
-        execution_mode: profile.execution_mode,
+        platform: profile.platform.name.clone(),
+        backend: profile.backend.name.clone(),
+        runtime: profile.runtime.name.clone(),
+        execution_mode: profile.execution_mode.name.clone(),
         abi_revision: abi.revision.clone(),
         capabilities: vec![Capability {
             contract: family.contract,
-            execution_mode: profile.execution_mode,
+            execution_mode: profile.execution_mode.name.clone(),
         }],
         artifact: ArtifactRef {
             path: receipt.artifact.clone(),

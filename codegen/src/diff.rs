@@ -400,7 +400,9 @@ fn diff_param(d: &mut Diff, p: &Param, q: &Param) {
 
 fn diff_profile(d: &mut Diff, f: &Family, g: &Family, p: &Profile, q: &Profile) {
     let n = &p.name;
-    let target = |x: &Profile| (x.platform, x.backend, x.runtime, x.execution_mode);
+    let target = |x: &Profile| {
+        [&x.platform, &x.backend, &x.runtime, &x.execution_mode].map(|t| t.name.clone())
+    };
     if target(p) != target(q) {
         d.push(
             Rule::ProfileTarget,

@@ -43,3 +43,8 @@ pub const MAX_LICENSE_CHARS: usize = 200;
 pub const MAX_VERSION_CHARS: usize = 64;
 /// Longest output location of `[catalog.outputs]`.
 pub const MAX_OUTPUT_PATH_CHARS: usize = 200;
+/// Highest code of a declared platform, backend, runtime or execution mode:
+/// C promises an enumeration constant no more than 16 bits.
+pub const MAX_TARGET_CODE: u32 = 32767;
+/// Longest codec (a wire-format identifier).
+pub const MAX_CODEC_CHARS: usize = 64;

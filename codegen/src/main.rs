@@ -446,7 +446,12 @@ fn init(dir: &Path, name: Option<String>, license: &str) -> ExitCode {
         }
     }
     let abi = init::abi_toml(&name, license);
-    let family = init::family_toml(init::EXAMPLE_KIND, init::EXAMPLE_FAMILY, &init::today());
+    let family = init::family_toml(
+        init::EXAMPLE_KIND,
+        init::EXAMPLE_FAMILY,
+        &init::today(),
+        &init::Skeleton::of(&abi),
+    );
     // What would be written must check clean (a `--license` that is no
     // SPDX expression does not): judged before anything is written.
     let (_, report) = kfam_codegen::check_sources(
@@ -517,7 +522,10 @@ fn new_family(family: &str, kind: OperationKind, typed_dir: Option<&Path>) -> Ex
         );
         return ExitCode::from(2);
     }
-    let text = init::family_toml(kind, family, &init::today());
+    // The skeleton's profile names the catalog's first platform; an
+    // unreadable abi.toml is the checker's to report.
+    let skeleton = init::Skeleton::of(&std::fs::read_to_string(&abi).unwrap_or_default());
+    let text = init::family_toml(kind, family, &init::today(), &skeleton);
     if let Err(e) = kfam_codegen::write::create_new(&path, &text) {
         eprintln!("error: {e}");
         return ExitCode::from(2);

@@ -13,19 +13,47 @@ pub struct Vocabulary {
     /// CamelCase type name, e.g. `DType`.
     pub name: &'static str,
     pub doc: &'static str,
-    pub members: &'static [Member],
+    /// kfam's members; empty for a vocabulary the catalog declares, whose
+    /// members are the IR's ([`crate::ir::Ir::members`]).
+    pub members: &'static [Member<'static>],
+    /// Declared by the catalog (`[[platforms]]`, ... of `abi.toml`).
+    pub declared: bool,
 }
 
 /// One member of a vocabulary.
 #[derive(Clone, Copy, Debug)]
-pub struct Member {
+pub struct Member<'a> {
     /// CamelCase variant name, e.g. `Bf16`.
-    pub variant: &'static str,
+    pub variant: &'a str,
     /// Manifest spelling, e.g. `bf16`.
-    pub spelling: &'static str,
+    pub spelling: &'a str,
     pub code: i32,
-    pub doc: &'static str,
+    pub doc: &'a str,
 }
+
+/// A vocabulary whose members the catalog declares in `abi.toml`: kfam
+/// knows its name and meaning, not its members.
+const fn declared(name: &'static str, doc: &'static str) -> Vocabulary {
+    Vocabulary {
+        name,
+        doc,
+        members: &[],
+        declared: true,
+    }
+}
+
+/// Hardware platforms (`[[platforms]]`): with each, the backends, runtimes,
+/// layouts and dtypes it allows.
+pub const PLATFORM: Vocabulary = declared("Platform", "Hardware platform an artifact targets.");
+/// Compiler backends (`[[backends]]`).
+pub const BACKEND: Vocabulary = declared("Backend", "Compiler backend that produced an artifact.");
+/// Launch runtimes (`[[runtimes]]`).
+pub const RUNTIME: Vocabulary = declared("Runtime", "Runtime that launches an artifact.");
+/// Execution modes (`[[execution_modes]]`).
+pub const EXECUTION_MODE: Vocabulary = declared(
+    "ExecutionMode",
+    "Whether an artifact runs on a simulator or on the device.",
+);
 
 macro_rules! vocab {
     (
@@ -55,6 +83,7 @@ macro_rules! vocab {
                     code: $code,
                     doc: concat!("" $(, $vdoc)*),
                 } ),+],
+                declared: false,
             };
 
             /// The stable numeric code.
@@ -92,10 +121,10 @@ pub const VOCABULARIES: &[Vocabulary] = &[
     Direction::VOCABULARY,
     ParamKind::VOCABULARY,
     Layout::VOCABULARY,
-    Platform::VOCABULARY,
-    Backend::VOCABULARY,
-    Runtime::VOCABULARY,
-    ExecutionMode::VOCABULARY,
+    PLATFORM,
+    BACKEND,
+    RUNTIME,
+    EXECUTION_MODE,
     Contract::VOCABULARY,
     BindingKind::VOCABULARY,
     OperationKind::VOCABULARY,
@@ -158,48 +187,6 @@ vocab! {
         Nchw = 1 => "nchw",
         /// Ascend fractal blocked layout; lowered to `[prod(leading), C/c0, R/16, 16, c0]`.
         Nz = 2 => "nz",
-    }
-}
-
-vocab! {
-    /// Hardware platform an artifact targets.
-    Platform {
-        /// Ascend A2/A3.
-        A2a3 = 0 => "a2a3",
-        /// Ascend A5.
-        A5 = 1 => "a5",
-        /// AMD XDNA2 NPU.
-        Xdna2 = 2 => "xdna2",
-    }
-}
-
-vocab! {
-    /// Compiler backend that produced an artifact.
-    Backend {
-        /// Ascend CCE C compiler.
-        Cce = 0 => "cce",
-        /// PTO instruction backend.
-        Pto = 1 => "pto",
-        /// AMD AIE compiler (generated ELF).
-        Aie = 2 => "aie",
-    }
-}
-
-vocab! {
-    /// Runtime that launches an artifact.
-    Runtime {
-        TensormapAndRingbuffer = 0 => "tensormap_and_ringbuffer",
-        HostBuildGraph = 1 => "host_build_graph",
-        /// XRT buffer objects passed directly to the kernel.
-        XrtDirect = 2 => "xrt_direct",
-    }
-}
-
-vocab! {
-    /// Whether an artifact runs on a simulator or on the device.
-    ExecutionMode {
-        Sim = 0 => "sim",
-        Onboard = 1 => "onboard",
     }
 }
 
@@ -526,29 +513,6 @@ impl UnaryOp {
             self,
             UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Cast
         )
-    }
-}
-
-impl Platform {
-    /// Whether the platform's runtime accepts the NZ storage format.
-    pub const fn supports_nz(self) -> bool {
-        matches!(self, Platform::A2a3)
-    }
-
-    pub fn backends(self) -> &'static [Backend] {
-        match self {
-            Platform::A2a3 | Platform::A5 => &[Backend::Cce, Backend::Pto],
-            Platform::Xdna2 => &[Backend::Aie],
-        }
-    }
-
-    pub fn runtimes(self) -> &'static [Runtime] {
-        match self {
-            Platform::A2a3 | Platform::A5 => {
-                &[Runtime::TensormapAndRingbuffer, Runtime::HostBuildGraph]
-            }
-            Platform::Xdna2 => &[Runtime::XrtDirect],
-        }
     }
 }
 

@@ -15,7 +15,6 @@ use std::process::Command;
 
 use kfam_codegen::emit::c;
 use kfam_codegen::ir::{Family, Ir, Operation, ScalarRef};
-use kfam_codegen::vocab::{ExecutionMode, Platform};
 
 #[path = "support/process.rs"]
 mod process;
@@ -420,10 +419,10 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             s,
             "profile {} {} {} {} {}",
             pr.name,
-            pr.platform.as_str(),
-            pr.backend.as_str(),
-            pr.runtime.as_str(),
-            pr.execution_mode.as_str()
+            pr.platform.name,
+            pr.backend.name,
+            pr.runtime.name,
+            pr.execution_mode.name
         );
         for b in &pr.bindings {
             let _ = writeln!(
@@ -462,18 +461,20 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         }
         s.push('\n');
     }
-    for &platform in Platform::ALL {
-        for &mode in ExecutionMode::ALL {
+    for platform in &ir.targets.platforms {
+        let platform = &platform.target.name;
+        for mode in &ir.targets.execution_modes {
+            let mode = &mode.name;
             let qualified = f.profiles.iter().enumerate().find(|(i, pr)| {
-                pr.platform == platform
-                    && pr.execution_mode == mode
+                pr.platform.name == *platform
+                    && pr.execution_mode.name == *mode
                     && f.receipts.iter().any(|r| r.profile == *i)
             });
             let _ = writeln!(
                 s,
                 "capability {} {}: {}",
-                platform.as_str(),
-                mode.as_str(),
+                platform,
+                mode,
                 qualified.map_or("unsupported", |(_, pr)| pr.name.as_str())
             );
         }

@@ -255,7 +255,8 @@ fn new_writes_every_kind_and_the_manifest_checks_clean() {
 fn every_skeleton_checks_without_a_diagnostic() {
     let abi = kfam_codegen::init::abi_toml("team", kfam_codegen::init::DEFAULT_LICENSE);
     for kind in OperationKind::ALL {
-        let family = kfam_codegen::init::family_toml(*kind, "skeleton", "2026-01-31");
+        let skeleton = kfam_codegen::init::Skeleton::of(&abi);
+        let family = kfam_codegen::init::family_toml(*kind, "skeleton", "2026-01-31", &skeleton);
         let (ir, report) = kfam_codegen::check_sources(
             Some(("abi.toml".into(), abi.clone())),
             vec![("families/skeleton.toml".into(), family)],

@@ -115,8 +115,16 @@ fn stubs_declare_the_data_modules() {
         let stub_path = repo().join(format!("python/kfam/{module}.pyi"));
         let stub = std::fs::read_to_string(&stub_path)
             .unwrap_or_else(|e| panic!("{}: {e}", stub_path.display()));
+        // The members of the vocabularies a catalog declares are its data:
+        // the stub declares the classes alone.
+        let declared: Vec<String> = kfam_codegen::vocab::VOCABULARIES
+            .iter()
+            .filter(|v| v.declared)
+            .map(|v| format!("{}.", v.name))
+            .collect();
         let defined: BTreeSet<String> = declarations(generated)
             .into_iter()
+            .filter(|d| !declared.iter().any(|c| d.starts_with(c.as_str())))
             .map(|d| d.trim_end_matches(" {").to_owned())
             .collect();
         assert_eq!(

@@ -370,7 +370,9 @@ impl core::fmt::Display for Backend {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum Runtime {
+    /// Tensor map and ring buffer launch runtime.
     TensormapAndRingbuffer = 0,
+    /// Task graph built on the host.
     HostBuildGraph = 1,
     /// XRT buffer objects passed directly to the kernel.
     XrtDirect = 2,
@@ -423,7 +425,9 @@ impl core::fmt::Display for Runtime {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[repr(i32)]
 pub enum ExecutionMode {
+    /// Runs on the platform's simulator.
     Sim = 0,
+    /// Runs on the device.
     Onboard = 1,
 }
 impl ExecutionMode {

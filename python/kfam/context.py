@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Union
 
-from ._abi import MAX_PREPARED, Status
+from ._abi import MAX_PREPARED, ExecutionMode, Platform, Status
 from ._lookup import each_family
 from ._records import Family, Profile
 from ._runtime import (
@@ -31,7 +31,7 @@ from ._runtime import (
     capability,
     validate_call,
 )
-from ._vocab import Contract, ExecutionMode, Platform
+from ._vocab import Contract
 
 _GENERATIONS: Final = itertools.count(1)
 _GENERATION_LOCK: Final = threading.Lock()

@@ -63,10 +63,10 @@ fn record(f: &ir::Family) -> Family {
         .iter()
         .map(|p| Profile {
             name: s(&p.name),
-            platform: code(p.platform.code(), Platform::from_code),
-            backend: code(p.backend.code(), Backend::from_code),
-            runtime: code(p.runtime.code(), Runtime::from_code),
-            execution_mode: code(p.execution_mode.code(), ExecutionMode::from_code),
+            platform: code(p.platform.code, Platform::from_code),
+            backend: code(p.backend.code, Backend::from_code),
+            runtime: code(p.runtime.code, Runtime::from_code),
+            execution_mode: code(p.execution_mode.code, ExecutionMode::from_code),
             bindings: leak(
                 p.bindings
                     .iter()

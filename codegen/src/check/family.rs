@@ -9,6 +9,7 @@ use std::ops::Range;
 use std::path::Path;
 
 use super::text::{suggest_identifier, text_problems, MAX_LISTED_NAMES};
+use super::targets::Declared;
 use crate::diag::{Code, Diagnostic, FileId, SourceMap};
 use crate::ir;
 use crate::model::{self, AliasRef, Spanned};
@@ -87,7 +88,12 @@ pub(super) struct FamilyChecker<'a> {
     pub(super) symbol_spans: Vec<Range<usize>>,
     /// The catalog's torch namespace, which the family's torch schema names.
     pub(super) torch_namespace: &'a str,
+    /// The catalog's platforms, backends, runtimes, modes and codecs.
+    pub(super) targets: &'a Declared,
 }
+
+/// kfam's default targets, for a family checked without a valid `abi.toml`.
+static DEFAULT_TARGETS: std::sync::LazyLock<Declared> = std::sync::LazyLock::new(Declared::defaults);
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn new(
@@ -112,7 +118,13 @@ impl<'a> FamilyChecker<'a> {
             symbols: Vec::new(),
             symbol_spans: Vec::new(),
             torch_namespace: crate::limits::DEFAULT_CATALOG_NAME,
+            targets: &DEFAULT_TARGETS,
         }
+    }
+
+    pub(super) fn targets(mut self, targets: &'a Declared) -> Self {
+        self.targets = targets;
+        self
     }
 
     pub(super) fn torch_namespace(mut self, namespace: &'a str) -> Self {

@@ -22,10 +22,13 @@ mod operation;
 mod params;
 mod profiles;
 mod receipts;
+mod targets;
 mod text;
 
 use abi::check_abi;
 use catalog::check_catalog;
+use targets::{check_targets, Declared};
+pub use targets::Kind as TargetKind;
 use family::{FamilyChecker, Limits, DEFAULT_LIMITS};
 pub use family::{FamilyOutcome, Reference};
 // `is_forbidden_char` and the limits live in `crate::limits`; these names
@@ -42,6 +45,8 @@ pub struct Checked {
     pub abi: Option<ir::Abi>,
     /// The catalog's identity, when `[catalog]` is valid (or absent).
     pub catalog: Option<ir::Catalog>,
+    /// The catalog's platforms, ..., when their declarations are valid.
+    pub targets: Option<ir::Targets>,
     /// Unsorted: in file order.
     pub families: Vec<ir::Family>,
 }
@@ -62,11 +67,13 @@ impl Checked {
         }
         let abi = self.abi?;
         let catalog = self.catalog?;
+        let targets = self.targets?;
         let mut families = self.families;
         families.sort_by(|a, b| a.name.cmp(&b.name));
         Some(ir::Ir {
             catalog,
             abi,
+            targets,
             families,
             retired: retired(),
         })
@@ -90,6 +97,13 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
         let checked = check_catalog(*id, abi.catalog.as_ref(), report);
         checked.filter(|_| !loaded.recovered.contains_key(id))
     });
+    let (declared, targets_ok) = match &loaded.abi {
+        Some((id, abi)) => {
+            let (d, ok) = check_targets(*id, abi, report);
+            (d, ok && !loaded.recovered.contains_key(id))
+        }
+        None => (Declared::defaults(), false),
+    };
     // The torch schemas of the families name the catalog's namespace.
     let namespace = catalog
         .as_ref()
@@ -118,6 +132,7 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
             .duplicate_name(duplicate)
             .tainted(loaded.tainted(id))
             .torch_namespace(namespace)
+            .targets(&declared)
             .run()
     });
     let mut families = Vec::with_capacity(checked.len());
@@ -136,6 +151,7 @@ pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
     Checked {
         abi,
         catalog,
+        targets: targets_ok.then_some(declared.targets),
         families,
     }
 }
@@ -165,6 +181,16 @@ pub fn check_one(
     let namespace = abi
         .and_then(|(abi_id, a)| check_catalog(*abi_id, a.catalog.as_ref(), &mut Report::default()))
         .map(|c| c.torch_namespace);
+    // Its diagnostics go nowhere; the docs it checks need the sources.
+    let declared = abi.map_or_else(Declared::defaults, |(abi_id, a)| {
+        let mut quiet = Report {
+            sources: std::mem::take(&mut report.sources),
+            diagnostics: Vec::new(),
+        };
+        let declared = check_targets(*abi_id, a, &mut quiet).0;
+        report.sources = quiet.sources;
+        declared
+    });
     let limits = abi
         .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))
         .map_or(DEFAULT_LIMITS, |a| Limits {
@@ -211,6 +237,7 @@ pub fn check_one(
                 .as_deref()
                 .unwrap_or(crate::limits::DEFAULT_CATALOG_NAME),
         )
+        .targets(&declared)
         .run();
     // As in `check`: findings that only repeat a repaired structural mistake
     // are dropped, and a repaired document is judged, never lowered.

@@ -3,11 +3,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::family::{err, FamilyChecker};
+use super::targets::Kind as TargetKind;
 use super::text::{join_ticks, name_list};
 use crate::diag::Code;
 use crate::ir;
 use crate::model::{self, Spanned};
-use crate::vocab::{BindingKind, Layout};
+use crate::vocab::{BindingKind, DType, Layout};
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn check_profiles(&mut self) -> Vec<ir::Profile> {
@@ -29,66 +30,143 @@ impl<'a> FamilyChecker<'a> {
                     .help("profile names are unique within a family; rename one"),
                 );
             }
-            let platform = decl.platform.value;
-            if !platform.backends().contains(&decl.backend.value) {
-                self.push(
-                    err(
-                        Code::PlatformBackend,
-                        id,
-                        &decl.backend.span,
-                        format!(
-                            "backend `{}` is not available on `{platform}`",
-                            decl.backend.value
-                        ),
-                    )
-                    .label("wrong backend")
-                    .help(format!(
-                        "`{platform}` supports: {}",
-                        join_ticks(platform.backends())
-                    )),
-                );
-            }
-            if !platform.runtimes().contains(&decl.runtime.value) {
-                self.push(
-                    err(
-                        Code::PlatformBackend,
-                        id,
-                        &decl.runtime.span,
-                        format!(
-                            "runtime `{}` is not available on `{platform}`",
-                            decl.runtime.value
-                        ),
-                    )
-                    .label("wrong runtime")
-                    .help(format!(
-                        "`{platform}` supports: {}",
-                        join_ticks(platform.runtimes())
-                    )),
-                );
-            }
-            if !platform.supports_nz() {
-                if let Some(p) = self.params.iter().find(|p| p.layout == Layout::Nz) {
-                    let msg = format!("NZ tensor `{}` cannot run on `{platform}`", p.name);
-                    self.push(
-                        err(Code::NzPlatform, id, &decl.platform.span, msg)
-                            .label("platform without NZ support")
-                            .help("NZ is supported on `a2a3`; use `nd` or another platform"),
-                    );
-                }
-            }
+            let resolved = self.resolve_target(decl);
             let bindings = self.check_bindings(pr);
+            let Some((platform, backend, runtime, execution_mode)) = resolved else {
+                continue;
+            };
             out.push(ir::Profile {
                 name: decl.name.value.clone(),
                 platform,
-                backend: decl.backend.value,
-                runtime: decl.runtime.value,
-                execution_mode: decl.execution_mode.value,
+                backend,
+                runtime,
+                execution_mode,
                 bindings,
             });
         }
         out
     }
 
+    /// A profile's platform, backend, runtime and execution mode, resolved
+    /// against the catalog's declarations, and the platform's rules applied.
+    fn resolve_target(
+        &mut self,
+        decl: &model::Profile,
+    ) -> Option<(ir::TargetRef, ir::TargetRef, ir::TargetRef, ir::TargetRef)> {
+        let id = self.id;
+        let targets = self.targets;
+        let mut resolve = |kind: TargetKind, name: &Spanned<String>| match targets.resolve(id, kind, name) {
+            Ok(found) => found,
+            Err(d) => {
+                self.push(*d);
+                None
+            }
+        };
+        let platform = resolve(TargetKind::Platform, &decl.platform);
+        let backend = resolve(TargetKind::Backend, &decl.backend);
+        let runtime = resolve(TargetKind::Runtime, &decl.runtime);
+        let execution_mode = resolve(TargetKind::ExecutionMode, &decl.execution_mode);
+        let platform = platform?;
+        let index = targets
+            .targets
+            .platforms
+            .iter()
+            .position(|p| p.target.name == platform.name)?;
+        let rules = &targets.targets.platforms[index];
+        let name = &platform.name;
+        for (member, offered, key, span) in [
+            (&backend, &rules.backends, "backends", &decl.backend.span),
+            (&runtime, &rules.runtimes, "runtimes", &decl.runtime.span),
+        ] {
+            let Some(member) = member else { continue };
+            if offered.contains(&member.name) {
+                continue;
+            }
+            let what = &key[..key.len() - 1];
+            let mut d = err(
+                Code::PlatformBackend,
+                id,
+                span,
+                format!("{what} `{member}` is not available on `{name}`"),
+            )
+            .label(format!("wrong {what}"))
+            .help(format!("`{name}` supports: {}", join_ticks(offered)));
+            if let Some((file, at)) = targets.platform_rule(index, key) {
+                d = d.related(file, at, format!("`{name}` declares its {key} here"));
+            }
+            self.push(d);
+        }
+        self.check_platform_rules(index, &decl.platform.span);
+        Some((platform, backend?, runtime?, execution_mode?))
+    }
+
+    /// The family's layouts and dtypes against what platform `index` allows:
+    /// the first parameter of each layout or dtype it lacks is reported.
+    fn check_platform_rules(&mut self, index: usize, span: &std::ops::Range<usize>) {
+        let id = self.id;
+        let targets = self.targets;
+        let rules = &targets.targets.platforms[index];
+        let name = &rules.target.name;
+        let mut layouts: Vec<(Layout, &str)> = Vec::new();
+        let mut dtypes: Vec<(DType, &str)> = Vec::new();
+        for p in &self.params {
+            if p.is_tensor() && !rules.layouts.contains(&p.layout) && !layouts.iter().any(|(l, _)| *l == p.layout) {
+                layouts.push((p.layout, &p.name));
+            }
+            if !rules.dtypes.contains(&p.dtype) && !dtypes.iter().any(|(d, _)| *d == p.dtype) {
+                dtypes.push((p.dtype, &p.name));
+            }
+        }
+        let mut found = Vec::new();
+        for (layout, param) in layouts {
+            let on: Vec<&str> = targets
+                .targets
+                .platforms
+                .iter()
+                .filter(|q| q.layouts.contains(&layout))
+                .map(|q| q.target.name.as_str())
+                .collect();
+            let help = if on.is_empty() {
+                format!("no platform of the catalog accepts `{layout}`; use `nd`, or declare `{layout}` in the platform's `layouts`")
+            } else {
+                format!("`{layout}` runs on {}; use `nd` or another platform", join_ticks(&on))
+            };
+            let upper = if layout == Layout::Nz { "NZ".to_owned() } else { format!("`{layout}`") };
+            let mut d = err(
+                Code::NzPlatform,
+                id,
+                span,
+                format!("{upper} tensor `{param}` cannot run on `{name}`"),
+            )
+            .label(format!("platform without {upper} support"))
+            .help(help);
+            if let Some((file, at)) = targets.platform_rule(index, "layouts") {
+                d = d.related(file, at, format!("`{name}` accepts these layouts"));
+            }
+            found.push(d);
+        }
+        for (dtype, param) in dtypes {
+            let mut d = err(
+                Code::DtypePlatform,
+                id,
+                span,
+                format!("{dtype} tensor `{param}` cannot run on `{name}`"),
+            )
+            .label(format!("platform without `{dtype}`"))
+            .help(format!(
+                "`{name}` takes {}; change the parameter, use another platform, or declare `{dtype}` in its `dtypes`",
+                join_ticks(&rules.dtypes)
+            ));
+            if let Some((file, at)) = targets.platform_rule(index, "dtypes") {
+                d = d.related(file, at, format!("`{name}` takes these dtypes"));
+            }
+            found.push(d);
+        }
+        self.diagnostics.extend(found);
+    }
+}
+
+impl<'a> FamilyChecker<'a> {
     pub(super) fn check_bindings(&mut self, pr: &Spanned<model::Profile>) -> Vec<ir::Binding> {
         let id = self.id;
         let mut bound: BTreeMap<usize, ()> = BTreeMap::new();

@@ -18,7 +18,8 @@ use crate::names::{
     c_prefix_problem, identifier_problem, is_reserved, python_package_problem,
     torch_namespace_problem,
 };
-use crate::vocab::{OperationKind, Platform, VOCABULARIES};
+use crate::ir::Targets;
+use crate::vocab::{OperationKind, VOCABULARIES};
 use crate::write::{self, WriteError};
 
 /// The license `kfam init` declares unless told: the outputs of a team's
@@ -86,7 +87,7 @@ fn fill(template: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
 
 /// `a, b or c`: the spellings of the vocabulary named `name`.
 fn vocabulary_list(name: &str) -> Option<String> {
-    let v = VOCABULARIES.iter().find(|v| v.name == name)?;
+    let v = VOCABULARIES.iter().find(|v| v.name == name && !v.declared)?;
     let words: Vec<&str> = v.members.iter().map(|m| m.spelling).collect();
     Some(or_list(&words))
 }
@@ -99,21 +100,86 @@ fn or_list(words: &[&str]) -> String {
     }
 }
 
-/// One comment line per platform: its backends and runtimes.
-fn platform_lines() -> String {
-    let lines: Vec<String> = Platform::ALL
-        .iter()
-        .map(|p| {
-            let backends: Vec<&str> = p.backends().iter().map(|b| b.as_str()).collect();
-            let runtimes: Vec<&str> = p.runtimes().iter().map(|r| r.as_str()).collect();
-            format!(
-                "#   {p}: backend {}; runtime {}",
-                or_list(&backends),
-                or_list(&runtimes)
-            )
-        })
-        .collect();
-    lines.join("\n")
+/// What a skeleton's profile and receipt name, from the catalog's
+/// `abi.toml`: its platforms (each with its backends and runtimes), its
+/// execution modes and its codecs, kfam's defaults where it declares none.
+/// Read leniently: a malformed `abi.toml` is the checker's to report, and
+/// the skeleton then names the defaults.
+#[derive(Debug, Clone)]
+pub struct Skeleton {
+    platforms: Vec<(String, Vec<String>, Vec<String>)>,
+    modes: Vec<String>,
+    codec: String,
+}
+
+impl Skeleton {
+    /// The skeleton of the catalog whose `abi.toml` reads `abi`.
+    pub fn of(abi: &str) -> Self {
+        let doc: toml::Table = abi.parse().unwrap_or_default();
+        let names = |key: &str, field: &str, t: &toml::Value| -> Vec<String> {
+            t.get(key)
+                .and_then(|v| v.as_array())
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.get(field).or(Some(x)).and_then(|n| n.as_str()))
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let defaults = Targets::default();
+        let root = toml::Value::Table(doc);
+        let mut platforms: Vec<(String, Vec<String>, Vec<String>)> = root
+            .get("platforms")
+            .and_then(|v| v.as_array())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|p| {
+                        let name = p.get("name")?.as_str()?.to_owned();
+                        Some((name, names("backends", "", p), names("runtimes", "", p)))
+                    })
+                    .filter(|(_, b, r)| !b.is_empty() && !r.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if platforms.is_empty() {
+            platforms = defaults
+                .platforms
+                .iter()
+                .map(|p| (p.target.name.clone(), p.backends.clone(), p.runtimes.clone()))
+                .collect();
+        }
+        let mut modes = names("execution_modes", "name", &root);
+        if modes.is_empty() {
+            modes = defaults.execution_modes.iter().map(|m| m.name.clone()).collect();
+        }
+        let codec = names("codecs", "name", &root)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| format!("{}.kernel.v1", platforms[0].0));
+        Skeleton {
+            platforms,
+            modes,
+            codec,
+        }
+    }
+
+    /// One comment line per platform: its backends and runtimes.
+    fn platform_lines(&self) -> String {
+        let lines: Vec<String> = self
+            .platforms
+            .iter()
+            .map(|(p, backends, runtimes)| {
+                let words = |l: &[String]| or_list(&l.iter().map(String::as_str).collect::<Vec<_>>());
+                format!(
+                    "#   {p}: backend {}; runtime {}",
+                    words(backends),
+                    words(runtimes)
+                )
+            })
+            .collect();
+        lines.join("\n")
+    }
 }
 
 /// `abi.toml` of a new catalog named `name` (an identifier: see
@@ -140,21 +206,33 @@ pub fn abi_toml(name: &str, license: &str) -> String {
 }
 
 /// The skeleton of a family `family` (an identifier) of `kind`, whose
-/// placeholder receipt is dated `date` (`YYYY-MM-DD`).
-pub fn family_toml(kind: OperationKind, family: &str, date: &str) -> String {
+/// placeholder receipt is dated `date` (`YYYY-MM-DD`), with a profile on
+/// the first platform, backend, runtime and execution mode of `targets`.
+pub fn family_toml(kind: OperationKind, family: &str, date: &str, targets: &Skeleton) -> String {
     let operation = fill(kind_template(kind), &|key| match key {
         "signature" => Some(fill(SIGNATURE, &|_| None)),
         _ => None,
     });
     let (returns, bindings) = derived(&operation);
     let returns: Vec<String> = returns.iter().map(|r| format!("\"{r}\"")).collect();
+    let (platform, backends, runtimes) = &targets.platforms[0];
+    let (backend, runtime, mode) = (&backends[0], &runtimes[0], &targets.modes[0]);
     fill(FAMILY, &|key| match key {
         "family" => Some(family.to_owned()),
         "kind" => Some(kind.as_str().to_owned()),
         "operation" => Some(operation.clone()),
         "returns" => Some(returns.join(", ")),
         "bindings" => Some(bindings.clone()),
-        "platforms" => Some(platform_lines()),
+        "platforms" => Some(targets.platform_lines()),
+        "modes" => Some(or_list(
+            &targets.modes.iter().map(String::as_str).collect::<Vec<_>>(),
+        )),
+        "profile" => Some(format!("{platform}_{mode}")),
+        "platform" => Some(platform.clone()),
+        "backend" => Some(backend.clone()),
+        "runtime" => Some(runtime.clone()),
+        "mode" => Some(mode.clone()),
+        "codec" => Some(targets.codec.clone()),
         "sha256" => Some(placeholder_sha256(family)),
         "date" => Some(date.to_owned()),
         _ => None,
@@ -350,7 +428,7 @@ mod tests {
         assert!(!abi.contains("{{"), "{abi}");
         assert!(abi.parse::<toml::Table>().is_ok());
         for kind in OperationKind::ALL {
-            let text = family_toml(*kind, "f", "2026-01-02");
+            let text = family_toml(*kind, "f", "2026-01-02", &Skeleton::of(&abi));
             assert!(!text.contains("{{"), "{kind}: {text}");
             assert!(text.parse::<toml::Table>().is_ok(), "{kind}: {text}");
         }

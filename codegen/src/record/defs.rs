@@ -6,8 +6,8 @@
 
 use super::{c_only, field, raw, CForm, CValue, Field, Fixed, Record, Role, Shorthand, Ty};
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
-    OperationKind, ParamKind, Platform, ReduceOp, Runtime, UnaryOp, Vocabulary,
+    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
+    ReduceOp, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
 };
 
 const fn table(
@@ -153,16 +153,16 @@ pub static PROFILE: Record = table(
             "Position in kfam_family.profiles.",
         ),
         field("name", Ty::Str, "Declared name (snake_case identifier)."),
-        field("platform", vocab(&Platform::VOCABULARY), "Target platform."),
+        field("platform", vocab(&PLATFORM), "Target platform."),
         field(
             "backend",
-            vocab(&Backend::VOCABULARY),
+            vocab(&BACKEND),
             "Code-generation backend.",
         ),
-        field("runtime", vocab(&Runtime::VOCABULARY), "Native runtime."),
+        field("runtime", vocab(&RUNTIME), "Native runtime."),
         field(
             "execution_mode",
-            vocab(&ExecutionMode::VOCABULARY),
+            vocab(&EXECUTION_MODE),
             "Simulator or device.",
         ),
         c_only(

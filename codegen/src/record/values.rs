@@ -21,7 +21,7 @@ pub enum Value<'a> {
     Extent(ir::Extent),
     /// Absent text, an absent index or an unbounded bound: `None`.
     Absent,
-    Vocab(Code),
+    Vocab(Code<'a>),
     Ints(Ints<'a>),
     Strs(&'a [String]),
     List(&'a dyn Rows),
@@ -33,12 +33,12 @@ pub enum Value<'a> {
 
 /// A vocabulary member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Code {
+pub struct Code<'a> {
     pub code: i32,
     /// The Rust variant name (`Bf16`).
-    pub variant: &'static str,
+    pub variant: &'a str,
     /// The manifest spelling (`bf16`).
-    pub spelling: &'static str,
+    pub spelling: &'a str,
 }
 
 /// A list of integers, as the IR holds it.
@@ -154,6 +154,15 @@ macro_rules! code {
     }};
 }
 
+/// A member of a vocabulary the catalog declares.
+fn declared(r: &ir::TargetRef) -> Value<'_> {
+    Value::Vocab(Code {
+        code: r.code,
+        variant: &r.variant,
+        spelling: &r.name,
+    })
+}
+
 impl Row for ir::Param {
     fn record(&self) -> &'static Record {
         &PARAM
@@ -194,10 +203,10 @@ impl Row for ir::Profile {
     fn values(&self) -> Values<'_> {
         smallvec::smallvec![
             Value::Str(&self.name),
-            code!(self.platform),
-            code!(self.backend),
-            code!(self.runtime),
-            code!(self.execution_mode),
+            declared(&self.platform),
+            declared(&self.backend),
+            declared(&self.runtime),
+            declared(&self.execution_mode),
             Value::List(&self.bindings),
         ]
     }
@@ -398,6 +407,8 @@ pub fn fits(ty: super::Ty, value: &Value<'_>) -> bool {
         (Ty::Str | Ty::Digest | Ty::OptStr, Value::Str(_)) => true,
         (Ty::OptStr | Ty::OptParam | Ty::Bound, Value::Absent) => true,
         (Ty::OptParam | Ty::Bound, Value::Int(_)) => true,
+        // The checker resolved a declared member against the catalog.
+        (Ty::Vocab(v), Value::Vocab(_)) if v.declared => true,
         (Ty::Vocab(v), Value::Vocab(c)) => v
             .members
             .iter()

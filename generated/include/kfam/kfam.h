@@ -231,7 +231,9 @@ static inline const char *kfam_backend_name(int32_t code)
 
 /** Runtime that launches an artifact. */
 typedef enum kfam_runtime {
+    /** Tensor map and ring buffer launch runtime. */
     KFAM_RUNTIME_TENSORMAP_AND_RINGBUFFER = 0,
+    /** Task graph built on the host. */
     KFAM_RUNTIME_HOST_BUILD_GRAPH = 1,
     /** XRT buffer objects passed directly to the kernel. */
     KFAM_RUNTIME_XRT_DIRECT = 2
@@ -252,7 +254,9 @@ static inline const char *kfam_runtime_name(int32_t code)
 
 /** Whether an artifact runs on a simulator or on the device. */
 typedef enum kfam_execution_mode {
+    /** Runs on the platform's simulator. */
     KFAM_EXECUTION_MODE_SIM = 0,
+    /** Runs on the device. */
     KFAM_EXECUTION_MODE_ONBOARD = 1
 } kfam_execution_mode;
 /** Members of kfam_execution_mode; their codes run from 0 to KFAM_EXECUTION_MODE_COUNT - 1. */

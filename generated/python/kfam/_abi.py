@@ -2,7 +2,8 @@
 """The native ABI the approved artifacts target, as ``manifest/abi.toml`` declares it.
 
 Data of one catalog: the ABI pin and limits, the C ABI status codes (``Status``) valued as
-``abi.toml`` declares them, and the package version, which names the catalog.
+``abi.toml`` declares them, the platforms, backends, runtimes and execution modes it declares,
+and the package version, which names the catalog.
 """
 
 from __future__ import annotations
@@ -46,3 +47,49 @@ class Status(_KfamVocab):
     NOT_FOUND = -1005
     RECOMPILE_REQUIRED = -1006
     NOT_APPROVED = -1007
+
+
+@unique
+class Platform(_KfamVocab):
+    "Hardware platform an artifact targets."
+
+    #: Ascend A2/A3.
+    A2A3 = 0
+    #: Ascend A5.
+    A5 = 1
+    #: AMD XDNA2 NPU.
+    XDNA2 = 2
+
+
+@unique
+class Backend(_KfamVocab):
+    "Compiler backend that produced an artifact."
+
+    #: Ascend CCE C compiler.
+    CCE = 0
+    #: PTO instruction backend.
+    PTO = 1
+    #: AMD AIE compiler (generated ELF).
+    AIE = 2
+
+
+@unique
+class Runtime(_KfamVocab):
+    "Runtime that launches an artifact."
+
+    #: Tensor map and ring buffer launch runtime.
+    TENSORMAP_AND_RINGBUFFER = 0
+    #: Task graph built on the host.
+    HOST_BUILD_GRAPH = 1
+    #: XRT buffer objects passed directly to the kernel.
+    XRT_DIRECT = 2
+
+
+@unique
+class ExecutionMode(_KfamVocab):
+    "Whether an artifact runs on a simulator or on the device."
+
+    #: Runs on the platform's simulator.
+    SIM = 0
+    #: Runs on the device.
+    ONBOARD = 1

@@ -12,6 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeAlias, Union
 
+from ._abi import (
+    Backend,
+    ExecutionMode,
+    Platform,
+    Runtime,
+)
 from ._decode import (
     _bool,
     _corrupt,
@@ -30,20 +36,16 @@ from ._methods import (
     _ParamMethods,
 )
 from ._vocab import (
-    Backend,
     BinaryOp,
     BindingKind,
     Contract,
     DType,
     Direction,
-    ExecutionMode,
     Layout,
     NormKind,
     OperationKind,
     ParamKind,
-    Platform,
     ReduceOp,
-    Runtime,
     UnaryOp,
 )
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Final, TypeAlias, TypeVar, Union
 
-from ._abi import ABI_REVISION, Status
+from ._abi import ABI_REVISION, Backend, ExecutionMode, Platform, Runtime, Status
 from ._lookup import find_artifact, find_family, find_retired_artifact, is_retired
 from ._records import Family, Param, Profile, Receipt
 from ._vocab import (
@@ -28,17 +28,13 @@ from ._vocab import (
     _FLOAT_MAX,
     _INT_RANGE,
     Admission,
-    Backend,
     CallRule,
     Capability,
     Contract,
     DType,
     Direction,
-    ExecutionMode,
     Layout,
     ParamKind,
-    Platform,
-    Runtime,
     ScalarValueKind,
     StorageFormat,
     _KfamVocab,

@@ -33,7 +33,6 @@ class _KfamVocab(IntEnum):
 
 __all__ = [
     "Admission",
-    "Backend",
     "BinaryOp",
     "BindingKind",
     "CallRule",
@@ -41,14 +40,11 @@ __all__ = [
     "Contract",
     "DType",
     "Direction",
-    "ExecutionMode",
     "Layout",
     "NormKind",
     "OperationKind",
     "ParamKind",
-    "Platform",
     "ReduceOp",
-    "Runtime",
     "ScalarValueKind",
     "StorageFormat",
     "UnaryOp",
@@ -109,48 +105,6 @@ class Layout(_KfamVocab):
     NCHW = 1
     #: Ascend fractal blocked layout; lowered to `[prod(leading), C/c0, R/16, 16, c0]`.
     NZ = 2
-
-
-@unique
-class Platform(_KfamVocab):
-    "Hardware platform an artifact targets."
-
-    #: Ascend A2/A3.
-    A2A3 = 0
-    #: Ascend A5.
-    A5 = 1
-    #: AMD XDNA2 NPU.
-    XDNA2 = 2
-
-
-@unique
-class Backend(_KfamVocab):
-    "Compiler backend that produced an artifact."
-
-    #: Ascend CCE C compiler.
-    CCE = 0
-    #: PTO instruction backend.
-    PTO = 1
-    #: AMD AIE compiler (generated ELF).
-    AIE = 2
-
-
-@unique
-class Runtime(_KfamVocab):
-    "Runtime that launches an artifact."
-
-    TENSORMAP_AND_RINGBUFFER = 0
-    HOST_BUILD_GRAPH = 1
-    #: XRT buffer objects passed directly to the kernel.
-    XRT_DIRECT = 2
-
-
-@unique
-class ExecutionMode(_KfamVocab):
-    "Whether an artifact runs on a simulator or on the device."
-
-    SIM = 0
-    ONBOARD = 1
 
 
 @unique

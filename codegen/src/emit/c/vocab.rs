@@ -121,13 +121,13 @@ pub(super) fn emit_vocabularies(w: &mut Out, ir: &Ir) {
     let mut types = Vec::new();
     for cat in VOCABULARIES {
         let ty = c_type(cat.name);
-        let members: Vec<(i32, String, &str)> = cat
-            .members
+        let listed = ir.members(cat);
+        let members: Vec<(i32, String, &str)> = listed
             .iter()
             .map(|m| (m.code, enumerator(cat.name, m.spelling), m.doc))
             .collect();
         emit_enum(w, &ty, &enum_prefix(cat.name), cat.doc, &members);
-        let spellings: Vec<&str> = cat.members.iter().map(|m| m.spelling).collect();
+        let spellings: Vec<&str> = listed.iter().map(|m| m.spelling).collect();
         emit_name_fn(w, &ty, &members, &spellings);
         types.push(ty);
     }
@@ -172,7 +172,7 @@ pub(super) fn emit_vocabularies(w: &mut Out, ir: &Ir) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::{BindingKind, DType, ExecutionMode};
+    use crate::vocab::{BindingKind, DType, EXECUTION_MODE};
 
     #[test]
     fn count_only_for_dense_codes() {
@@ -190,7 +190,7 @@ mod tests {
             "KFAM_DTYPE_FP8E4M3FN"
         );
         assert_eq!(
-            enumerator(ExecutionMode::NAME, "onboard"),
+            enumerator(EXECUTION_MODE.name, "onboard"),
             "KFAM_EXECUTION_MODE_ONBOARD"
         );
         assert_eq!(

@@ -1,15 +1,15 @@
 //! `kfam/_abi.py`: what is the catalog's own besides its rows: the native
 //! ABI of its `abi.toml` (revision, limits), `Status` valued as that file
-//! declares, and the catalog's identity (name, digest, torch namespace,
+//! declares, its platforms, backends, runtimes and execution modes, and the catalog's identity (name, digest, torch namespace,
 //! version). Data only, generated into the output alone; `python/kfam/_abi.pyi`
 //! declares its names for the type checker in place.
 
 use crate::emit::writer::Writer;
 use crate::ir::{self, Ir};
-use crate::vocab::{Member, Status};
+use crate::vocab::{Member, Status, VOCABULARIES};
 
 use super::text::py_str_literal;
-use super::vocab::vocab_class;
+use super::vocab::{coded, vocab_class};
 
 /// `_abi.py` of `ir`.
 pub(super) fn abi_py(ir: &Ir, header: &str) -> String {
@@ -20,7 +20,8 @@ pub(super) fn abi_py(ir: &Ir, header: &str) -> String {
         r#""""The native ABI the approved artifacts target, as ``manifest/abi.toml`` declares it.
 
 Data of one catalog: the ABI pin and limits, the C ABI status codes (``Status``) valued as
-``abi.toml`` declares them, and the package version, which names the catalog.
+``abi.toml`` declares them, the platforms, backends, runtimes and execution modes it declares,
+and the package version, which names the catalog.
 """
 
 from __future__ import annotations
@@ -88,6 +89,11 @@ from ._vocab import _KfamVocab
         .map(|(s, m)| (*m, i64::from(abi.status(*s))))
         .collect();
     vocab_class(&mut w, &Status::VOCABULARY, &status);
+    // The platforms, backends, runtimes and execution modes the catalog
+    // declares.
+    for vocab in VOCABULARIES.iter().filter(|v| v.declared) {
+        vocab_class(&mut w, vocab, &coded(&ir.members(vocab)));
+    }
     let mut s = w.finish();
     // The class block closes with an empty line; the file ends after its last member.
     if s.ends_with("\n\n") {

@@ -248,6 +248,8 @@ pub(super) fn records_py(first_line: &str) -> String {
 
     // Imports last: they name what the classes and decoders use.
     let mut vocab: BTreeSet<&str> = BTreeSet::from(["OperationKind"]);
+    // The vocabularies the catalog declares are its data, in `_abi`.
+    let mut declared: BTreeSet<&str> = BTreeSet::new();
     let mut mixins: BTreeSet<&str> = BTreeSet::new();
     for r in LOGICAL_RECORDS
         .iter()
@@ -257,7 +259,11 @@ pub(super) fn records_py(first_line: &str) -> String {
         mixins.extend(r.methods);
         for f in r.logical() {
             if let Ty::Vocab(v) = f.ty {
-                vocab.insert(v.name);
+                if v.declared {
+                    declared.insert(v.name);
+                } else {
+                    vocab.insert(v.name);
+                }
             }
         }
     }
@@ -279,6 +285,8 @@ from typing import Final, TypeAlias, Union
 
 "#,
     );
+    out.push_str(&import_list("._abi", declared.into_iter().collect()));
+    out.push('\n');
     out.push_str(&import_list("._decode", used.into_iter().collect()));
     out.push('\n');
     out.push_str(&import_list("._methods", mixins.into_iter().collect()));

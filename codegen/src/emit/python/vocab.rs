@@ -1,5 +1,5 @@
-//! `kfam/_vocab.py`: one `IntEnum` per vocabulary of kfam, valued by its
-//! stable code, and the data the runtime decides with that follows from the
+//! `kfam/_vocab.py`: one `IntEnum` per vocabulary of kfam (not those a
+//! catalog declares, which are in `_abi.py`), valued by its stable code, and the data the runtime decides with that follows from the
 //! vocabularies alone (dtype sizes, scalar ranges, the outcome to status
 //! maps, the torch spellings of each dtype). The same for every catalog of
 //! one kfam version: `Status`, valued by a catalog's `abi.toml`, is rendered
@@ -40,13 +40,9 @@ pub(super) fn vocab_class(w: &mut Writer, vocab: &Vocabulary, members: &[(Member
     });
 }
 
-/// A vocabulary's members valued by their fixed codes.
-pub(super) fn coded(vocab: &Vocabulary) -> Vec<(Member, i64)> {
-    vocab
-        .members
-        .iter()
-        .map(|m| (*m, i64::from(m.code)))
-        .collect()
+/// Members valued by their codes.
+pub(super) fn coded<'a>(members: &[Member<'a>]) -> Vec<(Member<'a>, i64)> {
+    members.iter().map(|m| (*m, i64::from(m.code))).collect()
 }
 
 /// `_vocab.py` after its first line `first_line` (which ends in `\n`).
@@ -87,7 +83,11 @@ class _KfamVocab(IntEnum):
 "#,
     );
     // The vocabularies, re-exported by the package.
-    let mut public: Vec<&str> = VOCABULARIES.iter().map(|v| v.name).collect();
+    let mut public: Vec<&str> = VOCABULARIES
+        .iter()
+        .filter(|v| !v.declared)
+        .map(|v| v.name)
+        .collect();
     public.sort_unstable();
     w.blank();
     w.blank();
@@ -99,8 +99,9 @@ class _KfamVocab(IntEnum):
     // Two empty lines between top-level items: a class block closes with
     // one (its `close("")`), the template ends with none.
     w.blank();
-    for vocab in VOCABULARIES {
-        vocab_class(&mut w, vocab, &coded(vocab));
+    // The vocabularies a catalog declares are in its `_abi`.
+    for vocab in VOCABULARIES.iter().filter(|v| !v.declared) {
+        vocab_class(&mut w, vocab, &coded(vocab.members));
     }
     let mut s = w.finish();
     // A class body ends with one empty line (its block's close); two separate top-level items.
@@ -221,6 +222,8 @@ mod tests {
     fn vocabulary_members_spell_back() {
         // `_KfamVocab.spelling` is the member name in lower case.
         for vocab in VOCABULARIES.iter().chain([&Status::VOCABULARY]) {
+            // A declared vocabulary's names are checked identifiers
+            // (lowercase snake_case), which spell back alike.
             for m in vocab.members {
                 let name = names::shouty(m.spelling);
                 assert_eq!(name.to_lowercase(), m.spelling, "{}", vocab.name);

@@ -66,10 +66,6 @@ fn render(banner: &str, tokens: TokenStream) -> String {
     format!("// {banner}\n\n{}", prettyplease::unparse(&file))
 }
 
-fn enum_tokens(c: &Vocabulary) -> TokenStream {
-    enum_with_members(c, c.members)
-}
-
 fn enum_with_members(c: &Vocabulary, members: &[Member]) -> TokenStream {
     let name = ident(c.name);
     let enum_doc = doc(c.doc);
@@ -137,7 +133,9 @@ fn enum_with_members(c: &Vocabulary, members: &[Member]) -> TokenStream {
 
 /// The vocabulary enums, and `Status` with the values declared in `abi.toml`.
 pub fn vocab_tokens(ir: &Ir) -> TokenStream {
-    let enums = VOCABULARIES.iter().map(enum_tokens);
+    let enums = VOCABULARIES
+        .iter()
+        .map(|v| enum_with_members(v, &ir.members(v)));
     let members: Vec<Member> = Status::ALL
         .iter()
         .zip(Status::VOCABULARY.members)

@@ -29,13 +29,15 @@ use serde_json::{json, Map, Value};
 
 use super::output::GeneratedFile;
 use crate::compiled_meta::{self, CompiledMeta};
-use crate::ir::{Family, Ir};
+use crate::ir::{Family, Ir, Targets};
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
 use crate::origin::Origin;
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
-    ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
+    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
+    Status, UnaryOp,
 };
+
+mod targets;
 
 pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
 pub const ABI_SCHEMA: &str = "schema/abi.schema.json";
@@ -47,10 +49,16 @@ pub const EXAMPLES_DIR: &str = "schema/examples";
 /// ([`Origin::banner`]) as its `$comment`.
 pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
     let mut files = vec![
-        GeneratedFile::new(FAMILY_SCHEMA, pretty(family_schema(), banner)),
+        GeneratedFile::new(
+            FAMILY_SCHEMA,
+            pretty(family_schema_for(&ir.targets), banner),
+        ),
         GeneratedFile::new(ABI_SCHEMA, pretty(abi_schema(), banner)),
         GeneratedFile::new(RETIRED_SCHEMA, pretty(retired_schema(), banner)),
-        GeneratedFile::new(COMPILED_META_SCHEMA, pretty(compiled_meta_schema(), banner)),
+        GeneratedFile::new(
+            COMPILED_META_SCHEMA,
+            pretty(compiled_meta_schema_for(&ir.targets), banner),
+        ),
     ];
     for (path, doc) in compiled_meta_examples(ir, banner) {
         files.push(GeneratedFile::new(path, doc));
@@ -69,10 +77,17 @@ fn pretty(mut v: Value, banner: &str) -> String {
     s
 }
 
-/// The schema of `manifest/families/<name>.toml`.
+/// The schema of a family file of a catalog with kfam's default platforms.
 pub fn family_schema() -> Value {
+    family_schema_for(&Targets::default())
+}
+
+/// The schema of `manifest/families/<name>.toml` for a catalog with
+/// `targets`: its platforms, backends, runtimes and modes as vocabularies.
+pub fn family_schema_for(targets: &Targets) -> Value {
     let mut v = root_schema::<FamilyFile>();
     family_rules(&mut v);
+    targets::profile_rules(&mut v, targets);
     // The cross-field rules are added after `finish`.
     declare_types(&mut v, false);
     v
@@ -107,9 +122,19 @@ pub fn retired_schema() -> Value {
     root_schema::<RetiredFile>()
 }
 
-/// The schema of the `compiled_meta.json` documents a loader accepts.
+/// The schema of the `compiled_meta.json` documents a loader of a catalog
+/// with kfam's default platforms accepts.
 pub fn compiled_meta_schema() -> Value {
-    root_schema::<CompiledMeta>()
+    compiled_meta_schema_for(&Targets::default())
+}
+
+/// The schema of the `compiled_meta.json` documents a loader of a catalog
+/// with `targets` accepts.
+pub fn compiled_meta_schema_for(targets: &Targets) -> Value {
+    let mut v = root_schema::<CompiledMeta>();
+    targets::meta_rules(&mut v, targets);
+    declare_types(&mut v, false);
+    v
 }
 
 /// The resolved manifest (`kfam resolve`): the IR as JSON, with the banner
@@ -577,7 +602,7 @@ fn vocab_schema(description: Option<&str>, members: &Members) -> Value {
 }
 
 /// The members of one vocabulary: spelling, numeric code, description.
-pub type Members = Vec<(&'static str, i32, String)>;
+pub type Members = Vec<(String, i32, String)>;
 
 /// Every vocabulary a schema can use, by schemars definition name, with each
 /// member's spelling, numeric code and description.
@@ -588,7 +613,7 @@ pub fn vocabularies() -> Vec<(&'static str, Members)> {
         c: fn(T) -> i32,
         d: fn(T) -> String,
     ) -> Members {
-        all.iter().map(|&v| (s(v), c(v), d(v))).collect()
+        all.iter().map(|&v| (s(v).to_owned(), c(v), d(v))).collect()
     }
     vec![
         (
@@ -612,42 +637,6 @@ pub fn vocabularies() -> Vec<(&'static str, Members)> {
             list(Layout::ALL, Layout::as_str, Layout::code, |v| {
                 describe_layout(v).into()
             }),
-        ),
-        (
-            Platform::NAME,
-            list(
-                Platform::ALL,
-                Platform::as_str,
-                Platform::code,
-                describe_platform,
-            ),
-        ),
-        (
-            Backend::NAME,
-            list(
-                Backend::ALL,
-                Backend::as_str,
-                Backend::code,
-                describe_backend,
-            ),
-        ),
-        (
-            Runtime::NAME,
-            list(
-                Runtime::ALL,
-                Runtime::as_str,
-                Runtime::code,
-                describe_runtime,
-            ),
-        ),
-        (
-            ExecutionMode::NAME,
-            list(
-                ExecutionMode::ALL,
-                ExecutionMode::as_str,
-                ExecutionMode::code,
-                |v| describe_mode(v).into(),
-            ),
         ),
         (
             Contract::NAME,
@@ -739,70 +728,8 @@ pub fn describe_layout(l: Layout) -> &'static str {
         Layout::Nd => "row-major contiguous (the default)",
         Layout::Nchw => "row-major contiguous, rank 4: batch, channel, height, width",
         Layout::Nz => {
-            "Ascend fractal blocked layout for read-only fp16/bf16/int8 inputs of rank >= 2 on `a2a3`; lowered to `[prod(leading), C/c0, R/16, 16, c0]`"
+            "Ascend fractal blocked layout for read-only fp16/bf16/int8 inputs of rank >= 2, on platforms that accept it (`a2a3` of the defaults); lowered to `[prod(leading), C/c0, R/16, 16, c0]`"
         }
-    }
-}
-
-fn platforms_where(f: impl Fn(Platform) -> bool) -> String {
-    Platform::ALL
-        .iter()
-        .filter(|&&p| f(p))
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn ticks<T: std::fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(|i| format!("`{i}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-pub fn describe_platform(p: Platform) -> String {
-    let what = match p {
-        Platform::A2a3 => "Ascend A2/A3",
-        Platform::A5 => "Ascend A5",
-        Platform::Xdna2 => "AMD XDNA2 NPU",
-    };
-    format!(
-        "{what}; backends {}; runtimes {}{}",
-        ticks(p.backends()),
-        ticks(p.runtimes()),
-        if p.supports_nz() { "; accepts NZ" } else { "" }
-    )
-}
-
-pub fn describe_backend(b: Backend) -> String {
-    let what = match b {
-        Backend::Cce => "Ascend CCE C compiler",
-        Backend::Pto => "PTO instruction backend",
-        Backend::Aie => "AMD AIE compiler (generated ELF)",
-    };
-    format!(
-        "{what}; on {}",
-        platforms_where(|p| p.backends().contains(&b))
-    )
-}
-
-pub fn describe_runtime(r: Runtime) -> String {
-    let what = match r {
-        Runtime::TensormapAndRingbuffer => "tensor map and ring buffer launch runtime",
-        Runtime::HostBuildGraph => "task graph built on the host",
-        Runtime::XrtDirect => "XRT buffer objects passed directly to the kernel",
-    };
-    format!(
-        "{what}; on {}",
-        platforms_where(|p| p.runtimes().contains(&r))
-    )
-}
-
-pub fn describe_mode(m: ExecutionMode) -> &'static str {
-    match m {
-        ExecutionMode::Sim => "runs on the platform's simulator",
-        ExecutionMode::Onboard => "runs on the device",
     }
 }
 
@@ -914,21 +841,6 @@ fn family_rules(root: &mut Value) {
             "then": { "properties": { "shape": { "minItems": 4, "maxItems": 4 } } },
         },
     ]);
-    let rules: Vec<Value> = Platform::ALL
-        .iter()
-        .map(|p| {
-            json!({
-                "if": { "properties": { "platform": { "const": p.as_str() } }, "required": ["platform"] },
-                "then": { "properties": {
-                    "backend": { "enum": p.backends().iter().map(|b| b.as_str()).collect::<Vec<_>>() },
-                    "runtime": { "enum": p.runtimes().iter().map(|r| r.as_str()).collect::<Vec<_>>() },
-                } },
-            })
-        })
-        .collect();
-    let profile = def_mut(root, "Profile");
-    profile["$comment"] = json!("each platform has its own backends and runtimes (KF0606)");
-    profile["allOf"] = Value::Array(rules);
 }
 
 #[cfg(test)]

@@ -11,9 +11,11 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
-    ParamKind, Platform, ReduceOp, Runtime, UnaryOp,
+    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
+    UnaryOp,
 };
+
+pub mod targets;
 
 /// Regular expressions the JSON Schemas attach to string fields, so that
 /// editors flag a malformed value while it is typed. Each accepts exactly what
@@ -111,6 +113,24 @@ pub struct AbiFile {
     /// go. Optional: absent, the catalog is named `kfam` (Apache-2.0).
     #[serde(default)]
     pub catalog: Option<Spanned<Catalog>>,
+    /// The platforms artifacts run on, with the backends, runtimes, layouts
+    /// and dtypes each allows. Optional: kfam's default platforms when
+    /// absent (docs/manifest.md, "Declared platforms").
+    #[serde(default)]
+    pub platforms: Option<Spanned<Vec<Spanned<targets::Platform>>>>,
+    /// The compiler backends. Optional: kfam's default backends when absent.
+    #[serde(default)]
+    pub backends: Option<Spanned<Vec<Spanned<targets::Member>>>>,
+    /// The launch runtimes. Optional: kfam's default runtimes when absent.
+    #[serde(default)]
+    pub runtimes: Option<Spanned<Vec<Spanned<targets::Member>>>>,
+    /// The execution modes. Optional: `sim` and `onboard` when absent.
+    #[serde(default)]
+    pub execution_modes: Option<Spanned<Vec<Spanned<targets::Member>>>>,
+    /// The wire formats receipts may name. Optional: absent, any
+    /// well-formed codec; declared, only these.
+    #[serde(default)]
+    pub codecs: Option<Spanned<Vec<Spanned<targets::Codec>>>>,
 }
 
 /// `[catalog]`: the catalog's identity. Every name not declared follows
@@ -657,14 +677,19 @@ pub struct Profile {
     /// Unique within the family; receipts refer to it.
     #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
     pub name: Spanned<String>,
-    /// Hardware platform the artifact targets.
-    pub platform: Spanned<Platform>,
+    /// Hardware platform the artifact targets (one of `abi.toml`'s
+    /// `[[platforms]]`).
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub platform: Spanned<String>,
     /// Compiler backend; one the platform offers.
-    pub backend: Spanned<Backend>,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub backend: Spanned<String>,
     /// Launch runtime; one the platform offers.
-    pub runtime: Spanned<Runtime>,
-    /// Simulator or device.
-    pub execution_mode: Spanned<ExecutionMode>,
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub runtime: Spanned<String>,
+    /// Simulator or device (one of `abi.toml`'s `[[execution_modes]]`).
+    #[schemars(pattern(pattern::IDENTIFIER), length(max = crate::names::MAX_NAME_LEN))]
+    pub execution_mode: Spanned<String>,
     /// The final ABI: which parameter sits in which launch slot.
     #[serde(default)]
     pub bindings: Vec<Spanned<Binding>>,

@@ -8,9 +8,12 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    Backend, BinaryOp, BindingKind, Contract, DType, Direction, ExecutionMode, Layout, NormKind,
-    OperationKind, ParamKind, Platform, ReduceOp, Runtime, Status, UnaryOp,
+    BinaryOp, BindingKind, Contract, DType, Direction, Layout, Member, NormKind, OperationKind,
+    ParamKind, ReduceOp, Status, UnaryOp, Vocabulary,
 };
+
+mod targets;
+pub use targets::{Codec, Platform, Target, TargetRef, Targets, DEFAULT_LAYOUTS};
 
 /// Identity format version, part of every canonical form (see `docs/identity.md`).
 pub const IDENTITY_FORMAT: u32 = 1;
@@ -20,11 +23,28 @@ pub struct Ir {
     /// The catalog's identity (`[catalog]` of `abi.toml`, or its defaults).
     pub catalog: Catalog,
     pub abi: Abi,
+    /// Where artifacts run (`[[platforms]]`, ... of `abi.toml`, or kfam's
+    /// defaults).
+    pub targets: Targets,
     /// Sorted by name.
     pub families: Vec<Family>,
     /// Tombstones of `retired.toml`, sorted by name: consumers refuse these
     /// names and their artifacts as retired rather than unknown.
     pub retired: Vec<Retired>,
+}
+
+impl Ir {
+    /// The members of `vocab` in code order: the catalog's own for a
+    /// declared vocabulary, kfam's for the others. (`Status` carries the
+    /// values of `abi.toml`: [`Abi::status`].)
+    pub fn members(&self, vocab: &Vocabulary) -> Vec<Member<'_>> {
+        let mut list = self
+            .targets
+            .members(vocab)
+            .unwrap_or_else(|| vocab.members.to_vec());
+        list.sort_by_key(|m| m.code);
+        list
+    }
 }
 
 /// A family that was approved and then withdrawn (`retired.toml`).
@@ -455,10 +475,10 @@ impl Param {
 #[derive(Clone, Debug, Serialize)]
 pub struct Profile {
     pub name: String,
-    pub platform: Platform,
-    pub backend: Backend,
-    pub runtime: Runtime,
-    pub execution_mode: ExecutionMode,
+    pub platform: TargetRef,
+    pub backend: TargetRef,
+    pub runtime: TargetRef,
+    pub execution_mode: TargetRef,
     /// Sorted by slot.
     pub bindings: Vec<Binding>,
 }
@@ -620,6 +640,12 @@ pub fn catalog_digest(ir: &Ir) -> String {
         if value != default {
             text.push_str(&format!("catalog {key} {value}\n"));
         }
+    }
+    // Declared targets are digested when they differ from kfam's defaults,
+    // as the identity's names are.
+    if ir.targets != Targets::default() {
+        let json = serde_json::to_string(&ir.targets).unwrap_or_default();
+        text.push_str(&format!("targets {json}\n"));
     }
     for f in &ir.families {
         text.push_str(&format!(
