@@ -6,7 +6,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::canonical::Op;
-use crate::ir::{Abi, Catalog, Extent, Family, Ir, Param, Profile, Symbol};
+use crate::ir::{Abi, Catalog, Extent, Family, Ir, Param, Profile, Symbol, Target, Targets};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -85,6 +85,12 @@ rules! {
     CatalogRenamed = "KD090", "catalog-renamed", Breaking, "a name of the catalog's identity that consumers import, install, link or define into changed (`name`, `python_distribution`, `python_package`, `torch_namespace`, `c_prefix`)";
     CatalogRelease = "KD091", "catalog-release", Compatible, "the catalog's declared `version` or `license` changed";
     OutputMoved = "KD092", "output-moved", Compatible, "an output's location below `--out` changed (`[catalog.outputs]`)";
+    TargetAdded = "KD093", "target-added", Compatible, "a platform, backend, runtime, execution mode or codec was declared";
+    TargetRemoved = "KD094", "target-removed", Breaking, "a platform, backend, runtime, execution mode or codec was removed";
+    TargetRenumbered = "KD095", "target-renumbered", Breaking, "a platform, backend, runtime or execution mode has another code";
+    PlatformNarrowed = "KD096", "platform-narrowed", Breaking, "a platform no longer offers a backend, runtime, layout or dtype, or the catalog now restricts its codecs";
+    PlatformWidened = "KD097", "platform-widened", Compatible, "a platform offers another backend, runtime, layout or dtype, or the catalog no longer restricts its codecs";
+    TargetDoc = "KD098", "target-doc", Cosmetic, "the doc of a platform, backend, runtime, execution mode or codec changed";
 }
 
 /// One classified change.
@@ -143,6 +149,7 @@ pub fn diff(old: &Ir, new: &Ir) -> Vec<Change> {
         family: None,
     };
     diff_catalog(&mut d, &old.catalog, &new.catalog);
+    diff_targets(&mut d, &old.targets, &new.targets);
     diff_abi(&mut d, &old.abi, &new.abi);
     for f in &old.families {
         d.family = Some(f.name.clone());
@@ -200,6 +207,99 @@ fn diff_catalog(d: &mut Diff, a: &Catalog, b: &Catalog) {
     ] {
         if x != y {
             d.push(rule, format!("catalog `{key}` `{x}` -> `{y}`"));
+        }
+    }
+}
+
+/// The declared targets' changes: members by name (added, removed,
+/// renumbered, reworded), each platform's rules, and the codecs.
+fn diff_targets(d: &mut Diff, a: &Targets, b: &Targets) {
+    let platforms =
+        |t: &Targets| -> Vec<Target> { t.platforms.iter().map(|p| p.target.clone()).collect() };
+    let codecs = |t: &Targets| -> Vec<Target> {
+        t.codecs
+            .iter()
+            .flatten()
+            .map(|c| Target::new(&c.name, 0, &c.doc))
+            .collect()
+    };
+    for (what, x, y) in [
+        ("platform", platforms(a), platforms(b)),
+        ("backend", a.backends.clone(), b.backends.clone()),
+        ("runtime", a.runtimes.clone(), b.runtimes.clone()),
+        (
+            "execution mode",
+            a.execution_modes.clone(),
+            b.execution_modes.clone(),
+        ),
+        ("codec", codecs(a), codecs(b)),
+    ] {
+        for m in &x {
+            match y.iter().find(|n| n.name == m.name) {
+                None => d.push(Rule::TargetRemoved, format!("{what} `{}` removed", m.name)),
+                Some(n) => {
+                    if n.code != m.code {
+                        d.push(
+                            Rule::TargetRenumbered,
+                            format!("{what} `{}` code {} -> {}", m.name, m.code, n.code),
+                        );
+                    }
+                    if n.doc != m.doc {
+                        d.push(Rule::TargetDoc, format!("{what} `{}` doc reworded", m.name));
+                    }
+                }
+            }
+        }
+        for n in y.iter().filter(|n| !x.iter().any(|m| m.name == n.name)) {
+            d.push(Rule::TargetAdded, format!("{what} `{}` declared", n.name));
+        }
+    }
+    match (&a.codecs, &b.codecs) {
+        (None, Some(_)) => d.push(
+            Rule::PlatformNarrowed,
+            "codecs declared: receipts may name only these".to_owned(),
+        ),
+        (Some(_), None) => d.push(
+            Rule::PlatformWidened,
+            "codecs no longer declared: receipts may name any codec".to_owned(),
+        ),
+        _ => {}
+    }
+    for p in &a.platforms {
+        let Some(q) = b.platform(&p.target.name) else {
+            continue;
+        };
+        let name = &p.target.name;
+        let words = |l: Vec<String>| l.join("`, `");
+        let rules: [(&str, Vec<String>, Vec<String>); 4] = [
+            ("backends", p.backends.clone(), q.backends.clone()),
+            ("runtimes", p.runtimes.clone(), q.runtimes.clone()),
+            (
+                "layouts",
+                p.layouts.iter().map(|l| l.to_string()).collect(),
+                q.layouts.iter().map(|l| l.to_string()).collect(),
+            ),
+            (
+                "dtypes",
+                p.dtypes.iter().map(|l| l.to_string()).collect(),
+                q.dtypes.iter().map(|l| l.to_string()).collect(),
+            ),
+        ];
+        for (key, x, y) in rules {
+            let lost: Vec<String> = x.iter().filter(|v| !y.contains(v)).cloned().collect();
+            let gained: Vec<String> = y.iter().filter(|v| !x.contains(v)).cloned().collect();
+            if !lost.is_empty() {
+                d.push(
+                    Rule::PlatformNarrowed,
+                    format!("platform `{name}` {key}: `{}` removed", words(lost)),
+                );
+            }
+            if !gained.is_empty() {
+                d.push(
+                    Rule::PlatformWidened,
+                    format!("platform `{name}` {key}: `{}` added", words(gained)),
+                );
+            }
         }
     }
 }

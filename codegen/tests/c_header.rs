@@ -418,11 +418,7 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         let _ = writeln!(
             s,
             "profile {} {} {} {} {}",
-            pr.name,
-            pr.platform.name,
-            pr.backend.name,
-            pr.runtime.name,
-            pr.execution_mode.name
+            pr.name, pr.platform.name, pr.backend.name, pr.runtime.name, pr.execution_mode.name
         );
         for b in &pr.bindings {
             let _ = writeln!(

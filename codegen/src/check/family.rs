@@ -8,8 +8,8 @@ use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::Path;
 
-use super::text::{suggest_identifier, text_problems, MAX_LISTED_NAMES};
 use super::targets::Declared;
+use super::text::{suggest_identifier, text_problems, MAX_LISTED_NAMES};
 use crate::diag::{Code, Diagnostic, FileId, SourceMap};
 use crate::ir;
 use crate::model::{self, AliasRef, Spanned};
@@ -93,7 +93,8 @@ pub(super) struct FamilyChecker<'a> {
 }
 
 /// kfam's default targets, for a family checked without a valid `abi.toml`.
-static DEFAULT_TARGETS: std::sync::LazyLock<Declared> = std::sync::LazyLock::new(Declared::defaults);
+static DEFAULT_TARGETS: std::sync::LazyLock<Declared> =
+    std::sync::LazyLock::new(Declared::defaults);
 
 impl<'a> FamilyChecker<'a> {
     pub(super) fn new(

@@ -27,10 +27,10 @@ mod text;
 
 use abi::check_abi;
 use catalog::check_catalog;
-use targets::{check_targets, Declared};
-pub use targets::Kind as TargetKind;
 use family::{FamilyChecker, Limits, DEFAULT_LIMITS};
 pub use family::{FamilyOutcome, Reference};
+pub use targets::Kind as TargetKind;
+use targets::{check_targets, Declared};
 // `is_forbidden_char` and the limits live in `crate::limits`; these names
 // stay for callers that still spell them here.
 pub use crate::limits::{

@@ -30,11 +30,19 @@ impl<'a> FamilyChecker<'a> {
                     .help("profile names are unique within a family; rename one"),
                 );
             }
-            let resolved = self.resolve_target(decl);
+            // Unresolved, the profile is still named (the family has an
+            // error and is not lowered), so its receipts find it.
+            let named = |t: &Spanned<String>| ir::TargetRef::named(&t.value);
+            let (platform, backend, runtime, execution_mode) =
+                self.resolve_target(decl).unwrap_or_else(|| {
+                    (
+                        named(&decl.platform),
+                        named(&decl.backend),
+                        named(&decl.runtime),
+                        named(&decl.execution_mode),
+                    )
+                });
             let bindings = self.check_bindings(pr);
-            let Some((platform, backend, runtime, execution_mode)) = resolved else {
-                continue;
-            };
             out.push(ir::Profile {
                 name: decl.name.value.clone(),
                 platform,
@@ -54,8 +62,10 @@ impl<'a> FamilyChecker<'a> {
         decl: &model::Profile,
     ) -> Option<(ir::TargetRef, ir::TargetRef, ir::TargetRef, ir::TargetRef)> {
         let id = self.id;
-        let targets = self.targets;
-        let mut resolve = |kind: TargetKind, name: &Spanned<String>| match targets.resolve(id, kind, name) {
+        let (targets, sources) = (self.targets, self.sources);
+        let mut resolve = |kind: TargetKind, name: &Spanned<String>| match targets
+            .resolve(sources, id, kind, name)
+        {
             Ok(found) => found,
             Err(d) => {
                 self.push(*d);
@@ -79,7 +89,7 @@ impl<'a> FamilyChecker<'a> {
             (&runtime, &rules.runtimes, "runtimes", &decl.runtime.span),
         ] {
             let Some(member) = member else { continue };
-            if offered.contains(&member.name) {
+            if offered.contains(&member.name) || !targets.judges(index, key) {
                 continue;
             }
             let what = &key[..key.len() - 1];
@@ -91,9 +101,13 @@ impl<'a> FamilyChecker<'a> {
             )
             .label(format!("wrong {what}"))
             .help(format!("`{name}` supports: {}", join_ticks(offered)));
-            if let Some((file, at)) = targets.platform_rule(index, key) {
-                d = d.related(file, at, format!("`{name}` declares its {key} here"));
-            }
+            d = targets.at_rule(
+                self.sources,
+                d,
+                index,
+                key,
+                format!("`{name}` declares its {key}"),
+            );
             self.push(d);
         }
         self.check_platform_rules(index, &decl.platform.span);
@@ -110,7 +124,10 @@ impl<'a> FamilyChecker<'a> {
         let mut layouts: Vec<(Layout, &str)> = Vec::new();
         let mut dtypes: Vec<(DType, &str)> = Vec::new();
         for p in &self.params {
-            if p.is_tensor() && !rules.layouts.contains(&p.layout) && !layouts.iter().any(|(l, _)| *l == p.layout) {
+            if p.is_tensor()
+                && !rules.layouts.contains(&p.layout)
+                && !layouts.iter().any(|(l, _)| *l == p.layout)
+            {
                 layouts.push((p.layout, &p.name));
             }
             if !rules.dtypes.contains(&p.dtype) && !dtypes.iter().any(|(d, _)| *d == p.dtype) {
@@ -129,10 +146,17 @@ impl<'a> FamilyChecker<'a> {
             let help = if on.is_empty() {
                 format!("no platform of the catalog accepts `{layout}`; use `nd`, or declare `{layout}` in the platform's `layouts`")
             } else {
-                format!("`{layout}` runs on {}; use `nd` or another platform", join_ticks(&on))
+                format!(
+                    "`{layout}` runs on {}; use `nd` or another platform",
+                    join_ticks(&on)
+                )
             };
-            let upper = if layout == Layout::Nz { "NZ".to_owned() } else { format!("`{layout}`") };
-            let mut d = err(
+            let upper = if layout == Layout::Nz {
+                "NZ".to_owned()
+            } else {
+                format!("`{layout}`")
+            };
+            let d = err(
                 Code::NzPlatform,
                 id,
                 span,
@@ -140,13 +164,11 @@ impl<'a> FamilyChecker<'a> {
             )
             .label(format!("platform without {upper} support"))
             .help(help);
-            if let Some((file, at)) = targets.platform_rule(index, "layouts") {
-                d = d.related(file, at, format!("`{name}` accepts these layouts"));
-            }
-            found.push(d);
+            let what = format!("`{name}` declares its layouts");
+            found.push(targets.at_rule(self.sources, d, index, "layouts", what));
         }
         for (dtype, param) in dtypes {
-            let mut d = err(
+            let d = err(
                 Code::DtypePlatform,
                 id,
                 span,
@@ -157,10 +179,8 @@ impl<'a> FamilyChecker<'a> {
                 "`{name}` takes {}; change the parameter, use another platform, or declare `{dtype}` in its `dtypes`",
                 join_ticks(&rules.dtypes)
             ));
-            if let Some((file, at)) = targets.platform_rule(index, "dtypes") {
-                d = d.related(file, at, format!("`{name}` takes these dtypes"));
-            }
-            found.push(d);
+            let what = format!("`{name}` declares its dtypes");
+            found.push(targets.at_rule(self.sources, d, index, "dtypes", what));
         }
         self.diagnostics.extend(found);
     }

@@ -2,6 +2,7 @@
 
 use super::abi::is_lower_hex;
 use super::family::{err, FamilyChecker};
+use super::targets::Kind as TargetKind;
 use super::text::{artifact_path_problem, date_problem, is_codec, printable, MAX_LISTED_NAMES};
 use crate::diag::{Code, Diagnostic};
 use crate::ir;
@@ -96,6 +97,12 @@ impl<'a> FamilyChecker<'a> {
                     .label("expected lowercase letters, digits, `_`, `.`, `-`")
                     .help("a codec starts with a lowercase letter, at most 64 characters, e.g. `xdna.generated_add.v1`"),
                 );
+            } else if let Err(d) =
+                self.targets
+                    .resolve(self.sources, id, TargetKind::Codec, &r.codec)
+            {
+                // A catalog that declares its codecs accepts only those.
+                self.push(*d);
             }
             let ev = &r.evidence.value;
             if let Some(problem) = date_problem(&ev.date.value) {

@@ -7,9 +7,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::family::err;
 use super::text::{is_codec, join_ticks, printable};
-use crate::diag::{Code, Diagnostic, FileId, Report};
+use crate::diag::{Code, Diagnostic, FileId, Report, SourceMap};
 use crate::ir::{self, Target, Targets};
 use crate::limits::MAX_TARGET_CODE;
 use crate::model::{self, targets as decl, Spanned};
@@ -38,6 +37,10 @@ struct PlatformAt {
     /// `None`: not declared (the default).
     layouts: Option<Range<usize>>,
     dtypes: Option<Range<usize>>,
+    /// Its `backends` or `runtimes` names an undeclared member (reported
+    /// there): profiles are not judged against that list.
+    bad_backends: bool,
+    bad_runtimes: bool,
 }
 
 /// Which list a profile field or receipt resolves against.
@@ -88,7 +91,11 @@ impl Declared {
 /// Check the declarations of `abi`: what they resolve to, and whether they
 /// are free of errors (reported to `report`). Families are checked against
 /// what resolved either way, so one run reports every mistake.
-pub(super) fn check_targets(id: FileId, abi: &model::AbiFile, report: &mut Report) -> (Declared, bool) {
+pub(super) fn check_targets(
+    id: FileId,
+    abi: &model::AbiFile,
+    report: &mut Report,
+) -> (Declared, bool) {
     let before = report.error_count();
     let mut d = Declared {
         targets: Targets {
@@ -97,12 +104,18 @@ pub(super) fn check_targets(id: FileId, abi: &model::AbiFile, report: &mut Repor
         },
         ..Declared::default()
     };
-    d.targets.backends =
-        members(id, &abi.backends, Kind::Backend, &mut d, report).unwrap_or_else(Targets::default_backends);
-    d.targets.runtimes =
-        members(id, &abi.runtimes, Kind::Runtime, &mut d, report).unwrap_or_else(Targets::default_runtimes);
-    d.targets.execution_modes = members(id, &abi.execution_modes, Kind::ExecutionMode, &mut d, report)
-        .unwrap_or_else(Targets::default_execution_modes);
+    d.targets.backends = members(id, &abi.backends, Kind::Backend, &mut d, report)
+        .unwrap_or_else(Targets::default_backends);
+    d.targets.runtimes = members(id, &abi.runtimes, Kind::Runtime, &mut d, report)
+        .unwrap_or_else(Targets::default_runtimes);
+    d.targets.execution_modes = members(
+        id,
+        &abi.execution_modes,
+        Kind::ExecutionMode,
+        &mut d,
+        report,
+    )
+    .unwrap_or_else(Targets::default_execution_modes);
     match &abi.platforms {
         None => {
             d.targets.platforms = Targets::default_platforms();
@@ -116,22 +129,28 @@ pub(super) fn check_targets(id: FileId, abi: &model::AbiFile, report: &mut Repor
                 let p = &p.value;
                 seen.add(id, Kind::Platform, &p.name, Some(&p.code), report);
                 check_doc(id, &p.doc, report);
+                let before = report.error_count();
                 let backends = d.refer(id, Kind::Backend, &p.name.value, &p.backends, report);
+                let bad_backends = report.error_count() > before;
+                let before = report.error_count();
                 let runtimes = d.refer(id, Kind::Runtime, &p.name.value, &p.runtimes, report);
+                let bad_runtimes = report.error_count() > before;
                 let layouts = p.layouts.as_ref().map_or_else(
                     || ir::DEFAULT_LAYOUTS.to_vec(),
                     |l| unique_sorted(&l.value, Layout::code),
                 );
-                let dtypes = p
-                    .dtypes
-                    .as_ref()
-                    .map_or_else(|| DType::ALL.to_vec(), |l| unique_sorted(&l.value, DType::code));
+                let dtypes = p.dtypes.as_ref().map_or_else(
+                    || DType::ALL.to_vec(),
+                    |l| unique_sorted(&l.value, DType::code),
+                );
                 d.platforms.push(PlatformAt {
                     name: p.name.span.clone(),
                     backends: p.backends.span.clone(),
                     runtimes: p.runtimes.span.clone(),
                     layouts: p.layouts.as_ref().map(|l| l.span.clone()),
                     dtypes: p.dtypes.as_ref().map(|l| l.span.clone()),
+                    bad_backends,
+                    bad_runtimes,
                 });
                 d.targets.platforms.push(ir::Platform {
                     target: target(&p.name.value, p.code.value, &p.doc.value),
@@ -251,7 +270,10 @@ impl<'a> Seen<'a> {
                             Code::DuplicateTarget,
                             id,
                             &name.span,
-                            format!("{what}s `{other}` and `{}` are both `{variant}` in Rust", name.value),
+                            format!(
+                                "{what}s `{other}` and `{}` are both `{variant}` in Rust",
+                                name.value
+                            ),
                         )
                         .label("the same Rust name")
                         .related(id, first.clone(), format!("`{other}` is declared here"))
@@ -260,7 +282,8 @@ impl<'a> Seen<'a> {
                 }
                 Some(_) => {}
                 None => {
-                    self.variants.insert(variant, (&name.value, name.span.clone()));
+                    self.variants
+                        .insert(variant, (&name.value, name.span.clone()));
                 }
             }
         }
@@ -274,7 +297,10 @@ impl<'a> Seen<'a> {
                 )
                 .label("second declaration")
                 .related(id, first, "first declared here")
-                .help(format!("each {what} is declared once in `[[{}]]`; remove or rename one", kind.key())),
+                .help(format!(
+                    "each {what} is declared once in `[[{}]]`; remove or rename one",
+                    kind.key()
+                )),
             );
         }
         let Some(code) = code else { return };
@@ -284,12 +310,18 @@ impl<'a> Seen<'a> {
                     Code::OutOfRange,
                     id,
                     &code.span,
-                    format!("the code of {what} `{}` must be between 0 and {MAX_TARGET_CODE}", name.value),
+                    format!(
+                        "the code of {what} `{}` must be between 0 and {MAX_TARGET_CODE}",
+                        name.value
+                    ),
                 )
                 .label("out of range")
                 .help("C promises enumeration constants of 16 bits; number the members from 0"),
             );
-        } else if let Some((other, first)) = self.codes.insert(code.value, (&name.value, code.span.clone())) {
+        } else if let Some((other, first)) = self
+            .codes
+            .insert(code.value, (&name.value, code.span.clone()))
+        {
             report.diagnostics.push(
                 err(
                     Code::DuplicateTarget,
@@ -312,7 +344,10 @@ fn check_name(id: FileId, what: &str, name: &Spanned<String>, report: &mut Repor
                 Code::InvalidIdentifier,
                 id,
                 &name.span,
-                format!("{what} name `{}` is not a valid identifier", printable(&name.value)),
+                format!(
+                    "{what} name `{}` is not a valid identifier",
+                    printable(&name.value)
+                ),
             )
             .label(problem)
             .help("use lowercase snake_case ASCII, e.g. `my_npu`"),
@@ -355,7 +390,7 @@ impl Declared {
         }
         let mut out: Vec<String> = Vec::new();
         for name in &list.value {
-            if let Err(d) = self.resolve(id, kind, name) {
+            if let Err(d) = self.resolve(&report.sources, id, kind, name) {
                 report.diagnostics.push(*d);
             } else if !out.contains(&name.value) {
                 out.push(name.value.clone());
@@ -371,12 +406,7 @@ impl Declared {
             Kind::Backend => t.backends.iter().map(|m| m.name.as_str()).collect(),
             Kind::Runtime => t.runtimes.iter().map(|m| m.name.as_str()).collect(),
             Kind::ExecutionMode => t.execution_modes.iter().map(|m| m.name.as_str()).collect(),
-            Kind::Codec => t
-                .codecs
-                .iter()
-                .flatten()
-                .map(|c| c.name.as_str())
-                .collect(),
+            Kind::Codec => t.codecs.iter().flatten().map(|c| c.name.as_str()).collect(),
         }
     }
 
@@ -384,6 +414,7 @@ impl Declared {
     /// or KF0708 for a codec) with a label at the declared list.
     pub fn resolve(
         &self,
+        sources: &SourceMap,
         id: FileId,
         kind: Kind,
         name: &Spanned<String>,
@@ -418,7 +449,21 @@ impl Declared {
         .label(format!("not one of the catalog's {}", kind.key()));
         let list = format!("the catalog's {} are {}", kind.key(), join_ticks(&names));
         d = match did_you_mean(&name.value, names.iter().copied()) {
-            Some(m) => d.help(format!("did you mean `{m}`?")).note(list),
+            Some(m) => {
+                // The quick fix keeps the value's own quotes.
+                let quote = sources
+                    .get(id)
+                    .text
+                    .get(name.span.clone())
+                    .and_then(|t| t.chars().next())
+                    .filter(|c| matches!(c, '"' | '\''))
+                    .map_or(String::new(), String::from);
+                d.help(format!("did you mean `{m}`?")).note(list).fix(
+                    format!("replace `{}` with `{m}`", printable(&name.value)),
+                    name.span.clone(),
+                    format!("{quote}{m}{quote}"),
+                )
+            }
             None => d.help(format!(
                 "{list}; declare a new one in `[[{}]]` of `abi.toml`",
                 kind.key()
@@ -426,7 +471,20 @@ impl Declared {
         };
         match (self.file, &self.lists[kind.index()]) {
             (Some(file), Some(span)) => {
-                d = d.related(file, span.clone(), format!("the {} are declared here", kind.key()))
+                // In another file, a note says where (the related label is
+                // for editors and SARIF); in abi.toml the label is there.
+                if file != id {
+                    d = d.note(format!(
+                        "the {} are declared at {}",
+                        kind.key(),
+                        place(sources, file, span)
+                    ));
+                }
+                d = d.related(
+                    file,
+                    span.clone(),
+                    format!("the {} are declared here", kind.key()),
+                )
             }
             _ => {
                 d = d.note(format!(
@@ -436,6 +494,37 @@ impl Declared {
             }
         }
         Err(Box::new(d))
+    }
+
+    /// Whether profiles are judged against platform `index`'s `backends`
+    /// or `runtimes` (`key`): not when the list names an undeclared member.
+    pub fn judges(&self, index: usize, key: &str) -> bool {
+        self.platforms.get(index).is_none_or(|at| match key {
+            "backends" => !at.bad_backends,
+            "runtimes" => !at.bad_runtimes,
+            _ => true,
+        })
+    }
+
+    /// A diagnostic about platform `index`'s rule `key`, with a note and a
+    /// related label at the rule's declaration (`message`), or a note that
+    /// the platform is kfam's default.
+    pub fn at_rule(
+        &self,
+        sources: &SourceMap,
+        d: Diagnostic,
+        index: usize,
+        key: &str,
+        message: String,
+    ) -> Diagnostic {
+        match self.platform_rule(index, key) {
+            Some((file, span)) => d
+                .note(format!("{message} at {}", place(sources, file, &span)))
+                .related(file, span, message),
+            None => d.note(
+                "the platform is one of kfam's defaults (`abi.toml` declares no `[[platforms]]`)",
+            ),
+        }
     }
 
     /// Where platform `index` declares its backends, runtimes, layouts or
@@ -453,6 +542,16 @@ impl Declared {
         // Defaults have no span; a declared platform always does.
         (self.lists[Kind::Platform.index()].is_some()).then_some((file, span))
     }
+}
+
+fn err(code: Code, id: FileId, span: &Range<usize>, msg: impl Into<String>) -> Diagnostic {
+    Diagnostic::error(code, id, span.clone(), msg)
+}
+
+/// `path:line:column` of a span's start.
+fn place(sources: &SourceMap, file: FileId, span: &Range<usize>) -> String {
+    let (line, column) = sources.line_col(file, span.start);
+    format!("{}:{line}:{column}", sources.get(file).path)
 }
 
 fn find(list: &[Target], name: &str) -> Option<Option<ir::TargetRef>> {

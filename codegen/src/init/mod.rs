@@ -14,11 +14,11 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::ir::Targets;
 use crate::names::{
     c_prefix_problem, identifier_problem, is_reserved, python_package_problem,
     torch_namespace_problem,
 };
-use crate::ir::Targets;
 use crate::vocab::{OperationKind, VOCABULARIES};
 use crate::write::{self, WriteError};
 
@@ -87,7 +87,9 @@ fn fill(template: &str, value: &dyn Fn(&str) -> Option<String>) -> String {
 
 /// `a, b or c`: the spellings of the vocabulary named `name`.
 fn vocabulary_list(name: &str) -> Option<String> {
-    let v = VOCABULARIES.iter().find(|v| v.name == name && !v.declared)?;
+    let v = VOCABULARIES
+        .iter()
+        .find(|v| v.name == name && !v.declared)?;
     let words: Vec<&str> = v.members.iter().map(|m| m.spelling).collect();
     Some(or_list(&words))
 }
@@ -146,12 +148,22 @@ impl Skeleton {
             platforms = defaults
                 .platforms
                 .iter()
-                .map(|p| (p.target.name.clone(), p.backends.clone(), p.runtimes.clone()))
+                .map(|p| {
+                    (
+                        p.target.name.clone(),
+                        p.backends.clone(),
+                        p.runtimes.clone(),
+                    )
+                })
                 .collect();
         }
         let mut modes = names("execution_modes", "name", &root);
         if modes.is_empty() {
-            modes = defaults.execution_modes.iter().map(|m| m.name.clone()).collect();
+            modes = defaults
+                .execution_modes
+                .iter()
+                .map(|m| m.name.clone())
+                .collect();
         }
         let codec = names("codecs", "name", &root)
             .into_iter()
@@ -170,7 +182,8 @@ impl Skeleton {
             .platforms
             .iter()
             .map(|(p, backends, runtimes)| {
-                let words = |l: &[String]| or_list(&l.iter().map(String::as_str).collect::<Vec<_>>());
+                let words =
+                    |l: &[String]| or_list(&l.iter().map(String::as_str).collect::<Vec<_>>());
                 format!(
                     "#   {p}: backend {}; runtime {}",
                     words(backends),

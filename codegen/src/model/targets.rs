@@ -6,7 +6,8 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{pattern, Spanned};
+use super::pattern;
+use super::spanned::Spanned;
 use crate::vocab::{DType, Layout};
 
 /// `[[platforms]]`: a platform artifacts run on, and what it allows.

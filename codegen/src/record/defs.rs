@@ -154,11 +154,7 @@ pub static PROFILE: Record = table(
         ),
         field("name", Ty::Str, "Declared name (snake_case identifier)."),
         field("platform", vocab(&PLATFORM), "Target platform."),
-        field(
-            "backend",
-            vocab(&BACKEND),
-            "Code-generation backend.",
-        ),
+        field("backend", vocab(&BACKEND), "Code-generation backend."),
         field("runtime", vocab(&RUNTIME), "Native runtime."),
         field(
             "execution_mode",

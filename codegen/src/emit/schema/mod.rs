@@ -38,6 +38,10 @@ use crate::vocab::{
 };
 
 mod targets;
+mod vocab;
+
+pub use vocab::Members;
+use vocab::{def_mut, vocab_schema};
 
 pub const FAMILY_SCHEMA: &str = "schema/family.schema.json";
 pub const ABI_SCHEMA: &str = "schema/abi.schema.json";
@@ -571,38 +575,6 @@ fn integer_bounds(map: &mut Map<String, Value>) {
     map.entry("minimum").or_insert(min);
     map.entry("maximum").or_insert(max);
 }
-
-fn def_mut<'a>(root: &'a mut Value, name: &str) -> &'a mut Value {
-    root.get_mut("$defs")
-        .and_then(|d| d.get_mut(name))
-        .unwrap_or_else(|| panic!("schema has no `$defs/{name}`"))
-}
-
-/// A closed vocabulary: `enum` lists every spelling (validators report it
-/// plainly, editors complete it); `oneOf` repeats each with its description
-/// and numeric code for hover text.
-fn vocab_schema(description: Option<&str>, members: &Members) -> Value {
-    let mut m = Map::new();
-    if let Some(d) = description {
-        m.insert("description".into(), json!(d));
-    }
-    m.insert("type".into(), json!("string"));
-    m.insert(
-        "enum".into(),
-        members.iter().map(|(s, _, _)| json!(s)).collect(),
-    );
-    m.insert(
-        "oneOf".into(),
-        members
-            .iter()
-            .map(|(s, code, d)| json!({"const": s, "description": format!("{d} (code {code})")}))
-            .collect(),
-    );
-    Value::Object(m)
-}
-
-/// The members of one vocabulary: spelling, numeric code, description.
-pub type Members = Vec<(String, i32, String)>;
 
 /// Every vocabulary a schema can use, by schemars definition name, with each
 /// member's spelling, numeric code and description.

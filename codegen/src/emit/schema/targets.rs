@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::{def_mut, vocab_schema, Members};
+use super::vocab::{def_mut, vocab_schema, Members};
 use crate::compiled_meta::capability_rules;
 use crate::ir::{Target, Targets};
 use crate::vocab::{Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME};
@@ -24,7 +24,11 @@ fn describe(doc: &str, more: &str) -> String {
 }
 
 /// The platforms that offer a backend or runtime (`pick`).
-fn offered_on(targets: &Targets, name: &str, pick: fn(&crate::ir::Platform) -> &[String]) -> String {
+fn offered_on(
+    targets: &Targets,
+    name: &str,
+    pick: fn(&crate::ir::Platform) -> &[String],
+) -> String {
     let on: Vec<&str> = targets
         .platforms
         .iter()
@@ -57,7 +61,11 @@ fn vocabularies(targets: &Targets) -> Vec<(&'static Vocabulary, Members)> {
                 names(&p.backends),
                 names(&p.runtimes)
             );
-            (p.target.name.clone(), p.target.code, describe(&p.target.doc, &more))
+            (
+                p.target.name.clone(),
+                p.target.code,
+                describe(&p.target.doc, &more),
+            )
         })
         .collect();
     let members = |list: &[Target], more: &dyn Fn(&Target) -> String| -> Members {
@@ -71,13 +79,20 @@ fn vocabularies(targets: &Targets) -> Vec<(&'static Vocabulary, Members)> {
         (&PLATFORM, platforms),
         (
             &BACKEND,
-            members(&targets.backends, &|t| offered_on(targets, &t.name, |p| &p.backends)),
+            members(&targets.backends, &|t| {
+                offered_on(targets, &t.name, |p| &p.backends)
+            }),
         ),
         (
             &RUNTIME,
-            members(&targets.runtimes, &|t| offered_on(targets, &t.name, |p| &p.runtimes)),
+            members(&targets.runtimes, &|t| {
+                offered_on(targets, &t.name, |p| &p.runtimes)
+            }),
         ),
-        (&EXECUTION_MODE, members(&targets.execution_modes, &|_| String::new())),
+        (
+            &EXECUTION_MODE,
+            members(&targets.execution_modes, &|_| String::new()),
+        ),
     ]
 }
 
