@@ -84,8 +84,10 @@ impl Generated {
         std::fs::write(&ir_path, serde_json::to_string(&self.ir).unwrap()).unwrap();
         let mut codes = serde_json::Map::new();
         for c in VOCABULARIES {
-            let pairs: Vec<_> = c
-                .members
+            // Declared vocabularies have the catalog's members.
+            let pairs: Vec<_> = self
+                .ir
+                .members(c)
                 .iter()
                 .map(|m| json!([m.spelling, m.code]))
                 .collect();

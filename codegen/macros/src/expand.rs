@@ -68,6 +68,37 @@ fn catalog_item() -> TokenStream {
     }
 }
 
+/// The declared vocabularies whose members differ from the ones
+/// `kfam_runtime`'s enums have (kfam's default platforms, backends,
+/// runtimes and execution modes), with the manifest's member names.
+fn foreign_targets(ir: &kfam_codegen::ir::Ir) -> Vec<(&'static str, Vec<String>)> {
+    use kfam_codegen::vocab;
+    let runtime = kfam_codegen::ir::Targets::default();
+    let key = |m: &vocab::Member<'_>| (m.variant.to_owned(), m.code);
+    [
+        vocab::PLATFORM,
+        vocab::BACKEND,
+        vocab::RUNTIME,
+        vocab::EXECUTION_MODE,
+    ]
+    .into_iter()
+    .filter_map(|v| {
+        let ours: Vec<_> = ir.members(&v).iter().map(key).collect();
+        let mut theirs: Vec<_> = runtime.members(&v)?.iter().map(key).collect();
+        theirs.sort_by_key(|t| t.1);
+        (ours != theirs).then(|| {
+            (
+                v.name,
+                ir.members(&v)
+                    .iter()
+                    .map(|m| m.spelling.to_owned())
+                    .collect(),
+            )
+        })
+    })
+    .collect()
+}
+
 pub fn manifest(input: &Input) -> TokenStream {
     let lit = &input.path;
     let base = crate_dir();
@@ -123,38 +154,53 @@ pub fn manifest(input: &Input) -> TokenStream {
             }
         });
     let tracking = quote!(#tracking #(#warnings)*);
-    match ir {
-        Some(ir) => {
-            let tables = tables_tokens(&ir, &quote!(::kfam_runtime));
-            {
+    let errors: Vec<String> = match &ir {
+        Some(ir) => match foreign_targets(ir) {
+            foreign if foreign.is_empty() => {
+                let tables = tables_tokens(ir, &quote!(::kfam_runtime));
                 let catalog = catalog_item();
-                quote!(#tracking #tables #catalog)
+                return quote!(#tracking #tables #catalog);
             }
-        }
-        None => {
-            let errors = report.diagnostics.iter().filter(|d| d.is_error()).map(|d| {
+            foreign => {
+                let list = foreign
+                    .into_iter()
+                    .map(|(v, names)| format!("{v} ({})", names.join(", ")))
+                    .collect::<Vec<_>>()
+                    .join("; ");
+                vec![format!(
+                    "the manifest declares its own targets: {list}; `kfam_runtime`'s `Platform`, `Backend`, `Runtime` and `ExecutionMode` have kfam's default members, so `manifest!` cannot build these tables in this version\n  = help: use the manifest's generated C or Python outputs, or declare kfam's default members in `abi.toml` (docs/macro.md, \"Catalogs with their own platforms\")"
+                )]
+            }
+        },
+        None => report
+            .diagnostics
+            .iter()
+            .filter(|d| d.is_error())
+            .map(|d| {
                 let text = d.render(&report.sources, &renderer);
                 // `compile_error!` prints its own `error: `; keep the code first.
-                let text = text.strip_prefix("error").unwrap_or(&text).to_owned();
-                quote_spanned!(span=> ::core::compile_error!(#text);)
-            });
-            // A harmless stub, so one mistake does not cascade into errors at
-            // every use of the tables.
-            let catalog = catalog_item();
-            quote_spanned! {span=>
-                #tracking
-                #(#errors)*
-                pub static ABI: ::kfam_runtime::Abi = ::kfam_runtime::Abi {
-                    revision: "", major: 0, minor: 0, max_tensor_args: 0, max_scalar_args: 0, max_rank: 0, max_prepared: 0,
-                };
-                pub static FAMILIES: &[::kfam_runtime::Family] = &[];
-                pub static ARTIFACTS: &[(&str, u32, u32)] = &[];
-                pub static RETIRED: &[::kfam_runtime::Retired] = &[];
-                pub static FAMILY_INDEX: &[u32] = &[];
-                pub static ARTIFACT_INDEX: &[u32] = &[];
-                pub mod families {}
-                #catalog
-            }
-        }
+                text.strip_prefix("error").unwrap_or(&text).to_owned()
+            })
+            .collect(),
+    };
+    let errors = errors
+        .iter()
+        .map(|text| quote_spanned!(span=> ::core::compile_error!(#text);));
+    // A harmless stub, so one mistake does not cascade into errors at
+    // every use of the tables.
+    let catalog = catalog_item();
+    quote_spanned! {span=>
+        #tracking
+        #(#errors)*
+        pub static ABI: ::kfam_runtime::Abi = ::kfam_runtime::Abi {
+            revision: "", major: 0, minor: 0, max_tensor_args: 0, max_scalar_args: 0, max_rank: 0, max_prepared: 0,
+        };
+        pub static FAMILIES: &[::kfam_runtime::Family] = &[];
+        pub static ARTIFACTS: &[(&str, u32, u32)] = &[];
+        pub static RETIRED: &[::kfam_runtime::Retired] = &[];
+        pub static FAMILY_INDEX: &[u32] = &[];
+        pub static ARTIFACT_INDEX: &[u32] = &[];
+        pub mod families {}
+        #catalog
     }
 }

@@ -89,13 +89,21 @@ fn unprintable(c: char) -> bool {
             '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
-/// Generator-written prose as a one-line `#:` comment (whitespace collapsed,
-/// control characters dropped); `None` when there is none.
+/// Prose (a member's doc) as a one-line `#:` comment: whitespace
+/// collapsed, control characters dropped, and any other character outside
+/// ASCII written `<U+XXXX>` as in C comments (the package's sources are
+/// ASCII); `None` when there is none.
 pub(super) fn doc_comment(text: &str) -> Option<String> {
-    let clean: String = text
-        .chars()
-        .map(|c| if unprintable(c) { ' ' } else { c })
-        .collect();
+    let mut clean = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            c if unprintable(c) => clean.push(' '),
+            c if c.is_ascii() => clean.push(c),
+            c => {
+                let _ = write!(clean, "<U+{:04X}>", c as u32);
+            }
+        }
+    }
     let words: Vec<&str> = clean.split_whitespace().collect();
     (!words.is_empty()).then(|| format!("#: {}", words.join(" ")))
 }
@@ -236,5 +244,6 @@ mod tests {
             doc_comment("two\nlines,\u{202E} bidi\tand tab"),
             Some("#: two lines, bidi and tab".to_owned())
         );
+        assert_eq!(doc_comment("¡NPU"), Some("#: <U+00A1>NPU".to_owned()));
     }
 }
