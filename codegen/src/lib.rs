@@ -93,7 +93,7 @@ pub fn shell_word(text: &str) -> String {
 /// Diagnostics are appended unsorted; callers sort the report.
 pub fn check_loaded(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = check::check(loaded, report);
-    gate::check(loaded, &checked.families, report);
+    gate::check(loaded, &checked.families, checked.targets.as_ref(), report);
     checked.into_ir(report, || gate::retired(loaded))
 }
 

@@ -899,6 +899,45 @@ fn an_unparsable_locked_family_is_not_reported_as_removed() {
     assert!(!codes.contains(&Code::LockedFamilyRemoved), "{codes:?}");
 }
 
+/// The lock records every target's code and keeps it after the target is
+/// removed: the code is never given to another member, and an approved
+/// member is never renumbered.
+#[test]
+fn approved_target_codes_are_kept() {
+    let p = Project::new();
+    p.generate();
+    let lock: toml::Table = p.read(LOCK).parse().unwrap();
+    let targets = lock["target"].as_array().expect("[[target]] in the lock");
+    assert!(
+        targets.iter().any(|t| t["kind"].as_str() == Some("platform")
+            && t["name"].as_str() == Some("a5")
+            && t["code"].as_integer() == Some(1)),
+        "{targets:?}"
+    );
+    // Declare the platforms without `a5`: allowed (kfam diff calls it
+    // breaking), and the lock keeps `a5`'s code.
+    let platforms = |second: &str| {
+        format!(
+            "\n[[platforms]]\nname = \"a2a3\"\ncode = 0\ndoc = \"Ascend.\"\nbackends = [\"cce\", \"pto\"]\nruntimes = [\"host_build_graph\", \"tensormap_and_ringbuffer\"]\nlayouts = [\"nd\", \"nchw\", \"nz\"]\n\
+             \n[[platforms]]\nname = \"xdna2\"\ncode = 2\ndoc = \"XDNA2.\"\nbackends = [\"aie\"]\nruntimes = [\"xrt_direct\"]\n{second}"
+        )
+    };
+    let abi = p.read("abi.toml");
+    p.write("abi.toml", &format!("{abi}{}", platforms("")));
+    assert_eq!(p.errors(), []);
+    p.generate();
+    assert!(p.read(LOCK).contains("name = \"a5\"\ncode = 1"), "{}", p.read(LOCK));
+    // Its code for another platform is KF1109; renumbering one is KF1108.
+    let b6 = "\n[[platforms]]\nname = \"b6\"\ncode = 1\ndoc = \"B6.\"\nbackends = [\"aie\"]\nruntimes = [\"xrt_direct\"]\n";
+    p.write("abi.toml", &format!("{abi}{}", platforms(b6)));
+    assert_eq!(p.errors(), [Code::TargetCodeReused]);
+    p.write("abi.toml", &format!("{abi}{}", platforms(&b6.replace("code = 1", "code = 3"))));
+    assert_eq!(p.errors(), []);
+    let renumbered = platforms("").replace("code = 2", "code = 4");
+    p.write("abi.toml", &format!("{abi}{renumbered}"));
+    assert_eq!(p.errors(), [Code::TargetRenumbered]);
+}
+
 #[test]
 fn check_json_names_review_codes() {
     let p = Project::new();

@@ -704,6 +704,22 @@ pub struct LockFile {
     pub version: Spanned<u32>,
     #[serde(default)]
     pub family: Vec<Spanned<LockEntry>>,
+    /// Every platform, backend, runtime and execution mode approved so far,
+    /// with its code (absent from locks written before kfam 0.2).
+    #[serde(default)]
+    pub target: Vec<Spanned<LockTarget>>,
+}
+
+/// `[[target]]` of `approved.lock`: a code the catalog approved for a member
+/// of a declared vocabulary. Kept when the member is removed, so that its
+/// code is never given to another.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockTarget {
+    /// `platform`, `backend`, `runtime` or `execution_mode`.
+    pub kind: Spanned<String>,
+    pub name: Spanned<String>,
+    pub code: Spanned<u32>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]

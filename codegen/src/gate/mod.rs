@@ -12,6 +12,8 @@ use crate::ir;
 use crate::load::Loaded;
 use crate::model::{FamilyFile, LockEntry, Spanned};
 
+pub mod targets;
+
 /// Lock format version.
 pub const LOCK_VERSION: u32 = 1;
 /// Most field changes listed under one KF1101.
@@ -162,9 +164,17 @@ impl<'a> Gate<'a> {
 /// Check the lowered families against the lock and the tombstones: the
 /// stage after `check` (see [`crate::check_loaded`]). As in `check`,
 /// findings that only repeat a mistake `load` repaired are dropped.
-pub fn check(loaded: &Loaded, families: &[ir::Family], report: &mut Report) {
+pub fn check(
+    loaded: &Loaded,
+    families: &[ir::Family],
+    declared: Option<&ir::Targets>,
+    report: &mut Report,
+) {
     let before = report.diagnostics.len();
     rules(loaded, families, report);
+    if let Some(declared) = declared {
+        targets::check(loaded, declared, report);
+    }
     let own = report.diagnostics.split_off(before);
     report
         .diagnostics
@@ -451,9 +461,11 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
     out.push_str(
         "# approved.lock: every approved kernel-family revision (the kfam review gate).\n\
          # Written by `kfam generate`; review its diff, do not edit it.\n\
-         # An approved revision is immutable: change a contract by bumping `revision`.\n",
+         # An approved revision is immutable: change a contract by bumping `revision`.\n\
+         # An approved platform, backend, runtime or execution mode keeps its code.\n",
     );
     let _ = writeln!(out, "version = {LOCK_VERSION}");
+    targets::lock_rows(loaded, &ir.targets, &mut out);
     for ((name, revision), r) in &rows {
         let _ = writeln!(out, "\n[[family]]\nname = {}", q(name));
         let _ = writeln!(out, "revision = {revision}");
