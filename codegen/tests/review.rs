@@ -909,9 +909,11 @@ fn approved_target_codes_are_kept() {
     let lock: toml::Table = p.read(LOCK).parse().unwrap();
     let targets = lock["target"].as_array().expect("[[target]] in the lock");
     assert!(
-        targets.iter().any(|t| t["kind"].as_str() == Some("platform")
-            && t["name"].as_str() == Some("a5")
-            && t["code"].as_integer() == Some(1)),
+        targets
+            .iter()
+            .any(|t| t["kind"].as_str() == Some("platform")
+                && t["name"].as_str() == Some("a5")
+                && t["code"].as_integer() == Some(1)),
         "{targets:?}"
     );
     // Declare the platforms without `a5`: allowed (kfam diff calls it
@@ -926,12 +928,19 @@ fn approved_target_codes_are_kept() {
     p.write("abi.toml", &format!("{abi}{}", platforms("")));
     assert_eq!(p.errors(), []);
     p.generate();
-    assert!(p.read(LOCK).contains("name = \"a5\"\ncode = 1"), "{}", p.read(LOCK));
+    assert!(
+        p.read(LOCK).contains("name = \"a5\"\ncode = 1"),
+        "{}",
+        p.read(LOCK)
+    );
     // Its code for another platform is KF1109; renumbering one is KF1108.
     let b6 = "\n[[platforms]]\nname = \"b6\"\ncode = 1\ndoc = \"B6.\"\nbackends = [\"aie\"]\nruntimes = [\"xrt_direct\"]\n";
     p.write("abi.toml", &format!("{abi}{}", platforms(b6)));
     assert_eq!(p.errors(), [Code::TargetCodeReused]);
-    p.write("abi.toml", &format!("{abi}{}", platforms(&b6.replace("code = 1", "code = 3"))));
+    p.write(
+        "abi.toml",
+        &format!("{abi}{}", platforms(&b6.replace("code = 1", "code = 3"))),
+    );
     assert_eq!(p.errors(), []);
     let renumbered = platforms("").replace("code = 2", "code = 4");
     p.write("abi.toml", &format!("{abi}{renumbered}"));

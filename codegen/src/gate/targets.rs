@@ -30,7 +30,11 @@ fn declared(targets: &Targets) -> Vec<Row<'_>> {
     for (kind, list) in lists.iter().enumerate() {
         for t in list {
             // Codes are checked to be 0..=32767 before the IR exists.
-            rows.push((kind, u32::try_from(t.code).unwrap_or_default(), t.name.as_str()));
+            rows.push((
+                kind,
+                u32::try_from(t.code).unwrap_or_default(),
+                t.name.as_str(),
+            ));
         }
     }
     rows
@@ -45,7 +49,10 @@ fn locked(loaded: &Loaded) -> Vec<(Row<'_>, Range<usize>)> {
         .filter_map(|t| {
             let t = &t.value;
             let kind = KINDS.iter().position(|k| *k == t.kind.value)?;
-            Some(((kind, t.code.value, t.name.value.as_str()), t.code.span.clone()))
+            Some((
+                (kind, t.code.value, t.name.value.as_str()),
+                t.code.span.clone(),
+            ))
         })
         .collect()
 }
@@ -84,13 +91,18 @@ pub fn check(loaded: &Loaded, targets: &Targets, report: &mut Report) {
         let span = declaration(abi, kind, name);
         let d = Diagnostic::error(code, *abi_id, span.clone().unwrap_or(0..0), msg);
         d.fix_if(span.is_some(), || {
-            (format!("use code {fixed}"), span.unwrap_or(0..0), fixed.to_string())
+            (
+                format!("use code {fixed}"),
+                span.unwrap_or(0..0),
+                fixed.to_string(),
+            )
         })
     };
     for (kind, code, name) in declared(targets) {
         let what = KINDS[kind].replace('_', " ");
-        if let Some(((_, old, _), span)) =
-            locked.iter().find(|((k, _, n), _)| *k == kind && *n == name)
+        if let Some(((_, old, _), span)) = locked
+            .iter()
+            .find(|((k, _, n), _)| *k == kind && *n == name)
         {
             if *old != code {
                 report.diagnostics.push(
@@ -102,21 +114,35 @@ pub fn check(loaded: &Loaded, targets: &Targets, report: &mut Report) {
             }
             continue;
         }
-        if let Some(((_, _, owner), span)) =
-            locked.iter().find(|((k, c, _), _)| *k == kind && *c == code)
+        if let Some(((_, _, owner), span)) = locked
+            .iter()
+            .find(|((k, c, _), _)| *k == kind && *c == code)
         {
             let taken: BTreeSet<u32> = locked
                 .iter()
                 .filter(|((k, _, _), _)| *k == kind)
                 .map(|((_, c, _), _)| *c)
-                .chain(declared(targets).iter().filter(|r| r.0 == kind).map(|r| r.1))
+                .chain(
+                    declared(targets)
+                        .iter()
+                        .filter(|r| r.0 == kind)
+                        .map(|r| r.1),
+                )
                 .collect();
             let free = (0..).find(|c| !taken.contains(c)).unwrap_or_default();
             report.diagnostics.push(
-                at(kind, name, Code::TargetCodeReused, format!("code {code} was approved for {what} `{owner}`"), free)
-                    .label(format!("the code of `{owner}`"))
-                    .related(*lock_id, span.clone(), "approved here")
-                    .help(format!("give `{name}` a code the lock does not hold, e.g. `code = {free}`")),
+                at(
+                    kind,
+                    name,
+                    Code::TargetCodeReused,
+                    format!("code {code} was approved for {what} `{owner}`"),
+                    free,
+                )
+                .label(format!("the code of `{owner}`"))
+                .related(*lock_id, span.clone(), "approved here")
+                .help(format!(
+                    "give `{name}` a code the lock does not hold, e.g. `code = {free}`"
+                )),
             );
         }
     }
