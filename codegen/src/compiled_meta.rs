@@ -36,6 +36,9 @@ pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
 pub const MAX_COMMENT_CHARS: usize = 1024;
 
 /// A `compiled_meta.json` document of any accepted schema version.
+// One document is read per admission, so the size of the unboxed variants
+// costs nothing that matters; boxing would change the public variants.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum CompiledMeta {

@@ -122,32 +122,42 @@ impl Targets {
     }
 }
 
-/// kfam's default platforms: `(name, code, doc, backends, runtimes, layouts)`.
-const PLATFORMS: &[(&str, i32, &str, &[&str], &[&str], &[Layout])] = &[
-    (
-        "a2a3",
-        0,
-        "Ascend A2/A3.",
-        &["cce", "pto"],
-        &["tensormap_and_ringbuffer", "host_build_graph"],
-        &[Layout::Nd, Layout::Nchw, Layout::Nz],
-    ),
-    (
-        "a5",
-        1,
-        "Ascend A5.",
-        &["cce", "pto"],
-        &["tensormap_and_ringbuffer", "host_build_graph"],
-        DEFAULT_LAYOUTS,
-    ),
-    (
-        "xdna2",
-        2,
-        "AMD XDNA2 NPU.",
-        &["aie"],
-        &["xrt_direct"],
-        DEFAULT_LAYOUTS,
-    ),
+/// One of kfam's default platforms.
+struct DefaultPlatform {
+    name: &'static str,
+    code: i32,
+    doc: &'static str,
+    backends: &'static [&'static str],
+    runtimes: &'static [&'static str],
+    layouts: &'static [Layout],
+}
+
+/// kfam's default platforms.
+const PLATFORMS: &[DefaultPlatform] = &[
+    DefaultPlatform {
+        name: "a2a3",
+        code: 0,
+        doc: "Ascend A2/A3.",
+        backends: &["cce", "pto"],
+        runtimes: &["tensormap_and_ringbuffer", "host_build_graph"],
+        layouts: &[Layout::Nd, Layout::Nchw, Layout::Nz],
+    },
+    DefaultPlatform {
+        name: "a5",
+        code: 1,
+        doc: "Ascend A5.",
+        backends: &["cce", "pto"],
+        runtimes: &["tensormap_and_ringbuffer", "host_build_graph"],
+        layouts: DEFAULT_LAYOUTS,
+    },
+    DefaultPlatform {
+        name: "xdna2",
+        code: 2,
+        doc: "AMD XDNA2 NPU.",
+        backends: &["aie"],
+        runtimes: &["xrt_direct"],
+        layouts: DEFAULT_LAYOUTS,
+    },
 ];
 const BACKENDS: &[(&str, i32, &str)] = &[
     ("cce", 0, "Ascend CCE C compiler."),
@@ -198,11 +208,11 @@ impl Targets {
     pub fn default_platforms() -> Vec<Platform> {
         PLATFORMS
             .iter()
-            .map(|&(name, code, doc, backends, runtimes, layouts)| Platform {
-                target: Target::new(name, code, doc),
-                backends: backends.iter().map(|s| (*s).to_owned()).collect(),
-                runtimes: runtimes.iter().map(|s| (*s).to_owned()).collect(),
-                layouts: layouts.to_vec(),
+            .map(|p| Platform {
+                target: Target::new(p.name, p.code, p.doc),
+                backends: p.backends.iter().map(|s| (*s).to_owned()).collect(),
+                runtimes: p.runtimes.iter().map(|s| (*s).to_owned()).collect(),
+                layouts: p.layouts.to_vec(),
                 dtypes: DType::ALL.to_vec(),
             })
             .collect()
