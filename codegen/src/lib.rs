@@ -8,6 +8,7 @@
 //! check and gate); no stage calls a later one, and the module graph has no
 //! circles (docs/architecture.md, "Module graph").
 
+pub mod build;
 pub mod canonical;
 pub mod check;
 pub mod codes;

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Code, Diagnostic, Report};
-use kfam_codegen::emit::rust::tables_tokens;
+use kfam_codegen::emit::rust::{embedding_refusal, tables_tokens};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
@@ -55,48 +55,9 @@ fn nearest_abi(file: &Path) -> Option<PathBuf> {
 /// validation and the kernel context over this manifest, as
 /// `kfam_runtime::CATALOG` is over the crate's own.
 fn catalog_item() -> TokenStream {
-    quote! {
-        /// These tables as a catalog: every runtime decision over this manifest.
-        pub static CATALOG: ::kfam_runtime::Catalog = ::kfam_runtime::Catalog {
-            abi: &ABI,
-            families: FAMILIES,
-            retired: RETIRED,
-            artifacts: ARTIFACTS,
-            family_index: FAMILY_INDEX,
-            artifact_index: ARTIFACT_INDEX,
-        };
-    }
-}
-
-/// The declared vocabularies whose members differ from the ones
-/// `kfam_runtime`'s enums have (kfam's default platforms, backends,
-/// runtimes and execution modes), with the manifest's member names.
-fn foreign_targets(ir: &kfam_codegen::ir::Ir) -> Vec<(&'static str, Vec<String>)> {
-    use kfam_codegen::vocab;
-    let runtime = kfam_codegen::ir::Targets::default();
-    let key = |m: &vocab::Member<'_>| (m.variant.to_owned(), m.code);
-    [
-        vocab::PLATFORM,
-        vocab::BACKEND,
-        vocab::RUNTIME,
-        vocab::EXECUTION_MODE,
-    ]
-    .into_iter()
-    .filter_map(|v| {
-        let ours: Vec<_> = ir.members(&v).iter().map(key).collect();
-        let mut theirs: Vec<_> = runtime.members(&v)?.iter().map(key).collect();
-        theirs.sort_by_key(|t| t.1);
-        (ours != theirs).then(|| {
-            (
-                v.name,
-                ir.members(&v)
-                    .iter()
-                    .map(|m| m.spelling.to_owned())
-                    .collect(),
-            )
-        })
-    })
-    .collect()
+    kfam_codegen::emit::rust::catalog_item("::kfam_runtime")
+        .parse()
+        .expect("the catalog item lexes")
 }
 
 pub fn manifest(input: &Input) -> TokenStream {
@@ -155,22 +116,13 @@ pub fn manifest(input: &Input) -> TokenStream {
         });
     let tracking = quote!(#tracking #(#warnings)*);
     let errors: Vec<String> = match &ir {
-        Some(ir) => match foreign_targets(ir) {
-            foreign if foreign.is_empty() => {
+        Some(ir) => match embedding_refusal(ir) {
+            None => {
                 let tables = tables_tokens(ir, &quote!(::kfam_runtime));
                 let catalog = catalog_item();
                 return quote!(#tracking #tables #catalog);
             }
-            foreign => {
-                let list = foreign
-                    .into_iter()
-                    .map(|(v, names)| format!("{v} ({})", names.join(", ")))
-                    .collect::<Vec<_>>()
-                    .join("; ");
-                vec![format!(
-                    "the manifest declares its own targets: {list}; `kfam_runtime`'s `Platform`, `Backend`, `Runtime` and `ExecutionMode` have kfam's default members, so `manifest!` cannot build these tables in this version\n  = help: use the manifest's generated C or Python outputs, or declare kfam's default members in `abi.toml` (docs/macro.md, \"Catalogs with their own platforms\")"
-                )]
-            }
+            Some(refusal) => vec![refusal],
         },
         None => report
             .diagnostics

@@ -12,10 +12,12 @@
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
+mod embed;
 mod records;
 mod tables;
 mod tokens;
 
+pub use embed::{catalog_item, embedded_source, embedding_refusal, foreign_targets};
 pub use tables::tables_source;
 
 use super::output::GeneratedFile;

@@ -1,0 +1,123 @@
+//! The build-script API from a crate outside this workspace, as a team
+//! uses it (docs/rust.md, "From a build script"): `build.rs` calls
+//! `kfam_codegen::build::compile("manifest")`, the crate includes the
+//! tables from `OUT_DIR` and decides over its own catalog; a family file
+//! added to the manifest directory rebuilds the tables; a manifest mistake
+//! fails the build with `kfam check`'s diagnostic.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+#[path = "support/process.rs"]
+#[allow(dead_code)] // its asserting `run` is not used here
+mod process;
+#[path = "support/tree.rs"]
+mod tree;
+use process::{output, text};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+const MAIN: &str = r#"
+mod catalog {
+    include!(concat!(env!("OUT_DIR"), "/kfam_catalog.rs"));
+}
+
+use kfam_runtime::{Contract, ExecutionMode, Platform};
+
+fn main() {
+    let names: Vec<&str> = catalog::CATALOG.families.iter().map(|f| f.name).collect();
+    let relu = catalog::CATALOG
+        .capability("relu_fp16", Platform::A5, ExecutionMode::Sim, Contract::Kernel)
+        .map(|s| s.profile.name);
+    println!("{} {:?}", names.join(","), relu);
+}
+"#;
+
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
+    output(
+        Command::new(env!("CARGO"))
+            .current_dir(dir)
+            // Its own target directory: the runtime's shared library has a
+            // fixed name and would replace the one the C tests link.
+            .env("CARGO_TARGET_DIR", target)
+            .env_remove("RUSTFLAGS")
+            .args(args)
+            .args(["--offline", "--quiet"]),
+    )
+}
+
+#[test]
+fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let krate = tmp.path().join("team");
+    tree::copy_dir(
+        &root().join("examples/embedded/manifest"),
+        &krate.join("manifest"),
+    );
+    fs::create_dir_all(krate.join("src")).unwrap();
+    fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"team\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nkfam-runtime = {{ path = {runtime:?} }}\n\n\
+             [build-dependencies]\nkfam-codegen = {{ path = {codegen:?}, default-features = false }}\n\n\
+             [workspace]\n",
+            runtime = root().join("runtime").display().to_string(),
+            codegen = root().join("codegen").display().to_string(),
+        ),
+    )
+    .unwrap();
+    // The workspace's versions of every dependency, already downloaded.
+    fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    fs::write(
+        krate.join("build.rs"),
+        "fn main() {\n    kfam_codegen::build::compile(\"manifest\").unwrap();\n}\n",
+    )
+    .unwrap();
+    fs::write(krate.join("src/main.rs"), MAIN).unwrap();
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("build_script");
+
+    let out = cargo(&krate, &target, &["run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "relu_fp16,scale_fp32 Ok(\"a5_sim\")\n"
+    );
+
+    // An added family file is seen: cargo watches the directory.
+    let families = krate.join("manifest/families");
+    let scale = fs::read_to_string(families.join("scale_fp32.toml")).unwrap();
+    let added = scale
+        .replace("name = \"scale_fp32\"", "name = \"scale_fp32_copy\"")
+        .replace(&"2".repeat(64), &"3".repeat(64));
+    fs::write(families.join("scale_fp32_copy.toml"), added).unwrap();
+    let out = cargo(&krate, &target, &["run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "relu_fp16,scale_fp32,scale_fp32_copy Ok(\"a5_sim\")\n"
+    );
+
+    // A mistake fails the build with the checker's diagnostic.
+    fs::write(
+        families.join("scale_fp32_copy.toml"),
+        fs::read_to_string(families.join("scale_fp32_copy.toml"))
+            .unwrap()
+            .replace("platform = \"a5\"", "platform = \"a6\""),
+    )
+    .unwrap();
+    let out = cargo(&krate, &target, &["build"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("error[KF0006]: unknown platform `a6`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("manifest/families/scale_fp32_copy.toml"),
+        "{stderr}"
+    );
+}
