@@ -2,7 +2,7 @@
 //! and writes its tables for `kfam_runtime` into `OUT_DIR`, as prost-build
 //! writes messages (docs/rust.md, "From a build script"):
 //!
-//! ```no_run
+//! ```ignore
 //! // build.rs
 //! fn main() {
 //!     kfam_codegen::build::compile("manifest").unwrap();
@@ -117,7 +117,7 @@ impl Builder {
                 }
             }
         }
-        let ir = ir.ok_or_else(|| Error(rendered))?;
+        let ir = ir.ok_or(Error(rendered))?;
         if let Some(refusal) = embedding_refusal(&ir) {
             return Err(Error(format!("error: {refusal}")));
         }

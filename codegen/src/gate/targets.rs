@@ -16,8 +16,8 @@ use crate::model::{AbiFile, Spanned};
 /// The kinds of recorded members, in the lock's order.
 const KINDS: [&str; 4] = ["platform", "backend", "runtime", "execution_mode"];
 
-/// A recorded member: its kind's position in [`KINDS`], its code, its name.
-pub type Row<'a> = (usize, u32, &'a str);
+/// A recorded member: its kind's position in `KINDS`, its code, its name.
+type Row<'a> = (usize, u32, &'a str);
 
 fn declared(targets: &Targets) -> Vec<Row<'_>> {
     let lists: [Vec<&Target>; 4] = [
