@@ -54,6 +54,11 @@ impl Manifest {
         &self.loaded.root
     }
 
+    /// The catalog's platforms, backends, runtimes and execution modes.
+    pub fn targets(&mut self) -> crate::ir::Targets {
+        crate::check::declared_targets(&self.loaded, &mut self.report)
+    }
+
     pub fn sources(&self) -> &SourceMap {
         &self.report.sources
     }

@@ -25,6 +25,9 @@ WORK = Path(tempfile.mkdtemp(prefix="kfam-lsp-")).resolve()
 shutil.copytree(REPO / "manifest", WORK / "manifest")
 (WORK / "generated" / "docs").mkdir(parents=True)
 shutil.copy(REPO / "generated/docs/diagnostics.md", WORK / "generated/docs/diagnostics.md")
+# A team's catalog with its own platform, backend, runtime and modes.
+shutil.copytree(REPO / "tests/ui/catalog/own_targets", WORK / "team" / "manifest")
+TEAM = WORK / "team" / "manifest" / "families" / "scale_ok.toml"
 FAMILIES = WORK / "manifest" / "families"
 ADD = FAMILIES / "add_bf16_1024.toml"
 MATMUL = FAMILIES / "matmul_acc_nz_bf16.toml"
@@ -184,6 +187,34 @@ async def test_completion(client: LanguageClient):
     keys = await labels(position(with_key, "\nla\n", at=3))
     assert {"layout", "doc", "direction"} <= keys and "platform" not in keys
     assert {"revision", "summary", "torch"} <= await labels(types.Position(line=1, character=0))
+
+
+@pytest.mark.asyncio
+async def test_completion_offers_the_catalogs_own_targets(client: LanguageClient):
+    text = TEAM.read_text()
+    assert await open_doc(client, TEAM, text) == []
+    uri = types.TextDocumentIdentifier(uri=TEAM.as_uri())
+
+    async def labels(pos: types.Position) -> set[str]:
+        result = await client.text_document_completion_async(
+            types.CompletionParams(text_document=uri, position=pos)
+        )
+        assert isinstance(result, list)
+        return {item.label for item in result}
+
+    assert await labels(position(text, 'platform = "npu"', at=12)) == {"npu"}
+    assert await labels(position(text, 'backend = "npucc"', at=11)) == {"npucc", "npucc_next"}
+    assert await labels(position(text, 'runtime = "npu_rt"', at=11)) == {"npu_rt"}
+    # The shipped catalog, open in the same server, keeps its own.
+    shipped = ADD.read_text()
+    await open_doc(client, ADD, shipped)
+    result = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=ADD.as_uri()),
+            position=position(shipped, 'platform = "xdna2"', at=12),
+        )
+    )
+    assert isinstance(result, list) and {"a2a3", "xdna2"} <= {i.label for i in result}
 
 
 @pytest.mark.asyncio

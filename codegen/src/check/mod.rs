@@ -83,6 +83,28 @@ impl Checked {
 /// Check a loaded manifest: every rule, each family lowered when it has no
 /// errors of its own. The IR follows from [`Checked::into_ir`] once the
 /// review gate has run.
+/// What `abi` declares, its diagnostics dropped (kfam's defaults without
+/// an `abi.toml`); the docs it checks need `report`'s sources.
+fn quiet_targets(abi: Option<&(FileId, model::AbiFile)>, report: &mut Report) -> Declared {
+    abi.map_or_else(Declared::defaults, |(abi_id, a)| {
+        let mut quiet = Report {
+            sources: std::mem::take(&mut report.sources),
+            diagnostics: Vec::new(),
+        };
+        let declared = check_targets(*abi_id, a, &mut quiet).0;
+        report.sources = quiet.sources;
+        declared
+    })
+}
+
+/// The platforms, backends, runtimes and execution modes of `loaded`'s
+/// catalog, as far as its `abi.toml` declares them validly (what a profile
+/// may name; the language server completes them). `report` holds the
+/// sources `loaded` was read into; no diagnostic is added.
+pub fn declared_targets(loaded: &Loaded, report: &mut Report) -> ir::Targets {
+    quiet_targets(loaded.abi.as_ref(), report).targets
+}
+
 pub fn check(loaded: &Loaded, report: &mut Report) -> Checked {
     // What `load` reported stays; the checker's own findings that only
     // repeat a repaired structural mistake are dropped below.
@@ -181,16 +203,7 @@ pub fn check_one(
     let namespace = abi
         .and_then(|(abi_id, a)| check_catalog(*abi_id, a.catalog.as_ref(), &mut Report::default()))
         .map(|c| c.torch_namespace);
-    // Its diagnostics go nowhere; the docs it checks need the sources.
-    let declared = abi.map_or_else(Declared::defaults, |(abi_id, a)| {
-        let mut quiet = Report {
-            sources: std::mem::take(&mut report.sources),
-            diagnostics: Vec::new(),
-        };
-        let declared = check_targets(*abi_id, a, &mut quiet).0;
-        report.sources = quiet.sources;
-        declared
-    });
+    let declared = quiet_targets(abi, report);
     let limits = abi
         .and_then(|(abi_id, a)| check_abi(*abi_id, a, &mut Report::default()))
         .map_or(DEFAULT_LIMITS, |a| Limits {

@@ -75,7 +75,7 @@ pub fn hover(server: &Server, p: HoverParams) -> Option<Hover> {
             At::Value { key, .. } => {
                 let value = &text[word.clone()];
                 if let Some(e) = server
-                    .schema
+                    .schema_of(doc)
                     .values(&c.path, key)
                     .into_iter()
                     .find(|e| e.name == value)
@@ -92,7 +92,7 @@ pub fn hover(server: &Server, p: HoverParams) -> Option<Hover> {
             }
             At::Key { .. } => {
                 let key = key_under(text, &word, offset);
-                if let Some(d) = server.schema.key_doc(&c.path, key) {
+                if let Some(d) = server.schema_of(doc).key_doc(&c.path, key) {
                     sections.push(format!("**`{key}`**: {d}"));
                 }
                 if c.path.is_empty() && matches!(key, "name" | "revision") {
@@ -194,7 +194,7 @@ pub fn completion(server: &Server, p: CompletionParams) -> Option<CompletionResp
     let mut items = Vec::new();
     match &c.at {
         At::Key { typed } => {
-            for e in server.schema.keys(&c.path) {
+            for e in server.schema_of(doc).keys(&c.path) {
                 let new_text = if e.table {
                     e.name.clone()
                 } else {
@@ -217,7 +217,7 @@ pub fn completion(server: &Server, p: CompletionParams) -> Option<CompletionResp
                     format!("\"{s}\"")
                 }
             };
-            for e in server.schema.values(&c.path, key) {
+            for e in server.schema_of(doc).values(&c.path, key) {
                 items.push(CompletionItem {
                     label: e.name.clone(),
                     kind: Some(CompletionItemKind::ENUM_MEMBER),

@@ -26,6 +26,14 @@ impl Schema {
         }
     }
 
+    /// The schema of a family file of a catalog with `targets`: its own
+    /// platforms, backends, runtimes and modes are the values offered.
+    pub fn family_of(targets: &kfam_codegen::ir::Targets) -> Self {
+        Schema {
+            root: kfam_codegen::emit::schema::family_schema_for(targets),
+        }
+    }
+
     fn resolve<'a>(&'a self, v: &'a Value) -> &'a Value {
         let mut v = v;
         for _ in 0..8 {

@@ -85,6 +85,7 @@ impl Server {
     fn new() -> Self {
         Server {
             schema: Schema::family(),
+            schemas: HashMap::new(),
             manifests: HashMap::new(),
             docs: HashMap::new(),
             reference_paths: BTreeSet::new(),
@@ -195,6 +196,8 @@ impl Server {
             .or_insert_with(|| Manifest::open(&doc.root));
         if learn {
             analysis::learn_reference_paths(manifest, &mut self.reference_paths);
+            let schema = Schema::family_of(&manifest.targets());
+            self.schemas.insert(doc.root.clone(), schema);
         }
         let checked = manifest.check_file(&doc.path, doc.text.clone());
         doc.analysis = Analysis::new(

@@ -22,11 +22,21 @@ pub struct Doc {
 }
 
 pub struct Server {
+    /// The schema of a catalog without declared targets.
     pub(super) schema: Schema,
+    /// Per manifest directory, the schema of its catalog's family files.
+    pub(super) schemas: HashMap<PathBuf, Schema>,
     pub(super) manifests: HashMap<PathBuf, Manifest>,
     pub(super) docs: HashMap<Uri, Doc>,
     /// Dotted paths of the values the checker resolved as parameter
     /// references (`returns`, `operation.matmul.a`, ...), learned from its
     /// spans: completion offers parameter names there.
     pub(super) reference_paths: BTreeSet<String>,
+}
+
+impl Server {
+    /// The schema of the family files of `doc`'s catalog.
+    pub(super) fn schema_of(&self, doc: &Doc) -> &Schema {
+        self.schemas.get(&doc.root).unwrap_or(&self.schema)
+    }
 }
