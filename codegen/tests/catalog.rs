@@ -224,7 +224,10 @@ print("ok")
 /// A wheel built in place (`pip wheel` in the package's directory, which
 /// leaves `build/` and `*.egg-info/` there, copies of generated files
 /// included) does not make the outputs stale: what the output's own
-/// `.gitignore` ignores is the consumer's, not a leftover.
+/// `.gitignore` ignores is the consumer's, not a leftover. The wheel is one
+/// PyPI accepts (`twine check --strict`: its metadata renders, a version
+/// without a local label, the catalog's license) and installs, alone, into
+/// a fresh virtual environment.
 #[test]
 fn an_in_place_wheel_build_leaves_the_outputs_clean() {
     let dir = tempfile::tempdir().unwrap();
@@ -255,6 +258,33 @@ fn an_in_place_wheel_build_leaves_the_outputs_clean() {
             .to_string_lossy()
             .starts_with("myrt_kernels-2.1.0-"),
         "{wheel:?}"
+    );
+    let wheel_path = wheels.join(&wheel[0]);
+    let twine = run(kfam_testenv::python()
+        .args(["-m", "twine", "check", "--strict"])
+        .arg(&wheel_path));
+    assert!(twine.status.success(), "{}", text(&twine));
+    let venv = dir.path().join("fresh");
+    let made = run(kfam_testenv::python().args(["-m", "venv"]).arg(&venv));
+    assert!(made.status.success(), "{}", text(&made));
+    let installed = run(Command::new(venv.join("bin/pip"))
+        .args(["install", "--quiet", "--no-index", "--no-deps"])
+        .arg(&wheel_path)
+        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"));
+    assert!(installed.status.success(), "{}", text(&installed));
+    let probe = run(Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import importlib.metadata as m, myrt_kernels as k\n\
+             d = m.distribution('myrt-kernels')\n\
+             print(d.version, d.metadata['License-Expression'], k.CATALOG_NAME, k.family('add_bf16_1024').name)",
+        ])
+        .current_dir(dir.path())
+        .env_remove("PYTHONPATH"));
+    assert!(probe.status.success(), "{}", text(&probe));
+    assert_eq!(
+        String::from_utf8_lossy(&probe.stdout),
+        "2.1.0 MIT myrt add_bf16_1024\n"
     );
     // The build left its copies beside the package.
     let copy = package.join("build/lib/myrt_kernels/_abi.py");

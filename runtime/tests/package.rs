@@ -58,6 +58,7 @@ fn published_crates_package_and_build_alone() {
         "src/expand.rs",
         "python/kfam/torch.py",
         "README.md",
+        "LICENSE",
     ] {
         assert!(
             files.contains(&needed),
