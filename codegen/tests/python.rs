@@ -438,6 +438,7 @@ fn every_file_is_marked_and_output_is_deterministic() {
     let paths: Vec<&str> = a.iter().map(|f| f.path.as_str()).collect();
     for must in [
         "python/pyproject.toml",
+        "python/README.md",
         "python/kfam/__init__.py",
         "python/kfam/py.typed",
     ] {
@@ -445,6 +446,12 @@ fn every_file_is_marked_and_output_is_deterministic() {
     }
     for f in &a {
         assert!(f.path.starts_with("python/"), "{}", f.path);
+        // The README's first line is the banner as a Markdown comment.
+        let first = if f.path.ends_with(".md") {
+            format!("<!-- {banner} -->")
+        } else {
+            first.clone()
+        };
         assert_eq!(
             f.contents.lines().next(),
             Some(first.as_str()),
