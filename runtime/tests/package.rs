@@ -41,8 +41,36 @@ fn cargo_package(extra: &[&str]) -> String {
 /// builds from its `.crate` (cargo resolves the three against a local
 /// overlay registry of their packages). One test: two `cargo package` runs
 /// at once would share `target/package/`.
+/// cargo extracts the packages of its local overlay registry into
+/// `$CARGO_HOME/registry/src/-HASH/NAME-VERSION/` once, and builds them in
+/// the target directory as immutable registry crates: a second run with
+/// changed sources but the same version would verify the first run's code.
+/// Both are removed first, so every run verifies what is packaged now.
+fn forget_earlier_packages(target: &Path) {
+    let _ = std::fs::remove_dir_all(target);
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
+    let Some(src) = home.map(|h| h.join("registry/src")) else {
+        return;
+    };
+    for registry in std::fs::read_dir(src).into_iter().flatten().flatten() {
+        // Overlay registries have no host name: `-HASH`.
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for p in PUBLISHED {
+            let dir = registry
+                .path()
+                .join(format!("{p}-{}", env!("CARGO_PKG_VERSION")));
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+}
+
 #[test]
 fn published_crates_package_and_build_alone() {
+    forget_earlier_packages(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("package"));
     let list = cargo_package(&["--list"]);
     let files: Vec<&str> = list.lines().collect();
     for needed in [
