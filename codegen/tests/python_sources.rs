@@ -148,7 +148,8 @@ const SUMMARY: &str = "Elementwise BF16 addition of two 1024-element vectors";
 
 /// A family edit regenerates only the catalog's data in the Python
 /// package: the rows (`_tables.py`), and when the catalog's identity changes
-/// (a new family), the digest in `_abi.py` (`CATALOG_DIGEST`). The
+/// (a new family), the digest in `_abi.py` (`CATALOG_DIGEST`) and the
+/// family table of the distribution's `README.md`. The
 /// metadata (`pyproject.toml`: the catalog's declared version), the runtime
 /// modules, the records and the vocabularies are the same bytes.
 #[test]
@@ -183,7 +184,11 @@ fn a_family_edit_changes_only_python_data_files() {
     let (py, other) = python(differing(&shipped, &added));
     assert_eq!(
         py,
-        ["python/kfam/_abi.py", "python/kfam/_tables.py"],
+        [
+            "python/README.md",
+            "python/kfam/_abi.py",
+            "python/kfam/_tables.py"
+        ],
         "a new family"
     );
     eprintln!("a new family also changes: {other:?}");
