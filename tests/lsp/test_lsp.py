@@ -160,18 +160,21 @@ async def test_hover(client: LanguageClient):
     assert "KF0304" in shown and "A returned tensor is written by the kernel" in shown
 
 
+async def completion_labels(client: LanguageClient, path: Path, pos: types.Position) -> set[str]:
+    result = await client.text_document_completion_async(
+        types.CompletionParams(text_document=types.TextDocumentIdentifier(uri=path.as_uri()), position=pos)
+    )
+    assert isinstance(result, list)
+    return {item.label for item in result}
+
+
 @pytest.mark.asyncio
 async def test_completion(client: LanguageClient):
     text = ADD.read_text().replace('lhs = "lhs"', 'lhs = ""')
     await open_doc(client, ADD, text)
-    uri = types.TextDocumentIdentifier(uri=ADD.as_uri())
 
     async def labels(pos: types.Position) -> set[str]:
-        result = await client.text_document_completion_async(
-            types.CompletionParams(text_document=uri, position=pos)
-        )
-        assert isinstance(result, list)
-        return {item.label for item in result}
+        return await completion_labels(client, ADD, pos)
 
     # Parameter names where a parameter is referenced: an operand, a return, a binding.
     assert {"lhs", "rhs", "out"} <= await labels(position(text, 'lhs = ""', at=7))
@@ -193,14 +196,9 @@ async def test_completion(client: LanguageClient):
 async def test_completion_offers_the_catalogs_own_targets(client: LanguageClient):
     text = TEAM.read_text()
     assert await open_doc(client, TEAM, text) == []
-    uri = types.TextDocumentIdentifier(uri=TEAM.as_uri())
 
     async def labels(pos: types.Position) -> set[str]:
-        result = await client.text_document_completion_async(
-            types.CompletionParams(text_document=uri, position=pos)
-        )
-        assert isinstance(result, list)
-        return {item.label for item in result}
+        return await completion_labels(client, TEAM, pos)
 
     assert await labels(position(text, 'platform = "npu"', at=12)) == {"npu"}
     assert await labels(position(text, 'backend = "npucc"', at=11)) == {"npucc", "npucc_next"}
@@ -208,13 +206,8 @@ async def test_completion_offers_the_catalogs_own_targets(client: LanguageClient
     # The shipped catalog, open in the same server, keeps its own.
     shipped = ADD.read_text()
     await open_doc(client, ADD, shipped)
-    result = await client.text_document_completion_async(
-        types.CompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=ADD.as_uri()),
-            position=position(shipped, 'platform = "xdna2"', at=12),
-        )
-    )
-    assert isinstance(result, list) and {"a2a3", "xdna2"} <= {i.label for i in result}
+    shipped_labels = await completion_labels(client, ADD, position(shipped, 'platform = "xdna2"', at=12))
+    assert {"a2a3", "xdna2"} <= shipped_labels
 
 
 @pytest.mark.asyncio

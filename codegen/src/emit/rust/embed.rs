@@ -42,17 +42,12 @@ pub fn foreign_targets(ir: &Ir) -> Vec<(&'static str, Vec<String>)> {
     ]
     .into_iter()
     .filter_map(|v| {
-        let ours: Vec<_> = ir.members(&v).iter().map(key).collect();
+        let members = ir.members(&v);
+        let ours: Vec<_> = members.iter().map(key).collect();
         let mut theirs: Vec<_> = runtime.members(&v)?.iter().map(key).collect();
         theirs.sort_by_key(|t| t.1);
-        (ours != theirs).then(|| {
-            let names = ir
-                .members(&v)
-                .iter()
-                .map(|m| m.spelling.to_owned())
-                .collect();
-            (v.name, names)
-        })
+        let names = || members.iter().map(|m| m.spelling.to_owned()).collect();
+        (ours != theirs).then(|| (v.name, names()))
     })
     .collect()
 }
