@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use annotate_snippets::Renderer;
 
 use crate::diag::Report;
-use crate::emit::rust::{embedded_source, embedding_refusal};
+use crate::emit::rust::embedded_source;
 
 /// What [`Builder::compile`] refuses: the manifest's diagnostics (every
 /// error and warning, rendered as `kfam check` prints them), or why the
@@ -118,9 +118,6 @@ impl Builder {
             }
         }
         let ir = ir.ok_or(Error(rendered))?;
-        if let Some(refusal) = embedding_refusal(&ir) {
-            return Err(Error(format!("error: {refusal}")));
-        }
         let dir = match self.out_dir {
             Some(dir) => dir,
             None => std::env::var_os("OUT_DIR")

@@ -124,8 +124,12 @@ fn the_adopting_guide_works_as_written() {
         "the page's commands changed: update this test"
     );
     let toml = blocks(&doc, "toml");
-    let [catalog, platform] = &toml[..] else {
-        panic!("the page has two toml blocks: {toml:?}")
+    let [catalog, platform, cargo_toml] = &toml[..] else {
+        panic!("the page has three toml blocks: {toml:?}")
+    };
+    let rust = blocks(&doc, "rust");
+    let [build_rs, main_rs] = &rust[..] else {
+        panic!("the page has two rust blocks")
     };
     let c_program = &blocks(&doc, "c")[0];
     let python = blocks(&doc, "python");
@@ -230,6 +234,47 @@ fn the_adopting_guide_works_as_written() {
 
     consume_in_c(tmp.path(), &repo, c_program);
     consume_in_python(tmp.path(), &repo, py_consumer, py_torch);
+    consume_in_rust(&repo, cargo_toml, build_rs, main_rs);
+}
+
+/// The page's crate in `rust/`, with this checkout's kfam crates for the
+/// published ones it names, built offline with the workspace's lock.
+fn consume_in_rust(repo: &Path, cargo_toml: &str, build_rs: &str, main_rs: &str) {
+    let krate = repo.join("rust");
+    fs::create_dir_all(krate.join("src")).unwrap();
+    let path = |dir: &str| format!("{{ path = {:?}", root().join(dir).display().to_string());
+    let manifest = cargo_toml
+        .replace(
+            "kfam-runtime = \"0.1\"",
+            &format!("kfam-runtime = {} }}", path("runtime")),
+        )
+        .replace(
+            "kfam-codegen = { version = \"0.1\"",
+            &format!("kfam-codegen = {}", path("codegen")),
+        );
+    assert_ne!(manifest, cargo_toml, "the page's dependencies changed");
+    fs::write(
+        krate.join("Cargo.toml"),
+        format!("{manifest}\n[workspace]\n"),
+    )
+    .unwrap();
+    fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    fs::write(krate.join("build.rs"), build_rs).unwrap();
+    fs::write(krate.join("src/main.rs"), main_rs).unwrap();
+    let out = ok(Command::new(env!("CARGO"))
+        .current_dir(&krate)
+        // Shared with build_script.rs: one build of the kfam crates.
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates"),
+        )
+        .env_remove("RUSTFLAGS")
+        .args(["run", "--offline", "--quiet"]));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "row_sum on npu (code 0)\n\
+         no_profile: family `row_sum` has no profile for platform `npu` in `onboard` mode\n"
+    );
 }
 
 /// The page's program, as C99 and C++17 with gcc and clang, alone and in

@@ -25,12 +25,13 @@ mod catalog {
     include!(concat!(env!("OUT_DIR"), "/kfam_catalog.rs"));
 }
 
-use kfam_runtime::{Contract, ExecutionMode, Platform};
+use catalog::{execution_modes, platforms};
+use kfam_runtime::Contract;
 
 fn main() {
     let names: Vec<&str> = catalog::CATALOG.families.iter().map(|f| f.name).collect();
     let relu = catalog::CATALOG
-        .capability("relu_fp16", Platform::A5, ExecutionMode::Sim, Contract::Kernel)
+        .capability("relu_fp16", platforms::A5, execution_modes::SIM, Contract::Kernel)
         .map(|s| s.profile.name);
     println!("{} {:?}", names.join(","), relu);
 }
@@ -78,7 +79,8 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
     )
     .unwrap();
     fs::write(krate.join("src/main.rs"), MAIN).unwrap();
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("build_script");
+    // Shared with adopting.rs: one build of the kfam crates.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
 
     let out = cargo(&krate, &target, &["run"]);
     assert!(out.status.success(), "{}", text(&out));

@@ -3,6 +3,52 @@
 /// The native ABI the artifacts target.
 pub static ABI: crate::Abi = crate::Abi { revision: "6b6b88f2353cca12cfafe809750b50b59931b0d1", major: 3, minor: 0, max_tensor_args: 256, max_scalar_args: 128, max_rank: 5, max_prepared: 64 };
 
+/// The catalog's platforms (`abi.toml`), one constant each.
+#[allow(dead_code)]
+pub mod platforms {
+    /// Ascend A2/A3.
+    pub const A2A3: crate::Platform = crate::Platform::new(0, "a2a3");
+    /// Ascend A5.
+    pub const A5: crate::Platform = crate::Platform::new(1, "a5");
+    /// AMD XDNA2 NPU.
+    pub const XDNA2: crate::Platform = crate::Platform::new(2, "xdna2");
+}
+/// The catalog's backends (`abi.toml`), one constant each.
+#[allow(dead_code)]
+pub mod backends {
+    /// Ascend CCE C compiler.
+    pub const CCE: crate::Backend = crate::Backend::new(0, "cce");
+    /// PTO instruction backend.
+    pub const PTO: crate::Backend = crate::Backend::new(1, "pto");
+    /// AMD AIE compiler (generated ELF).
+    pub const AIE: crate::Backend = crate::Backend::new(2, "aie");
+}
+/// The catalog's runtimes (`abi.toml`), one constant each.
+#[allow(dead_code)]
+pub mod runtimes {
+    /// Tensor map and ring buffer launch runtime.
+    pub const TENSORMAP_AND_RINGBUFFER: crate::Runtime = crate::Runtime::new(0, "tensormap_and_ringbuffer");
+    /// Task graph built on the host.
+    pub const HOST_BUILD_GRAPH: crate::Runtime = crate::Runtime::new(1, "host_build_graph");
+    /// XRT buffer objects passed directly to the kernel.
+    pub const XRT_DIRECT: crate::Runtime = crate::Runtime::new(2, "xrt_direct");
+}
+/// The catalog's execution modes (`abi.toml`), one constant each.
+#[allow(dead_code)]
+pub mod execution_modes {
+    /// Runs on the platform's simulator.
+    pub const SIM: crate::ExecutionMode = crate::ExecutionMode::new(0, "sim");
+    /// Runs on the device.
+    pub const ONBOARD: crate::ExecutionMode = crate::ExecutionMode::new(1, "onboard");
+}
+/// Every declared platform, backend, runtime and execution mode.
+pub static TARGETS: crate::Targets = crate::Targets {
+    platforms: &[platforms::A2A3, platforms::A5, platforms::XDNA2],
+    backends: &[backends::CCE, backends::PTO, backends::AIE],
+    runtimes: &[runtimes::TENSORMAP_AND_RINGBUFFER, runtimes::HOST_BUILD_GRAPH, runtimes::XRT_DIRECT],
+    execution_modes: &[execution_modes::SIM, execution_modes::ONBOARD],
+};
+
 /// Every approved family, sorted by name.
 pub static FAMILIES: &[crate::Family] = &FAMILY_ROWS;
 
@@ -97,7 +143,8 @@ pub mod families {
 mod rows {
     #![allow(dead_code, unused_imports, clippy::too_many_arguments)]
     pub(super) use crate::{Binding, DimUse, Evidence, Family, Operation as Op, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
-    pub(super) use crate::{Backend as B, BinaryOp as BO, BindingKind as BK, Contract as C, DType as DT, Direction as D, ExecutionMode as EM, Layout as L, NormKind as NK, ParamKind as PK, Platform as P, ReduceOp as RO, Runtime as R, UnaryOp as UO};
+    pub(super) use crate::{Backend, BinaryOp as BO, BindingKind as BK, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO};
+    pub(super) use super::{backends as B, execution_modes as EM, platforms as P, runtimes as R};
 
     pub(super) const fn p(index: u32, name: &'static str, doc: Option<&'static str>, kind: PK, direction: D, dtype: DT, layout: L, pool_index: u32, shape: &'static [i64], lowered_shape: &'static [i64]) -> Param {
         Param { index, name, doc, kind, direction, dtype, layout, pool_index, shape, lowered_shape }
@@ -111,7 +158,7 @@ mod rows {
     pub(super) const fn b(param: u32, slot: u32, kind: BK) -> Binding {
         Binding { param, slot, kind }
     }
-    pub(super) const fn pr(name: &'static str, platform: P, backend: B, runtime: R, execution_mode: EM, bindings: &'static [Binding]) -> Profile {
+    pub(super) const fn pr(name: &'static str, platform: Platform, backend: Backend, runtime: Runtime, execution_mode: ExecutionMode, bindings: &'static [Binding]) -> Profile {
         Profile { name, platform, backend, runtime, execution_mode, bindings }
     }
     pub(super) const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>) -> Receipt {
@@ -232,25 +279,25 @@ mod rows {
         t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I14),
     ];
     pub(super) const PR0: &[Profile] = &[
-        pr(S4, P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B0),
+        pr(S4, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B0),
     ];
     pub(super) const PR1: &[Profile] = &[
-        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B1),
-        pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B1),
+        pr(S2, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B1),
+        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B1),
     ];
     pub(super) const PR2: &[Profile] = &[
-        pr("a5_onboard", P::A5, B::Cce, R::HostBuildGraph, EM::Onboard, B2),
+        pr("a5_onboard", P::A5, B::CCE, R::HOST_BUILD_GRAPH, EM::ONBOARD, B2),
     ];
     pub(super) const PR3: &[Profile] = &[
-        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B3),
-        pr("a2a3_onboard", P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Onboard, B3),
+        pr(S2, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B3),
+        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B3),
     ];
     pub(super) const PR4: &[Profile] = &[
-        pr(S2, P::A2a3, B::Pto, R::TensormapAndRingbuffer, EM::Sim, B2),
+        pr(S2, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B2),
     ];
     pub(super) const PR5: &[Profile] = &[
-        pr(S2, P::A2a3, B::Cce, R::TensormapAndRingbuffer, EM::Sim, B4),
-        pr(S4, P::Xdna2, B::Aie, R::XrtDirect, EM::Onboard, B5),
+        pr(S2, P::A2A3, B::CCE, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B4),
+        pr(S4, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B5),
     ];
     pub(super) const RC0: &[Receipt] = &[
         rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S0, Some("targeted source-exact add smoke")),

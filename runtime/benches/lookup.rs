@@ -24,8 +24,8 @@ use kfam_codegen::ir;
 use kfam_codegen::plan::Plan;
 use kfam_runtime::lookup;
 use kfam_runtime::{
-    Backend, Binding, BindingKind, Contract, DType, Direction, Evidence, ExecutionMode, Family,
-    Layout, Operation, Param, ParamKind, Platform, Profile, Receipt, Runtime,
+    Binding, BindingKind, Contract, DType, Direction, Evidence, Family, Layout, Operation, Param,
+    ParamKind, Profile, Receipt,
 };
 
 fn leak<T>(v: Vec<T>) -> &'static [T] {
@@ -63,10 +63,14 @@ fn record(f: &ir::Family) -> Family {
         .iter()
         .map(|p| Profile {
             name: s(&p.name),
-            platform: code(p.platform.code, Platform::from_code),
-            backend: code(p.backend.code, Backend::from_code),
-            runtime: code(p.runtime.code, Runtime::from_code),
-            execution_mode: code(p.execution_mode.code, ExecutionMode::from_code),
+            platform: code(p.platform.code, |c| {
+                kfam_runtime::TARGETS.platform_by_code(c)
+            }),
+            backend: code(p.backend.code, |c| kfam_runtime::TARGETS.backend_by_code(c)),
+            runtime: code(p.runtime.code, |c| kfam_runtime::TARGETS.runtime_by_code(c)),
+            execution_mode: code(p.execution_mode.code, |c| {
+                kfam_runtime::TARGETS.execution_mode_by_code(c)
+            }),
             bindings: leak(
                 p.bindings
                     .iter()

@@ -4,9 +4,10 @@
 //! Usage: consumer COMPILED_META.json ARTIFACT_SHA256
 
 use kfam_runtime::{
-    admit, capability, families, find_family, validate_call, Contract, DType, ExecutionMode,
-    Platform, ScalarValue, StorageFormat, TensorArg,
+    admit, capability, families, find_family, validate_call, Contract, DType, ScalarValue,
+    StorageFormat, TensorArg,
 };
+use kfam_runtime::{execution_modes, platforms};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Every approved family, its signature and identity.
@@ -28,8 +29,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The native capability check: is the family runnable here?
     match capability(
         "matmul_acc_nz_bf16",
-        Platform::A2a3,
-        ExecutionMode::Sim,
+        platforms::A2A3,
+        execution_modes::SIM,
         Contract::Kernel,
     ) {
         Ok(s) => println!("supported on {} by {}", s.profile.name, s.receipt.artifact),

@@ -2,8 +2,9 @@
 //! contract C? Supported only with a profile and a receipt for it.
 
 use crate::catalog::Catalog;
+use crate::targets::{ExecutionMode, Platform};
 use crate::types::{Family, Profile, Receipt};
-use crate::vocab::{Capability, Contract, ExecutionMode, Platform};
+use crate::vocab::{Capability, Contract};
 
 /// A supported capability: the matching profile and its receipt.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -8,8 +8,9 @@
 //! `admission/`, `Catalog::validate_call` in `call.rs`), so those modules
 //! depend on this one and not the other way round.
 
+use crate::targets::{ExecutionMode, Platform, Targets};
 use crate::types::{Abi, Family, Profile, Receipt, Retired};
-use crate::vocab::{Contract, ExecutionMode, Platform};
+use crate::vocab::Contract;
 
 /// An artifact table row: (SHA-256, family index, receipt index).
 pub type ArtifactRow = (&'static str, u32, u32);
@@ -20,6 +21,8 @@ pub type ArtifactRow = (&'static str, u32, u32);
 #[derive(Clone, Copy, Debug)]
 pub struct Catalog {
     pub abi: &'static Abi,
+    /// The platforms, backends, runtimes and execution modes it declares.
+    pub targets: &'static Targets,
     /// Approved families, sorted by name.
     pub families: &'static [Family],
     pub retired: &'static [Retired],

@@ -13,8 +13,9 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use crate::call::{ScalarValue, TensorArg};
 use crate::catalog::Catalog;
+use crate::targets::{ExecutionMode, Platform};
 use crate::types::{Family, Profile};
-use crate::vocab::{Contract, ExecutionMode, Platform, Status};
+use crate::vocab::{Contract, Status};
 
 /// The process-wide generation counter: the first context gets 1.
 static NEXT_GENERATION: AtomicU64 = AtomicU64::new(1);

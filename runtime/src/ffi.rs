@@ -14,8 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::call::{ScalarValue, TensorArg};
 use crate::types::Family;
 use crate::vocab::{
-    Admission, CallRule, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind,
-    Status, StorageFormat,
+    Admission, CallRule, Capability, Contract, DType, ScalarValueKind, Status, StorageFormat,
 };
 
 pub use crate::ffi_message::{
@@ -195,8 +194,8 @@ pub unsafe extern "C" fn kfam_capability(
         };
         let (Some(name), Some(platform), Some(mode), Some(contract)) = (
             c_str(family),
-            Platform::from_code(platform),
-            ExecutionMode::from_code(mode),
+            crate::CATALOG.targets.platform_by_code(platform),
+            crate::CATALOG.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
         ) else {
             return INVALID;

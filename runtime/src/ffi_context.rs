@@ -7,9 +7,7 @@ use std::sync::Arc;
 
 use crate::context::{Context, Launch, Launcher};
 use crate::ffi::{c_str, element, guard, CContextOptions, CScalarArg, CScalarValue, CTensorArg};
-use crate::vocab::{
-    Contract, DType, ExecutionMode, Platform, ScalarValueKind, Status, StorageFormat,
-};
+use crate::vocab::{Contract, DType, ScalarValueKind, Status, StorageFormat};
 use crate::{OwnedTensorArg, ScalarValue, TensorArg, CATALOG};
 
 const OK: i32 = Status::Ok.code();
@@ -147,8 +145,8 @@ unsafe fn init(
     guard(|| {
         let (Some(c), Some(p), Some(m), Some(k), Some(launch)) = (
             ctx(ctx_),
-            Platform::from_code(platform),
-            ExecutionMode::from_code(mode),
+            crate::CATALOG.targets.platform_by_code(platform),
+            crate::CATALOG.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
             launch,
         ) else {

@@ -17,7 +17,7 @@ use crate::ffi::{
     admission_status, capability_status, decode_call, guard, CScalarArg, CTensorArg, Opaque,
     Undecoded,
 };
-use crate::vocab::{Admission, Capability, Contract, ExecutionMode, Platform, Status};
+use crate::vocab::{Admission, Capability, Contract, Status};
 
 const INVALID: i32 = Status::InvalidArgument.code();
 
@@ -161,8 +161,8 @@ pub unsafe extern "C" fn kfam_capability_message(
     guard(|| {
         let (Some(name), Some(platform), Some(mode), Some(contract)) = (
             c_str(family),
-            Platform::from_code(platform),
-            ExecutionMode::from_code(mode),
+            crate::CATALOG.targets.platform_by_code(platform),
+            crate::CATALOG.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
         ) else {
             let message = format!(

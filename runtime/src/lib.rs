@@ -14,6 +14,7 @@ pub mod ffi;
 pub mod ffi_context;
 pub mod ffi_message;
 pub mod lookup;
+pub mod targets;
 mod types;
 
 /// The closed vocabularies, with their stable numeric codes.
@@ -40,7 +41,10 @@ pub use context::{Context, Launch, Launcher};
 /// `docs/macro.md`.
 #[cfg(feature = "macros")]
 pub use kfam_macros::manifest;
-pub use tables::{families, ABI, FAMILIES, RETIRED};
+pub use tables::{
+    backends, execution_modes, families, platforms, runtimes, ABI, FAMILIES, RETIRED, TARGETS,
+};
+pub use targets::{Backend, ExecutionMode, Platform, Runtime, Targets};
 pub use types::{
     Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
     Symbol,
@@ -50,6 +54,7 @@ pub use vocab::*;
 /// This crate's approved tables, generated from `manifest/`.
 pub static CATALOG: Catalog = Catalog {
     abi: &ABI,
+    targets: &TARGETS,
     families: FAMILIES,
     retired: RETIRED,
     artifacts: tables::ARTIFACTS,

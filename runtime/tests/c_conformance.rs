@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kfam_runtime::vocab::{
-    Admission, CallRule, Capability, Contract, DType, ExecutionMode, Platform, ScalarValueKind,
-    Status, StorageFormat,
+    Admission, CallRule, Capability, Contract, DType, ScalarValueKind, Status, StorageFormat,
 };
 use serde_json::Value;
 
@@ -202,10 +201,14 @@ fn case_fn(i: usize, case: &Value) -> String {
             .unwrap();
         }
         "capability" => {
-            let p = Platform::parse(case["platform"].as_str().unwrap())
+            let p = kfam_runtime::CATALOG
+                .targets
+                .platform(case["platform"].as_str().unwrap())
                 .expect("platform")
                 .code();
-            let m = ExecutionMode::parse(case["execution_mode"].as_str().unwrap())
+            let m = kfam_runtime::CATALOG
+                .targets
+                .execution_mode(case["execution_mode"].as_str().unwrap())
                 .expect("mode")
                 .code();
             let c = Contract::parse(case["contract"].as_str().unwrap())

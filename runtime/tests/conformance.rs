@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use kfam_runtime::ffi::{admission_status, capability_status};
 use kfam_runtime::{
     admit, capability, find_family, validate_call, Admission, CallRule, Capability, Contract,
-    DType, Direction, ExecutionMode, OwnedTensorArg, ParamKind, Platform, ScalarValue,
-    ScalarValueKind, Status, StorageFormat, TensorArg, FAMILIES,
+    DType, Direction, OwnedTensorArg, ParamKind, ScalarValue, ScalarValueKind, Status,
+    StorageFormat, TensorArg, FAMILIES,
 };
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -484,10 +484,14 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
 fn run_capability(c: &Json) -> Result<Json, VectorError> {
     let result = capability(
         string(field(c, "family")?, "family")?,
-        spelled(field(c, "platform")?, Platform::parse, "platform")?,
+        spelled(
+            field(c, "platform")?,
+            |s: &str| kfam_runtime::CATALOG.targets.platform(s),
+            "platform",
+        )?,
         spelled(
             field(c, "execution_mode")?,
-            ExecutionMode::parse,
+            |s: &str| kfam_runtime::CATALOG.targets.execution_mode(s),
             "execution_mode",
         )?,
         spelled(field(c, "contract")?, Contract::parse, "contract")?,

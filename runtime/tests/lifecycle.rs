@@ -9,9 +9,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use kfam_runtime::context::{Launch, Launcher, Refusal};
+use kfam_runtime::{execution_modes, platforms};
 use kfam_runtime::{
-    Context, Contract, ExecutionMode, Family, OwnedTensorArg, ParamKind, Platform, ScalarValue,
-    Status, StorageFormat, TensorArg, CATALOG,
+    Context, Contract, Family, OwnedTensorArg, ParamKind, ScalarValue, Status, StorageFormat,
+    TensorArg, CATALOG,
 };
 use serde_json::Value;
 
@@ -104,8 +105,14 @@ fn run_case(case: &Value) -> Vec<String> {
         let before = launcher.n.load(Ordering::SeqCst);
         let got: String = match op {
             "init" => {
-                let platform = Platform::parse(step["platform"].as_str().unwrap()).unwrap();
-                let mode = ExecutionMode::parse(step["execution_mode"].as_str().unwrap()).unwrap();
+                let platform = kfam_runtime::CATALOG
+                    .targets
+                    .platform(step["platform"].as_str().unwrap())
+                    .unwrap();
+                let mode = kfam_runtime::CATALOG
+                    .targets
+                    .execution_mode(step["execution_mode"].as_str().unwrap())
+                    .unwrap();
                 let contract = Contract::parse(step["contract"].as_str().unwrap()).unwrap();
                 let generation = step["generation"].as_u64();
                 status_of(&ctx.init(platform, mode, contract, launcher.clone(), generation))
@@ -235,8 +242,12 @@ fn lifecycle_vectors_through_the_c_abi() {
                     let code = |k: &str| -> i32 {
                         let s = step[k].as_str().unwrap();
                         match k {
-                            "platform" => Platform::parse(s).unwrap().code(),
-                            "execution_mode" => ExecutionMode::parse(s).unwrap().code(),
+                            "platform" => kfam_runtime::CATALOG.targets.platform(s).unwrap().code(),
+                            "execution_mode" => kfam_runtime::CATALOG
+                                .targets
+                                .execution_mode(s)
+                                .unwrap()
+                                .code(),
                             _ => Contract::parse(s).unwrap().code(),
                         }
                     };
@@ -414,8 +425,8 @@ fn concurrent_prepare_and_launch() {
     let shared: Vec<Arc<Context>> = (0..2).map(|_| Arc::new(Context::new(&CATALOG))).collect();
     for c in &shared {
         c.init(
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            platforms::A2A3,
+            execution_modes::SIM,
             Contract::Kernel,
             launcher.clone(),
             None,
@@ -429,8 +440,8 @@ fn concurrent_prepare_and_launch() {
             s.spawn(move || {
                 let own = Context::new(&CATALOG);
                 own.init(
-                    Platform::A2a3,
-                    ExecutionMode::Sim,
+                    platforms::A2A3,
+                    execution_modes::SIM,
                     Contract::Kernel,
                     launcher.clone(),
                     None,
@@ -474,8 +485,8 @@ fn generations_count_from_the_process_counter() {
     let (a, b) = (Context::new(&CATALOG), Context::new(&CATALOG));
     let ga = a
         .init(
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            platforms::A2A3,
+            execution_modes::SIM,
             Contract::Kernel,
             l.clone(),
             None,
@@ -483,8 +494,8 @@ fn generations_count_from_the_process_counter() {
         .unwrap();
     let gb = b
         .init(
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            platforms::A2A3,
+            execution_modes::SIM,
             Contract::Kernel,
             l,
             None,
@@ -503,8 +514,8 @@ fn close_during_preparation_leaves_nothing() {
     for round in 0..200 {
         let ctx = Context::new(&CATALOG);
         ctx.init(
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            platforms::A2A3,
+            execution_modes::SIM,
             Contract::Kernel,
             launcher.clone(),
             None,

@@ -246,30 +246,31 @@ fn the_c_message_is_truncated_safely() {
 /// same words in Rust and Python.
 #[test]
 fn capability_refusals_name_family_platform_and_mode() {
-    use kfam_runtime::{capability, Contract, ExecutionMode, Platform};
+    use kfam_runtime::{capability, Contract};
+    use kfam_runtime::{execution_modes, platforms};
     let queries = [
         (
             "add_bf16_1024",
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            platforms::A2A3,
+            execution_modes::SIM,
             Contract::Kernel,
         ),
         (
             "add_bf16_1024",
-            Platform::Xdna2,
-            ExecutionMode::Onboard,
+            platforms::XDNA2,
+            execution_modes::ONBOARD,
             Contract::Program,
         ),
         (
             "no_such_family",
-            Platform::A5,
-            ExecutionMode::Sim,
+            platforms::A5,
+            execution_modes::SIM,
             Contract::Kernel,
         ),
         (
             "matmul_bf16_64x64x64",
-            Platform::Xdna2,
-            ExecutionMode::Onboard,
+            platforms::XDNA2,
+            execution_modes::ONBOARD,
             Contract::Kernel,
         ),
     ];

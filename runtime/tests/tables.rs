@@ -1,8 +1,9 @@
 //! The compiled tables answer lookups the way the manifest declares them.
 
+use kfam_runtime::platforms;
 use kfam_runtime::{
     families, find_artifact, find_family, find_retired, find_retired_artifact, DType, Direction,
-    Operation, Platform, FAMILIES, RETIRED,
+    Operation, FAMILIES, RETIRED,
 };
 
 #[test]
@@ -88,7 +89,7 @@ fn named_constants() {
     assert_eq!(m::SLOT_W, 1);
     assert_eq!(m::FAMILY.returns, &[m::PARAM_ACC, m::PARAM_ACC]);
     assert_eq!(m::FAMILY.params[1].lowered_shape, &[1, 8, 4, 16, 16]);
-    assert_eq!(m::FAMILY.profiles[0].platform, Platform::A2a3);
+    assert_eq!(m::FAMILY.profiles[0].platform, platforms::A2A3);
     assert_eq!(m::IDENTITY, m::FAMILY.identity);
     assert_eq!(kfam_runtime::Status::NotApproved.code(), -1007);
     assert_eq!(DType::from_code(6), Some(DType::Bf16));

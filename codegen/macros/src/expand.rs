@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Code, Diagnostic, Report};
-use kfam_codegen::emit::rust::{embedding_refusal, tables_tokens};
+use kfam_codegen::emit::rust::tables_tokens;
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 
@@ -116,14 +116,11 @@ pub fn manifest(input: &Input) -> TokenStream {
         });
     let tracking = quote!(#tracking #(#warnings)*);
     let errors: Vec<String> = match &ir {
-        Some(ir) => match embedding_refusal(ir) {
-            None => {
-                let tables = tables_tokens(ir, &quote!(::kfam_runtime));
-                let catalog = catalog_item();
-                return quote!(#tracking #tables #catalog);
-            }
-            Some(refusal) => vec![refusal],
-        },
+        Some(ir) => {
+            let tables = tables_tokens(ir, &quote!(::kfam_runtime));
+            let catalog = catalog_item();
+            return quote!(#tracking #tables #catalog);
+        }
         None => report
             .diagnostics
             .iter()

@@ -1,7 +1,7 @@
 //! Every runtime decision over an embedded catalog of one's own.
 
 use kfam_example_embedded::{kernels, RELU_META};
-use kfam_runtime::{Contract, DType, ExecutionMode, Platform, StorageFormat, TensorArg};
+use kfam_runtime::{Contract, DType, StorageFormat, TensorArg};
 
 /// A row-major FP16 tensor in its own 16 MiB allocation at `storage`.
 fn fp16<'a>(shape: &'a [i64], strides: &'a [i64], storage: u64) -> TensorArg<'a> {
@@ -32,8 +32,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The native capability check, over this catalog.
     let relu = catalog.capability(
         "relu_fp16",
-        Platform::A5,
-        ExecutionMode::Sim,
+        kernels::platforms::A5,
+        kernels::execution_modes::SIM,
         Contract::Kernel,
     )?;
     println!(
@@ -42,8 +42,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     if let Err(why) = catalog.capability(
         "relu_fp16",
-        Platform::A5,
-        ExecutionMode::Onboard,
+        kernels::platforms::A5,
+        kernels::execution_modes::ONBOARD,
         Contract::Kernel,
     ) {
         println!("relu_fp16 onboard: {why}");

@@ -6,9 +6,7 @@
 use std::path::Path;
 
 use kfam_example_embedded::{kernels, RELU_META};
-use kfam_runtime::{
-    Admission, CallRule, Contract, DType, ExecutionMode, Platform, StorageFormat, TensorArg,
-};
+use kfam_runtime::{Admission, CallRule, Contract, DType, StorageFormat, TensorArg};
 
 fn manifest_dir() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/manifest"))
@@ -57,8 +55,8 @@ fn capability_over_the_foreign_catalog() {
     let ok = c
         .capability(
             "relu_fp16",
-            Platform::A5,
-            ExecutionMode::Sim,
+            kernels::platforms::A5,
+            kernels::execution_modes::SIM,
             Contract::Kernel,
         )
         .unwrap();
@@ -67,8 +65,8 @@ fn capability_over_the_foreign_catalog() {
     assert!(c
         .capability(
             "relu_fp16",
-            Platform::A5,
-            ExecutionMode::Onboard,
+            kernels::platforms::A5,
+            kernels::execution_modes::ONBOARD,
             Contract::Kernel
         )
         .is_err());
@@ -76,16 +74,16 @@ fn capability_over_the_foreign_catalog() {
     assert!(c
         .capability(
             "scale_fp32",
-            Platform::A5,
-            ExecutionMode::Onboard,
+            kernels::platforms::A5,
+            kernels::execution_modes::ONBOARD,
             Contract::Kernel
         )
         .is_err());
     assert!(c
         .capability(
             "scale_fp32",
-            Platform::A5,
-            ExecutionMode::Onboard,
+            kernels::platforms::A5,
+            kernels::execution_modes::ONBOARD,
             Contract::Program
         )
         .is_ok());
@@ -93,8 +91,8 @@ fn capability_over_the_foreign_catalog() {
     assert!(c
         .capability(
             "silu_bf16",
-            Platform::A2a3,
-            ExecutionMode::Sim,
+            kernels::platforms::A2A3,
+            kernels::execution_modes::SIM,
             Contract::Kernel
         )
         .is_err());

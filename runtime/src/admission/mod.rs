@@ -4,11 +4,9 @@
 //! `generated/schema/compiled_meta.schema.json`.
 
 use crate::catalog::Catalog;
+use crate::targets::{Backend, Platform};
 use crate::types::{Family, Param, Profile, Receipt};
-use crate::vocab::{
-    Admission, Backend, Contract, DType, Direction, ExecutionMode, Layout, ParamKind, Platform,
-    Runtime,
-};
+use crate::vocab::{Admission, Contract, DType, Direction, Layout, ParamKind};
 
 /// Largest document accepted.
 pub const MAX_DOCUMENT_BYTES: usize = 1 << 20;
@@ -99,14 +97,14 @@ pub use document::{Malformed, MAX_COMMENT_CHARS};
 /// document.
 fn vocab_of<T>(
     s: &str,
-    parse: fn(&str) -> Option<T>,
+    parse: impl Fn(&str) -> Option<T>,
     key: &'static str,
     within: Option<&'static str>,
 ) -> Result<T, Refused> {
     parse(s).ok_or_else(|| malformed(Some(key), within, "is not a known value"))
 }
 
-fn vocab<T>(s: &str, parse: fn(&str) -> Option<T>, key: &'static str) -> Result<T, Refused> {
+fn vocab<T>(s: &str, parse: impl Fn(&str) -> Option<T>, key: &'static str) -> Result<T, Refused> {
     vocab_of(s, parse, key, None)
 }
 
@@ -183,8 +181,8 @@ pub(crate) fn decide(cat: &Catalog, json: &[u8], sha256: &str) -> Result<Admitte
     let doc = document::parse(text).map_err(refuse_malformed)?;
     // Vocabulary values are checked up front, so a bad spelling is always
     // "malformed" whatever else differs.
-    let platform = vocab(&doc.platform, Platform::parse, "platform")?;
-    let backend = vocab(&doc.backend, Backend::parse, "backend")?;
+    let platform = vocab(&doc.platform, |s| cat.targets.platform(s), "platform")?;
+    let backend = vocab(&doc.backend, |s| cat.targets.backend(s), "backend")?;
     for p in &doc.params {
         param_view(p, "params")?;
     }
@@ -275,14 +273,14 @@ fn admit_v3(
     )?;
     let runtime = vocab(
         doc.runtime.as_deref().ok_or_else(missing("runtime"))?,
-        Runtime::parse,
+        |s| cat.targets.runtime(s),
         "runtime",
     )?;
     let mode = vocab(
         doc.execution_mode
             .as_deref()
             .ok_or_else(missing("execution_mode"))?,
-        ExecutionMode::parse,
+        |s| cat.targets.execution_mode(s),
         "execution_mode",
     )?;
     let artifact = doc.artifact.as_ref().ok_or_else(missing("artifact"))?;
@@ -315,7 +313,7 @@ fn admit_v3(
     if vocab_of(&cap.contract, Contract::parse, "contract", caps)? != contract
         || vocab_of(
             &cap.execution_mode,
-            ExecutionMode::parse,
+            |s| cat.targets.execution_mode(s),
             "execution_mode",
             caps,
         )? != mode

@@ -17,7 +17,7 @@ mod records;
 mod tables;
 mod tokens;
 
-pub use embed::{catalog_item, embedded_source, embedding_refusal, foreign_targets};
+pub use embed::{catalog_item, embedded_source};
 pub use tables::tables_source;
 
 use super::output::GeneratedFile;
@@ -133,10 +133,14 @@ fn enum_with_members(c: &Vocabulary, members: &[Member]) -> TokenStream {
     }
 }
 
-/// The vocabulary enums, and `Status` with the values declared in `abi.toml`.
+/// The enums of the vocabularies kfam fixes, and `Status` with the values
+/// declared in `abi.toml`.
 pub fn vocab_tokens(ir: &Ir) -> TokenStream {
+    // A catalog's declared targets are values of the runtime's own types,
+    // with constants in its tables (`tables.rs`): no enum here.
     let enums = VOCABULARIES
         .iter()
+        .filter(|v| !v.declared)
         .map(|v| enum_with_members(v, &ir.members(v)));
     let members: Vec<Member> = Status::ALL
         .iter()

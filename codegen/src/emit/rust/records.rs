@@ -121,6 +121,7 @@ pub(super) fn records_tokens() -> TokenStream {
         quote!(Operation::#name { .. } => OperationKind::#kind)
     });
     quote! {
+        use crate::targets::*;
         use crate::vocab::*;
 
         #(#structs)*

@@ -33,6 +33,7 @@ use crate::names::shouty;
 use crate::plan::Plan;
 use crate::record::values::{Row, Value};
 use crate::record::{Fixed, Record, Shorthand, Ty, FAMILY, LOGICAL_RECORDS, OPERATIONS, RETIRED};
+use crate::vocab;
 
 /// Rust source of the tables, with record types at `krate` (`crate` or
 /// `::kfam_runtime`), after `preamble` (written first into the same
@@ -51,6 +52,8 @@ pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
     let mut w = Writer::with_capacity("    ", preamble.len() + 4096 + ir.families.len() * 1400);
     w.raw(preamble);
     abi(&mut w, ir, krate);
+    w.blank();
+    targets(&mut w, ir, krate);
     w.blank();
     w.line("/// Every approved family, sorted by name.");
     w.line(format_args!(
@@ -96,6 +99,66 @@ fn abi(w: &mut Writer, ir: &Ir, k: &str) {
         a.major, a.minor, a.max_tensor_args, a.max_scalar_args, a.max_rank, a.max_prepared
     );
     w.end_line();
+}
+
+/// The declared vocabularies: a module of constants each (`platforms::A2A3`),
+/// every member in `TARGETS`. The rows name members through the modules.
+fn targets(w: &mut Writer, ir: &Ir, k: &str) {
+    let declared = [
+        vocab::PLATFORM,
+        vocab::BACKEND,
+        vocab::RUNTIME,
+        vocab::EXECUTION_MODE,
+    ];
+    let mut lists = Vec::new();
+    for v in &declared {
+        let module = target_module(v.name);
+        let members = ir.members(v);
+        w.line(format_args!(
+            "/// The catalog's {} (`abi.toml`), one constant each.",
+            module.replace('_', " ")
+        ));
+        w.line("#[allow(dead_code)]");
+        w.open(format_args!("pub mod {module} {{"));
+        for m in &members {
+            if !m.doc.is_empty() {
+                w.comment("/// ", m.doc);
+            }
+            w.start_line();
+            let out = w.buf();
+            let _ = write!(
+                out,
+                "pub const {}: {k}::{} = {k}::{}::new({}, ",
+                shouty(m.spelling),
+                v.name,
+                v.name,
+                m.code
+            );
+            push_str_lit(out, m.spelling);
+            out.push_str(");");
+            w.end_line();
+        }
+        w.close("}");
+        let names: Vec<String> = members
+            .iter()
+            .map(|m| format!("{module}::{}", shouty(m.spelling)))
+            .collect();
+        lists.push(format!("{module}: &[{}]", names.join(", ")));
+    }
+    w.line("/// Every declared platform, backend, runtime and execution mode.");
+    w.open(format_args!(
+        "pub static TARGETS: {k}::Targets = {k}::Targets {{"
+    ));
+    for l in lists {
+        w.line(format_args!("{l},"));
+    }
+    w.close("};");
+}
+
+/// The module of a declared vocabulary's constants, named as `abi.toml`
+/// names its tables (`execution_modes`).
+fn target_module(vocabulary: &str) -> String {
+    format!("{}s", heck::ToSnakeCase::to_snake_case(vocabulary))
 }
 
 fn artifacts(w: &mut Writer, plan: &Plan<'_>) {
@@ -278,8 +341,9 @@ struct Pools<'p, 'i> {
     operations: Pool,
     /// The lists of each record that lists hold, by record.
     lists: Vec<(&'static Record, Pool)>,
-    /// The short name each vocabulary has in the rows (`DT` for `DType`).
-    aliases: HashMap<&'static str, String>,
+    /// The short name each vocabulary has in the rows (`DT` for `DType`),
+    /// and whether the catalog declares it (the name is then a module).
+    aliases: HashMap<&'static str, (String, bool)>,
     /// Each record's shorthands, resolved on its first row.
     shorts: Vec<(&'static Record, Vec<Short>)>,
 }
@@ -329,7 +393,7 @@ impl<'p, 'i> Pools<'p, 'i> {
                         lists.push((inner, Pool::default()));
                     }
                     Ty::Vocab(v) => {
-                        aliases.insert(v.name, alias(v.name));
+                        aliases.insert(v.name, (alias(v.name), v.declared));
                     }
                     _ => {}
                 }
@@ -389,7 +453,11 @@ impl<'p, 'i> Pools<'p, 'i> {
             (Ty::Vocab(v), Value::Vocab(c)) => {
                 push_alias(out, v.name);
                 out.push_str("::");
-                out.push_str(c.variant);
+                if v.declared {
+                    out.push_str(&shouty(c.spelling));
+                } else {
+                    out.push_str(c.variant);
+                }
             }
             (Ty::Dims { .. }, Value::Ints(items)) => self.ints(out, items, true),
             (_, Value::Ints(items)) => self.ints(out, items, false),
@@ -526,12 +594,24 @@ impl<'p, 'i> Pools<'p, 'i> {
             "pub(super) use {k}::{{{}}};",
             records.join(", ")
         ));
-        let mut vocab: Vec<(&&str, &String)> = self.aliases.iter().collect();
+        let mut vocab: Vec<(&&str, &(String, bool))> = self.aliases.iter().collect();
         vocab.sort_unstable();
-        let vocab: Vec<String> = vocab.iter().map(|(v, a)| format!("{v} as {a}")).collect();
+        let (fixed, declared): (Vec<_>, Vec<_>) = vocab.iter().partition(|(_, (_, d))| !d);
+        let uses = |list: &[_], name: &dyn Fn(&str) -> String| {
+            list.iter()
+                .map(|(v, (a, _)): &(&&str, &(String, bool))| format!("{} as {a}", name(v)))
+                .collect::<Vec<_>>()
+        };
+        let mut types = uses(&fixed, &|v| v.to_owned());
+        types.extend(declared.iter().map(|(v, _)| v.to_string()));
+        types.sort_unstable();
         w.line(format_args!(
             "pub(super) use {k}::{{{}}};",
-            vocab.join(", ")
+            types.join(", ")
+        ));
+        w.line(format_args!(
+            "pub(super) use super::{{{}}};",
+            uses(&declared, &|v| target_module(v)).join(", ")
         ));
         w.blank();
         for r in LOGICAL_RECORDS {
@@ -648,7 +728,7 @@ impl<'p, 'i> Pools<'p, 'i> {
                         .iter()
                         .find(|x| x.spelling == *m)
                         .expect("a member of the vocabulary");
-                    format!("{}::{}", self.aliases[v.name], member.variant)
+                    format!("{}::{}", self.aliases[v.name].0, member.variant)
                 }
                 (Fixed::Empty, _) => "&[]".to_owned(),
                 _ => unreachable!("a fixed value of the field's type"),
@@ -663,7 +743,9 @@ impl<'p, 'i> Pools<'p, 'i> {
     /// The Rust type of a constructor's parameter.
     fn type_of(&self, ty: Ty) -> String {
         match ty {
-            Ty::Vocab(v) => self.aliases[v.name].clone(),
+            // A declared vocabulary's alias names its constants' module.
+            Ty::Vocab(v) if v.declared => v.name.to_owned(),
+            Ty::Vocab(v) => self.aliases[v.name].0.clone(),
             Ty::Operation => "Op".to_owned(),
             Ty::ScalarRef => "Sr".to_owned(),
             ty => super::records::logical_type_text(ty),
