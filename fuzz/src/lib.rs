@@ -451,7 +451,7 @@ pub fn compiled_meta(data: &[u8]) {
     let sha = receipts
         .get(pick)
         .map_or("0".repeat(64), |(_, r)| r.sha256.clone());
-    let admitted = kfam_runtime::admit(doc, &sha);
+    let admitted = kfam_catalog::CATALOG.admit(doc, &sha);
     let parsed = std::str::from_utf8(doc).ok().map(CompiledMeta::parse);
 
     if let Ok(a) = &admitted {
@@ -670,7 +670,7 @@ fn scalar_for(p: Option<&Param>, b: &mut Bytes<'_>) -> ScalarValue {
 /// exact oracle.
 pub fn call(data: &[u8]) {
     let mut b = Bytes::new(data);
-    let families = kfam_runtime::FAMILIES;
+    let families = kfam_catalog::FAMILIES;
     let family = &families[b.u8() as usize % families.len()];
     let tensor_params: Vec<&Param> = family
         .params

@@ -1115,22 +1115,22 @@ impl core::fmt::Display for Admission {
         f.write_str(self.as_str())
     }
 }
-/// Status codes of the native C ABI; their values are declared in `abi.toml`.
+/// Outcome of a C ABI call. Its code is the catalog's
+/// (`[status]` of `abi.toml`): `catalog.abi.status_code(status)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[repr(i32)]
 pub enum Status {
-    Ok = 0,
-    Internal = -1000,
-    Unsupported = -1001,
-    PreparedIncompatible = -1002,
-    InvalidState = -1003,
-    InvalidArgument = -1004,
-    NotFound = -1005,
-    RecompileRequired = -1006,
-    NotApproved = -1007,
+    Ok,
+    Internal,
+    Unsupported,
+    PreparedIncompatible,
+    InvalidState,
+    InvalidArgument,
+    NotFound,
+    RecompileRequired,
+    NotApproved,
 }
 impl Status {
-    /// Every member, in declaration order.
+    /// Every member, in declaration order (the order of `Abi::status`).
     pub const ALL: &'static [Status] = &[
         Status::Ok,
         Status::Internal,
@@ -1142,26 +1142,7 @@ impl Status {
         Status::RecompileRequired,
         Status::NotApproved,
     ];
-    /// The stable numeric code (the same in C and Python).
-    pub const fn code(self) -> i32 {
-        self as i32
-    }
-    /// The member with this code.
-    pub const fn from_code(code: i32) -> Option<Self> {
-        match code {
-            0 => Some(Status::Ok),
-            -1000 => Some(Status::Internal),
-            -1001 => Some(Status::Unsupported),
-            -1002 => Some(Status::PreparedIncompatible),
-            -1003 => Some(Status::InvalidState),
-            -1004 => Some(Status::InvalidArgument),
-            -1005 => Some(Status::NotFound),
-            -1006 => Some(Status::RecompileRequired),
-            -1007 => Some(Status::NotApproved),
-            _ => None,
-        }
-    }
-    /// The manifest spelling.
+    /// The manifest spelling (the key in `[status]`).
     pub const fn as_str(self) -> &'static str {
         match self {
             Status::Ok => "ok",
@@ -1175,21 +1156,9 @@ impl Status {
             Status::NotApproved => "not_approved",
         }
     }
-    /// The member spelled `s` in the manifest (a `match`: the
-    /// compiler dispatches on length before comparing bytes).
+    /// The member spelled `s`.
     pub fn parse(s: &str) -> Option<Self> {
-        match s {
-            "ok" => Some(Status::Ok),
-            "internal" => Some(Status::Internal),
-            "unsupported" => Some(Status::Unsupported),
-            "prepared_incompatible" => Some(Status::PreparedIncompatible),
-            "invalid_state" => Some(Status::InvalidState),
-            "invalid_argument" => Some(Status::InvalidArgument),
-            "not_found" => Some(Status::NotFound),
-            "recompile_required" => Some(Status::RecompileRequired),
-            "not_approved" => Some(Status::NotApproved),
-            _ => None,
-        }
+        Self::ALL.iter().copied().find(|m| m.as_str() == s)
     }
 }
 impl core::fmt::Display for Status {

@@ -25,9 +25,11 @@ const SHA256: &str = "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1
 
 fn bench(c: &mut Criterion<common::Clock>) {
     let mut group = c.benchmark_group("admission");
-    kfam_runtime::admit(DOC.as_bytes(), SHA256).expect("the example is admitted");
+    kfam_catalog::CATALOG
+        .admit(DOC.as_bytes(), SHA256)
+        .expect("the example is admitted");
     group.bench_function("admit", |b| {
-        b.iter(|| kfam_runtime::admit(black_box(DOC.as_bytes()), black_box(SHA256)))
+        b.iter(|| kfam_catalog::CATALOG.admit(black_box(DOC.as_bytes()), black_box(SHA256)))
     });
 
     let schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap();

@@ -23,9 +23,8 @@ use criterion::{criterion_group, criterion_main, Criterion};
 mod calls;
 mod common;
 
-use kfam_runtime::ffi::{
-    kfam_find_family, kfam_validate_call, CCallError, CScalarArg, CTensorArg, Opaque,
-};
+use kfam_catalog::c_abi::{find_family as kfam_find_family, validate_call as kfam_validate_call};
+use kfam_runtime::ffi::{CCallError, CScalarArg, CTensorArg, Opaque};
 use kfam_runtime::{validate_call, Status};
 
 fn bench_rust(c: &mut Criterion<common::Clock>) {
@@ -72,7 +71,10 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
     let call = |f, t: &[CTensorArg], s: &[CScalarArg], err: &mut CCallError| unsafe {
         kfam_validate_call(f, t.as_ptr(), t.len(), s.as_ptr(), s.len(), err)
     };
-    assert_eq!(call(add, &tensors, &[], &mut err), Status::Ok.code());
+    assert_eq!(
+        call(add, &tensors, &[], &mut err),
+        kfam_catalog::ABI.status_code(Status::Ok)
+    );
     group.bench_function("3_tensors", |b| {
         b.iter(|| {
             call(
@@ -86,7 +88,10 @@ fn bench_c(c: &mut Criterion<common::Clock>) {
 
     let mm = c_family(c"matmul_acc_nz_bf16");
     let (tensors, scalars) = calls::c_matmul();
-    assert_eq!(call(mm, &tensors, &scalars, &mut err), Status::Ok.code());
+    assert_eq!(
+        call(mm, &tensors, &scalars, &mut err),
+        kfam_catalog::ABI.status_code(Status::Ok)
+    );
     group.bench_function("3_tensors_2_scalars", |b| {
         b.iter(|| {
             call(

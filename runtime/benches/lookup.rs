@@ -64,12 +64,12 @@ fn record(f: &ir::Family) -> Family {
         .map(|p| Profile {
             name: s(&p.name),
             platform: code(p.platform.code, |c| {
-                kfam_runtime::TARGETS.platform_by_code(c)
+                kfam_catalog::TARGETS.platform_by_code(c)
             }),
-            backend: code(p.backend.code, |c| kfam_runtime::TARGETS.backend_by_code(c)),
-            runtime: code(p.runtime.code, |c| kfam_runtime::TARGETS.runtime_by_code(c)),
+            backend: code(p.backend.code, |c| kfam_catalog::TARGETS.backend_by_code(c)),
+            runtime: code(p.runtime.code, |c| kfam_catalog::TARGETS.runtime_by_code(c)),
             execution_mode: code(p.execution_mode.code, |c| {
-                kfam_runtime::TARGETS.execution_mode_by_code(c)
+                kfam_catalog::TARGETS.execution_mode_by_code(c)
             }),
             bindings: leak(
                 p.bindings
@@ -287,11 +287,11 @@ fn bench(c: &mut Criterion<common::Clock>) {
 
     let mut group = c.benchmark_group("lookup/shipped");
     group.bench_function("find_family", |b| {
-        b.iter(|| kfam_runtime::find_family(black_box("matmul_acc_nz_bf16")))
+        b.iter(|| kfam_catalog::CATALOG.find(black_box("matmul_acc_nz_bf16")))
     });
     group.bench_function("find_artifact", |b| {
         b.iter(|| {
-            kfam_runtime::find_artifact(black_box(
+            kfam_catalog::CATALOG.find_artifact(black_box(
                 "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887",
             ))
         })

@@ -3,15 +3,13 @@
 //!
 //! Usage: consumer COMPILED_META.json ARTIFACT_SHA256
 
-use kfam_runtime::{
-    admit, capability, families, find_family, validate_call, Contract, DType, ScalarValue,
-    StorageFormat, TensorArg,
-};
-use kfam_runtime::{execution_modes, platforms};
+use kfam_catalog::{execution_modes, platforms};
+use kfam_catalog::{families, CATALOG};
+use kfam_runtime::{validate_call, Contract, DType, ScalarValue, StorageFormat, TensorArg};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Every approved family, its signature and identity.
-    for f in kfam_runtime::FAMILIES {
+    for f in kfam_catalog::FAMILIES {
         let params: Vec<String> = f
             .params
             .iter()
@@ -27,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     // The native capability check: is the family runnable here?
-    match capability(
+    match CATALOG.capability(
         "matmul_acc_nz_bf16",
         platforms::A2A3,
         execution_modes::SIM,
@@ -40,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The loader: admit an artifact before building any cache entry for it.
     let mut args = std::env::args().skip(1);
     if let (Some(meta), Some(sha)) = (args.next(), args.next()) {
-        match admit(&std::fs::read(&meta)?, &sha) {
+        match CATALOG.admit(&std::fs::read(&meta)?, &sha) {
             Ok(a) => println!(
                 "admitted {} for {} ({})",
                 a.family.name, a.profile.name, a.contract
@@ -64,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     validate_call(add, &[tensor(0x1000), tensor(0x2000), tensor(0x3000)], &[])?;
     println!("add_bf16_1024 call ok");
-    let mm = find_family("matmul_acc_nz_bf16").ok_or("missing family")?;
+    let mm = CATALOG.find("matmul_acc_nz_bf16").ok_or("missing family")?;
     let err = validate_call(mm, &[], &[ScalarValue::Int(4), ScalarValue::Float(0.5)]).unwrap_err();
     println!("matmul_acc_nz_bf16 without tensors: {err}");
 

@@ -63,20 +63,10 @@ impl core::fmt::Display for CapabilityRefused<'_> {
 
 impl std::error::Error for CapabilityRefused<'_> {}
 
-/// Decide a capability query over this crate's tables ([`crate::CATALOG`]).
-/// The refusal says why: unknown (or retired) family, contract mismatch, no
-/// profile, or no receipt, and names the query.
-pub fn capability(
-    family: &str,
-    platform: Platform,
-    mode: ExecutionMode,
-    contract: Contract,
-) -> Result<Supported, CapabilityRefused<'_>> {
-    decide(&crate::CATALOG, family, platform, mode, contract)
-}
-
 impl Catalog {
-    /// May `family` run on `platform` in `mode` with `contract`?
+    /// May `family` run on `platform` in `mode` with `contract`? The
+    /// refusal says why: unknown (or retired) family, contract mismatch, no
+    /// profile, or no receipt, and names the query.
     pub fn capability<'q>(
         &self,
         family: &'q str,
@@ -88,7 +78,7 @@ impl Catalog {
     }
 }
 
-/// [`capability`] over any catalog.
+/// [`Catalog::capability`].
 pub(crate) fn decide<'q>(
     cat: &Catalog,
     family: &'q str,

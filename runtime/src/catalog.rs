@@ -1,7 +1,8 @@
 //! [`Catalog`]: one set of approved tables (families, retired tombstones,
-//! the lookup indices, the ABI) and every runtime decision over it as a
-//! method. This crate's own generated tables are [`CATALOG`](crate::CATALOG);
-//! the free functions at the crate root are thin wrappers over it.
+//! the lookup indices, the ABI, the declared targets) and every runtime
+//! decision over it as a method. The tables are a catalog's own, generated
+//! into the crate that holds them (`kfam_codegen::build`, `manifest!`);
+//! this crate holds none.
 //!
 //! The lookups are here; each decision's method is written beside its rules
 //! (`Catalog::capability` in `capability.rs`, `Catalog::admit` in
@@ -20,6 +21,11 @@ pub type ArtifactRow = (&'static str, u32, u32);
 /// its decisions hand out outlive any borrow of it.
 #[derive(Clone, Copy, Debug)]
 pub struct Catalog {
+    /// The catalog's name (`[catalog] name` of `abi.toml`).
+    pub name: &'static str,
+    /// The digest of its content (`CATALOG_DIGEST` in Python,
+    /// `PREFIX_CATALOG_DIGEST` in C): two builds decide alike when equal.
+    pub digest: &'static str,
     pub abi: &'static Abi,
     /// The platforms, backends, runtimes and execution modes it declares.
     pub targets: &'static Targets,

@@ -1,24 +1,34 @@
-//! The C ABI: the functions declared in `generated/include/kfam/kfam.h`,
-//! exported from the static and shared libraries. Each one checks its
-//! pointers and `struct_size`s, never unwinds (a panic becomes
-//! `KFAM_STATUS_INTERNAL`), never allocates on the success path of call
-//! validation, and hands out records of the C tables compiled from the
-//! header itself (`runtime/c/tables.c`). The argument and result records
-//! are generated from the header's own field lists (`emit::layout` of
+//! The C ABI over any catalog: the bodies of the functions a catalog's
+//! header declares (`PREFIX_capability`, ...), each taking the
+//! [`CCatalog`] it serves. [`c_abi!`](crate::c_abi) exports them under the
+//! catalog's prefix from the crate that holds its tables. Each one checks
+//! its pointers and `struct_size`s, never unwinds (a panic becomes the
+//! catalog's `internal` status), never allocates on the success path of
+//! call validation, and hands out records of the C tables compiled from the
+//! catalog's own header (`runtime/c/tables.c`). The argument and result
+//! records are generated from the header's field lists (`emit::layout` of
 //! kfam-codegen), so record layout has one authority.
 
 use std::ffi::{c_char, CStr};
 use std::mem::size_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use std::sync::OnceLock;
+
 use crate::call::{ScalarValue, TensorArg};
+use crate::catalog::Catalog;
 use crate::types::Family;
 use crate::vocab::{
     Admission, CallRule, Capability, Contract, DType, ScalarValueKind, Status, StorageFormat,
 };
 
+pub use crate::ffi_context::{
+    context_close, context_free, context_generation, context_init, context_init_generation,
+    context_launch, context_new, context_new_with, context_prepare, context_supported, KfamContext,
+    LaunchFn,
+};
 pub use crate::ffi_message::{
-    kfam_admit_message, kfam_capability_message, kfam_validate_call_message,
+    admit_message, capability_message, check_catalog, validate_call_message,
 };
 
 /// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
@@ -28,14 +38,84 @@ pub struct Opaque {
     _private: [u8; 0],
 }
 
-extern "C" {
-    fn kfam_shim_table() -> *const Opaque;
-    fn kfam_shim_family(i: usize) -> *const Opaque;
-    fn kfam_shim_profile(family: usize, i: usize) -> *const Opaque;
-    fn kfam_shim_receipt(family: usize, i: usize) -> *const Opaque;
-    fn kfam_shim_torch_schema(family: usize) -> *const c_char;
-    fn kfam_shim_record_name(f: *const Opaque) -> *const c_char;
-    fn kfam_shim_record_identity(f: *const Opaque) -> *const c_char;
+/// The accessors of a catalog's C tables (`runtime/c/tables.c` compiled
+/// against its header): its records by index, in the order of its Rust
+/// tables, and the name and identity of a caller's family record.
+#[derive(Clone, Copy, Debug)]
+pub struct Shim {
+    pub table: unsafe extern "C" fn() -> *const Opaque,
+    pub family: unsafe extern "C" fn(usize) -> *const Opaque,
+    pub profile: unsafe extern "C" fn(usize, usize) -> *const Opaque,
+    pub receipt: unsafe extern "C" fn(usize, usize) -> *const Opaque,
+    pub torch_schema: unsafe extern "C" fn(usize) -> *const c_char,
+    pub record_name: unsafe extern "C" fn(*const Opaque) -> *const c_char,
+    pub record_identity: unsafe extern "C" fn(*const Opaque) -> *const c_char,
+}
+
+/// A catalog as its C ABI serves it: the Rust tables that decide, the C
+/// records handed out, and the catalog's status codes.
+#[derive(Debug)]
+pub struct CCatalog {
+    pub catalog: &'static Catalog,
+    pub shim: Shim,
+    /// (address of C family record 0, distance between records).
+    family_table: OnceLock<(usize, usize)>,
+}
+
+impl CCatalog {
+    pub const fn new(catalog: &'static Catalog, shim: Shim) -> Self {
+        CCatalog {
+            catalog,
+            shim,
+            family_table: OnceLock::new(),
+        }
+    }
+
+    /// The catalog's code of `status`.
+    pub fn code(&self, status: Status) -> i32 {
+        self.catalog.abi.status_code(status)
+    }
+
+    pub(crate) fn ok(&self) -> i32 {
+        self.code(Status::Ok)
+    }
+
+    pub(crate) fn invalid(&self) -> i32 {
+        self.code(Status::InvalidArgument)
+    }
+
+    fn family_index(&self, f: &Family) -> usize {
+        index_of(self.catalog.families, f)
+    }
+
+    unsafe fn family(&self, i: usize) -> *const Opaque {
+        (self.shim.family)(i)
+    }
+
+    unsafe fn profile(&self, family: usize, i: usize) -> *const Opaque {
+        (self.shim.profile)(family, i)
+    }
+
+    unsafe fn receipt(&self, family: usize, i: usize) -> *const Opaque {
+        (self.shim.receipt)(family, i)
+    }
+
+    /// The Rust record of `record` when it points into the library's own C
+    /// family table (`shim.family(i)`, the same order as the families).
+    fn library_family(&self, record: *const Opaque) -> Option<&'static Family> {
+        let &(base, stride) = self.family_table.get_or_init(|| unsafe {
+            let first = self.family(0) as usize;
+            let second = self.family(1) as usize;
+            (first, second.saturating_sub(first))
+        });
+        let offset = (record as usize).checked_sub(base)?;
+        let index = match stride {
+            0 => (offset == 0).then_some(0)?,
+            _ if offset % stride == 0 => offset / stride,
+            _ => return None,
+        };
+        self.catalog.families.get(index)
+    }
 }
 
 // The argument and result records (`ArtifactMatch`, `CapabilityResult`,
@@ -51,12 +131,9 @@ include!(concat!(
 /// `sizeof(kfam_call_error)` before the symbol fields were appended.
 const CALL_ERROR_1_0: u32 = std::mem::offset_of!(CCallError, symbol_index) as u32;
 
-const OK: i32 = Status::Ok.code();
-const INVALID: i32 = Status::InvalidArgument.code();
-
 /// Run an exported function body; a panic must not cross the C boundary.
-pub(crate) fn guard(body: impl FnOnce() -> i32) -> i32 {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or(Status::Internal.code())
+pub(crate) fn guard(c: &CCatalog, body: impl FnOnce() -> i32) -> i32 {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(c.code(Status::Internal))
 }
 
 /// A NUL-terminated UTF-8 string, or `None` for NULL / invalid UTF-8.
@@ -85,41 +162,35 @@ fn index_of<T>(slice: &[T], item: &T) -> usize {
     (item as *const T as usize - slice.as_ptr() as usize) / size_of::<T>().max(1)
 }
 
-fn family_index(f: &Family) -> usize {
-    index_of(crate::CATALOG.families, f)
-}
-
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_library_table(out: *mut *const Opaque) -> i32 {
-    guard(|| match out.as_mut() {
+pub unsafe fn library_table(c: &CCatalog, out: *mut *const Opaque) -> i32 {
+    guard(c, || match out.as_mut() {
         Some(out) => {
-            *out = kfam_shim_table();
-            OK
+            *out = (c.shim.table)();
+            c.ok()
         }
-        None => INVALID,
+        None => c.invalid(),
     })
 }
 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_find_family(name: *const c_char, out: *mut *const Opaque) -> i32 {
-    guard(|| {
+pub unsafe fn find_family(c: &CCatalog, name: *const c_char, out: *mut *const Opaque) -> i32 {
+    guard(c, || {
         let (Some(name), Some(out)) = (c_str(name), out.as_mut()) else {
-            return INVALID;
+            return c.invalid();
         };
-        match crate::find_family(name) {
+        match c.catalog.find(name) {
             Some(f) => {
-                *out = kfam_shim_family(family_index(f));
-                OK
+                *out = c.family(c.family_index(f));
+                c.ok()
             }
             None => {
                 *out = std::ptr::null();
-                Status::NotFound.code()
+                c.code(Status::NotFound)
             }
         }
     })
@@ -128,30 +199,29 @@ pub unsafe extern "C" fn kfam_find_family(name: *const c_char, out: *mut *const 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_find_artifact(sha256: *const c_char, out: *mut ArtifactMatch) -> i32 {
-    guard(|| {
+pub unsafe fn find_artifact(c: &CCatalog, sha256: *const c_char, out: *mut ArtifactMatch) -> i32 {
+    guard(c, || {
         let (Some(sha), Some(out)) = (c_str(sha256), out_struct(out)) else {
-            return INVALID;
+            return c.invalid();
         };
         if !is_digest(sha) {
-            return INVALID;
+            return c.invalid();
         }
-        let Some((f, p, r)) = crate::find_artifact(sha) else {
-            return Status::NotFound.code();
+        let Some((f, p, r)) = c.catalog.find_artifact(sha) else {
+            return c.code(Status::NotFound);
         };
         let (fi, pi, ri) = (
-            family_index(f),
+            c.family_index(f),
             index_of(f.profiles, p),
             index_of(f.receipts, r),
         );
         out.family_index = fi as u32;
         out.profile_index = pi as u32;
         out.receipt_index = ri as u32;
-        out.family = kfam_shim_family(fi);
-        out.profile = kfam_shim_profile(fi, pi);
-        out.receipt = kfam_shim_receipt(fi, ri);
-        OK
+        out.family = c.family(fi);
+        out.profile = c.profile(fi, pi);
+        out.receipt = c.receipt(fi, ri);
+        c.ok()
     })
 }
 
@@ -168,17 +238,17 @@ pub fn admission_status(a: Admission) -> Status {
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_capability(
+pub unsafe fn capability(
+    c: &CCatalog,
     family: *const c_char,
     platform: i32,
     mode: i32,
     contract: i32,
     out: *mut CapabilityResult,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         let Some(out) = out_struct(out) else {
-            return INVALID;
+            return c.invalid();
         };
         // Every field is written before anything can refuse the call, so
         // the result never holds stale or uninitialised data.
@@ -194,33 +264,33 @@ pub unsafe extern "C" fn kfam_capability(
         };
         let (Some(name), Some(platform), Some(mode), Some(contract)) = (
             c_str(family),
-            crate::CATALOG.targets.platform_by_code(platform),
-            crate::CATALOG.targets.execution_mode_by_code(mode),
+            c.catalog.targets.platform_by_code(platform),
+            c.catalog.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
         ) else {
-            return INVALID;
+            return c.invalid();
         };
-        if let Some(f) = crate::find_family(name) {
-            out.family_index = family_index(f) as u32;
-            out.family = kfam_shim_family(family_index(f));
+        if let Some(f) = c.catalog.find(name) {
+            out.family_index = c.family_index(f) as u32;
+            out.family = c.family(c.family_index(f));
         }
-        let outcome = match crate::capability(name, platform, mode, contract) {
+        let outcome = match c.catalog.capability(name, platform, mode, contract) {
             Ok(s) => {
-                let fi = family_index(s.family);
+                let fi = c.family_index(s.family);
                 let (pi, ri) = (
                     index_of(s.family.profiles, s.profile),
                     index_of(s.family.receipts, s.receipt),
                 );
                 out.profile_index = pi as u32;
                 out.receipt_index = ri as u32;
-                out.profile = kfam_shim_profile(fi, pi);
-                out.receipt = kfam_shim_receipt(fi, ri);
+                out.profile = c.profile(fi, pi);
+                out.receipt = c.receipt(fi, ri);
                 Capability::Supported
             }
             Err(refusal) => refusal.outcome,
         };
         out.outcome = outcome.code();
-        capability_status(outcome).code()
+        c.code(capability_status(outcome))
     })
 }
 
@@ -247,16 +317,16 @@ fn field_c_str(field: &str) -> *const c_char {
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_admit(
+pub unsafe fn admit(
+    c: &CCatalog,
     json: *const c_char,
     len: usize,
     sha256: *const c_char,
     out: *mut AdmissionResult,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         let Some(out) = out_struct(out) else {
-            return INVALID;
+            return c.invalid();
         };
         // Every field is written before anything can refuse the call.
         *out = AdmissionResult {
@@ -273,16 +343,16 @@ pub unsafe extern "C" fn kfam_admit(
         };
         // A digest that is not 64 lowercase hex digits is refused by `admit`.
         let (Some(sha), false) = (c_str(sha256), json.is_null() && len > 0) else {
-            return INVALID;
+            return c.invalid();
         };
         let bytes = if len == 0 {
             &[][..]
         } else {
             std::slice::from_raw_parts(json as *const u8, len)
         };
-        let outcome = match crate::admit(bytes, sha) {
+        let outcome = match c.catalog.admit(bytes, sha) {
             Ok(a) => {
-                let fi = family_index(a.family);
+                let fi = c.family_index(a.family);
                 let (pi, ri) = (
                     index_of(a.family.profiles, a.profile),
                     index_of(a.family.receipts, a.receipt),
@@ -290,9 +360,9 @@ pub unsafe extern "C" fn kfam_admit(
                 out.family_index = fi as u32;
                 out.profile_index = pi as u32;
                 out.receipt_index = ri as u32;
-                out.family = kfam_shim_family(fi);
-                out.profile = kfam_shim_profile(fi, pi);
-                out.receipt = kfam_shim_receipt(fi, ri);
+                out.family = c.family(fi);
+                out.profile = c.profile(fi, pi);
+                out.receipt = c.receipt(fi, ri);
                 out.contract = a.contract.code();
                 Admission::Admitted
             }
@@ -304,28 +374,27 @@ pub unsafe extern "C" fn kfam_admit(
             }
         };
         out.outcome = outcome.code();
-        admission_status(outcome).code()
+        c.code(admission_status(outcome))
     })
 }
 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_torch_schema(family: *const c_char, out: *mut *const c_char) -> i32 {
-    guard(|| {
+pub unsafe fn torch_schema(c: &CCatalog, family: *const c_char, out: *mut *const c_char) -> i32 {
+    guard(c, || {
         let (Some(name), Some(out)) = (c_str(family), out.as_mut()) else {
-            return INVALID;
+            return c.invalid();
         };
         *out = std::ptr::null();
-        let Some(f) = crate::find_family(name) else {
-            return Status::NotFound.code();
+        let Some(f) = c.catalog.find(name) else {
+            return c.code(Status::NotFound);
         };
         if !f.torch || f.torch_schema.is_none() {
-            return Status::Unsupported.code();
+            return c.code(Status::Unsupported);
         }
-        *out = kfam_shim_torch_schema(family_index(f));
-        OK
+        *out = (c.shim.torch_schema)(c.family_index(f));
+        c.ok()
     })
 }
 
@@ -346,31 +415,11 @@ pub(crate) unsafe fn element<T: Copy>(base: *const T, i: usize) -> Option<T> {
     Some(*((base as *const u8).add(i * stride) as *const T))
 }
 
-/// The Rust record of `record` when it points into the library's own C
-/// family table (`kfam_shim_family(i)`, the same order as `FAMILIES`).
-fn library_family(record: *const Opaque) -> Option<&'static Family> {
-    use std::sync::OnceLock;
-    // (address of record 0, distance between records)
-    static TABLE: OnceLock<(usize, usize)> = OnceLock::new();
-    let &(base, stride) = TABLE.get_or_init(|| unsafe {
-        let first = kfam_shim_family(0) as usize;
-        let second = kfam_shim_family(1) as usize;
-        (first, second.saturating_sub(first))
-    });
-    let offset = (record as usize).checked_sub(base)?;
-    let index = match stride {
-        0 => (offset == 0).then_some(0)?,
-        _ if offset % stride == 0 => offset / stride,
-        _ => return None,
-    };
-    crate::CATALOG.families.get(index)
-}
-
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_validate_call(
+pub unsafe fn validate_call(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -378,19 +427,20 @@ pub unsafe extern "C" fn kfam_validate_call(
     n_scalars: usize,
     err: *mut CCallError,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         // A caller built before the symbol fields passes the shorter struct: its
         // fields are written, the symbol fields are not. Only raw pointers
         // reach it, since a reference would claim the whole current struct.
         if !err.is_null() && (err as *const u32).read() < CALL_ERROR_1_0 {
-            return INVALID;
+            return c.invalid();
         }
-        validate(family, tensors, n_tensors, scalars, n_scalars, err)
+        validate(c, family, tensors, n_tensors, scalars, n_scalars, err)
     })
 }
 
 /// The body of `kfam_validate_call`, with `err` resolved.
 unsafe fn validate(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -412,6 +462,7 @@ unsafe fn validate(
     };
     let index = |i: Option<u32>| i.map_or(-1, |i| i as i32);
     decode_call(
+        c,
         family,
         tensors,
         n_tensors,
@@ -419,21 +470,21 @@ unsafe fn validate(
         n_scalars,
         |call| match call {
             Ok((f, args, values)) => match crate::validate_call(f, args, values) {
-                Ok(()) => report(CallRule::Ok.code(), -1, -1, -1, OK),
+                Ok(()) => report(CallRule::Ok.code(), -1, -1, -1, c.ok()),
                 Err(e) => report(
                     e.rule.code(),
                     index(e.param),
                     index(e.symbol),
                     index(e.other),
-                    INVALID,
+                    c.invalid(),
                 ),
             },
             Err(u) => match u {
-                Undecoded::TooMany(_) => report(CallRule::ArgCount.code(), -1, -1, -1, u.status()),
+                Undecoded::TooMany(_) => report(CallRule::ArgCount.code(), -1, -1, -1, u.status(c)),
                 // The call itself is refused: no rule was judged, and the rule
                 // reads `invalid_call` (0), as a zeroed error the library could
                 // not write does.
-                _ => report(CallRule::InvalidCall.code(), -1, -1, -1, u.status()),
+                _ => report(CallRule::InvalidCall.code(), -1, -1, -1, u.status(c)),
             },
         },
     )
@@ -455,11 +506,11 @@ pub(crate) enum Undecoded<'a> {
 }
 
 impl Undecoded<'_> {
-    pub(crate) fn status(self) -> i32 {
+    pub(crate) fn status(self, c: &CCatalog) -> i32 {
         match self {
-            Undecoded::Malformed(..) | Undecoded::TooMany(_) => INVALID,
-            Undecoded::NotFound(_) => Status::NotFound.code(),
-            Undecoded::Incompatible(..) => Status::PreparedIncompatible.code(),
+            Undecoded::Malformed(..) | Undecoded::TooMany(_) => c.invalid(),
+            Undecoded::NotFound(_) => c.code(Status::NotFound),
+            Undecoded::Incompatible(..) => c.code(Status::PreparedIncompatible),
         }
     }
 }
@@ -473,6 +524,7 @@ pub(crate) type Decoded<'a> = (&'static Family, &'a [TensorArg<'a>], &'a [Scalar
 /// `kfam_validate_call` and `kfam_validate_call_message` share it, so both
 /// judge exactly the same arguments.
 pub(crate) unsafe fn decode_call<R>(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -481,9 +533,9 @@ pub(crate) unsafe fn decode_call<R>(
     k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
 ) -> R {
     if n_tensors <= 16 && n_scalars <= 16 {
-        decode_with::<16, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+        decode_with::<16, R>(c, family, tensors, n_tensors, scalars, n_scalars, k)
     } else {
-        decode_large(family, tensors, n_tensors, scalars, n_scalars, k)
+        decode_large(c, family, tensors, n_tensors, scalars, n_scalars, k)
     }
 }
 
@@ -491,6 +543,7 @@ pub(crate) unsafe fn decode_call<R>(
 /// 40 KiB of arrays would be probed on every call.
 #[inline(never)]
 unsafe fn decode_large<R>(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -498,11 +551,12 @@ unsafe fn decode_large<R>(
     n_scalars: usize,
     k: impl for<'a> FnOnce(Result<Decoded<'a>, Undecoded<'a>>) -> R,
 ) -> R {
-    decode_with::<STACK_ARGS, R>(family, tensors, n_tensors, scalars, n_scalars, k)
+    decode_with::<STACK_ARGS, R>(c, family, tensors, n_tensors, scalars, n_scalars, k)
 }
 
 /// [`decode_call`] with room for `N` tensors and `N` scalars on the stack.
 unsafe fn decode_with<const N: usize, R>(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -520,23 +574,23 @@ unsafe fn decode_with<const N: usize, R>(
             None,
         )));
     }
-    let f = match library_family(family) {
+    let f = match c.library_family(family) {
         // A record of the library's own table (what kfam_find_family hands
         // out): the family is known without reading its name.
         Some(f) => f,
         // A record of the caller's copy of the header's tables: by name, and
         // it must be the revision this library was built from.
         None => {
-            let Some(name) = c_str(kfam_shim_record_name(family)) else {
+            let Some(name) = c_str((c.shim.record_name)(family)) else {
                 return k(Err(Undecoded::Malformed(
                     "the family record has no UTF-8 name",
                     None,
                 )));
             };
-            let Some(f) = crate::find_family(name) else {
+            let Some(f) = c.catalog.find(name) else {
                 return k(Err(Undecoded::NotFound(name)));
             };
-            let identity = c_str(kfam_shim_record_identity(family));
+            let identity = c_str((c.shim.record_identity)(family));
             if identity != Some(f.identity) {
                 return k(Err(Undecoded::Incompatible(f, identity.unwrap_or("?"))));
             }
@@ -637,28 +691,104 @@ unsafe fn decode_with<const N: usize, R>(
 pub(crate) mod tests {
     use super::*;
 
-    /// `internal` is what a panic inside an exported function returns. No
-    /// input produces one (the fuzz targets look for them), so the mapping is
-    /// tested here, and `every_export_is_guarded` shows it covers every entry.
+    use crate::targets::Targets;
+    use crate::types::Abi;
+
+    /// A catalog of no family whose status codes are not kfam's.
+    static CATALOG: Catalog = Catalog {
+        name: "tiny",
+        digest: "0000000000000000000000000000000000000000000000000000000000000000",
+        abi: &Abi {
+            revision: "0123456789abcdef0123456789abcdef01234567",
+            major: 1,
+            minor: 0,
+            max_tensor_args: 4,
+            max_scalar_args: 4,
+            max_rank: 4,
+            max_prepared: 4,
+            status: [0, -1, -2, -3, -4, -5, -6, -7, -8],
+        },
+        targets: &Targets {
+            platforms: &[],
+            backends: &[],
+            runtimes: &[],
+            execution_modes: &[],
+        },
+        families: &[],
+        retired: &[],
+        artifacts: &[],
+        family_index: &[],
+        artifact_index: &[],
+    };
+    unsafe extern "C" fn no_table() -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn no_record(_: usize) -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn no_child(_: usize, _: usize) -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn no_text(_: usize) -> *const c_char {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn no_field(_: *const Opaque) -> *const c_char {
+        std::ptr::null()
+    }
+    static C: CCatalog = CCatalog::new(
+        &CATALOG,
+        Shim {
+            table: no_table,
+            family: no_record,
+            profile: no_child,
+            receipt: no_child,
+            torch_schema: no_text,
+            record_name: no_field,
+            record_identity: no_field,
+        },
+    );
+
+    /// `internal` is what a panic inside an exported function returns, in
+    /// the catalog's own code. No input produces one (the fuzz targets look
+    /// for them), so the mapping is tested here, and
+    /// `every_export_is_guarded` shows it covers every entry.
     #[test]
     fn a_panic_becomes_internal() {
         let quiet = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        let got = guard(|| panic!("a defect"));
+        let got = guard(&C, || panic!("a defect"));
         std::panic::set_hook(quiet);
-        assert_eq!(got, Status::Internal.code());
-        assert_eq!(guard(|| OK), OK);
+        assert_eq!(got, -1);
+        assert_eq!(guard(&C, || C.ok()), 0);
     }
 
-    /// The number of `extern "C"` functions in the Rust source `src`,
-    /// asserting that each body is one `guard(...)` call, so no panic
-    /// unwinds into C (which would be undefined behaviour).
+    /// Every status the C ABI returns is the catalog's code: an unknown
+    /// family is this catalog's `not_found` (-6), not kfam's (-1005).
+    #[test]
+    fn statuses_are_the_catalogs() {
+        let mut out: *const Opaque = std::ptr::null();
+        let got = unsafe { find_family(&C, c"add".as_ptr(), &mut out) };
+        assert_eq!(got, -6);
+        let got = unsafe { find_family(&C, std::ptr::null(), &mut out) };
+        assert_eq!(got, -5);
+    }
+
+    /// The number of functions of the C ABI (public, `unsafe`, taking the
+    /// `&CCatalog` they serve first) in the Rust source `src`, asserting
+    /// that each body is one `guard(...)` call, so no panic unwinds into C
+    /// (which would be undefined behaviour).
     pub(crate) fn guarded_exports(src: &str) -> usize {
         let file: syn::File = syn::parse_str(src).expect("the source parses");
         let mut exports = 0;
         for item in &file.items {
             let syn::Item::Fn(f) = item else { continue };
-            if f.sig.abi.is_none() {
+            let serves = f
+                .sig
+                .inputs
+                .first()
+                .is_some_and(|a| matches!(a, syn::FnArg::Typed(t) if serves_catalog(&t.ty)));
+            if !(matches!(f.vis, syn::Visibility::Public(_)) && f.sig.unsafety.is_some() && serves)
+            {
                 continue;
             }
             exports += 1;
@@ -671,6 +801,14 @@ pub(crate) mod tests {
             assert!(guarded, "`{}` is not one `guard(...)` call", f.sig.ident);
         }
         exports
+    }
+
+    /// `&CCatalog`.
+    fn serves_catalog(ty: &syn::Type) -> bool {
+        let syn::Type::Reference(r) = ty else {
+            return false;
+        };
+        matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("CCatalog"))
     }
 
     #[test]

@@ -1,17 +1,19 @@
-//! The kernel context through the C ABI (`kfam_context_*` in `kfam.h`): an
-//! opaque handle over [`Context`] on this crate's [`CATALOG`], with the
+//! The kernel context through the C ABI (`PREFIX_context_*` in a catalog's
+//! header): an opaque handle over [`Context`] on the catalog, with the
 //! embedding runtime's launcher as a function pointer and a user pointer.
+
+// Each function takes its C signature's arguments and the catalog.
+#![allow(clippy::too_many_arguments)]
 
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
 use crate::context::{Context, Launch, Launcher};
-use crate::ffi::{c_str, element, guard, CContextOptions, CScalarArg, CScalarValue, CTensorArg};
-use crate::vocab::{Contract, DType, ScalarValueKind, Status, StorageFormat};
-use crate::{OwnedTensorArg, ScalarValue, TensorArg, CATALOG};
-
-const OK: i32 = Status::Ok.code();
-const INVALID: i32 = Status::InvalidArgument.code();
+use crate::ffi::{
+    c_str, element, guard, CCatalog, CContextOptions, CScalarArg, CScalarValue, CTensorArg,
+};
+use crate::vocab::{Contract, DType, ScalarValueKind, StorageFormat};
+use crate::{OwnedTensorArg, ScalarValue, TensorArg};
 
 /// `kfam_launch_fn`.
 pub type LaunchFn = unsafe extern "C" fn(
@@ -91,49 +93,49 @@ unsafe fn ctx<'a>(p: *mut KfamContext) -> Option<&'a Context> {
 
 /// # Safety
 /// `out` is NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_new(out: *mut *mut KfamContext) -> i32 {
-    guard(|| {
+pub unsafe fn context_new(c: &CCatalog, out: *mut *mut KfamContext) -> i32 {
+    guard(c, || {
         let Some(out) = out.as_mut() else {
-            return INVALID;
+            return c.invalid();
         };
-        *out = Box::into_raw(Box::new(KfamContext(Context::new(&CATALOG))));
-        OK
+        *out = Box::into_raw(Box::new(KfamContext(Context::new(c.catalog))));
+        c.ok()
     })
 }
 
 /// # Safety
 /// `options` is NULL or valid for `options->struct_size` bytes; `out` is
 /// NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_new_with(
+pub unsafe fn context_new_with(
+    c: &CCatalog,
     options: *const CContextOptions,
     out: *mut *mut KfamContext,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         let Some(out) = out.as_mut() else {
-            return INVALID;
+            return c.invalid();
         };
         // Read struct_size alone first: a short struct is not read past it.
         if options.is_null() || (*(options as *const u32) as usize) < size_of::<CContextOptions>() {
-            return INVALID;
+            return c.invalid();
         }
         let o = *options;
         let limit = match o.max_prepared {
-            0 => CATALOG.abi.max_prepared,
+            0 => c.catalog.abi.max_prepared,
             n => n,
         };
         *out = Box::into_raw(Box::new(KfamContext(Context::with_limit(
-            &CATALOG,
+            c.catalog,
             limit as usize,
         ))));
-        OK
+        c.ok()
     })
 }
 
 /// `kfam_context_init` and `kfam_context_init_generation`: `generation`
 /// `None` takes the process-wide counter.
 unsafe fn init(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     platform: i32,
     mode: i32,
@@ -142,28 +144,28 @@ unsafe fn init(
     launch: Option<LaunchFn>,
     user: *mut c_void,
 ) -> i32 {
-    guard(|| {
-        let (Some(c), Some(p), Some(m), Some(k), Some(launch)) = (
+    guard(c, || {
+        let (Some(cx), Some(p), Some(m), Some(k), Some(launch)) = (
             ctx(ctx_),
-            crate::CATALOG.targets.platform_by_code(platform),
-            crate::CATALOG.targets.execution_mode_by_code(mode),
+            c.catalog.targets.platform_by_code(platform),
+            c.catalog.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
             launch,
         ) else {
-            return INVALID;
+            return c.invalid();
         };
         let launcher = Arc::new(CLauncher { launch, user });
-        match c.init(p, m, k, launcher, generation) {
-            Ok(_) => OK,
-            Err(r) => r.status.code(),
+        match cx.init(p, m, k, launcher, generation) {
+            Ok(_) => c.ok(),
+            Err(r) => c.code(r.status),
         }
     })
 }
 
 /// # Safety
 /// `ctx` is NULL or from `kfam_context_new` and not freed.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_init(
+pub unsafe fn context_init(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     platform: i32,
     mode: i32,
@@ -174,13 +176,13 @@ pub unsafe extern "C" fn kfam_context_init(
 ) -> i32 {
     // 0 takes the process-wide counter.
     let generation = (generation != 0).then_some(generation);
-    init(ctx_, platform, mode, contract, generation, launch, user)
+    init(c, ctx_, platform, mode, contract, generation, launch, user)
 }
 
 /// # Safety
 /// As `kfam_context_init`.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_init_generation(
+pub unsafe fn context_init_generation(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     platform: i32,
     mode: i32,
@@ -191,6 +193,7 @@ pub unsafe extern "C" fn kfam_context_init_generation(
 ) -> i32 {
     // The caller's own number: 0 is refused by `Context::init`.
     init(
+        c,
         ctx_,
         platform,
         mode,
@@ -203,36 +206,35 @@ pub unsafe extern "C" fn kfam_context_init_generation(
 
 /// # Safety
 /// As `kfam_context_init`; `out` NULL or valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_generation(ctx_: *mut KfamContext, out: *mut u64) -> i32 {
-    guard(|| {
-        let (Some(c), Some(out)) = (ctx(ctx_), out.as_mut()) else {
-            return INVALID;
+pub unsafe fn context_generation(c: &CCatalog, ctx_: *mut KfamContext, out: *mut u64) -> i32 {
+    guard(c, || {
+        let (Some(cx), Some(out)) = (ctx(ctx_), out.as_mut()) else {
+            return c.invalid();
         };
-        match c.latched() {
+        match cx.latched() {
             Ok(id) => {
                 *out = id.generation;
-                OK
+                c.ok()
             }
-            Err(r) => r.status.code(),
+            Err(r) => c.code(r.status),
         }
     })
 }
 
 /// # Safety
 /// As `kfam_context_init`; `family` NULL or NUL-terminated.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_supported(
+pub unsafe fn context_supported(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     family: *const c_char,
 ) -> i32 {
-    guard(|| {
-        let (Some(c), Some(name)) = (ctx(ctx_), c_str(family)) else {
-            return INVALID;
+    guard(c, || {
+        let (Some(cx), Some(name)) = (ctx(ctx_), c_str(family)) else {
+            return c.invalid();
         };
-        match c.supported(name) {
-            Ok(()) => OK,
-            Err(r) => r.status.code(),
+        match cx.supported(name) {
+            Ok(()) => c.ok(),
+            Err(r) => c.code(r.status),
         }
     })
 }
@@ -240,36 +242,36 @@ pub unsafe extern "C" fn kfam_context_supported(
 /// # Safety
 /// As `kfam_context_init`; `meta` valid for `len` bytes; `callable` NULL or
 /// valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_prepare(
+pub unsafe fn context_prepare(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     meta: *const c_char,
     len: usize,
     sha256: *const c_char,
     callable: *mut u64,
 ) -> i32 {
-    guard(|| {
-        let (Some(c), Some(sha), Some(out)) = (ctx(ctx_), c_str(sha256), callable.as_mut()) else {
-            return INVALID;
+    guard(c, || {
+        let (Some(cx), Some(sha), Some(out)) = (ctx(ctx_), c_str(sha256), callable.as_mut()) else {
+            return c.invalid();
         };
         if meta.is_null() {
-            return INVALID;
+            return c.invalid();
         }
         let json = std::slice::from_raw_parts(meta as *const u8, len);
-        match c.prepare(json, sha) {
+        match cx.prepare(json, sha) {
             Ok(id) => {
                 *out = id;
-                OK
+                c.ok()
             }
-            Err(r) => r.status.code(),
+            Err(r) => c.code(r.status),
         }
     })
 }
 
 /// # Safety
 /// As `kfam_context_init`; the argument arrays as for `kfam_validate_call`.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_launch(
+pub unsafe fn context_launch(
+    c: &CCatalog,
     ctx_: *mut KfamContext,
     callable: u64,
     tensors: *const CTensorArg,
@@ -278,27 +280,27 @@ pub unsafe extern "C" fn kfam_context_launch(
     n_scalars: usize,
     stream: u64,
 ) -> i32 {
-    guard(|| {
-        let Some(c) = ctx(ctx_) else {
-            return INVALID;
+    guard(c, || {
+        let Some(cx) = ctx(ctx_) else {
+            return c.invalid();
         };
         if (tensors.is_null() && n_tensors > 0) || (scalars.is_null() && n_scalars > 0) {
-            return INVALID;
+            return c.invalid();
         }
         let mut owned = Vec::with_capacity(n_tensors);
         for i in 0..n_tensors {
             let Some(d) = element(tensors, i) else {
-                return INVALID;
+                return c.invalid();
             };
             let (Some(dtype), Some(format)) = (
                 DType::from_code(d.dtype),
                 StorageFormat::from_code(d.format),
             ) else {
-                return INVALID;
+                return c.invalid();
             };
             let rank = d.rank as usize;
             if rank > 0 && d.shape.is_null() {
-                return INVALID;
+                return c.invalid();
             }
             let shape = if rank == 0 {
                 Vec::new()
@@ -329,46 +331,44 @@ pub unsafe extern "C" fn kfam_context_launch(
         let mut values = Vec::with_capacity(n_scalars);
         for i in 0..n_scalars {
             let Some(s) = element(scalars, i) else {
-                return INVALID;
+                return c.invalid();
             };
             values.push(match ScalarValueKind::from_code(s.kind) {
                 Some(ScalarValueKind::Bool) => ScalarValue::Bool(s.value.i64 != 0),
                 Some(ScalarValueKind::Int) => ScalarValue::Int(s.value.i64),
                 Some(ScalarValueKind::Uint) => ScalarValue::Uint(s.value.u64),
                 Some(ScalarValueKind::Float) => ScalarValue::Float(s.value.f64),
-                None => return INVALID,
+                None => return c.invalid(),
             });
         }
         let args: Vec<TensorArg<'_>> = owned.iter().map(|t| t.as_arg()).collect();
-        match c.launch(callable, &args, &values, stream) {
+        match cx.launch(callable, &args, &values, stream) {
             Ok(status) => status,
-            Err(r) => r.status.code(),
+            Err(r) => c.code(r.status),
         }
     })
 }
 
 /// # Safety
 /// As `kfam_context_init`.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_close(ctx_: *mut KfamContext) -> i32 {
-    guard(|| {
-        let Some(c) = ctx(ctx_) else {
-            return INVALID;
+pub unsafe fn context_close(c: &CCatalog, ctx_: *mut KfamContext) -> i32 {
+    guard(c, || {
+        let Some(cx) = ctx(ctx_) else {
+            return c.invalid();
         };
-        c.close();
-        OK
+        cx.close();
+        c.ok()
     })
 }
 
 /// # Safety
 /// `ctx` NULL or from `kfam_context_new`, not used afterwards.
-#[no_mangle]
-pub unsafe extern "C" fn kfam_context_free(ctx_: *mut KfamContext) -> i32 {
-    guard(|| {
+pub unsafe fn context_free(c: &CCatalog, ctx_: *mut KfamContext) -> i32 {
+    guard(c, || {
         if ctx_.is_null() {
-            return INVALID;
+            return c.invalid();
         }
         drop(Box::from_raw(ctx_));
-        OK
+        c.ok()
     })
 }

@@ -9,17 +9,18 @@
 //! 0), its full length without the NUL into `*needed` (when not NULL), and
 //! returns the status the deciding function returns.
 
+// Each function takes its C signature's arguments and the catalog.
+#![allow(clippy::too_many_arguments)]
+
 use std::ffi::c_char;
 
 use crate::call::arg_count_text;
 use crate::ffi::c_str;
 use crate::ffi::{
-    admission_status, capability_status, decode_call, guard, CScalarArg, CTensorArg, Opaque,
-    Undecoded,
+    admission_status, capability_status, decode_call, guard, CCatalog, CScalarArg, CTensorArg,
+    Opaque, Undecoded,
 };
 use crate::vocab::{Admission, Capability, Contract, Status};
-
-const INVALID: i32 = Status::InvalidArgument.code();
 
 /// Write `message` as the accessors promise; `false` when `buf` is NULL with
 /// a nonzero `cap` (nothing is written then).
@@ -44,6 +45,7 @@ unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mu
 
 /// `status` once `message` is written, `INVALID_ARGUMENT` when it cannot be.
 unsafe fn answer(
+    c: &CCatalog,
     message: &str,
     status: i32,
     buf: *mut c_char,
@@ -53,15 +55,15 @@ unsafe fn answer(
     if write_message(message, buf, cap, needed) {
         status
     } else {
-        INVALID
+        c.invalid()
     }
 }
 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states (`buf` for `cap` bytes).
-#[no_mangle]
-pub unsafe extern "C" fn kfam_admit_message(
+pub unsafe fn admit_message(
+    c: &CCatalog,
     json: *const c_char,
     len: usize,
     sha256: *const c_char,
@@ -69,13 +71,13 @@ pub unsafe extern "C" fn kfam_admit_message(
     cap: usize,
     needed: *mut usize,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         let (Some(sha), false, false) = (
             c_str(sha256),
             json.is_null() && len > 0,
             buf.is_null() && cap > 0,
         ) else {
-            return INVALID;
+            return c.invalid();
         };
         let bytes = if len == 0 {
             &[][..]
@@ -83,19 +85,26 @@ pub unsafe extern "C" fn kfam_admit_message(
             std::slice::from_raw_parts(json as *const u8, len)
         };
         // The same decision as `kfam_admit`, put into words only here.
-        let (message, outcome) = match crate::admit(bytes, sha) {
+        let (message, outcome) = match c.catalog.admit(bytes, sha) {
             Ok(a) => (a.to_string(), Admission::Admitted),
             Err(refused) => (refused.to_string(), refused.outcome),
         };
-        answer(&message, admission_status(outcome).code(), buf, cap, needed)
+        answer(
+            c,
+            &message,
+            c.code(admission_status(outcome)),
+            buf,
+            cap,
+            needed,
+        )
     })
 }
 
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states (`buf` for `cap` bytes).
-#[no_mangle]
-pub unsafe extern "C" fn kfam_validate_call_message(
+pub unsafe fn validate_call_message(
+    c: &CCatalog,
     family: *const Opaque,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -105,12 +114,13 @@ pub unsafe extern "C" fn kfam_validate_call_message(
     cap: usize,
     needed: *mut usize,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         if buf.is_null() && cap > 0 {
-            return INVALID;
+            return c.invalid();
         }
         // The same decoding and decision as `kfam_validate_call`.
         let (message, status) = decode_call(
+            c,
             family,
             tensors,
             n_tensors,
@@ -118,13 +128,13 @@ pub unsafe extern "C" fn kfam_validate_call_message(
             n_scalars,
             |call| match call {
                 Ok((f, args, values)) => match crate::validate_call(f, args, values) {
-                    Ok(()) => ("ok".to_owned(), Status::Ok.code()),
-                    Err(e) => (e.explain(f, args, values), INVALID),
+                    Ok(()) => ("ok".to_owned(), c.ok()),
+                    Err(e) => (e.explain(f, args, values), c.invalid()),
                 },
-                Err(u) => (undecoded_text(u, n_tensors, n_scalars), u.status()),
+                Err(u) => (undecoded_text(u, n_tensors, n_scalars), u.status(c)),
             },
         );
-        answer(&message, status, buf, cap, needed)
+        answer(c, &message, status, buf, cap, needed)
     })
 }
 
@@ -148,8 +158,8 @@ fn undecoded_text(u: Undecoded<'_>, n_tensors: usize, n_scalars: usize) -> Strin
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states (`buf` for `cap` bytes).
-#[no_mangle]
-pub unsafe extern "C" fn kfam_capability_message(
+pub unsafe fn capability_message(
+    c: &CCatalog,
     family: *const c_char,
     platform: i32,
     mode: i32,
@@ -158,11 +168,11 @@ pub unsafe extern "C" fn kfam_capability_message(
     cap: usize,
     needed: *mut usize,
 ) -> i32 {
-    guard(|| {
+    guard(c, || {
         let (Some(name), Some(platform), Some(mode), Some(contract)) = (
             c_str(family),
-            crate::CATALOG.targets.platform_by_code(platform),
-            crate::CATALOG.targets.execution_mode_by_code(mode),
+            c.catalog.targets.platform_by_code(platform),
+            c.catalog.targets.execution_mode_by_code(mode),
             Contract::from_code(contract),
         ) else {
             let message = format!(
@@ -170,16 +180,60 @@ pub unsafe extern "C" fn kfam_capability_message(
                  execution mode ({mode}) or contract ({contract}) code",
                 Capability::InvalidCall
             );
-            return answer(&message, INVALID, buf, cap, needed);
+            return answer(c, &message, c.invalid(), buf, cap, needed);
         };
         // The same decision as `kfam_capability`, put into words only here.
-        let (message, outcome) = match crate::capability(name, platform, mode, contract) {
+        let (message, outcome) = match c.catalog.capability(name, platform, mode, contract) {
             Ok(s) => (s.to_string(), Capability::Supported),
             Err(refused) => (refused.to_string(), refused.outcome),
         };
         answer(
+            c,
             &message,
-            capability_status(outcome).code(),
+            c.code(capability_status(outcome)),
+            buf,
+            cap,
+            needed,
+        )
+    })
+}
+
+/// # Safety
+/// Pointers follow the contract of the declaration in the catalog's
+/// header: NULL or valid for the sizes the caller states (`buf` for `cap`
+/// bytes).
+pub unsafe fn check_catalog(
+    c: &CCatalog,
+    name: *const c_char,
+    digest: *const c_char,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(c, || {
+        let (Some(name), Some(digest), false) =
+            (c_str(name), c_str(digest), buf.is_null() && cap > 0)
+        else {
+            return c.invalid();
+        };
+        let ours = c.catalog;
+        if digest == ours.digest {
+            let message = format!("ok: the library serves catalog `{name}`");
+            return answer(c, &message, c.ok(), buf, cap, needed);
+        }
+        let short = |d: &str| d.get(..12).unwrap_or(d).to_owned();
+        let message = format!(
+            "prepared_incompatible: the program was compiled with the header of catalog `{name}` \
+             (digest {}), but this library serves catalog `{}` (digest {}): build both from the \
+             same manifest, or link the library of `{name}`",
+            short(digest),
+            ours.name,
+            short(ours.digest),
+        );
+        answer(
+            c,
+            &message,
+            c.code(Status::PreparedIncompatible),
             buf,
             cap,
             needed,
@@ -193,9 +247,6 @@ mod tests {
     #[test]
     fn every_export_is_guarded() {
         let exports = crate::ffi::tests::guarded_exports(include_str!("ffi_message.rs"));
-        assert_eq!(
-            exports, 3,
-            "ffi_message.rs has three functions of the C ABI"
-        );
+        assert_eq!(exports, 4, "ffi_message.rs has four functions of the C ABI");
     }
 }

@@ -1,9 +1,17 @@
-//! kfam runtime: the approved kernel-family tables generated from
-//! `manifest/`, and the decisions consumers make over them.
+//! kfam runtime: the decisions consumers make over a catalog of approved
+//! kernel families (capability, admission, call validation, the kernel
+//! context), and its C ABI, for any catalog.
 //!
-//! The tables and vocabulary enums are compiled from `generated/rust/`, which
-//! `kfam generate` (or `cargo build`, through this crate's build script)
-//! writes from the manifest.
+//! This crate holds no catalog. A catalog's tables are generated into the
+//! crate that uses them, typed by this crate's records: from a build script
+//! (`kfam_codegen::build`), with [`manifest!`] (feature `macros`), or as
+//! this repository's own catalog, the crate `kfam-catalog`. Each defines a
+//! [`Catalog`] value, `CATALOG`, whose methods are the decisions; a crate
+//! that exports a catalog's C ABI does it with [`c_abi!`].
+//!
+//! The record types and the vocabularies kfam fixes are compiled from
+//! `generated/rust/`, which `kfam generate` writes; none depends on a
+//! catalog.
 
 pub mod admission;
 pub mod call;
@@ -17,7 +25,9 @@ pub mod lookup;
 pub mod targets;
 mod types;
 
-/// The closed vocabularies, with their stable numeric codes.
+mod c_abi;
+
+/// The closed vocabularies kfam fixes, with their stable numeric codes.
 pub mod vocab {
     include!(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -25,63 +35,18 @@ pub mod vocab {
     ));
 }
 
-mod tables {
-    include!(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/generated/rust/tables.rs"
-    ));
-}
-
-pub use admission::{admit, Admitted, Malformed, Refused};
+pub use admission::{Admitted, Malformed, Refused};
 pub use call::{validate_call, CallError, OwnedTensorArg, ScalarValue, TensorArg};
-pub use capability::{capability, CapabilityRefused, Supported};
+pub use capability::{CapabilityRefused, Supported};
 pub use catalog::Catalog;
 pub use context::{Context, Launch, Launcher};
 /// Embed and check a manifest at compile time (feature `macros`): see
 /// `docs/macro.md`.
 #[cfg(feature = "macros")]
 pub use kfam_macros::manifest;
-pub use tables::{
-    backends, execution_modes, families, platforms, runtimes, ABI, FAMILIES, RETIRED, TARGETS,
-};
 pub use targets::{Backend, ExecutionMode, Platform, Runtime, Targets};
 pub use types::{
     Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
     Symbol,
 };
 pub use vocab::*;
-
-/// This crate's approved tables, generated from `manifest/`.
-pub static CATALOG: Catalog = Catalog {
-    abi: &ABI,
-    targets: &TARGETS,
-    families: FAMILIES,
-    retired: RETIRED,
-    artifacts: tables::ARTIFACTS,
-    family_index: tables::FAMILY_INDEX,
-    artifact_index: tables::ARTIFACT_INDEX,
-};
-
-/// The approved family named `name` (a hash lookup: see [`lookup`]).
-pub fn find_family(name: &str) -> Option<&'static Family> {
-    CATALOG.find(name)
-}
-
-/// The family, profile and receipt of the artifact whose SHA-256 (lowercase
-/// hex) is `sha256` (a hash lookup: see [`lookup`]).
-pub fn find_artifact(
-    sha256: &str,
-) -> Option<(&'static Family, &'static Profile, &'static Receipt)> {
-    CATALOG.find_artifact(sha256)
-}
-
-/// The tombstone of the retired family named `name`.
-pub fn find_retired(name: &str) -> Option<&'static Retired> {
-    CATALOG.find_retired(name)
-}
-
-/// The retired family whose artifacts include the one whose SHA-256 is
-/// `sha256`.
-pub fn find_retired_artifact(sha256: &str) -> Option<&'static Retired> {
-    CATALOG.find_retired_artifact(sha256)
-}

@@ -21,4 +21,14 @@ pub struct Abi {
     /// Most callables one kernel context holds prepared (the default limit
     /// of [`Context::new`](crate::Context::new)).
     pub max_prepared: u32,
+    /// The C ABI's code of each [`Status`](crate::Status), in `Status::ALL`
+    /// order (`[status]` of `abi.toml`).
+    pub status: [i32; crate::Status::ALL.len()],
+}
+
+impl Abi {
+    /// The C ABI's code of `status` in this catalog.
+    pub const fn status_code(&self, status: crate::Status) -> i32 {
+        self.status[status as usize]
+    }
 }

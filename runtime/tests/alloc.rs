@@ -10,8 +10,10 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use kfam_runtime::ffi::{kfam_find_family, kfam_validate_call, CCallError};
-use kfam_runtime::{find_artifact, find_family, validate_call, DType, Status};
+use kfam_catalog::c_abi::{find_family as kfam_find_family, validate_call as kfam_validate_call};
+use kfam_catalog::CATALOG;
+use kfam_runtime::ffi::CCallError;
+use kfam_runtime::{validate_call, DType, Status};
 
 /// The calls the `call` benchmark measures.
 #[path = "../benches/common/calls.rs"]
@@ -137,7 +139,7 @@ fn c_abi_validate_call_allocates_nothing() {
         let status = unsafe {
             kfam_validate_call(family, tensors.as_ptr(), 3, scalars.as_ptr(), 2, &mut err)
         };
-        assert_eq!(status, Status::Ok.code());
+        assert_eq!(status, kfam_catalog::ABI.status_code(Status::Ok));
     });
     assert_eq!(n, 0, "kfam_validate_call allocated");
     let mut add = std::ptr::null();
@@ -149,7 +151,7 @@ fn c_abi_validate_call_allocates_nothing() {
     let n = allocations(|| {
         let status =
             unsafe { kfam_validate_call(add, tensors.as_ptr(), 3, std::ptr::null(), 0, &mut err) };
-        assert_eq!(status, Status::Ok.code());
+        assert_eq!(status, kfam_catalog::ABI.status_code(Status::Ok));
     });
     assert_eq!(n, 0, "3-tensor kfam_validate_call allocated");
 }
@@ -157,9 +159,9 @@ fn c_abi_validate_call_allocates_nothing() {
 #[test]
 fn lookups_allocate_nothing() {
     let n = allocations(|| {
-        std::hint::black_box(find_family(std::hint::black_box("matmul_acc_nz_bf16"))).unwrap();
-        std::hint::black_box(find_family(std::hint::black_box("no_such_family")));
-        std::hint::black_box(find_artifact(std::hint::black_box(
+        std::hint::black_box(CATALOG.find(std::hint::black_box("matmul_acc_nz_bf16"))).unwrap();
+        std::hint::black_box(CATALOG.find(std::hint::black_box("no_such_family")));
+        std::hint::black_box(CATALOG.find_artifact(std::hint::black_box(
             "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887",
         )))
         .unwrap();
@@ -180,10 +182,9 @@ fn admission_allocates_a_fixed_number_per_document() {
     );
     const SHA256: &str = "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887";
     let n = allocations(|| {
-        std::hint::black_box(kfam_runtime::admit(
-            std::hint::black_box(DOC.as_bytes()),
-            SHA256,
-        ))
+        std::hint::black_box(
+            kfam_catalog::CATALOG.admit(std::hint::black_box(DOC.as_bytes()), SHA256),
+        )
         .unwrap();
     });
     assert_eq!(

@@ -177,20 +177,23 @@ fn rust_side() -> (Vec<Signature>, Vec<Signature>, BTreeSet<String>) {
         for item in parse(path).items {
             match item {
                 syn::Item::Fn(f) => {
-                    let no_mangle = f.attrs.iter().any(|a| {
-                        a.path().is_ident("no_mangle")
-                            || (a.path().is_ident("unsafe")
-                                && a.parse_args::<syn::Path>()
-                                    .is_ok_and(|p| p.is_ident("no_mangle")))
+                    // A function of the C ABI serves a catalog, its first
+                    // parameter; `c_abi!` exports it as `PREFIX_<name>`
+                    // with the rest.
+                    let serves = f.sig.inputs.first().is_some_and(|a| match a {
+                        syn::FnArg::Typed(t) => matches!(&*t.ty, syn::Type::Reference(r)
+                            if matches!(&*r.elem, syn::Type::Path(p) if p.path.is_ident("CCatalog"))),
+                        syn::FnArg::Receiver(_) => false,
                     });
-                    if f.sig.abi.is_none() || !no_mangle {
+                    if !matches!(f.vis, syn::Visibility::Public(_)) || !serves {
                         continue;
                     }
-                    let inputs = f.sig.inputs.iter().map(|arg| match arg {
+                    let inputs = f.sig.inputs.iter().skip(1).map(|arg| match arg {
                         syn::FnArg::Typed(t) => (quote_name(&t.pat), (*t.ty).clone()),
                         syn::FnArg::Receiver(_) => panic!("an export takes self"),
                     });
-                    exports.push(signature(f.sig.ident.to_string(), inputs, &f.sig.output));
+                    let name = format!("kfam_{}", f.sig.ident);
+                    exports.push(signature(name, inputs, &f.sig.output));
                 }
                 syn::Item::Type(t) => {
                     if let syn::Type::BareFn(f) = &*t.ty {
@@ -348,6 +351,33 @@ fn header_declares_exactly_the_exports() {
     // The pairing saw every function: a reader that skipped some would pass.
     assert_eq!(c_functions.len(), rust_functions.len());
     assert!(c_functions.len() >= 20, "{}", c_functions.len());
+
+    // `c_abi!` exports each of them (a call with the wrong arguments would
+    // not compile; a missing line would).
+    let listed = exported_by_c_abi();
+    let functions: BTreeSet<String> = rust_functions.keys().map(|n| n.to_string()).collect();
+    assert_eq!(
+        listed, functions,
+        "src/c_abi.rs does not export every function"
+    );
+}
+
+/// The names `c_abi!` exports: the lines `name(...)` of its list in
+/// `src/c_abi.rs`, with kfam's prefix.
+fn exported_by_c_abi() -> BTreeSet<String> {
+    let text = std::fs::read_to_string(root().join("src/c_abi.rs")).unwrap();
+    let (_, list) = text
+        .split_once("__c_abi_exports! { $prefix, C;")
+        .expect("c_abi! lists its exports");
+    let (list, _) = list.split_once('}').expect("the list ends");
+    list.lines()
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let name = l.split_once('(')?.0;
+            (!name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+                .then(|| format!("kfam_{name}"))
+        })
+        .collect()
 }
 
 /// The comparison itself finds a wrong type, a wrong count and a missing

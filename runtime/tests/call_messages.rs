@@ -2,9 +2,8 @@
 //! (`CallError::explain`), for every rule, without the validation itself
 //! allocating (runtime/tests/alloc.rs).
 
-use kfam_runtime::{
-    find_family, validate_call, CallRule, DType, ScalarValue, StorageFormat, TensorArg,
-};
+use kfam_catalog::CATALOG;
+use kfam_runtime::{validate_call, CallRule, DType, ScalarValue, StorageFormat, TensorArg};
 
 fn t<'a>(dtype: DType, shape: &'a [i64], strides: &'a [i64], storage: u64) -> TensorArg<'a> {
     TensorArg {
@@ -26,7 +25,7 @@ fn refused(
     scalars: &[ScalarValue],
     rule: CallRule,
 ) -> String {
-    let f = find_family(family).unwrap();
+    let f = CATALOG.find(family).unwrap();
     let e = validate_call(f, tensors, scalars).unwrap_err();
     assert_eq!(e.rule, rule, "{e}");
     e.explain(f, tensors, scalars)
@@ -38,7 +37,7 @@ fn every_rule_says_what_was_expected_and_passed() {
     let bf16 = |storage| t(DType::Bf16, &v, &s1, storage);
     let ok = [bf16(1 << 20), bf16(2 << 20), bf16(3 << 20)];
     assert_eq!(
-        validate_call(find_family("add_bf16_1024").unwrap(), &ok, &[]),
+        validate_call(CATALOG.find("add_bf16_1024").unwrap(), &ok, &[]),
         Ok(())
     );
 
@@ -126,7 +125,7 @@ fn every_rule_says_what_was_expected_and_passed() {
 fn scalars_and_symbols_say_the_values() {
     // matmul_acc_nz_bf16: x [-1, 64] bf16, w [64, 128] nz, acc [-1, 128] fp32;
     // tile_rows int32, alpha fp32.
-    let f = find_family("matmul_acc_nz_bf16").unwrap();
+    let f = CATALOG.find("matmul_acc_nz_bf16").unwrap();
     let (xs, xst) = ([8i64, 64], [64i64, 1]);
     let (ws, wst) = ([64i64, 128], [128i64, 1]);
     let (acs, acst) = ([8i64, 128], [128i64, 1]);

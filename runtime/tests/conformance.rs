@@ -10,11 +10,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use kfam_catalog::{CATALOG, FAMILIES};
 use kfam_runtime::ffi::{admission_status, capability_status};
 use kfam_runtime::{
-    admit, capability, find_family, validate_call, Admission, CallRule, Capability, Contract,
-    DType, Direction, OwnedTensorArg, ParamKind, ScalarValue, ScalarValueKind, Status,
-    StorageFormat, TensorArg, FAMILIES,
+    validate_call, Admission, CallRule, Capability, Contract, DType, Direction, OwnedTensorArg,
+    ParamKind, ScalarValue, ScalarValueKind, Status, StorageFormat, TensorArg,
 };
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 
@@ -441,7 +441,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
         .enumerate()
         .map(|(i, s)| scalar(s, &format!("scalars[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(family) = find_family(name) else {
+    let Some(family) = CATALOG.find(name) else {
         // As the C ABI reports it: not found, and no rule.
         return Ok(obj(vec![
             ("status", status(Status::NotFound)),
@@ -482,16 +482,16 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
 }
 
 fn run_capability(c: &Json) -> Result<Json, VectorError> {
-    let result = capability(
+    let result = CATALOG.capability(
         string(field(c, "family")?, "family")?,
         spelled(
             field(c, "platform")?,
-            |s: &str| kfam_runtime::CATALOG.targets.platform(s),
+            |s: &str| kfam_catalog::CATALOG.targets.platform(s),
             "platform",
         )?,
         spelled(
             field(c, "execution_mode")?,
-            |s: &str| kfam_runtime::CATALOG.targets.execution_mode(s),
+            |s: &str| kfam_catalog::CATALOG.targets.execution_mode(s),
             "execution_mode",
         )?,
         spelled(field(c, "contract")?, Contract::parse, "contract")?,
@@ -520,7 +520,7 @@ fn document_bytes(c: &Json) -> Result<Vec<u8>, VectorError> {
 fn run_admission(c: &Json) -> Result<Json, VectorError> {
     let bytes = document_bytes(c)?;
     let sha = string(field(c, "sha256")?, "sha256")?;
-    let (outcome, field, message) = match admit(&bytes, sha) {
+    let (outcome, field, message) = match CATALOG.admit(&bytes, sha) {
         Ok(a) => (Admission::Admitted, None, a.to_string()),
         Err(r) => (r.outcome, r.field, r.to_string()),
     };
@@ -533,7 +533,7 @@ fn run_admission(c: &Json) -> Result<Json, VectorError> {
 }
 
 fn run_torch_schema(c: &Json) -> Result<Json, VectorError> {
-    let (s, schema) = match find_family(string(field(c, "family")?, "family")?) {
+    let (s, schema) = match CATALOG.find(string(field(c, "family")?, "family")?) {
         None => (Status::NotFound, None),
         // As `kfam_torch_schema`: only families that request a torch binding.
         Some(f) => match f.torch_schema.filter(|_| f.torch) {

@@ -8,7 +8,7 @@ fn consumer_example_runs() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     let meta =
         format!("{root}/generated/schema/examples/add_bf16_1024.xdna2_onboard.compiled_meta.json");
-    let sha = kfam_runtime::families::add_bf16_1024::FAMILY.receipts[0].sha256;
+    let sha = kfam_catalog::families::add_bf16_1024::FAMILY.receipts[0].sha256;
     let out = Command::new(env!("CARGO"))
         .args([
             "run",

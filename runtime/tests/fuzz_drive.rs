@@ -15,7 +15,8 @@ mod bodies;
 #[path = "../../codegen/tests/support/seeded.rs"]
 mod seeded;
 
-use kfam_runtime::{find_family, validate_call, CallRule, DType, StorageFormat, TensorArg};
+use kfam_catalog::CATALOG;
+use kfam_runtime::{validate_call, CallRule, DType, StorageFormat, TensorArg};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -201,7 +202,7 @@ proptest! {
         if edits.is_empty() {
             // The unedited document is admitted for its own digest.
             if !other_digest {
-                prop_assert!(kfam_runtime::admit(text.as_bytes(), &r.sha256).is_ok());
+                prop_assert!(kfam_catalog::CATALOG.admit(text.as_bytes(), &r.sha256).is_ok());
             }
         }
     }
@@ -240,7 +241,7 @@ proptest! {
 /// storage-bounds refusal.
 #[test]
 fn regression_call_span_overflow_is_out_of_bounds() {
-    let add = find_family("add_bf16_1024").unwrap();
+    let add = CATALOG.find("add_bf16_1024").unwrap();
     let shape = [1024i64];
     let strides = [1i64];
     let good = TensorArg {
@@ -371,7 +372,7 @@ fn regression_call_contiguity_does_not_saturate() {
 /// contiguous strides of it.
 #[test]
 fn regression_call_oracle_empty_view_any_strides() {
-    let family = find_family("mul_fp4_dequant").unwrap();
+    let family = CATALOG.find("mul_fp4_dequant").unwrap();
     let view = |shape: &'static [i64], strides: &'static [i64], bytes, storage| TensorArg {
         dtype: DType::Fp4,
         shape,
@@ -393,20 +394,25 @@ fn regression_call_oracle_empty_view_any_strides() {
 
 #[test]
 fn regression_admission_refuses_null_for_optional_keys() {
-    use kfam_runtime::{admit, Admission};
+    use kfam_catalog::CATALOG;
+    use kfam_runtime::Admission;
     let s = bodies::shipped();
     let f = &s.ir.families[0];
     let r = &f.receipts[0];
     let doc = serde_json::to_value(kfam_codegen::compiled_meta::expected(&s.ir.abi, f, r)).unwrap();
-    assert!(admit(doc.to_string().as_bytes(), &r.sha256).is_ok());
+    assert!(CATALOG.admit(doc.to_string().as_bytes(), &r.sha256).is_ok());
     let mut with_null = doc.clone();
     with_null["$comment"] = Value::Null;
-    let refused = admit(with_null.to_string().as_bytes(), &r.sha256).unwrap_err();
+    let refused = CATALOG
+        .admit(with_null.to_string().as_bytes(), &r.sha256)
+        .unwrap_err();
     assert_eq!(refused.outcome, Admission::Malformed);
     assert!(kfam_codegen::compiled_meta::CompiledMeta::parse(&with_null.to_string()).is_err());
     // A legacy document with a kernel key set to null is malformed too.
     let legacy = json!({"schema": 2, "params": [], "return_count": 0, "platform": "a5", "backend": "cce", "family": null});
-    let refused = admit(legacy.to_string().as_bytes(), &r.sha256).unwrap_err();
+    let refused = CATALOG
+        .admit(legacy.to_string().as_bytes(), &r.sha256)
+        .unwrap_err();
     assert_eq!(refused.outcome, Admission::Malformed);
     for name in [
         "seed-regression-null-comment",
@@ -424,8 +430,9 @@ fn regression_admission_refuses_null_for_optional_keys() {
 /// JSON parser's depth limit, never a stack overflow.
 #[test]
 fn admission_bounds_size_and_depth() {
+    use kfam_catalog::CATALOG;
     use kfam_runtime::admission::MAX_DOCUMENT_BYTES;
-    use kfam_runtime::{admit, Admission};
+    use kfam_runtime::Admission;
     assert_eq!(MAX_DOCUMENT_BYTES, 1 << 20);
     let s = bodies::shipped();
     let f = &s.ir.families[0];
@@ -436,10 +443,13 @@ fn admission_bounds_size_and_depth() {
     // bounded at 1024 characters).
     let at = format!("{base}{}", " ".repeat(MAX_DOCUMENT_BYTES - base.len()));
     assert_eq!(at.len(), MAX_DOCUMENT_BYTES);
-    assert!(admit(at.as_bytes(), &r.sha256).is_ok());
+    assert!(CATALOG.admit(at.as_bytes(), &r.sha256).is_ok());
     let over = format!("{at} ");
     assert_eq!(
-        admit(over.as_bytes(), &r.sha256).unwrap_err().outcome,
+        CATALOG
+            .admit(over.as_bytes(), &r.sha256)
+            .unwrap_err()
+            .outcome,
         Admission::Malformed
     );
     let depth = MAX_DOCUMENT_BYTES / 2 - 16;
@@ -448,7 +458,7 @@ fn admission_bounds_size_and_depth() {
         .stack_size(1 << 20)
         .spawn(move || {
             let deep = format!("{{\"params\":{}{}}}", "[".repeat(depth), "]".repeat(depth));
-            admit(deep.as_bytes(), &sha).unwrap_err().outcome
+            CATALOG.admit(deep.as_bytes(), &sha).unwrap_err().outcome
         })
         .unwrap();
     assert_eq!(

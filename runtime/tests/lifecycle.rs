@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use kfam_catalog::CATALOG;
+use kfam_catalog::{execution_modes, platforms};
 use kfam_runtime::context::{Launch, Launcher, Refusal};
-use kfam_runtime::{execution_modes, platforms};
 use kfam_runtime::{
     Context, Contract, Family, OwnedTensorArg, ParamKind, ScalarValue, Status, StorageFormat,
-    TensorArg, CATALOG,
+    TensorArg,
 };
 use serde_json::Value;
 
@@ -105,11 +106,11 @@ fn run_case(case: &Value) -> Vec<String> {
         let before = launcher.n.load(Ordering::SeqCst);
         let got: String = match op {
             "init" => {
-                let platform = kfam_runtime::CATALOG
+                let platform = kfam_catalog::CATALOG
                     .targets
                     .platform(step["platform"].as_str().unwrap())
                     .unwrap();
-                let mode = kfam_runtime::CATALOG
+                let mode = kfam_catalog::CATALOG
                     .targets
                     .execution_mode(step["execution_mode"].as_str().unwrap())
                     .unwrap();
@@ -187,8 +188,15 @@ fn ctx_family(ctx: &Context, callable: u64) -> Option<&'static Family> {
 /// init with a `generation` through `kfam_context_init_generation`.
 #[test]
 fn lifecycle_vectors_through_the_c_abi() {
+    use kfam_catalog::c_abi::{
+        context_close as kfam_context_close, context_free as kfam_context_free,
+        context_generation as kfam_context_generation, context_init as kfam_context_init,
+        context_init_generation as kfam_context_init_generation,
+        context_launch as kfam_context_launch, context_new as kfam_context_new,
+        context_new_with as kfam_context_new_with, context_prepare as kfam_context_prepare,
+        context_supported as kfam_context_supported,
+    };
     use kfam_runtime::ffi::{CContextOptions, CScalarArg, CTensorArg};
-    use kfam_runtime::ffi_context::*;
     use std::ffi::{c_void, CString};
 
     unsafe extern "C" fn count(
@@ -208,7 +216,7 @@ fn lifecycle_vectors_through_the_c_abi() {
     let name_of = |code: i32| {
         Status::ALL
             .iter()
-            .find(|s| s.code() == code)
+            .find(|&&s| kfam_catalog::ABI.status_code(s) == code)
             .map_or(code.to_string(), |s| s.as_str().to_owned())
     };
     let path = root().join("tests/conformance/lifecycle/lifecycle.json");
@@ -242,8 +250,8 @@ fn lifecycle_vectors_through_the_c_abi() {
                     let code = |k: &str| -> i32 {
                         let s = step[k].as_str().unwrap();
                         match k {
-                            "platform" => kfam_runtime::CATALOG.targets.platform(s).unwrap().code(),
-                            "execution_mode" => kfam_runtime::CATALOG
+                            "platform" => kfam_catalog::CATALOG.targets.platform(s).unwrap().code(),
+                            "execution_mode" => kfam_catalog::CATALOG
                                 .targets
                                 .execution_mode(s)
                                 .unwrap()
@@ -307,7 +315,7 @@ fn lifecycle_vectors_through_the_c_abi() {
                             .split('.')
                             .next()
                             .unwrap();
-                        let f = kfam_runtime::find_family(fam).unwrap();
+                        let f = kfam_catalog::CATALOG.find(fam).unwrap();
                         if id as usize > prepared.len() {
                             prepared.push(f);
                         }

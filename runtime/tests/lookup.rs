@@ -2,8 +2,8 @@
 //! placed keys with, finds every shipped family and artifact, and misses
 //! cleanly.
 
+use kfam_catalog::{CATALOG, FAMILIES};
 use kfam_runtime::lookup::{key_hash, EMPTY};
-use kfam_runtime::{find_artifact, find_family, FAMILIES};
 
 #[test]
 fn runtime_and_generator_hash_alike() {
@@ -25,9 +25,9 @@ fn runtime_and_generator_hash_alike() {
 #[test]
 fn every_shipped_family_and_artifact_is_found() {
     for f in FAMILIES {
-        assert!(std::ptr::eq(find_family(f.name).unwrap(), f));
+        assert!(std::ptr::eq(CATALOG.find(f.name).unwrap(), f));
         for r in f.receipts {
-            let (g, p, q) = find_artifact(r.sha256).unwrap();
+            let (g, p, q) = CATALOG.find_artifact(r.sha256).unwrap();
             assert!(std::ptr::eq(g, f) && std::ptr::eq(q, r));
             assert!(std::ptr::eq(p, &f.profiles[r.profile as usize]));
         }
@@ -44,11 +44,11 @@ fn misses() {
         "add_bf16_102",
         "\u{0}",
     ] {
-        assert!(find_family(name).is_none(), "{name:?}");
+        assert!(CATALOG.find(name).is_none(), "{name:?}");
     }
-    assert!(find_artifact("").is_none());
-    assert!(find_artifact(&"0".repeat(64)).is_none());
-    assert!(find_artifact(&"f".repeat(65)).is_none());
+    assert!(CATALOG.find_artifact("").is_none());
+    assert!(CATALOG.find_artifact(&"0".repeat(64)).is_none());
+    assert!(CATALOG.find_artifact(&"f".repeat(65)).is_none());
 }
 
 #[test]

@@ -1,14 +1,20 @@
 //! The published crates package: `cargo package` of kfam-codegen,
-//! kfam-macros and kfam-runtime succeeds (metadata, versioned path
-//! dependencies, file lists), and cargo's verification builds each from its
-//! unpacked `.crate` alone, so the runtime compiles from its own contents
-//! (the generated tables and header it ships), never from the workspace's
-//! `generated/` (docs/rust.md, "Packaging").
+//! kfam-macros, kfam-runtime and kfam-catalog succeeds (metadata, versioned
+//! path dependencies, file lists), and cargo's verification builds each
+//! from its unpacked `.crate` alone, so the runtime compiles from its own
+//! contents (the generated records it ships) and the catalog from its own
+//! manifest, never from the workspace's `generated/` or `manifest/`
+//! (docs/rust.md, "Packaging").
 
 use std::path::Path;
 use std::process::Command;
 
-const PUBLISHED: [&str; 3] = ["kfam-codegen", "kfam-macros", "kfam-runtime"];
+const PUBLISHED: [&str; 4] = [
+    "kfam-codegen",
+    "kfam-macros",
+    "kfam-runtime",
+    "kfam-catalog",
+];
 
 fn workspace() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
@@ -16,7 +22,7 @@ fn workspace() -> &'static Path {
 
 fn cargo_package(extra: &[&str]) -> String {
     let mut cmd = Command::new(env!("CARGO"));
-    // A target directory of its own: the verification builds kfam-runtime
+    // A target directory of its own: the verification builds kfam-catalog
     // from its package, and its shared library's file name carries no hash,
     // so in the workspace's target directory it would replace the one the
     // C tests link.
@@ -75,14 +81,17 @@ fn published_crates_package_and_build_alone() {
     let files: Vec<&str> = list.lines().collect();
     for needed in [
         "build.rs",
-        "c/tables.c",
-        "generated/rust/tables.rs",
+        "c/shim.c",
         "generated/rust/vocab.rs",
+        "generated/rust/records.rs",
         "generated/rust/lookup_hash.rs",
         "generated/rust/ffi_records.rs",
-        "generated/include/kfam/kfam.h",
-        "generated/include/kfam/kfam_tables.h",
+        "manifest/abi.toml",
+        "manifest/approved.lock",
+        "manifest/retired.toml",
+        "manifest/families/add_bf16_1024.toml",
         "src/lib.rs",
+        "src/c_abi.rs",
         "src/expand.rs",
         "python/kfam/torch.py",
         "README.md",

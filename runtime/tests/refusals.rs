@@ -143,7 +143,7 @@ fn cases() -> (String, Vec<(String, &'static str)>) {
 }
 
 fn rust(doc: &str, sha: &str) -> String {
-    match kfam_runtime::admit(doc.as_bytes(), sha) {
+    match kfam_catalog::CATALOG.admit(doc.as_bytes(), sha) {
         Ok(_) => "admitted".to_owned(),
         Err(r) => r.to_string(),
     }
@@ -171,7 +171,7 @@ fn c(doc: &str, sha: &str) -> String {
     let mut needed = 0usize;
     // SAFETY: valid pointers and lengths, as the header states.
     unsafe {
-        kfam_runtime::ffi::kfam_admit_message(
+        kfam_catalog::c_abi::admit_message(
             doc.as_ptr().cast(),
             doc.len(),
             sha.as_ptr(),
@@ -228,7 +228,7 @@ fn the_c_message_is_truncated_safely() {
     let mut needed = 0usize;
     // SAFETY: as above.
     let status = unsafe {
-        kfam_runtime::ffi::kfam_admit_message(
+        kfam_catalog::c_abi::admit_message(
             doc.as_ptr().cast(),
             doc.len(),
             sha.as_ptr(),
@@ -237,7 +237,10 @@ fn the_c_message_is_truncated_safely() {
             &mut needed,
         )
     };
-    assert_eq!(status, kfam_runtime::Status::InvalidArgument.code());
+    assert_eq!(
+        status,
+        kfam_catalog::ABI.status_code(kfam_runtime::Status::InvalidArgument)
+    );
     assert_eq!(buf[8], 0);
     assert_eq!(needed, cases[0].1.len());
 }
@@ -246,8 +249,9 @@ fn the_c_message_is_truncated_safely() {
 /// same words in Rust and Python.
 #[test]
 fn capability_refusals_name_family_platform_and_mode() {
-    use kfam_runtime::{capability, Contract};
-    use kfam_runtime::{execution_modes, platforms};
+    use kfam_catalog::CATALOG;
+    use kfam_catalog::{execution_modes, platforms};
+    use kfam_runtime::Contract;
     let queries = [
         (
             "add_bf16_1024",
@@ -278,12 +282,14 @@ fn capability_refusals_name_family_platform_and_mode() {
         String::from("import kfam\nP, M, C = kfam.Platform, kfam.ExecutionMode, kfam.Contract\n");
     let mut expected = Vec::new();
     for (family, platform, mode, contract) in queries {
-        let refused = capability(family, platform, mode, contract).expect_err("refused");
+        let refused = CATALOG
+            .capability(family, platform, mode, contract)
+            .expect_err("refused");
         let text = refused.to_string();
         assert!(text.contains(family), "{text}");
         let name = CString::new(family).expect("name");
         let (status, c) = c_message(|buf, cap, needed| unsafe {
-            kfam_runtime::ffi::kfam_capability_message(
+            kfam_catalog::c_abi::capability_message(
                 name.as_ptr(),
                 platform.code(),
                 mode.code(),
@@ -294,7 +300,10 @@ fn capability_refusals_name_family_platform_and_mode() {
             )
         });
         assert_eq!(c, text, "C");
-        assert_eq!(status, refused.outcome.status().code());
+        assert_eq!(
+            status,
+            kfam_catalog::ABI.status_code(refused.outcome.status())
+        );
         expected.push(text);
         script.push_str(&format!(
             "try:\n    kfam.capability({family:?}, P({}), M({}), C({}))\nexcept kfam.CapabilityError as e:\n    print(e)\n",
@@ -330,10 +339,11 @@ fn capability_refusals_name_family_platform_and_mode() {
 /// descriptors than any family takes; and the buffer rules.
 #[test]
 fn the_c_call_message_covers_what_only_c_can_pass() {
-    use kfam_runtime::ffi::{
-        kfam_find_family, kfam_validate_call, kfam_validate_call_message, CCallError, CTensorArg,
-        Opaque,
+    use kfam_catalog::c_abi::{
+        find_family as kfam_find_family, validate_call as kfam_validate_call,
+        validate_call_message as kfam_validate_call_message,
     };
+    use kfam_runtime::ffi::{CCallError, CTensorArg, Opaque};
     use kfam_runtime::{CallRule, DType, Status, StorageFormat};
     let name = CString::new("add_bf16_1024").expect("name");
     let mut family: *const Opaque = std::ptr::null();
@@ -366,7 +376,7 @@ fn the_c_call_message_covers_what_only_c_can_pass() {
             )
         })
     };
-    let invalid = Status::InvalidArgument.code();
+    let invalid = kfam_catalog::ABI.status_code(Status::InvalidArgument);
 
     // The same status and words as kfam_validate_call and CallError::explain.
     let refused = [

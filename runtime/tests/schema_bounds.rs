@@ -202,7 +202,7 @@ for line in sys.stdin:
 }
 
 fn rust_outcome(doc: &Value, sha256: &str) -> String {
-    match kfam_runtime::admit(doc.to_string().as_bytes(), sha256) {
+    match kfam_catalog::CATALOG.admit(doc.to_string().as_bytes(), sha256) {
         Ok(_) => "admitted".to_owned(),
         Err(r) => r.outcome.as_str().to_owned(),
     }

@@ -1,14 +1,12 @@
 //! The compiled tables answer lookups the way the manifest declares them.
 
-use kfam_runtime::platforms;
-use kfam_runtime::{
-    families, find_artifact, find_family, find_retired, find_retired_artifact, DType, Direction,
-    Operation, FAMILIES, RETIRED,
-};
+use kfam_catalog::platforms;
+use kfam_catalog::{families, CATALOG, FAMILIES, RETIRED};
+use kfam_runtime::{DType, Direction, Operation};
 
 #[test]
 fn lookup_by_name() {
-    let f = find_family("add_bf16_1024").expect("shipped family");
+    let f = CATALOG.find("add_bf16_1024").expect("shipped family");
     assert_eq!(f.params.len(), 3);
     assert_eq!(f.params[2].name, "out");
     assert_eq!(f.params[2].direction, Direction::Out);
@@ -23,13 +21,13 @@ fn lookup_by_name() {
             ..
         }
     ));
-    assert!(find_family("add_bf16_2048").is_none());
+    assert!(CATALOG.find("add_bf16_2048").is_none());
     assert!(
         FAMILIES.windows(2).all(|w| w[0].name < w[1].name),
         "table sorted by name"
     );
     for f in FAMILIES {
-        assert_eq!(find_family(f.name).map(|g| g.name), Some(f.name));
+        assert_eq!(CATALOG.find(f.name).map(|g| g.name), Some(f.name));
     }
 }
 
@@ -48,36 +46,37 @@ fn lookup_of_retired_families() {
             "{}: receipts sorted",
             r.name
         );
-        assert_eq!(find_retired(r.name), Some(r));
+        assert_eq!(CATALOG.find_retired(r.name), Some(r));
         assert!(
-            find_family(r.name).is_none(),
+            CATALOG.find(r.name).is_none(),
             "{} is both approved and retired",
             r.name
         );
         for d in r.receipts {
-            assert_eq!(find_retired_artifact(d), Some(r));
+            assert_eq!(CATALOG.find_retired_artifact(d), Some(r));
             assert!(
-                find_artifact(d).is_none(),
+                CATALOG.find_artifact(d).is_none(),
                 "{d} is both approved and retired"
             );
         }
     }
-    assert!(find_retired("add_bf16_1024").is_none());
-    assert!(find_retired_artifact(&"0".repeat(64)).is_none());
+    assert!(CATALOG.find_retired("add_bf16_1024").is_none());
+    assert!(CATALOG.find_retired_artifact(&"0".repeat(64)).is_none());
 }
 
 #[test]
 fn lookup_by_artifact_digest() {
     for f in FAMILIES {
         for r in f.receipts {
-            let (family, profile, receipt) =
-                find_artifact(r.sha256).expect("every receipt is indexed");
+            let (family, profile, receipt) = CATALOG
+                .find_artifact(r.sha256)
+                .expect("every receipt is indexed");
             assert_eq!(family.name, f.name);
             assert_eq!(receipt.sha256, r.sha256);
             assert_eq!(profile.name, f.profiles[r.profile as usize].name);
         }
     }
-    assert!(find_artifact(&"0".repeat(64)).is_none());
+    assert!(CATALOG.find_artifact(&"0".repeat(64)).is_none());
 }
 
 #[test]
@@ -91,15 +90,18 @@ fn named_constants() {
     assert_eq!(m::FAMILY.params[1].lowered_shape, &[1, 8, 4, 16, 16]);
     assert_eq!(m::FAMILY.profiles[0].platform, platforms::A2A3);
     assert_eq!(m::IDENTITY, m::FAMILY.identity);
-    assert_eq!(kfam_runtime::Status::NotApproved.code(), -1007);
+    assert_eq!(
+        kfam_catalog::ABI.status_code(kfam_runtime::Status::NotApproved),
+        -1007
+    );
     assert_eq!(DType::from_code(6), Some(DType::Bf16));
 }
 
 #[test]
 fn symbols_of_a_family_and_the_errors_that_name_them() {
     use kfam_runtime::{validate_call, CallRule, DimUse, StorageFormat, Symbol, TensorArg};
-    assert!(find_family("add_bf16_1024").unwrap().symbols.is_empty());
-    let f = find_family("add_bf16_rows").expect("shipped family");
+    assert!(CATALOG.find("add_bf16_1024").unwrap().symbols.is_empty());
+    let f = CATALOG.find("add_bf16_rows").expect("shipped family");
     static USES: [DimUse; 3] = [
         DimUse {
             param: 0,

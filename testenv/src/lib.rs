@@ -102,6 +102,22 @@ pub fn clang(cxx: bool) -> Command {
     c
 }
 
+/// cmake: the pinned `cmake` wheel's, in the environment's `bin/`, so the
+/// tests need no system cmake.
+pub fn cmake() -> Command {
+    let python = ensure(&PYTHON);
+    let bin = python
+        .parent()
+        .expect("the interpreter is in bin/")
+        .join("cmake");
+    assert!(
+        bin.exists(),
+        "the pinned cmake wheel has no {}",
+        bin.display()
+    );
+    Command::new(bin)
+}
+
 /// An executable of the pinned npm packages (`node_modules/.bin/NAME`),
 /// provisioned if needed.
 pub fn node_tool(name: &str) -> Command {

@@ -19,12 +19,19 @@ int kfam_example_validate_add(uint64_t lhs, uint64_t rhs, uint64_t out, int32_t 
 int kfam_example_validate_matmul_scalars(const kfam_family *family, int64_t tile_rows, double alpha);
 int kfam_example_describe_artifact(const char *sha256_hex);
 
-/* The linked library must speak this header's ABI major. */
+/* The linked library must speak this header's ABI major and serve this
+ * header's catalog: call once, before anything else of the library. */
 int kfam_example_check_library(void)
 {
     const kfam_table *lib = NULL;
+    char why[256];
     if (kfam_library_table(&lib) != KFAM_STATUS_OK || lib->abi_major != KFAM_ABI_MAJOR) {
         fprintf(stderr, "kfam runtime library has another ABI major\n");
+        return -1;
+    }
+    if (kfam_check_catalog(KFAM_CATALOG_NAME, KFAM_CATALOG_DIGEST, why, sizeof why, NULL) !=
+        KFAM_STATUS_OK) {
+        fprintf(stderr, "%s\n", why);
         return -1;
     }
     return 0;

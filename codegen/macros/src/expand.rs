@@ -54,8 +54,8 @@ fn nearest_abi(file: &Path) -> Option<PathBuf> {
 /// The expansion's tables as one `Catalog`: capability, admission, call
 /// validation and the kernel context over this manifest, as
 /// `kfam_runtime::CATALOG` is over the crate's own.
-fn catalog_item() -> TokenStream {
-    kfam_codegen::emit::rust::catalog_item("::kfam_runtime")
+fn catalog_item(name: &str, digest: &str) -> TokenStream {
+    kfam_codegen::emit::rust::catalog_item("::kfam_runtime", name, digest)
         .parse()
         .expect("the catalog item lexes")
 }
@@ -118,7 +118,7 @@ pub fn manifest(input: &Input) -> TokenStream {
     let errors: Vec<String> = match &ir {
         Some(ir) => {
             let tables = tables_tokens(ir, &quote!(::kfam_runtime));
-            let catalog = catalog_item();
+            let catalog = catalog_item(&ir.catalog.name, &kfam_codegen::ir::catalog_digest(ir));
             return quote!(#tracking #tables #catalog);
         }
         None => report
@@ -137,13 +137,21 @@ pub fn manifest(input: &Input) -> TokenStream {
         .map(|text| quote_spanned!(span=> ::core::compile_error!(#text);));
     // A harmless stub, so one mistake does not cascade into errors at
     // every use of the tables.
-    let catalog = catalog_item();
+    let catalog = catalog_item("", "");
     quote_spanned! {span=>
         #tracking
         #(#errors)*
         pub static ABI: ::kfam_runtime::Abi = ::kfam_runtime::Abi {
             revision: "", major: 0, minor: 0, max_tensor_args: 0, max_scalar_args: 0, max_rank: 0, max_prepared: 0,
+            status: [0; ::kfam_runtime::Status::ALL.len()],
         };
+        pub static TARGETS: ::kfam_runtime::Targets = ::kfam_runtime::Targets {
+            platforms: &[], backends: &[], runtimes: &[], execution_modes: &[],
+        };
+        pub mod platforms {}
+        pub mod backends {}
+        pub mod runtimes {}
+        pub mod execution_modes {}
         pub static FAMILIES: &[::kfam_runtime::Family] = &[];
         pub static ARTIFACTS: &[(&str, u32, u32)] = &[];
         pub static RETIRED: &[::kfam_runtime::Retired] = &[];

@@ -42,9 +42,9 @@ fn the_catalog_is_this_manifest_and_its_lock() {
     }
     // The two catalogs are independent.
     for f in catalog.families {
-        assert!(kfam_runtime::CATALOG.find(f.name).is_none(), "{}", f.name);
+        assert!(kfam_catalog::CATALOG.find(f.name).is_none(), "{}", f.name);
     }
-    for f in kfam_runtime::CATALOG.families {
+    for f in kfam_catalog::CATALOG.families {
         assert!(catalog.find(f.name).is_none(), "{}", f.name);
     }
 }
@@ -112,7 +112,7 @@ fn admission_over_the_foreign_catalog() {
     assert_eq!((a.family.name, a.profile.name), ("relu_fp16", "a5_sim"));
     assert_eq!(a.contract, Contract::Kernel);
     // kfam-runtime's own catalog knows neither the family nor the digest.
-    assert!(kfam_runtime::CATALOG.admit(RELU_META, sha).is_err());
+    assert!(kfam_catalog::CATALOG.admit(RELU_META, sha).is_err());
     // A document that differs from the approved one is refused.
     let tampered = String::from_utf8(RELU_META.to_vec())
         .unwrap()
@@ -183,10 +183,10 @@ fn a_context_over_the_foreign_catalog_takes_its_limit() {
     assert_eq!(kernels::CATALOG.abi.max_prepared, 16);
     let ours = kfam_runtime::Context::new(&kernels::CATALOG);
     assert_eq!(ours.max_prepared(), 16);
-    let theirs = kfam_runtime::Context::new(&kfam_runtime::CATALOG);
+    let theirs = kfam_runtime::Context::new(&kfam_catalog::CATALOG);
     assert_eq!(
         theirs.max_prepared(),
-        kfam_runtime::ABI.max_prepared as usize
+        kfam_catalog::ABI.max_prepared as usize
     );
-    assert_ne!(kfam_runtime::ABI.max_prepared, 16);
+    assert_ne!(kfam_catalog::ABI.max_prepared, 16);
 }

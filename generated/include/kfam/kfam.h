@@ -34,6 +34,10 @@ extern "C" {
 #define KFAM_ABI_MINOR 0
 /** The native runtime commit every approved artifact is built against. */
 #define KFAM_ABI_REVISION "6b6b88f2353cca12cfafe809750b50b59931b0d1"
+/** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
+#define KFAM_CATALOG_NAME "kfam"
+/** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
+#define KFAM_CATALOG_DIGEST "5b629581ae607357735887c438a56550ba9389a2030d9792544110ea0cd0dcf3"
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -1423,6 +1427,20 @@ KFAM_GEN_OFFSET(kfam_context_options, max_prepared, 4u);
  * Returns KFAM_STATUS_OK, or KFAM_STATUS_INVALID_ARGUMENT when out is NULL.
  */
 KFAM_API int32_t kfam_library_table(const kfam_table **out);
+
+/**
+ * Whether the library serves the catalog of the header the caller was
+ * compiled with: pass KFAM_CATALOG_NAME and KFAM_CATALOG_DIGEST. A program
+ * calls it once, before anything else of the library. Writes a message
+ * into buf (at most cap bytes, NUL-terminated; buf may be NULL when cap is
+ * 0) and its full length into *needed (when not NULL): when they differ it
+ * names both catalogs, their versions' digests and what to rebuild.
+ * Returns KFAM_STATUS_OK when the digests are equal, or
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE; KFAM_STATUS_INVALID_ARGUMENT for a
+ * NULL or non-UTF-8 name or digest, or a NULL buf with a nonzero cap.
+ */
+KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap,
+                                    size_t *needed);
 
 /**
  * Look up an approved family by name.

@@ -2,10 +2,9 @@
 //! allocation-free, defined once so the two always speak of the same calls.
 //! Every call here is valid.
 
+use kfam_catalog::CATALOG;
 use kfam_runtime::ffi::{CScalarArg, CScalarValue, CTensorArg};
-use kfam_runtime::{
-    find_family, DType, Family, ScalarValue, ScalarValueKind, StorageFormat, TensorArg,
-};
+use kfam_runtime::{DType, Family, ScalarValue, ScalarValueKind, StorageFormat, TensorArg};
 
 /// A 12-parameter family embedded as a downstream crate would.
 pub mod fixture {
@@ -42,7 +41,7 @@ pub fn tensor(
 /// `add_bf16_1024`: three 1024-element bf16 tensors.
 pub fn add() -> (&'static Family, [TensorArg<'static>; 3]) {
     let t = |storage| tensor(DType::Bf16, &[1024], &[1], storage);
-    let family = find_family("add_bf16_1024").expect("shipped family");
+    let family = CATALOG.find("add_bf16_1024").expect("shipped family");
     (family, [t(0x1000), t(0x2000), t(0x3000)])
 }
 
@@ -50,7 +49,7 @@ pub fn add() -> (&'static Family, [TensorArg<'static>; 3]) {
 /// symbol `rows` tied across them, a multiple of 16).
 pub fn add_rows() -> (&'static Family, [TensorArg<'static>; 3]) {
     let t = |storage| tensor(DType::Bf16, &[64, 256], &[256, 1], storage);
-    let family = find_family("add_bf16_rows").expect("shipped family");
+    let family = CATALOG.find("add_bf16_rows").expect("shipped family");
     (family, [t(0x1000), t(0x2000), t(0x3000)])
 }
 

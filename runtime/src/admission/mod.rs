@@ -144,20 +144,15 @@ fn same_signature(
     Ok(true)
 }
 
-/// Admit `json` (the artifact's `compiled_meta.json`) for the artifact whose
-/// SHA-256 is `sha256` (lowercase hex).
-pub fn admit(json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
-    decide(&crate::CATALOG, json, sha256)
-}
-
 impl Catalog {
-    /// Admit an artifact's `compiled_meta.json` against this catalog.
+    /// Admit an artifact's `compiled_meta.json` against this catalog, for
+    /// the artifact whose SHA-256 is `sha256` (lowercase hex).
     pub fn admit(&self, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
         decide(self, json, sha256)
     }
 }
 
-/// [`admit`] against any catalog.
+/// [`Catalog::admit`].
 pub(crate) fn decide(cat: &Catalog, json: &[u8], sha256: &str) -> Result<Admitted, Refused> {
     // A digest that is not 64 lowercase hex digits is a caller error, refused
     // before the document is read (as the C ABI does).

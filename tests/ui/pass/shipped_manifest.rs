@@ -10,6 +10,6 @@ fn main() {
     assert_eq!(add.returns, &[tables::families::add_bf16_1024::PARAM_OUT]);
     assert_eq!(tables::families::add_bf16_1024::SLOT_OUT, 2);
     // The macro and the generated tables are the same tables.
-    assert_eq!(tables::FAMILIES, kfam_runtime::FAMILIES);
-    assert_eq!(tables::ABI, kfam_runtime::ABI);
+    assert_eq!(tables::FAMILIES, kfam_catalog::FAMILIES);
+    assert_eq!(tables::ABI, kfam_catalog::ABI);
 }

@@ -14,6 +14,6 @@ fn main() {
     assert_eq!(f.returns, &[m::PARAM_ACC, m::PARAM_ACC]);
     assert_eq!(f.params[m::PARAM_W as usize].lowered_shape, &[1, 8, 4, 16, 16]);
     assert_eq!(m::SLOT_ALPHA, 4);
-    assert_eq!(f.identity, kfam_runtime::families::matmul_acc_nz_bf16::IDENTITY);
+    assert_eq!(f.identity, kfam_catalog::families::matmul_acc_nz_bf16::IDENTITY);
     assert_eq!(tables::ARTIFACTS.len(), 2);
 }

@@ -27,6 +27,20 @@
 KFAM_API int32_t kfam_library_table(const kfam_table **out);
 
 /**
+ * Whether the library serves the catalog of the header the caller was
+ * compiled with: pass KFAM_CATALOG_NAME and KFAM_CATALOG_DIGEST. A program
+ * calls it once, before anything else of the library. Writes a message
+ * into buf (at most cap bytes, NUL-terminated; buf may be NULL when cap is
+ * 0) and its full length into *needed (when not NULL): when they differ it
+ * names both catalogs, their versions' digests and what to rebuild.
+ * Returns KFAM_STATUS_OK when the digests are equal, or
+ * KFAM_STATUS_PREPARED_INCOMPATIBLE; KFAM_STATUS_INVALID_ARGUMENT for a
+ * NULL or non-UTF-8 name or digest, or a NULL buf with a nonzero cap.
+ */
+KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap,
+                                    size_t *needed);
+
+/**
  * Look up an approved family by name.
  * Returns KFAM_STATUS_OK and sets *out; KFAM_STATUS_NOT_FOUND (and sets *out
  * to NULL) when no approved family has this name; or

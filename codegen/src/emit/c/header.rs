@@ -112,6 +112,14 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     w.doc("The native runtime commit every approved artifact is built against.");
     let rev = w.string(&ir.abi.revision);
     w.define("KFAM_ABI_REVISION", &rev);
+    w.doc("The catalog's name (`[catalog] name`): what kfam_check_catalog names.");
+    let name = w.string(&ir.catalog.name);
+    w.define("KFAM_CATALOG_NAME", &name);
+    w.doc(
+        "The digest of the catalog's content: kfam_check_catalog compares it with the library's.",
+    );
+    let digest = w.string(&crate::ir::catalog_digest(ir));
+    w.define("KFAM_CATALOG_DIGEST", &digest);
     w.doc("Most tensor parameters of one family.");
     w.define("KFAM_MAX_TENSOR_ARGS", ir.abi.max_tensor_args);
     w.doc("Most scalar parameters of one family.");

@@ -133,8 +133,8 @@ fn enum_with_members(c: &Vocabulary, members: &[Member]) -> TokenStream {
     }
 }
 
-/// The enums of the vocabularies kfam fixes, and `Status` with the values
-/// declared in `abi.toml`.
+/// The enums of the vocabularies kfam fixes, and `Status`, whose codes
+/// each catalog declares (`Abi::status_code` of the runtime).
 pub fn vocab_tokens(ir: &Ir) -> TokenStream {
     // A catalog's declared targets are values of the runtime's own types,
     // with constants in its tables (`tables.rs`): no enum here.
@@ -142,15 +142,7 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
         .iter()
         .filter(|v| !v.declared)
         .map(|v| enum_with_members(v, &ir.members(v)));
-    let members: Vec<Member> = Status::ALL
-        .iter()
-        .zip(Status::VOCABULARY.members)
-        .map(|(s, m)| Member {
-            code: ir.abi.status(*s),
-            ..*m
-        })
-        .collect();
-    let status = enum_with_members(&Status::VOCABULARY, &members);
+    let status = status_enum();
     // Element widths and scalar domains come from the generator's DType,
     // the one place they are declared.
     let bits = DType::ALL.iter().map(|d| {
@@ -230,6 +222,44 @@ pub fn vocab_tokens(ir: &Ir) -> TokenStream {
             /// What a scalar argument of this dtype accepts.
             pub const fn scalar_domain(self) -> ScalarDomain {
                 match self { #(#domains,)* }
+            }
+        }
+    }
+}
+
+/// `Status` without codes: the outcomes are kfam's, their C codes each
+/// catalog's (`[status]` of `abi.toml`), held by its `ABI`.
+fn status_enum() -> TokenStream {
+    let variants: Vec<_> = Status::ALL
+        .iter()
+        .map(|s| ident(s.variant_name()))
+        .collect();
+    let spellings = Status::ALL.iter().map(|s| s.as_str());
+    let docs = Status::VOCABULARY.members.iter().map(|m| doc(m.doc));
+    quote! {
+        /// Outcome of a C ABI call. Its code is the catalog's
+        /// (`[status]` of `abi.toml`): `catalog.abi.status_code(status)`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Status { #(#docs #variants,)* }
+
+        impl Status {
+            /// Every member, in declaration order (the order of `Abi::status`).
+            pub const ALL: &'static [Status] = &[#(Status::#variants),*];
+
+            /// The manifest spelling (the key in `[status]`).
+            pub const fn as_str(self) -> &'static str {
+                match self { #(Status::#variants => #spellings,)* }
+            }
+
+            /// The member spelled `s`.
+            pub fn parse(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|m| m.as_str() == s)
+            }
+        }
+
+        impl core::fmt::Display for Status {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str(self.as_str())
             }
         }
     }

@@ -95,8 +95,15 @@ fn abi(w: &mut Writer, ir: &Ir, k: &str) {
     push_str_lit(out, &a.revision);
     let _ = write!(
         out,
-        ", major: {}, minor: {}, max_tensor_args: {}, max_scalar_args: {}, max_rank: {}, max_prepared: {} }};",
-        a.major, a.minor, a.max_tensor_args, a.max_scalar_args, a.max_rank, a.max_prepared
+        ", major: {}, minor: {}, max_tensor_args: {}, max_scalar_args: {}, max_rank: {}, max_prepared: {}, status: {} }};",
+        a.major,
+        a.minor,
+        a.max_tensor_args,
+        a.max_scalar_args,
+        a.max_rank,
+        a.max_prepared,
+        // An array, not a slice: `int_list`'s `&[..]` without the `&`.
+        &int_list(vocab::Status::ALL.iter().map(|&s| i64::from(a.status(s))))[1..]
     );
     w.end_line();
 }

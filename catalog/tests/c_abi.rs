@@ -11,7 +11,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `target/<profile>/deps`, where `cargo test` puts libkfam_runtime.{a,so}
+/// `target/<profile>/deps`, where `cargo test` puts libkfam_catalog.{a,so}
 /// beside this test's executable (`cargo build` also copies them one level up).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
@@ -39,10 +39,10 @@ fn build(compiler: &str, std: &str, shared: bool, out: &Path) {
     if shared {
         cmd.arg("-L")
             .arg(&lib)
-            .arg("-lkfam_runtime")
+            .arg("-lkfam_catalog")
             .arg(format!("-Wl,-rpath,{}", lib.display()));
     } else {
-        cmd.arg(lib.join("libkfam_runtime.a")).args(NATIVE_LIBS);
+        cmd.arg(lib.join("libkfam_catalog.a")).args(NATIVE_LIBS);
     }
     let output = cmd
         .output()
@@ -56,10 +56,15 @@ fn build(compiler: &str, std: &str, shared: bool, out: &Path) {
 
 #[test]
 fn c_and_cpp_programs_call_every_function() {
-    let (family, profile, receipt) = kfam_runtime::find_artifact(
-        kfam_runtime::find_family("add_bf16_1024").unwrap().receipts[0].sha256,
-    )
-    .unwrap();
+    let (family, profile, receipt) = kfam_catalog::CATALOG
+        .find_artifact(
+            kfam_catalog::CATALOG
+                .find("add_bf16_1024")
+                .unwrap()
+                .receipts[0]
+                .sha256,
+        )
+        .unwrap();
     let example = root().join(format!(
         "generated/schema/examples/{}.{}.compiled_meta.json",
         family.name, profile.name
@@ -68,8 +73,8 @@ fn c_and_cpp_programs_call_every_function() {
     let installed = dir.path().join("lib");
     std::fs::create_dir(&installed).unwrap();
     std::os::unix::fs::symlink(
-        lib_dir().join("libkfam_runtime.so"),
-        installed.join(format!("libkfam_runtime.so.{}", kfam_runtime::ABI.major)),
+        lib_dir().join("libkfam_catalog.so"),
+        installed.join(format!("libkfam_catalog.so.{}", kfam_catalog::ABI.major)),
     )
     .unwrap();
     for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
@@ -77,8 +82,8 @@ fn c_and_cpp_programs_call_every_function() {
             let exe = dir.path().join(format!("abi-{compiler}-{shared}"));
             build(compiler, std, shared, &exe);
             // The program needs the library by its SONAME, as an installed
-            // library is found (`libkfam_runtime.so.MAJOR`, docs/c.md); cargo
-            // writes `libkfam_runtime.so`. cargo's LD_LIBRARY_PATH also names
+            // library is found (`libkfam_catalog.so.MAJOR`, docs/c.md); cargo
+            // writes `libkfam_catalog.so`. cargo's LD_LIBRARY_PATH also names
             // target/<profile>, where `cargo build` leaves a copy that may be
             // older than this test's: load the one beside the test.
             let out = Command::new(&exe)
@@ -95,17 +100,17 @@ fn c_and_cpp_programs_call_every_function() {
                 String::from_utf8_lossy(&out.stderr)
             );
             let expected = [
-                format!("library_table 0 families {}", kfam_runtime::FAMILIES.len()),
+                format!("library_table 0 families {}", kfam_catalog::FAMILIES.len()),
                 "library_table(NULL) invalid_argument".to_owned(),
                 "check_library 0".to_owned(),
                 format!(
                     "own_tables families {} first {} same 1",
-                    kfam_runtime::FAMILIES.len(),
-                    kfam_runtime::FAMILIES[0].name
+                    kfam_catalog::FAMILIES.len(),
+                    kfam_catalog::FAMILIES[0].name
                 ),
                 format!(
                     "paired {0} of {0}",
-                    kfam_runtime::FAMILIES.len()
+                    kfam_catalog::FAMILIES.len()
                 ),
                 "find_family ok add_bf16_1024".to_owned(),
                 "find_family unknown not_found".to_owned(),
@@ -144,7 +149,7 @@ fn c_and_cpp_programs_call_every_function() {
 /// refuses to pair a program with a library of another major.
 #[test]
 fn shared_library_soname_carries_the_abi_major() {
-    let lib = lib_dir().join("libkfam_runtime.so");
+    let lib = lib_dir().join("libkfam_catalog.so");
     let out = Command::new("readelf")
         .arg("-d")
         .arg(&lib)
@@ -152,7 +157,7 @@ fn shared_library_soname_carries_the_abi_major() {
         .unwrap_or_else(|e| panic!("readelf (binutils, installed with gcc) is required: {e}"));
     assert!(out.status.success(), "readelf -d {}", lib.display());
     let dynamic = String::from_utf8_lossy(&out.stdout);
-    let want = format!("[libkfam_runtime.so.{}]", kfam_runtime::ABI.major);
+    let want = format!("[libkfam_catalog.so.{}]", kfam_catalog::ABI.major);
     assert!(
         dynamic
             .lines()
@@ -167,13 +172,13 @@ fn shared_library_soname_carries_the_abi_major() {
 /// the torch schemas the C functions read from the C records.
 #[test]
 fn c_and_rust_tables_agree() {
-    for f in kfam_runtime::FAMILIES.iter().filter(|f| f.torch) {
+    for f in kfam_catalog::FAMILIES.iter().filter(|f| f.torch) {
         let name = std::ffi::CString::new(f.name).unwrap();
         let mut out = std::ptr::null();
-        let status = unsafe { kfam_runtime::ffi::kfam_find_family(name.as_ptr(), &mut out) };
+        let status = unsafe { kfam_catalog::c_abi::find_family(name.as_ptr(), &mut out) };
         assert_eq!(status, 0);
         let mut schema = std::ptr::null();
-        let status = unsafe { kfam_runtime::ffi::kfam_torch_schema(name.as_ptr(), &mut schema) };
+        let status = unsafe { kfam_catalog::c_abi::torch_schema(name.as_ptr(), &mut schema) };
         assert_eq!(status, 0);
         let schema = unsafe { std::ffi::CStr::from_ptr(schema) }
             .to_str()

@@ -62,9 +62,8 @@ fn c_lit(bytes: &[u8]) -> String {
 }
 
 fn status(name: &Value) -> i32 {
-    Status::parse(name.as_str().expect("status name"))
-        .expect("known status")
-        .code()
+    kfam_catalog::ABI
+        .status_code(Status::parse(name.as_str().expect("status name")).expect("known status"))
 }
 
 fn int64(v: &Value) -> String {
@@ -201,12 +200,12 @@ fn case_fn(i: usize, case: &Value) -> String {
             .unwrap();
         }
         "capability" => {
-            let p = kfam_runtime::CATALOG
+            let p = kfam_catalog::CATALOG
                 .targets
                 .platform(case["platform"].as_str().unwrap())
                 .expect("platform")
                 .code();
-            let m = kfam_runtime::CATALOG
+            let m = kfam_catalog::CATALOG
                 .targets
                 .execution_mode(case["execution_mode"].as_str().unwrap())
                 .expect("mode")
@@ -319,7 +318,7 @@ fn c_runner_agrees_with_every_vector() {
         .unwrap()
         .parent()
         .unwrap()
-        .join("libkfam_runtime.a");
+        .join("libkfam_catalog.a");
     let out = Command::new("gcc")
         .args([
             "-std=c99",
@@ -352,7 +351,7 @@ fn c_runner_agrees_with_every_vector() {
             Some("capability" | "admission") => true,
             Some("call") => c["family"]
                 .as_str()
-                .is_some_and(|f| kfam_runtime::find_family(f).is_some()),
+                .is_some_and(|f| kfam_catalog::CATALOG.find(f).is_some()),
             _ => false,
         })
         .count();

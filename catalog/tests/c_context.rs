@@ -31,7 +31,7 @@ fn docs_show_the_context_example_verbatim() {
 #[test]
 fn c_program_drives_a_context_with_a_fake_launcher() {
     let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().join("libkfam_runtime.a");
+    let lib = exe.parent().unwrap().join("libkfam_catalog.a");
     let dir = tempfile::tempdir().unwrap();
     let meta = root().join("generated/schema/examples/silu_bf16.a2a3_sim.compiled_meta.json");
     for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
