@@ -1,8 +1,8 @@
 //! The catalog's tables and C library, from `manifest/` through the
 //! build-script API a team uses for its own (`kfam_codegen::build`): the
 //! Rust tables and `CATALOG` in `OUT_DIR/kfam_catalog.rs`, the header in
-//! `OUT_DIR/include/kfam/`, the C tables compiled into the crate, and the
-//! `kfam_*` exports.
+//! `OUT_DIR/include/kfam/`, the C tables compiled into the crate, the
+//! `kfam_*` exports and the shared library's SONAME.
 //!
 //! With the `regenerate` feature (this workspace's `kfam-dev` member turns
 //! it on) it first regenerates the workspace's `generated/` from the same
@@ -18,32 +18,14 @@ fn main() {
     if Path::new("../generated").is_dir() {
         regenerate(manifest, Path::new("../generated"));
     }
-    let tables = kfam_codegen::build::Builder::new(manifest)
+    // The SONAME (`libkfam_catalog.so.<ABI major>`) comes with `c_abi`.
+    if let Err(e) = kfam_codegen::build::Builder::new(manifest)
         .c_abi(true)
         .compile()
-        .unwrap_or_else(|e| {
-            eprintln!("{e}");
-            std::process::exit(1);
-        });
-    soname(&tables.with_file_name("include/kfam/kfam.h"));
-}
-
-/// The shared library's SONAME carries the ABI major
-/// (`libkfam_catalog.so.<major>`), so the dynamic loader never pairs a
-/// program with a library of another major. Read from the header the
-/// library is compiled against, the one authority on the ABI version.
-fn soname(header: &Path) {
-    if std::env::var("CARGO_CFG_TARGET_OS").as_deref() != Ok("linux") {
-        return;
+    {
+        eprintln!("{e}");
+        std::process::exit(1);
     }
-    let text = std::fs::read_to_string(header)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", header.display()));
-    let major = text
-        .lines()
-        .find_map(|l| l.strip_prefix("#define KFAM_ABI_MAJOR "))
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("{} defines no KFAM_ABI_MAJOR", header.display()));
-    println!("cargo::rustc-cdylib-link-arg=-Wl,-soname,libkfam_catalog.so.{major}");
 }
 
 #[cfg(feature = "regenerate")]

@@ -152,6 +152,9 @@ impl Builder {
         if self.c_abi {
             #[cfg(feature = "cc")]
             c_library(&ir, &dir)?;
+            if self.cargo_directives {
+                soname(&ir);
+            }
             text.push_str(&format!(
                 "\n{}::c_abi!({:?}, CATALOG);\n",
                 self.runtime, ir.catalog.c_prefix
@@ -202,6 +205,20 @@ fn c_library(ir: &crate::ir::Ir, dir: &Path) -> Result<(), Error> {
         .cargo_metadata(std::env::var_os("OUT_DIR").is_some())
         .try_compile(&format!("{prefix}_kfam_tables"))
         .map_err(|e| Error(format!("cannot compile the C tables of `{prefix}`: {e}")))
+}
+
+/// On Linux, the crate's shared library's SONAME carries the catalog's ABI
+/// major (`libnpuops_catalog.so.1` for the package `npuops-catalog`), so the
+/// dynamic loader never pairs a program with a library of another major.
+fn soname(ir: &crate::ir::Ir) {
+    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
+    if let (true, Ok(package)) = (linux, std::env::var("CARGO_PKG_NAME")) {
+        println!(
+            "cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{}.so.{}",
+            package.replace('-', "_"),
+            ir.abi.major
+        );
+    }
 }
 
 /// The accessors of a catalog's C tables (real C, compiled per catalog).

@@ -58,7 +58,7 @@ fn an_abi_without_max_prepared_checks_clean_and_generates_the_default() {
     let read = |path: &str| fs::read_to_string(out.join(path)).unwrap();
     assert!(read("include/kfam/kfam.h").contains("\n#define KFAM_MAX_PREPARED 64\n"));
     assert!(read("python/kfam/_abi.py").contains("\nMAX_PREPARED: Final[int] = 64\n"));
-    assert!(read("rust/tables.rs").contains(", max_prepared: 64 }"));
+    assert!(read("rust/tables.rs").contains(", max_prepared: 64, status: ["));
     // Every output equals the committed one (the same layout, `manifest/`
     // beside `generated/`, so the same banners).
     assert!(written.len() > 30, "{written:?}");

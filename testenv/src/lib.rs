@@ -102,20 +102,21 @@ pub fn clang(cxx: bool) -> Command {
     c
 }
 
-/// cmake: the pinned `cmake` wheel's, in the environment's `bin/`, so the
-/// tests need no system cmake.
-pub fn cmake() -> Command {
+/// An executable a pinned wheel installs into the environment's `bin/`
+/// (`cmake`, `ninja`), provisioned if needed, so the tests need no system
+/// copy.
+pub fn venv_bin(name: &str) -> PathBuf {
     let python = ensure(&PYTHON);
     let bin = python
         .parent()
         .expect("the interpreter is in bin/")
-        .join("cmake");
+        .join(name);
     assert!(
         bin.exists(),
-        "the pinned cmake wheel has no {}",
+        "`{name}` is not an executable of testenv/requirements.txt's packages ({})",
         bin.display()
     );
-    Command::new(bin)
+    bin
 }
 
 /// An executable of the pinned npm packages (`node_modules/.bin/NAME`),

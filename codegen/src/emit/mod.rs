@@ -90,11 +90,18 @@ fn placed(name: &str, outputs: &Outputs, mut files: Vec<GeneratedFile>) -> Vec<G
         unreachable!("every emitter has an output location");
     };
     if from != to {
+        // A file beside the default directory (the C package files, `lib/`
+        // beside `include/`) goes beside the declared one.
+        let beside = match to.rsplit_once('/') {
+            Some((parent, _)) => format!("{parent}/"),
+            None => String::new(),
+        };
         for f in &mut files {
             let rest = f.path.strip_prefix(from).and_then(|r| r.strip_prefix('/'));
-            let rest =
-                rest.unwrap_or_else(|| unreachable!("{name} wrote {} outside {from}/", f.path));
-            f.path = format!("{to}/{rest}");
+            f.path = match rest {
+                Some(rest) => format!("{to}/{rest}"),
+                None => format!("{beside}{}", f.path),
+            };
         }
     }
     files

@@ -27,6 +27,7 @@ mod escape;
 mod functions;
 mod header;
 mod out;
+mod package;
 mod prefix;
 mod tables;
 mod vocab;
@@ -153,11 +154,12 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
         text.push('\n');
     }
     text.push_str(&prefix.apply(&h.w.finish()));
-    let files = vec![
+    let mut files = vec![
         GeneratedFile::new(prefix.path(""), text),
         GeneratedFile::new(prefix.path("_constants"), c.w.finish()),
         GeneratedFile::new(prefix.path("_tables"), data),
     ];
+    files.extend(package::files(ir, &plan.banner));
     (files, twice)
 }
 
