@@ -274,7 +274,8 @@ pub fn generate_dir_with(
     let lock_path = manifest_dir.join(load::LOCK_FILE);
     // Files no longer produced are looked for in the outputs' own
     // directories only: `--out` may be a directory the team shares.
-    let roots = ir.catalog.outputs.locations();
+    let roots = ir.catalog.output_roots();
+    let roots: Vec<&str> = roots.iter().map(String::as_str).collect();
     if check {
         let mut problems =
             write::check_in(out_dir, &roots, &files).map_err(GenerateError::Write)?;

@@ -3,7 +3,10 @@
 //! `kfam_codegen::build::compile("manifest")`, the crate includes the
 //! tables from `OUT_DIR` and decides over its own catalog; a family file
 //! added to the manifest directory rebuilds the tables; a manifest mistake
-//! fails the build with `kfam check`'s diagnostic.
+//! fails the build with `kfam check`'s diagnostic. Another crate embeds
+//! the same catalog with `manifest!`. Neither holds this repository's
+//! catalog: `cargo tree` shows no `kfam-catalog`, and no shipped family's
+//! name is in either binary.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -36,6 +39,70 @@ fn main() {
     println!("{} {:?}", names.join(","), relu);
 }
 "#;
+
+/// Neither the dependency graph nor the binary holds this repository's
+/// catalog: no `kfam-catalog` in `cargo tree`, no shipped family's name
+/// in the executable.
+fn holds_no_shipped_family(krate: &Path, exe: &Path) {
+    let tree = cargo(krate, Path::new(env!("CARGO_TARGET_TMPDIR")), &["tree"]);
+    let tree = String::from_utf8_lossy(&tree.stdout);
+    assert!(tree.contains("kfam-runtime"), "{tree}");
+    assert!(!tree.contains("kfam-catalog"), "{tree}");
+    let binary = fs::read(exe).unwrap();
+    let shipped = fs::read_dir(root().join("manifest/families")).unwrap();
+    let mut checked = 0;
+    for f in shipped {
+        let name = f.unwrap().path();
+        let name = name.file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            !binary.windows(name.len()).any(|w| w == name.as_bytes()),
+            "{} holds the shipped family `{name}`",
+            exe.display()
+        );
+        checked += 1;
+    }
+    assert!(checked >= 9, "{checked}");
+}
+
+/// A crate that embeds its catalog with `manifest!` decides over it, and
+/// holds no shipped family either.
+#[test]
+fn a_manifest_macro_crate_holds_only_its_own_catalog() {
+    let tmp = tempfile::tempdir().unwrap();
+    let krate = tmp.path().join("team_macro");
+    tree::copy_dir(
+        &root().join("examples/embedded/manifest"),
+        &krate.join("manifest"),
+    );
+    fs::create_dir_all(krate.join("src")).unwrap();
+    fs::write(
+        krate.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"team_macro\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nkfam-runtime = {{ path = {runtime:?}, features = [\"macros\"] }}\n\n\
+             [workspace]\n",
+            runtime = root().join("runtime").display().to_string(),
+        ),
+    )
+    .unwrap();
+    fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+    fs::write(
+        krate.join("src/main.rs"),
+        MAIN.replace(
+            "include!(concat!(env!(\"OUT_DIR\"), \"/kfam_catalog.rs\"));",
+            "kfam_runtime::manifest!(\"manifest\");",
+        ),
+    )
+    .unwrap();
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
+    let out = cargo(&krate, &target, &["run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "relu_fp16,scale_fp32 Ok(\"a5_sim\")\n"
+    );
+    holds_no_shipped_family(&krate, &target.join("debug/team_macro"));
+}
 
 fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
     output(
@@ -88,6 +155,7 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
         String::from_utf8_lossy(&out.stdout),
         "relu_fp16,scale_fp32 Ok(\"a5_sim\")\n"
     );
+    holds_no_shipped_family(&krate, &target.join("debug/team"));
 
     // An added family file is seen: cargo watches the directory.
     let families = krate.join("manifest/families");

@@ -89,9 +89,21 @@ impl Header {
     fn from_ir(ir: Ir) -> Header {
         let dir = tempfile::tempdir().expect("tempdir");
         let files = c::emit(&kfam_codegen::plan::Plan::new(&ir));
+        // The three headers, and beside them the package files (CMake,
+        // pkg-config) named after the catalog.
         let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         paths.sort_unstable();
-        assert_eq!(paths, [c::HEADER_PATH, c::CONSTANTS_PATH, c::DATA_PATH]);
+        let name = &ir.catalog.name;
+        assert_eq!(
+            paths,
+            [
+                c::HEADER_PATH,
+                c::CONSTANTS_PATH,
+                c::DATA_PATH,
+                &format!("lib/cmake/{name}/{name}-config.cmake"),
+                &format!("lib/pkgconfig/{name}.pc"),
+            ]
+        );
         for f in &files {
             let path = dir.path().join(&f.path);
             fs::create_dir_all(path.parent().unwrap()).unwrap();

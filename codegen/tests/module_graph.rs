@@ -831,6 +831,11 @@ fn expand_includes(
             .find(|d| d.join("Cargo.toml").is_file())
             .unwrap();
         let tokens = m.mac.tokens.to_string();
+        // A build script's output (`OUT_DIR`) is generated code, as
+        // `generated/rust/` is: not the crate's sources.
+        if tokens.contains("OUT_DIR") {
+            continue;
+        }
         let lits: Vec<&str> = tokens
             .split('"')
             .skip(1)

@@ -92,10 +92,7 @@ fn placed(name: &str, outputs: &Outputs, mut files: Vec<GeneratedFile>) -> Vec<G
     if from != to {
         // A file beside the default directory (the C package files, `lib/`
         // beside `include/`) goes beside the declared one.
-        let beside = match to.rsplit_once('/') {
-            Some((parent, _)) => format!("{parent}/"),
-            None => String::new(),
-        };
+        let beside = Outputs::beside(to);
         for f in &mut files {
             let rest = f.path.strip_prefix(from).and_then(|r| r.strip_prefix('/'));
             f.path = match rest {

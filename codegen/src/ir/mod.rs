@@ -112,6 +112,29 @@ impl Outputs {
     pub fn locations(&self) -> [&str; 5] {
         [&self.c, &self.rust, &self.python, &self.schema, &self.docs]
     }
+
+    /// The directory of `location` as a prefix (`native/` for
+    /// `native/include`, empty for `include`): an emitter's files beside
+    /// its default directory go there (the C package files, `lib/`).
+    pub fn beside(location: &str) -> &str {
+        location
+            .rsplit_once('/')
+            .map_or("", |(parent, _)| &location[..parent.len() + 1])
+    }
+}
+
+impl Catalog {
+    /// The directories `kfam generate` owns below `--out`: every output's
+    /// location, and the C package files' (`lib/cmake/NAME`,
+    /// `lib/pkgconfig` beside the C output). Files no longer produced are
+    /// looked for there only.
+    pub fn output_roots(&self) -> Vec<String> {
+        let mut roots: Vec<String> = self.outputs.locations().map(str::to_owned).to_vec();
+        let beside = Outputs::beside(&self.outputs.c);
+        roots.push(format!("{beside}lib/cmake/{}", self.name));
+        roots.push(format!("{beside}lib/pkgconfig"));
+        roots
+    }
 }
 
 impl Default for Outputs {

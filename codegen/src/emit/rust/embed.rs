@@ -25,7 +25,13 @@ pub fn catalog_item(krate: &str, catalog_name: &str, digest: &str) -> String {
 
 /// The tables and the `CATALOG` item, as Rust source after `preamble`.
 pub fn embedded_source(ir: &Ir, krate: &str, preamble: &str) -> String {
-    let mut text = tables_source(&Plan::new(ir), krate, preamble);
+    planned_source(&Plan::new(ir), krate, preamble)
+}
+
+/// [`embedded_source`] of a plan made already (`kfam generate`'s).
+pub(super) fn planned_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
+    let ir = plan.ir;
+    let mut text = tables_source(plan, krate, preamble);
     text.push('\n');
     text.push_str(&catalog_item(
         krate,

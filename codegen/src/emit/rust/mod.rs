@@ -1,11 +1,12 @@
-//! Rust output: the vocabulary enums (built with `quote`, formatted with
-//! `prettyplease`: a small, fixed file) and the static tables `kfam-runtime`
-//! compiles.
+//! Rust output: the vocabulary enums and records `kfam-runtime` compiles
+//! (built with `quote`, formatted with `prettyplease`: small, fixed files,
+//! the same for every catalog) and a catalog's static tables.
 //!
 //! [`tables_source`] (`tables.rs`) is the one path from IR to the tables:
-//! `kfam generate` writes it to `generated/rust/tables.rs` with `crate`
-//! paths, and the proc-macro expands [`tables_tokens`] (the same text,
-//! lexed) with `::kfam_runtime` paths. The tables grow with the manifest, so
+//! `kfam generate` writes it, with the `CATALOG` item, to `rust/tables.rs`,
+//! the build script (`crate::build`) to `OUT_DIR`, and the proc-macro
+//! expands [`tables_tokens`] (the same text, lexed); all with
+//! `::kfam_runtime` paths. The tables grow with the manifest, so
 //! they are printed through the source writer in a fixed layout chosen for
 //! what rustc compiles fast (see `tables.rs`).
 
@@ -52,7 +53,9 @@ pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
         GeneratedFile::new("rust/records.rs", render(banner, records::records_tokens())),
         GeneratedFile::new(
             "rust/tables.rs",
-            tables_source(plan, "crate", &format!("// {banner}\n\n")),
+            // Includable by any crate that depends on `kfam_runtime`: the
+            // tables and `CATALOG`, as the build script writes them.
+            embed::planned_source(plan, "::kfam_runtime", &format!("// {banner}\n\n")),
         ),
     ]
 }
