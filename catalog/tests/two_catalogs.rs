@@ -8,12 +8,24 @@
 //! version of a catalog than its library is refused, naming both; a header
 //! whose library is not linked fails at link time.
 //!
+//! The conformance vectors written for the second catalog
+//! (`tests/conformance/npuops/`) run through its library too.
+//!
 //! cmake and ninja are the pinned wheels of the test environment; gcc, g++
 //! and pkg-config must be installed (a missing tool fails the test).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+#[path = "support/conformance_c.rs"]
+mod conformance_c;
+
+/// The second catalog, embedded as its Rust users would (`manifest!` of
+/// the same directory the test copies).
+mod npuops {
+    kfam_runtime::manifest!("../tests/catalogs/npuops");
+}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -116,7 +128,7 @@ fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
     // writes them, and its catalog crate.
     let team = tmp.join("npuops");
     copy_dir(
-        &root().join("tests/ui/pass/own_targets"),
+        &root().join("tests/catalogs/npuops"),
         &team.join("manifest"),
     );
     kfam_codegen::generate_dir(&team.join("manifest"), &team.join("generated"), false)
@@ -227,6 +239,30 @@ fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
         .env("LD_LIBRARY_PATH", &library_path)
         .args(&args));
     assert_eq!(String::from_utf8_lossy(&out.stdout), expected);
+
+    // The vectors written for the second catalog, through its library, as
+    // the Rust and Python runners run them over its tables and package.
+    let cases = conformance_c::cases(&root().join("tests/conformance/npuops"));
+    let (src, expected) = conformance_c::program(&cases, &npuops::CATALOG, "npuops");
+    let c_file = tmp.join("conformance.c");
+    fs::write(&c_file, src).unwrap();
+    let conformance = tmp.join("conformance");
+    run(Command::new("gcc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-o"])
+        .arg(&conformance)
+        .arg("-I")
+        .arg(team_prefix.join("include"))
+        .arg(&c_file)
+        .arg("-L")
+        .arg(team_prefix.join("lib"))
+        .arg("-lnpuops_catalog")
+        .arg("-lm"));
+    let out = run(Command::new(&conformance).env("LD_LIBRARY_PATH", &library_path));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l == expected),
+        "the C runner disagrees over the second catalog:\n{stdout}"
+    );
 
     // A stale header: the team adds a family and regenerates its headers,
     // but the program links the library built before. It is refused when

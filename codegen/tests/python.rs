@@ -127,6 +127,11 @@ impl Generated {
     /// Run `tests/python/{file}` with pytest against this package: it must
     /// pass with nothing skipped.
     fn pytest_file(&self, file: &str, extra: &[&str]) {
+        self.pytest_over(file, extra, &conformance_dir());
+    }
+
+    /// [`Self::pytest_file`] with the conformance vectors of `vectors`.
+    fn pytest_over(&self, file: &str, extra: &[&str], vectors: &Path) {
         let (ir_path, vocab_path) = self.dumps();
         let out = run(self
             .python()
@@ -136,7 +141,7 @@ impl Generated {
             .env("KFAM_IR_JSON", ir_path)
             .env("KFAM_VOCAB_JSON", vocab_path)
             .env("KFAM_PYTHON_DIR", self.root())
-            .env("KFAM_CONFORMANCE_DIR", conformance_dir()));
+            .env("KFAM_CONFORMANCE_DIR", vectors));
         assert!(
             out.status.success(),
             "pytest {file} failed on the generated package:\n{}",
@@ -184,6 +189,31 @@ fn conformance_vectors_pass_in_python() {
         conformance_dir().display()
     );
     Generated::new(shipped_ir()).pytest_file("test_conformance.py", &[]);
+}
+
+/// The vectors written for a second catalog (`tests/catalogs/npuops`: its
+/// own platform, backends, runtime and status codes) through its generated
+/// package. The runner imports `kfam`, so the package is generated under
+/// that import name; everything else in it is the second catalog's.
+#[test]
+fn second_catalog_vectors_pass_in_python() {
+    let (ir, report) = kfam_codegen::check_dir(&repo().join("tests/catalogs/npuops"));
+    let mut ir = ir.unwrap_or_else(|| {
+        panic!(
+            "the second catalog has errors:\n{}",
+            report.render_human(&annotate_snippets::Renderer::plain())
+        )
+    });
+    assert_eq!(ir.catalog.name, "npuops");
+    ir.catalog.python_package = "kfam".to_owned();
+    Generated::new(ir).pytest_over(
+        "test_conformance.py",
+        &[
+            "-k",
+            "test_vector or test_the_conformance_directory_has_vectors",
+        ],
+        &repo().join("tests/conformance/npuops"),
+    );
 }
 
 #[test]

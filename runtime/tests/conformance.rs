@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use kfam_catalog::{CATALOG, FAMILIES};
 use kfam_runtime::ffi::{admission_status, capability_status};
+use kfam_runtime::Catalog;
 use kfam_runtime::{
     validate_call, Admission, CallRule, Capability, Contract, DType, Direction, OwnedTensorArg,
     ParamKind, ScalarValue, ScalarValueKind, Status, StorageFormat, TensorArg,
@@ -346,7 +347,7 @@ fn int<T: TryFrom<i128>>(v: &Json, what: &str) -> Result<T, VectorError> {
     T::try_from(wide).map_err(|_| format!("{what}: {wide} is out of range"))
 }
 
-fn spelled<T>(v: &Json, parse: fn(&str) -> Option<T>, what: &str) -> Result<T, VectorError> {
+fn spelled<T>(v: &Json, parse: impl Fn(&str) -> Option<T>, what: &str) -> Result<T, VectorError> {
     let s = string(v, what)?;
     parse(s).ok_or_else(|| format!("{what}: `{s}` is not a known spelling"))
 }
@@ -429,7 +430,7 @@ fn obj(fields: Vec<(&str, Json)>) -> Json {
     Json::Obj(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
 }
 
-fn run_call(c: &Json) -> Result<Json, VectorError> {
+fn run_call(cat: &Catalog, c: &Json) -> Result<Json, VectorError> {
     let name = string(field(c, "family")?, "family")?;
     let tensors = array(field(c, "tensors")?, "tensors")?
         .iter()
@@ -441,7 +442,7 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
         .enumerate()
         .map(|(i, s)| scalar(s, &format!("scalars[{i}]")))
         .collect::<Result<Vec<_>, _>>()?;
-    let Some(family) = CATALOG.find(name) else {
+    let Some(family) = cat.find(name) else {
         // As the C ABI reports it: not found, and no rule.
         return Ok(obj(vec![
             ("status", status(Status::NotFound)),
@@ -481,17 +482,17 @@ fn run_call(c: &Json) -> Result<Json, VectorError> {
     })
 }
 
-fn run_capability(c: &Json) -> Result<Json, VectorError> {
-    let result = CATALOG.capability(
+fn run_capability(cat: &Catalog, c: &Json) -> Result<Json, VectorError> {
+    let result = cat.capability(
         string(field(c, "family")?, "family")?,
         spelled(
             field(c, "platform")?,
-            |s: &str| kfam_catalog::CATALOG.targets.platform(s),
+            |s: &str| cat.targets.platform(s),
             "platform",
         )?,
         spelled(
             field(c, "execution_mode")?,
-            |s: &str| kfam_catalog::CATALOG.targets.execution_mode(s),
+            |s: &str| cat.targets.execution_mode(s),
             "execution_mode",
         )?,
         spelled(field(c, "contract")?, Contract::parse, "contract")?,
@@ -517,10 +518,10 @@ fn document_bytes(c: &Json) -> Result<Vec<u8>, VectorError> {
     }
 }
 
-fn run_admission(c: &Json) -> Result<Json, VectorError> {
+fn run_admission(cat: &Catalog, c: &Json) -> Result<Json, VectorError> {
     let bytes = document_bytes(c)?;
     let sha = string(field(c, "sha256")?, "sha256")?;
-    let (outcome, field, message) = match CATALOG.admit(&bytes, sha) {
+    let (outcome, field, message) = match cat.admit(&bytes, sha) {
         Ok(a) => (Admission::Admitted, None, a.to_string()),
         Err(r) => (r.outcome, r.field, r.to_string()),
     };
@@ -532,8 +533,8 @@ fn run_admission(c: &Json) -> Result<Json, VectorError> {
     ]))
 }
 
-fn run_torch_schema(c: &Json) -> Result<Json, VectorError> {
-    let (s, schema) = match CATALOG.find(string(field(c, "family")?, "family")?) {
+fn run_torch_schema(cat: &Catalog, c: &Json) -> Result<Json, VectorError> {
+    let (s, schema) = match cat.find(string(field(c, "family")?, "family")?) {
         None => (Status::NotFound, None),
         // As `kfam_torch_schema`: only families that request a torch binding.
         Some(f) => match f.torch_schema.filter(|_| f.torch) {
@@ -547,12 +548,12 @@ fn run_torch_schema(c: &Json) -> Result<Json, VectorError> {
     ]))
 }
 
-fn run(case: &Case) -> Result<Json, VectorError> {
+fn run(cat: &Catalog, case: &Case) -> Result<Json, VectorError> {
     match case.kind.as_str() {
-        "call" => run_call(&case.data),
-        "capability" => run_capability(&case.data),
-        "admission" => run_admission(&case.data),
-        "torch_schema" => run_torch_schema(&case.data),
+        "call" => run_call(cat, &case.data),
+        "capability" => run_capability(cat, &case.data),
+        "admission" => run_admission(cat, &case.data),
+        "torch_schema" => run_torch_schema(cat, &case.data),
         other => Err(format!("unknown kind `{other}`")),
     }
 }
@@ -599,6 +600,57 @@ fn return_aliases_reachable() -> bool {
     })
 }
 
+/// Every case whose outcome over `cat` is not the expected one.
+fn mismatches(cat: &Catalog, cases: &[Case]) -> Vec<String> {
+    let mut failures = Vec::new();
+    for case in cases {
+        match run(cat, case) {
+            Ok(actual) if actual.canonical() == case.expect.canonical() => {}
+            Ok(actual) => failures.push(format!(
+                "{}: {}: got {}, expected {}",
+                case.file,
+                case.name,
+                actual.to_text(),
+                case.expect.to_text()
+            )),
+            Err(e) => failures.push(format!("{}: {}: {e}", case.file, case.name)),
+        }
+    }
+    failures
+}
+
+/// A second catalog (tests/catalogs/npuops: its own platform, backends,
+/// runtime and status codes), embedded with `manifest!`.
+mod npuops {
+    kfam_runtime::manifest!("../tests/catalogs/npuops");
+}
+
+/// The subset of vectors written for the second catalog
+/// (`tests/conformance/npuops/`), which the C and Python runners also run
+/// over its library and package (`catalog/tests/two_catalogs.rs`,
+/// `codegen/tests/python.rs`).
+#[test]
+fn second_catalog_vectors() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/conformance/npuops");
+    let cases = match load_cases(&dir) {
+        Ok(c) => c,
+        Err(errors) => panic!("invalid vector files:\n  {}", errors.join("\n  ")),
+    };
+    let kinds: BTreeSet<&str> = cases.iter().map(|c| c.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        BTreeSet::from(["admission", "call", "capability", "torch_schema"])
+    );
+    let failures = mismatches(&npuops::CATALOG, &cases);
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors of the second catalog failed:\n  {}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n  ")
+    );
+}
+
 #[test]
 fn conformance_vectors() {
     let dir = conformance_dir();
@@ -613,20 +665,7 @@ fn conformance_vectors() {
         cases.len()
     );
 
-    let mut failures = Vec::new();
-    for case in &cases {
-        match run(case) {
-            Ok(actual) if actual.canonical() == case.expect.canonical() => {}
-            Ok(actual) => failures.push(format!(
-                "{}: {}: got {}, expected {}",
-                case.file,
-                case.name,
-                actual.to_text(),
-                case.expect.to_text()
-            )),
-            Err(e) => failures.push(format!("{}: {}: {e}", case.file, case.name)),
-        }
-    }
+    let mut failures = mismatches(&CATALOG, &cases);
 
     // The table: vectors per file and per expected outcome.
     let mut per_file: BTreeMap<&str, usize> = BTreeMap::new();

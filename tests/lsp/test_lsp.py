@@ -26,7 +26,7 @@ shutil.copytree(REPO / "manifest", WORK / "manifest")
 (WORK / "generated" / "docs").mkdir(parents=True)
 shutil.copy(REPO / "generated/docs/diagnostics.md", WORK / "generated/docs/diagnostics.md")
 # A team's catalog with its own platform, backend, runtime and modes.
-shutil.copytree(REPO / "tests/ui/pass/own_targets", WORK / "team" / "manifest")
+shutil.copytree(REPO / "tests/catalogs/npuops", WORK / "team" / "manifest")
 TEAM = WORK / "team" / "manifest" / "families" / "scale_ok.toml"
 FAMILIES = WORK / "manifest" / "families"
 ADD = FAMILIES / "add_bf16_1024.toml"

@@ -1,7 +1,7 @@
 // A catalog that declares its own platform, backends, runtime and modes:
 // `manifest!` embeds it, and every decision resolves its members.
 mod tables {
-    kfam_runtime::manifest!("../tests/ui/pass/own_targets");
+    kfam_runtime::manifest!("../tests/catalogs/npuops");
 }
 
 use kfam_runtime::{CapabilityRefused, Contract};
