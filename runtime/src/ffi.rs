@@ -5,7 +5,7 @@
 //! its pointers and `struct_size`s, never unwinds (a panic becomes the
 //! catalog's `internal` status), never allocates on the success path of
 //! call validation, and hands out records of the C tables compiled from the
-//! catalog's own header (`runtime/c/tables.c`). The argument and result
+//! catalog's own header (`codegen/c/shim.c`). The argument and result
 //! records are generated from the header's field lists (`emit::layout` of
 //! kfam-codegen), so record layout has one authority.
 
@@ -13,10 +13,7 @@ use std::ffi::{c_char, CStr};
 use std::mem::size_of;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use std::sync::OnceLock;
-
 use crate::call::{ScalarValue, TensorArg};
-use crate::catalog::Catalog;
 use crate::types::Family;
 use crate::vocab::{
     Admission, CallRule, Capability, Contract, DType, ScalarValueKind, Status, StorageFormat,
@@ -31,92 +28,8 @@ pub use crate::ffi_message::{
     admit_message, capability_message, check_catalog, validate_call_message,
 };
 
-/// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
-/// pointers to it along.
-#[repr(C)]
-pub struct Opaque {
-    _private: [u8; 0],
-}
-
-/// The accessors of a catalog's C tables (`runtime/c/tables.c` compiled
-/// against its header): its records by index, in the order of its Rust
-/// tables, and the name and identity of a caller's family record.
-#[derive(Clone, Copy, Debug)]
-pub struct Shim {
-    pub table: unsafe extern "C" fn() -> *const Opaque,
-    pub family: unsafe extern "C" fn(usize) -> *const Opaque,
-    pub profile: unsafe extern "C" fn(usize, usize) -> *const Opaque,
-    pub receipt: unsafe extern "C" fn(usize, usize) -> *const Opaque,
-    pub torch_schema: unsafe extern "C" fn(usize) -> *const c_char,
-    pub record_name: unsafe extern "C" fn(*const Opaque) -> *const c_char,
-    pub record_identity: unsafe extern "C" fn(*const Opaque) -> *const c_char,
-}
-
-/// A catalog as its C ABI serves it: the Rust tables that decide, the C
-/// records handed out, and the catalog's status codes.
-#[derive(Debug)]
-pub struct CCatalog {
-    pub catalog: &'static Catalog,
-    pub shim: Shim,
-    /// (address of C family record 0, distance between records).
-    family_table: OnceLock<(usize, usize)>,
-}
-
-impl CCatalog {
-    pub const fn new(catalog: &'static Catalog, shim: Shim) -> Self {
-        CCatalog {
-            catalog,
-            shim,
-            family_table: OnceLock::new(),
-        }
-    }
-
-    /// The catalog's code of `status`.
-    pub fn code(&self, status: Status) -> i32 {
-        self.catalog.abi.status_code(status)
-    }
-
-    pub(crate) fn ok(&self) -> i32 {
-        self.code(Status::Ok)
-    }
-
-    pub(crate) fn invalid(&self) -> i32 {
-        self.code(Status::InvalidArgument)
-    }
-
-    fn family_index(&self, f: &Family) -> usize {
-        index_of(self.catalog.families, f)
-    }
-
-    unsafe fn family(&self, i: usize) -> *const Opaque {
-        (self.shim.family)(i)
-    }
-
-    unsafe fn profile(&self, family: usize, i: usize) -> *const Opaque {
-        (self.shim.profile)(family, i)
-    }
-
-    unsafe fn receipt(&self, family: usize, i: usize) -> *const Opaque {
-        (self.shim.receipt)(family, i)
-    }
-
-    /// The Rust record of `record` when it points into the library's own C
-    /// family table (`shim.family(i)`, the same order as the families).
-    fn library_family(&self, record: *const Opaque) -> Option<&'static Family> {
-        let &(base, stride) = self.family_table.get_or_init(|| unsafe {
-            let first = self.family(0) as usize;
-            let second = self.family(1) as usize;
-            (first, second.saturating_sub(first))
-        });
-        let offset = (record as usize).checked_sub(base)?;
-        let index = match stride {
-            0 => (offset == 0).then_some(0)?,
-            _ if offset % stride == 0 => offset / stride,
-            _ => return None,
-        };
-        self.catalog.families.get(index)
-    }
-}
+use crate::ffi_catalog::index_of;
+pub use crate::ffi_catalog::{CCatalog, Opaque, Shim};
 
 // The argument and result records (`ArtifactMatch`, `CapabilityResult`,
 // `AdmissionResult`, `CTensorArg`, `CScalarValue`, `CScalarArg`,
@@ -156,10 +69,6 @@ unsafe fn out_struct<'a, T>(p: *mut T) -> Option<&'a mut T> {
     // Every result struct starts with `uint32_t struct_size`.
     let size = *(p as *const u32);
     (size as usize >= size_of::<T>()).then_some(r)
-}
-
-fn index_of<T>(slice: &[T], item: &T) -> usize {
-    (item as *const T as usize - slice.as_ptr() as usize) / size_of::<T>().max(1)
 }
 
 /// # Safety
@@ -691,6 +600,7 @@ unsafe fn decode_with<const N: usize, R>(
 pub(crate) mod tests {
     use super::*;
 
+    use crate::catalog::Catalog;
     use crate::targets::Targets;
     use crate::types::Abi;
 

@@ -19,6 +19,7 @@ pub mod capability;
 pub mod catalog;
 pub mod context;
 pub mod ffi;
+mod ffi_catalog;
 pub mod ffi_context;
 pub mod ffi_message;
 pub mod lookup;
