@@ -4,7 +4,7 @@
 #
 #   bench/consumers.sh [N ...]          default: 1000 10000
 #   KFAM_BENCH_RUNTIME=1 bench/consumers.sh 1000   also time
-#       `cargo build --release -p kfam-runtime` over the synthetic tables
+#       `cargo build --release -p kfam-catalog` over the synthetic manifest
 #
 # Needs: gcc, python3, /usr/bin/time, protoc (Debian's protobuf-compiler) and
 # the protobuf peer script (`../shared/peers/synth_proto.py`, or
@@ -112,17 +112,19 @@ for n in "${sizes[@]}"; do
     measure "bare python3 (baseline for the import)" "$python" -c "pass"
 
     if [ "${KFAM_BENCH_RUNTIME:-0}" = 1 ]; then
-        # A copy of the checkout (symlinks kept: runtime/generated), whose
-        # dependencies are built first over the shipped tables, untimed: the
-        # row is the runtime crate itself, as after a manifest edit.
+        # A copy of the checkout (symlinks kept: catalog/manifest), whose
+        # dependencies are built first over the shipped manifest, untimed:
+        # the row is the catalog crate itself after a manifest edit (its
+        # build script checks the manifest and generates its tables, header
+        # and C tables; then the tables and the C library compile).
         rt=$work/rt$n
         mkdir -p "$rt"
         git -C "$top" ls-files -z | (cd "$top" && xargs -0 cp -P --parents -t "$rt")
-        build=(env CI=1 CARGO_TARGET_DIR="$work/rt-target" cargo build -q --release -p kfam-runtime --manifest-path "$rt/Cargo.toml")
+        build=(env CI=1 CARGO_TARGET_DIR="$work/rt-target" cargo build -q --release -p kfam-catalog --manifest-path "$rt/Cargo.toml")
         "${build[@]}"
-        rm -rf "$rt/generated" "$rt/manifest"
-        cp -r "$m/generated" "$rt/generated"
-        runs=1 measure "cargo build --release -p kfam-runtime (these tables; dependencies built)" "${build[@]}"
+        rm -rf "$rt/manifest"
+        cp -r "$m/manifest" "$rt/manifest"
+        runs=1 measure "cargo build --release -p kfam-catalog (this manifest; dependencies built)" "${build[@]}"
         rm -rf "$rt"
     fi
 

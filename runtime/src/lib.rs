@@ -4,7 +4,7 @@
 //!
 //! This crate holds no catalog. A catalog's tables are generated into the
 //! crate that uses them, typed by this crate's records: from a build script
-//! (`kfam_codegen::build`), with [`manifest!`] (feature `macros`), or as
+//! (`kfam_codegen::build`), with `manifest!` (feature `macros`), or as
 //! this repository's own catalog, the crate `kfam-catalog`. Each defines a
 //! [`Catalog`] value, `CATALOG`, whose methods are the decisions; a crate
 //! that exports a catalog's C ABI does it with [`c_abi!`].
