@@ -108,8 +108,8 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
     output(
         Command::new(env!("CARGO"))
             .current_dir(dir)
-            // Its own target directory: the runtime's shared library has a
-            // fixed name and would replace the one the C tests link.
+            // Outside the workspace's target directory, shared by the team
+            // crates of the tests (`target/tmp/team_crates`).
             .env("CARGO_TARGET_DIR", target)
             .env_remove("RUSTFLAGS")
             .args(args)

@@ -1,7 +1,8 @@
 //! The C declarations `kfam.h` carries for this library (the generator's
 //! `codegen/src/emit/c/functions.h`, read through
 //! `kfam_codegen::emit::c::runtime_declarations`) and the functions the
-//! library exports (`#[no_mangle] extern "C"` in `src/ffi*.rs`) are the same:
+//! library exports (the functions of `src/ffi*.rs` that take the catalog,
+//! each exported by `c_abi!` under the catalog's prefix) are the same:
 //! the same names, and for each the same number of parameters with
 //! corresponding types (docs/c.md, "The runtime library's declarations").
 //! Neither side is kept equal to the other by hand.

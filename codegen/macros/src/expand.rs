@@ -53,7 +53,7 @@ fn nearest_abi(file: &Path) -> Option<PathBuf> {
 
 /// The expansion's tables as one `Catalog`: capability, admission, call
 /// validation and the kernel context over this manifest, as
-/// `kfam_runtime::CATALOG` is over the crate's own.
+/// `kfam_catalog::CATALOG` is over this repository's catalog.
 fn catalog_item(name: &str, digest: &str) -> TokenStream {
     kfam_codegen::emit::rust::catalog_item("::kfam_runtime", name, digest)
         .parse()
