@@ -110,7 +110,7 @@ macro_rules! __c_abi_exports {
             /// As the declaration in the catalog's header.
             #[unsafe(export_name = concat!($prefix, "_", stringify!($name)))]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> i32 {
-                unsafe { ffi::$name(&$c, $($arg),*) }
+                unsafe { $crate::ffi::$name(&$c, $($arg),*) }
             }
         )*
     };
