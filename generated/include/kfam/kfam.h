@@ -10,8 +10,8 @@
  *     #include <kfam/kfam.h>
  *
  * The KFAM_<FAMILY>_* constants are in <kfam/kfam_constants.h>. With the
- * runtime library (kfam-runtime) linked, also call the kfam_* functions
- * declared below. See docs/c.md.
+ * catalog's own library linked, also call the kfam_* functions declared
+ * below, kfam_check_catalog first. See docs/c.md.
  */
 
 #ifndef KFAM_KFAM_H
@@ -1401,7 +1401,7 @@ KFAM_GEN_OFFSET(kfam_context_options, max_prepared, 4u);
     ((const type *)(const void *)((const char *)(base) + (size_t)(i) * (size_t)(base)[0].struct_size))
 
 /* ------------------------------------------------------------------------
- * The runtime library (kfam-runtime, static or shared). These are
+ * The catalog's own library (static or shared). These are
  * declarations only: link the library to call them. A header-only consumer
  * uses the tables above and never references these names.
  *

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------
- * The runtime library (kfam-runtime, static or shared). These are
+ * The catalog's own library (static or shared). These are
  * declarations only: link the library to call them. A header-only consumer
  * uses the tables above and never references these names.
  *

@@ -1,7 +1,7 @@
 //! The runtime library's C functions: declared in `kfam.h` as written in
 //! `functions.h`, a C header fragment spliced in verbatim, and implemented by
-//! `kfam-runtime` (`runtime/src/ffi*.rs`). The names the header records for
-//! its collision check, and the declarations the runtime's test
+//! a catalog's library (`runtime/src/ffi*.rs`, exported by `c_abi!`). The
+//! names the header records for its collision check, and the declarations the runtime's test
 //! `runtime/tests/c_declarations.rs` compares with its exports, are parsed
 //! from that one text ([`runtime_declarations`]). See docs/c.md, "The
 //! runtime library's declarations".

@@ -174,8 +174,8 @@ const HEADER_DOC: &str = "/*
  *     #include <kfam/kfam.h>
  *
  * The KFAM_<FAMILY>_* constants are in <kfam/kfam_constants.h>. With the
- * runtime library (kfam-runtime) linked, also call the kfam_* functions
- * declared below. See docs/c.md.
+ * catalog's own library linked, also call the kfam_* functions declared
+ * below, kfam_check_catalog first. See docs/c.md.
  */
 
 ";
@@ -185,19 +185,8 @@ fn header_doc(prefix: &Prefix) -> std::borrow::Cow<'static, str> {
     if prefix.is_kfam() {
         return HEADER_DOC.into();
     }
-    // kfam's runtime library defines kfam's functions, not another
-    // catalog's (docs/c.md, "The runtime library's functions").
-    let doc = HEADER_DOC.replace(KFAM_RUNTIME, OTHER_RUNTIME);
-    prefix.apply(&doc).into_owned().into()
+    prefix.apply(HEADER_DOC).into_owned().into()
 }
-
-const KFAM_RUNTIME: &str = "With the
- * runtime library (kfam-runtime) linked, also call the kfam_* functions
- * declared below. See docs/c.md.";
-
-const OTHER_RUNTIME: &str = "The kfam_*
- * functions declared below are those of a runtime library built over this
- * catalog; kfam-runtime defines kfam's own, not these. See docs/c.md.";
 
 /// The data file's prologue, after its first line (written with kfam's
 /// prefix and renamed with the rest; the `#error` text is a string literal,
@@ -240,14 +229,14 @@ mod tests {
 
     #[test]
     fn another_prefix_says_whose_functions_it_declares() {
-        assert!(HEADER_DOC.contains(KFAM_RUNTIME));
         let doc = header_doc(&Prefix::new("myrt"));
         assert!(doc.contains("#define MYRT_IMPLEMENTATION\n"), "{doc}");
         assert!(doc.contains("<myrt/myrt.h>"), "{doc}");
         assert!(
-            doc.contains("The myrt_*\n * functions declared below"),
+            doc.contains("catalog's own library linked, also call the myrt_* functions"),
             "{doc}"
         );
+        assert!(doc.contains("myrt_check_catalog first"), "{doc}");
         assert_eq!(header_doc(&Prefix::new("kfam")), HEADER_DOC);
     }
 }
