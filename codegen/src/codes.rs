@@ -187,6 +187,10 @@ codes! {
 
     TorchUnrepresentable = "KF0901", "torch", "torch binding requested but not representable",
         "`torch = true` asks for a torch dispatcher schema. Torch has no unsigned\n64-bit scalar type, and a returned tensor must be mutable (`Tensor(a!)`),\nso uint64 scalars and returns of read-only tensors cannot be expressed.";
+    TorchArgumentLimit = "KF0902", "torch", "torch family has more arguments than PyTorch accepts",
+        "PyTorch's dispatcher takes at most 64 arguments per operator (it keeps one\nbit per argument in a 64-bit set), and `torch.library` refuses to define a\nschema with more. A family with `torch = true` therefore declares at most\n64 parameters, tensors and scalars together.\n\nGroup scalars into a tensor, split the family, or set `torch = false` (the\nC, Rust and Python tables do not have this limit).";
+    TorchSchemaLength = "KF0903", "torch", "torch schema is too long for a C string literal",
+        "The C tables carry each torch family's dispatcher schema as a string\nliteral (`kfam_family.torch_schema`), and C99 promises string literals of\nat most 4095 bytes (compilers with `-pedantic` refuse longer ones). The\nschema spells the namespace, the family name and every parameter's name\nand type, so a family with many long parameter names can pass it.\n\nShorten the parameter names, declare fewer parameters, or set `torch =\nfalse`.";
 
     ControlCharacter = "KF1001", "text", "free text contains control or bidirectional characters",
         "Summaries, docs and evidence are copied into comments and strings of\nevery generated language. Control characters (other than newline in\nsummaries and docs) and Unicode bidirectional overrides (U+202A..U+202E,\nU+2066..U+2069) and other invisible format characters are rejected, so\nthat text can never hide or reorder code in a review.";

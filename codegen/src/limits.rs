@@ -9,6 +9,15 @@ pub const MAX_TEXT_CHARS: usize = 1000;
 pub const RANK_CEILING: u32 = 8;
 /// Upper bound of the tensor and scalar argument limits.
 pub const ARG_CEILING: u32 = 65535;
+/// ISO C99's minimum supported length of a string literal (5.2.4.1),
+/// after concatenation: longer literals fail `-pedantic`
+/// (`-Woverlength-strings`). Every text the C tables hold stays within it
+/// (free text by [`MAX_TEXT_CHARS`], a torch schema by KF0903).
+pub const C_MAX_STRING_BYTES: usize = 4095;
+/// PyTorch's dispatcher takes at most 64 arguments per operator (it keeps
+/// one bit per argument in a 64-bit set): a torch family with more cannot
+/// be defined (KF0902).
+pub const TORCH_MAX_ARGS: usize = 64;
 /// Upper bound of `max_prepared`: a context's table of prepared callables
 /// is bounded memory, and callable ids stay small.
 pub const PREPARED_CEILING: u32 = 65535;

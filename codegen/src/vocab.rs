@@ -505,14 +505,79 @@ impl DType {
     }
 }
 
+/// The dtype classes an operator's domain is stated over
+/// ([`DType::class`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DTypeClass {
+    Float,
+    Signed,
+    Unsigned,
+    Bool,
+}
+
+impl DType {
+    pub const fn class(self) -> DTypeClass {
+        match self {
+            DType::Bool => DTypeClass::Bool,
+            DType::Int8 | DType::Int16 | DType::Int32 | DType::Int64 => DTypeClass::Signed,
+            DType::Uint8 | DType::Uint16 | DType::Uint32 | DType::Uint64 => DTypeClass::Unsigned,
+            _ => DTypeClass::Float,
+        }
+    }
+}
+
+// What each operator means on each dtype class (docs/manifest.md,
+// "Operators and dtypes"). Integer arithmetic wraps in the operand dtype,
+// as two's complement (signed) or modulo 2^bits (unsigned), which is what
+// PyTorch does; a pair with no single result in its dtype (the mean of
+// integers, integer division, the negation of an unsigned value,
+// arithmetic on bool) is refused, with the reason these return.
+
+impl BinaryOp {
+    /// `None` when the operator is defined on operands of class `class`; the
+    /// reason otherwise.
+    pub const fn refusal(self, class: DTypeClass) -> Option<&'static str> {
+        match (self, class) {
+            (_, DTypeClass::Float) | (BinaryOp::Max | BinaryOp::Min, _) => None,
+            (BinaryOp::Div, DTypeClass::Signed | DTypeClass::Unsigned) => Some(
+                "integer division has no single result in an integer dtype (truncated, floored or true division)",
+            ),
+            (_, DTypeClass::Bool) => Some("arithmetic is not defined on bool"),
+            _ => None,
+        }
+    }
+}
+
 impl UnaryOp {
-    /// Whether the operator is defined on integer (and bool) dtypes too;
-    /// the others are float-only.
-    pub const fn accepts_integers(self) -> bool {
-        matches!(
-            self,
-            UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Cast
-        )
+    /// `None` when the operator is defined on an input of class `class`;
+    /// the reason otherwise.
+    pub const fn refusal(self, class: DTypeClass) -> Option<&'static str> {
+        match (self, class) {
+            (_, DTypeClass::Float) | (UnaryOp::Cast, _) => None,
+            (UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu, DTypeClass::Bool) => {
+                Some("arithmetic is not defined on bool")
+            }
+            (UnaryOp::Neg, DTypeClass::Unsigned) => {
+                Some("the negation of an unsigned value is not representable in its dtype")
+            }
+            (UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu, _) => None,
+            _ => Some("a float-only operator (its result is not an integer)"),
+        }
+    }
+}
+
+impl ReduceOp {
+    /// `None` when the reduction is defined on an input of class `class`;
+    /// the reason otherwise.
+    pub const fn refusal(self, class: DTypeClass) -> Option<&'static str> {
+        match (self, class) {
+            (_, DTypeClass::Float) | (ReduceOp::Max | ReduceOp::Min, _) => None,
+            (ReduceOp::Mean, _) => Some(
+                "the mean of integers has no single result in an integer dtype (it needs a rounding rule)",
+            ),
+            (ReduceOp::Sum, DTypeClass::Bool) => Some("arithmetic is not defined on bool"),
+            (ReduceOp::Sum, _) => None,
+        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! from its unpacked `.crate` alone, so the runtime compiles from its own
 //! contents (the generated records it ships) and the catalog from its own
 //! manifest, never from the workspace's `generated/` or `manifest/`
-//! (docs/rust.md, "Packaging").
+//! (docs/rust.md, "Packaging"). `cargo install` of the CLI from its
+//! packaged crate then works and runs.
 
 use std::path::Path;
 use std::process::Command;
@@ -112,4 +113,54 @@ fn published_crates_package_and_build_alone() {
         );
     }
     cargo_package(&[]);
+    install_the_cli_from_its_package();
+}
+
+/// `cargo install` of the `kfam` binary from kfam-codegen's package, as a
+/// user would from crates.io: the unpacked `.crate` alone (with its
+/// packaged `Cargo.lock`), into a fresh root, and the installed binary
+/// runs. In the target directory the verification used, with its profile,
+/// so the dependencies it built are reused.
+fn install_the_cli_from_its_package() {
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
+    let unpacked = target
+        .join("package")
+        .join(format!("kfam-codegen-{}", env!("CARGO_PKG_VERSION")));
+    assert!(unpacked.join("Cargo.toml").is_file(), "no {}", unpacked.display());
+    let root = target.join("install-root");
+    let _ = std::fs::remove_dir_all(&root);
+    let out = Command::new(env!("CARGO"))
+        .current_dir(&target)
+        .env("CARGO_TARGET_DIR", target.join("package"))
+        .args(["install", "--offline", "--locked", "--debug", "--path"])
+        .arg(&unpacked)
+        .arg("--root")
+        .arg(&root)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo install from the package failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kfam = root.join("bin").join("kfam");
+    let version = Command::new(&kfam).arg("--version").output().expect("kfam runs");
+    assert!(version.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        format!("kfam {}", env!("CARGO_PKG_VERSION"))
+    );
+    // The installed binary checks the shipped manifest, away from the
+    // workspace (it embeds everything it needs).
+    let check = Command::new(&kfam)
+        .current_dir(&root)
+        .arg("check")
+        .arg(workspace().join("manifest"))
+        .output()
+        .expect("kfam runs");
+    assert!(
+        check.status.success(),
+        "installed kfam check failed:\n{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
 }

@@ -12,6 +12,7 @@ use super::targets::Declared;
 use super::text::{suggest_identifier, text_problems, MAX_LISTED_NAMES};
 use crate::diag::{Code, Diagnostic, FileId, SourceMap};
 use crate::ir;
+use crate::limits::{C_MAX_STRING_BYTES, TORCH_MAX_ARGS};
 use crate::model::{self, AliasRef, Spanned};
 use crate::names::{identifier_problem, is_reserved};
 use crate::vocab::{Contract, Direction};
@@ -228,7 +229,7 @@ impl<'a> FamilyChecker<'a> {
         let operation = self.check_operation();
         let profiles = self.check_profiles();
         let receipts = self.check_receipts(&profiles);
-        self.check_torch();
+        self.check_torch(&returns);
 
         if self.error_count() > 0 {
             return None;
@@ -475,7 +476,11 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
-    pub(super) fn check_torch(&mut self) {
+    /// A torch family's schema must be one PyTorch can define and the C
+    /// tables can hold: representable scalars (KF0901), at most
+    /// [`TORCH_MAX_ARGS`] arguments (KF0902) and a schema within C99's
+    /// string-literal length (KF0903).
+    pub(super) fn check_torch(&mut self, returns: &[usize]) {
         let Some(torch) = self.file.torch.as_ref().filter(|t| t.value) else {
             return;
         };
@@ -500,7 +505,55 @@ impl<'a> FamilyChecker<'a> {
                 .label("no torch scalar type")
                 .help("use an `int64` scalar, or set `torch = false`"),
             );
+            return;
         }
-        let _ = torch;
+        let count = self.file.params.len();
+        if count > TORCH_MAX_ARGS {
+            let first_over = &self.file.params[TORCH_MAX_ARGS].value.name;
+            self.push(
+                err(
+                    Code::TorchArgumentLimit,
+                    self.id,
+                    &torch.span,
+                    format!("a torch operator takes at most {TORCH_MAX_ARGS} arguments, but this family declares {count} parameters"),
+                )
+                .label(format!("{count} arguments requested here"))
+                .related(
+                    self.id,
+                    first_over.span.clone(),
+                    format!("argument {} of {count}", TORCH_MAX_ARGS + 1),
+                )
+                .help(format!("declare at most {TORCH_MAX_ARGS} parameters (group scalars into a tensor, or split the family), or set `torch = false`")),
+            );
+            return;
+        }
+        if returns.iter().any(|&r| r >= self.params.len()) || self.params.len() != count {
+            return;
+        }
+        let Some(schema) = ir::torch_schema(
+            self.torch_namespace,
+            &self.file.name.value,
+            &self.params,
+            returns,
+        ) else {
+            return;
+        };
+        if schema.len() > C_MAX_STRING_BYTES {
+            let start: String = schema.chars().take(48).collect();
+            self.push(
+                err(
+                    Code::TorchSchemaLength,
+                    self.id,
+                    &torch.span,
+                    format!(
+                        "the torch schema of this family is {} bytes, over the {C_MAX_STRING_BYTES} a C99 string literal holds",
+                        schema.len()
+                    ),
+                )
+                .label(format!("a {}-byte schema", schema.len()))
+                .note(format!("the schema begins `{start}...`"))
+                .help(format!("shorten the parameter names (the schema spells each one; {} bytes to save), or set `torch = false`", schema.len() - C_MAX_STRING_BYTES)),
+            );
+        }
     }
 }

@@ -298,32 +298,27 @@ impl Diagnostic {
             .primary_title(self.message.as_str())
             .id(self.code.as_str());
         let mut group = match &self.location {
-            Location::Span { file, span } => {
-                let src = sources.get(*file);
-                let span = visible_span(&src.text, span.clone());
-                // Only the lines the span touches go to the renderer (with
-                // their line number): the cost of a diagnostic does not
-                // grow with the file.
-                let (line, start) = sources.line_of(*file, span.start);
-                let end = src.text[span.end..]
-                    .find('\n')
-                    .map_or(src.text.len(), |i| span.end + i);
-                let (lines, span) =
-                    show_invisible(&src.text[start..end], span.start - start..span.end - start);
-                let mut ann = AnnotationKind::Primary.span(span);
-                if let Some(label) = &self.label {
-                    ann = ann.label(label.as_str());
-                }
-                title.element(
-                    Snippet::source(lines)
-                        .line_start(line + 1)
-                        .path(src.path.as_str())
-                        .annotation(ann),
-                )
-            }
+            Location::Span { file, span } => title.element(snippet(
+                sources,
+                *file,
+                span.clone(),
+                AnnotationKind::Primary,
+                self.label.as_deref(),
+            )),
             // No source to show: just ` --> path`.
             Location::Path(p) => title.element(Origin::path(p.as_str())),
         };
+        // Each other place the diagnostic involves (a parameter's
+        // declaration, a first declaration) is shown with its own label.
+        for r in &self.related {
+            group = group.element(snippet(
+                sources,
+                r.file,
+                r.span.clone(),
+                AnnotationKind::Context,
+                Some(&r.message),
+            ));
+        }
         for note in &self.notes {
             group = group.element(Level::NOTE.message(note.as_str()));
         }
@@ -351,6 +346,33 @@ impl Diagnostic {
 
 /// Zero-width and out-of-range spans would render without a caret; widen to
 /// one character, staying on a char boundary.
+/// The lines `span` of `file` touches, annotated. Only those lines go to
+/// the renderer (with their line number): the cost of a diagnostic does
+/// not grow with the file.
+fn snippet<'s>(
+    sources: &'s SourceMap,
+    file: FileId,
+    span: Range<usize>,
+    kind: AnnotationKind,
+    label: Option<&'s str>,
+) -> Snippet<'s, annotate_snippets::Annotation<'s>> {
+    let src = sources.get(file);
+    let span = visible_span(&src.text, span);
+    let (line, start) = sources.line_of(file, span.start);
+    let end = src.text[span.end..]
+        .find('\n')
+        .map_or(src.text.len(), |i| span.end + i);
+    let (lines, span) = show_invisible(&src.text[start..end], span.start - start..span.end - start);
+    let mut ann = kind.span(span);
+    if let Some(label) = label {
+        ann = ann.label(label);
+    }
+    Snippet::source(lines)
+        .line_start(line + 1)
+        .path(src.path.as_str())
+        .annotation(ann)
+}
+
 fn visible_span(text: &str, span: Range<usize>) -> Range<usize> {
     let mut start = span.start.min(text.len());
     while !text.is_char_boundary(start) {

@@ -589,45 +589,48 @@ pub fn static_byte_size(shape: &[i64], dtype: DType) -> Option<u64> {
 }
 
 impl Family {
-    /// `NAMESPACE::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) ->
-    /// Tensor(a2!)`, `namespace` being the catalog's torch namespace:
-    /// `Tensor(aN!)` for written tensors and `Tensor(aN)` for read ones (N is
-    /// the signature index), `bool`, `float` for float dtypes and `SymInt`
-    /// for integer dtypes; the return is the aliased tensors (a tuple when
-    /// several, `()` when none). `None` for uint64 scalars, which torch
-    /// cannot represent.
+    /// The family's torch dispatcher schema ([`torch_schema`]).
     pub fn torch_schema_string(&self, namespace: &str) -> Option<String> {
-        let tensor = |p: &Param| {
-            let bang = if p.direction == Direction::In {
-                ""
-            } else {
-                "!"
-            };
-            format!("Tensor(a{}{bang})", p.index)
-        };
-        let mut args = Vec::with_capacity(self.params.len());
-        for p in &self.params {
-            let ty = match p.kind {
-                ParamKind::Tensor => tensor(p),
-                ParamKind::Scalar => p.dtype.torch_scalar()?.to_owned(),
-            };
-            args.push(format!("{ty} {}", p.name));
-        }
-        let rets: Vec<String> = self
-            .returns
-            .iter()
-            .map(|&i| tensor(&self.params[i]))
-            .collect();
-        let ret = match rets.len() {
-            1 => rets[0].clone(),
-            _ => format!("({})", rets.join(", ")),
-        };
-        Some(format!(
-            "{namespace}::{}({}) -> {ret}",
-            self.name,
-            args.join(", ")
-        ))
+        torch_schema(namespace, &self.name, &self.params, &self.returns)
     }
+}
+
+/// `NAMESPACE::NAME(Tensor(a0) x, Tensor(a2!) out, float alpha) ->
+/// Tensor(a2!)`, `namespace` being the catalog's torch namespace:
+/// `Tensor(aN!)` for written tensors and `Tensor(aN)` for read ones (N is
+/// the signature index), `bool`, `float` for float dtypes and `SymInt` for
+/// integer dtypes; the return is the aliased tensors (a tuple when several,
+/// `()` when none). `None` for uint64 scalars, which torch cannot
+/// represent. A free function so the checker can measure the schema of a
+/// family it has not lowered yet.
+pub fn torch_schema(
+    namespace: &str,
+    name: &str,
+    params: &[Param],
+    returns: &[usize],
+) -> Option<String> {
+    let tensor = |p: &Param| {
+        let bang = if p.direction == Direction::In {
+            ""
+        } else {
+            "!"
+        };
+        format!("Tensor(a{}{bang})", p.index)
+    };
+    let mut args = Vec::with_capacity(params.len());
+    for p in params {
+        let ty = match p.kind {
+            ParamKind::Tensor => tensor(p),
+            ParamKind::Scalar => p.dtype.torch_scalar()?.to_owned(),
+        };
+        args.push(format!("{ty} {}", p.name));
+    }
+    let rets: Vec<String> = returns.iter().map(|&i| tensor(&params[i])).collect();
+    let ret = match rets.len() {
+        1 => rets[0].clone(),
+        _ => format!("({})", rets.join(", ")),
+    };
+    Some(format!("{namespace}::{name}({}) -> {ret}", args.join(", ")))
 }
 
 /// The digest of a whole catalog: its identity (the names its outputs

@@ -61,11 +61,11 @@ impl FamilyChecker<'_> {
                 let d = self.params[i].dtype;
                 if d != DType::Int32 {
                     let msg = format!("{} is {d}, expected int32", self.who(role, i));
-                    self.push(
-                        err(rule.code, self.id, span, msg)
-                            .label("expected int32")
-                            .help(rule.help),
-                    );
+                    let d = err(rule.code, self.id, span, msg)
+                        .label("expected int32")
+                        .help(rule.help);
+                    let d = self.at_dtype(d, i);
+                    self.push(d);
                 }
             }
             if ranks {

@@ -16,7 +16,7 @@ use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
-use crate::vocab::{DType, Direction, UnaryOp};
+use crate::vocab::{BinaryOp, DType, DTypeClass, Direction, UnaryOp};
 
 /// Whether two declared extents may be one extent of equal operands
 /// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not
@@ -33,6 +33,8 @@ struct Member<'s, T> {
     who: String,
     value: T,
     span: &'s Range<usize>,
+    /// Where the value is declared (the parameter's dtype, shape or axis).
+    decl: Option<Range<usize>>,
 }
 
 /// What one kind's agreement checks report with.
@@ -155,6 +157,7 @@ impl<'a> FamilyChecker<'a> {
                 who: format!("{} axis {axis}", self.who(role, i)),
                 value: self.params[i].dims[axis],
                 span,
+                decl: self.dim_span(i, axis as i32),
             })
             .collect();
         let found = disagreement(self.id, rule, subject, &members, agree, |e| {
@@ -206,6 +209,11 @@ impl<'a> FamilyChecker<'a> {
                 who: self.who(role, i),
                 value: self.params[i].dims.as_slice(),
                 span,
+                decl: self
+                    .file
+                    .params
+                    .get(i)
+                    .and_then(|d| Some(d.value.shape.as_ref()?.span.clone())),
             })
             .collect();
         let found = disagreement(self.id, rule, "the shape", &list, shapes_agree, |d| {
@@ -222,6 +230,7 @@ impl<'a> FamilyChecker<'a> {
                 who: self.who(role, i),
                 value: self.params[i].dtype,
                 span,
+                decl: self.file.params.get(i).map(|d| d.value.dtype.span.clone()),
             })
             .collect();
         let found = disagreement(
@@ -233,6 +242,33 @@ impl<'a> FamilyChecker<'a> {
             |d| d.to_string(),
         );
         self.report(found)
+    }
+
+    /// `d` with a label at parameter `i`'s declared dtype.
+    pub(super) fn at_dtype(&self, d: Diagnostic, i: usize) -> Diagnostic {
+        match self.file.params.get(i) {
+            Some(decl) => d.related(
+                self.id,
+                decl.value.dtype.span.clone(),
+                format!(
+                    "`{}` is declared {} here",
+                    self.params[i].name, self.params[i].dtype
+                ),
+            ),
+            None => d,
+        }
+    }
+
+    /// The span of axis `axis` (negative: from the end) of parameter `i`'s
+    /// declared shape.
+    fn dim_span(&self, i: usize, axis: i32) -> Option<Range<usize>> {
+        let shape = &self.file.params.get(i)?.value.shape.as_ref()?.value;
+        let at = if axis < 0 {
+            shape.len().checked_sub(axis.unsigned_abs() as usize)?
+        } else {
+            axis as usize
+        };
+        Some(shape.get(at)?.span.clone())
     }
 
     /// Push a found diagnostic; `true` when there was none.
@@ -253,11 +289,52 @@ impl<'a> FamilyChecker<'a> {
             return true;
         }
         let msg = format!("{} is {d}, not a float dtype", self.who(role, i));
-        self.push(
-            err(rule.code, self.id, span, msg)
-                .label("expected fp32, fp16, bf16 or another float dtype")
-                .help(rule.help),
+        let d = err(rule.code, self.id, span, msg)
+            .label("expected fp32, fp16, bf16 or another float dtype")
+            .help(rule.help);
+        let d = self.at_dtype(d, i);
+        self.push(d);
+        false
+    }
+
+    /// The operator `op` is defined on the dtype of operand `(role, i)`
+    /// (`refusal` says why not: [`BinaryOp::refusal`] and the like): one
+    /// error at the operator, with a label at the operand's dtype.
+    fn require_domain<Op: Copy + std::fmt::Display>(
+        &mut self,
+        code: Code,
+        op: &Spanned<Op>,
+        refusal: fn(Op, DTypeClass) -> Option<&'static str>,
+        (role, i): (&str, usize),
+    ) -> bool {
+        let d = self.params[i].dtype;
+        let Some(reason) = refusal(op.value, d.class()) else {
+            return true;
+        };
+        let accepted: Vec<&str> = [
+            (DTypeClass::Float, "float"),
+            (DTypeClass::Signed, "signed integer"),
+            (DTypeClass::Unsigned, "unsigned integer"),
+            (DTypeClass::Bool, "bool"),
+        ]
+        .into_iter()
+        .filter(|&(c, _)| refusal(op.value, c).is_none())
+        .map(|(_, name)| name)
+        .collect();
+        let msg = format!(
+            "`{}` is not defined on {d}, the dtype of {}",
+            op.value,
+            self.who(role, i)
         );
+        let e = err(code, self.id, &op.span, msg)
+            .label(reason)
+            .help(format!(
+                "`{}` accepts {} operands; declare one of those dtypes (cast first with an `elementwise_unary` `cast` family)",
+                op.value,
+                and_list(&accepted)
+            ));
+        let e = self.at_dtype(e, i);
+        self.push(e);
         false
     }
 
@@ -275,11 +352,18 @@ impl<'a> FamilyChecker<'a> {
             return true;
         }
         let msg = format!("{} has rank {have}, expected {rank}", self.who(role, i));
-        self.push(
-            err(rule.code, self.id, span, msg)
-                .label(format!("expected rank {rank}"))
-                .help(rule.help),
-        );
+        let mut d = err(rule.code, self.id, span, msg)
+            .label(format!("expected rank {rank}"))
+            .help(rule.help);
+        if let Some(shape) = self.file.params.get(i).and_then(|p| p.value.shape.as_ref()) {
+            let name = &self.params[i].name;
+            d = d.related(
+                self.id,
+                shape.span.clone(),
+                format!("`{name}` has rank {have} here"),
+            );
+        }
+        self.push(d);
         false
     }
 
@@ -305,7 +389,7 @@ impl<'a> FamilyChecker<'a> {
 
     /// `eps` or `scale`: a positive finite constant, or a float scalar parameter.
     fn scalar_operand(&mut self, s: &Spanned<ScalarOperand>, key: &str) -> Option<ScalarRef> {
-        let help = "write a positive number (`1e-6`), or the name of an fp32 scalar parameter";
+        let help = "write a positive number (`1e-6`), or the name of a float scalar parameter (fp32, fp16 or bf16)";
         match &s.value {
             ScalarOperand::Constant(v) => {
                 if v.is_finite() && *v > 0.0 {
@@ -343,11 +427,11 @@ impl<'a> FamilyChecker<'a> {
                 match problem {
                     None => Some(ScalarRef::Param(i)),
                     Some(msg) => {
-                        self.push(
-                            err(Code::ScalarOperand, self.id, &s.span, msg)
-                                .label("expected a float scalar parameter")
-                                .help(help),
-                        );
+                        let d = err(Code::ScalarOperand, self.id, &s.span, msg)
+                            .label("expected a float scalar parameter")
+                            .help(help);
+                        let d = self.at_dtype(d, i);
+                        self.push(d);
                         None
                     }
                 }
@@ -387,7 +471,9 @@ impl<'a> FamilyChecker<'a> {
                 ("rhs", rhs, &e.rhs.span),
                 ("out", out, &e.out.span),
             ];
-            self.agree_dtype(&rule, &members);
+            if self.agree_dtype(&rule, &members) {
+                self.require_domain(rule.code, &e.op, BinaryOp::refusal, ("lhs", lhs));
+            }
             self.agree_shape(&rule, &members);
         }
         Some(ir::Operation::ElementwiseBinary {
@@ -480,40 +566,100 @@ impl<'a> FamilyChecker<'a> {
                     ],
                 ),
             ];
+            // Errors about one symbol are one mistake: the first is kept,
+            // the later ones become its notes (a symbol naming `m` in `a`
+            // and `n` in `b`).
+            let mut by_symbol: Vec<(usize, usize)> = Vec::new();
             for (key, declared, want, operands) in checks {
-                // The declared extent against both operands: one mistake (the
-                // declaration, or one operand) is one error.
-                let wrong: Vec<String> = operands
+                let payload = format!("`{key} = {}`", declared.value);
+                let wrong: Vec<_> = operands
                     .iter()
                     .filter(|(_, extent, _, _)| !agree(*extent, want))
-                    .map(|(p, extent, role, axis)| {
-                        let operand = if p.name == *role {
-                            format!("`{role}`")
-                        } else {
-                            format!("`{role}` (`{}`)", p.name)
-                        };
-                        let extent = match *extent {
-                            Extent::Dynamic => "a dynamic extent".to_owned(),
-                            Extent::Symbol(i) => format!("symbol `{}`", self.symbols[i].name),
-                            Extent::Static(e) => format!("extent {e}"),
-                        };
-                        format!("operand {operand} has {extent} on axis {axis}")
-                    })
                     .collect();
-                let msg = match wrong.as_slice() {
-                    [] => continue,
-                    [one] => format!("`{key} = {}` but {one}", declared.value),
-                    _ => format!("`{key} = {}` disagrees with both operands", declared.value),
+                let describe = |p: &ir::Param, extent: Extent, role: &str, axis: i32| {
+                    let operand = if p.name == role {
+                        format!("`{role}`")
+                    } else {
+                        format!("`{role}` (`{}`)", p.name)
+                    };
+                    let extent = match extent {
+                        Extent::Dynamic => "a dynamic extent".to_owned(),
+                        Extent::Symbol(i) => format!("symbol `{}`", self.symbols[i].name),
+                        Extent::Static(e) => format!("extent {e}"),
+                    };
+                    format!("{operand} has {extent} on axis {axis}")
                 };
-                let mut d = err(Code::MatmulMismatch, self.id, &declared.span, msg)
-                    .label("inconsistent with the parameters")
-                    .help(HELP);
-                if wrong.len() > 1 {
-                    for w in wrong {
-                        d = d.note(w);
+                let notes = || {
+                    std::iter::once(format!("the payload declares {payload}")).chain(
+                        operands
+                            .iter()
+                            .map(|&(p, e, role, axis)| describe(p, e, role, axis)),
+                    )
+                };
+                match wrong.as_slice() {
+                    [] => {}
+                    // The declared value disagrees with both operands: the
+                    // mistake is the declaration.
+                    [_, _] => {
+                        let mut d = err(
+                            Code::MatmulMismatch,
+                            self.id,
+                            &declared.span,
+                            format!("{payload} disagrees with both operands"),
+                        )
+                        .label("inconsistent with the parameters")
+                        .help(HELP);
+                        for n in notes() {
+                            d = d.note(n);
+                        }
+                        for &(p, _, role, axis) in &operands {
+                            if let Some(span) = self.dim_span(p.index, axis) {
+                                d = d.related(self.id, span, format!("`{role}` axis {axis}"));
+                            }
+                        }
+                        found.push(d);
                     }
+                    // One operand differs: the error goes at its extent.
+                    [&(p, extent, role, axis)] => {
+                        let line = describe(p, extent, role, axis);
+                        if let Extent::Symbol(sym) = extent {
+                            if let Some(&(_, at)) = by_symbol.iter().find(|(s, _)| *s == sym) {
+                                let first = std::mem::replace(
+                                    &mut found[at],
+                                    err(Code::MatmulMismatch, self.id, &declared.span, ""),
+                                );
+                                let mut d = first.note(format!("{line}, where {payload}"));
+                                if let Some(span) = self.dim_span(p.index, axis) {
+                                    d = d.related(
+                                        self.id,
+                                        span,
+                                        format!("`{role}` axis {axis}, where {payload}"),
+                                    );
+                                }
+                                found[at] = d;
+                                continue;
+                            }
+                            by_symbol.push((sym, found.len()));
+                        }
+                        let span = self
+                            .dim_span(p.index, axis)
+                            .unwrap_or_else(|| declared.span.clone());
+                        let mut d = err(
+                            Code::MatmulMismatch,
+                            self.id,
+                            &span,
+                            format!("{line}, but {payload}"),
+                        )
+                        .label(format!("expected {} (`{key}`)", declared.value))
+                        .help(HELP);
+                        for n in notes() {
+                            d = d.note(n);
+                        }
+                        d = d.related(self.id, declared.span.clone(), format!("{payload} here"));
+                        found.push(d);
+                    }
+                    _ => {}
                 }
-                found.push(d);
             }
             if !shapes_agree(&pa.dims[..ra - 2], &pc.dims[..rc - 2])
                 || (rb == ra && !shapes_agree(&pb.dims[..rb - 2], &pa.dims[..ra - 2]))
@@ -560,18 +706,12 @@ impl<'a> FamilyChecker<'a> {
             if op != UnaryOp::Cast {
                 self.agree_dtype(&rule, &members);
             }
-            let d = self.params[input].dtype;
-            if !op.accepts_integers() && !d.is_float() {
-                let msg = format!(
-                    "`{op}` is defined on float dtypes, but {} is {d}",
-                    self.who("input", input)
-                );
-                self.push(
-                    err(Code::UnaryMismatch, self.id, &u.op.span, msg)
-                        .label("float-only operator")
-                        .help("cast the input to a float dtype first, or use a float input"),
-                );
-            }
+            self.require_domain(
+                Code::UnaryMismatch,
+                &u.op,
+                UnaryOp::refusal,
+                ("input", input),
+            );
         }
         Some(ir::Operation::ElementwiseUnary { op, input, out })
     }
@@ -611,11 +751,22 @@ fn disagreement<T: Copy>(
         if agreeing.len() == 1 { "is" } else { "are" },
         show(reference),
     );
+    // The label names what is on the operand's line; each member's value
+    // is labelled where it is declared, which may be far from the payload.
     let mut d = err(rule.code, id, odd.span, msg)
-        .label(format!("{} here", show(odd.value)))
+        .label(format!("{} differs from the others", odd.who))
         .help(rule.help);
+    let mut shown: Vec<&Range<usize>> = Vec::new();
     for m in members {
         d = d.note(format!("{} is {}", m.who, show(m.value)));
+        if let Some(decl) = m.decl.as_ref().filter(|s| !shown.contains(s)) {
+            shown.push(decl);
+            d = d.related(
+                id,
+                decl.clone(),
+                format!("{} is {} here", m.who, show(m.value)),
+            );
+        }
     }
     Some(d)
 }

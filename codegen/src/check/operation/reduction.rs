@@ -5,7 +5,7 @@ use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Extent};
 use crate::model;
-use crate::vocab::NormKind;
+use crate::vocab::{NormKind, ReduceOp};
 
 impl FamilyChecker<'_> {
     pub(super) fn reduce(&mut self, r: &model::Reduce) -> Option<ir::Operation> {
@@ -82,10 +82,12 @@ impl FamilyChecker<'_> {
                         .help(rule.help),
                 );
             }
-            self.agree_dtype(
+            if self.agree_dtype(
                 &rule,
                 &[("input", input, &r.input.span), ("out", out, &r.out.span)],
-            );
+            ) {
+                self.require_domain(rule.code, &r.op, ReduceOp::refusal, ("input", input));
+            }
         }
         Some(ir::Operation::Reduce {
             op: r.op.value,

@@ -9,9 +9,7 @@ use std::ops::Range;
 use super::escape::{c_comment_text, c_string_literal};
 use crate::emit::writer::Writer;
 
-/// ISO C99's minimum supported length of a string literal (5.2.4.1); longer
-/// literals fail `-pedantic` (`-Woverlength-strings`).
-pub(super) const C99_MAX_STRING_BYTES: usize = 4095;
+pub(super) use crate::limits::C_MAX_STRING_BYTES as C99_MAX_STRING_BYTES;
 
 /// One C output file being written.
 pub(super) struct Out {
