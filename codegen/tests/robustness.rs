@@ -264,6 +264,13 @@ fn family(seed: u64, idx: usize) -> GenFamily {
         let rank = 1 + r.below(4);
         let s = shape(r, dtype, rank);
         let bin = r.pick(&["add", "sub", "mul", "div", "max", "min"]);
+        // Integer division and bool arithmetic are refused (docs/manifest.md,
+        // "Operators and dtypes"): the same draw maps onto an accepted one.
+        let bin = match (bin, dtype) {
+            ("div", d) if d.starts_with(['i', 'u']) => "mul",
+            ("add" | "sub" | "mul" | "div", "bool") => "max",
+            (b, _) => b,
+        };
         if r.chance(20) {
             // In place: `acc = acc <op> rhs`.
             params.push(P::tensor("acc", "inout", dtype, s.clone()));
