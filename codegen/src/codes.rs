@@ -71,6 +71,8 @@ codes! {
         "Two artifact profiles of one family have the same name. Receipts refer to\nprofiles by name, so names are unique within a family.";
     FileNameMismatch = "KF0106", "naming", "file name does not match the family name",
         "A family is declared in `manifest/families/<name>.toml`, so that a\nreviewer finds it by name and two files can never fight over one family.\nRename the file or the family.";
+    CNameClash = "KF0107", "naming", "a generated C name is defined twice",
+        "Every family's C constants are named after it: `KFAM_<FAMILY>_INDEX`,\n`KFAM_<FAMILY>_REVISION`, `KFAM_<FAMILY>_PARAM_<PARAM>`,\n`KFAM_<FAMILY>_PROFILE_<PROFILE>`, `KFAM_<FAMILY>_SLOT_<PARAM>` (with the\ncatalog's C prefix). Two families, or a family and the header's own names,\ncan spell the same macro: family `abi` defines `KFAM_ABI_REVISION`, the\nABI's own constant; family `x` with parameter `y_index` and family\n`x_param_y` both define `KFAM_X_PARAM_Y_INDEX`. A C compiler refuses a\nmacro defined twice with another value, so `kfam check` refuses the\nmanifest, at the family that defines the name second.\n\nRename that family, parameter or profile.";
 
     RankOutOfBounds = "KF0201", "shape", "tensor rank out of bounds",
         "A tensor's rank (the length of `shape`) must be between 1 and `max_rank`\nfrom `abi.toml`. A tensor without `shape` has rank 0 and is rejected:\ndeclare a scalar with `kind = \"scalar\"` instead.";

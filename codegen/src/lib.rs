@@ -95,12 +95,76 @@ pub fn shell_word(text: &str) -> String {
 pub fn check_loaded(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = check::check(loaded, report);
     gate::check(loaded, &checked.families, checked.targets.as_ref(), report);
-    checked.into_ir(report, || gate::retired(loaded))
+    let ir = checked.into_ir(report, || gate::retired(loaded))?;
+    c_names_distinct(loaded, &ir, report).then_some(ir)
 }
 
 /// [`check_loaded`] without the review gate.
 fn check_ungated(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
-    check::check(loaded, report).into_ir(report, Vec::new)
+    let ir = check::check(loaded, report).into_ir(report, Vec::new)?;
+    c_names_distinct(loaded, &ir, report).then_some(ir)
+}
+
+/// The C names the lowered catalog would define are distinct (KF0107): a
+/// name two families (or a family and the header) spell alike is known only
+/// once the names are spelled, so this runs on the IR, with the C
+/// emitter's own naming. One error per family and other definer, at the
+/// family that defines the name second.
+fn c_names_distinct(loaded: &load::Loaded, ir: &ir::Ir, report: &mut Report) -> bool {
+    let clashes = emit::c::c_name_clashes(ir);
+    if clashes.is_empty() {
+        return true;
+    }
+    let decl = |i: usize| {
+        let name = &ir.families[i].name;
+        loaded
+            .families
+            .iter()
+            .find(|(_, f)| f.name.value == *name)
+            .map(|(id, f)| (*id, f.name.span.clone()))
+    };
+    let mut reported: Vec<(usize, Option<usize>)> = Vec::new();
+    for clash in &clashes {
+        let families: Vec<usize> = clash.owners.iter().flatten().copied().collect();
+        let Some(&culprit) = families.last() else {
+            continue;
+        };
+        // The other definer: the header, another family, or the same one.
+        let other = if clash.owners.contains(&None) {
+            None
+        } else {
+            Some(families[families.len() - 2])
+        };
+        if reported.contains(&(culprit, other)) {
+            continue;
+        }
+        reported.push((culprit, other));
+        let Some((id, span)) = decl(culprit) else {
+            continue;
+        };
+        let family = &ir.families[culprit].name;
+        let name = &clash.name;
+        let message = match other {
+            None => format!("family `{family}` defines the C name `{name}`, which the header defines for itself"),
+            Some(o) if o == culprit => format!("family `{family}` defines the C name `{name}` twice"),
+            Some(o) => format!("family `{family}` defines the C name `{name}`, which family `{}` defines too", ir.families[o].name),
+        };
+        let mut d = diag::Diagnostic::error(diag::Code::CNameClash, id, span, message)
+            .label("its C names collide")
+            .help("rename the family (or the parameter or profile the name comes from) so that the generated C names differ");
+        if let Some((oid, ospan)) = other.filter(|&o| o != culprit).and_then(decl) {
+            d = d.related(
+                oid,
+                ospan,
+                format!(
+                    "`{}` defines `{name}` too",
+                    ir.families[other.unwrap_or(culprit)].name
+                ),
+            );
+        }
+        report.diagnostics.push(d);
+    }
+    false
 }
 
 /// [`check_dir`] without the review gate: the lock and tombstones are not

@@ -919,11 +919,23 @@ fn empty_lists_compile_without_zero_length_arrays() {
 
 #[test]
 fn generated_name_collisions_fail_closed() {
-    // Family `abi` makes KFAM_ABI_REVISION, which is also the ABI constant.
-    let abi = BARE
+    // Family `abi` makes KFAM_ABI_REVISION, which is also the ABI constant:
+    // `kfam check` refuses it (KF0107) ...
+    let abi_family = BARE
         .replace("bare_minimum", "abi")
         .replace("revision = 3", "revision = 1");
-    let h = Header::with_families(&[("abi", &abi)]);
+    let abi = fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+    let (refused, report) = kfam_codegen::check_sources(
+        Some(("abi.toml".into(), abi)),
+        vec![("families/abi.toml".into(), abi_family)],
+    );
+    assert!(refused.is_none());
+    let codes: Vec<&str> = report.diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(codes, ["KF0107"], "{report:?}");
+    // ... and the emitter, given such an IR anyway, fails closed.
+    let mut ir = Header::shipped().ir;
+    ir.families[0].name = "abi".into();
+    let h = Header::from_ir(ir);
     assert_eq!(c::c_name_collisions(&h.ir), ["KFAM_ABI_REVISION"]);
     let text = fs::read_to_string(h.header_path()).unwrap();
     assert!(text.contains("#error \"kfam: the generated C name KFAM_ABI_REVISION is defined twice"));

@@ -68,6 +68,64 @@ pub fn c_name_collisions(ir: &Ir) -> Vec<String> {
     render(&Plan::new(ir)).1
 }
 
+/// A generated C name that more than one source defines: the header's own
+/// names (`None`) or a family's constants (its index in `ir.families`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameClash {
+    pub name: String,
+    /// Every definer, in order: the header first, then families by index.
+    pub owners: Vec<Option<usize>>,
+}
+
+/// Which definers of [`c_name_collisions`] each name has: the header and
+/// every family's constants, rendered as the emitter renders them (the
+/// data file defines no macro of a family's), so the checker can say which
+/// family to rename.
+pub fn c_name_clashes(ir: &Ir) -> Vec<NameClash> {
+    let prefix = Prefix::new(&ir.catalog.c_prefix);
+    let lowered_max = ir
+        .families
+        .iter()
+        .flat_map(|f| f.params.iter().map(|p| p.lowered_shape.len()))
+        .chain([ir.abi.max_rank as usize, NZ_LOWERED_RANK])
+        .max()
+        .unwrap_or(NZ_LOWERED_RANK);
+    let mut h = Out::new(160 * 1024);
+    header::header(&mut h, ir, &extents(ir, lowered_max), &prefix);
+    let header_names: Vec<String> = h
+        .names()
+        .into_iter()
+        .map(|n| prefix.name(n).into_owned())
+        .collect();
+    // Every family's constants into one output, as `render` writes them;
+    // `ends[i]` is the count of names after family i. Owners are looked up
+    // only for the names [`collisions`] finds (none, in a usable catalog).
+    let mut c = Out::new(ir.families.len() * 1700);
+    let mut ends = Vec::with_capacity(ir.families.len());
+    for (i, f) in ir.families.iter().enumerate() {
+        constants::family_constants(&mut c, i, f, &prefix.upper);
+        ends.push(c.defined_count());
+    }
+    let family_names = c.names();
+    let mut all: Vec<&str> = header_names.iter().map(String::as_str).collect();
+    all.extend(&family_names);
+    let twice = collisions(&all);
+    twice
+        .into_iter()
+        .map(|name| {
+            let mut owners: Vec<Option<usize>> = header_names
+                .iter()
+                .filter(|n| **n == name)
+                .map(|_| None)
+                .collect();
+            for (k, _) in family_names.iter().enumerate().filter(|(_, n)| **n == name) {
+                owners.push(Some(ends.partition_point(|&e| e <= k)));
+            }
+            NameClash { name, owners }
+        })
+        .collect()
+}
+
 /// Entries of `kfam_family.operands` (`KFAM_OPERAND_COUNT`).
 const OPERAND_COUNT: usize = 3;
 
