@@ -291,6 +291,45 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     );
 }
 
+/// `mypy --strict -p kfam` as a user runs it passes whether or not PyTorch
+/// is installed (it is an optional extra): once with the test environment's
+/// interpreter, which has torch, and once with `--python-executable` of a
+/// bare virtual environment, where mypy finds no torch (the control below
+/// proves it), so `kfam.torch` must type-check with torch missing too.
+#[test]
+fn mypy_strict_passes_with_and_without_torch() {
+    let g = Generated::new(shipped_ir());
+    let bare = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bare-venv");
+    let bare_python = bare.join("bin/python");
+    if !bare_python.exists() {
+        let out = run(python().args(["-m", "venv", "--without-pip"]).arg(&bare));
+        assert!(out.status.success(), "python -m venv: {}", text(&out));
+    }
+    let control = run(Command::new(&bare_python).args(["-c", "import torch"]));
+    assert!(
+        !control.status.success(),
+        "the bare environment must not have torch"
+    );
+    let mypy = |extra: &[&std::ffi::OsStr]| {
+        run(python()
+            .current_dir(g.root())
+            .args(["-m", "mypy", "--strict", "--no-incremental", "-p", "kfam"])
+            .args(extra))
+    };
+    let with_torch = mypy(&[]);
+    assert!(
+        with_torch.status.success(),
+        "mypy --strict -p kfam with torch:\n{}",
+        text(&with_torch)
+    );
+    let without = mypy(&["--python-executable".as_ref(), bare_python.as_os_str()]);
+    assert!(
+        without.status.success(),
+        "mypy --strict -p kfam without torch:\n{}",
+        text(&without)
+    );
+}
+
 /// `import kfam` builds no record and imports no torch; a lookup builds its
 /// family alone; `FAMILIES` is built on first access, typed as before
 /// (`tests/python/lazy_consumer.py`, in a fresh interpreter).

@@ -42,9 +42,12 @@ def _unsupported(found: str | None) -> ImportError:
     )
 
 
+# torch is an optional extra: without it mypy finds no module here, and with
+# it these ignores are unused; `unused-ignore` keeps `--strict` quiet in
+# both, so the package type-checks either way and is fully typed with torch.
 try:
-    import torch
-    import torch.library
+    import torch  # type: ignore[import-not-found, unused-ignore]
+    import torch.library  # type: ignore[import-not-found, unused-ignore]
 except ImportError as _e:
     raise _unsupported(None) from _e
 
@@ -62,7 +65,7 @@ if _release(str(torch.__version__)) < _release(MIN_TORCH):
     raise _unsupported(str(torch.__version__))
 
 if TYPE_CHECKING:
-    from torch._ops import OpOverload
+    from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
 
 __all__ = [
     "MIN_TORCH",
@@ -188,9 +191,11 @@ def _known(cond: bool | torch.SymBool) -> bool:
     """Whether ``cond`` is known to hold without adding a guard (for symbols: statically)."""
     if isinstance(cond, bool):
         return cond
-    from torch.fx.experimental.symbolic_shapes import statically_known_true
+    from torch.fx.experimental.symbolic_shapes import (  # type: ignore[import-not-found, unused-ignore]
+        statically_known_true,
+    )
 
-    return statically_known_true(cond)
+    return bool(statically_known_true(cond))
 
 
 def _contiguous(t: torch.Tensor) -> bool:
