@@ -30,6 +30,8 @@
 
 use std::path::{Path, PathBuf};
 
+#[path = "legal.rs"]
+pub mod legal;
 #[path = "structured.rs"]
 mod structured;
 #[path = "wellformed.rs"]
