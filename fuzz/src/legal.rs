@@ -120,7 +120,7 @@ fn ident(r: &mut Rng, head: &str) -> String {
     };
     let mut s = head.to_owned();
     while s.len() < len {
-        let c = r.pick(&[b'a', b'q', b'z', b'0', b'9', b'_']) as char;
+        let c = r.pick(b"aqz09_") as char;
         if c == '_' && (s.ends_with('_') || s.len() + 1 == len) {
             continue;
         }
@@ -404,7 +404,12 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 "int32",
                 &[qb.clone(), "-1".into()],
             ));
-            params.push(Param::tensor(&names[4], "in", "int32", &[qb.clone()]));
+            params.push(Param::tensor(
+                &names[4],
+                "in",
+                "int32",
+                std::slice::from_ref(&qb),
+            ));
             params.push(Param::tensor(&names[5], "out", d, &[qb, h, dd.into()]));
             op = format!(
                 "[operation.paged_attention_decode]\nquery = {}\nkey_cache = {}\nvalue_cache = {}\nblock_table = {}\ncontext_lens = {}\nout = {}\nscale = 0.125\n",

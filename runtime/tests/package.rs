@@ -126,7 +126,11 @@ fn install_the_cli_from_its_package() {
     let unpacked = target
         .join("package")
         .join(format!("kfam-codegen-{}", env!("CARGO_PKG_VERSION")));
-    assert!(unpacked.join("Cargo.toml").is_file(), "no {}", unpacked.display());
+    assert!(
+        unpacked.join("Cargo.toml").is_file(),
+        "no {}",
+        unpacked.display()
+    );
     let root = target.join("install-root");
     let _ = std::fs::remove_dir_all(&root);
     let out = Command::new(env!("CARGO"))
@@ -144,7 +148,10 @@ fn install_the_cli_from_its_package() {
         String::from_utf8_lossy(&out.stderr)
     );
     let kfam = root.join("bin").join("kfam");
-    let version = Command::new(&kfam).arg("--version").output().expect("kfam runs");
+    let version = Command::new(&kfam)
+        .arg("--version")
+        .output()
+        .expect("kfam runs");
     assert!(version.status.success());
     assert_eq!(
         String::from_utf8_lossy(&version.stdout).trim(),
