@@ -145,7 +145,11 @@ fn accepted_manifests_work_in_every_consumer() {
         let unit = a.dir.join("unit.c");
         std::fs::write(&unit, C_UNIT).unwrap();
         for (name, mut cmd) in c_compilers() {
-            cmd.arg("-I").arg(a.dir.join("include")).arg(&unit);
+            cmd.arg("-o")
+                .arg(a.dir.join("unit.o"))
+                .arg("-I")
+                .arg(a.dir.join("include"))
+                .arg(&unit);
             run(a.seed, &name, cmd);
         }
     }
