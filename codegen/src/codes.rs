@@ -128,15 +128,15 @@ codes! {
     OperandKind = "KF0502", "operation", "operation operand has the wrong kind or direction",
         "Operation inputs must be tensors read by the kernel (`in`, or `inout` for\nan accumulating output); the result operand must be an `out` or `inout`\ntensor.";
     ElementwiseMismatch = "KF0503", "operation", "elementwise operands disagree",
-        "An elementwise binary operation takes two inputs and one output of the\nsame dtype and the same shape. kfam does not declare broadcasting.";
+        "An elementwise binary operation takes two inputs and one output of the\nsame dtype and the same shape. kfam does not declare broadcasting.\n\nThe operator must have one result in that dtype: integer arithmetic wraps\n(two's complement, or modulo 2^bits), but `div` of integers (truncated,\nfloored or true division?) and `add`, `sub`, `mul`, `div` of bool are\nrefused; `max` and `min` accept every dtype (docs/manifest.md, \"Operators\nand dtypes\").";
     MatmulMismatch = "KF0504", "operation", "matmul operands disagree",
         "A matmul is `[.., M, K] @ [K, N] -> [.., M, N]` (or with equal batch\ndimensions on `b`). The payload's `m`, `k` and `n` (each `-1` when dynamic)\nmust equal the corresponding extents of `a`, `b` and `c`, and `a` and `b`\nmust share a dtype.";
     UnaryMismatch = "KF0505", "operation", "elementwise unary operands disagree",
-        "An elementwise unary operation `out = op(input)` keeps the shape: `input`\nand `out` have equal shapes (no broadcasting). Every operator but `cast`\nalso keeps the dtype. `exp`, `log`, `sqrt`, `rsqrt`, `gelu`, `silu`,\n`sigmoid` and `tanh` are defined on float dtypes only; `neg`, `abs`, `relu`\nand `cast` accept integers too.";
+        "An elementwise unary operation `out = op(input)` keeps the shape: `input`\nand `out` have equal shapes (no broadcasting). Every operator but `cast`\nalso keeps the dtype. `exp`, `log`, `sqrt`, `rsqrt`, `gelu`, `silu`,\n`sigmoid` and `tanh` are defined on float dtypes only; `abs` and `relu`\naccept integers too, `neg` signed integers (the negation of an unsigned\nvalue is not representable), and `cast` every dtype. None but `cast`\naccepts bool.";
     AxisOutOfRange = "KF0506", "operation", "operation axis out of range or repeated",
         "`reduce` names the axes it reduces (`axes`), `softmax` and `norm` the axis\nthey normalize (`axis`). Axes count from 0 and must be below the input's\nrank; a reduced axis is listed once.";
     ReduceMismatch = "KF0507", "operation", "reduce output does not match the reduced input",
-        "A reduction's output shape is derived from the input: each axis in `axes`\nis dropped (or kept with extent 1 when `keepdim = true`), every other axis\nkeeps its extent. Reducing every axis without `keepdim` gives `[1]`.\n`out` must have exactly that shape and the input's dtype.";
+        "A reduction's output shape is derived from the input: each axis in `axes`\nis dropped (or kept with extent 1 when `keepdim = true`), every other axis\nkeeps its extent. Reducing every axis without `keepdim` gives `[1]`.\n`out` must have exactly that shape and the input's dtype.\n\n`mean` is defined on float dtypes only (the mean of integers needs a\nrounding rule), `sum` on floats and integers (wrapping in the dtype), `max`\nand `min` on every dtype.";
     SoftmaxMismatch = "KF0508", "operation", "softmax operands disagree",
         "`softmax` maps a float tensor to one of the same dtype and shape:\n`input` is a float tensor and `out` has its dtype and shape.";
     NormMismatch = "KF0509", "operation", "norm operands disagree",
