@@ -38,8 +38,8 @@ def tensor(p: kfam.Param, shape: list[int], device: str) -> torch.Tensor:
         shape = shape[:-1] + [shape[-1] // 2]
         return torch.empty(shape, dtype=dtype, device=device)
     if dtype.itemsize == 1 and dtype.is_floating_point:
-        return torch.zeros(shape, dtype=torch.uint8).view(dtype)
-    return torch.zeros(shape, dtype=dtype)
+        return torch.zeros(shape, dtype=torch.uint8, device=device).view(dtype)
+    return torch.zeros(shape, dtype=dtype, device=device)
 
 
 def sample(fam: kfam.Family, device: str = "cpu") -> list[Any]:
