@@ -177,6 +177,10 @@ codes! {
         "`evidence.date` is a calendar date, e.g. `2026-10-14`.";
     UndeclaredCodec = "KF0707", "receipt", "codec is not one of the catalog's codecs",
         "A catalog that declares `[[codecs]]` in `abi.toml` lists every wire format\nits receipts may name; a receipt naming another is refused. (A catalog\nthat declares none accepts any well-formed codec.)";
+    UnknownTool = "KF0708", "receipt", "qualification tool is not one kfam reads",
+        "Structured evidence (`evidence.tool` set) records a qualification run:\nits cases, tool versions, covered shapes and worst errors. kfam reads\nthe evidence of `kfam.qualify` (docs/qualify.md); evidence from another\ntool stays free text (`date`, `hardware`, `note`).";
+    BadEvidence = "KF0709", "receipt", "structured evidence is incomplete or inconsistent",
+        "Structured evidence names its `tool`, the `cases` the run passed (at\nleast one) and the `versions` of its tools, and records one\n`errors` entry per tensor the family writes (`output`, `max_abs`,\n`max_rel`: finite, non-negative). Fields of a run without `tool`, an\nentry naming an input or an unknown parameter, or a written tensor\nwith no entry are refused: the receipt would claim a run that did not\nmeasure what it says.";
 
     TensorLimit = "KF0801", "limits", "too many tensor parameters",
         "The family declares more tensor parameters than `limits.max_tensor_args`\nin `abi.toml` allows.";

@@ -70,6 +70,8 @@ rules! {
     ReceiptAdded = "KD050", "receipt-added", Compatible, "a new qualified artifact";
     ReceiptRemoved = "KD051", "receipt-removed", Breaking, "a qualified artifact was withdrawn";
     ReceiptChanged = "KD052", "receipt-changed", Breaking, "a receipt's profile, codec or artifact path changed";
+    EvidenceRequalified = "KD053", "evidence-requalified", Compatible, "a receipt's structured evidence changed: a new qualification run (cases, tool versions, shapes or worst errors)";
+    EvidenceWeakened = "KD054", "evidence-weakened", Breaking, "a receipt's structured evidence was dropped, or its run passed fewer cases";
     TextChanged = "KD060", "text-changed", Cosmetic, "summary, parameter doc or qualification evidence wording changed";
     AbiRevision = "KD070", "abi-revision", Breaking, "the native ABI revision pin changed";
     AbiLimitLowered = "KD071", "abi-limit-lowered", Breaking, "an ABI limit was lowered";
@@ -425,6 +427,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
                         format!("evidence of receipt {} reworded", &r.sha256[..12]),
                     );
                 }
+                diff_evidence(d, f, g, &r.sha256[..12], &r.evidence, &s.evidence);
             }
             None => d.push(
                 Rule::ReceiptRemoved,
@@ -750,5 +753,81 @@ fn diff_symbols(d: &mut Diff, f: &Family, g: &Family) {
                 format!("symbol `{}` renamed `{}`", s.name, t.name),
             );
         }
+    }
+}
+
+/// A receipt's structured evidence from `old` to `new` (same digest): a
+/// run that passed fewer cases, or none at all, weakens the receipt's
+/// claim; any other new run is a requalification, its numbers named.
+fn diff_evidence(
+    d: &mut Diff,
+    f: &Family,
+    g: &Family,
+    receipt: &str,
+    old: &crate::ir::Evidence,
+    new: &crate::ir::Evidence,
+) {
+    if old.tool.is_none() {
+        if new.tool.is_some() {
+            d.push(
+                Rule::EvidenceRequalified,
+                format!(
+                    "receipt {receipt}: structured evidence from `{}`, {} cases",
+                    new.tool.as_deref().unwrap_or_default(),
+                    new.cases
+                ),
+            );
+        }
+        return;
+    }
+    if new.tool.is_none() {
+        d.push(
+            Rule::EvidenceWeakened,
+            format!(
+                "receipt {receipt}: structured evidence ({} cases) replaced by free text",
+                old.cases
+            ),
+        );
+        return;
+    }
+    if new.cases < old.cases {
+        d.push(
+            Rule::EvidenceWeakened,
+            format!(
+                "receipt {receipt}: the run passed {} cases, {} before",
+                new.cases, old.cases
+            ),
+        );
+    }
+    let mut changed: Vec<String> = Vec::new();
+    if new.cases > old.cases {
+        changed.push(format!("cases {} -> {}", old.cases, new.cases));
+    }
+    if old.tool != new.tool || old.versions != new.versions {
+        changed.push(format!("tools {}", new.versions.join(", ")));
+    }
+    if old.seed != new.seed || old.shapes != new.shapes {
+        changed.push("cases drawn anew (seed or shapes)".to_owned());
+    }
+    for e in &new.errors {
+        let name = &g.params[e.output].name;
+        let before = old
+            .errors
+            .iter()
+            .find(|o| f.params.get(o.output).is_some_and(|p| &p.name == name));
+        match before {
+            Some(o) if o.max_abs == e.max_abs && o.max_rel == e.max_rel => {}
+            Some(o) => changed.push(format!(
+                "worst error of `{name}` abs {:e} -> {:e}, rel {:e} -> {:e}",
+                o.max_abs, e.max_abs, o.max_rel, e.max_rel
+            )),
+            None => changed.push(format!("`{name}` measured")),
+        }
+    }
+    if !changed.is_empty() {
+        d.push(
+            Rule::EvidenceRequalified,
+            format!("receipt {receipt} requalified: {}", changed.join("; ")),
+        );
     }
 }

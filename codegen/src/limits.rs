@@ -5,6 +5,9 @@
 
 /// Longest free-text field.
 pub const MAX_TEXT_CHARS: usize = 1000;
+/// Most entries of a list of structured evidence (versions, shapes,
+/// errors): bounded like free text, far above one entry per symbol.
+pub const MAX_EVIDENCE_ENTRIES: usize = 1024;
 /// Upper bound of `max_rank` the generated tables support.
 pub const RANK_CEILING: u32 = 8;
 /// Upper bound of the tensor and scalar argument limits.

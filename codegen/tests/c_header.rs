@@ -456,6 +456,25 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             r.evidence.hardware,
             r.evidence.note.as_deref().unwrap_or("-")
         );
+        let ev = &r.evidence;
+        if let Some(tool) = &ev.tool {
+            let _ = writeln!(s, "qualification {tool} cases {} seed {}", ev.cases, ev.seed);
+            for v in &ev.versions {
+                let _ = writeln!(s, "version {v}");
+            }
+            for c in &ev.shapes {
+                let _ = writeln!(s, "covered {c}");
+            }
+            for e in &ev.errors {
+                let _ = writeln!(
+                    s,
+                    "error {} abs {:016x} rel {:016x}",
+                    pname(e.output),
+                    e.max_abs.to_bits(),
+                    e.max_rel.to_bits()
+                );
+            }
+        }
     }
     for sym in &f.symbols {
         let max = sym.max.map_or(i64::MAX, i64::from);
@@ -602,7 +621,7 @@ fn layout_asserts_cover_every_field_and_fail_a_wrong_layout() {
         assert_eq!(asserted("SIZE"), 1, "{name}: size asserted once");
         assert_eq!(asserted("OFFSET"), fields, "{name}: every field's offset");
     }
-    assert_eq!(records, 22, "every struct and union of the header");
+    assert_eq!(records, 23, "every struct and union of the header");
 
     let right = "KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);";
     assert!(text.contains(right), "kfam_call_error.param_index is at 8");
@@ -806,6 +825,22 @@ codec = "test.v1"
 artifact = "dir/\"quoted\"??/x.so"
 sha256 = "1111111111111111111111111111111111111111111111111111111111111111"
 evidence = { date = "2026-01-01", hardware = "rig \"A\" */ ??/ \\", note = "note */\nline two \\" }
+
+[[receipts]]
+profile = "sim"
+codec = "test.v1"
+artifact = "dir/qualified.so"
+sha256 = "2222222222222222222222222222222222222222222222222222222222222222"
+
+[receipts.evidence]
+date = "2026-12-03"
+hardware = "cpu \"B\" */"
+tool = "kfam.qualify"
+versions = ["kfam 0.1.0", "torch 2.9.1+cpu ??/ */"]
+cases = 48
+seed = 7
+shapes = ["rows = 1, 3, 4096", "é \\ */"]
+errors = [{ output = "out", max_abs = 0.0078125, max_rel = 1e-300 }]
 "#;
 
 /// No scalars, no returns, no profiles, no receipts: every optional list of

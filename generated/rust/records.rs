@@ -52,8 +52,19 @@ pub struct Profile {
     /// Final-ABI bindings, sorted by slot.
     pub bindings: &'static [Binding],
 }
-/// When and on what hardware an artifact qualified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The worst difference a qualification run saw between one written tensor and the reference.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OutputError {
+    /// Signature index of the written (out or inout) tensor.
+    pub output: u32,
+    /// Largest absolute difference from the reference over every case.
+    pub max_abs: f64,
+    /// Largest difference relative to the reference's magnitude over every case.
+    pub max_rel: f64,
+}
+/// When and on what hardware an artifact qualified, and what the qualification run measured
+/// (`tool` set: structured evidence, docs/qualify.md; absent: free text alone).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Evidence {
     /// Qualification date, YYYY-MM-DD.
     pub date: &'static str,
@@ -61,9 +72,21 @@ pub struct Evidence {
     pub hardware: &'static str,
     /// Free-text note on the qualification.
     pub note: Option<&'static str>,
+    /// The qualification tool (`kfam.qualify`); absent for free-text evidence.
+    pub tool: Option<&'static str>,
+    /// Tool versions of the run, `name version` (`torch 2.9.1`).
+    pub versions: &'static [&'static str],
+    /// Cases the run passed (0 for free-text evidence).
+    pub cases: u32,
+    /// Seed of the run's first case.
+    pub seed: i64,
+    /// Extents covered, one entry per symbol: `name = v1, v2, ...`.
+    pub shapes: &'static [&'static str],
+    /// The worst error per written tensor, in signature order.
+    pub errors: &'static [OutputError],
 }
 /// One artifact, identified by its SHA-256, that qualified for the family on a profile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Receipt {
     /// Index of the qualified profile in the family's profiles.
     pub profile: u32,

@@ -142,7 +142,7 @@ pub mod families {
 /// rows are written with (positional, in the records' field order).
 mod rows {
     #![allow(dead_code, unused_imports, clippy::too_many_arguments)]
-    pub(super) use ::kfam_runtime::{Binding, DimUse, Evidence, Family, Operation as Op, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
+    pub(super) use ::kfam_runtime::{Binding, DimUse, Evidence, Family, Operation as Op, OutputError, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
     pub(super) use ::kfam_runtime::{Backend, BinaryOp as BO, BindingKind as BK, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO};
     pub(super) use super::{backends as B, execution_modes as EM, platforms as P, runtimes as R};
 
@@ -161,8 +161,11 @@ mod rows {
     pub(super) const fn pr(name: &'static str, platform: Platform, backend: Backend, runtime: Runtime, execution_mode: ExecutionMode, bindings: &'static [Binding]) -> Profile {
         Profile { name, platform, backend, runtime, execution_mode, bindings }
     }
-    pub(super) const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>) -> Receipt {
-        Receipt { profile, codec, artifact, sha256, evidence: Evidence { date, hardware, note } }
+    pub(super) const fn oe(output: u32, max_abs: f64, max_rel: f64) -> OutputError {
+        OutputError { output, max_abs, max_rel }
+    }
+    pub(super) const fn rc(profile: u32, codec: &'static str, artifact: &'static str, sha256: &'static str, date: &'static str, hardware: &'static str, note: Option<&'static str>, tool: Option<&'static str>, versions: &'static [&'static str], cases: u32, seed: i64, shapes: &'static [&'static str], errors: &'static [OutputError]) -> Receipt {
+        Receipt { profile, codec, artifact, sha256, evidence: Evidence { date, hardware, note, tool, versions, cases, seed, shapes, errors } }
     }
     pub(super) const fn du(param: u32, tensor: u32, axis: u32) -> DimUse {
         DimUse { param, tensor, axis }
@@ -300,34 +303,34 @@ mod rows {
         pr(S4, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B5),
     ];
     pub(super) const RC0: &[Receipt] = &[
-        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S0, Some("targeted source-exact add smoke")),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S0, Some("targeted source-exact add smoke"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC1: &[Receipt] = &[
-        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S0, Some("targeted source-exact add smoke over 16..4096 rows")),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S0, Some("targeted source-exact add smoke over 16..4096 rows"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC2: &[Receipt] = &[
-        rc(0, S3, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S1, Some("kernel-mode entry UT on the sim platform")),
-        rc(1, S3, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", Some("borrowed-stream launch on device 0")),
+        rc(0, S3, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S1, Some("kernel-mode entry UT on the sim platform"), None, &[], 0, 0, &[], &[]),
+        rc(1, S3, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", Some("borrowed-stream launch on device 0"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC3: &[Receipt] = &[
-        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S0, Some("targeted source-exact matmul smoke")),
+        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S0, Some("targeted source-exact matmul smoke"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC4: &[Receipt] = &[
-        rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload")),
+        rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC5: &[Receipt] = &[
-        rc(0, S3, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S1, Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference")),
-        rc(1, S3, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream")),
+        rc(0, S3, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S1, Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"), None, &[], 0, 0, &[], &[]),
+        rc(1, S3, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC6: &[Receipt] = &[
-        rc(0, S3, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S1, Some("1 to 8192 rows against torch.nn.functional.rms_norm")),
+        rc(0, S3, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S1, Some("1 to 8192 rows against torch.nn.functional.rms_norm"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC7: &[Receipt] = &[
-        rc(0, S3, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", S1, None),
-        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S0, Some("bit-exact against the host reference on 1 to 512 rows")),
+        rc(0, S3, "a2a3/sim/silu_bf16.so", "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3", "2026-11-16", S1, None, None, &[], 0, 0, &[], &[]),
+        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4", "2026-11-17", S0, Some("bit-exact against the host reference on 1 to 512 rows"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const RC8: &[Receipt] = &[
-        rc(0, S3, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S1, Some("against silu(gate) * up in PyTorch, FP32 accumulation")),
+        rc(0, S3, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S1, Some("against silu(gate) * up in PyTorch, FP32 accumulation"), None, &[], 0, 0, &[], &[]),
     ];
     pub(super) const SY0: &[Symbol] = &[
         sy("rows", 16, None, 16, DU0),

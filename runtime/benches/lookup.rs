@@ -24,8 +24,8 @@ use kfam_codegen::ir;
 use kfam_codegen::plan::Plan;
 use kfam_runtime::lookup;
 use kfam_runtime::{
-    Binding, BindingKind, Contract, DType, Direction, Evidence, Family, Layout, Operation, Param,
-    ParamKind, Profile, Receipt,
+    Binding, BindingKind, Contract, DType, Direction, Evidence, Family, Layout, Operation,
+    OutputError, Param, ParamKind, Profile, Receipt,
 };
 
 fn leak<T>(v: Vec<T>) -> &'static [T] {
@@ -95,6 +95,22 @@ fn record(f: &ir::Family) -> Family {
                 date: s(&r.evidence.date),
                 hardware: s(&r.evidence.hardware),
                 note: r.evidence.note.as_deref().map(s),
+                tool: r.evidence.tool.as_deref().map(s),
+                versions: leak(r.evidence.versions.iter().map(|v| s(v)).collect()),
+                cases: r.evidence.cases,
+                seed: r.evidence.seed,
+                shapes: leak(r.evidence.shapes.iter().map(|v| s(v)).collect()),
+                errors: leak(
+                    r.evidence
+                        .errors
+                        .iter()
+                        .map(|e| OutputError {
+                            output: e.output as u32,
+                            max_abs: e.max_abs,
+                            max_rel: e.max_rel,
+                        })
+                        .collect(),
+                ),
             },
         })
         .collect();

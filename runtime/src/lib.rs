@@ -47,7 +47,7 @@ pub use context::{Context, Launch, Launcher};
 pub use kfam_macros::manifest;
 pub use targets::{Backend, ExecutionMode, Platform, Runtime, Targets};
 pub use types::{
-    Abi, Binding, DimUse, Evidence, Family, Operation, Param, Profile, Receipt, Retired, ScalarRef,
-    Symbol,
+    Abi, Binding, DimUse, Evidence, Family, Operation, OutputError, Param, Profile, Receipt,
+    Retired, ScalarRef, Symbol,
 };
 pub use vocab::*;

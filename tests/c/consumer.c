@@ -212,6 +212,21 @@ int main(int argc, char **argv)
         printf("receipt %s %s %s %s\n", f->profiles[r->profile].name, r->codec, r->artifact, r->sha256);
         printf("evidence %s | %s | %s\n", r->evidence_date, r->evidence_hardware,
                r->evidence_note != NULL ? r->evidence_note : "-");
+        if (r->evidence_tool != NULL) {
+            printf("qualification %s cases %" PRIu32 " seed %" PRId64 "\n", r->evidence_tool, r->evidence_cases,
+                   r->evidence_seed);
+            for (j = 0; j < r->evidence_version_count; ++j) {
+                printf("version %s\n", r->evidence_versions[j]);
+            }
+            for (j = 0; j < r->evidence_shape_count; ++j) {
+                printf("covered %s\n", r->evidence_shapes[j]);
+            }
+            for (j = 0; j < r->evidence_error_count; ++j) {
+                const kfam_output_error *e = &r->evidence_errors[j];
+                printf("error %s abs %016" PRIx64 " rel %016" PRIx64 "\n", f->params[e->output].name,
+                       bits_of(e->max_abs), bits_of(e->max_rel));
+            }
+        }
     }
     for (i = 0; i < f->symbol_count; ++i) {
         const kfam_symbol *s = &f->symbols[i];

@@ -202,6 +202,21 @@ int main(int argc, char **argv)
             << '\n';
         out << "evidence " << r.evidence_date << " | " << r.evidence_hardware << " | "
             << (r.evidence_note != nullptr ? r.evidence_note : "-") << '\n';
+        if (r.evidence_tool != nullptr) {
+            out << "qualification " << r.evidence_tool << " cases " << r.evidence_cases << " seed " << r.evidence_seed
+                << '\n';
+            for (uint32_t j = 0; j < r.evidence_version_count; ++j) {
+                out << "version " << r.evidence_versions[j] << '\n';
+            }
+            for (uint32_t j = 0; j < r.evidence_shape_count; ++j) {
+                out << "covered " << r.evidence_shapes[j] << '\n';
+            }
+            for (uint32_t j = 0; j < r.evidence_error_count; ++j) {
+                const kfam_output_error &e = r.evidence_errors[j];
+                out << "error " << f.params[e.output].name << " abs " << bits_of(e.max_abs) << " rel "
+                    << bits_of(e.max_rel) << '\n';
+            }
+        }
     }
     for (uint32_t i = 0; i < f.symbol_count; ++i) {
         const kfam_symbol &s = f.symbols[i];

@@ -17,6 +17,7 @@ use crate::model;
 mod abi;
 mod catalog;
 mod dims;
+mod evidence;
 mod family;
 mod operation;
 mod params;

@@ -3,7 +3,7 @@
 use super::abi::is_lower_hex;
 use super::family::{err, FamilyChecker};
 use super::targets::Kind as TargetKind;
-use super::text::{artifact_path_problem, date_problem, is_codec, printable, MAX_LISTED_NAMES};
+use super::text::{artifact_path_problem, is_codec, printable, MAX_LISTED_NAMES};
 use crate::diag::{Code, Diagnostic};
 use crate::ir;
 
@@ -104,34 +104,14 @@ impl<'a> FamilyChecker<'a> {
                 // A catalog that declares its codecs accepts only those.
                 self.push(*d);
             }
-            let ev = &r.evidence.value;
-            if let Some(problem) = date_problem(&ev.date.value) {
-                self.push(
-                    err(
-                        Code::BadDate,
-                        id,
-                        &ev.date.span,
-                        format!("`{}` is not a date", printable(&ev.date.value)),
-                    )
-                    .label(problem)
-                    .help("write the day the qualification ran as `YYYY-MM-DD`, e.g. `2026-10-14`"),
-                );
-            }
-            self.check_text(&ev.hardware, "evidence.hardware", false, true);
-            if let Some(note) = &ev.note {
-                self.check_text(note, "evidence.note", true, false);
-            }
+            let evidence = self.check_evidence(&r.evidence);
             if let Some(profile) = profile {
                 out.push(ir::Receipt {
                     profile,
                     codec: r.codec.value.clone(),
                     artifact: r.artifact.value.clone(),
                     sha256: r.sha256.value.clone(),
-                    evidence: ir::Evidence {
-                        date: ev.date.value.clone(),
-                        hardware: ev.hardware.value.clone(),
-                        note: ev.note.as_ref().map(|n| n.value.clone()),
-                    },
+                    evidence,
                 });
             }
         }

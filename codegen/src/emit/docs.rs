@@ -426,8 +426,38 @@ fn receipts(w: &mut Writer, f: &Family) {
                 .map(|n| format!(" · {}", escape_text(&one_line(n))))
                 .unwrap_or_default(),
         ));
+        qualification(w, f, ev);
     }
     w.blank();
+}
+
+/// Structured evidence under its receipt: the run, what it covered and
+/// the worst error per written tensor.
+fn qualification(w: &mut Writer, f: &Family, ev: &crate::ir::Evidence) {
+    let Some(tool) = &ev.tool else { return };
+    w.line(format_args!(
+        "  - {}: {} cases from seed {} ({})",
+        code(tool),
+        ev.cases,
+        ev.seed,
+        escape_text(&ev.versions.join(", ")),
+    ));
+    if !ev.shapes.is_empty() {
+        w.line(format_args!(
+            "  - covered: {}",
+            ev.shapes
+                .iter()
+                .map(|s| code(s))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    for e in &ev.errors {
+        w.line(format_args!(
+            "  - worst error of `{}`: {:e} absolute, {:e} relative",
+            f.params[e.output].name, e.max_abs, e.max_rel
+        ));
+    }
 }
 
 fn extent(d: i64) -> String {

@@ -539,6 +539,23 @@ pub struct Evidence {
     pub date: String,
     pub hardware: String,
     pub note: Option<String>,
+    /// Structured evidence (docs/qualify.md): the tool that produced it;
+    /// `None` for free text, whose other structured fields are empty.
+    pub tool: Option<String>,
+    pub versions: Vec<String>,
+    pub cases: u32,
+    pub seed: i64,
+    pub shapes: Vec<String>,
+    pub errors: Vec<OutputError>,
+}
+
+/// The worst error a qualification run saw on one written tensor.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputError {
+    /// Signature index of the tensor.
+    pub output: usize,
+    pub max_abs: f64,
+    pub max_rel: f64,
 }
 
 /// NZ fractal row width in elements: 32 bytes of the element type.

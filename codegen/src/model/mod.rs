@@ -665,6 +665,45 @@ pub struct Evidence {
     #[serde(default)]
     #[schemars(length(max = crate::limits::MAX_TEXT_CHARS))]
     pub note: Option<Spanned<String>>,
+    /// The qualification tool that produced this evidence (`kfam.qualify`,
+    /// docs/qualify.md). With it, the evidence is structured: `cases`,
+    /// `versions` and `errors` are required.
+    #[serde(default)]
+    pub tool: Option<Spanned<String>>,
+    /// Versions of the tools of the run, `name version` (`torch 2.9.1`).
+    #[serde(default)]
+    #[schemars(length(max = crate::limits::MAX_EVIDENCE_ENTRIES))]
+    pub versions: Option<Spanned<Vec<Spanned<String>>>>,
+    /// Cases the run passed.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub cases: Option<Spanned<u32>>,
+    /// Seed of the run's first case.
+    #[serde(default)]
+    #[schemars(range(min = 0))]
+    pub seed: Option<Spanned<i64>>,
+    /// Extents covered, one entry per symbol: `name = v1, v2, ...`.
+    #[serde(default)]
+    #[schemars(length(max = crate::limits::MAX_EVIDENCE_ENTRIES))]
+    pub shapes: Option<Spanned<Vec<Spanned<String>>>>,
+    /// The worst error per written tensor.
+    #[serde(default)]
+    #[schemars(length(max = crate::limits::MAX_EVIDENCE_ENTRIES))]
+    pub errors: Option<Spanned<Vec<Spanned<OutputError>>>>,
+}
+
+/// The worst difference from the reference one written tensor showed.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutputError {
+    /// Name of the written (`out` or `inout`) tensor parameter.
+    pub output: Spanned<String>,
+    /// Largest absolute difference from the reference.
+    #[schemars(range(min = 0.0))]
+    pub max_abs: Spanned<f64>,
+    /// Largest difference relative to the reference's magnitude.
+    #[schemars(range(min = 0.0))]
+    pub max_rel: Spanned<f64>,
 }
 
 /// `manifest/retired.toml`: tombstones of families that were approved and

@@ -174,13 +174,81 @@ pub static PROFILE: Record = table(
     ],
 );
 
+pub static OUTPUT_ERROR: Record = table(
+    "kfam_output_error",
+    "OutputError",
+    Some("oe"),
+    "The worst difference a qualification run saw between one written tensor and the reference.",
+    &[
+        struct_size(),
+        field(
+            "output",
+            Ty::Param,
+            "Signature index of the written (out or inout) tensor.",
+        ),
+        field(
+            "max_abs",
+            Ty::F64,
+            "Largest absolute difference from the reference over every case.",
+        ),
+        field(
+            "max_rel",
+            Ty::F64,
+            "Largest difference relative to the reference's magnitude over every case.",
+        ),
+    ],
+);
+
 pub static EVIDENCE: Record = Record {
     name: "Evidence",
-    doc: "When and on what hardware an artifact qualified.",
+    doc:
+        "When and on what hardware an artifact qualified, and what the qualification run measured\n\
+          (`tool` set: structured evidence, docs/qualify.md; absent: free text alone).",
     fields: &[
         field("date", Ty::Str, "Qualification date, YYYY-MM-DD."),
         field("hardware", Ty::Str, "Hardware the artifact qualified on."),
         field("note", Ty::OptStr, "Free-text note on the qualification."),
+        field(
+            "tool",
+            Ty::OptStr,
+            "The qualification tool (`kfam.qualify`); absent for free-text evidence.",
+        ),
+        c_only(
+            "version_count",
+            CValue::Count("versions"),
+            "Entries of `versions`.",
+        ),
+        field(
+            "versions",
+            Ty::Strs,
+            "Tool versions of the run, `name version` (`torch 2.9.1`).",
+        ),
+        field(
+            "cases",
+            Ty::Count,
+            "Cases the run passed (0 for free-text evidence).",
+        ),
+        field("seed", Ty::I64, "Seed of the run's first case."),
+        c_only(
+            "shape_count",
+            CValue::Count("shapes"),
+            "Entries of `shapes`.",
+        ),
+        field(
+            "shapes",
+            Ty::Strs,
+            "Extents covered, one entry per symbol: `name = v1, v2, ...`.",
+        ),
+        c_only(
+            "error_count",
+            CValue::Count("errors"),
+            "Entries of `errors`.",
+        ),
+        field(
+            "errors",
+            Ty::List(&OUTPUT_ERROR),
+            "The worst error per written tensor, in signature order.",
+        ),
     ],
     c: CForm::Inline,
     ctor: None,
@@ -767,6 +835,7 @@ pub static TABLE_RECORDS: &[&Record] = &[
     &PARAM,
     &BINDING,
     &PROFILE,
+    &OUTPUT_ERROR,
     &RECEIPT,
     &ELEMENTWISE_UNARY,
     &REDUCE,
@@ -784,7 +853,16 @@ pub static TABLE_RECORDS: &[&Record] = &[
 /// (a record names only earlier ones, operation payloads before the
 /// operation, which [`OPERATIONS`] lists).
 pub static LOGICAL_RECORDS: &[&Record] = &[
-    &PARAM, &BINDING, &PROFILE, &EVIDENCE, &RECEIPT, &DIM_USE, &SYMBOL, &FAMILY, &RETIRED,
+    &PARAM,
+    &BINDING,
+    &PROFILE,
+    &OUTPUT_ERROR,
+    &EVIDENCE,
+    &RECEIPT,
+    &DIM_USE,
+    &SYMBOL,
+    &FAMILY,
+    &RETIRED,
 ];
 
 // ------------------------------------------------- C ABI arguments, results

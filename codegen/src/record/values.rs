@@ -221,6 +221,25 @@ impl Row for ir::Evidence {
             Value::Str(&self.date),
             Value::Str(&self.hardware),
             Value::opt_str(&self.note),
+            Value::opt_str(&self.tool),
+            Value::Strs(&self.versions),
+            Value::int(self.cases),
+            Value::Int(self.seed),
+            Value::Strs(&self.shapes),
+            Value::List(&self.errors),
+        ]
+    }
+}
+
+impl Row for ir::OutputError {
+    fn record(&self) -> &'static Record {
+        &OUTPUT_ERROR
+    }
+    fn values(&self) -> Values<'_> {
+        smallvec::smallvec![
+            Value::int(self.output),
+            Value::F64(self.max_abs),
+            Value::F64(self.max_rel),
         ]
     }
 }

@@ -756,6 +756,18 @@ typedef struct kfam_profile {
     const kfam_binding *bindings;
 } kfam_profile;
 
+/** The worst difference a qualification run saw between one written tensor and the reference. */
+typedef struct kfam_output_error {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the written (out or inout) tensor. */
+    uint32_t output;
+    /** Largest absolute difference from the reference over every case. */
+    double max_abs;
+    /** Largest difference relative to the reference's magnitude over every case. */
+    double max_rel;
+} kfam_output_error;
+
 /** One artifact, identified by its SHA-256, that qualified for the family on a profile. */
 typedef struct kfam_receipt {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -774,6 +786,24 @@ typedef struct kfam_receipt {
     const char *evidence_hardware;
     /** Free-text note on the qualification. NULL when absent. */
     const char *evidence_note;
+    /** The qualification tool (`kfam.qualify`); absent for free-text evidence. NULL when absent. */
+    const char *evidence_tool;
+    /** Entries of `versions`. */
+    uint32_t evidence_version_count;
+    /** Tool versions of the run, `name version` (`torch 2.9.1`). NULL when empty. */
+    const char *const *evidence_versions;
+    /** Cases the run passed (0 for free-text evidence). */
+    uint32_t evidence_cases;
+    /** Seed of the run's first case. */
+    int64_t evidence_seed;
+    /** Entries of `shapes`. */
+    uint32_t evidence_shape_count;
+    /** Extents covered, one entry per symbol: `name = v1, v2, ...`. NULL when empty. */
+    const char *const *evidence_shapes;
+    /** Entries of `errors`. */
+    uint32_t evidence_error_count;
+    /** The worst error per written tensor, in signature order. NULL when empty. */
+    const kfam_output_error *evidence_errors;
 } kfam_receipt;
 
 /** `out = op(input)` element by element: equal shapes; equal dtypes unless `op` is `cast`. */
@@ -1209,7 +1239,12 @@ KFAM_GEN_OFFSET(kfam_profile, runtime, 24u);
 KFAM_GEN_OFFSET(kfam_profile, execution_mode, 28u);
 KFAM_GEN_OFFSET(kfam_profile, binding_count, 32u);
 KFAM_GEN_OFFSET(kfam_profile, bindings, 40u);
-KFAM_GEN_SIZE(kfam_receipt, 56u);
+KFAM_GEN_SIZE(kfam_output_error, 24u);
+KFAM_GEN_OFFSET(kfam_output_error, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_output_error, output, 4u);
+KFAM_GEN_OFFSET(kfam_output_error, max_abs, 8u);
+KFAM_GEN_OFFSET(kfam_output_error, max_rel, 16u);
+KFAM_GEN_SIZE(kfam_receipt, 128u);
 KFAM_GEN_OFFSET(kfam_receipt, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_receipt, profile, 4u);
 KFAM_GEN_OFFSET(kfam_receipt, codec, 8u);
@@ -1218,6 +1253,15 @@ KFAM_GEN_OFFSET(kfam_receipt, sha256, 24u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_date, 32u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_hardware, 40u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_note, 48u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_tool, 56u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_version_count, 64u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_versions, 72u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_cases, 80u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_seed, 88u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_shape_count, 96u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_shapes, 104u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_error_count, 112u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_errors, 120u);
 KFAM_GEN_SIZE(kfam_elementwise_unary, 16u);
 KFAM_GEN_OFFSET(kfam_elementwise_unary, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_elementwise_unary, op, 4u);

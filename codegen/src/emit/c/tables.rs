@@ -167,6 +167,8 @@ enum Source {
     Sub(usize, usize, Ty),
     /// The entries of the list or shape at `.0`.
     Len(usize),
+    /// The entries of list `.1` of the record nested at `.0`.
+    SubLen(usize, usize),
     /// A value of C alone; `.1` is the C field's name.
     C(CValue, &'static str),
 }
@@ -189,7 +191,12 @@ impl Struct {
                     let Ty::Nested(inner) = c.field.ty else {
                         unreachable!("{} is nested", c.field.name)
                     };
-                    Source::Sub(at(c.field.name), sub_index(inner, sub.name), sub.ty)
+                    match sub.ty {
+                        Ty::C(CValue::Count(list)) => {
+                            Source::SubLen(at(c.field.name), sub_index(inner, list))
+                        }
+                        ty => Source::Sub(at(c.field.name), sub_index(inner, sub.name), ty),
+                    }
                 }
                 (_, part) => Source::Part(at(c.field.name), part),
             })
@@ -205,8 +212,9 @@ struct Data<'p, 'i> {
     structs: Vec<Struct>,
     /// `uint32_t` runs (return aliases, reduce axes) share one array.
     indices: Pool,
-    /// The artifact digests of the retired families.
-    digests: Pool,
+    /// Lists of texts: the artifact digests of the retired families, the
+    /// versions and shapes of structured evidence.
+    texts: Pool,
     overlong: Vec<String>,
     extent: HashMap<&'static str, usize>,
 }
@@ -243,11 +251,7 @@ impl<'p, 'i> Data<'p, 'i> {
             plan,
             structs,
             indices: Pool::new("kfam_gen_indices".into(), "uint32_t".into(), vec![]),
-            digests: Pool::new(
-                "kfam_gen_retired_receipts".into(),
-                "char *const".into(),
-                vec![],
-            ),
+            texts: Pool::new("kfam_gen_texts".into(), "char *const".into(), vec![]),
             overlong: Vec::new(),
             extent,
         }
@@ -312,7 +316,7 @@ impl<'p, 'i> Data<'p, 'i> {
             match self.structs[slot].sources[k] {
                 Source::Value(at, ty) => self.value(out, ty, values[at]),
                 Source::Part(at, part) => scalar_ref(out, part, values[at]),
-                Source::Sub(at, sub, ty) => {
+                Source::Sub(at, sub, _) | Source::SubLen(at, sub) => {
                     if nested.as_ref().is_none_or(|(n, _)| *n != at) {
                         let Value::Nested(inner) = values[at] else {
                             unreachable!("a nested record")
@@ -320,7 +324,10 @@ impl<'p, 'i> Data<'p, 'i> {
                         nested = Some((at, inner.values()));
                     }
                     let v = nested.as_ref().map(|(_, v)| v[sub]).expect("read above");
-                    self.value(out, ty, v);
+                    match self.structs[slot].sources[k] {
+                        Source::Sub(_, _, ty) => self.value(out, ty, v),
+                        _ => out.push_str(itoa::Buffer::new().format(v.entries())),
+                    }
                 }
                 Source::Len(at) => out.push_str(itoa::Buffer::new().format(values[at].entries())),
                 Source::C(value, name) => {
@@ -442,7 +449,7 @@ impl<'p, 'i> Data<'p, 'i> {
                     self.text(&mut run, s);
                     run.push_str(",\n");
                 }
-                let address = self.digests.add_unique(&run, list.len());
+                let address = self.texts.add_unique(&run, list.len());
                 out.push_str(&address);
             }
             (Ty::List(r), Value::List(rows)) => {
@@ -580,12 +587,12 @@ pub(super) fn data_file(
         w.blank();
     }
     data.indices.write(&mut w);
+    data.texts.write(&mut w);
     for s in &data.structs {
         if !std::ptr::eq(s.record, &FAMILY) && !std::ptr::eq(s.record, &RETIRED) {
             s.pool.write(&mut w);
         }
     }
-    data.digests.write(&mut w);
     let of = |r: &'static Record| data.structs.iter().find(|s| std::ptr::eq(s.record, r));
     let family = of(&FAMILY).expect("the family struct");
     public_table(

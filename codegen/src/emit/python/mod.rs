@@ -254,6 +254,7 @@ mod tests {
         "Evidence",
         "Family",
         "Operation",
+        "OutputError",
         "Param",
         "Profile",
         "Receipt",

@@ -1,0 +1,283 @@
+//! A receipt's evidence: free text (date, hardware, note), or structured
+//! evidence from a qualification run (docs/qualify.md), whose numbers are
+//! checked here so that a receipt never claims a run that cannot have
+//! happened.
+
+use super::family::{err, FamilyChecker};
+use super::text::{date_problem, printable};
+use crate::diag::Code;
+use crate::ir;
+use crate::limits::MAX_EVIDENCE_ENTRIES;
+use crate::model::{self, Spanned};
+use crate::vocab::Direction;
+
+/// The qualification tools whose evidence kfam knows how to read: the
+/// `tool` of structured evidence names one of them.
+pub const QUALIFICATION_TOOLS: &[&str] = &["kfam.qualify"];
+
+impl FamilyChecker<'_> {
+    pub(super) fn check_evidence(&mut self, ev: &Spanned<model::Evidence>) -> ir::Evidence {
+        let id = self.id;
+        let e = &ev.value;
+        if let Some(problem) = date_problem(&e.date.value) {
+            self.push(
+                err(
+                    Code::BadDate,
+                    id,
+                    &e.date.span,
+                    format!("`{}` is not a date", printable(&e.date.value)),
+                )
+                .label(problem)
+                .help("write the day the qualification ran as `YYYY-MM-DD`, e.g. `2026-10-14`"),
+            );
+        }
+        self.check_text(&e.hardware, "evidence.hardware", false, true);
+        if let Some(note) = &e.note {
+            self.check_text(note, "evidence.note", true, false);
+        }
+        let texts = |list: &Option<Spanned<Vec<Spanned<String>>>>| -> Vec<String> {
+            list.iter()
+                .flat_map(|l| &l.value)
+                .map(|s| s.value.clone())
+                .collect()
+        };
+        let mut out = ir::Evidence {
+            date: e.date.value.clone(),
+            hardware: e.hardware.value.clone(),
+            note: e.note.as_ref().map(|n| n.value.clone()),
+            tool: e.tool.as_ref().map(|t| t.value.clone()),
+            versions: texts(&e.versions),
+            cases: e.cases.as_ref().map_or(0, |c| c.value),
+            seed: e.seed.as_ref().map_or(0, |s| s.value),
+            shapes: texts(&e.shapes),
+            errors: Vec::new(),
+        };
+        for (list, field) in [
+            (&e.versions, "evidence.versions"),
+            (&e.shapes, "evidence.shapes"),
+        ] {
+            for entry in list.iter().flat_map(|l| &l.value) {
+                self.check_text(entry, field, false, true);
+            }
+        }
+        let lengths = [
+            e.versions
+                .as_ref()
+                .map(|l| ("versions", l.value.len(), &l.span)),
+            e.shapes
+                .as_ref()
+                .map(|l| ("shapes", l.value.len(), &l.span)),
+            e.errors
+                .as_ref()
+                .map(|l| ("errors", l.value.len(), &l.span)),
+        ];
+        for (field, len, span) in lengths.into_iter().flatten() {
+            if len > MAX_EVIDENCE_ENTRIES {
+                self.push(
+                    err(
+                        Code::BadEvidence,
+                        id,
+                        span,
+                        format!("`evidence.{field}` has {len} entries"),
+                    )
+                    .label(format!("more than {MAX_EVIDENCE_ENTRIES}"))
+                    .help("record one entry per tool, symbol or written tensor"),
+                );
+            }
+        }
+        let Some(tool) = &e.tool else {
+            self.free_text_only(e);
+            return out;
+        };
+        if !QUALIFICATION_TOOLS.contains(&tool.value.as_str()) {
+            self.push(
+                err(
+                    Code::UnknownTool,
+                    id,
+                    &tool.span,
+                    format!("unknown qualification tool `{}`", printable(&tool.value)),
+                )
+                .label("not a tool kfam reads evidence from")
+                .help(format!(
+                    "structured evidence comes from {}; for other evidence drop `tool` and keep \
+                     `date`, `hardware` and `note`",
+                    QUALIFICATION_TOOLS
+                        .iter()
+                        .map(|t| format!("`{t}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )),
+            );
+        }
+        match &e.cases {
+            None => self.missing(ev, "cases", "the number of cases the run passed"),
+            Some(c) if c.value == 0 => self.push(
+                err(
+                    Code::BadEvidence,
+                    id,
+                    &c.span,
+                    "a qualification run of no cases",
+                )
+                .label("0 cases")
+                .help("a receipt's evidence records a run that passed at least one case"),
+            ),
+            Some(_) => {}
+        }
+        if e.versions.as_ref().is_none_or(|v| v.value.is_empty()) {
+            self.missing(
+                ev,
+                "versions",
+                "the versions of the run's tools, e.g. `[\"torch 2.9.1\"]`",
+            );
+        }
+        if let Some(seed) = e.seed.as_ref().filter(|s| s.value < 0) {
+            self.push(
+                err(Code::BadEvidence, id, &seed.span, "a negative seed")
+                    .label("below 0")
+                    .help("write the seed the run reported"),
+            );
+        }
+        out.errors = self.check_output_errors(ev);
+        out
+    }
+
+    /// Structured fields without `tool` say a run happened without saying
+    /// which tool measured it.
+    fn free_text_only(&mut self, e: &model::Evidence) {
+        let spans = [
+            e.versions.as_ref().map(|v| ("versions", v.span.clone())),
+            e.cases.as_ref().map(|v| ("cases", v.span.clone())),
+            e.seed.as_ref().map(|v| ("seed", v.span.clone())),
+            e.shapes.as_ref().map(|v| ("shapes", v.span.clone())),
+            e.errors.as_ref().map(|v| ("errors", v.span.clone())),
+        ];
+        for (field, span) in spans.into_iter().flatten() {
+            self.push(
+                err(
+                    Code::BadEvidence,
+                    self.id,
+                    &span,
+                    format!("`evidence.{field}` without `evidence.tool`"),
+                )
+                .label("a qualification run's result")
+                .help(format!(
+                    "name the tool that produced it (`tool = \"{}\"`), or drop the field",
+                    QUALIFICATION_TOOLS[0]
+                )),
+            );
+        }
+    }
+
+    fn missing(&mut self, ev: &Spanned<model::Evidence>, field: &str, what: &str) {
+        self.push(
+            err(
+                Code::BadEvidence,
+                self.id,
+                &ev.span,
+                format!("structured evidence without `{field}`"),
+            )
+            .label(format!("no `{field}`"))
+            .help(format!("add `{field}`: {what}")),
+        );
+    }
+
+    /// One entry per written tensor, each naming one; finite, non-negative
+    /// errors.
+    fn check_output_errors(&mut self, ev: &Spanned<model::Evidence>) -> Vec<ir::OutputError> {
+        let id = self.id;
+        let mut out: Vec<ir::OutputError> = Vec::new();
+        // An entry refused for its name most likely meant a written tensor:
+        // that tensor is not reported unmeasured as well.
+        let mut misnamed = false;
+        for entry in ev.value.errors.iter().flat_map(|l| &l.value) {
+            let o = &entry.value;
+            let found = self.params.iter().position(|p| p.name == o.output.value);
+            let Some(index) = found else {
+                self.push(
+                    err(
+                        Code::BadEvidence,
+                        id,
+                        &o.output.span,
+                        format!("`{}` is not a parameter", printable(&o.output.value)),
+                    )
+                    .label("unknown output")
+                    .help("name a tensor the family writes (`direction = \"out\"` or `\"inout\"`)"),
+                );
+                misnamed = true;
+                continue;
+            };
+            let p = &self.params[index];
+            if !p.is_tensor() || p.direction == Direction::In {
+                self.push(
+                    err(
+                        Code::BadEvidence,
+                        id,
+                        &o.output.span,
+                        format!("`{}` is not written by the family", p.name),
+                    )
+                    .label("an input")
+                    .help("errors are measured on the tensors the family writes"),
+                );
+                misnamed = true;
+                continue;
+            }
+            if out.iter().any(|e| e.output == index) {
+                self.push(
+                    err(
+                        Code::BadEvidence,
+                        id,
+                        &o.output.span,
+                        format!("the error of `{}` recorded twice", p.name),
+                    )
+                    .label("repeated")
+                    .help("keep one entry per written tensor: the worst over every case"),
+                );
+                continue;
+            }
+            for (value, what) in [(&o.max_abs, "max_abs"), (&o.max_rel, "max_rel")] {
+                if !(value.value.is_finite() && value.value >= 0.0) {
+                    self.push(
+                        err(
+                            Code::BadEvidence,
+                            id,
+                            &value.span,
+                            format!("`{what}` is {}", value.value),
+                        )
+                        .label("not a finite, non-negative error")
+                        .help("write the worst difference the run reported"),
+                    );
+                }
+            }
+            out.push(ir::OutputError {
+                output: index,
+                max_abs: o.max_abs.value,
+                max_rel: o.max_rel.value,
+            });
+        }
+        let written: Vec<&ir::Param> = self
+            .params
+            .iter()
+            .filter(|p| p.is_tensor() && p.direction != Direction::In)
+            .collect();
+        let unmeasured: Vec<String> = written
+            .iter()
+            .filter(|p| !out.iter().any(|e| e.output == p.index))
+            .map(|p| format!("`{}`", p.name))
+            .collect();
+        if !unmeasured.is_empty() && !misnamed {
+            let span = ev.value.errors.as_ref().map_or(&ev.span, |e| &e.span);
+            self.push(
+                err(
+                    Code::BadEvidence,
+                    id,
+                    span,
+                    format!("no error recorded for {}", unmeasured.join(", ")),
+                )
+                .label("every written tensor is compared")
+                .help("add `{ output = NAME, max_abs = ..., max_rel = ... }` per written tensor"),
+            );
+        }
+        out.sort_by_key(|e| e.output);
+        out
+    }
+}
