@@ -22,6 +22,7 @@ from ._decode import (
     _bool,
     _corrupt,
     _fields,
+    _float,
     _int,
     _ints,
     _items,
@@ -60,6 +61,7 @@ __all__ = [
     "Matmul",
     "Norm",
     "Operation",
+    "OutputError",
     "PagedAttentionDecode",
     "Param",
     "Profile",
@@ -302,8 +304,21 @@ class Profile:
 
 
 @dataclass(frozen=True, slots=True)
+class OutputError:
+    """The worst difference a qualification run saw between one written tensor and the reference."""
+
+    #: Signature index of the written (out or inout) tensor.
+    output: int
+    #: Largest absolute difference from the reference over every case.
+    max_abs: float
+    #: Largest difference relative to the reference's magnitude over every case.
+    max_rel: float
+
+
+@dataclass(frozen=True, slots=True)
 class Evidence:
-    """When and on what hardware an artifact qualified."""
+    """When and on what hardware an artifact qualified, and what the qualification run measured
+    (``tool`` set: structured evidence, docs/qualify.md; absent: free text alone)."""
 
     #: Qualification date, YYYY-MM-DD.
     date: str
@@ -311,6 +326,18 @@ class Evidence:
     hardware: str
     #: Free-text note on the qualification.
     note: str | None
+    #: The qualification tool (``kfam.qualify``); absent for free-text evidence.
+    tool: str | None
+    #: Tool versions of the run, ``name version`` (``torch 2.9.1``).
+    versions: tuple[str, ...]
+    #: Cases the run passed (0 for free-text evidence).
+    cases: int
+    #: Seed of the run's first case.
+    seed: int
+    #: Extents covered, one entry per symbol: ``name = v1, v2, ...``.
+    shapes: tuple[str, ...]
+    #: The worst error per written tensor, in signature order.
+    errors: tuple[OutputError, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,23 +479,38 @@ def _kfam_decode_profile(x: object) -> Profile:
     )
 
 
-def _kfam_decode_evidence(x: object) -> Evidence:
+def _kfam_decode_output_error(x: object) -> OutputError:
     v = _fields(x, 3)
+    return OutputError(
+        output=_int(v[0]),
+        max_abs=_float(v[1]),
+        max_rel=_float(v[2]),
+    )
+
+
+def _kfam_decode_evidence(x: object) -> Evidence:
+    v = _fields(x, 9)
     return Evidence(
         date=_str(v[0]),
         hardware=_str(v[1]),
         note=_opt_str(v[2]),
+        tool=_opt_str(v[3]),
+        versions=tuple(map(_str, _items(v[4]))),
+        cases=_int(v[5]),
+        seed=_int(v[6]),
+        shapes=tuple(map(_str, _items(v[7]))),
+        errors=tuple(map(_kfam_decode_output_error, _items(v[8]))),
     )
 
 
 def _kfam_decode_receipt(x: object) -> Receipt:
-    v = _fields(x, 7)
+    v = _fields(x, 13)
     return Receipt(
         profile=_int(v[0]),
         codec=_str(v[1]),
         artifact=_str(v[2]),
         sha256=_str(v[3]),
-        evidence=_kfam_decode_evidence(v[4:7]),
+        evidence=_kfam_decode_evidence(v[4:13]),
     )
 
 
