@@ -458,7 +458,11 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         );
         let ev = &r.evidence;
         if let Some(tool) = &ev.tool {
-            let _ = writeln!(s, "qualification {tool} cases {} seed {}", ev.cases, ev.seed);
+            let _ = writeln!(
+                s,
+                "qualification {tool} cases {} seed {}",
+                ev.cases, ev.seed
+            );
             for v in &ev.versions {
                 let _ = writeln!(s, "version {v}");
             }

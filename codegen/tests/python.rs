@@ -610,7 +610,17 @@ profile = "a5_sim"
 codec = "x.y-z_1"
 artifact = "a5/sim/hostile text.so"
 sha256 = "{digest}"
-evidence = {{ date = "2026-01-02", hardware = "\"quoted\" \\ board #1 — ü", note = "line\n'''two'''" }}
+
+[receipts.evidence]
+date = "2026-01-02"
+hardware = "\"quoted\" \\ board #1 — ü"
+note = "line\n'''two'''"
+tool = "kfam.qualify"
+versions = ["kfam 0.1.0", "torch \"2.9.1\" ''' \\"]
+cases = 17
+seed = 9007199254740993
+shapes = ["rows = 1, 2 — ü"]
+errors = [{{ output = "families", max_abs = 0.1, max_rel = 5e-324 }}]
 "#
     );
     let abi = std::fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
@@ -636,9 +646,13 @@ evidence = {{ date = "2026-01-02", hardware = "\"quoted\" \\ board #1 — ü", n
 import json, kfam
 f = kfam.family("hostile_text")
 r = f.receipts[0]
+ev = r.evidence
 print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
-                  "hardware": r.evidence.hardware, "note": r.evidence.note,
-                  "artifact": r.artifact, "names": [p.name for p in f.params]}))
+                  "hardware": ev.hardware, "note": ev.note,
+                  "artifact": r.artifact, "names": [p.name for p in f.params],
+                  "run": [ev.tool, list(ev.versions), ev.cases, ev.seed, list(ev.shapes),
+                          [[f.params[e.output].name, e.max_abs.hex(), e.max_rel.hex()]
+                           for e in ev.errors]]}))
 "#;
     let out = run(g.python().args(["-c", script]));
     assert!(out.status.success(), "{}", text(&out));
@@ -650,6 +664,10 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
             "summary": f.summary, "doc": f.params[0].doc,
             "hardware": r.evidence.hardware, "note": r.evidence.note,
             "artifact": r.artifact, "names": ["kfam", "find_family", "families", "status"],
+            "run": [
+                "kfam.qualify", r.evidence.versions, 17, 9007199254740993_i64, r.evidence.shapes,
+                [["families", "0x1.999999999999ap-4", "0x0.0000000000001p-1022"]],
+            ],
         })
     );
 
