@@ -29,9 +29,15 @@ if(NOT TARGET kfam::catalog)
     PATHS "${_kfam_kfam_prefix}/lib" NO_DEFAULT_PATH)
   if(kfam_LIBRARY)
     add_library(kfam::catalog UNKNOWN IMPORTED)
+    set(_kfam_kfam_link kfam::headers)
+    if(kfam_LIBRARY MATCHES "\\${CMAKE_STATIC_LIBRARY_SUFFIX}$")
+      # A Rust static library needs the system libraries Rust's std uses.
+      list(APPEND _kfam_kfam_link pthread dl m)
+    endif()
     set_target_properties(kfam::catalog PROPERTIES
       IMPORTED_LOCATION "${kfam_LIBRARY}"
-      INTERFACE_LINK_LIBRARIES kfam::headers)
+      INTERFACE_LINK_LIBRARIES "${_kfam_kfam_link}")
+    unset(_kfam_kfam_link)
   endif()
 endif()
 

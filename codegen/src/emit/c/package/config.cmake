@@ -29,9 +29,15 @@ if(NOT TARGET @NAME@::catalog)
     PATHS "${_@PREFIX@_kfam_prefix}/lib" NO_DEFAULT_PATH)
   if(@NAME@_LIBRARY)
     add_library(@NAME@::catalog UNKNOWN IMPORTED)
+    set(_@PREFIX@_kfam_link @NAME@::headers)
+    if(@NAME@_LIBRARY MATCHES "\\${CMAKE_STATIC_LIBRARY_SUFFIX}$")
+      # A Rust static library needs the system libraries Rust's std uses.
+      list(APPEND _@PREFIX@_kfam_link pthread dl m)
+    endif()
     set_target_properties(@NAME@::catalog PROPERTIES
       IMPORTED_LOCATION "${@NAME@_LIBRARY}"
-      INTERFACE_LINK_LIBRARIES @NAME@::headers)
+      INTERFACE_LINK_LIBRARIES "${_@PREFIX@_kfam_link}")
+    unset(_@PREFIX@_kfam_link)
   endif()
 endif()
 

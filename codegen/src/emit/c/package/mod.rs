@@ -9,9 +9,11 @@ use super::super::output::GeneratedFile;
 use crate::ir::Ir;
 
 const CONFIG: &str = include_str!("config.cmake");
+const CONFIG_VERSION: &str = include_str!("config-version.cmake");
 const PKG_CONFIG: &str = include_str!("catalog.pc");
 
-/// `lib/cmake/NAME/NAME-config.cmake` and `lib/pkgconfig/NAME.pc`,
+/// `lib/cmake/NAME/NAME-config.cmake` (with its version file) and
+/// `lib/pkgconfig/NAME.pc`,
 /// relative to the C output directory (beside `include/`).
 pub(super) fn files(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
     let name = &ir.catalog.name;
@@ -28,6 +30,10 @@ pub(super) fn files(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
         GeneratedFile::new(
             format!("lib/cmake/{name}/{name}-config.cmake"),
             fill(CONFIG),
+        ),
+        GeneratedFile::new(
+            format!("lib/cmake/{name}/{name}-config-version.cmake"),
+            fill(CONFIG_VERSION),
         ),
         GeneratedFile::new(format!("lib/pkgconfig/{name}.pc"), fill(PKG_CONFIG)),
     ]
