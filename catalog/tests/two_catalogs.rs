@@ -57,14 +57,17 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
-/// The team's catalog crate: `build.rs` with the C ABI, a `cdylib`.
+/// The team's catalog crate: `build.rs` with the C ABI, a `cdylib`. Named
+/// unlike its catalog (`npuops-kernels`): the library's SONAME follows the
+/// catalog (`libnpuops_catalog.so.1`), the name its CMake and pkg-config
+/// files link, so the program finds the installed library at run time.
 fn team_crate(dir: &Path) {
     let path = |p: &str| root().join(p).display().to_string();
     fs::create_dir_all(dir.join("src")).unwrap();
     fs::write(
         dir.join("Cargo.toml"),
         format!(
-            "[package]\nname = \"npuops-catalog\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
+            "[package]\nname = \"npuops-kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
              [lib]\ncrate-type = [\"cdylib\"]\n\n\
              [dependencies]\nkfam-runtime = {{ path = {runtime:?} }}\n\n\
              [build-dependencies]\nkfam-codegen = {{ path = {codegen:?}, default-features = false, features = [\"cc\"] }}\n\n\
@@ -97,7 +100,7 @@ fn build_team_library(krate: &Path) -> PathBuf {
         .env("CARGO_TARGET_DIR", &target)
         .env_remove("RUSTFLAGS")
         .args(["build", "--offline", "--quiet"]));
-    target.join("debug/libnpuops_catalog.so")
+    target.join("debug/libnpuops_kernels.so")
 }
 
 /// An install prefix: the catalog's headers and package files (its C

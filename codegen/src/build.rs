@@ -217,16 +217,15 @@ fn c_werror() -> bool {
     std::env::var_os("KFAM_C_WERROR").is_some_and(|v| v == "1")
 }
 
-/// On Linux, the crate's shared library's SONAME carries the catalog's ABI
-/// major (`libnpuops_catalog.so.1` for the package `npuops-catalog`), so the
+/// On Linux, the crate's shared library's SONAME is the name the catalog's
+/// CMake and pkg-config files link (`lib<catalog>_catalog`) with the ABI
+/// major (`libnpuops_catalog.so.1`), whatever the crate is called, so the
 /// dynamic loader never pairs a program with a library of another major.
 fn soname(ir: &crate::ir::Ir) {
-    let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    if let (true, Ok(package)) = (linux, std::env::var("CARGO_PKG_NAME")) {
+    if std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
         println!(
-            "cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{}.so.{}",
-            package.replace('-', "_"),
-            ir.abi.major
+            "cargo:rustc-cdylib-link-arg=-Wl,-soname,lib{}_catalog.so.{}",
+            ir.catalog.name, ir.abi.major
         );
     }
 }
