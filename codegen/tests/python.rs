@@ -17,6 +17,9 @@ use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
 use serde_json::json;
 use tempfile::TempDir;
 
+#[path = "support/tree.rs"]
+mod tree;
+
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -730,5 +733,69 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
             .contains("refused, not_approved (`artifact.path` differs) (status not_approved)"),
         "{}",
         text(&out)
+    );
+}
+
+/// `kfam.torch.reference` and `kfam.qualify` over the fixture catalog
+/// `tests/qualify/manifest`, a family of every operation kind
+/// (`tests/python/test_qualify.py`, docs/qualify.md); then the evidence of a
+/// passing run, pasted into a receipt as docs/qualify.md says, checks clean
+/// and shows in the generated docs.
+#[test]
+fn qualification() {
+    let fixture = repo().join("tests/qualify/manifest");
+    let (ir, report) = kfam_codegen::check_dir(&fixture);
+    let ir = ir.unwrap_or_else(|| {
+        panic!(
+            "the qualification fixture has errors:\n{}",
+            report.render_human(&annotate_snippets::Renderer::plain())
+        )
+    });
+    let g = Generated::new(ir);
+    g.pytest_file("test_qualify.py", &[]);
+
+    // A run of the correct SiLU kernel, printed as a receipt's entry.
+    let script = r#"
+import sys
+sys.path.insert(0, sys.argv[1])
+import kfam
+from qualify_kernels import CORRECT
+q = kfam.qualify(kfam.family("q_silu_bf16"), CORRECT["q_silu_bf16"], cases=8,
+                 hardware="x86_64 CPU (reference kernel)", artifact_sha256="5e" * 32)
+print(q.receipt_toml("a2a3_sim", "simpler.kernel.v1", "a2a3/sim/q_silu_bf16.so"))
+"#;
+    let out = run(g
+        .python()
+        .args(["-W", "ignore", "-c", script])
+        .arg(tests_dir()));
+    assert!(out.status.success(), "{}", text(&out));
+    let receipt = String::from_utf8(out.stdout).unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let manifest = dir.path().join("manifest");
+    tree::copy_dir(&fixture, &manifest);
+    let family = manifest.join("families/q_silu_bf16.toml");
+    let mut toml = std::fs::read_to_string(&family).unwrap();
+    toml.push('\n');
+    toml.push_str(&receipt);
+    std::fs::write(&family, &toml).unwrap();
+    let check = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .arg("check")
+        .arg(&manifest));
+    assert!(
+        check.status.success() && !String::from_utf8_lossy(&check.stderr).contains("warning"),
+        "{}\n{toml}",
+        text(&check)
+    );
+    let out = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .arg("generate")
+        .arg(&manifest)
+        .arg("--out")
+        .arg(dir.path().join("generated")));
+    assert!(out.status.success(), "{}", text(&out));
+    let docs = std::fs::read_to_string(dir.path().join("generated/docs/families.md")).unwrap();
+    assert!(
+        docs.contains("`kfam.qualify`: 8 cases from seed 0") && docs.contains("worst error of `y`"),
+        "{docs}"
     );
 }

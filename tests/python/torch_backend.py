@@ -27,37 +27,18 @@ import kfam.torch
 if TYPE_CHECKING:
     from torch._ops import OpOverload
 
-#: ``torch.dtype`` back to the kfam dtype, for the adapter's call description.
-DTYPES: dict[torch.dtype, kfam.DType] = {kfam.torch.torch_dtype(d): d for d in kfam.DType}
-
 #: The calls the stub launcher received: (family, tensor count, scalars).
 LAUNCHED: list[tuple[str, int, list[kfam.ScalarArg]]] = []
-
-
-def tensor_arg(t: torch.Tensor, p: kfam.Param) -> kfam.TensorArg:
-    """What the native runtime needs to know about a real tensor for parameter ``p``, without
-    reading its data."""
-    storage = t.untyped_storage()
-    # A backend with physical formats reads the tensor's own (torch_npu: its NPU format);
-    # this CPU example takes an NZ parameter's tensor to be pre-blocked.
-    nz = p.layout is kfam.Layout.NZ
-    return kfam.TensorArg(
-        dtype=DTYPES[t.dtype],
-        shape=tuple(t.shape),
-        strides=tuple(t.stride()),
-        storage_offset=int(t.storage_offset()),
-        storage_bytes=storage.nbytes(),
-        storage=storage.data_ptr(),
-        format=kfam.StorageFormat.FRACTAL_NZ if nz else kfam.StorageFormat.ND,
-        device_index=t.device.index or 0,
-    )
 
 
 def adapter(family: kfam.Family) -> Any:
     """The real kernel of ``family``: validate the concrete call, then launch."""
 
     def kernel(*args: Any) -> None:
-        tensors = [tensor_arg(a, p) for a, p in zip(args, family.params) if p.is_tensor]
+        # A CPU tensor cannot say it is NZ-blocked: this example takes an NZ parameter's tensor
+        # to be pre-blocked, as `tensor_arg` does; a backend with physical formats (torch_npu)
+        # passes its tensor's own.
+        tensors = [kfam.torch.tensor_arg(a, p) for a, p in zip(args, family.params) if p.is_tensor]
         scalars = [kfam.ScalarArg.of(a) for a, p in zip(args, family.params) if not p.is_tensor]
         kfam.validate_call(family, tensors, scalars)  # raises kfam.CallError
         LAUNCHED.append((family.name, len(tensors), scalars))  # the backend's launch goes here

@@ -87,6 +87,14 @@ const SOURCES: &[(&str, &str)] = &[
         include_str!("../../../python/kfam/_methods.py"),
     ),
     (
+        "_qualify.py",
+        include_str!("../../../python/kfam/_qualify.py"),
+    ),
+    (
+        "_reference.py",
+        include_str!("../../../python/kfam/_reference.py"),
+    ),
+    (
         "_runtime.py",
         include_str!("../../../python/kfam/_runtime.py"),
     ),

@@ -1,0 +1,256 @@
+"""Reference semantics of the checked operation kinds (``kfam.torch.reference``, docs/qualify.md).
+
+A family's operation payload says what its kernel computes; this module computes exactly that
+with PyTorch on the CPU, wide: floating operands in float64 (so sums, means, norms, softmax and
+matmul accumulate in float64), integer operands in int64, and each result rounded once into the
+output tensor's dtype. Layouts whose physical blocking the payload does not describe (NZ) and
+dtypes torch cannot compute in (packed fp4) are refused, as is a ``custom`` family without a
+reference of the caller's.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import torch  # type: ignore[import-not-found, unused-ignore]
+import torch.nn.functional as F  # type: ignore[import-not-found, unused-ignore]
+
+from ._records import (
+    Custom,
+    ElementwiseBinary,
+    ElementwiseUnary,
+    Family,
+    Matmul,
+    Norm,
+    Operation,
+    PagedAttentionDecode,
+    Reduce,
+    ScalarRef,
+    Softmax,
+)
+from ._vocab import BinaryOp, DType, Layout, NormKind, ReduceOp, UnaryOp
+
+#: A kernel, or a reference: the family's arguments in signature order (tensors, Python
+#: scalars); it writes the family's ``out``/``inout`` tensors in place.
+Kernel = Callable[..., object]
+
+#: What one operation computes: each written parameter's index and its wide value.
+_Results = dict[int, torch.Tensor]
+_Args = Sequence[object]
+
+
+class ReferenceError(ValueError):
+    """The family has no reference kfam can derive: an NZ or fp4 parameter, or a ``custom``
+    operation without a reference of the caller's."""
+
+
+def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
+    """The reference implementation of ``family``: a callable taking the family's arguments in
+    signature order that computes the operation on CPU tensors, wide, and writes each result
+    into its ``out``/``inout`` tensor (rounded once to that tensor's dtype). Returns ``None``.
+
+    ``custom`` is the reference of a ``custom`` family (kfam checked its signature only); for
+    any other kind it is refused. ``ReferenceError`` for an NZ or fp4 parameter.
+    """
+    if not isinstance(family, Family):
+        raise TypeError(f"expected a kfam.Family, not {type(family).__name__}")
+    op = family.operation
+    if isinstance(op, Custom):
+        if custom is None:
+            raise ReferenceError(
+                f"family {family.name!r} is custom ({op.semantics!r}): kfam checked its signature "
+                "only, so its reference is yours: pass `custom=` (or `reference=` to qualify)"
+            )
+        return custom
+    if custom is not None:
+        raise ValueError(f"family {family.name!r} is {op.kind.spelling}: kfam derives its reference")
+    for p in family.params:
+        if p.layout is Layout.NZ:
+            raise ReferenceError(
+                f"family {family.name!r}: parameter {p.name!r} is NZ, whose fractal blocks a "
+                "torch tensor does not describe; qualify the ND form of the kernel"
+            )
+        if p.dtype is DType.FP4:
+            raise ReferenceError(
+                f"family {family.name!r}: parameter {p.name!r} is fp4, which torch stores "
+                "(float4_e2m1fn_x2) but cannot compute with"
+            )
+    compute = _COMPUTE[type(op)]
+
+    def run(*args: object) -> None:
+        if len(args) != len(family.params):
+            raise TypeError(
+                f"{family.name}: expected the {len(family.params)} arguments, got {len(args)}"
+            )
+        for index, value in compute(op, args).items():
+            out = args[index]
+            assert isinstance(out, torch.Tensor)
+            out.copy_(value.to(out.dtype))
+
+    return run
+
+
+def _wide(t: object) -> torch.Tensor:
+    """``t`` on the CPU in the widest type of its kind: float64, int64, or bool."""
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"expected a tensor, not {type(t).__name__}")
+    t = t.detach().cpu()
+    if t.dtype.is_floating_point:
+        return t.to(torch.float64)
+    if t.dtype == torch.bool:
+        return t
+    return t.to(torch.int64)
+
+
+def _scalar(ref: ScalarRef, args: Sequence[object]) -> float:
+    """A scalar operand: the family's constant, or the call's scalar argument."""
+    if ref.param is not None:
+        value = args[ref.param]
+        if isinstance(value, torch.Tensor):
+            return float(value.item())
+        if not isinstance(value, (bool, int, float)):
+            raise TypeError(f"scalar argument {ref.param} is {type(value).__name__}")
+        return float(value)
+    assert ref.constant is not None
+    return ref.constant
+
+
+_BINARY: Final[dict[BinaryOp, Callable[[torch.Tensor, torch.Tensor], torch.Tensor]]] = {
+    BinaryOp.ADD: torch.add,
+    BinaryOp.SUB: torch.sub,
+    BinaryOp.MUL: torch.mul,
+    BinaryOp.DIV: torch.div,
+    BinaryOp.MAX: torch.maximum,
+    BinaryOp.MIN: torch.minimum,
+}
+
+
+def _binary(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, ElementwiseBinary)
+    return {op.out: _BINARY[op.op](_wide(args[op.lhs]), _wide(args[op.rhs]))}
+
+
+_UNARY: Final[dict[UnaryOp, Callable[[torch.Tensor], torch.Tensor]]] = {
+    UnaryOp.NEG: torch.neg,
+    UnaryOp.ABS: torch.abs,
+    UnaryOp.EXP: torch.exp,
+    UnaryOp.LOG: torch.log,
+    UnaryOp.SQRT: torch.sqrt,
+    UnaryOp.RSQRT: torch.rsqrt,
+    UnaryOp.RELU: torch.relu,
+    # The erf form, as F.gelu's default (approximate="none").
+    UnaryOp.GELU: F.gelu,
+    UnaryOp.SILU: F.silu,
+    UnaryOp.SIGMOID: torch.sigmoid,
+    UnaryOp.TANH: torch.tanh,
+}
+
+
+def _unary(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, ElementwiseUnary)
+    x = args[op.input]
+    if op.op is UnaryOp.CAST:
+        # One conversion, from the input's own dtype: no detour through float64.
+        assert isinstance(x, torch.Tensor)
+        return {op.out: x.detach().cpu()}
+    return {op.out: _UNARY[op.op](_wide(x))}
+
+
+def _reduce(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, Reduce)
+    x, axes, keep = _wide(args[op.input]), list(op.axes), op.keepdim
+    if op.op is ReduceOp.SUM:
+        value = torch.sum(x, dim=axes, keepdim=keep)
+    elif op.op is ReduceOp.MEAN:
+        value = torch.mean(x, dim=axes, keepdim=keep)
+    elif op.op is ReduceOp.MAX:
+        value = torch.amax(x, dim=axes, keepdim=keep)
+    else:
+        value = torch.amin(x, dim=axes, keepdim=keep)
+    return {op.out: value}
+
+
+def _softmax(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, Softmax)
+    return {op.out: torch.softmax(_wide(args[op.input]), dim=op.axis)}
+
+
+def _along(v: torch.Tensor, axis: int, rank: int) -> torch.Tensor:
+    """A vector of the extent of ``axis``, shaped to broadcast along it."""
+    shape = [1] * rank
+    shape[axis] = v.shape[0]
+    return v.reshape(shape)
+
+
+def _norm(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, Norm)
+    x = _wide(args[op.input])
+    eps = _scalar(op.eps, args)
+    weight = _along(_wide(args[op.weight]), op.axis, x.dim())
+    if op.op is NormKind.RMS_NORM:
+        ms = torch.mean(x * x, dim=op.axis, keepdim=True)
+        return {op.out: x / torch.sqrt(ms + eps) * weight}
+    mean = torch.mean(x, dim=op.axis, keepdim=True)
+    var = torch.mean((x - mean) ** 2, dim=op.axis, keepdim=True)  # biased, as LayerNorm
+    y = (x - mean) / torch.sqrt(var + eps) * weight
+    if op.bias is not None:
+        y = y + _along(_wide(args[op.bias]), op.axis, x.dim())
+    return {op.out: y}
+
+
+def _matmul(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, Matmul)
+    product = torch.matmul(_wide(args[op.a]), _wide(args[op.b]))
+    if op.accumulate:
+        product = _wide(args[op.c]) + product
+    return {op.c: product}
+
+
+def _paged_attention(op: Operation, args: _Args) -> _Results:
+    """Each sequence's query attends over its first ``context_lens[b]`` tokens: token ``t``
+    lives in cache block ``block_table[b, t // block_size]``, row ``t % block_size``; query
+    head ``h`` reads KV head ``h // (H / H_kv)`` (grouped-query attention)."""
+    assert isinstance(op, PagedAttentionDecode)
+    q = _wide(args[op.query])
+    k_cache, v_cache = _wide(args[op.key_cache]), _wide(args[op.value_cache])
+    table, lens = _wide(args[op.block_table]), _wide(args[op.context_lens])
+    scale = _scalar(op.scale, args)
+    batch, heads, _ = q.shape
+    blocks, block_size, kv_heads, _ = k_cache.shape
+    if heads % kv_heads != 0:
+        raise ValueError(f"{heads} query heads do not group over {kv_heads} KV heads")
+    group = heads // kv_heads
+    out = torch.zeros_like(q)
+    for b in range(batch):
+        length = int(lens[b])
+        if length == 0:
+            continue  # attends over nothing: zeros
+        used = math.ceil(length / block_size)
+        if length < 0 or used > table.shape[1]:
+            raise ValueError(
+                f"sequence {b}: context length {length} exceeds the block table's "
+                f"{table.shape[1]} blocks of {block_size}"
+            )
+        ids = table[b, :used]
+        if bool(((ids < 0) | (ids >= blocks)).any()):
+            raise ValueError(f"sequence {b}: block table names a block outside 0..{blocks}")
+        keys = k_cache[ids].reshape(used * block_size, kv_heads, -1)[:length]
+        values = v_cache[ids].reshape(used * block_size, kv_heads, -1)[:length]
+        keys = keys.repeat_interleave(group, dim=1)  # [length, heads, D]
+        values = values.repeat_interleave(group, dim=1)
+        scores = torch.einsum("hd,lhd->hl", q[b], keys) * scale
+        out[b] = torch.einsum("hl,lhd->hd", torch.softmax(scores, dim=-1), values)
+    return {op.out: out}
+
+
+_COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
+    ElementwiseBinary: _binary,
+    ElementwiseUnary: _unary,
+    Reduce: _reduce,
+    Softmax: _softmax,
+    Norm: _norm,
+    Matmul: _matmul,
+    PagedAttentionDecode: _paged_attention,
+}

@@ -1,0 +1,99 @@
+"""Kernels for the qualification tests (tests/python/test_qualify.py): correct ones written
+with PyTorch's own operators, in the family's dtypes, one per family of the fixture catalog
+tests/qualify/manifest; and deliberately wrong ones, each with one classic mistake."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+Kernel = Callable[..., None]
+
+
+def _into(out: torch.Tensor, value: torch.Tensor) -> None:
+    out.copy_(value.to(out.dtype))
+
+
+def _gather(cache: torch.Tensor, table: torch.Tensor, b: int, length: int) -> torch.Tensor:
+    """The first ``length`` tokens of sequence ``b``: ``[length, kv_heads, head_size]``."""
+    block_size = cache.shape[1]
+    used = -(-length // block_size)
+    return cache[table[b, :used].long()].flatten(0, 1)[:length]
+
+
+def paged_attention(
+    *,
+    extra_tokens: int = 0,
+    fixed_scale: bool = False,
+    ignore_table: bool = False,
+) -> Kernel:
+    """Decode attention with ``F.scaled_dot_product_attention`` over the gathered cache, in
+    fp32, grouped-query heads expanded. Wrong with a flag: ``extra_tokens`` attends one token
+    too many or too few, ``fixed_scale`` ignores the scale argument for ``1/sqrt(D)``,
+    ``ignore_table`` reads every block of a sequence through its first table entry."""
+
+    def kernel(q: Any, k_cache: Any, v_cache: Any, table: Any, lens: Any, out: Any, scale: Any) -> None:
+        heads, kv_heads = q.shape[1], k_cache.shape[2]
+        for b in range(q.shape[0]):
+            length = int(lens[b]) + extra_tokens
+            # Wrong: every block of the sequence read from its first table entry.
+            rows = table[:, :1].expand(table.shape) if ignore_table else table
+            keys = _gather(k_cache, rows, b, length).float()
+            values = _gather(v_cache, rows, b, length).float()
+            keys = keys.repeat_interleave(heads // kv_heads, dim=1).transpose(0, 1)
+            values = values.repeat_interleave(heads // kv_heads, dim=1).transpose(0, 1)
+            query = q[b].float().unsqueeze(1)  # [heads, 1, D]
+            s = 1.0 / math.sqrt(q.shape[-1]) if fixed_scale else float(scale)
+            o = F.scaled_dot_product_attention(query, keys, values, scale=s)
+            _into(out[b], o.squeeze(1))
+
+    return kernel
+
+
+def mean_accumulating_in_bf16(x: Any, mean: Any) -> None:
+    """The row mean summed element by element in bf16: the rounding error grows with the row."""
+    acc = torch.zeros(x.shape[0], dtype=torch.bfloat16)
+    for j in range(x.shape[1]):
+        acc = acc + x[:, j]
+    _into(mean, acc.float() / x.shape[1])
+
+
+def _rms_norm(x: Any, weight: Any, y: Any) -> None:
+    _into(y, F.rms_norm(x.float(), (x.shape[-1],), weight.float(), eps=1e-6))
+
+
+def _layer_norm(x: Any, weight: Any, bias: Any, y: Any, eps: Any) -> None:
+    _into(y, F.layer_norm(x.float(), (x.shape[-1],), weight.float(), bias.float(), eps=float(eps)))
+
+
+def _matmul_acc(a: Any, b: Any, c: Any) -> None:
+    _into(c, c + torch.matmul(a, b))
+
+
+def _scale(x: Any, y: Any, scale: Any) -> None:
+    _into(y, x.float() * float(scale))
+
+
+#: A correct kernel of each family of the fixture catalog (but the NZ one).
+CORRECT: dict[str, Kernel] = {
+    "q_add_fp32": lambda a, b, out: _into(out, torch.add(a, b)),
+    "q_div_bf16": lambda a, b, out: _into(out, torch.div(a.float(), b.float())),
+    "q_silu_bf16": lambda x, y: _into(y, F.silu(x.float())),
+    "q_gelu_fp32": lambda x, y: _into(y, F.gelu(x)),
+    "q_cast_fp32_bf16": lambda x, y: _into(y, x),
+    "q_rsqrt_fp16": lambda x, y: _into(y, torch.rsqrt(x.float())),
+    "q_sum_fp32": lambda x, total: _into(total, torch.sum(x, dim=1, keepdim=True)),
+    "q_mean_bf16": lambda x, mean: _into(mean, torch.mean(x.float(), dim=1)),
+    "q_amax_fp16": lambda x, peak: _into(peak, torch.amax(x, dim=0)),
+    "q_softmax_fp32": lambda scores, probs: _into(probs, torch.softmax(scores, dim=1)),
+    "q_rms_norm_bf16": _rms_norm,
+    "q_layer_norm_fp32": _layer_norm,
+    "q_matmul_bf16": lambda a, b, c: _into(c, torch.matmul(a.float(), b.float())),
+    "q_matmul_acc_fp32": _matmul_acc,
+    "q_paged_attention_bf16": paged_attention(),
+    "q_scale_custom": _scale,
+}

@@ -1,0 +1,231 @@
+"""``kfam.torch.reference`` and ``kfam.qualify`` over the fixture catalog tests/qualify/manifest,
+which declares a family of every checked operation kind (docs/qualify.md). Run by
+``codegen/tests/python.rs`` (``qualification``) against the package generated for that catalog.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import kfam
+import kfam.torch as kt
+from qualify_kernels import CORRECT, mean_accumulating_in_bf16, paged_attention
+
+#: Every kind of the fixture, and the families that declare it.
+KINDS = {f.operation.kind for f in kfam.FAMILIES}
+
+
+def test_the_fixture_declares_every_kind() -> None:
+    assert KINDS == set(kfam.OperationKind)
+
+
+# ---------------------------------------------------------------- reference semantics
+
+
+def _inputs(family: kfam.Family, seed: int = 7) -> list[object]:
+    """Random arguments of the family's first few cases, from the run's own sampler."""
+    from kfam._qualify import _draw
+
+    return _draw(family, seed, 5).args
+
+
+def _reference_outputs(family: kfam.Family, args: list[object]) -> list[object]:
+    out = [a.clone() if isinstance(a, torch.Tensor) else a for a in args]
+    kt.reference(family)(*out)
+    return out
+
+
+def _wide(t: object) -> torch.Tensor:
+    assert isinstance(t, torch.Tensor)
+    return t.to(torch.float64)
+
+
+#: torch's own operator for each family, computed in float64 from the same inputs.
+TORCH_OPS = {
+    "q_add_fp32": lambda a: {2: torch.add(_wide(a[0]), _wide(a[1]))},
+    "q_div_bf16": lambda a: {2: torch.div(_wide(a[0]), _wide(a[1]))},
+    "q_silu_bf16": lambda a: {1: F.silu(_wide(a[0]))},
+    "q_gelu_fp32": lambda a: {1: F.gelu(_wide(a[0]))},
+    "q_cast_fp32_bf16": lambda a: {1: a[0]},
+    "q_rsqrt_fp16": lambda a: {1: torch.rsqrt(_wide(a[0]))},
+    "q_sum_fp32": lambda a: {1: torch.sum(_wide(a[0]), dim=1, keepdim=True)},
+    "q_mean_bf16": lambda a: {1: torch.mean(_wide(a[0]), dim=1)},
+    "q_amax_fp16": lambda a: {1: torch.amax(_wide(a[0]), dim=0)},
+    "q_softmax_fp32": lambda a: {1: torch.softmax(_wide(a[0]), dim=1)},
+    "q_rms_norm_bf16": lambda a: {
+        2: F.rms_norm(_wide(a[0]), (a[0].shape[-1],), _wide(a[1]), eps=1e-6)  # type: ignore[union-attr]
+    },
+    "q_layer_norm_fp32": lambda a: {
+        3: F.layer_norm(
+            _wide(a[0]), (a[0].shape[-1],), _wide(a[1]), _wide(a[2]), eps=a[4]  # type: ignore[union-attr]
+        )
+    },
+    "q_matmul_bf16": lambda a: {2: torch.matmul(_wide(a[0]), _wide(a[1]))},
+    "q_matmul_acc_fp32": lambda a: {2: _wide(a[2]) + torch.matmul(_wide(a[0]), _wide(a[1]))},
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_OPS))
+def test_the_reference_is_torchs_own_operator(name: str) -> None:
+    family = kfam.family(name)
+    args = _inputs(family)
+    got = _reference_outputs(family, args)
+    for index, want in TORCH_OPS[name](args).items():
+        out = got[index]
+        assert isinstance(out, torch.Tensor) and isinstance(want, torch.Tensor)
+        # Rounded once into the output's dtype, as the reference does.
+        expected = want.to(out.dtype)
+        torch.testing.assert_close(out, expected, rtol=0, atol=0, equal_nan=True)
+
+
+def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache() -> None:
+    family = kfam.family("q_paged_attention_bf16")
+    for case in range(6):
+        from kfam._qualify import _draw
+
+        args = _draw(family, 3, case).args
+        got = _reference_outputs(family, args)
+        q, k_cache, v_cache, table, lens, _, scale = args
+        assert isinstance(q, torch.Tensor) and isinstance(k_cache, torch.Tensor)
+        assert isinstance(v_cache, torch.Tensor) and isinstance(table, torch.Tensor)
+        assert isinstance(lens, torch.Tensor) and isinstance(scale, float)
+        block_size = k_cache.shape[1]
+        want = torch.empty(q.shape, dtype=torch.float64)
+        for b in range(q.shape[0]):
+            n = int(lens[b])
+            blocks = table[b, : math.ceil(n / block_size)].long()
+            keys = k_cache[blocks].flatten(0, 1)[:n].double().transpose(0, 1)  # [H_kv, n, D]
+            values = v_cache[blocks].flatten(0, 1)[:n].double().transpose(0, 1)
+            o = F.scaled_dot_product_attention(
+                q[b].double().unsqueeze(1), keys, values, scale=scale, enable_gqa=True
+            )
+            want[b] = o.squeeze(1)
+        out = got[5]
+        assert isinstance(out, torch.Tensor)
+        torch.testing.assert_close(out.double(), want.to(out.dtype).double(), rtol=0, atol=2**-8)
+
+
+# ---------------------------------------------------------------- qualification
+
+
+@pytest.mark.parametrize("name", sorted(CORRECT))
+def test_a_correct_kernel_qualifies(name: str) -> None:
+    family = kfam.family(name)
+    custom = CORRECT[name] if isinstance(family.operation, kfam.Custom) else None
+    q = kfam.qualify(family, CORRECT[name], cases=12, reference=custom)
+    ev = q.evidence
+    assert ev.tool == "kfam.qualify" and ev.cases == 12 and ev.seed == 0
+    written = [p.index for p in family.params if p.is_tensor and p.direction is not kfam.Direction.IN]
+    assert [e.output for e in ev.errors] == written
+    assert all(math.isfinite(e.max_abs) and e.max_abs >= 0 for e in ev.errors)
+    assert [s.split(" = ")[0] for s in ev.shapes] == [s.name for s in family.symbols]
+    assert any(v.startswith("torch ") for v in ev.versions)
+    # The symbols' edges are covered: both ends of each declared range.
+    for s in family.symbols:
+        seen = {int(v) for v in next(x for x in ev.shapes if x.startswith(s.name + " ")).split(" = ")[1].split(", ")}
+        assert max(s.min, 1) in seen
+        if s.max is not None:
+            assert s.max in seen
+
+
+def test_evidence_is_toml_that_reads_back() -> None:
+    family = kfam.family("q_softmax_fp32")
+    q = kfam.qualify(family, CORRECT["q_softmax_fp32"], cases=4, seed=11, note='"quoted" \\ note',
+                     artifact_sha256="ab" * 32)
+    data = tomllib.loads(q.receipt_toml("cpu", "example.v1", "cpu/q_softmax_fp32.so"))
+    r = data["receipts"][0]
+    assert r["sha256"] == "ab" * 32 and r["profile"] == "cpu"
+    ev = r["evidence"]
+    assert ev["tool"] == "kfam.qualify" and ev["cases"] == 4 and ev["seed"] == 11
+    assert ev["note"] == '"quoted" \\ note'
+    assert ev["versions"] == list(q.evidence.versions)
+    assert ev["shapes"] == list(q.evidence.shapes)
+    assert ev["errors"] == [
+        {"output": "probs", "max_abs": e.max_abs, "max_rel": e.max_rel} for e in q.evidence.errors
+    ]
+
+
+WRONG = {
+    "context length one token too long": ("q_paged_attention_bf16", paged_attention(extra_tokens=1)),
+    "context length one token too short": ("q_paged_attention_bf16", paged_attention(extra_tokens=-1)),
+    "the scale argument ignored": ("q_paged_attention_bf16", paged_attention(fixed_scale=True)),
+    "block-table entries ignored": ("q_paged_attention_bf16", paged_attention(ignore_table=True)),
+    "bf16 accumulation": ("q_mean_bf16", mean_accumulating_in_bf16),
+    "an output left unwritten": ("q_silu_bf16", lambda x, y: None),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(WRONG))
+def test_a_wrong_kernel_is_caught_reproducibly(mistake: str) -> None:
+    name, kernel = WRONG[mistake]
+    family = kfam.family(name)
+    with pytest.raises(kt.QualificationError) as caught:
+        kfam.qualify(family, kernel, cases=16, seed=5)
+    e = caught.value
+    assert e.family == name and e.seed == 5 and e.output is not None
+    message = str(e)
+    assert f"case {e.case} (seed 5" in message and f"seed=5, case={e.case}" in message
+    for sym, value in e.symbols.items():
+        assert f"{sym}={value}" in message
+    # The reported case alone fails again, with the same report.
+    with pytest.raises(kt.QualificationError) as again:
+        kfam.qualify(family, kernel, seed=e.seed, case=e.case)
+    assert str(again.value) == message
+
+
+def test_paged_attention_draws_ragged_contexts_over_random_blocks() -> None:
+    from kfam._qualify import _draw
+
+    family = kfam.family("q_paged_attention_bf16")
+    lens_seen: set[int] = set()
+    identity = 0
+    for case in range(16):
+        c = _draw(family, 0, case)
+        table, lens = c.args[3], c.args[4]
+        assert isinstance(table, torch.Tensor) and isinstance(lens, torch.Tensor)
+        capacity = table.shape[1] * 16
+        assert all(1 <= int(n) <= capacity for n in lens)
+        lens_seen.update(int(n) for n in lens)
+        identity += int(bool((table == torch.arange(table.shape[1])).all()))
+    assert 1 in lens_seen
+    assert any(n % 16 != 0 for n in lens_seen) and any(n > 16 for n in lens_seen)
+    assert identity < 16
+
+
+# ---------------------------------------------------------------- refusals
+
+
+def test_refused_clearly() -> None:
+    with pytest.raises(kt.ReferenceError, match="NZ"):
+        kt.reference(kfam.family("q_nz_matmul_bf16"))
+    with pytest.raises(kt.ReferenceError, match="custom"):
+        kfam.qualify(kfam.family("q_scale_custom"), CORRECT["q_scale_custom"])
+    with pytest.raises(ValueError, match="derives its reference"):
+        kt.reference(kfam.family("q_silu_bf16"), custom=CORRECT["q_silu_bf16"])
+    with pytest.raises(ValueError, match="at least one case"):
+        kfam.qualify(kfam.family("q_silu_bf16"), CORRECT["q_silu_bf16"], cases=0)
+
+
+# ---------------------------------------------------------------- the tensor adapter
+
+
+def test_tensor_arg_describes_a_real_tensor() -> None:
+    family = kfam.family("q_add_fp32")
+    a = torch.zeros(4, 64)
+    arg = kt.tensor_arg(a, family.params[0])
+    assert arg.dtype is kfam.DType.FP32 and arg.shape == (4, 64) and arg.strides == (64, 1)
+    assert arg.storage_bytes == 4 * 64 * 4 and arg.format is kfam.StorageFormat.ND
+    view = torch.zeros(64, 8).t()  # [8, 64], column-major
+    args = [kt.tensor_arg(t, p) for t, p in zip((view, view.contiguous(), torch.zeros(8, 64)), family.params)]
+    with pytest.raises(kfam.CallError) as refused:
+        kfam.validate_call(family, args, [])
+    assert refused.value.rule is kfam.CallRule.NOT_CONTIGUOUS
+    nz = kfam.family("q_nz_matmul_bf16")
+    assert kt.tensor_arg(torch.zeros(64, 32, dtype=torch.bfloat16), nz.params[1]).format is (
+        kfam.StorageFormat.FRACTAL_NZ
+    )
