@@ -13,6 +13,8 @@ manifest (``manifest/``), which are the modules ``_abi`` and ``_tables``.
   identity (``[catalog]`` of ``abi.toml``) and the digest of what it approves.
 - ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
   the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
+- ``qualify(family, kernel)``: a kernel against its family's reference, the result a receipt's
+  structured evidence (needs PyTorch; ``kfam.torch``, docs/qualify.md).
 
 A family's records are built the first time it is looked up (``kfam._lookup``): importing the
 package builds none, and loads no table row.
@@ -71,6 +73,8 @@ from ._runtime import (
 from ._vocab import *  # noqa: F403  (the vocabularies: ``_vocab.__all__``)
 
 if TYPE_CHECKING:
+    from ._qualify import qualify as qualify
+
     #: Every approved family, sorted by name.
     FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
     #: Every retired family, sorted by name.
@@ -84,6 +88,9 @@ def _kfam_getattr(name: str) -> object:
         value = _kfam_families()
     elif name == "RETIRED":
         value = _kfam_retired()
+    elif name == "qualify":
+        # Needs PyTorch (the optional extra): imported on first use, not with the package.
+        from .torch import qualify as value
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     setattr(sys.modules[__name__], name, value)

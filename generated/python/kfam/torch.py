@@ -13,6 +13,11 @@ caller owns. See ``docs/torch.md``.
 - ``fake(family, returns=...)``: the Fake/Meta kernel. It validates abstract arguments without
   reading data and returns ``None`` (mutation-only) or the declared argument objects (aliased).
 - ``define(library, family, returns=...)``: both, into the caller's library.
+- ``tensor_arg(tensor, param)``: the ``kfam.TensorArg`` of a real tensor, for
+  ``kfam.validate_call`` in a backend's call adapter.
+- ``reference(family)``: the family's reference implementation on CPU tensors, and
+  ``qualify(family, kernel)``: a kernel run against it, whose result is a receipt's structured
+  evidence (docs/qualify.md).
 """
 
 from __future__ import annotations
@@ -22,8 +27,17 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
 from ._abi import TORCH_NAMESPACE
 from ._records import Family, Param
-from ._runtime import CallError, ScalarArg, _check_scalar
-from ._vocab import _SCALAR_TYPES, _TORCH_DTYPES, CallRule, DType, Direction, Layout, ParamKind
+from ._runtime import CallError, ScalarArg, TensorArg, _check_scalar
+from ._vocab import (
+    _SCALAR_TYPES,
+    _TORCH_DTYPES,
+    CallRule,
+    DType,
+    Direction,
+    Layout,
+    ParamKind,
+    StorageFormat,
+)
 
 #: Lowest supported PyTorch release (``torch.library.impl_abstract`` arrived in it).
 MIN_TORCH: Final[str] = "2.2"
@@ -68,16 +82,25 @@ if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
 
 __all__ = [
+    "DEFAULT_TOLERANCES",
     "MIN_TORCH",
     "SUPPORTED_TORCH",
     "TESTED_TORCH",
     "FakeCallError",
     "FakeKernel",
     "FakeResult",
+    "Kernel",
+    "Qualification",
+    "QualificationError",
+    "ReferenceError",
     "Returns",
+    "Tolerance",
     "define",
     "fake",
+    "qualify",
+    "reference",
     "schema",
+    "tensor_arg",
     "torch_dtype",
 ]
 
@@ -123,6 +146,34 @@ def torch_dtype(dtype: DType) -> torch.dtype:
             f"{torch.__version__} does not have"
         )
     return found
+
+
+def _kfam_dtype(dtype: torch.dtype) -> DType:
+    for member, name in _TORCH_DTYPES.items():
+        if getattr(torch, name, None) == dtype:
+            return member
+    raise TypeError(f"torch.{dtype} is no kfam dtype")
+
+
+def tensor_arg(tensor: torch.Tensor, param: Param) -> TensorArg:
+    """What ``kfam.validate_call`` needs to know of a real tensor passed for ``param``, read
+    from its metadata alone (no data is read): dtype, extents, strides, storage offset, the
+    storage's size and address, and device index. Its format is ``FRACTAL_NZ`` for an NZ
+    parameter (a CPU tensor cannot say it is blocked; a backend with physical formats passes
+    its tensor's own, e.g. torch_npu's) and ``ND`` otherwise. ``TypeError`` for a dtype kfam
+    does not know."""
+    storage = tensor.untyped_storage()
+    nz = param.layout is Layout.NZ
+    return TensorArg(
+        dtype=_kfam_dtype(tensor.dtype),
+        shape=tuple(int(d) for d in tensor.shape),
+        strides=tuple(int(s) for s in tensor.stride()),
+        storage_offset=int(tensor.storage_offset()),
+        storage_bytes=int(storage.nbytes()),
+        storage=int(storage.data_ptr()),
+        format=StorageFormat.FRACTAL_NZ if nz else StorageFormat.ND,
+        device_index=tensor.device.index or 0,
+    )
 
 
 def _checked(family: Family, returns: str) -> None:
@@ -400,3 +451,15 @@ def define(
     register(qualname, kernel, lib=library)
     op: OpOverload = getattr(getattr(torch.ops, lib.ns), family.name).default
     return op
+
+
+# The reference and the qualification run build on `torch_dtype` and `tensor_arg` above, so
+# they are imported once those exist (`_qualify` imports them from this module).
+from ._reference import Kernel, ReferenceError, reference  # noqa: E402
+from ._qualify import (  # noqa: E402
+    DEFAULT_TOLERANCES,
+    Qualification,
+    QualificationError,
+    Tolerance,
+    qualify,
+)
