@@ -1,3 +1,6 @@
+# PyTorch's own annotations are full of `Any`: this module, which works in them, is exempt
+# from `--disallow-any-expr` (it passes `mypy --strict`, with torch and without).
+# mypy: disallow-any-expr=False
 """A qualification run (``kfam.qualify``, docs/qualify.md): a kernel against the reference its
 family's declaration implies, over shapes drawn from the family's own symbols, with the result
 written as the structured evidence of a receipt.

@@ -1,3 +1,6 @@
+# PyTorch's own annotations are full of `Any`: this module, which works in them, is exempt
+# from `--disallow-any-expr` (it passes `mypy --strict`, with torch and without).
+# mypy: disallow-any-expr=False
 """Reference semantics of the checked operation kinds (``kfam.torch.reference``, docs/qualify.md).
 
 A family's operation payload says what its kernel computes; this module computes exactly that
@@ -92,11 +95,12 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
     return run
 
 
-def _wide(t: object) -> torch.Tensor:
-    """``t`` on the CPU in the widest type of its kind: float64, int64, or bool."""
-    if not isinstance(t, torch.Tensor):
-        raise TypeError(f"expected a tensor, not {type(t).__name__}")
-    t = t.detach().cpu()
+def _wide(value: object) -> torch.Tensor:
+    """``value`` on the CPU in the widest type of its kind: float64, int64, or bool."""
+    if not isinstance(value, torch.Tensor):
+        raise TypeError(f"expected a tensor, not {type(value).__name__}")
+    tensor: torch.Tensor = value  # narrowed (an annotation, for mypy without torch)
+    t = tensor.detach().cpu()
     if t.dtype.is_floating_point:
         return t.to(torch.float64)
     if t.dtype == torch.bool:
