@@ -82,6 +82,7 @@ def _scale(x: Any, y: Any, scale: Any) -> None:
 CORRECT: dict[str, Kernel] = {
     "q_add_fp32": lambda a, b, out: _into(out, torch.add(a, b)),
     "q_div_bf16": lambda a, b, out: _into(out, torch.div(a.float(), b.float())),
+    "q_sub_anonymous_fp32": lambda a, b, out: _into(out, torch.sub(a, b)),
     "q_silu_bf16": lambda x, y: _into(y, F.silu(x.float())),
     "q_gelu_fp32": lambda x, y: _into(y, F.gelu(x)),
     "q_cast_fp32_bf16": lambda x, y: _into(y, x),

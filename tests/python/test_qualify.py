@@ -49,6 +49,7 @@ def _wide(t: object) -> torch.Tensor:
 TORCH_OPS = {
     "q_add_fp32": lambda a: {2: torch.add(_wide(a[0]), _wide(a[1]))},
     "q_div_bf16": lambda a: {2: torch.div(_wide(a[0]), _wide(a[1]))},
+    "q_sub_anonymous_fp32": lambda a: {2: torch.sub(_wide(a[0]), _wide(a[1]))},
     "q_silu_bf16": lambda a: {1: F.silu(_wide(a[0]))},
     "q_gelu_fp32": lambda a: {1: F.gelu(_wide(a[0]))},
     "q_cast_fp32_bf16": lambda a: {1: a[0]},

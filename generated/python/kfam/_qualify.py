@@ -42,7 +42,8 @@ from .torch import tensor_arg, torch_dtype
 TOOL: Final[str] = "kfam.qualify"
 #: A symbol without ``max`` is sampled up to this (or its ``min``, if larger).
 SAMPLE_LIMIT: Final[int] = 256
-#: A dynamic extent (``-1``) that no symbol names is sampled in ``1..=DYNAMIC_LIMIT``.
+#: The dynamic extents (``-1``) that no symbol names take one value per case, in
+#: ``1..=DYNAMIC_LIMIT``.
 DYNAMIC_LIMIT: Final[int] = 64
 
 
@@ -215,6 +216,9 @@ def _draw(family: Family, seed: int, index: int) -> _Case:
         edges = _edges(lo, hi, step)
         symbols[s.name] = edges[index] if index < len(edges) else rng.randint(lo // step, hi // step) * step
     named = _symbol_of(family)
+    # One value for every dynamic extent no symbol names: the checker may have tied them
+    # (equal operand shapes), which the records do not spell out.
+    dynamic = rng.randint(1, DYNAMIC_LIMIT)
     shapes: dict[str, tuple[int, ...]] = {}
     for p in family.params:
         if not p.is_tensor:
@@ -224,7 +228,7 @@ def _draw(family: Family, seed: int, index: int) -> _Case:
             if (p.index, axis) in named:
                 dims.append(symbols[named[(p.index, axis)]])
             elif d < 0:
-                dims.append(rng.randint(1, DYNAMIC_LIMIT))
+                dims.append(dynamic)
             else:
                 dims.append(d)
         shapes[p.name] = tuple(dims)
