@@ -100,6 +100,7 @@ impl Header {
                 c::HEADER_PATH,
                 c::CONSTANTS_PATH,
                 c::DATA_PATH,
+                &format!("lib/cmake/{name}/{name}-config-version.cmake"),
                 &format!("lib/cmake/{name}/{name}-config.cmake"),
                 &format!("lib/pkgconfig/{name}.pc"),
             ]
