@@ -35,7 +35,7 @@ from ._records import (
 )
 from ._reference import Kernel, reference as _reference
 from ._runtime import CallError, ScalarArg, validate_call
-from ._vocab import BinaryOp, Direction, DType, UnaryOp
+from ._vocab import BinaryOp, DType, Direction, UnaryOp
 from .torch import tensor_arg, torch_dtype
 
 #: The ``tool`` of the evidence this module writes (``kfam check`` knows it).
@@ -214,7 +214,9 @@ def _draw(family: Family, seed: int, index: int) -> _Case:
     for s in family.symbols:
         lo, hi, step = _range(family, s.name)
         edges = _edges(lo, hi, step)
-        symbols[s.name] = edges[index] if index < len(edges) else rng.randint(lo // step, hi // step) * step
+        symbols[s.name] = (
+            edges[index] if index < len(edges) else rng.randint(lo // step, hi // step) * step
+        )
     named = _symbol_of(family)
     # One value for every dynamic extent no symbol names: the checker may have tied them
     # (equal operand shapes), which the records do not spell out.
@@ -333,7 +335,11 @@ def _paged_case(
 
 
 def _call(family: Family, args: Sequence[object]) -> None:
-    tensors = [tensor_arg(a, p) for a, p in zip(args, family.params) if p.is_tensor and isinstance(a, torch.Tensor)]
+    tensors = [
+        tensor_arg(a, p)
+        for a, p in zip(args, family.params)
+        if p.is_tensor and isinstance(a, torch.Tensor)
+    ]
     scalars = [
         ScalarArg.of(a)
         for a, p in zip(args, family.params)
@@ -349,7 +355,9 @@ def _compare(
     k = kernel_out.detach().cpu()
     r = ref_out
     if k.shape != r.shape:
-        raise ValueError(f"kernel output has shape {tuple(k.shape)}, the reference {tuple(r.shape)}")
+        raise ValueError(
+            f"kernel output has shape {tuple(k.shape)}, the reference {tuple(r.shape)}"
+        )
     if not r.dtype.is_floating_point:
         bad = (k != r).nonzero()
         diff = (k.to(torch.float64) - r.to(torch.float64)).abs()
@@ -375,6 +383,22 @@ def _where(case: _Case, seed: int) -> str:
     symbols = ", ".join(f"{k}={v}" for k, v in case.symbols.items())
     shapes = ", ".join(f"{k}{list(v)}" for k, v in case.shapes.items())
     return f"case {case.index} (seed {seed}{'; ' + symbols if symbols else ''}; shapes {shapes})"
+
+
+def _failure(
+    family: Family, c: _Case, seed: int, msg: str, output: str | None = None
+) -> QualificationError:
+    """The report of case ``c``'s failure, with the call that replays it."""
+    return QualificationError(
+        f"{family.name}: {msg} in {_where(c, seed)}; "
+        f"replay: kfam.qualify(family, kernel, seed={seed}, case={c.index})",
+        family=family.name,
+        case=c.index,
+        seed=seed,
+        symbols=c.symbols,
+        shapes=c.shapes,
+        output=output,
+    )
 
 
 def qualify(
@@ -414,31 +438,20 @@ def qualify(
     for i in indices:
         c = _draw(family, seed, i)
         where = _where(c, seed)
-        replay = f"replay: kfam.qualify(family, kernel, seed={seed}, case={i})"
-
-        def failure(msg: str, output: str | None = None) -> QualificationError:
-            return QualificationError(
-                f"{family.name}: {msg} in {where}; {replay}",
-                family=family.name,
-                case=c.index,
-                seed=seed,
-                symbols=c.symbols,
-                shapes=c.shapes,
-                output=output,
-            )
-
         ref_args = [a.clone() if isinstance(a, torch.Tensor) else a for a in c.args]
         ref(*ref_args)
         run_args = [a.to(device) if isinstance(a, torch.Tensor) else a for a in c.args]
         try:
             _call(family, run_args)
         except CallError as e:
-            raise RuntimeError(f"{family.name}: kfam.qualify drew a call validate_call refuses ({e}) in {where}") from e
+            raise RuntimeError(
+                f"{family.name}: kfam.qualify drew a call validate_call refuses ({e}) in {where}"
+            ) from e
         try:
             with torch.no_grad():
                 kernel(*run_args)
         except Exception as e:
-            raise failure(f"the kernel raised {type(e).__name__}: {e}") from e
+            raise _failure(family, c, seed, f"the kernel raised {type(e).__name__}: {e}") from e
         for p in written:
             out = run_args[p.index]
             expected = ref_args[p.index]
@@ -448,7 +461,10 @@ def qualify(
             if bad is not None:
                 got = out.detach().cpu()[bad].item()
                 want = expected[bad].item()
-                raise failure(
+                raise _failure(
+                    family,
+                    c,
+                    seed,
                     f"output `{p.name}` differs from the reference: at {list(bad)} the kernel "
                     f"gave {got!r}, the reference {want!r} (atol {t.atol}, rtol {t.rtol}); worst "
                     f"absolute error {max_abs:.6g}, relative {max_rel:.6g}",
@@ -462,7 +478,9 @@ def qualify(
             shapes_seen.setdefault(name, set()).add(s)
     evidence = Evidence(
         date=datetime.date.today().isoformat(),
-        hardware=hardware if hardware is not None else f"{platform.machine()} {torch.device(device).type}",
+        hardware=hardware
+        if hardware is not None
+        else f"{platform.machine()} {torch.device(device).type}",
         note=note,
         tool=TOOL,
         versions=(
@@ -473,7 +491,8 @@ def qualify(
         cases=len(indices),
         seed=seed,
         shapes=tuple(
-            f"{name} = {', '.join(str(v) for v in sorted(values))}" for name, values in covered.items()
+            f"{name} = {', '.join(str(v) for v in sorted(values))}"
+            for name, values in covered.items()
         ),
         errors=tuple(OutputError(p.index, worst[p.index][0], worst[p.index][1]) for p in written),
     )

@@ -69,7 +69,9 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
             )
         return custom
     if custom is not None:
-        raise ValueError(f"family {family.name!r} is {op.kind.spelling}: kfam derives its reference")
+        raise ValueError(
+            f"family {family.name!r} is {op.kind.spelling}: kfam derives its reference"
+        )
     for p in family.params:
         if p.layout is Layout.NZ:
             raise ReferenceError(

@@ -458,7 +458,6 @@ def define(
 
 # The reference and the qualification run build on `torch_dtype` and `tensor_arg` above, so
 # they are imported once those exist (`_qualify` imports them from this module).
-from ._reference import Kernel, ReferenceError, reference  # noqa: E402
 from ._qualify import (  # noqa: E402
     DEFAULT_TOLERANCES,
     Qualification,
@@ -466,3 +465,4 @@ from ._qualify import (  # noqa: E402
     Tolerance,
     qualify,
 )
+from ._reference import Kernel, ReferenceError, reference  # noqa: E402
