@@ -471,7 +471,7 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_abi.py", "_decode.py", "_lookup.py", "_records.py", "_runtime.py", "_tables.py", "_vocab.py", "context.py", "torch.py", "py.typed"):
+for f in ("__init__.py", "_abi.py", "_decode.py", "_lookup.py", "_qualify.py", "_records.py", "_reference.py", "_runtime.py", "_tables.py", "_vocab.py", "context.py", "torch.py", "py.typed"):
     assert f"{top}/kfam/{f}" in names, (f, sorted(names))
 # Only `kfam[torch]` pulls anything in: the package itself is standard library only.
 requires = [l for l in pkg_info.splitlines() if l.startswith("Requires-Dist:")]

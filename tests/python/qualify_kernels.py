@@ -30,11 +30,13 @@ def paged_attention(
     extra_tokens: int = 0,
     fixed_scale: bool = False,
     ignore_table: bool = False,
+    identity_table: bool = False,
 ) -> Kernel:
     """Decode attention with ``F.scaled_dot_product_attention`` over the gathered cache, in
     fp32, grouped-query heads expanded. Wrong with a flag: ``extra_tokens`` attends one token
     too many or too few, ``fixed_scale`` ignores the scale argument for ``1/sqrt(D)``,
-    ``ignore_table`` reads every block of a sequence through its first table entry."""
+    ``ignore_table`` reads every block of a sequence through its first table entry,
+    ``identity_table`` reads block ``j`` for entry ``j`` (the table ignored altogether)."""
 
     def kernel(q: Any, k_cache: Any, v_cache: Any, table: Any, lens: Any, out: Any, scale: Any) -> None:
         heads, kv_heads = q.shape[1], k_cache.shape[2]
@@ -42,6 +44,8 @@ def paged_attention(
             length = int(lens[b]) + extra_tokens
             # Wrong: every block of the sequence read from its first table entry.
             rows = table[:, :1].expand(table.shape) if ignore_table else table
+            if identity_table:  # Wrong: block j of the cache for entry j.
+                rows = (torch.arange(table.shape[1]) % k_cache.shape[0]).expand(table.shape)
             keys = _gather(k_cache, rows, b, length).float()
             values = _gather(v_cache, rows, b, length).float()
             keys = keys.repeat_interleave(heads // kv_heads, dim=1).transpose(0, 1)
@@ -62,6 +66,15 @@ def mean_accumulating_in_bf16(x: Any, mean: Any) -> None:
     _into(mean, acc.float() / x.shape[1])
 
 
+def matmul_accumulating_in_bf16(a: Any, b: Any, c: Any, *, accumulate: bool = False) -> None:
+    """``a @ b`` (plus ``c`` when ``accumulate``) one rank-1 product at a time, each product
+    and the running sum in bf16."""
+    acc = c.to(torch.bfloat16) if accumulate else torch.zeros(a.shape[0], b.shape[1], dtype=torch.bfloat16)
+    for j in range(a.shape[1]):
+        acc = acc + (a[:, j : j + 1] * b[j : j + 1, :]).to(torch.bfloat16)
+    _into(c, acc.float())
+
+
 def _rms_norm(x: Any, weight: Any, y: Any) -> None:
     _into(y, F.rms_norm(x.float(), (x.shape[-1],), weight.float(), eps=1e-6))
 
@@ -78,7 +91,7 @@ def _scale(x: Any, y: Any, scale: Any) -> None:
     _into(y, x.float() * float(scale))
 
 
-#: A correct kernel of each family of the fixture catalog (but the NZ one).
+#: A correct kernel of each family of the fixture catalog (but the NZ and fp4 ones).
 CORRECT: dict[str, Kernel] = {
     "q_add_fp32": lambda a, b, out: _into(out, torch.add(a, b)),
     "q_div_bf16": lambda a, b, out: _into(out, torch.div(a.float(), b.float())),
@@ -86,6 +99,8 @@ CORRECT: dict[str, Kernel] = {
     "q_silu_bf16": lambda x, y: _into(y, F.silu(x.float())),
     "q_gelu_fp32": lambda x, y: _into(y, F.gelu(x)),
     "q_cast_fp32_bf16": lambda x, y: _into(y, x),
+    "q_dequant_fp8_bf16": lambda x, y: _into(y, x),
+    "q_relu_fp8": lambda x, y: _into(y, torch.relu(x.float())),
     "q_rsqrt_fp16": lambda x, y: _into(y, torch.rsqrt(x.float())),
     "q_sum_fp32": lambda x, total: _into(total, torch.sum(x, dim=1, keepdim=True)),
     "q_mean_bf16": lambda x, mean: _into(mean, torch.mean(x.float(), dim=1)),

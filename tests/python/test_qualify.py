@@ -5,6 +5,7 @@ which declares a family of every checked operation kind (docs/qualify.md). Run b
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import tomllib
 
@@ -14,7 +15,12 @@ import torch.nn.functional as F
 
 import kfam
 import kfam.torch as kt
-from qualify_kernels import CORRECT, mean_accumulating_in_bf16, paged_attention
+from qualify_kernels import (
+    CORRECT,
+    matmul_accumulating_in_bf16,
+    mean_accumulating_in_bf16,
+    paged_attention,
+)
 
 #: Every kind of the fixture, and the families that declare it.
 KINDS = {f.operation.kind for f in kfam.FAMILIES}
@@ -53,6 +59,8 @@ TORCH_OPS = {
     "q_silu_bf16": lambda a: {1: F.silu(_wide(a[0]))},
     "q_gelu_fp32": lambda a: {1: F.gelu(_wide(a[0]))},
     "q_cast_fp32_bf16": lambda a: {1: a[0]},
+    "q_dequant_fp8_bf16": lambda a: {1: a[0]},
+    "q_relu_fp8": lambda a: {1: torch.relu(_wide(a[0]))},
     "q_rsqrt_fp16": lambda a: {1: torch.rsqrt(_wide(a[0]))},
     "q_sum_fp32": lambda a: {1: torch.sum(_wide(a[0]), dim=1, keepdim=True)},
     "q_mean_bf16": lambda a: {1: torch.mean(_wide(a[0]), dim=1)},
@@ -121,6 +129,15 @@ def test_a_correct_kernel_qualifies(name: str) -> None:
     q = kfam.qualify(family, CORRECT[name], cases=12, reference=custom)
     ev = q.evidence
     assert ev.tool == "kfam.qualify" and ev.cases == 12 and ev.seed == 0
+    # The evidence's fields, read through the run's result.
+    assert (q.tool, q.versions, q.cases, q.seed, q.shapes, q.errors, q.date, q.hardware) == (
+        ev.tool, ev.versions, ev.cases, ev.seed, ev.shapes, ev.errors, ev.date, ev.hardware
+    )
+    for line in q.shapes:  # distinct values, ascending
+        values = [int(v) for v in line.split(" = ")[1].split(", ")]
+        assert values == sorted(set(values))
+    if not family.symbols:
+        assert q.shapes == ()
     written = [p.index for p in family.params if p.is_tensor and p.direction is not kfam.Direction.IN]
     assert [e.output for e in ev.errors] == written
     assert all(math.isfinite(e.max_abs) and e.max_abs >= 0 for e in ev.errors)
@@ -149,6 +166,9 @@ def test_evidence_is_toml_that_reads_back() -> None:
     assert ev["errors"] == [
         {"output": "probs", "max_abs": e.max_abs, "max_rel": e.max_rel} for e in q.evidence.errors
     ]
+    # The table alone, header included, for a receipt that exists.
+    assert tomllib.loads(q.to_toml()) == {"receipts": {"evidence": ev}}
+    assert q.to_toml().startswith("[receipts.evidence]\ndate = ")
 
 
 WRONG = {
@@ -156,6 +176,9 @@ WRONG = {
     "context length one token too short": ("q_paged_attention_bf16", paged_attention(extra_tokens=-1)),
     "the scale argument ignored": ("q_paged_attention_bf16", paged_attention(fixed_scale=True)),
     "block-table entries ignored": ("q_paged_attention_bf16", paged_attention(ignore_table=True)),
+    "the block table ignored": ("q_paged_attention_bf16", paged_attention(identity_table=True)),
+    "bf16 matmul accumulation": ("q_matmul_bf16", matmul_accumulating_in_bf16),
+    "bf16 accumulation over k = 1024": ("q_matmul_acc_fp32", lambda a, b, c: matmul_accumulating_in_bf16(a, b, c, accumulate=True)),
     "bf16 accumulation": ("q_mean_bf16", mean_accumulating_in_bf16),
     "an output left unwritten": ("q_silu_bf16", lambda x, y: None),
 }
@@ -173,6 +196,12 @@ def test_a_wrong_kernel_is_caught_reproducibly(mistake: str) -> None:
     assert f"case {e.case} (seed 5" in message and f"seed=5, case={e.case}" in message
     for sym, value in e.symbols.items():
         assert f"{sym}={value}" in message
+    for param, shape in e.shapes.items():
+        assert f"{param}{list(shape)}" in message
+    # The worst error against the tolerance, and the first failing element.
+    assert e.tolerance is not None and e.max_abs is not None and e.max_rel is not None
+    assert e.max_abs > e.tolerance.atol and e.element is not None
+    assert f"atol {e.tolerance.atol}, rtol {e.tolerance.rtol}" in message
     # The reported case alone fails again, with the same report.
     with pytest.raises(kt.QualificationError) as again:
         kfam.qualify(family, kernel, seed=e.seed, case=e.case)
@@ -184,26 +213,41 @@ def test_paged_attention_draws_ragged_contexts_over_random_blocks() -> None:
 
     family = kfam.family("q_paged_attention_bf16")
     lens_seen: set[int] = set()
-    identity = 0
-    for case in range(16):
+    for case in range(32):
         c = _draw(family, 0, case)
         table, lens = c.args[3], c.args[4]
         assert isinstance(table, torch.Tensor) and isinstance(lens, torch.Tensor)
+        assert table.dtype == torch.int32 and lens.dtype == torch.int32
         capacity = table.shape[1] * 16
         assert all(1 <= int(n) <= capacity for n in lens)
         lens_seen.update(int(n) for n in lens)
-        identity += int(bool((table == torch.arange(table.shape[1])).all()))
+        blocks = c.symbols["cache_blocks"]
+        assert bool(((table >= 0) & (table < blocks)).all())
+        if blocks >= table.numel():  # a permutation's slice: every entry a distinct block
+            assert len(set(table.flatten().tolist())) == table.numel()
+        if blocks > 1:  # never the identity
+            assert not bool((table[0] == torch.arange(table.shape[1]) % blocks).all())
     assert 1 in lens_seen
     assert any(n % 16 != 0 for n in lens_seen) and any(n > 16 for n in lens_seen)
-    assert identity < 16
 
 
 # ---------------------------------------------------------------- refusals
 
 
 def test_refused_clearly() -> None:
-    with pytest.raises(kt.ReferenceError, match="NZ"):
+    with pytest.raises(kt.ReferenceError, match="q_nz_matmul_bf16.*parameter 'w' is NZ"):
         kt.reference(kfam.family("q_nz_matmul_bf16"))
+    with pytest.raises(kt.ReferenceError, match="q_nz_matmul_bf16.*parameter 'w' is NZ"):
+        kfam.qualify(kfam.family("q_nz_matmul_bf16"), lambda a, b, c: None)
+    fp4 = kfam.family("q_dequant_fp4_bf16")
+    with pytest.raises(kt.ReferenceError, match="q_dequant_fp4_bf16.*parameter 'x' is fp4.*cannot compute"):
+        kt.reference(fp4)
+    with pytest.raises(kt.ReferenceError, match="parameter 'x' is fp4"):
+        kfam.qualify(fp4, lambda x, y: None)
+    # A custom reference does not make fp4 inputs drawable.
+    custom_fp4 = dataclasses.replace(fp4, operation=kfam.Custom("dequantize"))
+    with pytest.raises(kt.ReferenceError, match="parameter 'x' is fp4"):
+        kfam.qualify(custom_fp4, lambda x, y: None, reference=lambda x, y: None)
     with pytest.raises(kt.ReferenceError, match="custom"):
         kfam.qualify(kfam.family("q_scale_custom"), CORRECT["q_scale_custom"])
     with pytest.raises(ValueError, match="derives its reference"):
