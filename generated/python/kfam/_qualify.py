@@ -33,7 +33,7 @@ from ._records import (
     PagedAttentionDecode,
     Param,
 )
-from ._reference import Kernel, reference as _reference
+from ._reference import Kernel, reference as _reference, refuse_untensorable
 from ._runtime import CallError, ScalarArg, validate_call
 from ._vocab import BinaryOp, DType, Direction, UnaryOp
 from .torch import tensor_arg, torch_dtype
@@ -69,9 +69,12 @@ _EXACT: Final[Tolerance] = Tolerance(0.0, 0.0)
 
 
 class QualificationError(AssertionError):
-    """A case the kernel failed: an output beyond its tolerance, a call ``validate_call``
-    refuses, or a kernel that raised. The attributes say how to reproduce it:
-    ``kfam.qualify(family, kernel, seed=error.seed, case=error.case)``."""
+    """A case the kernel failed: an output beyond its tolerance, or a kernel that raised. The
+    attributes say what failed and how to reproduce it:
+    ``kfam.qualify(family, kernel, seed=error.seed, case=error.case)``.
+
+    ``output``, ``max_abs``, ``max_rel``, ``tolerance`` and ``element`` (the first failing
+    element's index) are ``None`` when the kernel raised."""
 
     def __init__(
         self,
@@ -83,6 +86,10 @@ class QualificationError(AssertionError):
         symbols: Mapping[str, int],
         shapes: Mapping[str, tuple[int, ...]],
         output: str | None = None,
+        max_abs: float | None = None,
+        max_rel: float | None = None,
+        tolerance: Tolerance | None = None,
+        element: tuple[int, ...] | None = None,
     ) -> None:
         super().__init__(message)
         self.family = family
@@ -91,6 +98,10 @@ class QualificationError(AssertionError):
         self.symbols = dict(symbols)
         self.shapes = dict(shapes)
         self.output = output
+        self.max_abs = max_abs
+        self.max_rel = max_rel
+        self.tolerance = tolerance
+        self.element = element
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,50 @@ class Qualification:
     artifact_sha256: str | None = None
     #: The distinct shapes of each tensor parameter the run passed.
     covered: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
+
+    # The evidence's fields, read through: the run's result is one record, ``kfam.Evidence``,
+    # the same the catalog's tables give back once the receipt is in a family file.
+
+    @property
+    def tool(self) -> str:
+        """``"kfam.qualify"``."""
+        return self.evidence.tool or TOOL
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        """``name version`` of the catalog package, torch and Python."""
+        return self.evidence.versions
+
+    @property
+    def cases(self) -> int:
+        """The cases the run passed."""
+        return self.evidence.cases
+
+    @property
+    def seed(self) -> int:
+        """The run's seed."""
+        return self.evidence.seed
+
+    @property
+    def shapes(self) -> tuple[str, ...]:
+        """One per symbol, ``"name = v1, v2, ..."``: the distinct values covered, ascending."""
+        return self.evidence.shapes
+
+    @property
+    def errors(self) -> tuple[OutputError, ...]:
+        """The worst error per written tensor over every case, in signature order;
+        ``OutputError.output`` is the parameter's signature index (``family.params[i]``)."""
+        return self.evidence.errors
+
+    @property
+    def date(self) -> str:
+        """The day of the run, YYYY-MM-DD."""
+        return self.evidence.date
+
+    @property
+    def hardware(self) -> str:
+        """What the kernel ran on."""
+        return self.evidence.hardware
 
     def to_toml(self) -> str:
         """The receipt's ``[receipts.evidence]`` table, header included: paste it after the
@@ -318,7 +373,14 @@ def _paged_case(
     blocks, block_size = shapes[params[op.key_cache].name][:2]
     batch, max_blocks = shapes[params[op.block_table].name]
     capacity = max_blocks * block_size
-    table = torch.randint(0, blocks, (batch, max_blocks), generator=gen)
+    # A permutation of the cache's blocks, repeated when the table has more entries than the
+    # cache has blocks: distinct blocks where they fit, and never the identity, so a kernel
+    # that reads block i for entry i, or one entry for another, reads other tokens.
+    entries = batch * max_blocks
+    perm = torch.randperm(blocks, generator=gen).repeat(-(-entries // blocks))
+    table = perm[:entries].reshape(batch, max_blocks)
+    if blocks > 1 and bool((table[0] == torch.arange(max_blocks) % blocks).all()):
+        table = (table + 1) % blocks
     lens = [rng.randint(1, capacity) for _ in range(batch)]
     edges = [1, capacity, min(capacity, block_size + 1), max(1, capacity - 1)]
     lens[0] = edges[index % len(edges)]
@@ -386,7 +448,14 @@ def _where(case: _Case, seed: int) -> str:
 
 
 def _failure(
-    family: Family, c: _Case, seed: int, msg: str, output: str | None = None
+    family: Family,
+    c: _Case,
+    seed: int,
+    msg: str,
+    output: str | None = None,
+    worst: tuple[float, float] | None = None,
+    tolerance: Tolerance | None = None,
+    element: tuple[int, ...] | None = None,
 ) -> QualificationError:
     """The report of case ``c``'s failure, with the call that replays it."""
     return QualificationError(
@@ -398,6 +467,10 @@ def _failure(
         symbols=c.symbols,
         shapes=c.shapes,
         output=output,
+        max_abs=None if worst is None else worst[0],
+        max_rel=None if worst is None else worst[1],
+        tolerance=tolerance,
+        element=element,
     )
 
 
@@ -429,6 +502,7 @@ def qualify(
     if cases < 1:
         raise ValueError("a qualification runs at least one case")
     ref = _reference(family, custom=reference)
+    refuse_untensorable(family)  # a custom family's too: its inputs cannot be drawn
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
     written = [p for p in family.params if p.is_tensor and p.direction is not Direction.IN]
     worst = {p.index: [0.0, 0.0] for p in written}
@@ -469,6 +543,9 @@ def qualify(
                     f"gave {got!r}, the reference {want!r} (atol {t.atol}, rtol {t.rtol}); worst "
                     f"absolute error {max_abs:.6g}, relative {max_rel:.6g}",
                     p.name,
+                    (max_abs, max_rel),
+                    t,
+                    bad,
                 )
             worst[p.index][0] = max(worst[p.index][0], max_abs)
             worst[p.index][1] = max(worst[p.index][1], max_rel)

@@ -72,17 +72,7 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
         raise ValueError(
             f"family {family.name!r} is {op.kind.spelling}: kfam derives its reference"
         )
-    for p in family.params:
-        if p.layout is Layout.NZ:
-            raise ReferenceError(
-                f"family {family.name!r}: parameter {p.name!r} is NZ, whose fractal blocks a "
-                "torch tensor does not describe; qualify the ND form of the kernel"
-            )
-        if p.dtype is DType.FP4:
-            raise ReferenceError(
-                f"family {family.name!r}: parameter {p.name!r} is fp4, which torch stores "
-                "(float4_e2m1fn_x2) but cannot compute with"
-            )
+    refuse_untensorable(family)
     compute = _COMPUTE[type(op)]
 
     def run(*args: object) -> None:
@@ -96,6 +86,24 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
             out.copy_(value.to(out.dtype))
 
     return run
+
+
+def refuse_untensorable(family: Family) -> None:
+    """``ReferenceError`` for a parameter whose values a torch tensor cannot carry or compute
+    on: NZ (the fractal blocking is not described by the tensor, and kfam does not guess the
+    one a kernel reads) and packed fp4 (torch stores ``float4_e2m1fn_x2`` but has no
+    arithmetic on it)."""
+    for p in family.params:
+        if p.layout is Layout.NZ:
+            raise ReferenceError(
+                f"family {family.name!r}: parameter {p.name!r} is NZ, whose fractal blocks a "
+                "torch tensor does not describe; qualify the ND form of the kernel"
+            )
+        if p.dtype is DType.FP4:
+            raise ReferenceError(
+                f"family {family.name!r}: parameter {p.name!r} is fp4, which torch stores "
+                "(float4_e2m1fn_x2) but cannot compute with"
+            )
 
 
 def _wide(value: object) -> torch.Tensor:
