@@ -1,8 +1,10 @@
-// The hash of the generated lookup indices. kfam-codegen places every key
-// with it, and `kfam generate` copies this file verbatim into
-// `generated/rust/lookup_hash.rs`, which kfam-runtime probes with: one
-// definition, so the two cannot drift. It is plain Rust without imports,
-// compiled as a module here and included into `kfam_runtime::lookup`.
+// The hash of the lookup indices and the index builder. kfam-codegen
+// places every key of the generated tables with them, and `kfam generate`
+// copies this file verbatim into `generated/rust/lookup_hash.rs`, which
+// kfam-runtime probes with (and builds the indices of a catalog it opens
+// from its description with): one definition, so the two cannot drift. It
+// is plain Rust without imports, compiled as a module here and included
+// into `kfam_runtime::lookup`.
 
 /// An unused slot of a lookup index.
 pub const EMPTY: u32 = u32::MAX;
@@ -63,4 +65,27 @@ pub fn key_hash(key: &[u8]) -> u64 {
         acc.rotate_left(23).wrapping_add(m)
     };
     fold(h ^ S[3], seed ^ S[1])
+}
+
+/// The open-addressing index of `keys` (table order) that
+/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
+/// slots as keys (so every probe sequence meets an empty slot), each the
+/// table index placed there by linear probing, or [`EMPTY`].
+/// Deterministic: the same keys give the same index.
+pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
+    let n = keys.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    let len = (2 * n).next_power_of_two().max(8);
+    let mask = len - 1;
+    let mut slots = vec![EMPTY; len];
+    for (i, key) in keys.enumerate() {
+        let mut slot = key_hash(key.as_bytes()) as usize & mask;
+        while slots[slot] != EMPTY {
+            slot = (slot + 1) & mask;
+        }
+        slots[slot] = u32::try_from(i).unwrap_or(EMPTY - 1);
+    }
+    slots
 }

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::ir::Ir;
-use crate::lookup_hash::{key_hash, EMPTY};
+use crate::lookup_hash::index_slots;
 use crate::origin::Origin;
 use crate::record::values::{Row, Value};
 use crate::record::{Role, Ty};
@@ -156,27 +156,4 @@ fn artifact_rows(ir: &Ir) -> Vec<(&str, u32, u32)> {
         .collect();
     rows.sort_unstable();
     rows
-}
-
-/// The open-addressing index of `keys` (table order) that
-/// `kfam_runtime::lookup` probes: a power of two of at least twice as many
-/// slots as keys (so every probe sequence meets an empty slot), each the
-/// table index placed there by linear probing, or [`EMPTY`].
-/// Deterministic: the same keys give the same index.
-pub fn index_slots<'k>(keys: impl ExactSizeIterator<Item = &'k str>) -> Vec<u32> {
-    let n = keys.len();
-    if n == 0 {
-        return Vec::new();
-    }
-    let len = (2 * n).next_power_of_two().max(8);
-    let mask = len - 1;
-    let mut slots = vec![EMPTY; len];
-    for (i, key) in keys.enumerate() {
-        let mut slot = key_hash(key.as_bytes()) as usize & mask;
-        while slots[slot] != EMPTY {
-            slot = (slot + 1) & mask;
-        }
-        slots[slot] = u32::try_from(i).unwrap_or(EMPTY - 1);
-    }
-    slots
 }

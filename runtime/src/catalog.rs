@@ -19,7 +19,7 @@ pub type ArtifactRow = (&'static str, u32, u32);
 /// A complete set of approved tables. Every field is `'static` so a catalog
 /// can be a `static` (generated, or expanded by `manifest!`) and the records
 /// its decisions hand out outlive any borrow of it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Catalog {
     /// The catalog's name (`[catalog] name` of `abi.toml`).
     pub name: &'static str,

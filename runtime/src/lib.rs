@@ -18,6 +18,7 @@ pub mod call;
 pub mod capability;
 pub mod catalog;
 pub mod context;
+pub mod description;
 pub mod ffi;
 mod ffi_catalog;
 pub mod ffi_context;

@@ -23,6 +23,7 @@
 //! closed instead of silently shadowing a value.
 
 mod constants;
+pub mod description;
 mod escape;
 mod functions;
 mod header;

@@ -52,6 +52,10 @@ pub fn emit(plan: &Plan<'_>) -> Vec<GeneratedFile> {
         ),
         GeneratedFile::new("rust/records.rs", render(banner, records::records_tokens())),
         GeneratedFile::new(
+            "rust/description.rs",
+            render(banner, records::description_tokens()),
+        ),
+        GeneratedFile::new(
             "rust/tables.rs",
             // Includable by any crate that depends on `kfam_runtime`: the
             // tables and `CATALOG`, as the build script writes them.

@@ -186,3 +186,101 @@ pub(super) fn logical_type_text(ty: Ty) -> String {
     };
     t.to_owned()
 }
+
+/// `generated/rust/description.rs`: the reader of a catalog's description
+/// (`emit::c::description`, which writes each record's logical fields in
+/// declaration order), printed from the same declarations: one `Read`
+/// impl per record, the payloads' and the fixed vocabularies'. The runtime
+/// includes it into `kfam_runtime::description`, where `Read`, `Reader`
+/// and the impls of the field types (texts, lists, options, the declared
+/// targets, `ScalarRef`) are written by hand.
+pub(super) fn description_tokens() -> TokenStream {
+    use crate::emit::c::description::{FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
+    let fields = |r: &Record| -> Vec<TokenStream> {
+        r.logical()
+            .map(|f| {
+                let n = ident(f.name);
+                match f.ty {
+                    // Parameter references are checked against the
+                    // family's parameters once it is read.
+                    Ty::Param => quote!(#n: r.param()?),
+                    Ty::OptParam => quote!(#n: r.opt_param()?),
+                    _ => quote!(#n: r.read()?),
+                }
+            })
+            .collect()
+    };
+    let records = LOGICAL_RECORDS.iter().map(|r| {
+        let name = ident(r.name);
+        let fields = fields(r);
+        quote! {
+            impl Read for #name {
+                fn read(r: &mut Reader) -> Result<Self, Malformed> {
+                    r.record(|r| Ok(#name { #(#fields,)* }))
+                }
+            }
+        }
+    });
+    let kinds = OPERATIONS.iter().map(|(k, r)| {
+        let (name, kind) = (ident(r.name), ident(k.variant_name()));
+        let fields = fields(r);
+        quote!(OperationKind::#kind => r.record(|r| Ok(Operation::#name { #(#fields,)* })))
+    });
+    let vocabularies = crate::vocab::VOCABULARIES
+        .iter()
+        .filter(|v| {
+            // The operation's kind tags its payload.
+            let kind = v.name == crate::vocab::OperationKind::VOCABULARY.name;
+            !v.declared && (kind || LOGICAL_RECORDS.iter().any(|r| uses(r, v.name)))
+        })
+        .map(|v| {
+            let name = ident(v.name);
+            let what = v.name;
+            quote! {
+                impl Read for #name {
+                    fn read(r: &mut Reader) -> Result<Self, Malformed> {
+                        let code = r.read::<i32>()?;
+                        #name::from_code(code).ok_or_else(|| r.unknown(#what, code))
+                    }
+                }
+            }
+        });
+    let magic = Literal::byte_string(MAGIC);
+    let (major, minor) = (
+        Literal::u16_unsuffixed(FORMAT_MAJOR),
+        Literal::u16_unsuffixed(FORMAT_MINOR),
+    );
+    quote! {
+        use crate::types::*;
+        use crate::vocab::*;
+
+        /// The first bytes of every description.
+        pub const MAGIC: &[u8; 8] = #magic;
+        /// The format this runtime reads: its major, and every minor up to
+        /// this one.
+        pub const FORMAT_MAJOR: u16 = #major;
+        pub const FORMAT_MINOR: u16 = #minor;
+
+        #(#records)*
+
+        impl Read for Operation {
+            fn read(r: &mut Reader) -> Result<Self, Malformed> {
+                match r.read::<OperationKind>()? {
+                    #(#kinds,)*
+                }
+            }
+        }
+
+        #(#vocabularies)*
+    }
+}
+
+/// Whether `r` (or a record it holds) has a field of the vocabulary `name`.
+fn uses(r: &Record, name: &str) -> bool {
+    r.logical().any(|f| match f.ty {
+        Ty::Vocab(v) => v.name == name,
+        Ty::List(inner) | Ty::Nested(inner) => uses(inner, name),
+        Ty::Operation => OPERATIONS.iter().any(|(_, p)| uses(p, name)),
+        _ => false,
+    })
+}

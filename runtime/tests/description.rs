@@ -1,0 +1,128 @@
+//! A catalog's description (docs/description.md): the bytes the generator
+//! writes for the shipped manifest open into the same catalog as the
+//! generated Rust tables, record for record, and every damaged variant of
+//! them is refused with a reason, never a panic.
+
+use std::path::Path;
+
+use kfam_runtime::description::{self, DescriptionError, FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
+use kfam_runtime::Catalog;
+
+fn shipped() -> Vec<u8> {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+    let (ir, report) = kfam_codegen::check_dir(&manifest);
+    let ir = ir.unwrap_or_else(|| panic!("the shipped manifest checks: {report:?}"));
+    let digest = kfam_codegen::ir::catalog_digest(&ir);
+    kfam_codegen::emit::c::description::description(&ir, &digest)
+}
+
+fn same(a: &Catalog, b: &Catalog) {
+    assert_eq!(a.name, b.name);
+    assert_eq!(a.digest, b.digest);
+    assert_eq!(a.abi, b.abi);
+    assert_eq!(a.targets, b.targets);
+    assert_eq!(a.families, b.families);
+    assert_eq!(a.retired, b.retired);
+    assert_eq!(a.artifacts, b.artifacts);
+    assert_eq!(a.family_index, b.family_index);
+    assert_eq!(a.artifact_index, b.artifact_index);
+}
+
+#[test]
+fn the_description_opens_into_the_generated_tables() {
+    let bytes = shipped();
+    let opened = description::open(&bytes).expect("the shipped description opens");
+    same(opened, &kfam_catalog::CATALOG);
+    // And decides alike, by the same methods.
+    let f = opened.find("add_bf16_1024").expect("a family by name");
+    let sha = f.receipts[0].sha256;
+    assert_eq!(
+        opened.find_artifact(sha).map(|(f, _, _)| f.name),
+        Some("add_bf16_1024")
+    );
+    assert_eq!(bytes[..8], MAGIC[..]);
+}
+
+#[test]
+fn a_newer_or_other_format_is_refused_with_both_versions() {
+    let mut bytes = shipped();
+    bytes[10..12].copy_from_slice(&(FORMAT_MINOR + 1).to_le_bytes());
+    let err = description::open(&bytes).unwrap_err();
+    assert_eq!(
+        err,
+        DescriptionError::Format {
+            major: FORMAT_MAJOR,
+            minor: FORMAT_MINOR + 1
+        }
+    );
+    let text = err.to_string();
+    assert!(
+        text.contains(&format!("format {FORMAT_MAJOR}.{}", FORMAT_MINOR + 1))
+            && text.contains(&format!("{FORMAT_MAJOR}.{FORMAT_MINOR}")),
+        "{text}"
+    );
+    bytes[8..10].copy_from_slice(&(FORMAT_MAJOR + 1).to_le_bytes());
+    assert!(matches!(
+        description::open(&bytes),
+        Err(DescriptionError::Format { .. })
+    ));
+    assert_eq!(
+        description::open(b"not a description"),
+        Err(DescriptionError::Magic)
+    );
+}
+
+/// Every prefix of the description is refused (each record must be whole),
+/// naming the byte where it ran out.
+#[test]
+fn every_truncation_is_refused() {
+    let bytes = shipped();
+    for len in 0..bytes.len() {
+        match description::open(&bytes[..len]) {
+            Err(DescriptionError::Malformed { offset, what }) => {
+                assert!(offset <= len, "offset {offset} past {len}: {what}");
+            }
+            Err(DescriptionError::Magic) => assert!(len < MAGIC.len()),
+            other => panic!("{len} of {} bytes: {other:?}", bytes.len()),
+        }
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(matches!(
+        description::open(&longer),
+        Err(DescriptionError::Malformed { what, .. }) if what.contains("after the catalog")
+    ));
+}
+
+/// Every byte changed to each of a few values opens or is refused: never a
+/// panic, and what opens holds only references inside its lists (the
+/// decisions index with them).
+#[test]
+fn damaged_bytes_never_panic() {
+    let bytes = shipped();
+    let mut opened = 0;
+    for i in MAGIC.len()..bytes.len() {
+        for value in [0x00, 0x01, 0x7f, 0xff, bytes[i] ^ 0x10] {
+            let mut damaged = bytes.clone();
+            damaged[i] = value;
+            if let Ok(c) = description::open(&damaged) {
+                opened += 1;
+                for f in c.families {
+                    let n = f.params.len() as u32;
+                    assert!(f.returns.iter().all(|&r| r < n));
+                    assert!(f
+                        .profiles
+                        .iter()
+                        .all(|p| p.bindings.iter().all(|b| b.param < n)));
+                    assert!(f
+                        .receipts
+                        .iter()
+                        .all(|r| (r.profile as usize) < f.profiles.len()));
+                }
+            }
+        }
+    }
+    // Texts and numbers that stay in range still open (a changed letter of
+    // a summary is the C unit's SHA-256's to catch, not the reader's).
+    assert!(opened > 0);
+}
