@@ -11,7 +11,8 @@ use std::sync::OnceLock;
 use xxhash_rust::xxh3::Xxh3DefaultBuilder;
 
 use crate::ir::Ir;
-use crate::lookup_hash::index_slots;
+// Built with the function the runtime builds an opened catalog's indices with.
+pub use crate::lookup_hash::index_slots;
 use crate::origin::Origin;
 use crate::record::values::{Row, Value};
 use crate::record::{Role, Ty};

@@ -6,8 +6,8 @@ use crate::vocab::*;
 pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
-pub const FORMAT_MAJOR: u16 = 1u16;
-pub const FORMAT_MINOR: u16 = 0u16;
+pub const FORMAT_MAJOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 0;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {

@@ -226,3 +226,16 @@ const _: () = {
     assert!(::core::mem::offset_of!(CContextOptions, struct_size) == 0);
     assert!(::core::mem::offset_of!(CContextOptions, max_prepared) == 4);
 };
+/// Every record above: its C name and its size, in the header's
+/// order (a catalog's generated unit hands the runtime its header's
+/// `sizeof` of each, in this order).
+pub const RECORD_SIZES: &[(&str, usize)] = &[
+    ("kfam_artifact_match", ::core::mem::size_of::<ArtifactMatch>()),
+    ("kfam_capability_result", ::core::mem::size_of::<CapabilityResult>()),
+    ("kfam_admission", ::core::mem::size_of::<AdmissionResult>()),
+    ("kfam_tensor_arg", ::core::mem::size_of::<CTensorArg>()),
+    ("kfam_scalar_value", ::core::mem::size_of::<CScalarValue>()),
+    ("kfam_scalar_arg", ::core::mem::size_of::<CScalarArg>()),
+    ("kfam_call_error", ::core::mem::size_of::<CCallError>()),
+    ("kfam_context_options", ::core::mem::size_of::<CContextOptions>()),
+];

@@ -24,7 +24,15 @@ use crate::vocab::{Admission, Capability, Contract, Status};
 
 /// Write `message` as the accessors promise; `false` when `buf` is NULL with
 /// a nonzero `cap` (nothing is written then).
-unsafe fn write_message(message: &str, buf: *mut c_char, cap: usize, needed: *mut usize) -> bool {
+///
+/// # Safety
+/// `buf` is NULL or valid for `cap` bytes; `needed` is NULL or valid for a write.
+pub unsafe fn write_message(
+    message: &str,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> bool {
     if buf.is_null() && cap > 0 {
         return false;
     }

@@ -56,7 +56,7 @@ fn index_of_a_large_manifest() {
     // The generator's index over 5,000 names: every name found in one or a
     // few probes; a foreign index (all slots used) still terminates.
     let names: Vec<String> = (0..5000).map(|i| format!("family_{i:05}")).collect();
-    let slots = kfam_codegen::plan::index_slots(names.iter().map(String::as_str));
+    let slots = kfam_codegen::lookup_hash::index_slots(names.iter().map(String::as_str));
     assert!(slots.len().is_power_of_two() && slots.len() >= 2 * names.len());
     let mut worst = 0;
     for (i, name) in names.iter().enumerate() {

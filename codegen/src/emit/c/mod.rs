@@ -27,6 +27,7 @@ pub mod description;
 mod escape;
 mod functions;
 mod header;
+mod library;
 mod out;
 mod package;
 mod prefix;
@@ -219,6 +220,8 @@ fn render(plan: &Plan<'_>) -> (Vec<GeneratedFile>, Vec<String>) {
         GeneratedFile::new(prefix.path("_tables"), data),
     ];
     files.extend(package::files(ir, &plan.banner));
+    let c_dir = ir.catalog.outputs.c.rsplit('/').next().unwrap_or("include");
+    files.extend(library::files(ir, &plan.banner, &prefix, c_dir));
     (files, twice)
 }
 

@@ -55,7 +55,25 @@ pub(super) fn ffi_records_tokens() -> TokenStream {
             };
         }
     });
-    quote!(#(#items)*)
+    let sizes = CALL_RECORDS.iter().filter_map(|r| match r.c {
+        CForm::Struct {
+            c,
+            mirror: Some(rust),
+            ..
+        } => {
+            let name = ident(rust);
+            Some(quote!((#c, ::core::mem::size_of::<#name>())))
+        }
+        _ => None,
+    });
+    quote! {
+        #(#items)*
+
+        /// Every record above: its C name and its size, in the header's
+        /// order (a catalog's generated unit hands the runtime its header's
+        /// `sizeof` of each, in this order).
+        pub const RECORD_SIZES: &[(&str, usize)] = &[#(#sizes,)*];
+    }
 }
 
 /// The Rust spelling of a field's C type. Pointers to table records are

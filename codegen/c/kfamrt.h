@@ -1,0 +1,116 @@
+/*
+ * kfamrt.h - the ABI of kfam's prebuilt runtime library (libkfamrt), which
+ * a catalog's generated C unit (<prefix>_catalog.c) calls. A program never
+ * includes it: it calls its catalog's functions (<prefix>_capability, ...),
+ * which the unit defines as calls of these with the catalog's descriptor.
+ * See docs/description.md.
+ *
+ * The runtime holds no catalog. Each function takes the descriptor of the
+ * catalog it serves: the catalog's serialized description (the records
+ * the runtime decides over, with its SHA-256), the header's status codes
+ * and record sizes, and the accessors of the unit's C tables. The runtime
+ * opens the description once, on the first call, and refuses it (every
+ * function returns the catalog's PREPARED_INCOMPATIBLE status, and
+ * <prefix>_check_catalog says why) when it cannot read it: another format,
+ * a damaged or truncated description, record sizes or status codes that
+ * are not the ones it was built with, C tables that disagree with it.
+ *
+ * Record pointers are passed as void pointers: the catalog's header types
+ * them (<prefix>_capability_result, ...), with layouts kfam fixes.
+ */
+#ifndef KFAMRT_H
+#define KFAMRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The ABI of these functions and of kfamrt_catalog: the SONAME's number
+ * (libkfamrt.so.1). */
+#define KFAMRT_ABI 1
+
+/* Any function pointer, as the runtime stores the embedding runtime's
+ * launcher (cast back to the catalog's launch type when called). */
+typedef void (*kfamrt_fn)(void);
+
+/*
+ * One catalog, as its generated unit hands it to the runtime: a static
+ * object of the unit (not const: the runtime keeps the opened catalog in
+ * `opened`, which the unit initializes to NULL and never touches again).
+ */
+typedef struct kfamrt_catalog {
+    uint32_t struct_size;          /* sizeof(kfamrt_catalog) as the unit compiled it */
+    uint16_t format_major;         /* the description's format */
+    uint16_t format_minor;
+    int32_t status[9];             /* the header's status codes: ok, internal, unsupported,
+                                      prepared_incompatible, invalid_state, invalid_argument,
+                                      not_found, recompile_required, not_approved */
+    const char *generator;         /* "kfam VERSION", the generator that wrote the unit */
+    const char *name;              /* the catalog's name */
+    const unsigned char *description;
+    size_t description_len;
+    const char *description_sha256; /* 64 lowercase hex digits */
+    uint32_t record_count;         /* entries of record_sizes */
+    const uint32_t *record_sizes;  /* sizeof each C ABI record, in the header's order:
+                                      artifact_match, capability_result, admission, tensor_arg,
+                                      scalar_value, scalar_arg, call_error, context_options */
+    /* The unit's C tables, by index in the description's order; NULL past the end. */
+    const void *(*table)(void);
+    const void *(*family)(size_t i);
+    const void *(*profile)(size_t family, size_t i);
+    const void *(*receipt)(size_t family, size_t i);
+    const char *(*torch_schema)(size_t family);
+    /* The name and identity of a caller's family record (of any copy of the tables). */
+    const char *(*record_name)(const void *family);
+    const char *(*record_identity)(const void *family);
+    void *opened;                  /* the runtime's; NULL until the first call */
+} kfamrt_catalog;
+
+/* The runtime's version ("0.1.0") and the newest description format it reads. */
+const char *kfamrt_version(void);
+
+int32_t kfamrt_library_table(kfamrt_catalog *c, const void **out);
+int32_t kfamrt_check_catalog(kfamrt_catalog *c, const char *name, const char *digest, char *buf,
+                             size_t cap, size_t *needed);
+int32_t kfamrt_find_family(kfamrt_catalog *c, const char *name, const void **out);
+int32_t kfamrt_find_artifact(kfamrt_catalog *c, const char *sha256_hex, void *out);
+int32_t kfamrt_capability(kfamrt_catalog *c, const char *family, int32_t platform, int32_t mode,
+                          int32_t contract, void *out);
+int32_t kfamrt_capability_message(kfamrt_catalog *c, const char *family, int32_t platform,
+                                  int32_t mode, int32_t contract, char *buf, size_t cap,
+                                  size_t *needed);
+int32_t kfamrt_admit(kfamrt_catalog *c, const char *json, size_t len, const char *sha256_hex,
+                     void *out);
+int32_t kfamrt_admit_message(kfamrt_catalog *c, const char *json, size_t len,
+                             const char *sha256_hex, char *buf, size_t cap, size_t *needed);
+int32_t kfamrt_torch_schema(kfamrt_catalog *c, const char *family, const char **out);
+int32_t kfamrt_validate_call(kfamrt_catalog *c, const void *family, const void *tensors,
+                             size_t n_tensors, const void *scalars, size_t n_scalars, void *err);
+int32_t kfamrt_validate_call_message(kfamrt_catalog *c, const void *family, const void *tensors,
+                                     size_t n_tensors, const void *scalars, size_t n_scalars,
+                                     char *buf, size_t cap, size_t *needed);
+int32_t kfamrt_context_new(kfamrt_catalog *c, void **out);
+int32_t kfamrt_context_new_with(kfamrt_catalog *c, const void *options, void **out);
+int32_t kfamrt_context_init(kfamrt_catalog *c, void *ctx, int32_t platform, int32_t mode,
+                            int32_t contract, uint64_t generation, kfamrt_fn launch, void *user);
+int32_t kfamrt_context_init_generation(kfamrt_catalog *c, void *ctx, int32_t platform,
+                                       int32_t mode, int32_t contract, uint64_t generation,
+                                       kfamrt_fn launch, void *user);
+int32_t kfamrt_context_generation(kfamrt_catalog *c, void *ctx, uint64_t *out);
+int32_t kfamrt_context_supported(kfamrt_catalog *c, void *ctx, const char *family);
+int32_t kfamrt_context_prepare(kfamrt_catalog *c, void *ctx, const char *meta, size_t len,
+                               const char *sha256, uint64_t *callable);
+int32_t kfamrt_context_launch(kfamrt_catalog *c, void *ctx, uint64_t callable, const void *tensors,
+                              size_t n_tensors, const void *scalars, size_t n_scalars,
+                              uint64_t stream);
+int32_t kfamrt_context_close(kfamrt_catalog *c, void *ctx);
+int32_t kfamrt_context_free(kfamrt_catalog *c, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KFAMRT_H */

@@ -1,0 +1,75 @@
+//! The catalog's library as C source: `src/PREFIX_catalog.c` (the C tables,
+//! the catalog's description and every function the header declares, each
+//! one call of the prebuilt runtime `libkfamrt`) and `src/kfamrt.h` (the
+//! runtime's ABI it calls). A team compiles the unit with its own C
+//! compiler; nothing of it needs Rust (docs/description.md).
+//!
+//! Both are real C files of this crate (`c/catalog.c`, `c/kfamrt.h`): the
+//! unit is written with kfam's prefix and renamed like the header, with the
+//! description's bytes, the header's status codes and record sizes filled
+//! in from the IR and the record declarations.
+
+use std::fmt::Write as _;
+
+use super::description::{description, FORMAT_MAJOR, FORMAT_MINOR};
+use super::escape::c_string_literal;
+use super::prefix::Prefix;
+use crate::emit::output::GeneratedFile;
+use crate::ir::Ir;
+use crate::record::{CForm, CALL_RECORDS};
+use crate::vocab::Status;
+
+const UNIT: &str = include_str!("../../../c/catalog.c");
+const RUNTIME_ABI: &str = include_str!("../../../c/kfamrt.h");
+
+/// Bytes of the description per line of the unit.
+const BYTES_PER_LINE: usize = 24;
+
+/// `src/PREFIX_catalog.c` and `src/kfamrt.h`, beside the C output's
+/// `include/` (`c_dir`, the last segment of the C output directory).
+pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<GeneratedFile> {
+    let digest = crate::ir::catalog_digest(ir);
+    let bytes = description(ir, &digest);
+    let mut text = String::with_capacity(bytes.len() * 4 + 16 * 1024);
+    for line in bytes.chunks(BYTES_PER_LINE) {
+        text.push_str("   ");
+        for b in line {
+            let _ = write!(text, " {b},");
+        }
+        text.push('\n');
+    }
+    text.pop();
+    let sizes: Vec<String> = CALL_RECORDS
+        .iter()
+        .filter_map(|r| match r.c {
+            CForm::Struct { c, .. } => Some(format!("    (uint32_t)sizeof({c}),")),
+            _ => None,
+        })
+        .collect();
+    let status: Vec<String> = Status::ALL
+        .iter()
+        .map(|s| format!("KFAM_STATUS_{}", s.as_str().to_ascii_uppercase()))
+        .collect();
+    let header = format!("../{c_dir}/{}/{}", prefix.lower, prefix.file(""));
+    let unit = UNIT
+        .replace("@BANNER@", banner)
+        .replace("@NAME@", &ir.catalog.name)
+        .replace("@HEADER@", &header)
+        .replace("@LENGTH@", &bytes.len().to_string())
+        .replace("@DESCRIPTION@", &text)
+        .replace("@RECORD_SIZES@", &sizes.join("\n"))
+        .replace("@FORMAT_MAJOR@", &FORMAT_MAJOR.to_string())
+        .replace("@FORMAT_MINOR@", &FORMAT_MINOR.to_string())
+        .replace("@STATUS@", &status.join(", "))
+        .replace(
+            "@GENERATOR@",
+            &c_string_literal(concat!("kfam ", env!("CARGO_PKG_VERSION"))),
+        )
+        .replace("@NAME_LITERAL@", &c_string_literal(&ir.catalog.name))
+        .replace("@SHA256@", &crate::ir::sha256_hex(&bytes));
+    let unit = prefix.apply(&unit).into_owned();
+    vec![
+        GeneratedFile::new(format!("src/{}_catalog.c", prefix.lower), unit),
+        GeneratedFile::new("src/kfamrt.h", format!("/* {banner} */\n{RUNTIME_ABI}")),
+    ]
+}
