@@ -182,6 +182,23 @@ enum Command {
         /// Manifest directory (holds `abi.toml` and `families/`) [default: manifest]
         manifest_dir: Option<PathBuf>,
     },
+    /// Print where the prebuilt runtime (libkfamrt) and kfam's CMake and
+    /// pkg-config packages are installed: beside this binary, by the
+    /// kfam-cli wheel.
+    Runtime {
+        /// Print only the installation prefix.
+        #[arg(long, group = "only")]
+        prefix: bool,
+        /// Print only the directory of libkfamrt.
+        #[arg(long, group = "only")]
+        libdir: bool,
+        /// Print only the directory of kfam's CMake package (`kfam_DIR`).
+        #[arg(long, group = "only")]
+        cmakedir: bool,
+        /// Print only the directory of `kfamrt.pc` (`PKG_CONFIG_PATH`).
+        #[arg(long, group = "only")]
+        pkgconfigdir: bool,
+    },
     /// Print the long explanation of a diagnostic code.
     Explain {
         /// A code such as KF0301.
@@ -320,6 +337,12 @@ fn main() -> ExitCode {
             against,
             message_format,
         } => diff(old_dir, new_dir, against, message_format),
+        Command::Runtime {
+            prefix,
+            libdir,
+            cmakedir,
+            pkgconfigdir,
+        } => runtime(prefix, libdir, cmakedir, pkgconfigdir),
         Command::Synth {
             out,
             families,
@@ -705,4 +728,48 @@ fn print_diagnostics(report: &Report, format: MessageFormat, count: bool) {
             }
         }
     }
+}
+
+/// `kfam runtime`: the install the kfam-cli wheel made beside this binary
+/// (`<prefix>/bin/kfam`, `<prefix>/lib/libkfamrt.so.1`,
+/// `<prefix>/lib/cmake/kfam/`, `<prefix>/lib/pkgconfig/kfamrt.pc`).
+fn runtime(prefix: bool, libdir: bool, cmakedir: bool, pkgconfigdir: bool) -> ExitCode {
+    let exe = std::env::current_exe().and_then(|e| e.canonicalize());
+    let root = exe
+        .as_ref()
+        .ok()
+        .and_then(|e| e.parent()?.parent())
+        .map(Path::to_path_buf);
+    let config = root
+        .as_ref()
+        .map(|r| r.join("lib/cmake/kfam/kfam-config.cmake"));
+    let (Some(root), Some(config)) = (root, config) else {
+        eprintln!("error: cannot tell where this kfam binary is");
+        return ExitCode::from(2);
+    };
+    if !config.is_file() {
+        eprintln!(
+            "error: no prebuilt runtime beside this kfam (no {}): it comes with the kfam-cli \
+             wheel (`pip install kfam-cli`, docs/install.md)",
+            config.display()
+        );
+        return ExitCode::from(2);
+    }
+    let lib = root.join("lib");
+    let paths = [
+        ("prefix", root.clone(), prefix),
+        ("libdir", lib.clone(), libdir),
+        ("cmakedir", lib.join("cmake/kfam"), cmakedir),
+        ("pkgconfigdir", lib.join("pkgconfig"), pkgconfigdir),
+    ];
+    match paths.iter().find(|(_, _, only)| *only) {
+        Some((_, path, _)) => outln!("{}", path.display()),
+        None => {
+            outln!("kfam {} runtime", env!("CARGO_PKG_VERSION"));
+            for (name, path, _) in &paths {
+                outln!("{name:<13}{}", path.display());
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

@@ -3,16 +3,22 @@
 # The CMake package of the kernel-family catalog `kfam`: find_package(kfam
 # CONFIG) finds this file in <prefix>/lib/cmake/kfam/ of an install that
 # holds the catalog's headers in <prefix>/include/kfam/ and its library
-# (built from its catalog crate, libkfam_catalog) in <prefix>/lib/.
+# (libkfam_catalog, with kfam's runtime libkfamrt beside it) in
+# <prefix>/lib/.
 #
 #   kfam::headers  the headers alone: the tables and the static inline
 #                    helpers (one translation unit defines
 #                    KFAM_IMPLEMENTATION; see docs/c.md)
 #   kfam::catalog  the library, which exports the kfam_* functions
 #                    (capability, admission, call validation, the kernel
-#                    context), with the headers
+#                    context), with the headers: the shared one when it is
+#                    installed, else the static one
+#   kfam::catalog_static  the static library with kfam's static runtime
+#                    (libkfamrt.a), when both are installed
 #
-# kfam::catalog exists only when the library is installed.
+# The targets exist only when the libraries are installed: `cmake --install`
+# of a project that builds the catalog with kfam_add_catalog() installs them
+# with the runtime (docs/c.md).
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
@@ -31,14 +37,30 @@ if(NOT TARGET kfam::catalog)
     add_library(kfam::catalog UNKNOWN IMPORTED)
     set(_kfam_kfam_link kfam::headers)
     if(kfam_LIBRARY MATCHES "\\${CMAKE_STATIC_LIBRARY_SUFFIX}$")
-      # A Rust static library needs the system libraries Rust's std uses.
+      # A static library calls kfam's runtime (when it was built from
+      # the generated C unit), which is Rust: it needs the system
+      # libraries Rust's std uses.
+      if(EXISTS "${_kfam_kfam_prefix}/lib/libkfamrt.a")
+        list(APPEND _kfam_kfam_link "${_kfam_kfam_prefix}/lib/libkfamrt.a")
+      endif()
       list(APPEND _kfam_kfam_link pthread dl m)
     endif()
+    # A shared library finds libkfamrt beside itself (its RUNPATH is $ORIGIN).
     set_target_properties(kfam::catalog PROPERTIES
       IMPORTED_LOCATION "${kfam_LIBRARY}"
       INTERFACE_LINK_LIBRARIES "${_kfam_kfam_link}")
     unset(_kfam_kfam_link)
   endif()
+endif()
+
+if(NOT TARGET kfam::catalog_static
+   AND EXISTS "${_kfam_kfam_prefix}/lib/libkfam_catalog.a"
+   AND EXISTS "${_kfam_kfam_prefix}/lib/libkfamrt.a")
+  add_library(kfam::catalog_static STATIC IMPORTED)
+  set_target_properties(kfam::catalog_static PROPERTIES
+    IMPORTED_LOCATION "${_kfam_kfam_prefix}/lib/libkfam_catalog.a"
+    INTERFACE_LINK_LIBRARIES
+      "kfam::headers;${_kfam_kfam_prefix}/lib/libkfamrt.a;pthread;dl;m")
 endif()
 
 unset(_kfam_kfam_prefix)

@@ -1,10 +1,10 @@
 # @BANNER@
 #
-# The version of the CMake package `@NAME@` (catalog version @VERSION@), for
+# The version of the CMake package `@NAME@` (@VERSION@), for
 # find_package(@NAME@ VERSION CONFIG). Compatible as semver says: the same
 # major and no older than requested; before 1.0 the same minor too, since
-# a 0.x minor may break. Only 64-bit targets: the header asserts its
-# struct layouts for them.
+# a 0.x minor may break. Only 64-bit targets: kfam's C headers assert
+# their struct layouts for them.
 
 set(PACKAGE_VERSION "@VERSION@")
 
