@@ -1,29 +1,25 @@
 //! The C ABI, as C and C++ programs see it: tests/c/abi_main.c (with the
 //! docs' tests/c/runtime_example.c) links against the static and the shared
-//! runtime library, built as C99 and as C++17 with warnings as errors, and
-//! calls every exported function. gcc and g++ must be installed: a missing
-//! compiler fails the test.
+//! library of the catalog, each both as cargo builds it from Rust and as a
+//! C/C++ team builds it (the generated C unit over the prebuilt runtime),
+//! built as C99 and as C++17 with warnings as errors, and calls every
+//! exported function. gcc and g++ must be installed: a missing compiler
+//! fails the test.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+#[path = "support/libraries.rs"]
+mod libraries;
+
+use libraries::{deps_dir as lib_dir, Built, BOTH};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `target/<profile>/deps`, where `cargo test` puts libkfam_catalog.{a,so}
-/// beside this test's executable (`cargo build` also copies them one level up).
-fn lib_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().to_path_buf()
-}
-
-/// The system libraries a Rust staticlib needs on Linux.
-const NATIVE_LIBS: &[&str] = &["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"];
-
-fn build(compiler: &str, std: &str, shared: bool, out: &Path) {
+fn build(library: &Built, compiler: &str, std: &str, shared: bool, out: &Path) {
     let r = root();
-    let lib = lib_dir();
     let mut cmd = Command::new(compiler);
     cmd.args([std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
         .arg(out);
@@ -36,14 +32,7 @@ fn build(compiler: &str, std: &str, shared: bool, out: &Path) {
     if compiler == "g++" {
         cmd.args(["-x", "none"]);
     }
-    if shared {
-        cmd.arg("-L")
-            .arg(&lib)
-            .arg("-lkfam_catalog")
-            .arg(format!("-Wl,-rpath,{}", lib.display()));
-    } else {
-        cmd.arg(lib.join("libkfam_catalog.a")).args(NATIVE_LIBS);
-    }
+    cmd.args(library.link_args(shared));
     let output = cmd
         .output()
         .unwrap_or_else(|e| panic!("{compiler} is required for this test: {e}"));
@@ -70,36 +59,40 @@ fn c_and_cpp_programs_call_every_function() {
         family.name, profile.name
     ));
     let dir = tempfile::tempdir().unwrap();
-    let installed = dir.path().join("lib");
-    std::fs::create_dir(&installed).unwrap();
-    std::os::unix::fs::symlink(
-        lib_dir().join("libkfam_catalog.so"),
-        installed.join(format!("libkfam_catalog.so.{}", kfam_catalog::ABI.major)),
-    )
-    .unwrap();
-    for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
-        for shared in [false, true] {
-            let exe = dir.path().join(format!("abi-{compiler}-{shared}"));
-            build(compiler, std, shared, &exe);
-            // The program needs the library by its SONAME, as an installed
-            // library is found (`libkfam_catalog.so.MAJOR`, docs/c.md); cargo
-            // writes `libkfam_catalog.so`. cargo's LD_LIBRARY_PATH also names
-            // target/<profile>, where `cargo build` leaves a copy that may be
-            // older than this test's: load the one beside the test.
-            let out = Command::new(&exe)
-                .env("LD_LIBRARY_PATH", &installed)
-                .arg(&example)
-                .arg(receipt.sha256)
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success(),
-                "{}: {stdout}\n{}",
-                exe.display(),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            let expected = [
+    for library in BOTH {
+        let built = libraries::build(
+            library,
+            "kfam",
+            kfam_catalog::ABI.major,
+            &root().join("generated/src/kfam_catalog.c"),
+            &root().join("generated/include"),
+            &dir.path().join(format!("{library:?}")),
+        );
+        for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
+            for shared in [false, true] {
+                let exe = dir
+                    .path()
+                    .join(format!("abi-{library:?}-{compiler}-{shared}"));
+                build(&built, compiler, std, shared, &exe);
+                // The program finds the library by its SONAME, as an installed
+                // library is found (`libkfam_catalog.so.MAJOR`, docs/c.md).
+                // cargo's LD_LIBRARY_PATH also names target/<profile>, where
+                // `cargo build` leaves a copy that may be older than this
+                // test's: load the one the library was built as.
+                let out = Command::new(&exe)
+                    .env("LD_LIBRARY_PATH", &built.dir)
+                    .arg(&example)
+                    .arg(receipt.sha256)
+                    .output()
+                    .unwrap();
+                let stdout = String::from_utf8_lossy(&out.stdout);
+                assert!(
+                    out.status.success(),
+                    "{}: {stdout}\n{}",
+                    exe.display(),
+                    String::from_utf8_lossy(&out.stderr)
+                );
+                let expected = [
                 format!("library_table 0 families {}", kfam_catalog::FAMILIES.len()),
                 "library_table(NULL) invalid_argument".to_owned(),
                 "check_library 0".to_owned(),
@@ -134,12 +127,13 @@ fn c_and_cpp_programs_call_every_function() {
                 format!("torch_schema ok {}", family.torch_schema.unwrap()),
                 "torch_schema unknown not_found".to_owned(),
             ];
-            for line in &expected {
-                assert!(
-                    stdout.lines().any(|l| l == line),
-                    "{}: missing `{line}` in:\n{stdout}",
-                    exe.display()
-                );
+                for line in &expected {
+                    assert!(
+                        stdout.lines().any(|l| l == line),
+                        "{}: missing `{line}` in:\n{stdout}",
+                        exe.display()
+                    );
+                }
             }
         }
     }

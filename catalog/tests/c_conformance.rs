@@ -2,14 +2,17 @@
 //! tests/conformance/*.json becomes one function of a generated C program
 //! (`support/conformance_c.rs`), which links the static library of this
 //! repository's catalog, calls the exported functions and counts
-//! agreements. A new vector needs no change here. gcc must be installed: a
-//! missing compiler fails the test.
+//! agreements: once with the Rust-built library, once with the generated C
+//! unit over the prebuilt runtime (libkfamrt). A new vector needs no change
+//! here. gcc must be installed: a missing compiler fails the test.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "support/conformance_c.rs"]
 mod conformance_c;
+#[path = "support/libraries.rs"]
+mod libraries;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -24,40 +27,43 @@ fn c_runner_agrees_with_every_vector() {
     let dir = tempfile::tempdir().unwrap();
     let c_file = dir.path().join("conformance.c");
     std::fs::write(&c_file, &src).unwrap();
-    let exe = dir.path().join("conformance");
-    // `cargo test` puts the static library beside this test's executable.
-    let lib = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .unwrap()
-        .join("libkfam_catalog.a");
-    let out = Command::new("gcc")
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Wno-overlength-strings",
-            "-o",
-        ])
-        .arg(&exe)
-        .arg("-I")
-        .arg(root().join("generated/include"))
-        .arg(&c_file)
-        .arg(&lib)
-        .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"])
-        .output()
-        .expect("gcc is required for the C conformance runner");
-    assert!(
-        out.status.success(),
-        "gcc failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let run = Command::new(&exe).output().unwrap();
-    let stdout = String::from_utf8_lossy(&run.stdout);
-    assert!(
-        stdout.lines().any(|l| l == expected),
-        "C runner disagrees:\n{stdout}"
-    );
+    for library in libraries::BOTH {
+        let built = libraries::build(
+            library,
+            "kfam",
+            kfam_catalog::ABI.major,
+            &root().join("generated/src/kfam_catalog.c"),
+            &root().join("generated/include"),
+            &dir.path().join(format!("{library:?}")),
+        );
+        let exe = dir.path().join(format!("conformance-{library:?}"));
+        let out = Command::new("gcc")
+            .args([
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-Wno-overlength-strings",
+                "-o",
+            ])
+            .arg(&exe)
+            .arg("-I")
+            .arg(root().join("generated/include"))
+            .arg(&c_file)
+            .args(built.link_args(false))
+            .output()
+            .expect("gcc is required for the C conformance runner");
+        assert!(
+            out.status.success(),
+            "gcc failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let run = Command::new(&exe).output().unwrap();
+        let stdout = String::from_utf8_lossy(&run.stdout);
+        assert!(
+            stdout.lines().any(|l| l == expected),
+            "C runner disagrees through the {library:?} library:\n{stdout}"
+        );
+    }
     println!("C runner: {expected}");
 }

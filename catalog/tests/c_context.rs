@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "support/libraries.rs"]
+mod libraries;
+
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
@@ -30,40 +33,47 @@ fn docs_show_the_context_example_verbatim() {
 
 #[test]
 fn c_program_drives_a_context_with_a_fake_launcher() {
-    let exe = std::env::current_exe().unwrap();
-    let lib = exe.parent().unwrap().join("libkfam_catalog.a");
     let dir = tempfile::tempdir().unwrap();
     let meta = root().join("generated/schema/examples/silu_bf16.a2a3_sim.compiled_meta.json");
-    for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
-        let out = dir.path().join(format!("context_{compiler}"));
-        let mut cmd = Command::new(compiler);
-        cmd.args([std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
-            .arg(&out)
-            .arg("-I")
-            .arg(root().join("generated/include"));
-        if compiler == "g++" {
-            cmd.args(["-x", "c++"]);
-        }
-        cmd.arg(root().join("tests/c/context_example.c"));
-        if compiler == "g++" {
-            cmd.args(["-x", "none"]);
-        }
-        cmd.arg(&lib)
-            .args(["-lpthread", "-ldl", "-lm", "-lrt", "-lutil"]);
-        let o = cmd
-            .output()
-            .unwrap_or_else(|e| panic!("{compiler} is required: {e}"));
-        assert!(
-            o.status.success(),
-            "{compiler}: {}",
-            String::from_utf8_lossy(&o.stderr)
+    for library in libraries::BOTH {
+        let built = libraries::build(
+            library,
+            "kfam",
+            kfam_catalog::ABI.major,
+            &root().join("generated/src/kfam_catalog.c"),
+            &root().join("generated/include"),
+            &dir.path().join(format!("{library:?}")),
         );
-        let run = Command::new(&out).arg(&meta).output().unwrap();
-        assert!(
-            run.status.success(),
-            "{compiler} build: {}{}",
-            String::from_utf8_lossy(&run.stdout),
-            String::from_utf8_lossy(&run.stderr)
-        );
+        for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
+            let out = dir.path().join(format!("context_{library:?}_{compiler}"));
+            let mut cmd = Command::new(compiler);
+            cmd.args([std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
+                .arg(&out)
+                .arg("-I")
+                .arg(root().join("generated/include"));
+            if compiler == "g++" {
+                cmd.args(["-x", "c++"]);
+            }
+            cmd.arg(root().join("tests/c/context_example.c"));
+            if compiler == "g++" {
+                cmd.args(["-x", "none"]);
+            }
+            cmd.args(built.link_args(false));
+            let o = cmd
+                .output()
+                .unwrap_or_else(|e| panic!("{compiler} is required: {e}"));
+            assert!(
+                o.status.success(),
+                "{compiler}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let run = Command::new(&out).arg(&meta).output().unwrap();
+            assert!(
+                run.status.success(),
+                "{compiler} build over the {library:?} library: {}{}",
+                String::from_utf8_lossy(&run.stdout),
+                String::from_utf8_lossy(&run.stderr)
+            );
+        }
     }
 }

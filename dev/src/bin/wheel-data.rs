@@ -57,9 +57,13 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 fn stage() -> Result<PathBuf, String> {
     let root = workspace();
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    run(Command::new(cargo)
-        .current_dir(&root)
-        .args(["build", "--release", "--locked", "-p", "kfam-native"]))?;
+    run(Command::new(cargo).current_dir(&root).args([
+        "build",
+        "--release",
+        "--locked",
+        "-p",
+        "kfam-native",
+    ]))?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"));
@@ -80,7 +84,10 @@ fn stage() -> Result<PathBuf, String> {
             .map(|_| ())
             .map_err(|e| format!("{} -> {}: {e}", from.display(), to.display()))
     };
-    copy(&built.join("libkfamrt.so"), &lib.join(format!("libkfamrt.so.{ABI}")))?;
+    copy(
+        &built.join("libkfamrt.so"),
+        &lib.join(format!("libkfamrt.so.{ABI}")),
+    )?;
     // Most of a Rust static library is the standard library's debug
     // information: stripped, the archive is 15 MB instead of 24, and a
     // program linking it 2 MB instead of 6.
@@ -93,7 +100,10 @@ fn stage() -> Result<PathBuf, String> {
         fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))
     };
     write(cmake.join("kfam-config.cmake"), fill(CONFIG))?;
-    write(cmake.join("kfam-config-version.cmake"), fill(CONFIG_VERSION))?;
+    write(
+        cmake.join("kfam-config-version.cmake"),
+        fill(CONFIG_VERSION),
+    )?;
     write(pkgconfig.join("kfamrt.pc"), fill(PKG_CONFIG))?;
     Ok(data)
 }
