@@ -90,7 +90,8 @@ impl Header {
         let dir = tempfile::tempdir().expect("tempdir");
         let files = c::emit(&kfam_codegen::plan::Plan::new(&ir));
         // The three headers, and beside them the package files (CMake,
-        // pkg-config) named after the catalog.
+        // pkg-config) named after the catalog and the library's C unit with
+        // the runtime ABI it calls.
         let mut paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
         paths.sort_unstable();
         let name = &ir.catalog.name;
@@ -103,6 +104,8 @@ impl Header {
                 &format!("lib/cmake/{name}/{name}-config-version.cmake"),
                 &format!("lib/cmake/{name}/{name}-config.cmake"),
                 &format!("lib/pkgconfig/{name}.pc"),
+                "src/kfam_catalog.c",
+                "src/kfamrt.h",
             ]
         );
         for f in &files {
@@ -168,6 +171,25 @@ impl Header {
         ];
         for (name, text) in units {
             self.compile_unit(name, text, strict);
+        }
+        self.compile_library_unit(strict);
+    }
+
+    /// The catalog's library unit (`src/kfam_catalog.c`, the tables, the
+    /// description and the functions as calls of libkfamrt), as C99 with
+    /// gcc and clang: what a team's C compiler builds.
+    fn compile_library_unit(&self, strict: bool) {
+        for tool in ["gcc", "clang"] {
+            let mut cmd = compiler(tool);
+            cmd.args(C_STD);
+            if strict {
+                cmd.args(C_STRICT);
+            }
+            cmd.arg("-c")
+                .arg(self.dir.path().join("src/kfam_catalog.c"))
+                .arg("-o")
+                .arg(self.out(&format!("library-{tool}.o")));
+            run(cmd);
         }
     }
 

@@ -226,6 +226,34 @@ fn catalogs_of_three_prefixes_share_one_translation_unit() {
                 )));
             }
         }
+        // The library's C unit is renamed too, and compiles as C99 against
+        // the renamed header it includes.
+        let unit = include
+            .parent()
+            .unwrap()
+            .join(format!("src/{prefix}_catalog.c"));
+        let text = fs::read_to_string(&unit).unwrap();
+        let left = kfam_names(text.split_once('\n').unwrap().1);
+        assert!(left.is_empty(), "{}: {left:?}", unit.display());
+        assert!(text.contains(&format!(
+            "{upper}_API int32_t {prefix}_capability(",
+            upper = prefix.to_ascii_uppercase()
+        )));
+        for tool in ["gcc", "clang"] {
+            let out = compiler(tool)
+                .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-c"])
+                .arg(&unit)
+                .arg("-o")
+                .arg(dir.path().join(format!("{prefix}-{tool}.o")))
+                .output()
+                .unwrap();
+            assert!(
+                out.status.success(),
+                "{tool} {}: {}",
+                unit.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
     }
     let status = |ir: &Ir| ir.abi.status.iter().map(|(_, v)| *v).collect::<Vec<_>>();
     assert_ne!(status(&zrt), status(&kfam));

@@ -70,7 +70,18 @@ typedef struct kfamrt_catalog {
     void *opened;                  /* the runtime's; NULL until the first call */
 } kfamrt_catalog;
 
-/* The runtime's version ("0.1.0") and the newest description format it reads. */
+/* The layout libkfamrt was built with (64-bit targets): a unit compiled
+ * otherwise does not compile. */
+#if defined(UINTPTR_MAX) && UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
+typedef char kfamrt_layout_size[sizeof(kfamrt_catalog) == 168 ? 1 : -1];
+typedef char kfamrt_layout_status[offsetof(kfamrt_catalog, status) == 8 ? 1 : -1];
+typedef char kfamrt_layout_generator[offsetof(kfamrt_catalog, generator) == 48 ? 1 : -1];
+typedef char kfamrt_layout_record_count[offsetof(kfamrt_catalog, record_count) == 88 ? 1 : -1];
+typedef char kfamrt_layout_table[offsetof(kfamrt_catalog, table) == 104 ? 1 : -1];
+typedef char kfamrt_layout_opened[offsetof(kfamrt_catalog, opened) == 160 ? 1 : -1];
+#endif
+
+/* The runtime's version, "0.1.0". */
 const char *kfamrt_version(void);
 
 int32_t kfamrt_library_table(kfamrt_catalog *c, const void **out);
