@@ -296,3 +296,87 @@ fn tables_agree(catalog: &Catalog, shim: &Shim) -> Result<(), String> {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A catalog of no family, as a unit would describe it.
+    fn empty_catalog() -> Vec<u8> {
+        let abi = "revision = \"0123456789abcdef0123456789abcdef01234567\"\nmajor = 1\nminor = 0\n\
+                   [limits]\nmax_tensor_args = 8\nmax_scalar_args = 8\nmax_rank = 4\nmax_prepared = 4\n\
+                   [status]\nok = 0\ninternal = -1000\nunsupported = -1001\n\
+                   prepared_incompatible = -1002\ninvalid_state = -1003\ninvalid_argument = -1004\n\
+                   not_found = -1005\nrecompile_required = -1006\nnot_approved = -1007\n";
+        let (ir, report) =
+            kfam_codegen::check_sources(Some(("abi.toml".into(), abi.into())), vec![]);
+        let ir = ir.unwrap_or_else(|| panic!("{report:?}"));
+        kfam_codegen::emit::c::description::description(&ir, "digest")
+    }
+
+    unsafe extern "C" fn table() -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn family(_: usize) -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn child(_: usize, _: usize) -> *const Opaque {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn schema(_: usize) -> *const c_char {
+        std::ptr::null()
+    }
+    unsafe extern "C" fn field(_: *const Opaque) -> *const c_char {
+        std::ptr::null()
+    }
+
+    fn descriptor(bytes: &'static [u8], sha: &'static std::ffi::CStr) -> Descriptor {
+        let sizes: Vec<u32> = RECORD_SIZES.iter().map(|(_, n)| *n as u32).collect();
+        Descriptor {
+            struct_size: size_of::<Descriptor>() as u32,
+            format_major: FORMAT_MAJOR,
+            format_minor: FORMAT_MINOR,
+            status: [0, -1000, -1001, -1002, -1003, -1004, -1005, -1006, -1007],
+            generator: c"kfam test".as_ptr(),
+            name: c"kfam".as_ptr(),
+            description: bytes.as_ptr(),
+            description_len: bytes.len(),
+            description_sha256: sha.as_ptr(),
+            record_count: sizes.len() as u32,
+            record_sizes: Box::leak(sizes.into_boxed_slice()).as_ptr(),
+            table: Some(table),
+            family: Some(family),
+            profile: Some(child),
+            receipt: Some(child),
+            torch_schema: Some(schema),
+            record_name: Some(field),
+            record_identity: Some(field),
+            opened: std::ptr::null_mut(),
+        }
+    }
+
+    #[test]
+    fn a_descriptor_is_opened_once_and_its_refusal_kept() {
+        let bytes: &'static [u8] = Box::leak(empty_catalog().into_boxed_slice());
+        let sha = std::ffi::CString::new(hex(&Sha256::digest(bytes))).unwrap();
+        let d = Box::leak(Box::new(descriptor(
+            bytes,
+            Box::leak(sha.into_boxed_c_str()),
+        )));
+        let first = unsafe { opened(d) }.expect("a descriptor") as *const Opened;
+        assert!(matches!(unsafe { &*first }, Opened::Ready(_)));
+        let again = unsafe { opened(d) }.unwrap() as *const Opened;
+        assert_eq!(first, again, "opened once, then read from the descriptor");
+
+        let short = Box::leak(Box::new(descriptor(bytes, c"00")));
+        short.struct_size = 8;
+        let Some(Opened::Refused { message, .. }) = (unsafe { opened(short) }) else {
+            panic!("a short descriptor opens");
+        };
+        assert!(
+            message.contains("its descriptor is 8 bytes, this runtime's is 168"),
+            "{message}"
+        );
+        assert!(unsafe { opened(std::ptr::null_mut()) }.is_none());
+    }
+}

@@ -20,8 +20,8 @@ use std::ffi::{c_char, c_void};
 
 use descriptor::{code, opened, Descriptor, Opened};
 use kfam_runtime::ffi::{
-    self, AdmissionResult, ArtifactMatch, CCallError, CContextOptions, CScalarArg, CTensorArg,
-    CapabilityResult, KfamContext, LaunchFn, Opaque,
+    self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions, CScalarArg,
+    CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
 };
 use kfam_runtime::ffi_message::write_message;
 use kfam_runtime::Status;
@@ -47,10 +47,13 @@ fn launcher(f: Option<AnyFn>) -> Option<LaunchFn> {
 }
 
 /// How a refused catalog answers a call.
-enum Refusal {
-    /// The call runs over the empty catalog, so its out-records read as
-    /// a refused call's; the status is `PREPARED_INCOMPATIBLE`.
+enum Refusal<'a> {
+    /// The call runs over the empty catalog, which decides nothing (no
+    /// family, no target), so its out-records read as a refused call's;
+    /// the status is `PREPARED_INCOMPATIBLE`.
     Empty,
+    /// As `Empty`, with this call instead.
+    Run(&'a dyn Fn(&CCatalog) -> i32),
     /// A message function: the refusal, in words.
     Message(*mut c_char, usize, *mut usize),
     /// A constructor: `*out` is NULL.
@@ -80,6 +83,10 @@ macro_rules! exports {
                     match $refusal {
                         Refusal::Empty => {
                             $call(empty);
+                            incompatible
+                        }
+                        Refusal::Run(call) => {
+                            call(empty);
                             incompatible
                         }
                         Refusal::Message(buf, cap, needed) => {
@@ -119,8 +126,10 @@ exports! {
     capability_message(family: *const c_char, platform: i32, mode: i32, contract: i32,
         buf: *mut c_char, cap: usize, needed: *mut usize) [Refusal::Message(buf, cap, needed)]
         => |c| ffi::capability_message(c, family, platform, mode, contract, buf, cap, needed);
+    // Without a digest, admission refuses the call before reading the
+    // document: its result reads `invalid_call`, as a refused call's.
     admit(json: *const c_char, len: usize, sha256: *const c_char, out: *mut AdmissionResult)
-        [Refusal::Empty]
+        [Refusal::Run(&|c| ffi::admit(c, json, len, std::ptr::null(), out))]
         => |c| ffi::admit(c, json, len, sha256, out);
     admit_message(json: *const c_char, len: usize, sha256: *const c_char, buf: *mut c_char,
         cap: usize, needed: *mut usize) [Refusal::Message(buf, cap, needed)]
