@@ -20,6 +20,8 @@ use std::process::{Command, Output};
 
 #[path = "support/conformance_c.rs"]
 mod conformance_c;
+#[path = "support/libraries.rs"]
+mod libraries;
 
 /// The second catalog, embedded as its Rust users would (`manifest!` of
 /// the same directory the test copies).
@@ -343,4 +345,45 @@ fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
         !out.status.success() && stderr.contains("undefined reference to `npuops_check_catalog'"),
         "{stderr}"
     );
+}
+
+/// The vectors written for the second catalog, through the library a C/C++
+/// team builds for it: its generated C unit over the prebuilt runtime.
+#[test]
+fn the_second_catalogs_vectors_pass_through_the_prebuilt_runtime() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = tmp.path().join("manifest");
+    copy_dir(&root().join("tests/catalogs/npuops"), &manifest);
+    let generated = tmp.path().join("generated");
+    kfam_codegen::generate_dir(&manifest, &generated, false)
+        .unwrap_or_else(|e| panic!("the team's catalog generates: {e:?}"));
+    let built = libraries::build(
+        libraries::Library::Prebuilt,
+        "npuops",
+        npuops::ABI.major,
+        &generated.join("src/npuops_catalog.c"),
+        &generated.join("include"),
+        &tmp.path().join("lib"),
+    );
+    let cases = conformance_c::cases(&root().join("tests/conformance/npuops"));
+    let (src, expected) = conformance_c::program(&cases, &npuops::CATALOG, "npuops");
+    let c_file = tmp.path().join("conformance.c");
+    fs::write(&c_file, src).unwrap();
+    let exe = tmp.path().join("conformance");
+    for shared in [true, false] {
+        run(Command::new("gcc")
+            .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-o"])
+            .arg(&exe)
+            .arg("-I")
+            .arg(generated.join("include"))
+            .arg(&c_file)
+            .args(built.link_args(shared))
+            .arg("-lm"));
+        let out = run(Command::new(&exe).env("LD_LIBRARY_PATH", &built.dir));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.lines().any(|l| l == expected),
+            "the C runner disagrees over the second catalog (shared: {shared}):\n{stdout}"
+        );
+    }
 }

@@ -5,7 +5,10 @@
 //! into a fresh virtual environment, and the installed `kfam` run from that
 //! environment's `bin/`, outside the workspace: `--version`, `init`,
 //! `check`, `generate` (byte for byte what the workspace's own binary
-//! writes) and the language server over stdio.
+//! writes) and the language server over stdio. The wheel also carries the
+//! prebuilt native runtime and kfam's CMake package, staged by
+//! `cargo run -p kfam-dev --bin wheel-data`: a C++ team builds its
+//! catalog's library with them and CMake alone (`cli_wheel/cmake_team.rs`).
 //!
 //! One test, so one wheel build per run. The release build goes to the
 //! workspace's target directory (`target/release/`), where a later run finds
@@ -21,15 +24,27 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+#[path = "cli_wheel/cmake_team.rs"]
+mod cmake_team;
+
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 const LICENSE: &str = env!("CARGO_PKG_LICENSE");
 /// The distribution (not `kfam`, the shipped catalog's Python package:
 /// codegen/pyproject.toml says why) and its wheel-file spelling.
 const DISTRIBUTION: &str = "kfam-cli";
 const WHEEL_STEM: &str = "kfam_cli";
-/// The binary is about 8 MB, the wheel about 3 MB compressed: this bound
-/// catches a debug or unstripped build, or files the wheel should not carry.
+/// The binary is about 10 MB and the runtime's libraries 16 MB, the wheel
+/// about 8 MB compressed: this bound catches a debug or unstripped build,
+/// or files the wheel should not carry.
 const MAX_WHEEL_BYTES: u64 = 16 << 20;
+/// What the wheel installs beside the binary, below `<prefix>/`.
+const RUNTIME_FILES: &[&str] = &[
+    "lib/libkfamrt.so.1",
+    "lib/libkfamrt.a",
+    "lib/cmake/kfam/kfam-config.cmake",
+    "lib/cmake/kfam/kfam-config-version.cmake",
+    "lib/pkgconfig/kfamrt.pc",
+];
 
 fn crate_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -143,6 +158,25 @@ fn wheel_installs_and_runs_without_the_workspace() {
     let mut maturin = kfam_testenv::python();
     let started = Instant::now();
     run(
+        "staging the runtime",
+        Command::new(env!("CARGO"))
+            .args([
+                "run",
+                "--locked",
+                "-q",
+                "-p",
+                "kfam-dev",
+                "--bin",
+                "wheel-data",
+            ])
+            .current_dir(crate_dir()),
+    );
+    eprintln!(
+        "cli_wheel: staging the runtime (release build of libkfamrt) took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let started = Instant::now();
+    run(
         "building the wheel",
         maturin
             .args(["-m", "maturin", "build", "--release", "--out"])
@@ -177,8 +211,9 @@ fn wheel_installs_and_runs_without_the_workspace() {
         "{file_name} is {size} bytes, over {MAX_WHEEL_BYTES}"
     );
 
-    // Contents: the binary as an executable script, the metadata, nothing
-    // else (no Python module, no file of the workspace).
+    // Contents: the binary as an executable script, the runtime and the
+    // packages as data, the metadata, nothing else (no Python module, no
+    // file of the workspace).
     let (entries, metadata) = wheel_entries(wheel);
     let data = format!("{WHEEL_STEM}-{VERSION}.data/");
     let info = format!("{WHEEL_STEM}-{VERSION}.dist-info/");
@@ -192,9 +227,19 @@ fn wheel_installs_and_runs_without_the_workspace() {
         "{script} is not executable: {mode:o}"
     );
     assert!(*binary_size > 1 << 20, "{script} is {binary_size} bytes");
+    let runtime: Vec<String> = RUNTIME_FILES
+        .iter()
+        .map(|f| format!("{data}data/{f}"))
+        .collect();
+    for file in &runtime {
+        assert!(
+            entries.iter().any(|(n, _, _)| n == file),
+            "no {file} in the wheel: {entries:?}"
+        );
+    }
     for (name, _, _) in &entries {
         assert!(
-            *name == script || name.starts_with(&info),
+            *name == script || name.starts_with(&info) || runtime.contains(name),
             "unexpected file in the wheel: {name}"
         );
     }
@@ -307,6 +352,7 @@ fn wheel_installs_and_runs_without_the_workspace() {
     );
 
     language_server(&kfam_bin, &venv, &home);
+    cmake_team::cmake_team(&venv, &home);
 }
 
 /// Writes one LSP message (Content-Length framing).
