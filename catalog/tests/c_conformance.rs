@@ -12,6 +12,7 @@ use std::process::Command;
 #[path = "support/conformance_c.rs"]
 mod conformance_c;
 #[path = "support/libraries.rs"]
+#[allow(dead_code)] // links static libraries only
 mod libraries;
 
 fn root() -> PathBuf {

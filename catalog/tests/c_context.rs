@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 #[path = "support/libraries.rs"]
+#[allow(dead_code)] // links static libraries only
 mod libraries;
 
 fn root() -> PathBuf {

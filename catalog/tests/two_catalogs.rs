@@ -21,6 +21,7 @@ use std::process::{Command, Output};
 #[path = "support/conformance_c.rs"]
 mod conformance_c;
 #[path = "support/libraries.rs"]
+#[allow(dead_code)] // the prebuilt library only
 mod libraries;
 
 /// The second catalog, embedded as its Rust users would (`manifest!` of

@@ -19,8 +19,9 @@
 #include "@HEADER@"
 #include "kfamrt.h"
 
-/* The catalog's description: every record the runtime decides over. */
-static const unsigned char kfam_gen_description[@LENGTH@] = {
+/* The catalog's description: every record the runtime decides over,
+ * @LENGTH@ bytes in rows of KFAMRT_DESCRIPTION_ROW. */
+static const unsigned char kfam_gen_description[@ROWS@][KFAMRT_DESCRIPTION_STRIDE] = {
 @DESCRIPTION@
 };
 
@@ -74,8 +75,8 @@ static kfamrt_catalog kfam_gen_catalog = {
     {@STATUS@},
     @GENERATOR@,
     @NAME_LITERAL@,
-    kfam_gen_description,
-    sizeof kfam_gen_description,
+    &kfam_gen_description[0][0],
+    @LENGTH@u,
     "@SHA256@",
     (uint32_t)(sizeof kfam_gen_record_sizes / sizeof kfam_gen_record_sizes[0]),
     kfam_gen_record_sizes,

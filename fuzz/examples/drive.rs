@@ -9,6 +9,7 @@
 //! ```
 //!
 //! TARGET is `manifest`, `manifest_structured`, `check`, `compiled_meta`,
+//! `description`,
 //! `call`, or `check_shortcut`: the inputs of `check`, asserting that its
 //! cached parse of the shipped documents decides as `check_sources` does.
 //! A panic is a finding: the input is written to
@@ -29,6 +30,7 @@ fn main() {
         "check" => kfam_fuzz::check,
         "check_shortcut" => kfam_fuzz::check_light_matches_full,
         "compiled_meta" => kfam_fuzz::compiled_meta,
+        "description" => kfam_fuzz::description,
         "call" => kfam_fuzz::call,
         _ => usage(),
     };

@@ -25,17 +25,23 @@
 //! - [`call`]: call validation with random descriptors; an accepted call is
 //!   re-checked by an exact (128-bit, overflow-checked) oracle: ranks,
 //!   dtypes, static extents, contiguity, storage bounds, overlap, scalars.
+//! - [`description`]: a catalog's description, as the prebuilt runtime
+//!   opens it: raw bytes, or the shipped description with bytes changed
+//!   (`description.rs`).
 
 #![allow(clippy::missing_panics_doc)]
 
 use std::path::{Path, PathBuf};
 
+#[path = "description.rs"]
+mod description;
 #[path = "legal.rs"]
 pub mod legal;
 #[path = "structured.rs"]
 mod structured;
 #[path = "wellformed.rs"]
 mod wellformed;
+pub use description::{description, shipped_description};
 use std::sync::OnceLock;
 pub use wellformed::{c_well_formed, py_well_formed};
 
@@ -1035,6 +1041,11 @@ pub fn builtin_seeds(target: &str) -> Vec<Vec<u8>> {
             }
             v
         }
+        "description" => vec![
+            [&[0u8][..], shipped_description()].concat(),
+            vec![1, 0, 0, 0],
+            vec![1, 12, 0, 0xff],
+        ],
         _ => Vec::new(),
     }
 }

@@ -33,6 +33,13 @@ extern "C" {
  * (libkfamrt.so.1). */
 #define KFAMRT_ABI 1
 
+/* A description is held in rows of a [rows][KFAMRT_DESCRIPTION_STRIDE]
+ * array, each a string literal of KFAMRT_DESCRIPTION_ROW bytes (the last
+ * one shorter): the longest literal C99 requires a compiler to accept, and
+ * far faster to compile than a list of numbers. */
+#define KFAMRT_DESCRIPTION_ROW 4095
+#define KFAMRT_DESCRIPTION_STRIDE 4096
+
 /* Any function pointer, as the runtime stores the embedding runtime's
  * launcher (cast back to the catalog's launch type when called). */
 typedef void (*kfamrt_fn)(void);
@@ -51,8 +58,8 @@ typedef struct kfamrt_catalog {
                                       not_found, recompile_required, not_approved */
     const char *generator;         /* "kfam VERSION", the generator that wrote the unit */
     const char *name;              /* the catalog's name */
-    const unsigned char *description;
-    size_t description_len;
+    const unsigned char *description; /* row 0 of the rows above */
+    size_t description_len;        /* bytes of the description, not of the rows */
     const char *description_sha256; /* 64 lowercase hex digits */
     uint32_t record_count;         /* entries of record_sizes */
     const uint32_t *record_sizes;  /* sizeof each C ABI record, in the header's order:

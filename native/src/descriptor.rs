@@ -229,7 +229,8 @@ fn open(d: &Descriptor) -> Result<CCatalog, String> {
     if d.description.is_null() {
         return Err("its descriptor holds no description".to_owned());
     }
-    let bytes = unsafe { std::slice::from_raw_parts(d.description, d.description_len) };
+    let bytes = unsafe { rows(d.description, d.description_len) };
+    let bytes = bytes.as_slice();
     let expected = unsafe { text(d.description_sha256) }.unwrap_or("");
     let actual = hex(&Sha256::digest(bytes));
     if actual != expected {
@@ -291,6 +292,26 @@ fn tables_agree(catalog: &Catalog, shim: &Shim) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// `KFAMRT_DESCRIPTION_ROW` and `KFAMRT_DESCRIPTION_STRIDE` of `kfamrt.h`.
+pub const ROW: usize = 4095;
+pub const STRIDE: usize = 4096;
+
+/// The `len` bytes of a description held in rows of [`ROW`] bytes, one
+/// row every [`STRIDE`] bytes from `first`.
+///
+/// # Safety
+/// `first` points to `len.div_ceil(ROW)` rows.
+unsafe fn rows(first: *const u8, len: usize) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(len);
+    let mut at = 0;
+    while bytes.len() < len {
+        let n = ROW.min(len - bytes.len());
+        bytes.extend_from_slice(std::slice::from_raw_parts(first.add(at), n));
+        at += STRIDE;
+    }
+    bytes
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -358,6 +379,7 @@ mod tests {
     #[test]
     fn a_descriptor_is_opened_once_and_its_refusal_kept() {
         let bytes: &'static [u8] = Box::leak(empty_catalog().into_boxed_slice());
+        assert!(bytes.len() <= ROW, "one row");
         let sha = std::ffi::CString::new(hex(&Sha256::digest(bytes))).unwrap();
         let d = Box::leak(Box::new(descriptor(
             bytes,

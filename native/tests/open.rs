@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kfam_codegen::emit::c::description::description;
+use kfam_codegen::emit::c::description::{c_rows, description, ROW};
 use kfam_codegen::ir::{catalog_digest, sha256_hex, Ir};
 
 fn root() -> PathBuf {
@@ -27,22 +27,34 @@ fn shipped() -> Ir {
 /// The unit `generated/src/kfam_catalog.c` with `bytes` as its description
 /// (and their length and SHA-256, unless `sha256` says otherwise).
 fn with_description(unit: &str, bytes: &[u8], sha256: Option<&str>) -> String {
+    let ir = shipped();
+    let old = description(&ir, &catalog_digest(&ir));
     let open = "static const unsigned char kfam_gen_description[";
     let start = unit.find(open).expect("the unit declares its description");
-    let end = start + unit[start..].find("\n};\n").expect("the array ends") + 4;
-    let mut array = format!("{open}{}] = {{\n   ", bytes.len());
-    for b in bytes {
-        array.push_str(&format!(" {b},"));
-    }
-    array.push_str("\n};\n");
-    let old_sha = sha256_hex(&description(&shipped(), &catalog_digest(&shipped())));
-    let new_sha = sha256.map_or_else(|| sha256_hex(bytes), str::to_owned);
-    let text = format!("{}{array}{}", &unit[..start], &unit[end..]);
+    let body = start + unit[start..].find("{\n").expect("the array opens") + 2;
+    let end = body + unit[body..].find("\n};\n").expect("the array ends");
+    let rows = |n: usize| n.div_ceil(ROW).max(1);
+    let mut text = unit[..body].replace(
+        &format!("{open}{}]", rows(old.len())),
+        &format!("{open}{}]", rows(bytes.len())),
+    );
+    c_rows(&mut text, bytes);
+    text.push_str(&unit[end..]);
+    let (old_sha, new_sha) = (
+        sha256_hex(&old),
+        sha256.map_or_else(|| sha256_hex(bytes), str::to_owned),
+    );
     assert!(
         text.contains(&old_sha),
         "the unit records its description's SHA-256"
     );
+    let length = |n: usize| format!("    {n}u,\n");
+    assert!(
+        text.contains(&length(old.len())),
+        "the unit records its length"
+    );
     text.replace(&old_sha, &new_sha)
+        .replace(&length(old.len()), &length(bytes.len()))
 }
 
 /// Build the catalog library of `unit` with gcc, link `tests/c/refused.c`

@@ -72,6 +72,11 @@ fn compiled_meta_target() {
 }
 
 #[test]
+fn description_target() {
+    run_target("description", bodies::description, 3_000);
+}
+
+#[test]
 fn call_target() {
     run_target("call", bodies::call, 100_000);
 }

@@ -9,9 +9,7 @@
 //! description's bytes, the header's status codes and record sizes filled
 //! in from the IR and the record declarations.
 
-use std::fmt::Write as _;
-
-use super::description::{description, FORMAT_MAJOR, FORMAT_MINOR};
+use super::description::{c_rows, description, FORMAT_MAJOR, FORMAT_MINOR, ROW};
 use super::escape::c_string_literal;
 use super::prefix::Prefix;
 use crate::emit::output::GeneratedFile;
@@ -22,23 +20,11 @@ use crate::vocab::Status;
 const UNIT: &str = include_str!("../../../c/catalog.c");
 const RUNTIME_ABI: &str = include_str!("../../../c/kfamrt.h");
 
-/// Bytes of the description per line of the unit.
-const BYTES_PER_LINE: usize = 24;
-
 /// `src/PREFIX_catalog.c` and `src/kfamrt.h`, beside the C output's
 /// `include/` (`c_dir`, the last segment of the C output directory).
 pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<GeneratedFile> {
     let digest = crate::ir::catalog_digest(ir);
     let bytes = description(ir, &digest);
-    let mut text = String::with_capacity(bytes.len() * 4 + 16 * 1024);
-    for line in bytes.chunks(BYTES_PER_LINE) {
-        text.push_str("   ");
-        for b in line {
-            let _ = write!(text, " {b},");
-        }
-        text.push('\n');
-    }
-    text.pop();
     let sizes: Vec<String> = CALL_RECORDS
         .iter()
         .filter_map(|r| match r.c {
@@ -55,8 +41,8 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
         .replace("@BANNER@", banner)
         .replace("@NAME@", &ir.catalog.name)
         .replace("@HEADER@", &header)
+        .replace("@ROWS@", &bytes.len().div_ceil(ROW).max(1).to_string())
         .replace("@LENGTH@", &bytes.len().to_string())
-        .replace("@DESCRIPTION@", &text)
         .replace("@RECORD_SIZES@", &sizes.join("\n"))
         .replace("@FORMAT_MAJOR@", &FORMAT_MAJOR.to_string())
         .replace("@FORMAT_MINOR@", &FORMAT_MINOR.to_string())
@@ -67,9 +53,18 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
         )
         .replace("@NAME_LITERAL@", &c_string_literal(&ir.catalog.name))
         .replace("@SHA256@", &crate::ir::sha256_hex(&bytes));
-    let unit = prefix.apply(&unit).into_owned();
+    // Renamed before the description goes in: it holds no C name, and at
+    // scale it is most of the file.
+    let unit = prefix.apply(&unit);
+    let (head, tail) = unit
+        .split_once("@DESCRIPTION@")
+        .expect("the unit has a place for its description");
+    let mut text = String::with_capacity(unit.len() + bytes.len() * 3);
+    text.push_str(head);
+    c_rows(&mut text, &bytes);
+    text.push_str(tail);
     vec![
-        GeneratedFile::new(format!("src/{}_catalog.c", prefix.lower), unit),
+        GeneratedFile::new(format!("src/{}_catalog.c", prefix.lower), text),
         GeneratedFile::new("src/kfamrt.h", format!("/* {banner} */\n{RUNTIME_ABI}")),
     ]
 }
