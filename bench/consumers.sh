@@ -6,7 +6,8 @@
 #   KFAM_BENCH_RUNTIME=1 bench/consumers.sh 1000   also time
 #       `cargo build --release -p kfam-catalog` over the synthetic manifest
 #
-# Needs: gcc, python3, /usr/bin/time, protoc (Debian's protobuf-compiler) and
+# Needs: gcc, g++, python3, /usr/bin/time, protoc and its headers (Debian's
+# protobuf-compiler and libprotobuf-dev) and
 # the protobuf peer script (`../shared/peers/synth_proto.py`, or
 # KFAM_PEER_PROTO=path). Prints one Markdown table per N; nothing here is a
 # test and nothing asserts a time.
@@ -19,13 +20,20 @@ for tool in gcc python3 protoc /usr/bin/time; do
 done
 [ -f "$peer" ] || { echo "error: the protobuf peer script is not at $peer (set KFAM_PEER_PROTO)" >&2; exit 2; }
 
-cargo build -q --release --bin kfam
+cargo build -q --release --bin kfam -p kfam-native
 # The interpreter itself, not a launcher in front of it (a pyenv shim adds
 # 0.1-0.2 s to every start), so the import rows measure Python and kfam.
 python=$(python3 -c 'import sys; print(sys.executable)')
 kfam=$top/target/release/kfam
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The prebuilt runtime under its SONAME, as the wheel installs it.
+mkdir -p "$work/lib"
+cp "$top/target/release/libkfamrt.so" "$work/lib/libkfamrt.so.1"
+cat >"$work/first.c" <<'C'
+#include <kfam/kfam.h>
+int main(void) { char why[256]; return kfam_check_catalog(KFAM_CATALOG_NAME, KFAM_CATALOG_DIGEST, why, sizeof why, 0) != 0; }
+C
 
 # `measure LABEL CMD...`: the median wall seconds over $runs processes
 # (each run's figure in brackets) and the largest peak RSS (MiB); `$prepare`,
@@ -100,6 +108,13 @@ for n in "${sizes[@]}"; do
         echo "| its object file | $(( $(stat -c %s "$work/impl.o") / 1024 )) KiB | |"
     fi
 
+    # The catalog's library as a C/C++ team builds it (docs/description.md),
+    # and a process whose first call opens the description.
+    measure "the catalog's library: src/kfam_catalog.c (gcc -O2 -fPIC -shared, linking libkfamrt)" gcc -std=c99 -O2 -fPIC -shared -o "$work/lib/libkfam_catalog.so" "$m/generated/src/kfam_catalog.c" -L"$work/lib" -l:libkfamrt.so.1 -Wl,-rpath,'$ORIGIN'
+    echo "| its source / its description / the library | $(mib "$(stat -c %s "$m/generated/src/kfam_catalog.c")") / $(mib "$(grep -o '^    [0-9]*u,$' "$m/generated/src/kfam_catalog.c" | tr -dc 0-9)") / $(mib "$(stat -c %s "$work/lib/libkfam_catalog.so")") | |"
+    gcc -std=c99 -O2 -o "$work/first" -I "$m/generated/include" "$work/first.c" -L"$work/lib" -lkfam_catalog -Wl,-rpath,"$work/lib"
+    measure "a program's first call (the runtime opens the description)" "$work/first"
+
     py=$m/generated/python
     prepare='find "$py" -name __pycache__ -prune -exec rm -rf {} +' measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
     measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
@@ -135,5 +150,8 @@ for n in "${sizes[@]}"; do
     echo "| protoc Python + .pyi / kfam generate (every output, empty directory) | $(ratio "$secs" "$gen_full") | |"
     runs=1 measure "protoc: C++ + Python + .pyi" protoc -I "$work" --cpp_out="$work/pb_all$n" --python_out="$work/pb_all$n" --pyi_out="$work/pb_all$n" "$work/peer.proto"
     echo "| protoc C++ + Python + .pyi / kfam generate | $(ratio "$secs" "$gen_full") | |"
+    # protobuf's generated C++ embeds its descriptor as kfam's unit embeds
+    # the description: the same step of a C++ build.
+    runs=1 measure "protoc's C++ output compiled (g++ -O2 -fPIC -c peer.pb.cc)" g++ -std=c++17 -O2 -fPIC -c -I "$work/pb_all$n" "$work/pb_all$n/peer.pb.cc" -o "$work/peer.pb.o"
     rm -rf "$m" "$work/pb_py$n" "$work/pb_all$n"
 done
