@@ -60,14 +60,7 @@ fn c_and_cpp_programs_call_every_function() {
     ));
     let dir = tempfile::tempdir().unwrap();
     for library in BOTH {
-        let built = libraries::build(
-            library,
-            "kfam",
-            kfam_catalog::ABI.major,
-            &root().join("generated/src/kfam_catalog.c"),
-            &root().join("generated/include"),
-            &dir.path().join(format!("{library:?}")),
-        );
+        let built = libraries::shipped(library, dir.path());
         for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
             for shared in [false, true] {
                 let exe = dir

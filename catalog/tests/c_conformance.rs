@@ -29,14 +29,7 @@ fn c_runner_agrees_with_every_vector() {
     let c_file = dir.path().join("conformance.c");
     std::fs::write(&c_file, &src).unwrap();
     for library in libraries::BOTH {
-        let built = libraries::build(
-            library,
-            "kfam",
-            kfam_catalog::ABI.major,
-            &root().join("generated/src/kfam_catalog.c"),
-            &root().join("generated/include"),
-            &dir.path().join(format!("{library:?}")),
-        );
+        let built = libraries::shipped(library, dir.path());
         let exe = dir.path().join(format!("conformance-{library:?}"));
         let out = Command::new("gcc")
             .args([

@@ -37,14 +37,7 @@ fn c_program_drives_a_context_with_a_fake_launcher() {
     let dir = tempfile::tempdir().unwrap();
     let meta = root().join("generated/schema/examples/silu_bf16.a2a3_sim.compiled_meta.json");
     for library in libraries::BOTH {
-        let built = libraries::build(
-            library,
-            "kfam",
-            kfam_catalog::ABI.major,
-            &root().join("generated/src/kfam_catalog.c"),
-            &root().join("generated/include"),
-            &dir.path().join(format!("{library:?}")),
-        );
+        let built = libraries::shipped(library, dir.path());
         for (compiler, std) in [("gcc", "-std=c99"), ("g++", "-std=c++17")] {
             let out = dir.path().join(format!("context_{library:?}_{compiler}"));
             let mut cmd = Command::new(compiler);

@@ -134,38 +134,10 @@ fn refused(d: &Descriptor, reason: String) -> Opened {
         artifact_index: &[],
     }));
     Opened::Refused {
-        empty: CCatalog::new(empty, NO_TABLES),
+        empty: CCatalog::new(empty, Shim::NONE),
         message,
     }
 }
-
-/// The C tables of a refused catalog: none.
-const NO_TABLES: Shim = {
-    unsafe extern "C" fn table() -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn record(_: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn child(_: usize, _: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn schema(_: usize) -> *const c_char {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn field(_: *const Opaque) -> *const c_char {
-        std::ptr::null()
-    }
-    Shim {
-        table,
-        family: record,
-        profile: child,
-        receipt: child,
-        torch_schema: schema,
-        record_name: field,
-        record_identity: field,
-    }
-};
 
 /// Open the descriptor: every check, then the catalog over the unit's C
 /// tables; or what differs, in words.
@@ -335,22 +307,6 @@ mod tests {
         kfam_codegen::emit::c::description::description(&ir, "digest")
     }
 
-    unsafe extern "C" fn table() -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn family(_: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn child(_: usize, _: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn schema(_: usize) -> *const c_char {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn field(_: *const Opaque) -> *const c_char {
-        std::ptr::null()
-    }
-
     fn descriptor(bytes: &'static [u8], sha: &'static std::ffi::CStr) -> Descriptor {
         let sizes: Vec<u32> = RECORD_SIZES.iter().map(|(_, n)| *n as u32).collect();
         Descriptor {
@@ -365,13 +321,13 @@ mod tests {
             description_sha256: sha.as_ptr(),
             record_count: sizes.len() as u32,
             record_sizes: Box::leak(sizes.into_boxed_slice()).as_ptr(),
-            table: Some(table),
-            family: Some(family),
-            profile: Some(child),
-            receipt: Some(child),
-            torch_schema: Some(schema),
-            record_name: Some(field),
-            record_identity: Some(field),
+            table: Some(Shim::NONE.table),
+            family: Some(Shim::NONE.family),
+            profile: Some(Shim::NONE.profile),
+            receipt: Some(Shim::NONE.receipt),
+            torch_schema: Some(Shim::NONE.torch_schema),
+            record_name: Some(Shim::NONE.record_name),
+            record_identity: Some(Shim::NONE.record_identity),
             opened: std::ptr::null_mut(),
         }
     }

@@ -630,33 +630,7 @@ pub(crate) mod tests {
         family_index: &[],
         artifact_index: &[],
     };
-    unsafe extern "C" fn no_table() -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn no_record(_: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn no_child(_: usize, _: usize) -> *const Opaque {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn no_text(_: usize) -> *const c_char {
-        std::ptr::null()
-    }
-    unsafe extern "C" fn no_field(_: *const Opaque) -> *const c_char {
-        std::ptr::null()
-    }
-    static C: CCatalog = CCatalog::new(
-        &CATALOG,
-        Shim {
-            table: no_table,
-            family: no_record,
-            profile: no_child,
-            receipt: no_child,
-            torch_schema: no_text,
-            record_name: no_field,
-            record_identity: no_field,
-        },
-    );
+    static C: CCatalog = CCatalog::new(&CATALOG, Shim::NONE);
 
     /// `internal` is what a panic inside an exported function returns, in
     /// the catalog's own code. No input produces one (the fuzz targets look

@@ -31,6 +31,37 @@ pub struct Shim {
     pub record_identity: unsafe extern "C" fn(*const Opaque) -> *const c_char,
 }
 
+impl Shim {
+    /// No C tables: every accessor returns NULL. What serves a catalog that
+    /// has none to hand out (a test's, or one the prebuilt runtime refused).
+    pub const NONE: Shim = {
+        unsafe extern "C" fn table() -> *const Opaque {
+            std::ptr::null()
+        }
+        unsafe extern "C" fn record(_: usize) -> *const Opaque {
+            std::ptr::null()
+        }
+        unsafe extern "C" fn child(_: usize, _: usize) -> *const Opaque {
+            std::ptr::null()
+        }
+        unsafe extern "C" fn text(_: usize) -> *const c_char {
+            std::ptr::null()
+        }
+        unsafe extern "C" fn field(_: *const Opaque) -> *const c_char {
+            std::ptr::null()
+        }
+        Shim {
+            table,
+            family: record,
+            profile: child,
+            receipt: child,
+            torch_schema: text,
+            record_name: field,
+            record_identity: field,
+        }
+    };
+}
+
 /// A catalog as its C ABI serves it: the Rust tables that decide, the C
 /// records handed out, and the catalog's status codes.
 #[derive(Debug)]

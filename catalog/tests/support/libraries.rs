@@ -61,6 +61,19 @@ fn run(cmd: &mut Command) {
     );
 }
 
+/// [`build`] for this repository's catalog, from `generated/`.
+pub fn shipped(library: Library, dir: &Path) -> Built {
+    let generated = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated");
+    build(
+        library,
+        "kfam",
+        kfam_catalog::ABI.major,
+        &generated.join("src/kfam_catalog.c"),
+        &generated.join("include"),
+        &dir.join(format!("{library:?}")),
+    )
+}
+
 /// Build (or, for the Rust-built one, place) the library of the catalog
 /// `name` (C prefix `prefix`, ABI major `major`) into `dir`. `unit` is its
 /// generated C unit, `include` the directory of its headers.
