@@ -125,14 +125,16 @@ impl Outputs {
 
 impl Catalog {
     /// The directories `kfam generate` owns below `--out`: every output's
-    /// location, and the C package files' (`lib/cmake/NAME`,
-    /// `lib/pkgconfig` beside the C output). Files no longer produced are
-    /// looked for there only.
+    /// location, and those of the files written beside the C output: the
+    /// package files (`lib/cmake/NAME`, `lib/pkgconfig`) and the library's
+    /// C unit (`src`). Files no longer produced are looked for there only
+    /// (and only files that carry kfam's marker are ever removed).
     pub fn output_roots(&self) -> Vec<String> {
         let mut roots: Vec<String> = self.outputs.locations().map(str::to_owned).to_vec();
         let beside = Outputs::beside(&self.outputs.c);
         roots.push(format!("{beside}lib/cmake/{}", self.name));
         roots.push(format!("{beside}lib/pkgconfig"));
+        roots.push(format!("{beside}src"));
         roots
     }
 }
