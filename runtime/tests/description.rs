@@ -102,7 +102,7 @@ fn damaged_bytes_never_panic() {
     let bytes = shipped();
     let mut opened = 0;
     for i in MAGIC.len()..bytes.len() {
-        for value in [0x00, 0x01, 0x7f, 0xff, bytes[i] ^ 0x10] {
+        for value in [0x00, 0xff, bytes[i] ^ 0x10] {
             let mut damaged = bytes.clone();
             damaged[i] = value;
             if let Ok(c) = description::open(&damaged) {
