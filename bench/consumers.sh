@@ -20,7 +20,8 @@ for tool in gcc python3 protoc /usr/bin/time; do
 done
 [ -f "$peer" ] || { echo "error: the protobuf peer script is not at $peer (set KFAM_PEER_PROTO)" >&2; exit 2; }
 
-cargo build -q --release --bin kfam -p kfam-native
+cargo build -q --release --bin kfam
+cargo build -q --release -p kfam-native
 # The interpreter itself, not a launcher in front of it (a pyenv shim adds
 # 0.1-0.2 s to every start), so the import rows measure Python and kfam.
 python=$(python3 -c 'import sys; print(sys.executable)')
