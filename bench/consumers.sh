@@ -152,7 +152,10 @@ for n in "${sizes[@]}"; do
     runs=1 measure "protoc: C++ + Python + .pyi" protoc -I "$work" --cpp_out="$work/pb_all$n" --python_out="$work/pb_all$n" --pyi_out="$work/pb_all$n" "$work/peer.proto"
     echo "| protoc C++ + Python + .pyi / kfam generate | $(ratio "$secs" "$gen_full") | |"
     # protobuf's generated C++ embeds its descriptor as kfam's unit embeds
-    # the description: the same step of a C++ build.
-    runs=1 measure "protoc's C++ output compiled (g++ -O2 -fPIC -c peer.pb.cc)" g++ -std=c++17 -O2 -fPIC -c -I "$work/pb_all$n" "$work/pb_all$n/peer.pb.cc" -o "$work/peer.pb.o"
+    # the description: the same step of a C++ build. At 1,000 messages it
+    # takes 8 minutes and 4.8 GB, so only up to that size.
+    if ((n <= 1000)); then
+        runs=1 measure "protoc's C++ output compiled (g++ -O2 -fPIC -c peer.pb.cc)" g++ -std=c++17 -O2 -fPIC -c -I "$work/pb_all$n" "$work/pb_all$n/peer.pb.cc" -o "$work/peer.pb.o"
+    fi
     rm -rf "$m" "$work/pb_py$n" "$work/pb_all$n"
 done
