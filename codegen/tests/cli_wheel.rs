@@ -473,3 +473,43 @@ fn language_server(kfam_bin: &Path, venv: &Path, cwd: &Path) {
     }
     assert!(status.success(), "kfam lsp exited with {status}\n{stderr}");
 }
+
+/// `kfam runtime` finds the runtime beside the binary, as the wheel lays it
+/// out (`<prefix>/bin/kfam`, `<prefix>/lib/cmake/kfam/`), and says where
+/// it comes from when there is none: a binary built by cargo has none.
+#[test]
+fn kfam_runtime_names_the_wheels_install_or_its_absence() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kfam"))
+        .arg("runtime")
+        .output()
+        .expect("run kfam runtime");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("no prebuilt runtime beside this kfam")
+            && stderr.contains("pip install kfam-cli"),
+        "{stderr}"
+    );
+
+    let prefix = tempfile::tempdir().expect("tempdir");
+    let prefix = prefix.path().canonicalize().expect("canonical");
+    fs::create_dir_all(prefix.join("bin")).unwrap();
+    fs::create_dir_all(prefix.join("lib/cmake/kfam")).unwrap();
+    fs::write(prefix.join("lib/cmake/kfam/kfam-config.cmake"), "").unwrap();
+    let kfam = prefix.join("bin/kfam");
+    fs::copy(env!("CARGO_BIN_EXE_kfam"), &kfam).unwrap();
+    let said = |flag: &str| {
+        let out = run("kfam runtime", Command::new(&kfam).args(["runtime", flag]));
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    assert_eq!(said("--prefix"), prefix.display().to_string());
+    assert_eq!(said("--libdir"), prefix.join("lib").display().to_string());
+    assert_eq!(
+        said("--cmakedir"),
+        prefix.join("lib/cmake/kfam").display().to_string()
+    );
+    assert_eq!(
+        said("--pkgconfigdir"),
+        prefix.join("lib/pkgconfig").display().to_string()
+    );
+}
