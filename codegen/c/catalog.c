@@ -101,6 +101,12 @@ KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *
     return kfamrt_check_catalog(&kfam_gen_catalog, name, digest, buf, cap, needed);
 }
 
+KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap,
+                                    size_t *needed)
+{
+    return kfamrt_check_pairing(&kfam_gen_catalog, header, buf, cap, needed);
+}
+
 KFAM_API int32_t kfam_find_family(const char *name, const kfam_family **out)
 {
     return kfamrt_find_family(&kfam_gen_catalog, name, (const void **)out);

@@ -63,7 +63,8 @@ typedef struct kfamrt_catalog {
     uint32_t record_count;         /* entries of record_sizes */
     const uint32_t *record_sizes;  /* sizeof each C ABI record, in the header's order:
                                       artifact_match, capability_result, admission, tensor_arg,
-                                      scalar_value, scalar_arg, call_error, context_options */
+                                      scalar_value, scalar_arg, call_error, context_options,
+                                      pairing */
     /* The unit's C tables, by index in the description's order; NULL past the end. */
     const void *(*table)(void);
     const void *(*family)(size_t i);
@@ -93,6 +94,8 @@ const char *kfamrt_version(void);
 int32_t kfamrt_library_table(kfamrt_catalog *c, const void **out);
 int32_t kfamrt_check_catalog(kfamrt_catalog *c, const char *name, const char *digest, char *buf,
                              size_t cap, size_t *needed);
+int32_t kfamrt_check_pairing(kfamrt_catalog *c, const void *header, char *buf, size_t cap,
+                             size_t *needed);
 int32_t kfamrt_find_family(kfamrt_catalog *c, const char *name, const void **out);
 int32_t kfamrt_find_artifact(kfamrt_catalog *c, const char *sha256_hex, void *out);
 int32_t kfamrt_capability(kfamrt_catalog *c, const char *family, int32_t platform, int32_t mode,

@@ -636,6 +636,7 @@ impl<'a> Canonical<'a> {
             torch_schema: None,
             symbols,
             source: String::new(),
+            approval: 0,
         })
     }
 }

@@ -95,7 +95,8 @@ pub fn shell_word(text: &str) -> String {
 pub fn check_loaded(loaded: &load::Loaded, report: &mut Report) -> Option<ir::Ir> {
     let checked = check::check(loaded, report);
     gate::check(loaded, &checked.families, checked.targets.as_ref(), report);
-    let ir = checked.into_ir(report, || gate::retired(loaded))?;
+    let mut ir = checked.into_ir(report, || gate::retired(loaded))?;
+    gate::approve(loaded, &mut ir.families);
     c_names_distinct(loaded, &ir, report).then_some(ir)
 }
 

@@ -118,6 +118,7 @@ impl Read for Family {
             profiles: r.read()?,
             receipts: r.read()?,
             symbols: r.read()?,
+            approval: r.read()?,
         }))
     }
 }

@@ -226,6 +226,65 @@ const _: () = {
     assert!(::core::mem::offset_of!(CContextOptions, struct_size) == 0);
     assert!(::core::mem::offset_of!(CContextOptions, max_prepared) == 4);
 };
+/// `kfam_pairing`: What a program compiled in from this header, for kfam_check_pairing: the
+/// header's own, filled in by kfam_gen_pairing() (KFAM_CHECK_CATALOG passes it).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct CPairing {
+    /// sizeof(kfam_pairing) as the program compiled it.
+    pub struct_size: u32,
+    /// KFAM_ABI_MAJOR.
+    pub abi_major: u16,
+    /// KFAM_ABI_MINOR.
+    pub abi_minor: u16,
+    /// KFAM_CATALOG_NAME.
+    pub name: *const ::core::ffi::c_char,
+    /// KFAM_CATALOG_DIGEST.
+    pub digest: *const ::core::ffi::c_char,
+    /// KFAM_CATALOG_FAMILIES: the digest of the header's families.
+    pub families: *const ::core::ffi::c_char,
+    /// KFAM_CATALOG_APPROVAL: the newest approval among the header's families.
+    pub approval: u32,
+    /// KFAM_MAX_TENSOR_ARGS.
+    pub max_tensor_args: u32,
+    /// KFAM_MAX_SCALAR_ARGS.
+    pub max_scalar_args: u32,
+    /// KFAM_MAX_RANK.
+    pub max_rank: u32,
+    /// KFAM_MAX_PREPARED.
+    pub max_prepared: u32,
+    /// Entries of `status`.
+    pub status_count: u32,
+    /// The header's status codes, in kfam_status's order of names (ok, internal, ...).
+    pub status: *const i32,
+    /// Entries of `record_sizes`.
+    pub record_count: u32,
+    /// sizeof each argument and result record of the functions, in the header's order.
+    pub record_sizes: *const u32,
+    /// The header's declared targets, one `kind name code` line each.
+    pub targets: *const ::core::ffi::c_char,
+}
+#[cfg(target_pointer_width = "64")]
+const _: () = {
+    let size = ::core::mem::size_of::<CPairing>();
+    assert!(size == 88);
+    assert!(::core::mem::offset_of!(CPairing, struct_size) == 0);
+    assert!(::core::mem::offset_of!(CPairing, abi_major) == 4);
+    assert!(::core::mem::offset_of!(CPairing, abi_minor) == 6);
+    assert!(::core::mem::offset_of!(CPairing, name) == 8);
+    assert!(::core::mem::offset_of!(CPairing, digest) == 16);
+    assert!(::core::mem::offset_of!(CPairing, families) == 24);
+    assert!(::core::mem::offset_of!(CPairing, approval) == 32);
+    assert!(::core::mem::offset_of!(CPairing, max_tensor_args) == 36);
+    assert!(::core::mem::offset_of!(CPairing, max_scalar_args) == 40);
+    assert!(::core::mem::offset_of!(CPairing, max_rank) == 44);
+    assert!(::core::mem::offset_of!(CPairing, max_prepared) == 48);
+    assert!(::core::mem::offset_of!(CPairing, status_count) == 52);
+    assert!(::core::mem::offset_of!(CPairing, status) == 56);
+    assert!(::core::mem::offset_of!(CPairing, record_count) == 64);
+    assert!(::core::mem::offset_of!(CPairing, record_sizes) == 72);
+    assert!(::core::mem::offset_of!(CPairing, targets) == 80);
+};
 /// Every record above: its C name and its size, in the header's
 /// order (a catalog's generated unit hands the runtime its header's
 /// `sizeof` of each, in this order).
@@ -238,4 +297,5 @@ pub const RECORD_SIZES: &[(&str, usize)] = &[
     ("kfam_scalar_arg", ::core::mem::size_of::<CScalarArg>()),
     ("kfam_call_error", ::core::mem::size_of::<CCallError>()),
     ("kfam_context_options", ::core::mem::size_of::<CContextOptions>()),
+    ("kfam_pairing", ::core::mem::size_of::<CPairing>()),
 ];

@@ -158,6 +158,8 @@ pub struct Family {
     pub receipts: &'static [Receipt],
     /// Named symbolic dimensions, in order of first use.
     pub symbols: &'static [Symbol],
+    /// The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md).
+    pub approval: u32,
 }
 /// A family that was approved and then retired (manifest/retired.toml): its name and
 /// artifacts are refused as retired (KFAM_STATUS_INVALID_STATE), not as unknown.

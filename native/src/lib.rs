@@ -20,8 +20,8 @@ use std::ffi::{c_char, c_void};
 
 use descriptor::{code, opened, Descriptor, Opened};
 use kfam_runtime::ffi::{
-    self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions, CScalarArg,
-    CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
+    self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions, CPairing,
+    CScalarArg, CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
 };
 use kfam_runtime::ffi_message::write_message;
 use kfam_runtime::Status;
@@ -116,6 +116,9 @@ exports! {
     check_catalog(name: *const c_char, digest: *const c_char, buf: *mut c_char, cap: usize,
         needed: *mut usize) [Refusal::Message(buf, cap, needed)]
         => |c| ffi::check_catalog(c, name, digest, buf, cap, needed);
+    check_pairing(header: *const CPairing, buf: *mut c_char, cap: usize, needed: *mut usize)
+        [Refusal::Message(buf, cap, needed)]
+        => |c| ffi::check_pairing(c, header, buf, cap, needed);
     find_family(name: *const c_char, out: *mut *const Opaque) [Refusal::Empty]
         => |c| ffi::find_family(c, name, out);
     find_artifact(sha256: *const c_char, out: *mut ArtifactMatch) [Refusal::Empty]

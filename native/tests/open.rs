@@ -268,3 +268,204 @@ fn a_catalog_opens_once_and_what_differs_is_refused_by_name() {
         ),
     );
 }
+
+/// Copy the directory `from` to `to`.
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// `path` with `from` replaced by `to` (which must occur).
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = std::fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{}: no `{from}`", path.display());
+    std::fs::write(path, text.replace(from, to)).unwrap();
+}
+
+/// Generate `manifest` into `out` (writing its lock, as `kfam generate`
+/// does) and build the catalog's shared library there with gcc.
+fn generate_and_build(manifest: &Path, out: &Path) {
+    kfam_codegen::generate_dir(manifest, out, false)
+        .unwrap_or_else(|e| panic!("{} generates: {e:?}", manifest.display()));
+    let deps = std::env::current_exe()
+        .unwrap()
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let _ = std::os::unix::fs::symlink(deps.join("libkfamrt.so"), out.join("libkfamrt.so.1"));
+    let built = Command::new("gcc")
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-fPIC",
+            "-shared",
+        ])
+        .arg("-o")
+        .arg(out.join("libnpuops_catalog.so"))
+        .arg(out.join("src/npuops_catalog.c"))
+        .arg("-Wl,-rpath,$ORIGIN")
+        .arg(format!("-L{}", deps.display()))
+        .arg("-l:libkfamrt.so")
+        .output()
+        .expect("gcc is required for this test");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+}
+
+/// `tests/c/pairing.c` compiled against the header of `header` and run
+/// against the library of `library`: its output.
+fn pair(dir: &Path, header: &Path, library: &Path) -> String {
+    let exe = dir.join(format!(
+        "pairing-{}-{}",
+        header.file_name().unwrap().to_string_lossy(),
+        library.file_name().unwrap().to_string_lossy()
+    ));
+    let built = Command::new("gcc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic", "-o"])
+        .arg(&exe)
+        .arg(format!("-I{}", header.join("include").display()))
+        .arg(root().join("tests/c/pairing.c"))
+        .arg(format!("-L{}", library.display()))
+        .arg("-lnpuops_catalog")
+        .output()
+        .expect("gcc is required for this test");
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let out = Command::new(&exe)
+        .env("LD_LIBRARY_PATH", library)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A program pairs with a library that only added families since its
+/// header, and answers right; a renumbered status code, a changed limit and
+/// a family revised since its header are refused, the difference named
+/// (docs/compatibility.md).
+#[test]
+fn a_library_pairs_with_earlier_headers_that_compiled_in_nothing_it_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let manifest = dir.join("manifest");
+    copy_dir(&root().join("tests/catalogs/npuops"), &manifest);
+    let v1 = dir.join("v1");
+    generate_and_build(&manifest, &v1);
+    let same = pair(dir, &v1, &v1);
+    assert!(
+        same.starts_with("pair 0 ok: the library pairs with the header of catalog `npuops` (approval 1)\nstrict 0\ncapability 0 supported 1\n"),
+        "{same}"
+    );
+
+    // What a program compiled in changed: refused, naming it (the
+    // library's prepared_incompatible is -3).
+    for (name, file, from, to, said) in [
+        (
+            "status",
+            "abi.toml",
+            "invalid_argument = -5",
+            "invalid_argument = -15",
+            "status code invalid_argument: -15 in the program, -5 in the library",
+        ),
+        (
+            "limit",
+            "abi.toml",
+            "max_rank = 4",
+            "max_rank = 6",
+            "limit max_rank: 6 in the program, 4 in the library",
+        ),
+    ] {
+        let copy = dir.join(format!("manifest-{name}"));
+        copy_dir(&manifest, &copy);
+        edit(&copy.join(file), from, to);
+        let header = dir.join(name);
+        generate_and_build(&copy, &header);
+        let out = pair(dir, &header, &v1);
+        assert!(
+            out.starts_with(&format!("pair -3 prepared_incompatible: {said}\n")),
+            "{name}: {out}"
+        );
+    }
+
+    // A family added: the library of the new manifest pairs with the
+    // program built against the header before it, and answers it.
+    let families = manifest.join("families");
+    let scale = std::fs::read_to_string(families.join("scale_ok.toml")).unwrap();
+    std::fs::write(
+        families.join("scale_two.toml"),
+        scale
+            .replace("name = \"scale_ok\"", "name = \"scale_two\"")
+            .replace(&"ab".repeat(32), &"cd".repeat(32)),
+    )
+    .unwrap();
+    let v2 = dir.join("v2");
+    generate_and_build(&manifest, &v2);
+    let added = pair(dir, &v1, &v2);
+    assert!(
+        added.starts_with(
+            "pair 0 ok: the library pairs with the header of catalog `npuops` (approval 1)\n"
+        ),
+        "{added}"
+    );
+    // The exact digest no longer matches (`check_catalog` is strict), and
+    // the decisions are the new library's, right for the old program.
+    assert!(
+        added.contains("\nstrict -3\ncapability 0 supported 1\n"),
+        "{added}"
+    );
+
+    // A family revised: the program built against either earlier header
+    // is refused, the family named.
+    edit(
+        &families.join("scale_ok.toml"),
+        "revision = 1",
+        "revision = 2",
+    );
+    edit(
+        &families.join("scale_ok.toml"),
+        "shape = [64, 128]",
+        "shape = [64, 256]",
+    );
+    edit(
+        &families.join("scale_ok.toml"),
+        &"ab".repeat(32),
+        &"ef".repeat(32),
+    );
+    let v3 = dir.join("v3");
+    generate_and_build(&manifest, &v3);
+    for (header, approval) in [(&v1, 1), (&v2, 2)] {
+        let out = pair(dir, header, &v3);
+        assert!(
+            out.starts_with(&format!(
+                "pair -3 prepared_incompatible: family `scale_ok`: revision 2 (approval 3) is newer than the program's header (approval {approval})"
+            )),
+            "{out}"
+        );
+    }
+    let fresh = pair(dir, &v3, &v3);
+    assert!(
+        fresh.starts_with("pair 0 ok") && fresh.contains("capability 0 supported 2\n"),
+        "{fresh}"
+    );
+}

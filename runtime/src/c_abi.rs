@@ -27,7 +27,8 @@ macro_rules! c_abi {
             use ::core::ffi::{c_char, c_void};
             use $crate::ffi::{
                 self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions,
-                CScalarArg, CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque, Shim,
+                CPairing, CScalarArg, CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
+                Shim,
             };
 
             unsafe extern "C" {
@@ -64,6 +65,8 @@ macro_rules! c_abi {
                 library_table(out: *mut *const Opaque);
                 check_catalog(name: *const c_char, digest: *const c_char, buf: *mut c_char,
                     cap: usize, needed: *mut usize);
+                check_pairing(header: *const CPairing, buf: *mut c_char, cap: usize,
+                    needed: *mut usize);
                 find_family(name: *const c_char, out: *mut *const Opaque);
                 find_artifact(sha256: *const c_char, out: *mut ArtifactMatch);
                 capability(family: *const c_char, platform: i32, mode: i32, contract: i32,

@@ -25,7 +25,7 @@ pub use crate::ffi_context::{
     LaunchFn,
 };
 pub use crate::ffi_message::{
-    admit_message, capability_message, check_catalog, validate_call_message,
+    admit_message, capability_message, check_catalog, check_pairing, validate_call_message,
 };
 
 use crate::ffi_catalog::index_of;

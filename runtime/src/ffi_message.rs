@@ -17,9 +17,10 @@ use std::ffi::c_char;
 use crate::call::arg_count_text;
 use crate::ffi::c_str;
 use crate::ffi::{
-    admission_status, capability_status, decode_call, guard, CCatalog, CScalarArg, CTensorArg,
-    Opaque, Undecoded,
+    admission_status, capability_status, decode_call, guard, CCatalog, CPairing, CScalarArg,
+    CTensorArg, Opaque, Undecoded, RECORD_SIZES,
 };
+use crate::pairing::Pairing;
 use crate::vocab::{Admission, Capability, Contract, Status};
 
 /// Write `message` as the accessors promise; `false` when `buf` is NULL with
@@ -249,12 +250,82 @@ pub unsafe fn check_catalog(
     })
 }
 
+/// # Safety
+/// Pointers follow the contract of the declaration in the catalog's
+/// header: `header` NULL or valid for its `struct_size`, its arrays for
+/// their counts; `buf` for `cap` bytes.
+pub unsafe fn check_pairing(
+    c: &CCatalog,
+    header: *const CPairing,
+    buf: *mut c_char,
+    cap: usize,
+    needed: *mut usize,
+) -> i32 {
+    guard(c, || {
+        // Read struct_size alone first: a short record is not read past it.
+        if header.is_null()
+            || ((header as *const u32).read() as usize) < size_of::<CPairing>()
+            || (buf.is_null() && cap > 0)
+        {
+            return c.invalid();
+        }
+        let h = *header;
+        let (Some(name), Some(families), Some(targets), Some(status), Some(record_sizes)) = (
+            c_str(h.name),
+            c_str(h.families),
+            c_str(h.targets),
+            slice(h.status, h.status_count),
+            slice(h.record_sizes, h.record_count),
+        ) else {
+            return c.invalid();
+        };
+        let pairing = Pairing {
+            name,
+            abi_major: h.abi_major,
+            families,
+            approval: h.approval,
+            limits: [
+                h.max_tensor_args,
+                h.max_scalar_args,
+                h.max_rank,
+                h.max_prepared,
+            ],
+            status,
+            record_sizes,
+            targets,
+        };
+        let (message, status) = match c.catalog.pair(&pairing, RECORD_SIZES) {
+            Ok(()) => (
+                format!(
+                    "ok: the library pairs with the header of catalog `{name}` (approval {})",
+                    h.approval
+                ),
+                c.ok(),
+            ),
+            Err(m) => (
+                format!("prepared_incompatible: {m}"),
+                c.code(Status::PreparedIncompatible),
+            ),
+        };
+        answer(c, &message, status, buf, cap, needed)
+    })
+}
+
+/// `n` elements at `p`, or none when `p` is NULL with a nonzero count.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> Option<&'a [T]> {
+    match (p.is_null(), n) {
+        (_, 0) => Some(&[]),
+        (true, _) => None,
+        (false, n) => Some(std::slice::from_raw_parts(p, n as usize)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Every `extern "C"` function's body is one `guard(...)` call.
     #[test]
     fn every_export_is_guarded() {
         let exports = crate::ffi::tests::guarded_exports(include_str!("ffi_message.rs"));
-        assert_eq!(exports, 4, "ffi_message.rs has four functions of the C ABI");
+        assert_eq!(exports, 5, "ffi_message.rs has five functions of the C ABI");
     }
 }

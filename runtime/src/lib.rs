@@ -24,6 +24,7 @@ mod ffi_catalog;
 pub mod ffi_context;
 pub mod ffi_message;
 pub mod lookup;
+pub mod pairing;
 pub mod targets;
 mod types;
 
@@ -46,6 +47,7 @@ pub use context::{Context, Launch, Launcher};
 /// `docs/macro.md`.
 #[cfg(feature = "macros")]
 pub use kfam_macros::manifest;
+pub use pairing::{Mismatch, Pairing};
 pub use targets::{Backend, ExecutionMode, Platform, Runtime, Targets};
 pub use types::{
     Abi, Binding, DimUse, Evidence, Family, Operation, OutputError, Param, Profile, Receipt,

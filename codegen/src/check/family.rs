@@ -254,6 +254,7 @@ impl<'a> FamilyChecker<'a> {
             torch_schema: None,
             symbols: std::mem::take(&mut self.symbols),
             source: self.sources.get(self.id).path.clone(),
+            approval: 0,
         };
         family.canonical = family.canonical_identity();
         family.identity = ir::sha256_hex(family.canonical.as_bytes());

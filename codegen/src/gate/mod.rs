@@ -409,6 +409,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
         identity: &'a str,
         receipts: Vec<&'a str>,
         canonical: &'a str,
+        approved: u32,
     }
     let mut rows: BTreeMap<(&str, u32), Row> = BTreeMap::new();
     if let Some((_, lock)) = &loaded.lock {
@@ -420,6 +421,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
                     identity: &e.identity.value,
                     receipts: e.receipts.iter().map(|r| r.value.as_str()).collect(),
                     canonical: &e.canonical.value,
+                    approved: approved(e),
                 },
             );
         }
@@ -439,6 +441,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
                 identity: &f.identity,
                 receipts,
                 canonical: &f.canonical,
+                approved: f.approval,
             },
         );
     }
@@ -480,6 +483,32 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
         }
         out.push_str("]\n");
         let _ = writeln!(out, "canonical = {}", q(r.canonical));
+        let _ = writeln!(out, "approved = {}", r.approved);
     }
     out
+}
+
+/// The approval of a lock entry: 1 in a lock written before approvals were
+/// numbered.
+fn approved(e: &LockEntry) -> u32 {
+    e.approved.as_ref().map_or(1, |a| a.value)
+}
+
+/// Number the families' approvals (`ir::Family::approval`): a revision the
+/// lock holds keeps its approval; the revisions this generation approves
+/// share the next number (1 when there is no lock yet).
+pub fn approve(loaded: &Loaded, families: &mut [ir::Family]) {
+    let entries: Vec<&LockEntry> = loaded
+        .lock
+        .iter()
+        .filter(|(_, lock)| lock.version.value == LOCK_VERSION)
+        .flat_map(|(_, lock)| lock.family.iter().map(|e| &e.value))
+        .collect();
+    let next = entries.iter().map(|e| approved(e)).max().unwrap_or(0) + 1;
+    for f in families {
+        f.approval = entries
+            .iter()
+            .find(|e| e.name.value == f.name && e.revision.value == f.revision)
+            .map_or(next, |e| approved(e));
+    }
 }

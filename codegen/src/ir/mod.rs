@@ -234,6 +234,13 @@ pub struct Family {
     /// on how the generator was invoked, and outputs must not.
     #[serde(skip)]
     pub source: String,
+    /// The approval this revision entered `approved.lock` with, set by the
+    /// review gate (0 until it runs): the revisions approved by one
+    /// generation share a number, later generations' numbers are larger.
+    /// A program compiled against the header of approval N pairs with a
+    /// library whose families of approval up to N are the header's
+    /// (docs/compatibility.md).
+    pub approval: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -653,7 +660,8 @@ pub fn torch_schema(
 }
 
 /// The digest of a whole catalog: its identity (the names its outputs
-/// carry), the ABI it targets and the name, revision and identity of every
+/// carry), the ABI it targets with its status codes and limits (values a
+/// C program compiles in), and the name, revision and identity of every
 /// approved and retired family. Two generations from manifests that no
 /// consumer can tell apart have the same digest; the Python package's
 /// version carries it as a local label.
@@ -665,10 +673,20 @@ pub fn torch_schema(
 /// package version states it beside the digest), nor are the output
 /// locations (where files are written, not what they say).
 pub fn catalog_digest(ir: &Ir) -> String {
+    let a = &ir.abi;
     let mut text = format!(
-        "kfam-catalog-1\nabi {} {}.{}\n",
-        ir.abi.revision, ir.abi.major, ir.abi.minor
+        "kfam-catalog-2\nabi {} {}.{}\nlimits {} {} {} {}\n",
+        a.revision,
+        a.major,
+        a.minor,
+        a.max_tensor_args,
+        a.max_scalar_args,
+        a.max_rank,
+        a.max_prepared
     );
+    for (status, code) in &a.status {
+        text.push_str(&format!("status {status} {code}\n"));
+    }
     let (c, d) = (&ir.catalog, Catalog::default());
     for (key, value, default) in [
         ("name", &c.name, &d.name),
@@ -703,6 +721,19 @@ pub fn catalog_digest(ir: &Ir) -> String {
             "retired {} {} {}\n",
             r.name, r.revision, r.identity
         ));
+    }
+    sha256_hex(text.as_bytes())
+}
+
+/// The digest of a catalog's approved families (their names, revisions and
+/// identities), which a C program compiles in (`PREFIX_CATALOG_FAMILIES`):
+/// the library pairs with it when its families of approval up to the
+/// program's are the same (docs/compatibility.md). kfam-runtime's
+/// `pairing::families_digest` computes it alike.
+pub fn families_digest(families: &[Family]) -> String {
+    let mut text = String::from("kfam-families-1\n");
+    for f in families {
+        text.push_str(&format!("{} {} {}\n", f.name, f.revision, f.identity));
     }
     sha256_hex(text.as_bytes())
 }

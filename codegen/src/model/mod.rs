@@ -773,4 +773,8 @@ pub struct LockEntry {
     /// The canonical identity form (see `docs/identity.md`), kept so a changed
     /// revision can be reported field by field.
     pub canonical: Spanned<String>,
+    /// The approval this revision entered the lock with (docs/compatibility.md):
+    /// 1 for every revision of a lock written before approvals were numbered.
+    #[serde(default)]
+    pub approved: Option<Spanned<u32>>,
 }

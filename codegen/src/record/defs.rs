@@ -737,6 +737,11 @@ pub static FAMILY: Record = Record {
             "NULL",
             "KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL.",
         ),
+        field(
+            "approval",
+            Ty::U32,
+            "The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md).",
+        ),
     ],
 )
 };
@@ -899,6 +904,7 @@ pub static CALL_RECORDS: &[&Record] = &[
     &SCALAR_ARG,
     &CALL_ERROR,
     &CONTEXT_OPTIONS,
+    &PAIRING,
 ];
 
 pub static ARTIFACT_MATCH: Record = call(
@@ -1126,6 +1132,55 @@ pub static CONTEXT_OPTIONS: Record = call(
             "uint32_t",
             "max_prepared",
             "Most callables the context holds prepared; 0 takes the library's KFAM_MAX_PREPARED.",
+        ),
+    ],
+);
+
+pub static PAIRING: Record = call(
+    "kfam_pairing",
+    "CPairing",
+    "What a program compiled in from this header, for kfam_check_pairing: the\n\
+     header's own, filled in by kfam_gen_pairing() (KFAM_CHECK_CATALOG passes it).",
+    &[
+        raw(
+            "uint32_t",
+            "struct_size",
+            "sizeof(kfam_pairing) as the program compiled it.",
+        ),
+        raw("uint16_t", "abi_major", "KFAM_ABI_MAJOR."),
+        raw("uint16_t", "abi_minor", "KFAM_ABI_MINOR."),
+        raw("const char *", "name", "KFAM_CATALOG_NAME."),
+        raw("const char *", "digest", "KFAM_CATALOG_DIGEST."),
+        raw(
+            "const char *",
+            "families",
+            "KFAM_CATALOG_FAMILIES: the digest of the header's families.",
+        ),
+        raw(
+            "uint32_t",
+            "approval",
+            "KFAM_CATALOG_APPROVAL: the newest approval among the header's families.",
+        ),
+        raw("uint32_t", "max_tensor_args", "KFAM_MAX_TENSOR_ARGS."),
+        raw("uint32_t", "max_scalar_args", "KFAM_MAX_SCALAR_ARGS."),
+        raw("uint32_t", "max_rank", "KFAM_MAX_RANK."),
+        raw("uint32_t", "max_prepared", "KFAM_MAX_PREPARED."),
+        raw("uint32_t", "status_count", "Entries of `status`."),
+        raw(
+            "const int32_t *",
+            "status",
+            "The header's status codes, in kfam_status's order of names (ok, internal, ...).",
+        ),
+        raw("uint32_t", "record_count", "Entries of `record_sizes`."),
+        raw(
+            "const uint32_t *",
+            "record_sizes",
+            "sizeof each argument and result record of the functions, in the header's order.",
+        ),
+        raw(
+            "const char *",
+            "targets",
+            "The header's declared targets, one `kind name code` line each.",
         ),
     ],
 );

@@ -394,6 +394,7 @@ impl Row for ir::Family {
             Value::List(&self.profiles),
             Value::List(&self.receipts),
             Value::List(&self.symbols),
+            Value::int(self.approval),
         ]
     }
 }

@@ -37,7 +37,11 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "5b629581ae607357735887c438a56550ba9389a2030d9792544110ea0cd0dcf3"
+#define KFAM_CATALOG_DIGEST "be0b454e43004c2723ed2ebe5545f721a97ee6228aae2a84b4bd61c5492c8d6e"
+/** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
+#define KFAM_CATALOG_FAMILIES "31391e40973c98b8758270b9887cef8abcc9dcd3849a5d9e1c15f3631f794876"
+/** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
+#define KFAM_CATALOG_APPROVAL 1u
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -1007,6 +1011,8 @@ typedef struct kfam_family {
     const kfam_paged_attention_decode *paged_attention_decode;
     /** KFAM_OPERATION_KIND_CUSTOM: what the fused kernel computes (kfam checked its signature only); else NULL. */
     const char *semantics;
+    /** The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md). */
+    uint32_t approval;
 } kfam_family;
 
 /**
@@ -1192,6 +1198,45 @@ typedef struct kfam_context_options {
     uint32_t max_prepared;
 } kfam_context_options;
 
+/**
+ * What a program compiled in from this header, for kfam_check_pairing: the
+ * header's own, filled in by kfam_gen_pairing() (KFAM_CHECK_CATALOG passes it).
+ */
+typedef struct kfam_pairing {
+    /** sizeof(kfam_pairing) as the program compiled it. */
+    uint32_t struct_size;
+    /** KFAM_ABI_MAJOR. */
+    uint16_t abi_major;
+    /** KFAM_ABI_MINOR. */
+    uint16_t abi_minor;
+    /** KFAM_CATALOG_NAME. */
+    const char *name;
+    /** KFAM_CATALOG_DIGEST. */
+    const char *digest;
+    /** KFAM_CATALOG_FAMILIES: the digest of the header's families. */
+    const char *families;
+    /** KFAM_CATALOG_APPROVAL: the newest approval among the header's families. */
+    uint32_t approval;
+    /** KFAM_MAX_TENSOR_ARGS. */
+    uint32_t max_tensor_args;
+    /** KFAM_MAX_SCALAR_ARGS. */
+    uint32_t max_scalar_args;
+    /** KFAM_MAX_RANK. */
+    uint32_t max_rank;
+    /** KFAM_MAX_PREPARED. */
+    uint32_t max_prepared;
+    /** Entries of `status`. */
+    uint32_t status_count;
+    /** The header's status codes, in kfam_status's order of names (ok, internal, ...). */
+    const int32_t *status;
+    /** Entries of `record_sizes`. */
+    uint32_t record_count;
+    /** sizeof each argument and result record of the functions, in the header's order. */
+    const uint32_t *record_sizes;
+    /** The header's declared targets, one `kind name code` line each. */
+    const char *targets;
+} kfam_pairing;
+
 /* ------------------------------------------------------------------------
  * Record layouts: the size of every struct and the offset of every field,
  * computed by the generator from the field lists it printed the structs
@@ -1313,7 +1358,7 @@ KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
 KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
 KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
 KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
-KFAM_GEN_SIZE(kfam_family, 224u);
+KFAM_GEN_SIZE(kfam_family, 232u);
 KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
 KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
@@ -1350,6 +1395,7 @@ KFAM_GEN_OFFSET(kfam_family, softmax, 192u);
 KFAM_GEN_OFFSET(kfam_family, norm, 200u);
 KFAM_GEN_OFFSET(kfam_family, paged_attention_decode, 208u);
 KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
+KFAM_GEN_OFFSET(kfam_family, approval, 224u);
 KFAM_GEN_SIZE(kfam_retired, 48u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
@@ -1425,6 +1471,23 @@ KFAM_GEN_OFFSET(kfam_call_error, other_param_index, 16u);
 KFAM_GEN_SIZE(kfam_context_options, 8u);
 KFAM_GEN_OFFSET(kfam_context_options, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_context_options, max_prepared, 4u);
+KFAM_GEN_SIZE(kfam_pairing, 88u);
+KFAM_GEN_OFFSET(kfam_pairing, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_pairing, abi_major, 4u);
+KFAM_GEN_OFFSET(kfam_pairing, abi_minor, 6u);
+KFAM_GEN_OFFSET(kfam_pairing, name, 8u);
+KFAM_GEN_OFFSET(kfam_pairing, digest, 16u);
+KFAM_GEN_OFFSET(kfam_pairing, families, 24u);
+KFAM_GEN_OFFSET(kfam_pairing, approval, 32u);
+KFAM_GEN_OFFSET(kfam_pairing, max_tensor_args, 36u);
+KFAM_GEN_OFFSET(kfam_pairing, max_scalar_args, 40u);
+KFAM_GEN_OFFSET(kfam_pairing, max_rank, 44u);
+KFAM_GEN_OFFSET(kfam_pairing, max_prepared, 48u);
+KFAM_GEN_OFFSET(kfam_pairing, status_count, 52u);
+KFAM_GEN_OFFSET(kfam_pairing, status, 56u);
+KFAM_GEN_OFFSET(kfam_pairing, record_count, 64u);
+KFAM_GEN_OFFSET(kfam_pairing, record_sizes, 72u);
+KFAM_GEN_OFFSET(kfam_pairing, targets, 80u);
 #endif
 
 /* ------------------------------------------------------------------------
@@ -1484,6 +1547,25 @@ KFAM_API int32_t kfam_library_table(const kfam_table **out);
  * NULL or non-UTF-8 name or digest, or a NULL buf with a nonzero cap.
  */
 KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap,
+                                    size_t *needed);
+
+/**
+ * Whether the library pairs with the header the caller was compiled with,
+ * from what the header compiled in (kfam_gen_pairing(); call it through
+ * KFAM_CHECK_CATALOG(buf, cap, needed), once, before anything else of the
+ * library). It pairs when the catalog, the ABI major, the status codes,
+ * the limits and the record sizes are the library's, every target of the
+ * header is the library's with its code, and the library's families of
+ * the header's approval (KFAM_CATALOG_APPROVAL) and older are the
+ * header's: a library whose catalog only added families and targets pairs
+ * with a program built against an earlier header. Otherwise the message
+ * names the first difference (see docs/compatibility.md). buf, cap and
+ * needed as for kfam_check_catalog.
+ * Returns KFAM_STATUS_OK, KFAM_STATUS_PREPARED_INCOMPATIBLE, or
+ * KFAM_STATUS_INVALID_ARGUMENT for a NULL or too small pairing record or a
+ * NULL buf with a nonzero cap.
+ */
+KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap,
                                     size_t *needed);
 
 /**
@@ -1717,6 +1799,24 @@ KFAM_API int32_t kfam_context_close(kfam_context *ctx);
 
 /** Free a context from kfam_context_new (closing it). */
 KFAM_API int32_t kfam_context_free(kfam_context *ctx);
+
+/** What this header compiled in (its catalog, ABI, status codes, limits, record sizes, targets and families), for kfam_check_pairing. */
+static inline const kfam_pairing *kfam_gen_pairing(void)
+{
+    static const int32_t status[9] = {KFAM_STATUS_OK, KFAM_STATUS_INTERNAL, KFAM_STATUS_UNSUPPORTED, KFAM_STATUS_PREPARED_INCOMPATIBLE, KFAM_STATUS_INVALID_STATE, KFAM_STATUS_INVALID_ARGUMENT, KFAM_STATUS_NOT_FOUND, KFAM_STATUS_RECOMPILE_REQUIRED, KFAM_STATUS_NOT_APPROVED};
+    static const uint32_t sizes[9] = {sizeof(kfam_artifact_match), sizeof(kfam_capability_result), sizeof(kfam_admission), sizeof(kfam_tensor_arg), sizeof(kfam_scalar_value), sizeof(kfam_scalar_arg), sizeof(kfam_call_error), sizeof(kfam_context_options), sizeof(kfam_pairing)};
+    static const kfam_pairing pairing = {
+        sizeof(kfam_pairing), KFAM_ABI_MAJOR, KFAM_ABI_MINOR,
+        KFAM_CATALOG_NAME, KFAM_CATALOG_DIGEST, KFAM_CATALOG_FAMILIES, KFAM_CATALOG_APPROVAL,
+        KFAM_MAX_TENSOR_ARGS, KFAM_MAX_SCALAR_ARGS, KFAM_MAX_RANK, KFAM_MAX_PREPARED,
+        9, status, 9, sizes,
+        "platform a2a3 0\nplatform a5 1\nplatform xdna2 2\nbackend cce 0\nbackend pto 1\nbackend aie 2\nruntime tensormap_and_ringbuffer 0\nruntime host_build_graph 1\nruntime xrt_direct 2\nexecution_mode sim 0\nexecution_mode onboard 1\n"};
+    return &pairing;
+}
+
+/** Whether the library pairs with this header: kfam_check_pairing of what the program compiled in. Call it once, before anything else of the library. */
+#define KFAM_CHECK_CATALOG(buf, cap, needed) \
+    kfam_check_pairing(kfam_gen_pairing(), (buf), (cap), (needed))
 
 /* ------------------------------------------------------------------------
  * The tables, declared here and defined once: by the one translation unit

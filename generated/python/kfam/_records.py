@@ -420,6 +420,8 @@ class Family(_FamilyMethods):
     receipts: tuple[Receipt, ...]
     #: Named symbolic dimensions, in order of first use.
     symbols: tuple[Symbol, ...]
+    #: The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md).
+    approval: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -535,7 +537,7 @@ def _kfam_decode_symbol(x: object) -> Symbol:
 
 
 def _kfam_decode_family(x: object, key: str) -> Family:
-    v = _fields(x, 14)
+    v = _fields(x, 15)
     return Family(
         revision=_int(v[0]),
         name=key,
@@ -552,6 +554,7 @@ def _kfam_decode_family(x: object, key: str) -> Family:
         profiles=tuple(map(_kfam_decode_profile, _items(v[11]))),
         receipts=tuple(map(_kfam_decode_receipt, _items(v[12]))),
         symbols=tuple(map(_kfam_decode_symbol, _items(v[13]))),
+        approval=_int(v[14]),
     )
 
 

@@ -41,6 +41,25 @@ KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *
                                     size_t *needed);
 
 /**
+ * Whether the library pairs with the header the caller was compiled with,
+ * from what the header compiled in (kfam_gen_pairing(); call it through
+ * KFAM_CHECK_CATALOG(buf, cap, needed), once, before anything else of the
+ * library). It pairs when the catalog, the ABI major, the status codes,
+ * the limits and the record sizes are the library's, every target of the
+ * header is the library's with its code, and the library's families of
+ * the header's approval (KFAM_CATALOG_APPROVAL) and older are the
+ * header's: a library whose catalog only added families and targets pairs
+ * with a program built against an earlier header. Otherwise the message
+ * names the first difference (see docs/compatibility.md). buf, cap and
+ * needed as for kfam_check_catalog.
+ * Returns KFAM_STATUS_OK, KFAM_STATUS_PREPARED_INCOMPATIBLE, or
+ * KFAM_STATUS_INVALID_ARGUMENT for a NULL or too small pairing record or a
+ * NULL buf with a nonzero cap.
+ */
+KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap,
+                                    size_t *needed);
+
+/**
  * Look up an approved family by name.
  * Returns KFAM_STATUS_OK and sets *out; KFAM_STATUS_NOT_FOUND (and sets *out
  * to NULL) when no approved family has this name; or

@@ -120,6 +120,17 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     );
     let digest = w.string(&crate::ir::catalog_digest(ir));
     w.define("KFAM_CATALOG_DIGEST", &digest);
+    w.doc("The digest of the approved families (names, revisions, identities): what the library pairs a program with.");
+    let families = w.string(&crate::ir::families_digest(&ir.families));
+    w.define("KFAM_CATALOG_FAMILIES", &families);
+    w.doc("The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own.");
+    w.define(
+        "KFAM_CATALOG_APPROVAL",
+        format!(
+            "{}u",
+            ir.families.iter().map(|f| f.approval).max().unwrap_or(0)
+        ),
+    );
     w.doc("Most tensor parameters of one family.");
     w.define("KFAM_MAX_TENSOR_ARGS", ir.abi.max_tensor_args);
     w.doc("Most scalar parameters of one family.");
@@ -205,6 +216,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
         w.record(&name);
     }
     w.blank();
+    pairing(w, ir);
 
     declare_tables(w, ir, prefix);
 
@@ -261,5 +273,72 @@ fn declare_tables(w: &mut Out, ir: &Ir, prefix: &Prefix) {
     w.line("#endif");
     w.line(format_args!("#include \"{data}\""));
     w.line("#endif");
+    w.blank();
+}
+
+/// `kfam_gen_pairing()`, what a program compiled in from this header, and
+/// `KFAM_CHECK_CATALOG`, which hands it to the library (docs/compatibility.md).
+fn pairing(w: &mut Out, ir: &Ir) {
+    use crate::vocab::{Status, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME};
+    let status: Vec<String> = Status::ALL
+        .iter()
+        .map(|s| format!("KFAM_STATUS_{}", s.as_str().to_ascii_uppercase()))
+        .collect();
+    let sizes: Vec<String> = CALL_RECORDS
+        .iter()
+        .filter_map(|r| match r.c {
+            CForm::Struct { c, .. } => Some(format!("sizeof({c})")),
+            _ => None,
+        })
+        .collect();
+    let mut targets = String::new();
+    for (kind, vocab) in [
+        ("platform", &PLATFORM),
+        ("backend", &BACKEND),
+        ("runtime", &RUNTIME),
+        ("execution_mode", &EXECUTION_MODE),
+    ] {
+        for m in ir.members(vocab) {
+            targets.push_str(&format!("{kind} {} {}\n", m.spelling, m.code));
+        }
+    }
+    let targets = w.string(&targets);
+    w.doc(
+        "What this header compiled in (its catalog, ABI, status codes, limits, record sizes, \
+         targets and families), for kfam_check_pairing.",
+    );
+    w.record("kfam_gen_pairing");
+    w.line("static inline const kfam_pairing *kfam_gen_pairing(void)");
+    w.line("{");
+    w.line(format_args!(
+        "    static const int32_t status[{}] = {{{}}};",
+        status.len(),
+        status.join(", ")
+    ));
+    w.line(format_args!(
+        "    static const uint32_t sizes[{}] = {{{}}};",
+        sizes.len(),
+        sizes.join(", ")
+    ));
+    w.line("    static const kfam_pairing pairing = {");
+    w.line("        sizeof(kfam_pairing), KFAM_ABI_MAJOR, KFAM_ABI_MINOR,");
+    w.line("        KFAM_CATALOG_NAME, KFAM_CATALOG_DIGEST, KFAM_CATALOG_FAMILIES, KFAM_CATALOG_APPROVAL,");
+    w.line("        KFAM_MAX_TENSOR_ARGS, KFAM_MAX_SCALAR_ARGS, KFAM_MAX_RANK, KFAM_MAX_PREPARED,");
+    w.line(format_args!(
+        "        {}, status, {}, sizes,",
+        status.len(),
+        sizes.len()
+    ));
+    w.line(format_args!("        {targets}}};"));
+    w.line("    return &pairing;");
+    w.line("}");
+    w.blank();
+    w.doc(
+        "Whether the library pairs with this header: kfam_check_pairing of what the program \
+         compiled in. Call it once, before anything else of the library.",
+    );
+    w.record("KFAM_CHECK_CATALOG");
+    w.line("#define KFAM_CHECK_CATALOG(buf, cap, needed) \\");
+    w.line("    kfam_check_pairing(kfam_gen_pairing(), (buf), (cap), (needed))");
     w.blank();
 }

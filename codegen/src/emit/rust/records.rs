@@ -88,6 +88,8 @@ fn ffi_type(c: &str) -> TokenStream {
         "double" => quote!(f64),
         "const char *" => quote!(*const ::core::ffi::c_char),
         "const int64_t *" => quote!(*const i64),
+        "const int32_t *" => quote!(*const i32),
+        "const uint32_t *" => quote!(*const u32),
         _ if c.starts_with("const kfam_") && c.ends_with('*') => quote!(*const Opaque),
         _ => match CALL_RECORDS.iter().find_map(|r| match r.c {
             CForm::Struct {
