@@ -30,6 +30,12 @@ mod types;
 
 mod c_abi;
 
+/// The format of the generated tables this crate's record types take
+/// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables assert it,
+/// so tables of another kfam release fail to compile with both named
+/// (docs/compatibility.md).
+pub const TABLES_FORMAT: u32 = 1;
+
 /// The closed vocabularies kfam fixes, with their stable numeric codes.
 pub mod vocab {
     include!(concat!(

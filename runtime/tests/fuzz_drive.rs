@@ -338,6 +338,7 @@ fn regression_call_contiguity_does_not_saturate() {
         identity: "",
         torch_schema: None,
         symbols: &[],
+        approval: 1,
     };
     let small_shape = [2i64, 3, 4];
     let small_strides = [12i64, 4, 1];

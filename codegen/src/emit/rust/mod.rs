@@ -19,7 +19,7 @@ mod tables;
 mod tokens;
 
 pub use embed::{catalog_item, embedded_source};
-pub use tables::tables_source;
+pub use tables::{tables_source, TABLES_FORMAT};
 
 use super::output::GeneratedFile;
 use crate::ir::Ir;
