@@ -270,17 +270,27 @@ pub unsafe fn check_pairing(
             return c.invalid();
         }
         let h = *header;
-        let (Some(name), Some(families), Some(targets), Some(status), Some(record_sizes)) = (
+        let (
+            Some(name),
+            Some(digest),
+            Some(families),
+            Some(targets),
+            Some(status),
+            Some(record_sizes),
+        ) = (
             c_str(h.name),
+            c_str(h.digest),
             c_str(h.families),
             c_str(h.targets),
             slice(h.status, h.status_count),
             slice(h.record_sizes, h.record_count),
-        ) else {
+        )
+        else {
             return c.invalid();
         };
         let pairing = Pairing {
             name,
+            digest,
             abi_major: h.abi_major,
             families,
             approval: h.approval,
