@@ -434,6 +434,12 @@ fn a_library_pairs_with_earlier_headers_that_compiled_in_nothing_it_changed() {
         added.contains("\nstrict -3\ncapability 0 supported 1\n"),
         "{added}"
     );
+    // The other way round, a header newer than the library is refused.
+    let newer = pair(dir, &v2, &v1);
+    assert!(
+        newer.starts_with("pair -3 prepared_incompatible: the program's header is of approval 2, newer than this library's families (approval 1)"),
+        "{newer}"
+    );
 
     // A family revised: the program built against either earlier header
     // is refused, the family named.
