@@ -1,4 +1,4 @@
-//! kfam's Python runtime where it lives (`python/kfam/`, docs/python.md,
+//! kfam's Python runtime where it lives (`python/kfam_runtime/`, docs/python.md,
 //! "Sources"): ruff and `mypy --strict` pass on the sources themselves, with
 //! the configuration of `python/pyproject.toml`; and since the runtime is
 //! copied, not generated, a manifest edit changes only the catalog's data
@@ -60,15 +60,15 @@ fn mypy_strict_accepts_the_python_sources() {
         "pyproject.toml",
         "--cache-dir",
         cache.path().to_str().unwrap(),
-        "kfam",
+        "kfam_runtime",
     ]);
     assert!(
         out.status.success(),
-        "mypy --strict python/kfam failed:\n{}",
+        "mypy --strict python/kfam_runtime failed:\n{}",
         text(&out)
     );
     // Every module was checked, the stubs of the data modules included.
-    let modules = std::fs::read_dir(repo().join("python/kfam"))
+    let modules = std::fs::read_dir(repo().join("python/kfam_runtime"))
         .unwrap()
         .filter_map(|e| e.ok()?.path().extension().map(|x| x == "py" || x == "pyi"))
         .filter(|&m| m)

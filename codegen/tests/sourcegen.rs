@@ -1,5 +1,5 @@
 //! The committed copies of generator-rendered sources (rust-analyzer's
-//! "sourcegen" tests): `python/kfam/_records.py` and `_vocab.py` are
+//! "sourcegen" tests): `python/kfam_runtime/_records.py` and `_vocab.py` are
 //! rendered by `emit::python` from kfam's vocabularies and record
 //! definitions, the same for every catalog, and also committed where the
 //! Python runtime lives, so ruff and mypy check them there
@@ -8,7 +8,7 @@
 //! sourcegen` rewrites it.
 //!
 //! The hand-written stubs of the per-catalog data modules
-//! (`python/kfam/_abi.pyi`, `_tables.pyi`) are checked here too: they
+//! (`python/kfam_runtime/_abi.pyi`, `_tables.pyi`) are checked here too: they
 //! declare exactly the names, with the annotations, that the generated
 //! modules define.
 
@@ -101,7 +101,7 @@ fn declarations(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// The stubs that let mypy check `python/kfam/` in place declare what the
+/// The stubs that let mypy check `python/kfam_runtime/` in place declare what the
 /// generated data modules define (a dict's type up to its first `{`).
 #[test]
 fn stubs_declare_the_data_modules() {
@@ -112,7 +112,7 @@ fn stubs_declare_the_data_modules() {
             .find(|f| f.path == format!("python/kfam/{module}.py"))
             .unwrap()
             .contents;
-        let stub_path = repo().join(format!("python/kfam/{module}.pyi"));
+        let stub_path = repo().join(format!("python/kfam_runtime/{module}.pyi"));
         let stub = std::fs::read_to_string(&stub_path)
             .unwrap_or_else(|e| panic!("{}: {e}", stub_path.display()));
         // The members of the vocabularies a catalog declares are its data:
@@ -130,7 +130,7 @@ fn stubs_declare_the_data_modules() {
         assert_eq!(
             declarations(&stub),
             defined,
-            "python/kfam/{module}.pyi does not declare what the generated {module}.py defines"
+            "python/kfam_runtime/{module}.pyi does not declare what the generated {module}.py defines"
         );
     }
 }

@@ -94,7 +94,7 @@ fn published_crates_package_and_build_alone() {
         "src/lib.rs",
         "src/c_abi.rs",
         "src/expand.rs",
-        "python/kfam/torch.py",
+        "python/kfam_runtime/torch.py",
         "README.md",
         "LICENSE",
     ] {

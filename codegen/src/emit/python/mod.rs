@@ -10,20 +10,20 @@
 //!   and call validation, the decisions of `kfam-runtime`), `context.py`
 //!   (the kernel context), `torch.py` (PyTorch schemas, fake kernels and
 //!   registration; the only module that imports `torch`) and `py.typed`.
-//!   They are real source files in the repository's `python/kfam/`, linted
+//!   They are real source files in the repository's `python/kfam_runtime/`, linted
 //!   and type-checked there (`codegen/tests/python_sources.rs`), embedded
 //!   in the generator with `include_str!` (through the crate's `python`
 //!   link to them) and written out behind the generated-file marker.
 //! - **derived from kfam's vocabularies and record definitions**, the same
 //!   for every catalog of one kfam version, rendered here and also
-//!   committed in `python/kfam/` (checked by `codegen/tests/sourcegen.rs`,
+//!   committed in `python/kfam_runtime/` (checked by `codegen/tests/sourcegen.rs`,
 //!   [`sourcegen`]): `_vocab.py` (`vocab.rs`: the `IntEnum`s and the data
 //!   that follows from them) and `_records.py` (`records.rs`: the frozen
 //!   dataclasses and the decoder of each record's row).
 //! - **the catalog's data**, generated into the output alone: `_abi.py`
 //!   (`abi.rs`: ABI constants, `Status`, `__version__`) and `_tables.py`
 //!   (`tables.rs`: one row per family), plus `pyproject.toml` and
-//!   `.gitignore`. `python/kfam/_abi.pyi` and `_tables.pyi` declare their
+//!   `.gitignore`. `python/kfam_runtime/_abi.pyi` and `_tables.pyi` declare their
 //!   names for the checks in place; they are not copied.
 //!
 //! So a manifest edit changes only the data files. Annotations are inline
@@ -43,7 +43,7 @@ mod text;
 mod vocab;
 
 /// Largest `compiled_meta.json` admitted: `MAX_DOCUMENT_BYTES` of
-/// `python/kfam/_runtime.py` spells it (a test compares).
+/// `python/kfam_runtime/_runtime.py` spells it (a test compares).
 pub use crate::compiled_meta::MAX_DOCUMENT_BYTES;
 pub use text::py_str_literal;
 
@@ -55,55 +55,55 @@ use text::header;
 /// `outputs.python`; `super::generate_with` places it).
 const ROOT: &str = "python";
 /// The package directory of kfam's own sources in this repository.
-const SOURCE_PACKAGE: &str = "kfam";
+const SOURCE_PACKAGE: &str = "kfam_runtime";
 /// Lowest Python the generated code supports (`slots=True` dataclasses, `X | Y`).
 const REQUIRES_PYTHON: &str = ">=3.10";
 
 /// Lowest PyTorch release `kfam.torch` supports: the first with
 /// `torch.library.impl_abstract`, the fallback of `register_fake` (2.4).
-/// `python/kfam/torch.py` spells it too (`MIN_TORCH`; a test compares).
+/// `python/kfam_runtime/torch.py` spells it too (`MIN_TORCH`; a test compares).
 pub const MIN_TORCH: &str = "2.2";
 /// The release the tests run against (`testenv/requirements.txt` pins it;
-/// `TESTED_TORCH` of `python/kfam/torch.py`).
+/// `TESTED_TORCH` of `python/kfam_runtime/torch.py`).
 pub const TESTED_TORCH: &str = "2.9.1";
 
-/// kfam's runtime modules, `python/kfam/*` of the repository, embedded so
+/// kfam's runtime modules, `python/kfam_runtime/*` of the repository, embedded so
 /// that the generator writes them for any catalog, anywhere.
 const SOURCES: &[(&str, &str)] = &[
     (
         "__init__.py",
-        include_str!("../../../python/kfam/__init__.py"),
+        include_str!("../../../python/kfam_runtime/__init__.py"),
     ),
     (
         "_decode.py",
-        include_str!("../../../python/kfam/_decode.py"),
+        include_str!("../../../python/kfam_runtime/_decode.py"),
     ),
     (
         "_lookup.py",
-        include_str!("../../../python/kfam/_lookup.py"),
+        include_str!("../../../python/kfam_runtime/_lookup.py"),
     ),
     (
         "_methods.py",
-        include_str!("../../../python/kfam/_methods.py"),
+        include_str!("../../../python/kfam_runtime/_methods.py"),
     ),
     (
         "_qualify.py",
-        include_str!("../../../python/kfam/_qualify.py"),
+        include_str!("../../../python/kfam_runtime/_qualify.py"),
     ),
     (
         "_reference.py",
-        include_str!("../../../python/kfam/_reference.py"),
+        include_str!("../../../python/kfam_runtime/_reference.py"),
     ),
     (
         "_runtime.py",
-        include_str!("../../../python/kfam/_runtime.py"),
+        include_str!("../../../python/kfam_runtime/_runtime.py"),
     ),
     (
         "context.py",
-        include_str!("../../../python/kfam/context.py"),
+        include_str!("../../../python/kfam_runtime/context.py"),
     ),
-    ("py.typed", include_str!("../../../python/kfam/py.typed")),
-    ("torch.py", include_str!("../../../python/kfam/torch.py")),
+    ("py.typed", include_str!("../../../python/kfam_runtime/py.typed")),
+    ("torch.py", include_str!("../../../python/kfam_runtime/torch.py")),
 ];
 
 /// A module the same for every catalog: its file name, the emitter module
@@ -143,7 +143,7 @@ pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
 
 /// The committed copies of the rendered modules: `(path in the repository,
 /// contents)`, each under a first line that names the test rebuilding it.
-/// `codegen/tests/sourcegen.rs` fails when `python/kfam/` differs, and
+/// `codegen/tests/sourcegen.rs` fails when `python/kfam_runtime/` differs, and
 /// rewrites it with `KFAM_BLESS=1`.
 pub fn sourcegen() -> Vec<(String, String)> {
     RENDERED
