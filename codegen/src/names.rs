@@ -233,6 +233,19 @@ pub fn python_package_problem(name: &str) -> Option<&'static str> {
     None
 }
 
+/// Whether `name` is one of kfam's own Python distributions: its runtime,
+/// which every catalog's package depends on, or its command line. pip
+/// compares names normalized (PEP 503): `KFAM_Runtime` is `kfam-runtime`.
+pub fn kfams_distribution(name: &str) -> bool {
+    let normalized = name
+        .to_ascii_lowercase()
+        .split(['-', '_', '.'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    matches!(normalized.as_str(), "kfam-runtime" | "kfam-cli")
+}
+
 /// Names a catalog's Python error class (`UpperCamel(name)` + `Error`)
 /// cannot take: the other classes the generated package and its modules
 /// define or export (a record, the runtime's refusals) and Python's built-in

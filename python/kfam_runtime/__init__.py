@@ -1,142 +1,73 @@
-"""kfam: the approved accelerator kernel families, as typed Python records.
+"""kfam_runtime: the Python runtime of every catalog kfam generates.
 
-kfam's runtime, written out by the kfam generator together with the tables of a reviewed
-manifest (``manifest/``), which are the modules ``_abi`` and ``_tables``.
+A catalog's generated package (``kfam generate``: ``npuops``, and ``kfam`` for kfam's own
+catalog) holds the catalog's data and its own names; this package holds the code they run,
+once for every catalog in the process:
 
-- ``FAMILIES``: every approved family, sorted by name (built on first access).
-- ``family(name)`` / ``find_family(name)``: lookup by family name.
-- ``find_artifact(sha256)``: the ``(Family, Profile, Receipt)`` that approves an artifact digest.
-- ``Family.identity``: the identity digest recorded in ``manifest/approved.lock``.
-- ``ABI_REVISION``, ``ABI_MAJOR``, ``ABI_MINOR``, ``MAX_*`` and ``Status``: the native ABI.
-- ``CATALOG_NAME``, ``CATALOG_DIGEST``, ``TORCH_NAMESPACE`` and ``__version__``: the catalog's
-  identity (``[catalog]`` of ``abi.toml``) and the digest of what it approves.
-- ``capability(...)``, ``admit(document, sha256)`` and ``validate_call(family, tensors, scalars)``:
-  the decisions of the Rust runtime (``kfam-runtime``), refusals raised as ``KfamError``.
-- ``qualify(family, kernel)``: a kernel against its family's reference, the result a receipt's
-  structured evidence (needs PyTorch; ``kfam.torch``, docs/qualify.md).
+- ``Catalog``: a catalog's lazy tables and the runtime's decisions over them, capability,
+  admission of ``compiled_meta.json`` and call validation, as the Rust runtime
+  (``kfam-runtime``) decides them. A catalog's package builds one and exports its methods.
+- ``Error``, ``CapabilityError``, ``AdmissionError``, ``CallError``: the bases of the refusals;
+  each catalog raises its own classes derived from them (``except kfam_runtime.CallError``
+  catches every catalog's).
+- ``Status``, ``Platform``, ``Backend``, ``Runtime``, ``ExecutionMode``: bases without members
+  of the vocabularies each catalog values or declares itself; the other vocabularies
+  (``kfam_runtime.vocab``) and the record types (``kfam_runtime.records``) are the same for
+  every catalog and exported here too.
+- ``require(package, generated_by)``: the compatibility check a catalog's package runs first
+  (``VersionError``; docs/compatibility.md).
+- ``kfam_runtime.context`` (the kernel context) and ``kfam_runtime.torch`` (PyTorch, the one
+  module that imports it), which a catalog's ``context`` and ``torch`` modules bind to it.
 
-A family's records are built the first time it is looked up (``kfam._lookup``): importing the
-package builds none, and loads no table row.
+Standard library only; ``kfam-runtime[torch]`` adds PyTorch.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
-from . import _records, _vocab
-from ._abi import (
-    ABI_MAJOR,
-    ABI_MINOR,
-    ABI_REVISION,
-    CATALOG_DIGEST,
-    CATALOG_NAME,
-    IDENTITY_FORMAT,
-    MAX_PREPARED,
-    MAX_RANK,
-    MAX_SCALAR_ARGS,
-    MAX_TENSOR_ARGS,
-    TORCH_NAMESPACE,
+#: This runtime's version: kfam's, which generated code of the same series needs at least.
+__version__: Final[str] = "0.1.0"
+
+from . import records, vocab  # noqa: E402
+from ._admission import MAX_DOCUMENT_BYTES, Admitted  # noqa: E402
+from ._call import ScalarArg, TensorArg  # noqa: E402
+from ._catalog import Catalog, Errors, Supported  # noqa: E402
+from ._compat import VersionError, require  # noqa: E402
+from ._errors import AdmissionError, CallError, CapabilityError, Error  # noqa: E402
+from .records import *  # noqa: E402, F403  (the record classes: ``records.__all__``)
+from .vocab import *  # noqa: E402, F403  (the shared vocabularies: ``vocab.__all__``)
+from .vocab import (  # noqa: E402
     Backend,
     ExecutionMode,
     Platform,
     Runtime,
     Status,
-    __version__ as __version__,
+    Targets,
+    Vocab,
 )
-from ._lookup import (
-    families as _kfam_families,
-    family,
-    find_artifact,
-    find_family,
-    find_retired,
-    find_retired_artifact,
-    retired as _kfam_retired,
-)
-from ._records import *  # noqa: F403  (the record classes: ``_records.__all__``)
-from ._records import Family, Retired
-from ._runtime import (
-    MAX_DOCUMENT_BYTES,
-    AdmissionError,
-    Admitted,
-    CallError,
-    CapabilityError,
-    KfamError,
-    ScalarArg,
-    Supported,
-    TensorArg,
-    admit,
-    capability,
-    validate_call,
-)
-from ._vocab import *  # noqa: F403  (the vocabularies: ``_vocab.__all__``)
-
-if TYPE_CHECKING:
-    from ._qualify import qualify as qualify
-
-    #: Every approved family, sorted by name.
-    FAMILIES: Final[tuple[Family, ...]] = _kfam_families()
-    #: Every retired family, sorted by name.
-    RETIRED: Final[tuple[Retired, ...]] = _kfam_retired()
-
-
-def _kfam_getattr(name: str) -> object:
-    """``FAMILIES`` and ``RETIRED``, built on first access and then kept (PEP 562)."""
-    value: object
-    if name == "FAMILIES":
-        value = _kfam_families()
-    elif name == "RETIRED":
-        value = _kfam_retired()
-    elif name == "qualify":
-        # Needs PyTorch (the optional extra): imported on first use, not with the package.
-        from .torch import qualify as value
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    setattr(sys.modules[__name__], name, value)
-    return value
-
-
-# Hidden from type checkers, which would otherwise type every unknown `kfam.name` as `object`.
-if not TYPE_CHECKING:
-    __getattr__ = _kfam_getattr
 
 __all__ = [
-    "ABI_MAJOR",
-    "ABI_MINOR",
-    "ABI_REVISION",
+    "MAX_DOCUMENT_BYTES",
     "AdmissionError",
     "Admitted",
     "Backend",
-    "CATALOG_DIGEST",
-    "CATALOG_NAME",
     "CallError",
     "CapabilityError",
+    "Catalog",
+    "Error",
+    "Errors",
     "ExecutionMode",
-    "FAMILIES",
-    "IDENTITY_FORMAT",
-    "KfamError",
-    "MAX_DOCUMENT_BYTES",
-    "MAX_PREPARED",
-    "MAX_RANK",
-    "MAX_SCALAR_ARGS",
-    "MAX_TENSOR_ARGS",
     "Platform",
-    "RETIRED",
     "Runtime",
     "ScalarArg",
     "Status",
     "Supported",
-    "TORCH_NAMESPACE",
+    "Targets",
     "TensorArg",
-    "admit",
-    "capability",
-    "family",
-    "find_artifact",
-    "find_family",
-    "find_retired",
-    "find_retired_artifact",
-    "validate_call",
+    "VersionError",
+    "Vocab",
+    "require",
 ]
-# The record classes and the vocabularies follow kfam's declarations of them.
-__all__ += _records.__all__
-__all__ += _vocab.__all__
+__all__ += records.__all__
+__all__ += vocab.__all__

@@ -1,7 +1,7 @@
 # PyTorch's own annotations are full of `Any`: this module, which works in them, is exempt
 # from `--disallow-any-expr` (it passes `mypy --strict`, with torch and without).
 # mypy: disallow-any-expr=False
-"""Reference semantics of the checked operation kinds (``kfam.torch.reference``, docs/qualify.md).
+"""Reference semantics of the checked operation kinds (``torch.reference``, docs/qualify.md).
 
 A family's operation payload says what its kernel computes; this module computes exactly that
 with PyTorch on the CPU, wide: floating operands in float64 (so sums, means, norms, softmax and
@@ -20,7 +20,7 @@ from typing import Final
 import torch  # type: ignore[import-not-found, unused-ignore]
 import torch.nn.functional as F  # type: ignore[import-not-found, unused-ignore]
 
-from ._records import (
+from .records import (
     Custom,
     ElementwiseBinary,
     ElementwiseUnary,
@@ -33,7 +33,7 @@ from ._records import (
     ScalarRef,
     Softmax,
 )
-from ._vocab import BinaryOp, DType, Layout, NormKind, ReduceOp, UnaryOp
+from .vocab import BinaryOp, DType, Layout, NormKind, ReduceOp, UnaryOp
 
 #: A kernel, or a reference: the family's arguments in signature order (tensors, Python
 #: scalars); it writes the family's ``out``/``inout`` tensors in place.
@@ -58,7 +58,7 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
     any other kind it is refused. ``ReferenceError`` for an NZ or fp4 parameter.
     """
     if not isinstance(family, Family):
-        raise TypeError(f"expected a kfam.Family, not {type(family).__name__}")
+        raise TypeError(f"expected a kfam_runtime.Family, not {type(family).__name__}")
     op = family.operation
     if isinstance(op, Custom):
         if custom is None:

@@ -194,12 +194,12 @@ def test_artifact_lookup_is_an_index(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_corrupt_row_is_refused(monkeypatch: pytest.MonkeyPatch, row: str) -> None:
     # Rows are decoded on first lookup: one that does not have the generator's layout is an
     # error naming _tables.py, never a half-built record.
-    from kfam import _lookup, _tables
+    from kfam import _tables
 
     monkeypatch.setitem(_tables.FAMILY_ROWS, "kfam_corrupt", row)
     with pytest.raises(RuntimeError, match="kfam/_tables.py is corrupt"):
         kfam.find_family("kfam_corrupt")
-    assert "kfam_corrupt" not in _lookup._families
+    assert "kfam_corrupt" not in kfam.CATALOG._families
 
 
 def test_vocabulary_codes_match_rust() -> None:

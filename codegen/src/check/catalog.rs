@@ -10,7 +10,7 @@ use crate::ir;
 use crate::limits::{MAX_LICENSE_CHARS, MAX_OUTPUT_PATH_CHARS, MAX_VERSION_CHARS};
 use crate::model::{self, Spanned};
 use crate::names::{
-    c_prefix_problem, catalog_name_problem, identifier_problem, is_reserved,
+    c_prefix_problem, catalog_name_problem, identifier_problem, is_reserved, kfams_distribution,
     python_package_problem, torch_namespace_problem, MAX_NAME_LEN,
 };
 
@@ -256,19 +256,6 @@ fn distribution_problem(name: &str) -> Option<&'static str> {
         return Some("it begins or ends with `.`, `_` or `-`");
     }
     None
-}
-
-/// Whether `name` is one of kfam's own distributions: its Python runtime,
-/// which every catalog's package depends on, or its command line. pip
-/// compares names normalized (PEP 503): `KFAM_Runtime` is `kfam-runtime`.
-fn kfams_distribution(name: &str) -> bool {
-    let normalized = name
-        .to_ascii_lowercase()
-        .split(['-', '_', '.'])
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join("-");
-    matches!(normalized.as_str(), "kfam-runtime" | "kfam-cli")
 }
 
 /// Why `v` is not a PEP 440 version in normalized form without a local
