@@ -1,7 +1,7 @@
 """The generated ``kfam`` package, checked in real Python against the Rust IR.
 
 Run by ``cargo test -p kfam-codegen --test python``, which generates the package into a
-temporary directory, puts it on ``PYTHONPATH`` and sets:
+temporary directory, puts it and the runtime (``python/``) on ``PYTHONPATH`` and sets:
 
 - ``KFAM_IR_JSON``: ``serde_json::to_string(&ir)`` of the manifest the package was made from;
 - ``KFAM_VOCAB_JSON``: every vocabulary's ``[spelling, code]`` pairs and the dtype sizes;

@@ -3,7 +3,7 @@
 
 Run by ``cargo test -p kfam-codegen --test python``. By hand::
 
-    PYTHONPATH=generated/python python3 -m pytest tests/python/test_torch.py
+    PYTHONPATH=generated/python:python python3 -m pytest tests/python/test_torch.py
 
 Every operator is defined in a temporary namespace of a library the test owns, with a
 test-only CPU implementation derived from the family's ``operation`` record; nothing is
