@@ -55,10 +55,11 @@ class _TorchModule(Protocol):
     qualify: object
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Errors:
     """The classes a catalog raises its refusals as: its own, each derived from its ``base``
-    and from the runtime's class of that refusal."""
+    and from the runtime's class of that refusal (keywords only, so that a later runtime of
+    the series can add one with a default)."""
 
     base: type[Error]
     capability: type[CapabilityError]

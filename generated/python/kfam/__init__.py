@@ -105,7 +105,12 @@ CATALOG: Final = _rt.Catalog(
     backend=Backend,
     runtime=Runtime,
     execution_mode=ExecutionMode,
-    errors=_rt.Errors(KfamError, CapabilityError, AdmissionError, CallError),
+    errors=_rt.Errors(
+        base=KfamError,
+        capability=CapabilityError,
+        admission=AdmissionError,
+        call=CallError,
+    ),
 )
 
 admit = CATALOG.admit

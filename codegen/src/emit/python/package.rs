@@ -219,7 +219,12 @@ CATALOG: Final = _rt.Catalog(
     abi_revision=ABI_REVISION,
     max_prepared=MAX_PREPARED,
     status=Status,
-{targets}    errors=_rt.Errors({error}, CapabilityError, AdmissionError, CallError),
+{targets}    errors=_rt.Errors(
+        base={error},
+        capability=CapabilityError,
+        admission=AdmissionError,
+        call=CallError,
+    ),
 )
 
 {bound}
