@@ -116,15 +116,20 @@ for n in "${sizes[@]}"; do
     gcc -std=c99 -O2 -o "$work/first" -I "$m/generated/include" "$work/first.c" -L"$work/lib" -lkfam_catalog -Wl,-rpath,"$work/lib"
     measure "a program's first call (the runtime opens the description)" "$work/first"
 
+    # The generated package and the runtime it imports (a copy: the
+    # measurement writes and removes .pyc files).
     py=$m/generated/python
-    prepare='find "$py" -name __pycache__ -prune -exec rm -rf {} +' measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
-    measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "import kfam"
+    rt=$work/runtime
+    rm -rf "$rt" && cp -rL "$top/python" "$rt"
+    nopyc='find "$py" "$rt" -name __pycache__ -prune -exec rm -rf {} +'
+    prepare=$nopyc measure "import kfam, no .pyc (compiles and writes them)" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py:$rt" "$python" -c "import kfam"
+    measure "import kfam, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py:$rt" "$python" -c "import kfam"
     # The rows load with the first lookup, not with the import.
     family_files=("$m/manifest/families"/*.toml)
     first=$(basename "${family_files[0]}" .toml)
     lookup="import kfam; assert kfam.find_family('$first')"
-    prepare='find "$py" -name __pycache__ -prune -exec rm -rf {} +' measure "import kfam and one find_family, no .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "$lookup"
-    measure "import kfam and one find_family, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py" "$python" -c "$lookup"
+    prepare=$nopyc measure "import kfam and one find_family, no .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py:$rt" "$python" -c "$lookup"
+    measure "import kfam and one find_family, from .pyc" env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$py:$rt" "$python" -c "$lookup"
     measure "bare python3 (baseline for the import)" "$python" -c "pass"
 
     if [ "${KFAM_BENCH_RUNTIME:-0}" = 1 ]; then

@@ -217,11 +217,69 @@ const TORCH_TAKEN: &[&str] = &[
     "torch",
 ];
 
+/// The import package of kfam's Python runtime, which every catalog's
+/// package imports.
+pub const PYTHON_RUNTIME_PACKAGE: &str = "kfam_runtime";
+
 /// Why `name` cannot be a catalog's Python import package (besides the
 /// identifier rules and reserved words), if it cannot.
 pub fn python_package_problem(name: &str) -> Option<&'static str> {
     if PYTHON_TAKEN.binary_search(&name).is_ok() {
         return Some("it is the name of a standard-library module or of PyTorch, which it would shadow or be shadowed by");
+    }
+    if name == PYTHON_RUNTIME_PACKAGE {
+        return Some("it is the import package of kfam's Python runtime, which every catalog's package imports");
+    }
+    None
+}
+
+/// Whether `name` is one of kfam's own Python distributions: its runtime,
+/// which every catalog's package depends on, or its command line. pip
+/// compares names normalized (PEP 503): `KFAM_Runtime` is `kfam-runtime`.
+pub fn kfams_distribution(name: &str) -> bool {
+    let normalized = name
+        .to_ascii_lowercase()
+        .split(['-', '_', '.'])
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    matches!(normalized.as_str(), "kfam-runtime" | "kfam-cli")
+}
+
+/// Names a catalog's Python error class (`UpperCamel(name)` + `Error`)
+/// cannot take: the other classes the generated package and its modules
+/// define or export (a record, the runtime's refusals) and Python's built-in
+/// exceptions, which it would shadow. Sorted, for binary search.
+#[rustfmt::skip]
+const PYTHON_ERRORS_TAKEN: &[&str] = &[
+    "AdmissionError", "ArithmeticError", "AssertionError", "AttributeError", "BlockingIOError",
+    "BrokenPipeError", "BufferError", "CallError", "CapabilityError", "ChildProcessError",
+    "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+    "ContextError", "EOFError", "EnvironmentError", "FakeCallError", "FileExistsError",
+    "FileNotFoundError", "FloatingPointError", "IOError", "ImportError", "IndentationError",
+    "IndexError", "InterruptedError", "IsADirectoryError", "KeyError", "LookupError",
+    "MemoryError", "ModuleNotFoundError", "NameError", "NotADirectoryError", "NotImplementedError",
+    "OSError", "OutputError", "OverflowError", "PermissionError", "ProcessLookupError",
+    "PythonFinalizationError", "QualificationError", "RecursionError", "ReferenceError",
+    "RuntimeError", "SyntaxError", "SystemError", "TabError", "TimeoutError", "TypeError",
+    "UnboundLocalError", "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError",
+    "UnicodeTranslateError", "ValueError", "VersionError", "ZeroDivisionError",
+];
+
+/// The base class of a catalog's refusals in its Python package:
+/// `UpperCamel(name)` + `Error` (`KfamError`, `NpuopsError`).
+pub fn python_error_class(catalog: &str) -> String {
+    format!("{}Error", camel(catalog))
+}
+
+/// Why `name` cannot be a catalog's name (besides the identifier rules and
+/// reserved words), if it cannot.
+pub fn catalog_name_problem(name: &str) -> Option<&'static str> {
+    if PYTHON_ERRORS_TAKEN
+        .binary_search(&python_error_class(name).as_str())
+        .is_ok()
+    {
+        return Some("the base class of its refusals in Python (`UpperCamel(name)` + `Error`) would be a class the generated package or Python already defines (`CallError`, `ContextError`, `OutputError`, `ValueError`, ...)");
     }
     None
 }
@@ -414,11 +472,22 @@ mod tests {
 
     #[test]
     fn reserved_list_is_sorted_and_unique() {
-        for list in [RESERVED, PYTHON_TAKEN, TORCH_TAKEN] {
+        for list in [RESERVED, PYTHON_TAKEN, TORCH_TAKEN, PYTHON_ERRORS_TAKEN] {
             assert!(
                 list.windows(2).all(|w| w[0] < w[1]),
                 "the lists of taken names must stay sorted"
             );
+        }
+    }
+
+    /// A record class of the generated package named like an error is
+    /// taken (`OutputError`).
+    #[test]
+    fn record_error_classes_are_taken() {
+        for r in crate::record::LOGICAL_RECORDS {
+            if r.name.ends_with("Error") {
+                assert!(PYTHON_ERRORS_TAKEN.contains(&r.name), "{}", r.name);
+            }
         }
     }
 
@@ -427,6 +496,23 @@ mod tests {
         assert!(python_package_problem("json").is_some());
         assert!(python_package_problem("torch").is_some());
         assert!(python_package_problem("kfam").is_none());
+        assert!(python_package_problem("kfam_runtime").is_some());
+        for bad in [
+            "capability",
+            "admission",
+            "call",
+            "context",
+            "fake_call",
+            "output",
+            "value",
+            "runtime",
+        ] {
+            assert!(catalog_name_problem(bad).is_some(), "{bad}");
+        }
+        for good in ["kfam", "npuops", "myrt", "calls", "xdnaops"] {
+            assert!(catalog_name_problem(good).is_none(), "{good}");
+        }
+        assert_eq!(python_error_class("kfam"), "KfamError");
         assert!(torch_namespace_problem("aten").is_some());
         assert!(torch_namespace_problem("kfam").is_none());
         for bad in [

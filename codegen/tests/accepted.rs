@@ -156,8 +156,11 @@ fn accepted_manifests_work_in_every_consumer() {
 
     for a in &accepted {
         let mut py = kfam_testenv::python();
-        py.env("PYTHONPATH", a.dir.join("python"))
-            .args(["-c", PY_READ]);
+        py.env(
+            "PYTHONPATH",
+            kfam_testenv::search_path(&[&a.dir.join("python")]),
+        )
+        .args(["-c", PY_READ]);
         let n = run(a.seed, "python import", py);
         assert_eq!(n.trim(), a.ir.families.len().to_string(), "seed {}", a.seed);
     }
@@ -168,7 +171,8 @@ fn accepted_manifests_work_in_every_consumer() {
         mypy.current_dir(a.dir.join("python"))
             .args(["-m", "mypy", "--strict", "--cache-dir"])
             .arg(&cache)
-            .args(["-p", "kfam"]);
+            .args(["-p", "kfam"])
+            .env("MYPYPATH", kfam_testenv::runtime_dir());
         run(a.seed, "mypy --strict", mypy);
     }
 
@@ -179,7 +183,11 @@ fn accepted_manifests_work_in_every_consumer() {
         .filter(|a| a.ir.families.iter().any(|f| f.torch))
     {
         let mut py = kfam_testenv::python();
-        py.env("PYTHONPATH", a.dir.join("python")).arg(&driver);
+        py.env(
+            "PYTHONPATH",
+            kfam_testenv::search_path(&[&a.dir.join("python")]),
+        )
+        .arg(&driver);
         let out = run(a.seed, "torch define + opcheck", py);
         let want = a.ir.families.iter().filter(|f| f.torch).count();
         assert_eq!(out.trim(), format!("opcheck: {want}"), "seed {}", a.seed);

@@ -343,7 +343,7 @@ fn consume_in_c(tmp: &Path, repo: &Path, program: &str) {
 fn consume_in_python(tmp: &Path, repo: &Path, consumer: &str, torch_program: &str) {
     let team = repo.join("python");
     let shipped = root().join("generated/python");
-    let path = std::env::join_paths([&team, &shipped]).unwrap();
+    let path = kfam_testenv::search_path(&[&team, &shipped]);
     let python = |code: &str| {
         let out = ok(kfam_testenv::python()
             .args(["-c", code])

@@ -1,8 +1,11 @@
 //! A team's own catalog, generated outside this workspace by the `kfam`
 //! binary the way a team runs it: its identity (`[catalog]` of `abi.toml`)
 //! names every output, and its Python package lives beside this
-//! repository's in one interpreter, with its torch operators in their own
-//! namespace (docs/manifest.md, "`[catalog]`: the catalog's identity").
+//! repository's in one interpreter, both served by the one Python runtime
+//! (`kfam_runtime`), with its torch operators in their own namespace
+//! (docs/manifest.md, "`[catalog]`: the catalog's identity";
+//! docs/compatibility.md). The wheels of the runtime and of both catalogs
+//! install together into a fresh environment.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -12,6 +15,9 @@ use std::process::Command;
 #[allow(dead_code)] // its asserting `run` is not used here
 mod process;
 use process::{output as run, text};
+
+#[path = "support/tree.rs"]
+mod tree;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -134,10 +140,11 @@ fn every_output_goes_where_the_catalog_says() {
 }
 
 /// The second catalog's package and this repository's, imported into one
-/// interpreter: each answers with its own identity, status values and
-/// families; their torch operators are defined side by side, each in its
-/// namespace, and a fake kernel's refusal names its own; the package's
-/// metadata is the catalog's; `mypy --strict` accepts it.
+/// interpreter with one runtime: each answers with its own identity, status
+/// values, families and error classes; their torch operators are defined
+/// side by side, each in its namespace, and a fake kernel's refusal names
+/// its own; the package's metadata is the catalog's; `mypy --strict`
+/// accepts it.
 #[test]
 fn two_catalogs_share_one_python_environment() {
     let dir = tempfile::tempdir().unwrap();
@@ -146,9 +153,11 @@ fn two_catalogs_share_one_python_environment() {
     let shipped = root().join("generated/python");
     let script = r#"
 import pathlib, sys, tarfile, warnings
-team, shipped, sdist = map(pathlib.Path, sys.argv[1:4])
-sys.path[:0] = [str(team), str(shipped)]
-import kfam, myrt_kernels as m
+team, shipped, sdist, runtime = map(pathlib.Path, sys.argv[1:5])
+sys.path[:0] = [str(team), str(shipped), str(runtime)]
+import kfam, kfam_runtime, myrt_kernels as m
+assert m.CATALOG is not kfam.CATALOG and m.CATALOG.errors.base is m.MyrtError
+assert not hasattr(m, "KfamError") and m.family.__self__ is m.CATALOG
 assert (m.CATALOG_NAME, m.TORCH_NAMESPACE, m.__version__) == ("myrt", "myrt", "2.1.0"), m.CATALOG_NAME
 assert (kfam.CATALOG_NAME, kfam.TORCH_NAMESPACE) == ("kfam", "kfam")
 assert m.CATALOG_DIGEST != kfam.CATALOG_DIGEST and len(m.CATALOG_DIGEST) == 64
@@ -158,6 +167,21 @@ try:
     raise AssertionError("found")
 except KeyError as e:
     assert "myrt catalog" in str(e), e
+# Each catalog refuses with its own classes and status values; the runtime's bases catch both.
+refused = []
+for cat in (m, kfam):
+    try:
+        cat.capability("no_such_family", cat.Platform.XDNA2, cat.ExecutionMode.ONBOARD, cat.Contract.PROGRAM)
+    except kfam_runtime.CapabilityError as e:
+        refused.append(e)
+assert [type(e) for e in refused] == [m.CapabilityError, kfam.CapabilityError], refused
+assert isinstance(refused[0], m.MyrtError) and not isinstance(refused[0], kfam.KfamError)
+assert (refused[0].status, refused[1].status) == (m.Status.NOT_FOUND, kfam.Status.NOT_FOUND)
+try:
+    m.capability("add_bf16_1024", kfam.Platform.XDNA2, m.ExecutionMode.ONBOARD, m.Contract.PROGRAM)
+    raise AssertionError("another catalog's platform accepted")
+except TypeError as e:
+    assert "must be a myrt_kernels.Platform" in str(e), e
 f, g = m.family("add_bf16_1024"), kfam.family("add_bf16_1024")
 assert f.torch_schema is not None and f.torch_schema.startswith("myrt::add_bf16_1024("), f.torch_schema
 assert g.torch_schema is not None and g.torch_schema.startswith("kfam::add_bf16_1024("), g.torch_schema
@@ -178,6 +202,7 @@ try:
     raise AssertionError("accepted fp32")
 except mt.FakeCallError as e:
     assert str(e).startswith("myrt::add_bf16_1024:"), e
+    assert isinstance(e, m.CallError) and not isinstance(e, kfam.KfamError), type(e).__mro__
 
 # The distribution is the catalog's.
 from setuptools import build_meta
@@ -201,7 +226,8 @@ print("ok")
         .args(["-c", script])
         .arg(&team)
         .arg(&shipped)
-        .arg(&sdist));
+        .arg(&sdist)
+        .arg(kfam_testenv::runtime_dir()));
     assert!(
         out.status.success() && String::from_utf8_lossy(&out.stdout).contains("ok"),
         "{}",
@@ -213,7 +239,7 @@ print("ok")
         .args(["--exclude", "myrt_kernels/torch\\.py$", "--cache-dir"])
         .arg(dir.path().join("mypy-cache"))
         .arg(team.join("myrt_kernels"))
-        .env("MYPYPATH", &team));
+        .env("MYPYPATH", kfam_testenv::search_path(&[&team])));
     assert!(
         out.status.success(),
         "mypy --strict rejects the second catalog's package:\n{}",
@@ -221,19 +247,12 @@ print("ok")
     );
 }
 
-/// A wheel built in place (`pip wheel` in the package's directory, which
-/// leaves `build/` and `*.egg-info/` there, copies of generated files
-/// included) does not make the outputs stale: what the output's own
-/// `.gitignore` ignores is the consumer's, not a leftover. The wheel is one
-/// PyPI accepts (`twine check --strict`: its metadata renders, a version
-/// without a local label, the catalog's license) and installs, alone, into
-/// a fresh virtual environment.
-#[test]
-fn an_in_place_wheel_build_leaves_the_outputs_clean() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = generate(dir.path());
-    let package = out.join("py");
-    let wheels = dir.path().join("wheels");
+/// `pip wheel` of the Python distribution in `dir`, offline, into `wheels`:
+/// the file it built.
+fn wheel(dir: &Path, wheels: &Path) -> PathBuf {
+    let before: Vec<_> = fs::read_dir(wheels)
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
     let built = run(kfam_testenv::python()
         .args([
             "-m",
@@ -244,51 +263,223 @@ fn an_in_place_wheel_build_leaves_the_outputs_clean() {
             "--no-index",
         ])
         .arg("--wheel-dir")
-        .arg(&wheels)
+        .arg(wheels)
         .arg(".")
-        .current_dir(&package));
+        .current_dir(dir));
     assert!(built.status.success(), "{}", text(&built));
-    let wheel: Vec<_> = fs::read_dir(&wheels)
+    let mut new: Vec<_> = fs::read_dir(wheels)
         .unwrap()
-        .map(|e| e.unwrap().file_name())
+        .map(|e| e.unwrap().path())
+        .filter(|p| !before.contains(p))
         .collect();
-    assert_eq!(wheel.len(), 1, "{wheel:?}");
+    assert_eq!(new.len(), 1, "{new:?}");
+    new.pop().unwrap()
+}
+
+/// What the probe runs in the fresh environment over each catalog: a
+/// capability, an admission and a call validation accepted and refused,
+/// each refusal of the catalog's own class with its own status values.
+const PROBE: &str = r#"
+import json, sys
+import importlib.metadata as md
+import kfam, kfam_runtime, myrt_kernels as m
+
+def meta(cat, f):
+    r = f.receipts[0]
+    p = f.profiles[r.profile]
+    params = [{"name": q.name, "kind": q.kind.spelling, "direction": q.direction.spelling,
+               "dtype": q.dtype.spelling, "layout": q.layout.spelling, "shape": list(q.shape)}
+              for q in f.params]
+    lowered = [dict(d, shape=list(q.lowered_shape)) for d, q in zip(params, f.params)]
+    return json.dumps({
+        "schema": 3, "family": f.name, "revision": f.revision, "contract": f.contract.spelling,
+        "params": params, "lowered_params": lowered, "return_count": len(f.returns),
+        "return_aliases": list(f.returns), "platform": p.platform.spelling,
+        "backend": p.backend.spelling, "runtime": p.runtime.spelling,
+        "execution_mode": p.execution_mode.spelling,
+        "capabilities": [{"contract": f.contract.spelling, "execution_mode": p.execution_mode.spelling}],
+        "artifact": {"path": r.artifact, "sha256": r.sha256}, "abi_revision": cat.ABI_REVISION,
+    }).encode()
+
+site = kfam_runtime.__file__
+for cat, base in ((m, m.MyrtError), (kfam, kfam.KfamError)):
+    assert cat.__file__.startswith(sys.prefix) and site.startswith(sys.prefix), (cat.__file__, site)
+    f = cat.family("add_bf16_1024")
+    r = f.receipts[0]
+    p = f.profiles[r.profile]
+    s = cat.capability(f.name, p.platform, p.execution_mode, f.contract)
+    assert s.profile is p and s.status is cat.Status.OK, s
+    a = cat.admit(meta(cat, f), r.sha256)
+    assert a.family is f and a.receipt is r and a.status is cat.Status.OK, a
+    refusals = []
+    for decide in (
+        lambda: cat.capability("no_such_family", p.platform, p.execution_mode, f.contract),
+        lambda: cat.admit(meta(cat, f), "0" * 64),
+        lambda: cat.validate_call(f, [], []),
+    ):
+        try:
+            decide()
+            raise AssertionError("accepted")
+        except kfam_runtime.Error as e:
+            assert isinstance(e, base), type(e).__mro__
+            refusals.append(f"{type(e).__name__} {int(e.status)}")
+    print(cat.__name__, md.version(md.packages_distributions()[cat.__name__][0]), *refusals, sep=", ")
+print("kfam-runtime", md.version("kfam-runtime"))
+"#;
+
+/// The wheels of the runtime and of two catalogs (this repository's and a
+/// team's), built offline and installed by pip alone (`--no-index`, the
+/// runtime found as the catalogs' dependency) into one fresh virtual
+/// environment: both answer capability, admission and call validation
+/// with their own classes and status values over the one runtime. A
+/// runtime outside a catalog's range is refused by pip, and, forced in,
+/// at import, both versions named. The wheels are ones PyPI accepts
+/// (`twine check --strict`). The team's wheel is built in place (`pip
+/// wheel` in the package's directory leaves `build/` and `*.egg-info/`
+/// there, copies of generated files included), which does not make the
+/// outputs stale: what the output's own `.gitignore` ignores is the
+/// consumer's, not a leftover. And the team's package names nothing of
+/// kfam's own catalog: no `Kfam`, no `kfam.` call, no link outside it.
+#[test]
+fn the_runtime_and_two_catalogs_install_from_wheels() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = generate(dir.path());
+    let package = out.join("py");
+    let wheels = dir.path().join("wheels");
+    let team_wheel = wheel(&package, &wheels);
     assert!(
-        wheel[0]
+        team_wheel
+            .file_name()
+            .unwrap()
             .to_string_lossy()
             .starts_with("myrt_kernels-2.1.0-"),
-        "{wheel:?}"
+        "{team_wheel:?}"
     );
-    let wheel_path = wheels.join(&wheel[0]);
+    // The runtime and this repository's package from copies: a build
+    // writes beside its sources.
+    let runtime_src = dir.path().join("runtime-src");
+    tree::copy_dir(&root().join("python"), &runtime_src);
+    let shipped_src = dir.path().join("kfam-src");
+    tree::copy_dir(&root().join("generated/python"), &shipped_src);
+    let built = [
+        team_wheel,
+        wheel(&runtime_src, &wheels),
+        wheel(&shipped_src, &wheels),
+    ];
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        built[1]
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with(&format!("kfam_runtime-{version}-py3-none-any")),
+        "{built:?}"
+    );
     let twine = run(kfam_testenv::python()
         .args(["-m", "twine", "check", "--strict"])
-        .arg(&wheel_path));
+        .args(&built));
     assert!(twine.status.success(), "{}", text(&twine));
+
     let venv = dir.path().join("fresh");
     let made = run(kfam_testenv::python().args(["-m", "venv"]).arg(&venv));
     assert!(made.status.success(), "{}", text(&made));
-    let installed = run(Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", "--no-index", "--no-deps"])
-        .arg(&wheel_path)
-        .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"));
+    let pip = |args: &[&str], links: &Path| {
+        run(Command::new(venv.join("bin/pip"))
+            .args(["install", "--no-index", "--find-links"])
+            .arg(links)
+            .args(args)
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1"))
+    };
+    let installed = pip(&["myrt-kernels", "kfam"], &wheels);
     assert!(installed.status.success(), "{}", text(&installed));
-    let probe = run(Command::new(venv.join("bin/python"))
-        .args([
-            "-c",
-            "import importlib.metadata as m, myrt_kernels as k\n\
-             d = m.distribution('myrt-kernels')\n\
-             print(d.version, d.metadata['License-Expression'], k.CATALOG_NAME, k.family('add_bf16_1024').name)",
-        ])
-        .current_dir(dir.path())
-        .env_remove("PYTHONPATH"));
+    let python = |code: &str| {
+        run(Command::new(venv.join("bin/python"))
+            .args(["-c", code])
+            .current_dir(dir.path())
+            .env_remove("PYTHONPATH"))
+    };
+    let probe = python(PROBE);
     assert!(probe.status.success(), "{}", text(&probe));
     assert_eq!(
         String::from_utf8_lossy(&probe.stdout),
-        "2.1.0 MIT myrt add_bf16_1024\n"
+        format!(
+            "myrt_kernels, 2.1.0, CapabilityError -2005, AdmissionError -1007, CallError -1004\n\
+             kfam, {version}, CapabilityError -1005, AdmissionError -1007, CallError -1004\n\
+             kfam-runtime {version}\n"
+        )
     );
-    // The build left its copies beside the package.
-    let copy = package.join("build/lib/myrt_kernels/_abi.py");
-    assert!(copy.is_file(), "no in-place build output");
+
+    // A runtime of the next series: pip refuses it beside the catalogs,
+    // naming the range they need; forced in, the catalogs refuse it.
+    let next = dir.path().join("next-src");
+    tree::copy_dir(&root().join("python"), &next);
+    let bump = |file: &str, line: &str| {
+        let path = next.join(file);
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains(line), "{file} lacks {line:?}");
+        fs::write(
+            &path,
+            text.replacen(line, &line.replace(version, "0.2.0"), 1),
+        )
+        .unwrap();
+    };
+    assert_eq!(version, "0.1.0", "the next series below is 0.2");
+    bump("pyproject.toml", &format!("version = \"{version}\""));
+    bump(
+        "kfam_runtime/__init__.py",
+        &format!("__version__: Final[str] = \"{version}\""),
+    );
+    let next_wheels = dir.path().join("next-wheels");
+    wheel(&next, &next_wheels);
+    let refused = pip(&["kfam-runtime==0.2.0", "myrt-kernels"], &next_wheels);
+    assert!(!refused.status.success(), "{}", text(&refused));
+    let said = text(&refused);
+    assert!(
+        said.contains("Cannot install kfam-runtime==0.2.0 and myrt-kernels==2.1.0")
+            && said.contains("myrt-kernels 2.1.0 depends on kfam-runtime<0.2 and >=0.1.0"),
+        "{said}"
+    );
+    let forced = pip(
+        &["--no-deps", "--force-reinstall", "kfam-runtime==0.2.0"],
+        &next_wheels,
+    );
+    assert!(forced.status.success(), "{}", text(&forced));
+    let import = python(
+        "import kfam_runtime\ntry:\n    import myrt_kernels\nexcept kfam_runtime.VersionError as e:\n    print(e)",
+    );
+    assert!(import.status.success(), "{}", text(&import));
+    let said = String::from_utf8_lossy(&import.stdout);
+    assert!(
+        said.starts_with(&format!("myrt_kernels was generated by kfam {version}"))
+            && said.contains("the installed kfam-runtime 0.2.0 is of another series"),
+        "{said}"
+    );
+
+    // Nothing in the team's package names kfam's own catalog.
+    let build_copy = package.join("build/lib/myrt_kernels/_abi.py");
+    assert!(build_copy.is_file(), "no in-place build output");
+    for file in ["pyproject.toml", "README.md", ".gitignore"]
+        .iter()
+        .map(|f| package.join(f))
+        .chain(
+            fs::read_dir(package.join("myrt_kernels"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.is_file()),
+        )
+    {
+        let text = fs::read_to_string(&file).unwrap();
+        let name = file.display();
+        assert!(!text.contains("Kfam"), "{name} names `Kfam`");
+        assert!(!text.contains("kfam."), "{name} names `kfam.`");
+        assert!(!text.contains("docs/"), "{name} links into docs/");
+        assert_eq!(
+            text.matches(".md").count(),
+            text.matches("README.md").count(),
+            "{name} names a Markdown file outside the package"
+        );
+    }
+
     let check = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
         .current_dir(dir.path())
         .args(["generate", "manifest", "--out", "generated", "--check"]));
@@ -296,5 +487,9 @@ fn an_in_place_wheel_build_leaves_the_outputs_clean() {
     let again = run(Command::new(env!("CARGO_BIN_EXE_kfam"))
         .current_dir(dir.path())
         .args(["generate", "manifest", "--out", "generated"]));
-    assert!(again.status.success() && copy.is_file(), "{}", text(&again));
+    assert!(
+        again.status.success() && build_copy.is_file(),
+        "{}",
+        text(&again)
+    );
 }

@@ -316,8 +316,8 @@ fn wheel_installs_and_runs_without_the_workspace() {
         );
     }
     // The same files as the workspace's own binary writes, run the same way
-    // (the markers name the paths): the templates and the Python sources the
-    // generator embeds travel inside the installed binary.
+    // (the markers name the paths): the templates the generator embeds
+    // travel inside the installed binary.
     let reference = scratch.path().join("reference");
     fs::create_dir(&reference).expect("reference");
     for args in [

@@ -447,7 +447,10 @@ int main(void) {
 
     // Python: the same four texts, as JSON.
     let mut py = kfam_testenv::python();
-    py.env("PYTHONPATH", dir.path().join("python"))
+    py.env(
+        "PYTHONPATH",
+        kfam_testenv::search_path(&[&dir.path().join("python")]),
+    )
         .args([
             "-c",
             "import json, kfam\nprint(json.dumps([[f.name, f.summary, f.params[0].doc, \

@@ -1,5 +1,6 @@
 //! The generated Python package from its users' side: generated into a
-//! temporary directory, imported by real Python and checked by pytest
+//! temporary directory, imported by real Python (with kfam's runtime, the
+//! repository's `python/`, after it on the path) and checked by pytest
 //! (`tests/python/test_tables.py`) against a JSON dump of the Rust IR,
 //! type-checked with `mypy --strict`, its example consumer run, and its
 //! packaging metadata validated.
@@ -115,10 +116,10 @@ impl Generated {
         (ir_path, vocab_path)
     }
 
-    /// `python3` with this package importable.
+    /// `python3` with this package and the runtime importable.
     fn python(&self) -> Command {
         let mut c = python();
-        c.env("PYTHONPATH", self.root());
+        c.env("PYTHONPATH", kfam_testenv::search_path(&[&self.root()]));
         c
     }
 
@@ -219,6 +220,14 @@ fn second_catalog_vectors_pass_in_python() {
     );
 }
 
+/// The runtime serves older generated code of its series and refuses, at
+/// import and naming both versions, generated code newer than itself or of
+/// another series (`tests/python/test_compat.py`, docs/compatibility.md).
+#[test]
+fn the_runtime_refuses_generated_code_it_does_not_serve() {
+    Generated::new(shipped_ir()).pytest_file("test_compat.py", &[]);
+}
+
 #[test]
 fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let g = Generated::new(shipped_ir());
@@ -241,7 +250,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
             ])
             .arg(&cache)
             .args(targets)
-            .env("MYPYPATH", search))
+            .env("MYPYPATH", kfam_testenv::search_path(&[search])))
     };
     // `kfam.torch` is checked with real PyTorch's annotations, which are full of
     // `Any`, by `pytorch_integration`.
@@ -268,7 +277,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
         .arg(&cache)
         .arg(tests_dir().join("kfam_conformance.py"))
         .arg(tests_dir().join("test_conformance.py"))
-        .env("MYPYPATH", g.root()));
+        .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));
     assert!(
         out.status.success(),
         "mypy --strict rejects the Python conformance runner:\n{}",
@@ -317,7 +326,8 @@ fn mypy_strict_passes_with_and_without_torch() {
         run(python()
             .current_dir(g.root())
             .args(["-m", "mypy", "--strict", "--no-incremental", "-p", "kfam"])
-            .args(extra))
+            .args(extra)
+            .env("MYPYPATH", kfam_testenv::runtime_dir()))
     };
     let with_torch = mypy(&[]);
     assert!(
@@ -423,7 +433,7 @@ fn pytorch_integration() {
         .arg(g.dir.path().join("mypy-cache"))
         .arg(g.root().join("kfam"))
         .arg(&backend)
-        .env("MYPYPATH", g.root()));
+        .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));
     assert!(
         out.status.success(),
         "mypy --strict rejects kfam.torch or tests/python/torch_backend.py:\n{}",
@@ -439,13 +449,18 @@ fn pyproject_is_valid() {
     let g = Generated::new(shipped_ir());
     let script = r#"
 import ast, pathlib, sys, tarfile, tomllib
+from packaging.requirements import Requirement
 root = pathlib.Path(sys.argv[1])
+# Read before the build, which rewrites `sys.argv`.
+wanted = sys.argv[5]
+runtime = Requirement(wanted)
 data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
 build, project = data["build-system"], data["project"]
 assert build["build-backend"] == "setuptools.build_meta", build
 assert [r for r in build["requires"] if r.startswith("setuptools")], build
 assert project["name"] == "kfam", project
-assert project["dependencies"] == [], "the package has runtime dependencies"
+# kfam's runtime, in the range of the generating kfam's series, and nothing else.
+assert project["dependencies"] == [wanted], project["dependencies"]
 assert project["requires-python"] == ">=3.10", project
 assert data["tool"]["setuptools"]["packages"] == ["kfam"], data["tool"]
 assert data["tool"]["setuptools"]["package-data"]["kfam"] == ["py.typed"], data["tool"]
@@ -454,8 +469,10 @@ abi = ast.parse((root / "kfam" / "_abi.py").read_text(encoding="utf-8"))
 versions = [ast.literal_eval(n.value) for n in abi.body
             if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "__version__"]
 assert versions == [project["version"]], (versions, project["version"])
-sys.path.insert(0, str(root))
-import kfam
+sys.path[:0] = [str(root), sys.argv[6]]
+import kfam, kfam_runtime
+from kfam_runtime._compat import requirement
+assert requirement(kfam_runtime.__version__) == wanted, (kfam_runtime.__version__, wanted)
 assert kfam.__version__ == project["version"], kfam.__version__
 assert kfam.CATALOG_NAME == "kfam" and kfam.TORCH_NAMESPACE == "kfam", kfam.CATALOG_NAME
 assert kfam.CATALOG_DIGEST == sys.argv[4], (kfam.CATALOG_DIGEST, sys.argv[4])
@@ -471,11 +488,16 @@ with tarfile.open(out / name) as tar:
     names = set(tar.getnames())
     top = name.removesuffix(".tar.gz")
     pkg_info = tar.extractfile(f"{top}/PKG-INFO").read().decode()
-for f in ("__init__.py", "_abi.py", "_decode.py", "_lookup.py", "_qualify.py", "_records.py", "_reference.py", "_runtime.py", "_tables.py", "_vocab.py", "context.py", "torch.py", "py.typed"):
-    assert f"{top}/kfam/{f}" in names, (f, sorted(names))
-# Only `kfam[torch]` pulls anything in: the package itself is standard library only.
-requires = [l for l in pkg_info.splitlines() if l.startswith("Requires-Dist:")]
-assert "Name: kfam\n" in pkg_info and requires == ["Requires-Dist: torch>=2.2; extra == \"torch\""], pkg_info
+# The catalog's data and its own names; the runtime is a distribution of its own.
+package = sorted(n.removeprefix(f"{top}/kfam/") for n in names if n.startswith(f"{top}/kfam/"))
+assert package == ["__init__.py", "_abi.py", "_tables.py", "context.py", "py.typed", "torch.py"], package
+# The runtime, and with the `torch` extra the runtime's: nothing else.
+requires = [Requirement(l.removeprefix("Requires-Dist: ")) for l in pkg_info.splitlines() if l.startswith("Requires-Dist:")]
+assert [(r.name, r.extras, r.specifier, str(r.marker)) for r in requires] == [
+    ("kfam-runtime", set(), runtime.specifier, "None"),
+    ("kfam-runtime", {"torch"}, runtime.specifier, 'extra == "torch"'),
+], requires
+assert "Name: kfam\n" in pkg_info, pkg_info
 assert "License-Expression: Apache-2.0\n" in pkg_info, pkg_info
 assert f"Version: {project['version']}\n" in pkg_info, pkg_info
 print("built", name)
@@ -491,7 +513,9 @@ print("built", name)
         .arg(g.root())
         .arg(&sdist)
         .arg(&version)
-        .arg(kfam_codegen::ir::catalog_digest(&g.ir)));
+        .arg(kfam_codegen::ir::catalog_digest(&g.ir))
+        .arg(python::runtime_requirement(env!("CARGO_PKG_VERSION")))
+        .arg(kfam_testenv::runtime_dir()));
     assert!(
         out.status.success(),
         "pyproject.toml is not valid:\n{}",

@@ -1,8 +1,9 @@
-//! kfam's Python runtime where it lives (`python/kfam/`, docs/python.md,
+//! kfam's Python runtime where it lives (`python/kfam_runtime/`, docs/python.md,
 //! "Sources"): ruff and `mypy --strict` pass on the sources themselves, with
-//! the configuration of `python/pyproject.toml`; and since the runtime is
-//! copied, not generated, a manifest edit changes only the catalog's data
-//! files in the generated package.
+//! the configuration of `python/pyproject.toml`, which is also the runtime's
+//! distribution (kfam's version and license); and since the runtime is not
+//! part of a generated package, a manifest edit changes only the catalog's
+//! data files there.
 //!
 //! ruff and mypy come from the test environment (`kfam-testenv`,
 //! provisioned on first use); a missing tool fails the test, nothing is
@@ -60,15 +61,15 @@ fn mypy_strict_accepts_the_python_sources() {
         "pyproject.toml",
         "--cache-dir",
         cache.path().to_str().unwrap(),
-        "kfam",
+        "kfam_runtime",
     ]);
     assert!(
         out.status.success(),
-        "mypy --strict python/kfam failed:\n{}",
+        "mypy --strict python/kfam_runtime failed:\n{}",
         text(&out)
     );
     // Every module was checked, the stubs of the data modules included.
-    let modules = std::fs::read_dir(repo().join("python/kfam"))
+    let modules = std::fs::read_dir(repo().join("python/kfam_runtime"))
         .unwrap()
         .filter_map(|e| e.ok()?.path().extension().map(|x| x == "py" || x == "pyi"))
         .filter(|&m| m)
@@ -81,6 +82,27 @@ fn mypy_strict_accepts_the_python_sources() {
         "{}",
         text(&out)
     );
+}
+
+/// `python/pyproject.toml` is the distribution `kfam-runtime`, versioned
+/// and licensed as kfam, with no dependency but the `torch` extra.
+#[test]
+fn the_runtime_distribution_is_kfams() {
+    let text = std::fs::read_to_string(repo().join("python/pyproject.toml")).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let project = doc["project"].as_table().unwrap();
+    assert_eq!(project["name"].as_str(), Some("kfam-runtime"));
+    assert_eq!(project["version"].as_str(), Some(env!("CARGO_PKG_VERSION")));
+    assert_eq!(project["license"].as_str(), Some(env!("CARGO_PKG_LICENSE")));
+    assert_eq!(project["dependencies"].as_array().map(Vec::len), Some(0));
+    let torch = format!("torch>={}", kfam_codegen::emit::python::MIN_TORCH);
+    assert_eq!(
+        project["optional-dependencies"]["torch"]
+            .as_array()
+            .and_then(|a| a[0].as_str()),
+        Some(torch.as_str())
+    );
+    assert!(repo().join("python/README.md").is_file() && repo().join("python/LICENSE").is_file());
 }
 
 /// Every file below `dir` (`.kfam-cache` aside), by `/`-separated path.
@@ -149,9 +171,9 @@ const SUMMARY: &str = "Elementwise BF16 addition of two 1024-element vectors";
 /// A family edit regenerates only the catalog's data in the Python
 /// package: the rows (`_tables.py`), and when the catalog's identity changes
 /// (a new family), the digest in `_abi.py` (`CATALOG_DIGEST`) and the
-/// family table of the distribution's `README.md`. The
-/// metadata (`pyproject.toml`: the catalog's declared version), the runtime
-/// modules, the records and the vocabularies are the same bytes.
+/// family table of the distribution's `README.md`. The metadata
+/// (`pyproject.toml`: the catalog's declared version) and the catalog's own
+/// modules are the same bytes.
 #[test]
 fn a_family_edit_changes_only_python_data_files() {
     let shipped = generate(|_| {});

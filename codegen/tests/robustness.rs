@@ -776,7 +776,7 @@ proptest! {
         kfam_codegen::write::write(dir.path(), &files).unwrap();
         let root = dir.path().join("python");
         let mut py = kfam_testenv::python();
-        py.env("PYTHONPATH", &root).args(["-c", PY_READER]);
+        py.env("PYTHONPATH", kfam_testenv::search_path(&[&root])).args(["-c", PY_READER]);
         let got: serde_json::Value = serde_json::from_str(&run_ok(py)).unwrap();
         let want: Vec<serde_json::Value> = ir.families.iter().map(|f| serde_json::json!([
             f.name, f.summary,
@@ -786,7 +786,7 @@ proptest! {
         prop_assert_eq!(got, serde_json::Value::Array(want));
         if MYPY_DONE.fetch_add(1, Ordering::SeqCst) < MYPY_RUNS {
             let mut mypy = kfam_testenv::python();
-            mypy.env("MYPYPATH", &root)
+            mypy.env("MYPYPATH", kfam_testenv::search_path(&[&root]))
                 .args(["-m", "mypy", "--strict", "--no-error-summary", "--cache-dir"])
                 .arg(mypy_cache())
                 .arg(root.join("kfam"));

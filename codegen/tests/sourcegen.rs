@@ -1,16 +1,15 @@
 //! The committed copies of generator-rendered sources (rust-analyzer's
-//! "sourcegen" tests): `python/kfam/_records.py` and `_vocab.py` are
+//! "sourcegen" tests): `python/kfam_runtime/records.py` and `vocab.py` are
 //! rendered by `emit::python` from kfam's vocabularies and record
-//! definitions, the same for every catalog, and also committed where the
-//! Python runtime lives, so ruff and mypy check them there
-//! (`python_sources.rs`). This test fails when a copy differs from what the
-//! generator renders; `KFAM_BLESS=1 cargo test -p kfam-codegen --test
-//! sourcegen` rewrites it.
+//! definitions, the same for every catalog, and committed where the Python
+//! runtime lives, so ruff and mypy check them there (`python_sources.rs`).
+//! This test fails when a copy differs from what the generator renders;
+//! `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen` rewrites it.
 //!
-//! The hand-written stubs of the per-catalog data modules
-//! (`python/kfam/_abi.pyi`, `_tables.pyi`) are checked here too: they
-//! declare exactly the names, with the annotations, that the generated
-//! modules define.
+//! What the runtime reads of a catalog's generated `_tables.py` (the
+//! protocol `Tables` of `python/kfam_runtime/_catalog.py`) is checked here
+//! too: it declares exactly the names, with the types, that the generated
+//! module defines.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -101,36 +100,42 @@ fn declarations(text: &str) -> BTreeSet<String> {
     out
 }
 
-/// The stubs that let mypy check `python/kfam/` in place declare what the
-/// generated data modules define (a dict's type up to its first `{`).
+/// The runtime's `Tables` protocol declares what the generated
+/// `_tables.py` defines (a dict's type up to its first `{`, without
+/// `Final`).
 #[test]
-fn stubs_declare_the_data_modules() {
+fn the_tables_protocol_declares_the_data_module() {
     let files = python::emit(&shipped_ir(), &Origin::default().banner());
-    for module in ["_abi", "_tables"] {
-        let generated = &files
-            .iter()
-            .find(|f| f.path == format!("python/kfam/{module}.py"))
-            .unwrap()
-            .contents;
-        let stub_path = repo().join(format!("python/kfam/{module}.pyi"));
-        let stub = std::fs::read_to_string(&stub_path)
-            .unwrap_or_else(|e| panic!("{}: {e}", stub_path.display()));
-        // The members of the vocabularies a catalog declares are its data:
-        // the stub declares the classes alone.
-        let declared: Vec<String> = kfam_codegen::vocab::VOCABULARIES
-            .iter()
-            .filter(|v| v.declared)
-            .map(|v| format!("{}.", v.name))
-            .collect();
-        let defined: BTreeSet<String> = declarations(generated)
-            .into_iter()
-            .filter(|d| !declared.iter().any(|c| d.starts_with(c.as_str())))
-            .map(|d| d.trim_end_matches(" {").to_owned())
-            .collect();
-        assert_eq!(
-            declarations(&stub),
-            defined,
-            "python/kfam/{module}.pyi does not declare what the generated {module}.py defines"
-        );
-    }
+    let generated = &files
+        .iter()
+        .find(|f| f.path == "python/kfam/_tables.py")
+        .unwrap()
+        .contents;
+    let defined: BTreeSet<String> = declarations(generated)
+        .into_iter()
+        .map(|d| {
+            let d = d.trim_end_matches(" {");
+            match d.split_once(": Final[") {
+                Some((name, ty)) => format!("{name}: {}", ty.strip_suffix(']').unwrap_or(ty)),
+                None => d.to_owned(),
+            }
+        })
+        .collect();
+    let catalog = std::fs::read_to_string(repo().join("python/kfam_runtime/_catalog.py")).unwrap();
+    let start = catalog
+        .find("\nclass Tables(Protocol):\n")
+        .expect("class Tables");
+    let body: String = catalog[start + 1..]
+        .lines()
+        .skip(1)
+        .take_while(|l| l.is_empty() || l.starts_with(' '))
+        .filter_map(|l| l.strip_prefix("    "))
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('"') && l.contains(": "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(
+        declarations(&body),
+        defined,
+        "the Tables protocol of python/kfam_runtime/_catalog.py does not declare what the generated _tables.py defines"
+    );
 }

@@ -317,7 +317,10 @@ fn capability_refusals_name_family_platform_and_mode() {
         "no_profile: family `add_bf16_1024` has no profile for platform `a2a3` in `sim` mode"
     );
     let out = kfam_testenv::python()
-        .env("PYTHONPATH", root().join("generated/python"))
+        .env(
+            "PYTHONPATH",
+            kfam_testenv::search_path(&[&root().join("generated/python")]),
+        )
         .args(["-c", &script])
         .output()
         .expect("python");

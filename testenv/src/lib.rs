@@ -10,6 +10,7 @@
 //! `python3` or `npm`), the test fails with what is missing and the one
 //! command that installs it; nothing is skipped. See docs/testing.md.
 
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs::{self, File};
 use std::io::ErrorKind;
@@ -60,12 +61,28 @@ pub fn python() -> Command {
     c
 }
 
-/// Run `script` in the environment's Python with `pythonpath` on its path,
-/// `input` on stdin; its stdout lines. Panics (with stderr) when it fails.
+/// kfam's Python runtime, the repository's `python/` (the import package
+/// `kfam_runtime`), which every generated package imports.
+pub fn runtime_dir() -> PathBuf {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
+    workspace.unwrap_or(Path::new(".")).join("python")
+}
+
+/// A `PYTHONPATH` or `MYPYPATH` of `dirs` and, last, [`runtime_dir`]: the
+/// generated packages under test come first, the runtime they import after.
+pub fn search_path(dirs: &[&Path]) -> OsString {
+    let runtime = runtime_dir();
+    std::env::join_paths(dirs.iter().copied().chain([runtime.as_path()]))
+        .expect("a search path of directories without the separator")
+}
+
+/// Run `script` in the environment's Python with `pythonpath` (and the
+/// runtime, [`search_path`]) on its path, `input` on stdin; its stdout
+/// lines. Panics (with stderr) when it fails.
 pub fn python_lines(script: &str, args: &[&str], pythonpath: &Path, input: &str) -> Vec<String> {
     use std::io::Write as _;
     let mut child = python()
-        .env("PYTHONPATH", pythonpath)
+        .env("PYTHONPATH", search_path(&[pythonpath]))
         .args(["-c", script])
         .args(args)
         .stdin(Stdio::piped())

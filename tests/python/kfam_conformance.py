@@ -6,7 +6,7 @@
 prints one JSON line ``{"name": ..., "actual": {...}}`` per case of the files given (the
 same shape as ``expect``), to compare the package with another runner by hand::
 
-    PYTHONPATH=generated/python python3 tests/python/kfam_conformance.py tests/conformance/*.json
+    PYTHONPATH=generated/python:python python3 tests/python/kfam_conformance.py tests/conformance/*.json
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ Run in a fresh interpreter by ``cargo test -p kfam-codegen --test python`` (and 
 there with ``mypy --strict --disallow-any-expr``): importing ``kfam`` builds no record, loads
 no table row and imports no ``torch``; a lookup builds its family once and returns the same object after;
 ``kfam.FAMILIES`` builds the rest on first access and is a plain tuple. Exits 0 or fails an
-assertion. The private modules are read only to observe what was built.
+assertion. The private parts (``_tables``, ``CATALOG._families``) are read only to observe what
+was built.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import sys
 from typing import TYPE_CHECKING
 
 import kfam
-from kfam import _lookup
 
 if TYPE_CHECKING:
     from typing_extensions import assert_type
@@ -26,7 +26,7 @@ else:
 def main() -> int:
     # Importing builds nothing and loads no torch.
     assert "torch" not in sys.modules, "import kfam imported torch"
-    assert not _lookup._families, "import kfam built family records"
+    assert not kfam.CATALOG._families, "import kfam built family records"
     assert "FAMILIES" not in dir(kfam), "import kfam built FAMILIES"
     assert "kfam._tables" not in sys.modules, "import kfam loaded the table rows"
 
@@ -41,7 +41,8 @@ def main() -> int:
     first = kfam.find_family(names[-1])
     assert_type(first, kfam.Family | None)
     assert first is not None
-    assert [f.name for f in _lookup._families.values()] == [names[-1]], "one lookup, one family"
+    built = [f.name for f in kfam.CATALOG._families.values()]
+    assert built == [names[-1]], "one lookup, one family"
     assert_type(kfam.family(names[-1]), kfam.Family)
     assert kfam.family(names[-1]) is first
     assert_type(first.params, tuple[kfam.Param, ...])

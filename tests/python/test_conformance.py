@@ -3,7 +3,7 @@ through the generated ``kfam`` package: every case must reach exactly its expect
 
 Run by ``cargo test -p kfam-codegen --test python``. By hand::
 
-    PYTHONPATH=generated/python python3 -m pytest tests/python/test_conformance.py
+    PYTHONPATH=generated/python:python python3 -m pytest tests/python/test_conformance.py
 
 ``$KFAM_CONFORMANCE_DIR`` overrides the vector directory (default: ``tests/conformance`` of
 this checkout). A directory without vectors is a failure, never a skip.

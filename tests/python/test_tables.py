@@ -1,7 +1,7 @@
 """The generated ``kfam`` package, checked in real Python against the Rust IR.
 
 Run by ``cargo test -p kfam-codegen --test python``, which generates the package into a
-temporary directory, puts it on ``PYTHONPATH`` and sets:
+temporary directory, puts it and the runtime (``python/``) on ``PYTHONPATH`` and sets:
 
 - ``KFAM_IR_JSON``: ``serde_json::to_string(&ir)`` of the manifest the package was made from;
 - ``KFAM_VOCAB_JSON``: every vocabulary's ``[spelling, code]`` pairs and the dtype sizes;
@@ -194,12 +194,12 @@ def test_artifact_lookup_is_an_index(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_corrupt_row_is_refused(monkeypatch: pytest.MonkeyPatch, row: str) -> None:
     # Rows are decoded on first lookup: one that does not have the generator's layout is an
     # error naming _tables.py, never a half-built record.
-    from kfam import _lookup, _tables
+    from kfam import _tables
 
     monkeypatch.setitem(_tables.FAMILY_ROWS, "kfam_corrupt", row)
     with pytest.raises(RuntimeError, match="kfam/_tables.py is corrupt"):
         kfam.find_family("kfam_corrupt")
-    assert "kfam_corrupt" not in _lookup._families
+    assert "kfam_corrupt" not in kfam.CATALOG._families
 
 
 def test_vocabulary_codes_match_rust() -> None:

@@ -3,7 +3,7 @@
 
 Run by ``cargo test -p kfam-codegen --test python``. By hand::
 
-    PYTHONPATH=generated/python python3 -m pytest tests/python/test_torch.py
+    PYTHONPATH=generated/python:python python3 -m pytest tests/python/test_torch.py
 
 Every operator is defined in a temporary namespace of a library the test owns, with a
 test-only CPU implementation derived from the family's ``operation`` record; nothing is
@@ -33,6 +33,7 @@ from torch.library import Library
 
 import kfam
 import kfam.torch as kt
+from kfam_runtime.vocab import _SCALAR_TYPES
 from kfam_conformance import REPO, Case, _scalar, _tensor, conformance_dir, load_cases
 
 TORCH_FAMILIES = [f for f in kfam.FAMILIES if f.torch]
@@ -202,9 +203,9 @@ def test_schema_forms(fam: kfam.Family) -> None:
                 written = p.direction is not kfam.Direction.IN
                 assert (a.alias_info is not None and a.alias_info.is_write) == written
             else:
-                assert str(a.type) == ("float" if kt._SCALAR_TYPES[p.dtype] == "float" else
+                assert str(a.type) == ("float" if _SCALAR_TYPES[p.dtype] == "float" else
                                        "bool" if p.dtype is kfam.DType.BOOL else "int")
-                assert f"{kt._SCALAR_TYPES[p.dtype]} {p.name}" in str(s)
+                assert f"{_SCALAR_TYPES[p.dtype]} {p.name}" in str(s)
         if returns == "mutation_only":
             assert s.returns == []
         else:
@@ -235,7 +236,7 @@ def test_every_dtype_has_a_torch_dtype() -> None:
         assert isinstance(t, torch.dtype)
         # Packed fp4's carrier holds two elements per byte.
         assert t.itemsize * 8 == (8 if d is kfam.DType.FP4 else d.bits), d
-        assert t.is_floating_point == (kt._SCALAR_TYPES.get(d) == "float"), d
+        assert t.is_floating_point == (_SCALAR_TYPES.get(d) == "float"), d
         assert (t == torch.bool) == (d is kfam.DType.BOOL)
     assert len({kt.torch_dtype(d) for d in kfam.DType}) == len(kfam.DType)
 
@@ -281,7 +282,7 @@ def test_compiled_matches_eager(registered: Registered, fam: kfam.Family) -> Non
 def symint_family() -> kfam.Family:
     """A shipped torch family with an integer scalar and a dynamic extent."""
     for f in TORCH_FAMILIES:
-        ints = [p for p in f.params if not p.is_tensor and kt._SCALAR_TYPES[p.dtype] == "SymInt"]
+        ints = [p for p in f.params if not p.is_tensor and _SCALAR_TYPES[p.dtype] == "SymInt"]
         if ints and has_dynamic_extent(f):
             return f
     raise AssertionError("no shipped torch family has an integer scalar and a dynamic extent")
@@ -291,7 +292,7 @@ def symint_family() -> kfam.Family:
 def test_symbolic_integers_reach_the_fake_kernel_unchanged(backed: bool) -> None:
     fam = symint_family()
     scalar = next(
-        p for p in fam.params if not p.is_tensor and kt._SCALAR_TYPES[p.dtype] == "SymInt"
+        p for p in fam.params if not p.is_tensor and _SCALAR_TYPES[p.dtype] == "SymInt"
     )
     dyn, axis = next((p, i) for p in fam.params for i, d in enumerate(p.shape) if not static(d))
     kernel = kt.fake(fam)

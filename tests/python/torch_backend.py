@@ -6,7 +6,7 @@ below, which checks what only real tensors tell (``kfam.validate_call``: storage
 overlap, physical format) and then launches the approved artifact. Launching is the
 backend's own business; here it is a stub that records the call.
 
-Run it (``PYTHONPATH=generated/python python3 tests/python/torch_backend.py``) to register
+Run it (``PYTHONPATH=generated/python:python python3 tests/python/torch_backend.py``) to register
 the families under ``kfam_example``, trace each one with fake tensors, compile one with
 ``torch.compile`` and send a call through the adapter. The tests run it and type-check it
 with ``mypy --strict``.

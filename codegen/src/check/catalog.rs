@@ -10,8 +10,8 @@ use crate::ir;
 use crate::limits::{MAX_LICENSE_CHARS, MAX_OUTPUT_PATH_CHARS, MAX_VERSION_CHARS};
 use crate::model::{self, Spanned};
 use crate::names::{
-    c_prefix_problem, identifier_problem, is_reserved, python_package_problem,
-    torch_namespace_problem, MAX_NAME_LEN,
+    c_prefix_problem, catalog_name_problem, identifier_problem, is_reserved, kfams_distribution,
+    python_package_problem, torch_namespace_problem, MAX_NAME_LEN,
 };
 
 /// The identity `catalog` declares (kfam's default identity when `None`),
@@ -36,7 +36,14 @@ pub(super) fn check_catalog(
         }
     };
     let mut resolved = ir::Catalog::named(&name.value, &c.license.value);
-    check_identifier(id, "catalog name", &name.value, &name.span, None, report);
+    check_identifier(
+        id,
+        "catalog name",
+        &name.value,
+        &name.span,
+        Some((true, "name", catalog_name_problem(&name.value))),
+        report,
+    );
     // A name that is not an identifier is reported once, not again for
     // each key that takes it.
     let name_ok = report.error_count() == before;
@@ -100,6 +107,25 @@ pub(super) fn check_catalog(
             d.help("declare `python_distribution` with a PEP 508 name")
         };
         report.diagnostics.push(d);
+    } else if kfams_distribution(&distribution) {
+        let d = err(
+            Code::CatalogDistribution,
+            id,
+            &span,
+            format!(
+                "Python distribution `{distribution}` cannot be used: it is one of kfam's own, \
+                 its Python runtime (`kfam-runtime`, which every catalog's package depends on) \
+                 or its command line (`kfam-cli`)"
+            ),
+        )
+        .label("a distribution of kfam's own");
+        report.diagnostics.push(if declared {
+            d.help("pick a name of the catalog's own (`myteam-kernels`)")
+        } else {
+            d.help(
+                "declare `python_distribution` with a name of the catalog's own (`myteam-kernels`)",
+            )
+        });
     }
     resolved.python_distribution = distribution;
 

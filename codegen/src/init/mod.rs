@@ -313,6 +313,11 @@ pub fn catalog_name_problem(name: &str) -> Option<&'static str> {
     identifier_problem(name)
         .or_else(|| is_reserved(name).then_some("it is a reserved word of Rust, C, C++ or Python"))
         .or_else(|| python_package_problem(name))
+        .or_else(|| crate::names::catalog_name_problem(name))
+        .or_else(|| {
+            crate::names::kfams_distribution(name)
+                .then_some("it is a Python distribution of kfam's own (`kfam-runtime`, `kfam-cli`)")
+        })
         .or_else(|| torch_namespace_problem(name))
         .or_else(|| c_prefix_problem(&c_prefix_of(name)))
         .or_else(|| {

@@ -36,7 +36,7 @@ pub struct Record {
     /// (a scalar parameter's direction, shape and layout).
     pub shorthands: &'static [Shorthand],
     /// The class of hand-written methods the Python record inherits
-    /// (`python/kfam/_methods.py`), if any.
+    /// (`python/kfam_runtime/_methods.py`), if any.
     pub methods: Option<&'static str>,
 }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from enum import unique
 from typing import Final
 
-from ._vocab import _KfamVocab
+from kfam_runtime import vocab as _vocab
 
 #: Native runtime commit the artifacts are built against.
 ABI_REVISION: Final[str] = "6b6b88f2353cca12cfafe809750b50b59931b0d1"
@@ -20,7 +20,7 @@ ABI_MINOR: Final[int] = 0
 MAX_TENSOR_ARGS: Final[int] = 256
 MAX_SCALAR_ARGS: Final[int] = 128
 MAX_RANK: Final[int] = 5
-#: Most callables one kernel context holds prepared (``kfam.context.Context``).
+#: Most callables one kernel context holds prepared (``context.Context``).
 MAX_PREPARED: Final[int] = 64
 #: Version of the canonical form ``Family.identity`` is taken over.
 IDENTITY_FORMAT: Final[int] = 1
@@ -35,7 +35,7 @@ __version__: Final[str] = "0.1.0"
 
 
 @unique
-class Status(_KfamVocab):
+class Status(_vocab.Status):
     "Status codes of the native C ABI; their values are declared in `abi.toml`."
 
     OK = 0
@@ -50,7 +50,7 @@ class Status(_KfamVocab):
 
 
 @unique
-class Platform(_KfamVocab):
+class Platform(_vocab.Platform):
     "Hardware platform an artifact targets."
 
     #: Ascend A2/A3.
@@ -62,7 +62,7 @@ class Platform(_KfamVocab):
 
 
 @unique
-class Backend(_KfamVocab):
+class Backend(_vocab.Backend):
     "Compiler backend that produced an artifact."
 
     #: Ascend CCE C compiler.
@@ -74,7 +74,7 @@ class Backend(_KfamVocab):
 
 
 @unique
-class Runtime(_KfamVocab):
+class Runtime(_vocab.Runtime):
     "Runtime that launches an artifact."
 
     #: Tensor map and ring buffer launch runtime.
@@ -86,7 +86,7 @@ class Runtime(_KfamVocab):
 
 
 @unique
-class ExecutionMode(_KfamVocab):
+class ExecutionMode(_vocab.ExecutionMode):
     "Whether an artifact runs on a simulator or on the device."
 
     #: Runs on the platform's simulator.

@@ -1,8 +1,8 @@
-//! `kfam/_abi.py`: what is the catalog's own besides its rows: the native
-//! ABI of its `abi.toml` (revision, limits), `Status` valued as that file
-//! declares, its platforms, backends, runtimes and execution modes, and the catalog's identity (name, digest, torch namespace,
-//! version). Data only, generated into the output alone; `python/kfam/_abi.pyi`
-//! declares its names for the type checker in place.
+//! `<package>/_abi.py`: what is the catalog's own besides its rows: the
+//! native ABI of its `abi.toml` (revision, limits), `Status` valued as that
+//! file declares, its platforms, backends, runtimes and execution modes
+//! (subclasses of the runtime's bases in `kfam_runtime.vocab`), and the
+//! catalog's identity (name, digest, torch namespace, version). Data only.
 
 use crate::emit::writer::Writer;
 use crate::ir::{self, Ir};
@@ -29,7 +29,7 @@ from __future__ import annotations
 from enum import unique
 from typing import Final
 
-from ._vocab import _KfamVocab
+from kfam_runtime import vocab as _vocab
 
 "#,
     );
@@ -49,7 +49,7 @@ from ._vocab import _KfamVocab
         abi.max_scalar_args
     ));
     w.line(format_args!("MAX_RANK: Final[int] = {}", abi.max_rank));
-    w.line("#: Most callables one kernel context holds prepared (``kfam.context.Context``).");
+    w.line("#: Most callables one kernel context holds prepared (``context.Context``).");
     w.line(format_args!(
         "MAX_PREPARED: Final[int] = {}",
         abi.max_prepared
@@ -88,11 +88,12 @@ from ._vocab import _KfamVocab
         .zip(Status::VOCABULARY.members)
         .map(|(s, m)| (*m, i64::from(abi.status(*s))))
         .collect();
-    vocab_class(&mut w, &Status::VOCABULARY, &status);
+    let base = |name: &str| format!("_vocab.{name}");
+    vocab_class(&mut w, &Status::VOCABULARY, &base(Status::NAME), &status);
     // The platforms, backends, runtimes and execution modes the catalog
     // declares.
     for vocab in VOCABULARIES.iter().filter(|v| v.declared) {
-        vocab_class(&mut w, vocab, &coded(&ir.members(vocab)));
+        vocab_class(&mut w, vocab, &base(vocab.name), &coded(&ir.members(vocab)));
     }
     let mut s = w.finish();
     // The class block closes with an empty line; the file ends after its last member.

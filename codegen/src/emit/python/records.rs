@@ -1,13 +1,16 @@
-//! `kfam/_records.py`: the frozen dataclasses of the records and the
-//! decoders of their rows, printed by walking the record declarations
+//! `kfam_runtime/records.py`: the frozen dataclasses of the records and
+//! the decoders of their rows, printed by walking the record declarations
 //! (`crate::record`): one class per record and per operation kind, fields
 //! in the declared order, and one `_kfam_decode_<record>` function per
 //! record that reads the row [`super::tables`] writes from the same
-//! declaration. Hand-written methods (`Family.param`, ...) come from the
-//! mixins of `python/kfam/_methods.py` that a declaration names. The same
-//! for every catalog of one kfam version: the text is committed as
-//! `python/kfam/_records.py` (`codegen/tests/sourcegen.rs` keeps the copy
-//! current).
+//! declaration. A field of a vocabulary the catalog declares is annotated
+//! with the runtime's base class and decoded with the catalog's own
+//! (`Targets`, passed down to the decoders that need it). Hand-written
+//! methods (`Family.param`, ...) come from the mixins of
+//! `python/kfam_runtime/_methods.py` that a declaration names. The same for
+//! every catalog of one kfam version: the text is committed as
+//! `python/kfam_runtime/records.py` (`codegen/tests/sourcegen.rs` keeps the
+//! copy current).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -47,6 +50,26 @@ fn positional(r: &Record) -> bool {
     r.logical().any(|f| f.role == Role::Position)
 }
 
+/// Whether a record holds a value of a vocabulary the catalog declares,
+/// itself or in a record it holds: its decoder takes the catalog's
+/// `Targets`.
+fn targeted(r: &Record) -> bool {
+    r.logical().any(|f| match f.ty {
+        Ty::Vocab(v) => v.declared,
+        Ty::List(inner) | Ty::Nested(inner) => targeted(inner),
+        _ => false,
+    })
+}
+
+/// `, t` when the decoder of `r` takes the catalog's `Targets`.
+fn targets_arg(r: &Record) -> &'static str {
+    if targeted(r) {
+        ", t"
+    } else {
+        ""
+    }
+}
+
 /// Whether a record's row leaves out its key (the decoder takes it).
 fn keyed(r: &Record) -> bool {
     r.logical().any(|f| f.role == Role::Key)
@@ -73,6 +96,10 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
         Ty::F64 => prim("_float"),
         Ty::Str | Ty::Digest => prim("_str"),
         Ty::OptStr => prim("_opt_str"),
+        Ty::Vocab(vocab) if vocab.declared => {
+            used.insert("_int");
+            format!("t.{}(_int({v}))", names::vocab_snake(vocab.name))
+        }
         Ty::Vocab(vocab) => {
             used.insert("_int");
             format!("{}(_int({v}))", vocab.name)
@@ -85,16 +112,19 @@ fn decode(ty: Ty, v: &str, used: &mut BTreeSet<&'static str>) -> String {
         }
         Ty::List(r) => {
             used.insert("_items");
+            let t = targets_arg(r);
             if positional(r) {
                 format!(
-                    "tuple({}(e, i) for i, e in enumerate(_items({v})))",
+                    "tuple({}(e, i{t}) for i, e in enumerate(_items({v})))",
                     decoder(r)
                 )
+            } else if targeted(r) {
+                format!("tuple({}(e, t) for e in _items({v}))", decoder(r))
             } else {
                 format!("tuple(map({}, _items({v})))", decoder(r))
             }
         }
-        Ty::Nested(r) => format!("{}({v})", decoder(r)),
+        Ty::Nested(r) => format!("{}({v}{})", decoder(r), targets_arg(r)),
         Ty::ScalarRef => {
             used.insert("_scalar_ref");
             format!("ScalarRef(*_scalar_ref({v}))")
@@ -138,7 +168,7 @@ fn rst(text: &str) -> String {
     out
 }
 
-/// `def _kfam_decode_<record>(x[, position][, key]) -> Record`.
+/// `def _kfam_decode_<record>(x[, position][, key][, t]) -> Record`.
 fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
     let mut params = String::from("x: object");
     if positional(r) {
@@ -146,6 +176,9 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
     }
     if keyed(r) {
         params.push_str(", key: str");
+    }
+    if targeted(r) {
+        params.push_str(", t: Targets");
     }
     used.insert("_fields");
     // Where each row field starts: a nested record's fields are inline.
@@ -179,7 +212,12 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
             }
             (Role::Plain, Ty::Nested(inner)) => {
                 let start = at(f.name);
-                format!("{}(v[{start}:{}])", decoder(inner), start + row_width(f))
+                format!(
+                    "{}(v[{start}:{}]{})",
+                    decoder(inner),
+                    start + row_width(f),
+                    targets_arg(inner)
+                )
             }
             (Role::Plain, ty) => decode(ty, &format!("v[{}]", at(f.name)), used),
         };
@@ -247,9 +285,9 @@ pub(super) fn records_py(first_line: &str) -> String {
     body.push_str(DECODE_OPERATION);
 
     // Imports last: they name what the classes and decoders use.
-    let mut vocab: BTreeSet<&str> = BTreeSet::from(["OperationKind"]);
-    // The vocabularies the catalog declares are its data, in `_abi`.
-    let mut declared: BTreeSet<&str> = BTreeSet::new();
+    // The bases of the vocabularies a catalog declares annotate its fields;
+    // `Targets` holds the catalog's classes that decode them.
+    let mut vocab: BTreeSet<&str> = BTreeSet::from(["OperationKind", "Targets"]);
     let mut mixins: BTreeSet<&str> = BTreeSet::new();
     for r in LOGICAL_RECORDS
         .iter()
@@ -259,11 +297,7 @@ pub(super) fn records_py(first_line: &str) -> String {
         mixins.extend(r.methods);
         for f in r.logical() {
             if let Ty::Vocab(v) = f.ty {
-                if v.declared {
-                    declared.insert(v.name);
-                } else {
-                    vocab.insert(v.name);
-                }
+                vocab.insert(v.name);
             }
         }
     }
@@ -272,9 +306,10 @@ pub(super) fn records_py(first_line: &str) -> String {
     out.push_str(
         r#""""Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
 
-Each record's row in ``kfam._tables`` (a JSON array, fields by position) is read by its
-``_kfam_decode_*`` function, with the checked reads of ``kfam._decode``. Printed from kfam's record
-declarations, as the C structs and the Rust records are.
+Each record's row in a catalog's ``_tables`` module (a JSON array, fields by position) is read by
+its ``_kfam_decode_*`` function, with the checked reads of ``kfam_runtime._decode``; the fields of
+the catalog's own vocabularies are decoded with its classes (``Targets``). Printed from kfam's
+record declarations, as the C structs and the Rust records are.
 """
 
 from __future__ import annotations
@@ -285,13 +320,11 @@ from typing import Final, TypeAlias, Union
 
 "#,
     );
-    out.push_str(&import_list("._abi", declared.into_iter().collect()));
-    out.push('\n');
     out.push_str(&import_list("._decode", used.into_iter().collect()));
     out.push('\n');
     out.push_str(&import_list("._methods", mixins.into_iter().collect()));
     out.push('\n');
-    out.push_str(&import_list("._vocab", vocab.into_iter().collect()));
+    out.push_str(&import_list(".vocab", vocab.into_iter().collect()));
     out.push('\n');
     // The public classes, re-exported by the package.
     let mut public: Vec<&str> = LOGICAL_RECORDS
@@ -339,12 +372,13 @@ def _kfam_decode_operation(x: object) -> Operation:
     return decode(v[1:])
 
 
-def decode_family(name: str, row: object) -> Family:
-    """The family called ``name`` from its row (``kfam._tables.FAMILY_ROWS``, parsed)."""
-    return _kfam_decode_family(row, name)
+def decode_family(name: str, row: object, targets: Targets) -> Family:
+    """The family called ``name`` from its row (``_tables.FAMILY_ROWS``, parsed), the catalog's
+    vocabularies decoded with ``targets``."""
+    return _kfam_decode_family(row, name, targets)
 
 
 def decode_retired(name: str, row: object) -> Retired:
-    """The retired family called ``name`` from its row (``kfam._tables.RETIRED_ROWS``, parsed)."""
+    """The retired family called ``name`` from its row (``_tables.RETIRED_ROWS``, parsed)."""
     return _kfam_decode_retired(row, name)
 "#;

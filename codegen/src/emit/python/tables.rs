@@ -1,13 +1,14 @@
-//! `kfam/_tables.py`: every family of the catalog as one row (its name, and
-//! its record as a compact JSON array), decoded into records only when a
-//! consumer first asks for that family (`python/kfam/_lookup.py`). Importing
-//! the package thus loads one string per family instead of building every
-//! record: at 10,000 families the import costs milliseconds, not seconds.
-//! Data only, generated into the output alone; `python/kfam/_tables.pyi`
-//! declares its names for the type checker in place.
+//! `<package>/_tables.py`: every family of the catalog as one row (its
+//! name, and its record as a compact JSON array), decoded into records only
+//! when a consumer first asks for that family (the runtime's `Catalog`,
+//! `python/kfam_runtime/_catalog.py`). Importing the package thus loads one
+//! string per family instead of building every record: at 10,000 families
+//! the import costs milliseconds, not seconds. Data only; the runtime's
+//! `Tables` protocol declares what it reads of it (`codegen/tests/sourcegen.rs`
+//! compares).
 //!
 //! A row is written by walking the record's declaration (`crate::record`),
-//! and read back by the decoder `kfam/_records.py` prints from the same
+//! and read back by the decoder `kfam_runtime/records.py` prints from the same
 //! declaration ([`super::records`]): the field order is defined once. The
 //! package tests compare every decoded record with the IR field by field.
 
@@ -190,7 +191,7 @@ fn raw_literal(out: &mut String, row: impl FnOnce(&mut String)) {
 }
 
 /// `_tables.py`: one row per family and the digest indices, data only,
-/// imported by the first lookup that reads a row (`_lookup.py`).
+/// imported by the first lookup that reads a row (`Catalog` of the runtime).
 pub(super) fn tables_py(ir: &Ir, header: &str) -> String {
     // About 1.2 KiB per family row and 0.1 KiB per artifact line.
     let receipts: usize = ir.families.iter().map(|f| f.receipts.len()).sum();
@@ -199,9 +200,9 @@ pub(super) fn tables_py(ir: &Ir, header: &str) -> String {
     w.raw(
         r#""""The approved families of ``manifest/``. Data only.
 
-Each family is one row: its name, and its record as a JSON array (fields by position) that
-``kfam._lookup`` decodes into a ``Family`` the first time the family is asked for. Importing the
-package neither builds a record nor loads this module: the first lookup that reads a row does.
+Each family is one row: its name, and its record as a JSON array (fields by position) that the
+package's ``CATALOG`` decodes into a ``Family`` the first time the family is asked for. Importing
+the package neither builds a record nor loads this module: the first lookup that reads a row does.
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ from typing import Final
     );
     dict(
         &mut w,
-        "Every approved family, sorted by name: its row (``kfam._lookup``).",
+        "Every approved family, sorted by name: its row (``CATALOG``).",
         "FAMILY_ROWS: Final[dict[str, str]] = ",
         &ir.families,
         |out, f| {
@@ -236,7 +237,7 @@ from typing import Final
     w.blank();
     dict(
         &mut w,
-        "Every retired family, sorted by name: its row (``kfam._lookup``).",
+        "Every retired family, sorted by name: its row (``CATALOG``).",
         "RETIRED_ROWS: Final[dict[str, str]] = ",
         &ir.retired,
         |out, t| {

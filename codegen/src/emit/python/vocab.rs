@@ -1,11 +1,15 @@
-//! `kfam/_vocab.py`: one `IntEnum` per vocabulary of kfam (not those a
-//! catalog declares, which are in `_abi.py`), valued by its stable code, and the data the runtime decides with that follows from the
-//! vocabularies alone (dtype sizes, scalar ranges, the outcome to status
-//! maps, the torch spellings of each dtype). The same for every catalog of
-//! one kfam version: `Status`, valued by a catalog's `abi.toml`, is rendered
-//! by [`super::abi`] with [`vocab_class`], and the maps here name its
-//! members. The text is committed as `python/kfam/_vocab.py`
-//! (`codegen/tests/sourcegen.rs` keeps the copy current).
+//! `kfam_runtime/vocab.py`: one `IntEnum` per vocabulary of kfam, valued by
+//! its stable code, and the data the runtime decides with that follows
+//! from the vocabularies alone (dtype sizes, scalar ranges, the outcome to
+//! status maps, the torch spellings of each dtype). `Status` and the
+//! vocabularies a catalog declares (platforms, backends, runtimes,
+//! execution modes) are each catalog's: here they are bases without
+//! members, which a catalog's `_abi.py` ([`super::abi`], with
+//! [`vocab_class`]) subclasses with its own, and `Targets` holds a
+//! catalog's classes for the record decoders. The same for every catalog
+//! of one kfam version: the text is committed as
+//! `python/kfam_runtime/vocab.py` (`codegen/tests/sourcegen.rs` keeps the
+//! copy current).
 
 use crate::emit::writer::Writer;
 use crate::names;
@@ -15,14 +19,18 @@ use crate::vocab::{
 
 use super::text::{data_dict, doc_comment, member, py_float, py_str_literal};
 
-/// One vocabulary as an `@unique` `IntEnum` subclass of `_KfamVocab`: an
-/// empty line, the class, and the empty line its block closes with.
-pub(super) fn vocab_class(w: &mut Writer, vocab: &Vocabulary, members: &[(Member, i64)]) {
-    let doc = vocab.doc.split_whitespace().collect::<Vec<_>>().join(" ");
+/// One vocabulary as an `@unique` `IntEnum` subclass of `base`: an empty
+/// line, the class, and the empty line its block closes with.
+pub(super) fn vocab_class(
+    w: &mut Writer,
+    vocab: &Vocabulary,
+    base: &str,
+    members: &[(Member, i64)],
+) {
     w.blank();
     w.line("@unique");
-    w.block(format_args!("class {}(_KfamVocab):", vocab.name), "", |w| {
-        w.line(py_str_literal(&doc));
+    w.block(format_args!("class {}({base}):", vocab.name), "", |w| {
+        w.line(py_str_literal(&one_line(vocab.doc)));
         w.blank();
         for (m, value) in members {
             if let Some(comment) = doc_comment(m.doc) {
@@ -40,12 +48,24 @@ pub(super) fn vocab_class(w: &mut Writer, vocab: &Vocabulary, members: &[(Member
     });
 }
 
+fn one_line(doc: &str) -> String {
+    doc.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The vocabularies each catalog has its own members of: `Status` (valued
+/// by its `abi.toml`) and those it declares.
+fn catalogs_own() -> impl Iterator<Item = &'static Vocabulary> {
+    [&Status::VOCABULARY]
+        .into_iter()
+        .chain(VOCABULARIES.iter().filter(|v| v.declared))
+}
+
 /// Members valued by their codes.
 pub(super) fn coded<'a>(members: &[Member<'a>]) -> Vec<(Member<'a>, i64)> {
     members.iter().map(|m| (*m, i64::from(m.code))).collect()
 }
 
-/// `_vocab.py` after its first line `first_line` (which ends in `\n`).
+/// `vocab.py` after its first line `first_line` (which ends in `\n`).
 pub(super) fn vocab_py(first_line: &str) -> String {
     let mut w = Writer::new("    ");
     w.raw(first_line);
@@ -53,19 +73,22 @@ pub(super) fn vocab_py(first_line: &str) -> String {
         r#""""Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
-Codes are part of the ABI: they never change meaning. ``Status``, valued as the catalog's
-``abi.toml`` declares, is in ``kfam._abi``; the maps below name its members.
+Codes are part of the ABI: they never change meaning. ``Status`` and the target vocabularies
+(``Platform``, ``Backend``, ``Runtime``, ``ExecutionMode``) are each catalog's: here they are
+bases without members, which a catalog's ``_abi`` module subclasses with its own; the maps
+below name ``Status`` members.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum, unique
 from typing import Final, TypeVar
 
-_KfamVocabT = TypeVar("_KfamVocabT", bound="_KfamVocab")
+_VocabT = TypeVar("_VocabT", bound="Vocab")
 
 
-class _KfamVocab(IntEnum):
+class Vocab(IntEnum):
     """Base of every vocabulary."""
 
     @property
@@ -74,7 +97,7 @@ class _KfamVocab(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def from_spelling(cls: type[_KfamVocabT], text: str) -> _KfamVocabT:
+    def from_spelling(cls: type[_VocabT], text: str) -> _VocabT:
         """The member spelled ``text`` in the manifest; ``ValueError`` when there is none."""
         for m in cls:
             if m.spelling == text:
@@ -82,7 +105,7 @@ class _KfamVocab(IntEnum):
         raise ValueError(f"{text!r} is not a {cls.__name__} spelling")
 "#,
     );
-    // The vocabularies, re-exported by the package.
+    // The vocabularies every catalog shares, re-exported by its package.
     let mut public: Vec<&str> = VOCABULARIES
         .iter()
         .filter(|v| !v.declared)
@@ -99,10 +122,36 @@ class _KfamVocab(IntEnum):
     // Two empty lines between top-level items: a class block closes with
     // one (its `close("")`), the template ends with none.
     w.blank();
-    // The vocabularies a catalog declares are in its `_abi`.
     for vocab in VOCABULARIES.iter().filter(|v| !v.declared) {
-        vocab_class(&mut w, vocab, &coded(vocab.members));
+        vocab_class(&mut w, vocab, "Vocab", &coded(vocab.members));
     }
+    // A catalog's own vocabularies: bases without members (an enum with
+    // members cannot be subclassed).
+    for vocab in catalogs_own() {
+        w.blank();
+        w.block(format_args!("class {}(Vocab):", vocab.name), "", |w| {
+            w.line(py_str_literal(&format!(
+                "{} Each catalog's ``_abi`` subclasses it with its members.",
+                one_line(vocab.doc)
+            )));
+        });
+    }
+    w.blank();
+    w.line("@dataclass(frozen=True, slots=True)");
+    w.block("class Targets:", "", |w| {
+        w.line(
+            "\"\"\"A catalog's target vocabularies (its ``_abi`` classes): what the records' \
+             fields of those\n    types hold, for the decoders of ``kfam_runtime.records``.\"\"\"",
+        );
+        w.blank();
+        for vocab in VOCABULARIES.iter().filter(|v| v.declared) {
+            w.line(format_args!(
+                "{}: type[{}]",
+                names::vocab_snake(vocab.name),
+                vocab.name
+            ));
+        }
+    });
     let mut s = w.finish();
     // A class body ends with one empty line (its block's close); two separate top-level items.
     s.push('\n');
@@ -193,7 +242,7 @@ fn data(s: &mut String) {
     );
     data_dict(
         s,
-        "The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam.torch``).",
+        "The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam_runtime.torch``).",
         "_TORCH_DTYPES: Final[dict[DType, str]] = ",
         DType::ALL
             .iter()
@@ -220,7 +269,7 @@ mod tests {
 
     #[test]
     fn vocabulary_members_spell_back() {
-        // `_KfamVocab.spelling` is the member name in lower case.
+        // `Vocab.spelling` is the member name in lower case.
         for vocab in VOCABULARIES.iter().chain([&Status::VOCABULARY]) {
             // A declared vocabulary's names are checked identifiers
             // (lowercase snake_case), which spell back alike.
@@ -272,6 +321,9 @@ mod tests {
                 "{name}"
             );
         }
-        assert!(!text.contains("class Status("), "Status is the catalog's");
+        // Status is the catalog's: the base has no member.
+        let status = &text[text.find("\nclass Status(Vocab):\n").expect("Status")..];
+        let body = &status[..status[1..].find("\n\n\n").expect("the end of Status")];
+        assert_eq!(body.lines().count(), 3, "{body}");
     }
 }

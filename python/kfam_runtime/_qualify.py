@@ -1,8 +1,8 @@
 # PyTorch's own annotations are full of `Any`: this module, which works in them, is exempt
 # from `--disallow-any-expr` (it passes `mypy --strict`, with torch and without).
 # mypy: disallow-any-expr=False
-"""A qualification run (``kfam.qualify``, docs/qualify.md): a kernel against the reference its
-family's declaration implies, over shapes drawn from the family's own symbols, with the result
+"""A qualification run (a catalog's ``qualify``, docs/qualify.md): a kernel against the reference
+its family's declaration implies, over shapes drawn from the family's own symbols, with the result
 written as the structured evidence of a receipt.
 
 Case ``i`` of a run with seed ``s`` is drawn from ``(s, i)`` alone, so ``case=i`` replays it.
@@ -20,8 +20,11 @@ from typing import Final
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 
-from ._abi import CATALOG_NAME, __version__
-from ._records import (
+from ._call import ScalarArg, validate_call
+from ._catalog import Catalog
+from ._errors import CallError
+from ._reference import Kernel, reference as _reference, refuse_untensorable
+from .records import (
     ElementwiseBinary,
     ElementwiseUnary,
     Evidence,
@@ -32,12 +35,11 @@ from ._records import (
     PagedAttentionDecode,
     Param,
 )
-from ._reference import Kernel, reference as _reference, refuse_untensorable
-from ._runtime import CallError, ScalarArg, validate_call
-from ._vocab import BinaryOp, DType, Direction, UnaryOp
 from .torch import tensor_arg, torch_dtype
+from .vocab import BinaryOp, DType, Direction, UnaryOp
 
-#: The ``tool`` of the evidence this module writes (``kfam check`` knows it).
+#: The ``tool`` of the evidence this module writes (``kfam check`` knows it), whatever the
+#: catalog: it names the procedure, not the package that ran it.
 TOOL: Final[str] = "kfam.qualify"
 #: A symbol without ``max`` is sampled up to this (or its ``min``, if larger).
 SAMPLE_LIMIT: Final[int] = 256
@@ -69,8 +71,8 @@ _EXACT: Final[Tolerance] = Tolerance(0.0, 0.0)
 
 class QualificationError(AssertionError):
     """A case the kernel failed: an output beyond its tolerance, or a kernel that raised. The
-    attributes say what failed and how to reproduce it:
-    ``kfam.qualify(family, kernel, seed=error.seed, case=error.case)``.
+    attributes say what failed and how to reproduce it: the catalog's
+    ``qualify(family, kernel, seed=error.seed, case=error.case)``, as the message names it.
 
     ``output``, ``max_abs``, ``max_rel``, ``tolerance`` and ``element`` (the first failing
     element's index) are ``None`` when the kernel raised."""
@@ -114,7 +116,7 @@ class Qualification:
     #: The distinct shapes of each tensor parameter the run passed.
     covered: Mapping[str, tuple[tuple[int, ...], ...]] = field(default_factory=dict)
 
-    # The evidence's fields, read through: the run's result is one record, ``kfam.Evidence``,
+    # The evidence's fields, read through: the run's result is one record, ``Evidence``,
     # the same the catalog's tables give back once the receipt is in a family file.
 
     @property
@@ -447,6 +449,7 @@ def _where(case: _Case, seed: int) -> str:
 
 
 def _failure(
+    catalog: Catalog,
     family: Family,
     c: _Case,
     seed: int,
@@ -459,7 +462,7 @@ def _failure(
     """The report of case ``c``'s failure, with the call that replays it."""
     return QualificationError(
         f"{family.name}: {msg} in {_where(c, seed)}; "
-        f"replay: kfam.qualify(family, kernel, seed={seed}, case={c.index})",
+        f"replay: {catalog.package}.qualify(family, kernel, seed={seed}, case={c.index})",
         family=family.name,
         case=c.index,
         seed=seed,
@@ -474,6 +477,7 @@ def _failure(
 
 
 def qualify(
+    catalog: Catalog,
     family: Family,
     kernel: Kernel,
     *,
@@ -487,17 +491,8 @@ def qualify(
     device: str | torch.device = "cpu",
     artifact_sha256: str | None = None,
 ) -> Qualification:
-    """Run ``kernel`` on ``cases`` cases of ``family`` and compare every written tensor with
-    the family's reference (``kfam.torch.reference``; ``reference=`` for a ``custom`` family).
-
-    ``kernel`` takes the family's arguments in signature order (tensors on ``device``, Python
-    scalars) and writes its ``out``/``inout`` tensors, like an op defined with
-    ``kfam.torch.define`` or a launcher's wrapper. Each case is validated with
-    ``kfam.validate_call`` first. Tolerances default to ``DEFAULT_TOLERANCES`` per output
-    dtype; ``tolerances`` overrides some. ``case=i`` runs case ``i`` of the run alone (a
-    failure's replay). Raises ``QualificationError`` at the first failing case; returns the
-    run's ``Qualification`` (its ``evidence``, ``to_toml()``) when every case passed.
-    """
+    """``Binding.qualify`` of ``catalog``: the evidence names the catalog's package and version,
+    a failure's replay hint its ``qualify``."""
     if cases < 1:
         raise ValueError("a qualification runs at least one case")
     ref = _reference(family, custom=reference)
@@ -518,13 +513,16 @@ def qualify(
             _call(family, run_args)
         except CallError as e:
             raise RuntimeError(
-                f"{family.name}: kfam.qualify drew a call validate_call refuses ({e}) in {where}"
+                f"{family.name}: {catalog.package}.qualify drew a call validate_call refuses ({e})"
+                f" in {where}"
             ) from e
         try:
             with torch.no_grad():
                 kernel(*run_args)
         except Exception as e:
-            raise _failure(family, c, seed, f"the kernel raised {type(e).__name__}: {e}") from e
+            raise _failure(
+                catalog, family, c, seed, f"the kernel raised {type(e).__name__}: {e}"
+            ) from e
         for p in written:
             out = run_args[p.index]
             expected = ref_args[p.index]
@@ -535,6 +533,7 @@ def qualify(
                 got = out.detach().cpu()[bad].item()
                 want = expected[bad].item()
                 raise _failure(
+                    catalog,
                     family,
                     c,
                     seed,
@@ -560,7 +559,7 @@ def qualify(
         note=note,
         tool=TOOL,
         versions=(
-            f"{CATALOG_NAME} {__version__}",
+            f"{catalog.name} {catalog.version}",
             f"torch {torch.__version__}",
             f"python {platform.python_version()}",
         ),

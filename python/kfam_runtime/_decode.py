@@ -1,19 +1,27 @@
-"""Decoding primitives of the table rows (``kfam._tables``): checked reads of JSON values.
+"""Decoding primitives of the table rows (a catalog's ``_tables``): checked reads of JSON values.
 
 A row is a JSON array written by the generator (fields by position). Each function here reads
-one value of it with the type the row layout promises, and raises ``RuntimeError`` naming
-``kfam/_tables.py`` when the value has another: the rows are data that only the generator
-writes, so a mismatch means an edited or truncated ``_tables.py``. ``kfam._records`` (the
-decoders of every record's row, printed from kfam's record declarations) builds the records
-with them.
+one value of it with the type the row layout promises, and raises ``Corrupt`` when the value has
+another: the rows are data that only the generator writes, so a mismatch means an edited or
+truncated ``_tables.py``, which the catalog's lookup names (``Catalog``).
+``kfam_runtime.records`` (the decoders of every record's row, printed from kfam's record
+declarations) builds the records with them.
 """
 
 from __future__ import annotations
 
 
-def _corrupt(what: str, value: object) -> RuntimeError:
-    # Rows are written by the generator: a mismatch means an edited or truncated _tables.py.
-    return RuntimeError(f"kfam/_tables.py is corrupt: unexpected {what} {value!r:.80}")
+class Corrupt(RuntimeError):
+    """A row value of another type than the row layout promises: ``what`` was expected."""
+
+    def __init__(self, what: str, value: object) -> None:
+        super().__init__(f"unexpected {what} {value!r:.80}")
+        self.what = what
+        self.value = value
+
+
+def _corrupt(what: str, value: object) -> Corrupt:
+    return Corrupt(what, value)
 
 
 def _row(x: object) -> list[object]:

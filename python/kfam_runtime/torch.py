@@ -3,10 +3,13 @@
 # mypy: disallow-any-expr=False
 """PyTorch dispatcher schemas, fake kernels and registration helpers for the approved families.
 
-Everything here is derived from the family records (``kfam.Family``): parameters, directions,
-dtypes, shapes and return aliases. Importing this module needs PyTorch and registers nothing;
-``define`` installs a family's schema and fake kernel into a ``torch.library.Library`` that the
-caller owns. See ``docs/torch.md``.
+Everything here is derived from the family records (``kfam_runtime.Family``): parameters,
+directions, dtypes, shapes and return aliases. Importing this module needs PyTorch and
+registers nothing; ``define`` installs a family's schema and fake kernel into a
+``torch.library.Library`` that the caller owns. See ``docs/torch.md``.
+
+A catalog's ``torch`` module (``npuops.torch``) re-exports ``__all__`` and binds the rest to the
+catalog (``Binding``: its torch namespace, its ``FakeCallError``, its name in a replay hint):
 
 - ``schema(family, returns=...)``: the dispatcher schema. ``"mutation_only"`` (the default):
   written tensors are ``Tensor(a!)`` arguments and nothing is returned, the form
@@ -15,22 +18,26 @@ caller owns. See ``docs/torch.md``.
 - ``fake(family, returns=...)``: the Fake/Meta kernel. It validates abstract arguments without
   reading data and returns ``None`` (mutation-only) or the declared argument objects (aliased).
 - ``define(library, family, returns=...)``: both, into the caller's library.
-- ``tensor_arg(tensor, param)``: the ``kfam.TensorArg`` of a real tensor, for
-  ``kfam.validate_call`` in a backend's call adapter.
-- ``reference(family)``: the family's reference implementation on CPU tensors, and
-  ``qualify(family, kernel)``: a kernel run against it, whose result is a receipt's structured
-  evidence (docs/qualify.md).
+- ``qualify(family, kernel)``: a kernel run against the family's reference, whose result is a
+  receipt's structured evidence (docs/qualify.md).
+
+and, the same for every catalog:
+
+- ``tensor_arg(tensor, param)``: the ``TensorArg`` of a real tensor, for a catalog's
+  ``validate_call`` in a backend's call adapter.
+- ``reference(family)``: the family's reference implementation on CPU tensors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
-from ._abi import TORCH_NAMESPACE
-from ._records import Family, Param
-from ._runtime import CallError, ScalarArg, TensorArg, _check_scalar
-from ._vocab import (
+from ._call import ScalarArg, TensorArg, _check_scalar
+from ._catalog import Catalog
+from ._errors import CallError
+from .records import Family, Param
+from .vocab import (
     _SCALAR_TYPES,
     _TORCH_DTYPES,
     CallRule,
@@ -51,10 +58,10 @@ TESTED_TORCH: Final[str] = "2.9.1"
 
 def _unsupported(found: str | None) -> ImportError:
     have = "it is not installed" if found is None else f"found {found}"
-    package = __name__.rpartition(".")[0]
     return ImportError(
-        f"{__name__} needs PyTorch {SUPPORTED_TORCH} (tested with {TESTED_TORCH}); {have}. "
-        f"The rest of the {package} package works without PyTorch."
+        f"{__name__}, the PyTorch integration of every catalog's `torch` module, needs "
+        f"PyTorch {SUPPORTED_TORCH} (tested with {TESTED_TORCH}); {have}. The rest of a "
+        "catalog's package works without PyTorch."
     )
 
 
@@ -83,12 +90,13 @@ if _release(str(torch.__version__)) < _release(MIN_TORCH):
 if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
 
+# What every catalog's `torch` module re-exports; `Binding` and `FakeCallError` it binds to
+# the catalog instead.
 __all__ = [
     "DEFAULT_TOLERANCES",
     "MIN_TORCH",
     "SUPPORTED_TORCH",
     "TESTED_TORCH",
-    "FakeCallError",
     "FakeKernel",
     "FakeResult",
     "Kernel",
@@ -97,11 +105,7 @@ __all__ = [
     "ReferenceError",
     "Returns",
     "Tolerance",
-    "define",
-    "fake",
-    "qualify",
     "reference",
-    "schema",
     "tensor_arg",
     "torch_dtype",
 ]
@@ -117,21 +121,24 @@ FakeKernel = Callable[..., FakeResult]
 
 
 class FakeCallError(CallError):
-    """A call the fake kernel refuses: a ``kfam.CallError`` with the ``rule`` and ``param``
-    (signature index, ``None`` for the argument count) that ``kfam.validate_call`` gives, and a
-    message naming the family and the parameter."""
+    """A call the fake kernel refuses: a ``CallError`` with the ``rule`` and ``param``
+    (signature index, ``None`` for the argument count) that ``validate_call`` gives, and a
+    message naming the operator and the parameter. A catalog's ``torch`` module derives its own
+    class (from its ``CallError`` too), which is the one raised."""
 
     def __init__(
-        self,
-        family: Family,
-        rule: CallRule,
-        param: Param | None,
-        detail: str,
-        namespace: str = TORCH_NAMESPACE,
+        self, family: Family, rule: CallRule, param: Param | None, detail: str, namespace: str
     ) -> None:
         super().__init__(rule, None if param is None else param.index)
         where = "" if param is None else f" parameter `{param.name}` (argument {param.index}):"
         self.args = (f"{namespace}::{family.name}:{where} {rule.spelling}: {detail}",)
+        self._fake = (family, param, detail, namespace)
+
+    def __reduce__(  # type: ignore[override]
+        self,
+    ) -> tuple[type[FakeCallError], tuple[Family, CallRule, Param | None, str, str]]:
+        family, param, detail, namespace = self._fake
+        return (type(self), (family, self.rule, param, detail, namespace))
 
 
 def torch_dtype(dtype: DType) -> torch.dtype:
@@ -158,7 +165,7 @@ def _kfam_dtype(dtype: torch.dtype) -> DType:
 
 
 def tensor_arg(tensor: torch.Tensor, param: Param) -> TensorArg:
-    """What ``kfam.validate_call`` needs to know of a real tensor passed for ``param``, read
+    """What a catalog's ``validate_call`` needs to know of a real tensor passed for ``param``, read
     from its metadata alone (no data is read): dtype, extents, strides, storage offset, the
     storage's size and address, and device index. Its format is ``FRACTAL_NZ`` for an NZ
     parameter (a CPU tensor cannot say it is blocked; a backend with physical formats passes
@@ -180,7 +187,7 @@ def tensor_arg(tensor: torch.Tensor, param: Param) -> TensorArg:
 
 def _checked(family: Family, returns: str) -> None:
     if not isinstance(family, Family):
-        raise TypeError(f"expected a kfam.Family, not {type(family).__name__}")
+        raise TypeError(f"expected a kfam_runtime.Family, not {type(family).__name__}")
     if returns not in _RETURNS:
         raise ValueError(f"returns must be one of {_RETURNS}, not {returns!r}")
     if not family.torch:
@@ -189,9 +196,9 @@ def _checked(family: Family, returns: str) -> None:
         )
 
 
-def schema(family: Family, *, returns: Returns = "mutation_only") -> str:
-    """The dispatcher schema of ``family``, qualified by the catalog's torch namespace
-    (``TORCH_NAMESPACE``): ``NAMESPACE::NAME(...) -> ...``.
+def _schema(family: Family, returns: Returns, namespace: str) -> str:
+    """The dispatcher schema of ``family``, qualified by ``namespace``:
+    ``NAMESPACE::NAME(...) -> ...``.
 
     Every argument of the complete signature, in order and required: tensors the family
     writes (``out``/``inout``) are ``Tensor(aN!)`` with ``N`` the parameter index; scalars
@@ -218,7 +225,7 @@ def schema(family: Family, *, returns: Returns = "mutation_only") -> str:
     if aliased:
         rets = [f"Tensor(a{family.params[i].index}!)" for i in family.returns]
         ret = rets[0] if len(rets) == 1 else f"({', '.join(rets)})"
-    return f"{TORCH_NAMESPACE}::{family.name}({', '.join(args)}) -> {ret}"
+    return f"{namespace}::{family.name}({', '.join(args)}) -> {ret}"
 
 
 # ---------------------------------------------------------------- fake kernel
@@ -253,7 +260,7 @@ def _known(cond: bool | torch.SymBool) -> bool:
 
 def _contiguous(t: torch.Tensor) -> bool:
     """Row-major contiguity, ``False`` only when known without a guard: extents of 1 may
-    carry any stride and a view that may be empty passes (as in ``kfam.validate_call``)."""
+    carry any stride and a view that may be empty passes (as in ``validate_call``)."""
     sizes, strides = tuple(t.shape), tuple(t.stride())
     if not all(_known(d != 0) for d in sizes):
         return True
@@ -276,8 +283,11 @@ _SYMBOLIC: Final[dict[str, tuple[type, ...]]] = {
 class _Kernel:
     """The fake kernel of one family (``fake``)."""
 
-    def __init__(self, family: Family, returns: str, namespace: str) -> None:
+    def __init__(
+        self, family: Family, returns: str, namespace: str, error: type[FakeCallError]
+    ) -> None:
         self.family = family
+        self.error = error
         self.name = f"{namespace}::{family.name}"
         self.namespace = namespace
         self.aliased = returns == "aliased"
@@ -285,7 +295,7 @@ class _Kernel:
         self.shapes = {p.index: _torch_shape(p) for p in family.params if p.is_tensor}
 
     def fail(self, rule: CallRule, p: Param | None, detail: str) -> FakeCallError:
-        return FakeCallError(self.family, rule, p, detail, self.namespace)
+        return self.error(self.family, rule, p, detail, self.namespace)
 
     def tensor(self, p: Param, t: object) -> torch.Tensor:
         if not isinstance(t, torch.Tensor):
@@ -325,7 +335,7 @@ class _Kernel:
         if t.requires_grad:
             raise RuntimeError(
                 f"{self.name}: parameter `{p.name}` (argument {p.index}) requires "
-                "grad; kfam kernels are inference-only: call them under torch.no_grad() or "
+                "grad; the families are inference-only: call them under torch.no_grad() or "
                 "torch.inference_mode(), or pass detached tensors"
             )
         return t
@@ -391,26 +401,6 @@ class _Kernel:
         return result[0] if len(result) == 1 else result
 
 
-def fake(
-    family: Family, *, returns: Returns = "mutation_only", namespace: str = TORCH_NAMESPACE
-) -> FakeKernel:
-    """The Fake/Meta kernel of ``family`` for the schema ``schema(family, returns=returns)``.
-
-    Called with the family's arguments in signature order (FakeTensors, meta tensors or any
-    tensor: only metadata is read), it checks, in ``kfam.validate_call``'s order, the
-    argument count and each tensor's dtype, rank, static extents and row-major contiguity
-    (not for NZ parameters, whose physical format the real call adapter checks),
-    the tensors' device, each scalar's type and, for concrete values, its range; refusals
-    raise ``FakeCallError``. A tensor that requires grad raises ``RuntimeError`` (the
-    families are inference-only). Dynamic and symbolic extents and symbolic scalars stay
-    symbolic: nothing that would guard on them is checked. Returns ``None`` for
-    ``"mutation_only"`` and the declared return arguments themselves for ``"aliased"``.
-    Messages name the operator ``namespace::NAME`` (``define`` passes its library's).
-    """
-    _checked(family, returns)
-    return _Kernel(family, returns, namespace)
-
-
 # ---------------------------------------------------------------- registration
 
 
@@ -434,25 +424,109 @@ def _fake_registrar() -> Callable[..., object]:
     )
 
 
-def define(
-    library: torch.library.Library, family: Family, *, returns: Returns = "mutation_only"
-) -> OpOverload:
-    """Define ``family`` in ``library``: its schema (``schema(family, returns=returns)`` under
-    the library's namespace) and its fake kernel (``fake``), nothing else.
+class Binding:
+    """The PyTorch integration of one catalog: its families' schemas in its torch namespace,
+    their fake kernels raising its ``FakeCallError``, and its qualification runs. A catalog's
+    ``torch`` module makes one and exports its methods (``npuops.torch.define``)."""
 
-    The caller keeps ``library`` alive: destroying it removes both registrations. Defining a
-    name twice raises PyTorch's duplicate-definition error and replaces nothing. Real kernels
-    are the backend's, registered with ``library.impl``. Returns the ``OpOverload``.
-    """
-    lib: _Library = library
-    text = schema(family, returns=returns)
-    kernel = fake(family, returns=returns, namespace=lib.ns)
-    register = _fake_registrar()  # before the schema: nothing half-installed
-    lib.define(text.split("::", 1)[1])
-    qualname = f"{lib.ns}::{family.name}"
-    register(qualname, kernel, lib=library)
-    op: OpOverload = getattr(getattr(torch.ops, lib.ns), family.name).default
-    return op
+    def __init__(self, catalog: Catalog, fake_call_error: type[FakeCallError]) -> None:
+        self.catalog: Final = catalog
+        self.fake_call_error: Final = fake_call_error
+
+    def schema(self, family: Family, *, returns: Returns = "mutation_only") -> str:
+        """The dispatcher schema of ``family``, qualified by the catalog's torch namespace
+        (``TORCH_NAMESPACE``): ``NAMESPACE::NAME(...) -> ...``.
+
+        Every argument of the complete signature, in order and required: tensors the family
+        writes (``out``/``inout``) are ``Tensor(aN!)`` with ``N`` the parameter index; scalars
+        are ``SymInt`` (integer dtypes), ``float`` or ``bool``. ``"mutation_only"`` returns
+        ``()``; ``"aliased"`` returns the family's return aliases in their arguments' alias sets
+        and equals ``family.torch_schema``. ``ValueError`` for a family without a torch binding.
+        """
+        return _schema(family, returns, self.catalog.torch_namespace)
+
+    def fake(
+        self, family: Family, *, returns: Returns = "mutation_only", namespace: str | None = None
+    ) -> FakeKernel:
+        """The Fake/Meta kernel of ``family`` for the schema ``schema(family, returns=returns)``.
+
+        Called with the family's arguments in signature order (FakeTensors, meta tensors or any
+        tensor: only metadata is read), it checks, in ``validate_call``'s order, the argument
+        count and each tensor's dtype, rank, static extents and row-major contiguity (not for NZ
+        parameters, whose physical format the real call adapter checks), the tensors' device,
+        each scalar's type and, for concrete values, its range; refusals raise the catalog's
+        ``FakeCallError``. A tensor that requires grad raises ``RuntimeError`` (the families are
+        inference-only). Dynamic and symbolic extents and symbolic scalars stay symbolic:
+        nothing that would guard on them is checked. Returns ``None`` for ``"mutation_only"``
+        and the declared return arguments themselves for ``"aliased"``. Messages name the
+        operator ``namespace::NAME`` (the catalog's torch namespace by default; ``define``
+        passes its library's).
+        """
+        _checked(family, returns)
+        ns = self.catalog.torch_namespace if namespace is None else namespace
+        return _Kernel(family, returns, ns, self.fake_call_error)
+
+    def define(
+        self, library: torch.library.Library, family: Family, *, returns: Returns = "mutation_only"
+    ) -> OpOverload:
+        """Define ``family`` in ``library``: its schema (``schema(family, returns=returns)``
+        under the library's namespace) and its fake kernel (``fake``), nothing else.
+
+        The caller keeps ``library`` alive: destroying it removes both registrations. Defining
+        a name twice raises PyTorch's duplicate-definition error and replaces nothing. Real
+        kernels are the backend's, registered with ``library.impl``. Returns the
+        ``OpOverload``.
+        """
+        lib: _Library = library
+        text = self.schema(family, returns=returns)
+        kernel = self.fake(family, returns=returns, namespace=lib.ns)
+        register = _fake_registrar()  # before the schema: nothing half-installed
+        lib.define(text.split("::", 1)[1])
+        qualname = f"{lib.ns}::{family.name}"
+        register(qualname, kernel, lib=library)
+        op: OpOverload = getattr(getattr(torch.ops, lib.ns), family.name).default
+        return op
+
+    def qualify(
+        self,
+        family: Family,
+        kernel: Kernel,
+        *,
+        cases: int = 32,
+        seed: int = 0,
+        case: int | None = None,
+        hardware: str | None = None,
+        note: str | None = None,
+        reference: Kernel | None = None,
+        tolerances: Mapping[DType, Tolerance] | None = None,
+        device: str | torch.device = "cpu",
+        artifact_sha256: str | None = None,
+    ) -> Qualification:
+        """Run ``kernel`` on ``cases`` cases of ``family`` and compare every written tensor
+        with the family's reference (``reference``; ``reference=`` for a ``custom`` family).
+
+        ``kernel`` takes the family's arguments in signature order (tensors on ``device``,
+        Python scalars) and writes its ``out``/``inout`` tensors, like an op defined with
+        ``define`` or a launcher's wrapper. Each case is validated with ``validate_call``
+        first. Tolerances default to ``DEFAULT_TOLERANCES`` per output dtype; ``tolerances``
+        overrides some. ``case=i`` runs case ``i`` of the run alone (a failure's replay).
+        Raises ``QualificationError`` at the first failing case; returns the run's
+        ``Qualification`` (its ``evidence``, ``to_toml()``) when every case passed.
+        """
+        return _qualify(
+            self.catalog,
+            family,
+            kernel,
+            cases=cases,
+            seed=seed,
+            case=case,
+            hardware=hardware,
+            note=note,
+            reference=reference,
+            tolerances=tolerances,
+            device=device,
+            artifact_sha256=artifact_sha256,
+        )
 
 
 # The reference and the qualification run build on `torch_dtype` and `tensor_arg` above, so
@@ -462,6 +536,6 @@ from ._qualify import (  # noqa: E402
     Qualification,
     QualificationError,
     Tolerance,
-    qualify,
+    qualify as _qualify,
 )
 from ._reference import Kernel, ReferenceError, reference  # noqa: E402

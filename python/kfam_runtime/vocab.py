@@ -2,19 +2,22 @@
 """Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).
-Codes are part of the ABI: they never change meaning. ``Status``, valued as the catalog's
-``abi.toml`` declares, is in ``kfam._abi``; the maps below name its members.
+Codes are part of the ABI: they never change meaning. ``Status`` and the target vocabularies
+(``Platform``, ``Backend``, ``Runtime``, ``ExecutionMode``) are each catalog's: here they are
+bases without members, which a catalog's ``_abi`` module subclasses with its own; the maps
+below name ``Status`` members.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import IntEnum, unique
 from typing import Final, TypeVar
 
-_KfamVocabT = TypeVar("_KfamVocabT", bound="_KfamVocab")
+_VocabT = TypeVar("_VocabT", bound="Vocab")
 
 
-class _KfamVocab(IntEnum):
+class Vocab(IntEnum):
     """Base of every vocabulary."""
 
     @property
@@ -23,7 +26,7 @@ class _KfamVocab(IntEnum):
         return self.name.lower()
 
     @classmethod
-    def from_spelling(cls: type[_KfamVocabT], text: str) -> _KfamVocabT:
+    def from_spelling(cls: type[_VocabT], text: str) -> _VocabT:
         """The member spelled ``text`` in the manifest; ``ValueError`` when there is none."""
         for m in cls:
             if m.spelling == text:
@@ -52,7 +55,7 @@ __all__ = [
 
 
 @unique
-class DType(_KfamVocab):
+class DType(Vocab):
     "Element type. Codes follow the native runtime's dtype tags."
 
     FP32 = 0
@@ -79,7 +82,7 @@ class DType(_KfamVocab):
 
 
 @unique
-class Direction(_KfamVocab):
+class Direction(Vocab):
     "Data flow of a parameter. Scalars are always `in`."
 
     IN = 0
@@ -88,7 +91,7 @@ class Direction(_KfamVocab):
 
 
 @unique
-class ParamKind(_KfamVocab):
+class ParamKind(Vocab):
     "Whether a parameter is a tensor or a scalar."
 
     TENSOR = 0
@@ -96,7 +99,7 @@ class ParamKind(_KfamVocab):
 
 
 @unique
-class Layout(_KfamVocab):
+class Layout(Vocab):
     "Storage layout of a tensor parameter."
 
     #: Row-major contiguous (the default).
@@ -108,7 +111,7 @@ class Layout(_KfamVocab):
 
 
 @unique
-class Contract(_KfamVocab):
+class Contract(Vocab):
     "Calling rules of a family. Exactly one per family; never both."
 
     PROGRAM = 0
@@ -116,7 +119,7 @@ class Contract(_KfamVocab):
 
 
 @unique
-class BindingKind(_KfamVocab):
+class BindingKind(Vocab):
     "Kind of a final-ABI binding slot."
 
     #: A device buffer object (XRT BO).
@@ -128,7 +131,7 @@ class BindingKind(_KfamVocab):
 
 
 @unique
-class OperationKind(_KfamVocab):
+class OperationKind(Vocab):
     "The closed set of operation kinds. A new kind needs reviewed generator code."
 
     ELEMENTWISE_BINARY = 0
@@ -143,7 +146,7 @@ class OperationKind(_KfamVocab):
 
 
 @unique
-class BinaryOp(_KfamVocab):
+class BinaryOp(Vocab):
     "Elementwise binary operator."
 
     ADD = 0
@@ -155,7 +158,7 @@ class BinaryOp(_KfamVocab):
 
 
 @unique
-class UnaryOp(_KfamVocab):
+class UnaryOp(Vocab):
     "Elementwise unary operator."
 
     NEG = 0
@@ -176,7 +179,7 @@ class UnaryOp(_KfamVocab):
 
 
 @unique
-class ReduceOp(_KfamVocab):
+class ReduceOp(Vocab):
     "Reduction operator."
 
     SUM = 0
@@ -186,7 +189,7 @@ class ReduceOp(_KfamVocab):
 
 
 @unique
-class NormKind(_KfamVocab):
+class NormKind(Vocab):
     "Normalization over one axis."
 
     #: `x / sqrt(mean(x^2) + eps) * weight`.
@@ -196,7 +199,7 @@ class NormKind(_KfamVocab):
 
 
 @unique
-class StorageFormat(_KfamVocab):
+class StorageFormat(Vocab):
     "Physical storage format of a tensor argument (the native format tags)."
 
     NCHW = 0
@@ -206,7 +209,7 @@ class StorageFormat(_KfamVocab):
 
 
 @unique
-class ScalarValueKind(_KfamVocab):
+class ScalarValueKind(Vocab):
     "Type tag of a scalar argument's value."
 
     BOOL = 0
@@ -216,7 +219,7 @@ class ScalarValueKind(_KfamVocab):
 
 
 @unique
-class CallRule(_KfamVocab):
+class CallRule(Vocab):
     "The verdict of call validation. 0 is never a verdict, so a zeroed result that a refused call left unwritten cannot read as accepted."
 
     #: The call itself was refused (NULL family or descriptor array, short `struct_size`, unknown code): nothing was decided.
@@ -254,7 +257,7 @@ class CallRule(_KfamVocab):
 
 
 @unique
-class Capability(_KfamVocab):
+class Capability(Vocab):
     "The answer of a capability query. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as supported."
 
     #: The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
@@ -272,7 +275,7 @@ class Capability(_KfamVocab):
 
 
 @unique
-class Admission(_KfamVocab):
+class Admission(Vocab):
     "Outcome of artifact admission. 0 is never a decision, so a zeroed result that a refused call left unwritten cannot read as admitted."
 
     #: The call itself was refused (NULL or unknown argument, short `struct_size`): nothing was decided.
@@ -290,6 +293,37 @@ class Admission(_KfamVocab):
     PREPARED_INCOMPATIBLE = 6
     #: The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
     RETIRED = 7
+
+
+class Status(Vocab):
+    "Status codes of the native C ABI; their values are declared in `abi.toml`. Each catalog's ``_abi`` subclasses it with its members."
+
+
+class Platform(Vocab):
+    "Hardware platform an artifact targets. Each catalog's ``_abi`` subclasses it with its members."
+
+
+class Backend(Vocab):
+    "Compiler backend that produced an artifact. Each catalog's ``_abi`` subclasses it with its members."
+
+
+class Runtime(Vocab):
+    "Runtime that launches an artifact. Each catalog's ``_abi`` subclasses it with its members."
+
+
+class ExecutionMode(Vocab):
+    "Whether an artifact runs on a simulator or on the device. Each catalog's ``_abi`` subclasses it with its members."
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    """A catalog's target vocabularies (its ``_abi`` classes): what the records' fields of those
+    types hold, for the decoders of ``kfam_runtime.records``."""
+
+    platform: type[Platform]
+    backend: type[Backend]
+    runtime: type[Runtime]
+    execution_mode: type[ExecutionMode]
 
 
 #: Storage size of one element of each dtype, in bits.
@@ -371,7 +405,7 @@ _CALL_STATUS: Final[dict[CallRule, str]] = {
     CallRule.DIM_MISMATCH: "INVALID_ARGUMENT",
     CallRule.DIM_RANGE: "INVALID_ARGUMENT",
 }
-#: The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam.torch``).
+#: The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam_runtime.torch``).
 _TORCH_DTYPES: Final[dict[DType, str]] = {
     DType.FP32: "float32",
     DType.FP16: "float16",

@@ -1,4 +1,4 @@
-"""Hand-written methods of the record classes of ``kfam._records``.
+"""Hand-written methods of the record classes of ``kfam_runtime.records``.
 
 The record dataclasses are printed from kfam's record declarations; the few that carry methods
 inherit them from the mixins here (a declaration names its mixin). Each mixin declares the
@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ._vocab import ParamKind
+from .vocab import ParamKind
 
 if TYPE_CHECKING:
-    from ._records import Param, Profile, Receipt
+    from .records import Param, Profile, Receipt
 
 
 class _ParamMethods:

@@ -1,11 +1,14 @@
-"""The kernel context (``docs/runtime.md``): the kernel-mode entry layer over the approved
-tables, with the decisions of the Rust runtime's ``kfam_runtime::Context``.
+"""The kernel context (``docs/runtime.md``): the kernel-mode entry layer over a catalog's
+approved tables, with the decisions of the Rust runtime's ``kfam_runtime::Context``.
 
+A catalog's ``context`` module binds it to the catalog: ``npuops.context.Context()`` is a
+``Context`` over ``npuops``'s tables, raising ``npuops.context.ContextError``.
 ``Context().init(platform, execution_mode, contract, launcher)`` latches the identity once;
 ``supported(family)``, ``prepare(compiled_meta, sha256) -> callable id``,
 ``launch(callable, tensors, scalars, stream)`` (validated, then handed to ``launcher``, whose
-return value is returned unchanged) and ``close()`` (idempotent) follow. Refusals raise
-``ContextError`` with the ``Status`` of the C ABI; a refused entry leaves the context as it was.
+return value is returned unchanged) and ``close()`` (idempotent) follow. Refusals raise the
+catalog's ``ContextError`` with the ``Status`` of the C ABI; a refused entry leaves the context
+as it was. The generation counter is one per process, whatever the catalog.
 """
 
 from __future__ import annotations
@@ -17,21 +20,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, Union
 
-from ._abi import MAX_PREPARED, ExecutionMode, Platform, Status
-from ._lookup import each_family
-from ._records import Family, Profile
-from ._runtime import (
-    AdmissionError,
-    CallError,
-    CapabilityError,
-    KfamError,
-    ScalarArg,
-    TensorArg,
-    admit,
-    capability,
-    validate_call,
-)
-from ._vocab import Contract
+from ._call import ScalarArg, TensorArg
+from ._catalog import Catalog
+from ._errors import AdmissionError, CallError, CapabilityError, Error
+from .records import Family, Profile
+from .vocab import Contract, ExecutionMode, Platform, Status
 
 _GENERATIONS: Final = itertools.count(1)
 _GENERATION_LOCK: Final = threading.Lock()
@@ -44,8 +37,9 @@ def next_generation() -> int:
         return next(_GENERATIONS)
 
 
-class ContextError(KfamError):
-    """A refused context entry: the C ABI ``Status`` and why."""
+class ContextError(Error):
+    """A refused context entry: the C ABI ``Status`` and why. A catalog's ``context`` module
+    derives its own class, which is the one raised."""
 
     def __init__(self, status: Status, message: str) -> None:
         super().__init__(f"{status.spelling}: {message}")
@@ -90,27 +84,36 @@ class _Slot:
         self.result: Union[int, ContextError, None] = None
 
 
-def _from(e: KfamError) -> ContextError:
-    return ContextError(e.status, str(e))
-
-
 class Context:
-    """A kernel context over the package's approved tables."""
+    """A kernel context over a catalog's approved tables, refusing with ``error`` (the
+    catalog's ``ContextError``); at most ``max_prepared`` prepared callables (the catalog's
+    ``MAX_PREPARED`` when ``None``)."""
 
-    def __init__(self, max_prepared: int = MAX_PREPARED) -> None:
+    def __init__(
+        self, catalog: Catalog, error: type[ContextError], max_prepared: int | None = None
+    ) -> None:
+        self._catalog: Final = catalog
+        self._error: Final = error
         self._lock = threading.Lock()
         self._state = "fresh"
         self._identity: _Identity | None = None
         self._by_artifact: dict[str, _Slot] = {}
         self._callables: list[tuple[Family, Profile]] = []
-        self._max_prepared = max_prepared
+        self._max_prepared = catalog.max_prepared if max_prepared is None else max_prepared
+
+    def _refuse(self, status: str, message: str) -> ContextError:
+        """The refusal with the catalog's ``Status`` member called ``status``."""
+        return self._error(self._catalog.status[status], message)
+
+    def _from(self, e: Error) -> ContextError:
+        return self._error(e.status, str(e))
 
     def _ready(self) -> _Identity:
         with self._lock:
             if self._state == "closed":
-                raise ContextError(Status.INVALID_STATE, "the context is closed")
+                raise self._refuse("INVALID_STATE", "the context is closed")
             if self._identity is None:
-                raise ContextError(Status.INVALID_STATE, "the context is not initialised")
+                raise self._refuse("INVALID_STATE", "the context is not initialised")
             return self._identity
 
     @property
@@ -127,21 +130,21 @@ class Context:
     ) -> int:
         """Latch the identity once; returns the generation."""
         if (
-            not isinstance(platform, Platform)
-            or not isinstance(execution_mode, ExecutionMode)
+            not isinstance(platform, self._catalog.targets.platform)
+            or not isinstance(execution_mode, self._catalog.targets.execution_mode)
             or not isinstance(contract, Contract)
             or not callable(launcher)
             or (generation is not None and (not isinstance(generation, int) or generation < 1))
         ):
-            raise ContextError(Status.INVALID_ARGUMENT, "invalid init arguments")
+            raise self._refuse("INVALID_ARGUMENT", "invalid init arguments")
         with self._lock:
             if self._state == "closed":
-                raise ContextError(Status.INVALID_STATE, "the context is closed")
+                raise self._refuse("INVALID_STATE", "the context is closed")
             if self._identity is not None:
-                raise ContextError(Status.INVALID_STATE, "the context is already initialised")
+                raise self._refuse("INVALID_STATE", "the context is already initialised")
             if contract is not Contract.KERNEL:
-                raise ContextError(
-                    Status.INVALID_STATE, "a kernel context cannot be latched in program mode"
+                raise self._refuse(
+                    "INVALID_STATE", "a kernel context cannot be latched in program mode"
                 )
             if not any(
                 f.contract is contract
@@ -149,10 +152,10 @@ class Context:
                     p.platform is platform and p.execution_mode is execution_mode
                     for p in f.profiles
                 )
-                for f in each_family()
+                for f in self._catalog.each_family()
             ):
-                raise ContextError(
-                    Status.UNSUPPORTED,
+                raise self._refuse(
+                    "UNSUPPORTED",
                     f"no approved {contract.spelling} profile runs on `{platform.spelling}`"
                     f" in `{execution_mode.spelling}` mode",
                 )
@@ -164,29 +167,29 @@ class Context:
     def supported(self, family: str) -> None:
         """Capability of ``family`` for the latched identity; raises ``ContextError``."""
         if not isinstance(family, str) or not family:
-            raise ContextError(Status.INVALID_ARGUMENT, "empty family name")
+            raise self._refuse("INVALID_ARGUMENT", "empty family name")
         ident = self._ready()
         try:
-            capability(family, ident.platform, ident.execution_mode, ident.contract)
+            self._catalog.capability(family, ident.platform, ident.execution_mode, ident.contract)
         except CapabilityError as e:
-            raise _from(e) from None
+            raise self._from(e) from None
 
     def prepare(self, compiled_meta: bytes, sha256: str) -> int:
         """Admit and check one artifact; the same artifact twice returns the same id."""
         if not isinstance(sha256, str) or _DIGEST.fullmatch(sha256) is None:
-            raise ContextError(
-                Status.INVALID_ARGUMENT, "the artifact digest is not 64 lowercase hex digits"
+            raise self._refuse(
+                "INVALID_ARGUMENT", "the artifact digest is not 64 lowercase hex digits"
             )
         if not isinstance(compiled_meta, (bytes, bytearray, memoryview)) or len(compiled_meta) == 0:
-            raise ContextError(Status.INVALID_ARGUMENT, "empty compiled_meta")
+            raise self._refuse("INVALID_ARGUMENT", "empty compiled_meta")
         ident = self._ready()
         with self._lock:
             slot = self._by_artifact.get(sha256)
             owner = slot is None
             if slot is None:
                 if len(self._by_artifact) >= self._max_prepared:
-                    raise ContextError(
-                        Status.INVALID_STATE,
+                    raise self._refuse(
+                        "INVALID_STATE",
                         "the context already holds its limit of"
                         f" {self._max_prepared} prepared callables",
                     )
@@ -207,35 +210,33 @@ class Context:
         result = slot.result
         if isinstance(result, int):
             return result
-        raise result if result is not None else ContextError(Status.INTERNAL, "no outcome")
+        raise result if result is not None else self._refuse("INTERNAL", "no outcome")
 
     def _decide(self, ident: _Identity, document: bytes, sha256: str) -> int:
         try:
-            admitted = admit(document, sha256)
+            admitted = self._catalog.admit(document, sha256)
         except AdmissionError as e:
-            raise _from(e) from None
+            raise self._from(e) from None
         if admitted.contract is not ident.contract:
-            raise ContextError(
-                Status.INVALID_STATE,
+            raise self._refuse(
+                "INVALID_STATE",
                 f"a {admitted.contract.spelling} artifact cannot be prepared on a"
                 f" {ident.contract.spelling} context",
             )
         name = admitted.family.name
         try:
-            s = capability(name, ident.platform, ident.execution_mode, ident.contract)
+            s = self._catalog.capability(name, ident.platform, ident.execution_mode, ident.contract)
         except CapabilityError as e:
-            raise _from(e) from None
+            raise self._from(e) from None
         if s.profile is not admitted.profile:
-            raise ContextError(
-                Status.UNSUPPORTED,
+            raise self._refuse(
+                "UNSUPPORTED",
                 f"the artifact's profile of `{name}` is not the one for this context",
             )
         with self._lock:
             # A preparation in flight when the context closed adds nothing.
             if self._state != "ready":
-                raise ContextError(
-                    Status.INVALID_STATE, "the context was closed during the preparation"
-                )
+                raise self._refuse("INVALID_STATE", "the context was closed during the preparation")
             self._callables.append((admitted.family, admitted.profile))
             return len(self._callables)
 
@@ -260,19 +261,19 @@ class Context:
             or not isinstance(stream, int)
             or not 0 <= stream < 1 << 64
         ):
-            raise ContextError(Status.INVALID_ARGUMENT, "invalid callable id or stream")
+            raise self._refuse("INVALID_ARGUMENT", "invalid callable id or stream")
         ident = self._ready()
         with self._lock:
             if callable_id > len(self._callables):
-                raise ContextError(
-                    Status.INVALID_ARGUMENT,
+                raise self._refuse(
+                    "INVALID_ARGUMENT",
                     f"callable {callable_id} was not prepared on this context",
                 )
             family, profile = self._callables[callable_id - 1]
         try:
-            validate_call(family, tensors, scalars)
+            self._catalog.validate_call(family, tensors, scalars)
         except CallError as e:
-            raise ContextError(Status.INVALID_ARGUMENT, str(e)) from None
+            raise self._refuse("INVALID_ARGUMENT", str(e)) from None
         return ident.launcher(
             Launch(callable_id, ident.generation, family, profile, tensors, scalars, stream)
         )

@@ -1,0 +1,73 @@
+"""kfam_runtime: the Python runtime of every catalog kfam generates.
+
+A catalog's generated package (``kfam generate``: ``npuops``, and ``kfam`` for kfam's own
+catalog) holds the catalog's data and its own names; this package holds the code they run,
+once for every catalog in the process:
+
+- ``Catalog``: a catalog's lazy tables and the runtime's decisions over them, capability,
+  admission of ``compiled_meta.json`` and call validation, as the Rust runtime
+  (``kfam-runtime``) decides them. A catalog's package builds one and exports its methods.
+- ``Error``, ``CapabilityError``, ``AdmissionError``, ``CallError``: the bases of the refusals;
+  each catalog raises its own classes derived from them (``except kfam_runtime.CallError``
+  catches every catalog's).
+- ``Status``, ``Platform``, ``Backend``, ``Runtime``, ``ExecutionMode``: bases without members
+  of the vocabularies each catalog values or declares itself; the other vocabularies
+  (``kfam_runtime.vocab``) and the record types (``kfam_runtime.records``) are the same for
+  every catalog and exported here too.
+- ``require(package, generated_by)``: the compatibility check a catalog's package runs first
+  (``VersionError``; docs/compatibility.md).
+- ``kfam_runtime.context`` (the kernel context) and ``kfam_runtime.torch`` (PyTorch, the one
+  module that imports it), which a catalog's ``context`` and ``torch`` modules bind to it.
+
+Standard library only; ``kfam-runtime[torch]`` adds PyTorch.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: This runtime's version: kfam's, which generated code of the same series needs at least.
+__version__: Final[str] = "0.1.0"
+
+from . import records, vocab  # noqa: E402
+from ._admission import MAX_DOCUMENT_BYTES, Admitted  # noqa: E402
+from ._call import ScalarArg, TensorArg  # noqa: E402
+from ._catalog import Catalog, Errors, Supported  # noqa: E402
+from ._compat import VersionError, require  # noqa: E402
+from ._errors import AdmissionError, CallError, CapabilityError, Error  # noqa: E402
+from .records import *  # noqa: E402, F403  (the record classes: ``records.__all__``)
+from .vocab import *  # noqa: E402, F403  (the shared vocabularies: ``vocab.__all__``)
+from .vocab import (  # noqa: E402
+    Backend,
+    ExecutionMode,
+    Platform,
+    Runtime,
+    Status,
+    Targets,
+    Vocab,
+)
+
+__all__ = [
+    "MAX_DOCUMENT_BYTES",
+    "AdmissionError",
+    "Admitted",
+    "Backend",
+    "CallError",
+    "CapabilityError",
+    "Catalog",
+    "Error",
+    "Errors",
+    "ExecutionMode",
+    "Platform",
+    "Runtime",
+    "ScalarArg",
+    "Status",
+    "Supported",
+    "Targets",
+    "TensorArg",
+    "VersionError",
+    "Vocab",
+    "require",
+]
+__all__ += records.__all__
+__all__ += vocab.__all__
