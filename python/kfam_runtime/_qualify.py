@@ -16,7 +16,7 @@ import platform
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, Final
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 
@@ -41,6 +41,12 @@ from .vocab import BinaryOp, DType, Direction, UnaryOp
 #: The ``tool`` of the evidence this module writes (``kfam check`` knows it), whatever the
 #: catalog: it names the procedure, not the package that ran it.
 TOOL: Final[str] = "kfam.qualify"
+#: Bytes of poisoned margin before and after every tensor a kernel receives (rounded up to a
+#: multiple of 64, so the tensor itself stays 64-byte aligned): a write past either end of a
+#: tensor, within this distance, fails the case (docs/qualify.md).
+GUARD_BYTES: Final[int] = 4096
+#: The byte the margins hold.
+GUARD_POISON: Final[int] = 0xA5
 #: A symbol without ``max`` is sampled up to this (or its ``min``, if larger).
 SAMPLE_LIMIT: Final[int] = 256
 #: The dynamic extents (``-1``) that no symbol names take one value per case, in
@@ -70,12 +76,17 @@ _EXACT: Final[Tolerance] = Tolerance(0.0, 0.0)
 
 
 class QualificationError(AssertionError):
-    """A case the kernel failed: an output beyond its tolerance, or a kernel that raised. The
-    attributes say what failed and how to reproduce it: the catalog's
-    ``qualify(family, kernel, seed=error.seed, case=error.case)``, as the message names it.
+    """A case the kernel failed: an output beyond its tolerance, a write outside a tensor, an
+    input it changed, or a kernel that raised. The attributes say what failed and how to
+    reproduce it: the catalog's ``qualify(family, kernel, seed=error.seed, case=error.case)``,
+    as the message names it.
 
-    ``output``, ``max_abs``, ``max_rel``, ``tolerance`` and ``element`` (the first failing
-    element's index) are ``None`` when the kernel raised."""
+    ``kind`` is ``"output"``, ``"guard"`` (a write in a tensor's margin), ``"input"`` (an
+    ``in`` tensor changed) or ``"raised"``. ``tensor`` names the tensor at fault (``output``
+    too, for ``"output"``); ``element`` is the first failing or changed element's index;
+    ``side`` (``"before"`` or ``"after"``) and ``offset`` (bytes from the tensor's edge, 0 the
+    byte next to it) locate a guard write. ``max_abs``, ``max_rel`` and ``tolerance`` are set
+    for ``"output"`` alone."""
 
     def __init__(
         self,
@@ -91,6 +102,10 @@ class QualificationError(AssertionError):
         max_rel: float | None = None,
         tolerance: Tolerance | None = None,
         element: tuple[int, ...] | None = None,
+        kind: str = "output",
+        tensor: str | None = None,
+        side: str | None = None,
+        offset: int | None = None,
     ) -> None:
         super().__init__(message)
         self.family = family
@@ -103,6 +118,10 @@ class QualificationError(AssertionError):
         self.max_rel = max_rel
         self.tolerance = tolerance
         self.element = element
+        self.kind = kind
+        self.tensor = tensor if tensor is not None else output
+        self.side = side
+        self.offset = offset
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,8 +477,10 @@ def _failure(
     worst: tuple[float, float] | None = None,
     tolerance: Tolerance | None = None,
     element: tuple[int, ...] | None = None,
+    **where: Any,
 ) -> QualificationError:
-    """The report of case ``c``'s failure, with the call that replays it."""
+    """The report of case ``c``'s failure, with the call that replays it; ``where`` holds the
+    error's ``kind``, ``tensor``, ``side`` and ``offset``."""
     return QualificationError(
         f"{family.name}: {msg} in {_where(c, seed)}; "
         f"replay: {catalog.package}.qualify(family, kernel, seed={seed}, case={c.index})",
@@ -473,7 +494,65 @@ def _failure(
         max_rel=None if worst is None else worst[1],
         tolerance=tolerance,
         element=element,
+        **where,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Guarded:
+    """A tensor as the kernel receives it: a view inside a larger allocation whose margins,
+    ``guard`` bytes on each side, hold ``GUARD_POISON``."""
+
+    base: torch.Tensor
+    view: torch.Tensor
+    guard: int
+    nbytes: int
+
+
+def _guard(t: torch.Tensor, device: str | torch.device, guard: int) -> _Guarded:
+    n = t.numel() * t.element_size()
+    base = torch.full((guard + n + guard,), GUARD_POISON, dtype=torch.uint8, device=device)
+    view = base[guard : guard + n].view(t.dtype).view(t.shape)
+    view.copy_(t)
+    return _Guarded(base, view, guard, n)
+
+
+def _margin_fault(x: _Guarded) -> tuple[str, int, int] | None:
+    """The side written, the offset from the tensor's edge of the write nearest to it, and the
+    bytes written, when a margin of ``x`` no longer holds the poison (after first: a tail
+    overrun is the common bug)."""
+    if x.guard == 0:
+        return None
+    after = (x.base[x.guard + x.nbytes :] != GUARD_POISON).nonzero().flatten().cpu()
+    if after.numel():
+        return "after", int(after[0]), after.numel()
+    before = (x.base[: x.guard] != GUARD_POISON).nonzero().flatten().cpu()
+    if before.numel():
+        return "before", x.guard - 1 - int(before[-1]), before.numel()
+    return None
+
+
+#: The integer type whose values are a dtype's bits, by element size.
+_BITS: Final[Mapping[int, torch.dtype]] = {
+    1: torch.uint8,
+    2: torch.int16,
+    4: torch.int32,
+    8: torch.int64,
+}
+
+
+def _changed(before: torch.Tensor, after: torch.Tensor) -> tuple[tuple[int, ...], int] | None:
+    """The first element whose bits differ, and how many do, or ``None`` when ``after`` is
+    bitwise ``before`` (NaN included)."""
+    bits = _BITS[before.element_size()]
+    b = before.contiguous().view(bits).flatten()
+    a = after.detach().cpu().contiguous().view(bits).flatten()
+    if torch.equal(a, b):
+        return None
+    diff = (a != b).nonzero().flatten()
+    first = int(diff[0])
+    index = tuple(int(i) for i in torch.unravel_index(torch.tensor(first), before.shape))
+    return index, diff.numel()
 
 
 def qualify(
@@ -490,11 +569,16 @@ def qualify(
     tolerances: Mapping[DType, Tolerance] | None = None,
     device: str | torch.device = "cpu",
     artifact_sha256: str | None = None,
+    guard: int | None = None,
 ) -> Qualification:
     """``Binding.qualify`` of ``catalog``: the evidence names the catalog's package and version,
     a failure's replay hint its ``qualify``."""
     if cases < 1:
         raise ValueError("a qualification runs at least one case")
+    guard = GUARD_BYTES if guard is None else guard
+    if guard < 0:
+        raise ValueError(f"guard is a number of bytes, 0 or more, not {guard}")
+    guard = -(-guard // 64) * 64
     ref = _reference(family, custom=reference)
     refuse_untensorable(family)  # a custom family's too: its inputs cannot be drawn
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
@@ -508,7 +592,12 @@ def qualify(
         where = _where(c, seed)
         ref_args = [a.clone() if isinstance(a, torch.Tensor) else a for a in c.args]
         ref(*ref_args)
-        run_args = [a.to(device) if isinstance(a, torch.Tensor) else a for a in c.args]
+        # Every tensor the kernel gets is a copy inside poisoned margins; `c.args` stay as
+        # drawn, to compare the inputs with after the call.
+        guarded = {
+            i: _guard(a, device, guard) for i, a in enumerate(c.args) if isinstance(a, torch.Tensor)
+        }
+        run_args = [guarded[i].view if i in guarded else a for i, a in enumerate(c.args)]
         try:
             _call(family, run_args)
         except CallError as e:
@@ -521,8 +610,51 @@ def qualify(
                 kernel(*run_args)
         except Exception as e:
             raise _failure(
-                catalog, family, c, seed, f"the kernel raised {type(e).__name__}: {e}"
+                catalog,
+                family,
+                c,
+                seed,
+                f"the kernel raised {type(e).__name__}: {e}",
+                kind="raised",
             ) from e
+        for p in family.params:
+            fault = _margin_fault(guarded[p.index]) if p.index in guarded else None
+            if fault is not None:
+                side, offset, count = fault
+                edge = "end" if side == "after" else "start"
+                raise _failure(
+                    catalog,
+                    family,
+                    c,
+                    seed,
+                    f"the kernel wrote {count} byte(s) {side} `{p.name}` (guard {guard} bytes "
+                    f"each side), the nearest {offset} byte(s) from its {edge}",
+                    kind="guard",
+                    tensor=p.name,
+                    side=side,
+                    offset=offset,
+                )
+        for p in family.params:
+            if not p.is_tensor or p.direction is not Direction.IN:
+                continue
+            drawn, now = c.args[p.index], run_args[p.index]
+            assert isinstance(drawn, torch.Tensor) and isinstance(now, torch.Tensor)
+            change = _changed(drawn, now)
+            if change is not None:
+                at, count = change
+                raise _failure(
+                    catalog,
+                    family,
+                    c,
+                    seed,
+                    f"the kernel changed its input `{p.name}`: at {list(at)} it held "
+                    f"{drawn[at].item()!r} before the call and {now.detach().cpu()[at].item()!r} "
+                    f"after ({count} element(s) changed; an `in` tensor must stay bitwise "
+                    "unchanged)",
+                    element=at,
+                    kind="input",
+                    tensor=p.name,
+                )
         for p in written:
             out = run_args[p.index]
             expected = ref_args[p.index]

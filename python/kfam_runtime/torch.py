@@ -94,6 +94,8 @@ if TYPE_CHECKING:
 # the catalog instead.
 __all__ = [
     "DEFAULT_TOLERANCES",
+    "GUARD_BYTES",
+    "GUARD_POISON",
     "MIN_TORCH",
     "SUPPORTED_TORCH",
     "TESTED_TORCH",
@@ -501,6 +503,7 @@ class Binding:
         tolerances: Mapping[DType, Tolerance] | None = None,
         device: str | torch.device = "cpu",
         artifact_sha256: str | None = None,
+        guard: int | None = None,
     ) -> Qualification:
         """Run ``kernel`` on ``cases`` cases of ``family`` and compare every written tensor
         with the family's reference (``reference``; ``reference=`` for a ``custom`` family).
@@ -510,6 +513,9 @@ class Binding:
         ``define`` or a launcher's wrapper. Each case is validated with ``validate_call``
         first. Tolerances default to ``DEFAULT_TOLERANCES`` per output dtype; ``tolerances``
         overrides some. ``case=i`` runs case ``i`` of the run alone (a failure's replay).
+        Every tensor the kernel gets lies inside ``guard`` bytes of poisoned margin on each
+        side (default ``GUARD_BYTES``, rounded up to a multiple of 64): a write into a margin fails
+        the case, and so does an ``in`` tensor that is not bitwise what it was.
         Raises ``QualificationError`` at the first failing case; returns the run's
         ``Qualification`` (its ``evidence``, ``to_toml()``) when every case passed.
         """
@@ -526,6 +532,7 @@ class Binding:
             tolerances=tolerances,
             device=device,
             artifact_sha256=artifact_sha256,
+            guard=guard,
         )
 
 
@@ -533,6 +540,8 @@ class Binding:
 # they are imported once those exist (`_qualify` imports them from this module).
 from ._qualify import (  # noqa: E402
     DEFAULT_TOLERANCES,
+    GUARD_BYTES,
+    GUARD_POISON,
     Qualification,
     QualificationError,
     Tolerance,

@@ -210,6 +210,66 @@ def test_a_wrong_kernel_is_caught_reproducibly(mistake: str) -> None:
     assert str(again.value) == message
 
 
+def _silu_then(after: object) -> object:
+    """The correct SiLU kernel, then ``after(x, y)``: what a buggy kernel does besides."""
+
+    def kernel(x: torch.Tensor, y: torch.Tensor) -> None:
+        CORRECT["q_silu_bf16"](x, y)
+        after(x, y)  # type: ignore[operator]
+
+    return kernel
+
+
+def _beyond(t: torch.Tensor, at: int) -> torch.Tensor:
+    """One element of ``t``'s storage at ``at`` elements from its first (negative: before it),
+    as a tail-tile or head bug writes it."""
+    return t.as_strided((1,), (1,), t.storage_offset() + at)
+
+
+def test_writes_outside_a_tensor_are_caught_by_its_guard() -> None:
+    family = kfam.family("q_silu_bf16")
+    for at, side, offset in [(-1, "before", 0), ("end", "after", 0), ("end+3", "after", 6)]:
+        def write(x: torch.Tensor, y: torch.Tensor, at: object = at) -> None:
+            n = y.numel()
+            k = {"end": n, "end+3": n + 3}.get(at, at)  # type: ignore[call-overload]
+            _beyond(y, k).fill_(1.0)
+
+        with pytest.raises(kt.QualificationError) as caught:
+            kfam.qualify(family, _silu_then(write), cases=2, seed=1)
+        e = caught.value
+        assert (e.kind, e.tensor, e.side, e.offset) == ("guard", "y", side, offset), str(e)
+        assert f"byte(s) {side} `y` (guard {kt.GUARD_BYTES} bytes each side)" in str(e)
+        assert f"replay: {kfam.__name__}.qualify(family, kernel, seed=1, case={e.case})" in str(e)
+    # A guard of 0 gives each tensor no margin; the size is rounded up to a multiple of 64.
+    assert kfam.qualify(family, CORRECT["q_silu_bf16"], cases=2, guard=0).evidence.cases == 2
+    with pytest.raises(kt.QualificationError, match="guard 64 bytes each side"):
+        kfam.qualify(family, _silu_then(lambda x, y: _beyond(y, -1).fill_(1.0)), cases=1, guard=1)
+    with pytest.raises(ValueError, match="guard is a number of bytes"):
+        kfam.qualify(family, CORRECT["q_silu_bf16"], guard=-1)
+
+
+def test_an_input_the_kernel_changed_fails_the_case() -> None:
+    family = kfam.family("q_silu_bf16")
+    # Scaling the input in place after a correct output: the output alone would pass.
+    with pytest.raises(kt.QualificationError) as caught:
+        kfam.qualify(family, _silu_then(lambda x, y: x.mul_(0.5)), cases=2, seed=3)
+    e = caught.value
+    assert (e.kind, e.tensor) == ("input", "x") and e.element is not None
+    assert "the kernel changed its input `x`: at" in str(e) and "bitwise unchanged" in str(e)
+    # One element changed by one bit is named.
+    def flip(x: torch.Tensor, y: torch.Tensor) -> None:
+        flat = x.view(-1).view(torch.int16)
+        flat[5] ^= 1
+
+    with pytest.raises(kt.QualificationError) as caught:
+        kfam.qualify(family, _silu_then(flip), cases=1)
+    assert caught.value.element is not None and "(1 element(s) changed" in str(caught.value)
+    # The replay fails the same way.
+    with pytest.raises(kt.QualificationError) as again:
+        kfam.qualify(family, _silu_then(flip), seed=0, case=caught.value.case)
+    assert str(again.value) == str(caught.value)
+
+
 def test_paged_attention_draws_ragged_contexts_over_random_blocks() -> None:
     from kfam_runtime._qualify import _draw
 
