@@ -181,6 +181,12 @@ codes! {
         "Structured evidence (`evidence.tool` set) records a qualification run:\nits cases, tool versions, covered shapes and worst errors. kfam reads\nthe evidence of `kfam.qualify` (docs/qualify.md); evidence from another\ntool stays free text (`date`, `hardware`, `note`).";
     BadEvidence = "KF0709", "receipt", "structured evidence is incomplete or inconsistent",
         "Structured evidence names its `tool`, the `cases` the run passed (at\nleast one) and the `versions` of its tools, and records one\n`errors` entry per tensor the family writes (`output`, `max_abs`,\n`max_rel`: finite, non-negative). Fields of a run without `tool`, an\nentry naming an input or an unknown parameter, or a written tensor\nwith no entry are refused: the receipt would claim a run that did not\nmeasure what it says.";
+    EvidenceShapes = "KF0710", "receipt", "evidence's covered extents do not name the family's symbols",
+        "`evidence.shapes` lists the extents a qualification run covered, one entry\nper named symbol of the family: `SYMBOL = V1, V2, ...` (as `kfam.qualify`\nwrites it). An entry that is not of that form, names no symbol of the\nfamily or names one twice, and (for `kfam.qualify`, which covers every\nsymbol) a symbol with no entry, are refused.";
+    EvidenceShapeOutsideDims = "KF0711", "receipt", "evidence covers an extent outside the symbol's `[dims]`",
+        "A qualification run covers only extents a call may pass: each value of\n`evidence.shapes` lies within its symbol's `[dims]` (`min`, `max`) and is a\nmultiple of its `multiple_of`. A value outside says the run did not\nqualify this revision of the family: rerun it, or widen `[dims]` in a new\nrevision.";
+    QualifyCannotRun = "KF0712", "receipt", "evidence of a qualification tool that cannot run on the family",
+        "`kfam.qualify` refuses families with an NZ or an fp4 parameter (it cannot\ndraw or compute their tensors; docs/qualify.md), so evidence naming it on\nsuch a family cannot be real. Keep that artifact's evidence as free text\n(`date`, `hardware`, `note`), or qualify the ND form of the kernel.";
 
     TensorLimit = "KF0801", "limits", "too many tensor parameters",
         "The family declares more tensor parameters than `limits.max_tensor_args`\nin `abi.toml` allows.";

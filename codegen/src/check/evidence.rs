@@ -138,7 +138,160 @@ impl FamilyChecker<'_> {
             );
         }
         out.errors = self.check_output_errors(ev);
+        if tool.value == QUALIFICATION_TOOLS[0] {
+            self.check_shapes(ev);
+            self.check_qualify_can_run(tool);
+        }
         out
+    }
+
+    /// `evidence.shapes`: one `SYMBOL = V1, V2, ...` entry per symbol of the
+    /// family, each value an extent its `[dims]` accepts.
+    fn check_shapes(&mut self, ev: &Spanned<model::Evidence>) {
+        let id = self.id;
+        let names: Vec<String> = self
+            .symbols
+            .iter()
+            .map(|s| format!("`{}`", s.name))
+            .collect();
+        let mut seen: Vec<&str> = Vec::new();
+        let mut malformed = false;
+        for entry in ev.value.shapes.iter().flat_map(|l| &l.value) {
+            let Some((name, values)) = parse_shape(&entry.value) else {
+                malformed = true;
+                self.push(
+                    err(
+                        Code::EvidenceShapes,
+                        id,
+                        &entry.span,
+                        format!(
+                            "`{}` is not `SYMBOL = V1, V2, ...`",
+                            printable(&entry.value)
+                        ),
+                    )
+                    .label("not a symbol's covered extents")
+                    .help("one entry per named symbol, as `kfam.qualify` writes it: `rows = 1, 16, 4096`"),
+                );
+                continue;
+            };
+            let Some(symbol) = self.symbols.iter().find(|s| s.name == name).cloned() else {
+                let help = if names.is_empty() {
+                    "the family names no symbol: drop `shapes`".to_owned()
+                } else {
+                    format!("the family's symbols: {}", names.join(", "))
+                };
+                self.push(
+                    err(
+                        Code::EvidenceShapes,
+                        id,
+                        &entry.span,
+                        format!("`{}` is not a symbol of this family", printable(name)),
+                    )
+                    .label("no such symbol")
+                    .help(help),
+                );
+                continue;
+            };
+            if seen.contains(&name) {
+                self.push(
+                    err(
+                        Code::EvidenceShapes,
+                        id,
+                        &entry.span,
+                        format!("`{name}` is covered twice"),
+                    )
+                    .label("a second entry")
+                    .help("list a symbol's covered extents in one entry"),
+                );
+                continue;
+            }
+            seen.push(name);
+            for v in values {
+                let problem = if v < u64::from(symbol.min) {
+                    Some(format!("below `min = {}`", symbol.min))
+                } else if symbol.max.is_some_and(|m| v > u64::from(m)) {
+                    Some(format!("above `max = {}`", symbol.max.unwrap_or_default()))
+                } else if v % u64::from(symbol.multiple_of.max(1)) != 0 {
+                    Some(format!(
+                        "not a multiple of `multiple_of = {}`",
+                        symbol.multiple_of
+                    ))
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    self.push(
+                        err(
+                            Code::EvidenceShapeOutsideDims,
+                            id,
+                            &entry.span,
+                            format!(
+                                "evidence covers `{name} = {v}`, outside the symbol's `[dims]`"
+                            ),
+                        )
+                        .label(problem)
+                        .help(format!(
+                            "a run covers only extents a call may pass: rerun the qualification, \
+                             or widen `[dims.{name}]` in a new revision"
+                        )),
+                    );
+                    break;
+                }
+            }
+        }
+        // `kfam.qualify` covers every symbol; a symbol with no entry was
+        // not drawn by it (unless a malformed entry was meant for it).
+        if malformed {
+            return;
+        }
+        let missing: Vec<String> = self
+            .symbols
+            .iter()
+            .filter(|s| !seen.contains(&s.name.as_str()))
+            .map(|s| s.name.clone())
+            .collect();
+        let span = ev.value.shapes.as_ref().map_or(&ev.span, |s| &s.span);
+        for name in missing {
+            self.push(
+                err(
+                    Code::EvidenceShapes,
+                    id,
+                    span,
+                    format!("evidence covers no extent of `{name}`"),
+                )
+                .label(format!("no `{name} = ...` entry"))
+                .help(format!(
+                    "the run's entry for `{name}` lists the extents it drew, e.g. `{name} = 1, 16`"
+                )),
+            );
+        }
+    }
+
+    /// `kfam.qualify` cannot have run on a family with an NZ or fp4
+    /// parameter: it refuses them (`kfam_runtime._reference.refuse_untensorable`).
+    fn check_qualify_can_run(&mut self, tool: &Spanned<String>) {
+        let Some((p, why)) = self
+            .params
+            .iter()
+            .find_map(|p| qualify_refuses(p).map(|w| (p, w)))
+        else {
+            return;
+        };
+        let name = p.name.clone();
+        self.push(
+            err(
+                Code::QualifyCannotRun,
+                self.id,
+                &tool.span,
+                format!("`{}` cannot have run on this family", tool.value),
+            )
+            .label(format!("parameter `{name}` is {why}"))
+            .help(
+                "`kfam.qualify` refuses NZ and fp4 parameters (docs/qualify.md): keep this \
+                 artifact's evidence as free text (drop `tool` and the run's fields), or qualify \
+                 the ND form of the kernel",
+            ),
+        );
     }
 
     /// Structured fields without `tool` say a run happened without saying
@@ -279,5 +432,37 @@ impl FamilyChecker<'_> {
         }
         out.sort_by_key(|e| e.output);
         out
+    }
+}
+
+/// `SYMBOL = V1, V2, ...`: the symbol and its values, or `None` when the
+/// entry is not of that form.
+fn parse_shape(entry: &str) -> Option<(&str, Vec<u64>)> {
+    let (name, values) = entry.split_once('=')?;
+    let name = name.trim();
+    let identifier = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !identifier {
+        return None;
+    }
+    let values = values
+        .split(',')
+        .map(|v| v.trim().parse::<u64>().ok())
+        .collect::<Option<Vec<u64>>>()?;
+    Some((name, values))
+}
+
+/// Why `kfam.qualify` refuses a family with parameter `p`, if it does: the
+/// rule of `kfam_runtime._reference.refuse_untensorable`, which a test holds
+/// this to.
+pub fn qualify_refuses(p: &ir::Param) -> Option<&'static str> {
+    if p.layout == crate::vocab::Layout::Nz {
+        Some("NZ")
+    } else if p.dtype == crate::vocab::DType::Fp4 {
+        Some("fp4")
+    } else {
+        None
     }
 }
