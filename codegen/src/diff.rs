@@ -72,6 +72,7 @@ rules! {
     ReceiptChanged = "KD052", "receipt-changed", Breaking, "a receipt's profile, codec or artifact path changed";
     EvidenceRequalified = "KD053", "evidence-requalified", Compatible, "a receipt's structured evidence changed: a new qualification run (cases, tool versions, shapes or worst errors)";
     EvidenceWeakened = "KD054", "evidence-weakened", Breaking, "a receipt's structured evidence was dropped, or its run passed fewer cases";
+    PlaceholderReceipt = "KD055", "placeholder-receipt", Compatible, "a placeholder receipt (the one `kfam new` and `kfam init` write, which approves no artifact) was removed, replaced or added";
     TextChanged = "KD060", "text-changed", Cosmetic, "summary, parameter doc or qualification evidence wording changed";
     AbiRevision = "KD070", "abi-revision", Breaking, "the native ABI revision pin changed";
     AbiLimitLowered = "KD071", "abi-limit-lowered", Breaking, "an ABI limit was lowered";
@@ -429,6 +430,15 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
                 }
                 diff_evidence(d, f, g, &r.sha256[..12], &r.evidence, &s.evidence);
             }
+            // A placeholder approved no artifact: replacing it with the
+            // first real receipt withdraws nothing.
+            None if crate::init::is_placeholder_sha256(&f.name, &r.sha256) => d.push(
+                Rule::PlaceholderReceipt,
+                format!(
+                    "placeholder receipt (profile `{}`) removed",
+                    f.profiles[r.profile].name
+                ),
+            ),
             None => d.push(
                 Rule::ReceiptRemoved,
                 format!(
@@ -444,14 +454,18 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
         .iter()
         .filter(|s| !f.receipts.iter().any(|r| r.sha256 == s.sha256))
     {
-        d.push(
-            Rule::ReceiptAdded,
-            format!(
-                "receipt {} (profile `{}`) added",
-                &s.sha256[..12],
-                g.profiles[s.profile].name
-            ),
-        );
+        let profile = &g.profiles[s.profile].name;
+        if crate::init::is_placeholder_sha256(&g.name, &s.sha256) {
+            d.push(
+                Rule::PlaceholderReceipt,
+                format!("placeholder receipt (profile `{profile}`) added"),
+            );
+        } else {
+            d.push(
+                Rule::ReceiptAdded,
+                format!("receipt {} (profile `{profile}`) added", &s.sha256[..12]),
+            );
+        }
     }
 }
 

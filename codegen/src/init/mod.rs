@@ -300,6 +300,13 @@ pub fn placeholder_sha256(family: &str) -> String {
     format!("{}{}", "0".repeat(32), &hex[..32])
 }
 
+/// Whether `sha256` is the placeholder receipt digest `kfam new` (or
+/// `kfam init`) writes for `family`: it approves no artifact, so `kfam diff`
+/// does not count its removal as a withdrawn artifact (KD055).
+pub fn is_placeholder_sha256(family: &str, sha256: &str) -> bool {
+    sha256.starts_with(&"0".repeat(32)) && sha256 == placeholder_sha256(family)
+}
+
 /// The C prefix `init` declares for a catalog named `name`: the name
 /// without its `_` (a prefix is one word).
 fn c_prefix_of(name: &str) -> String {
