@@ -70,8 +70,8 @@ rules! {
     ReceiptAdded = "KD050", "receipt-added", Compatible, "a new qualified artifact";
     ReceiptRemoved = "KD051", "receipt-removed", Breaking, "a qualified artifact was withdrawn";
     ReceiptChanged = "KD052", "receipt-changed", Breaking, "a receipt's profile, codec or artifact path changed";
-    EvidenceRequalified = "KD053", "evidence-requalified", Compatible, "a receipt's structured evidence changed: a new qualification run (cases, tool versions, shapes or worst errors)";
-    EvidenceWeakened = "KD054", "evidence-weakened", Breaking, "a receipt's structured evidence was dropped, or its run passed fewer cases";
+    EvidenceRequalified = "KD053", "evidence-requalified", Compatible, "a receipt's structured evidence changed: a new qualification run (cases, tool versions, shapes, worst errors or determinism)";
+    EvidenceWeakened = "KD054", "evidence-weakened", Breaking, "a receipt's structured evidence was dropped, its run passed fewer cases, or a kernel shown deterministic no longer is (or is no longer measured)";
     PlaceholderReceipt = "KD055", "placeholder-receipt", Compatible, "a placeholder receipt (the one `kfam new` and `kfam init` write, which approves no artifact) was removed, replaced or added";
     TextChanged = "KD060", "text-changed", Cosmetic, "summary, parameter doc or qualification evidence wording changed";
     AbiRevision = "KD070", "abi-revision", Breaking, "the native ABI revision pin changed";
@@ -813,7 +813,36 @@ fn diff_evidence(
             ),
         );
     }
+    let shown = |e: &crate::ir::Evidence| e.runs >= 2 && e.deterministic;
+    let lost = shown(old) && !shown(new);
+    if lost {
+        d.push(
+            Rule::EvidenceWeakened,
+            if new.runs >= 2 {
+                format!(
+                    "receipt {receipt}: the kernel is no longer deterministic (runs differ by up \
+                     to {:e})",
+                    new.run_max_abs
+                )
+            } else {
+                format!("receipt {receipt}: determinism is no longer measured")
+            },
+        );
+    }
     let mut changed: Vec<String> = Vec::new();
+    if (old.runs, old.deterministic, old.run_max_abs)
+        != (new.runs, new.deterministic, new.run_max_abs)
+        && !lost
+    {
+        changed.push(match (new.runs >= 2, new.deterministic) {
+            (false, _) => format!("runs per case {} -> {}", old.runs, new.runs),
+            (true, true) => format!("{} runs per case, deterministic", new.runs),
+            (true, false) => format!(
+                "{} runs per case, runs differ by up to {:e}",
+                new.runs, new.run_max_abs
+            ),
+        });
+    }
     if new.cases > old.cases {
         changed.push(format!("cases {} -> {}", old.cases, new.cases));
     }

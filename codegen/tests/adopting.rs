@@ -354,6 +354,31 @@ fn consume_in_python(tmp: &Path, repo: &Path, consumer: &str, torch_program: &st
     assert_eq!(printed, "row_sum npu_sim npuops npu\n");
     python(torch_program);
 
+    // The receipt `kfam new` wrote is a placeholder: an artifact document
+    // that names it is refused at admission, with a message saying so,
+    // though the catalog holds the receipt.
+    let examples = repo.join("generated/schema/examples");
+    let placeholder = format!(
+        r#"
+import json, pathlib, kfam_runtime, npuops
+doc = pathlib.Path({examples:?}) / "silu_bf16.npu_sim.compiled_meta.json"
+text = doc.read_bytes()
+sha = json.loads(text)["artifact"]["sha256"]
+assert kfam_runtime.is_placeholder_digest(sha), sha
+assert npuops.find_artifact(sha) is not None
+try:
+    npuops.admit(text, sha)
+except npuops.AdmissionError as e:
+    print(e.outcome.spelling, e.field, e)
+"#
+    );
+    assert_eq!(
+        python(&placeholder),
+        "not_approved artifact.sha256 not_approved: `artifact.sha256` is a placeholder digest \
+         (32 leading zeros, as `kfam new` writes), which approves no artifact: qualify the \
+         artifact and record its receipt\n"
+    );
+
     let both = r#"
 import torch
 from torch.library import Library

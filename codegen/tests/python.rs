@@ -646,8 +646,11 @@ tool = "kfam.qualify"
 versions = ["kfam 0.1.0", "torch \"2.9.1\" ''' \\"]
 cases = 17
 seed = 9007199254740993
-shapes = ["rows = 1, 2 — ü"]
+shapes = []
 errors = [{{ output = "families", max_abs = 0.1, max_rel = 5e-324 }}]
+runs = 2
+deterministic = false
+run_max_abs = 8.98846567431158e307
 "#
     );
     let abi = std::fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
@@ -679,7 +682,7 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
                   "artifact": r.artifact, "names": [p.name for p in f.params],
                   "run": [ev.tool, list(ev.versions), ev.cases, ev.seed, list(ev.shapes),
                           [[f.params[e.output].name, e.max_abs.hex(), e.max_rel.hex()]
-                           for e in ev.errors]]}))
+                           for e in ev.errors], ev.runs, ev.deterministic, ev.run_max_abs.hex()]}))
 "#;
     let out = run(g.python().args(["-c", script]));
     assert!(out.status.success(), "{}", text(&out));
@@ -694,6 +697,7 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
             "run": [
                 "kfam.qualify", r.evidence.versions, 17, 9007199254740993_i64, r.evidence.shapes,
                 [["families", "0x1.999999999999ap-4", "0x0.0000000000001p-1022"]],
+                2, false, "0x1.0000000000000p+1023",
             ],
         })
     );
@@ -819,7 +823,23 @@ print(q.receipt_toml("a2a3_sim", "simpler.kernel.v1", "a2a3/sim/q_silu_bf16.so")
     assert!(out.status.success(), "{}", text(&out));
     let docs = std::fs::read_to_string(dir.path().join("generated/docs/families.md")).unwrap();
     assert!(
-        docs.contains("`kfam.qualify`: 8 cases from seed 0") && docs.contains("worst error of `y`"),
+        docs.contains("`kfam.qualify`: 8 cases from seed 0")
+            && docs.contains("worst error of `y`")
+            && docs.contains("determinism: 2 runs per case, outputs bitwise identical"),
         "{docs}"
+    );
+    // The generated package reads the receipt back, the run's new fields included.
+    let script = "import kfam\n\
+                  e = kfam.family('q_silu_bf16').receipts[-1].evidence\n\
+                  print(e.tool, e.cases, e.runs, e.deterministic, e.run_max_abs)";
+    let out = run(python().args(["-c", script]).env(
+        "PYTHONPATH",
+        kfam_testenv::search_path(&[&dir.path().join("generated/python")]),
+    ));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "kfam.qualify 8 2 True 0.0\n",
+        "{}",
+        text(&out)
     );
 }

@@ -7,7 +7,7 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 0;
+pub const FORMAT_MINOR: u16 = 1;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {
@@ -66,6 +66,9 @@ impl Read for Evidence {
             seed: r.read()?,
             shapes: r.read()?,
             errors: r.read()?,
+            runs: r.appended()?,
+            deterministic: r.appended()?,
+            run_max_abs: r.appended()?,
         }))
     }
 }

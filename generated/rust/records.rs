@@ -84,6 +84,12 @@ pub struct Evidence {
     pub shapes: &'static [&'static str],
     /// The worst error per written tensor, in signature order.
     pub errors: &'static [OutputError],
+    /// Runs of the kernel per case: 2 or more measured determinism; 0 when not recorded.
+    pub runs: u32,
+    /// Every run of each case wrote bitwise identical outputs (`runs` >= 2).
+    pub deterministic: bool,
+    /// Largest absolute difference between two runs of one case (0 when deterministic).
+    pub run_max_abs: f64,
 }
 /// One artifact, identified by its SHA-256, that qualified for the family on a profile.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -30,7 +30,7 @@ from typing import Final
 __version__: Final[str] = "0.1.0"
 
 from . import records, vocab  # noqa: E402
-from ._admission import MAX_DOCUMENT_BYTES, Admitted  # noqa: E402
+from ._admission import MAX_DOCUMENT_BYTES, Admitted, is_placeholder_digest  # noqa: E402
 from ._call import ScalarArg, TensorArg  # noqa: E402
 from ._catalog import Catalog, Errors, Supported  # noqa: E402
 from ._compat import VersionError, require  # noqa: E402
@@ -67,6 +67,7 @@ __all__ = [
     "TensorArg",
     "VersionError",
     "Vocab",
+    "is_placeholder_digest",
     "require",
 ]
 __all__ += records.__all__

@@ -580,6 +580,24 @@ def _differs(field: str) -> AdmissionError:
     return AdmissionError(Admission.NOT_APPROVED, field)
 
 
+def is_placeholder_digest(sha256: str) -> bool:
+    """Whether ``sha256`` is a placeholder digest: its first 32 hex digits are zeros, as in the
+    receipt ``kfam new`` and ``kfam init`` write before a family is qualified. No artifact is
+    expected to have one, so admission refuses it even where the catalog still holds the
+    placeholder receipt (``kfam_runtime::admission::is_placeholder_digest``)."""
+    return len(sha256) == 64 and sha256.startswith("0" * 32)
+
+
+def _check_not_placeholder(sha256: str) -> None:
+    if is_placeholder_digest(sha256):
+        raise AdmissionError(
+            Admission.NOT_APPROVED,
+            "artifact.sha256",
+            "`artifact.sha256` is a placeholder digest (32 leading zeros, as `kfam new` writes), "
+            "which approves no artifact: qualify the artifact and record its receipt",
+        )
+
+
 def _admit_legacy(
     catalog: Catalog, doc: _Doc, platform: Platform, backend: Backend, sha256: str
 ) -> Admitted:
@@ -597,6 +615,7 @@ def _admit_legacy(
             raise _malformed(key, None, "is a schema 3 key in a schema 1 or 2 document")
     if doc.return_count is None:
         raise _malformed("return_count", None, "is missing")
+    _check_not_placeholder(sha256)
     found = catalog.find_artifact(sha256)
     if found is None:
         if catalog.find_retired_artifact(sha256) is not None:
@@ -698,6 +717,7 @@ def _admit_v3(
     profile = fam.profiles[profile_index]
     if artifact.sha256 != sha256:
         raise _differs("artifact.sha256")
+    _check_not_placeholder(sha256)
     receipt = next(
         (r for r in fam.receipts if r.profile == profile_index and r.sha256 == sha256), None
     )

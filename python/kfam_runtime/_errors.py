@@ -119,16 +119,18 @@ class AdmissionError(Error):
     """A refused artifact: ``outcome`` (never ``ADMITTED``); for ``NOT_APPROVED``, the
     first ``field`` of ``compiled_meta.json`` that differs (``"params"``, ``"artifact.sha256"``);
     for ``MALFORMED``, the ``reason``, which names the key at fault (``"`dtype` of `params` is
-    not a known value"``), as the Rust runtime and the C ABI's ``admit_message`` word it.
+    not a known value"``), as the Rust runtime and the C ABI's ``admit_message`` word it. A
+    placeholder digest is ``NOT_APPROVED`` with both: the field and why
+    (``is_placeholder_digest``).
     """
 
     def __init__(
         self, outcome: Admission, field: str | None = None, reason: str | None = None
     ) -> None:
-        if field is not None:
-            text = f"{outcome.spelling} (`{field}` differs)"
-        elif reason is not None:
+        if reason is not None:
             text = f"{outcome.spelling}: {reason}"
+        elif field is not None:
+            text = f"{outcome.spelling} (`{field}` differs)"
         else:
             text = outcome.spelling
         super().__init__(text)

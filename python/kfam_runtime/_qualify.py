@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import math
 import platform
-import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -22,21 +21,16 @@ import torch  # type: ignore[import-not-found, unused-ignore]
 
 from ._call import ScalarArg, validate_call
 from ._catalog import Catalog
+from ._draw import Case, draw
 from ._errors import CallError
 from ._reference import Kernel, reference as _reference, refuse_untensorable
 from .records import (
-    ElementwiseBinary,
-    ElementwiseUnary,
     Evidence,
     Family,
-    Matmul,
-    Norm,
     OutputError,
-    PagedAttentionDecode,
-    Param,
 )
-from .torch import tensor_arg, torch_dtype
-from .vocab import BinaryOp, DType, Direction, UnaryOp
+from .torch import tensor_arg
+from .vocab import DType, Direction
 
 #: The ``tool`` of the evidence this module writes (``kfam check`` knows it), whatever the
 #: catalog: it names the procedure, not the package that ran it.
@@ -47,11 +41,6 @@ TOOL: Final[str] = "kfam.qualify"
 GUARD_BYTES: Final[int] = 4096
 #: The byte the margins hold.
 GUARD_POISON: Final[int] = 0xA5
-#: A symbol without ``max`` is sampled up to this (or its ``min``, if larger).
-SAMPLE_LIMIT: Final[int] = 256
-#: The dynamic extents (``-1``) that no symbol names take one value per case, in
-#: ``1..=DYNAMIC_LIMIT``.
-DYNAMIC_LIMIT: Final[int] = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +159,22 @@ class Qualification:
         return self.evidence.errors
 
     @property
+    def runs(self) -> int:
+        """The kernel's calls per case (``runs=``, default 2)."""
+        return self.evidence.runs
+
+    @property
+    def deterministic(self) -> bool:
+        """Every run of each case wrote bitwise identical outputs (``False`` with one run)."""
+        return self.evidence.deterministic
+
+    @property
+    def run_max_abs(self) -> float:
+        """The largest absolute difference between two runs of a case, over elements finite in
+        both (0.0 when deterministic)."""
+        return self.evidence.run_max_abs
+
+    @property
     def date(self) -> str:
         """The day of the run, YYYY-MM-DD."""
         return self.evidence.date
@@ -203,7 +208,12 @@ class Qualification:
             f"seed = {ev.seed}",
             f"shapes = [{', '.join(_string(s) for s in ev.shapes)}]",
             f"errors = [{errors}]",
+            f"runs = {ev.runs}",
         ]
+        if ev.runs > 1:
+            lines.append(f"deterministic = {'true' if ev.deterministic else 'false'}")
+            if not ev.deterministic:
+                lines.append(f"run_max_abs = {_float(ev.run_max_abs)}")
         return "\n".join(lines) + "\n"
 
     def receipt_toml(self, profile: str, codec: str, artifact: str) -> str:
@@ -240,179 +250,6 @@ def _float(x: float) -> str:
     return repr(float(x))
 
 
-# ---------------------------------------------------------------- drawing cases
-
-
-def _edges(lo: int, hi: int, step: int) -> list[int]:
-    """The values every run covers first, in multiples of ``step``: both ends, their
-    neighbours, and a middle value that is odd (ragged) where ``step`` allows it."""
-    mid = ((lo + hi) // 2 // step) * step
-    if step == 1:
-        mid |= 1
-    picks = [lo, hi, lo + step, hi - step, mid]
-    seen: list[int] = []
-    for v in picks:
-        if lo <= v <= hi and v not in seen:
-            seen.append(v)
-    return seen
-
-
-def _range(family: Family, name: str) -> tuple[int, int, int]:
-    """A symbol's sampled range: ``lo..=hi`` in multiples of ``step``, never 0."""
-    sym = next(s for s in family.symbols if s.name == name)
-    step = max(1, sym.multiple_of)
-    lo = max(sym.min, 1)
-    lo = -(-lo // step) * step
-    hi = sym.max if sym.max is not None else max(lo, SAMPLE_LIMIT)
-    hi = (hi // step) * step
-    if hi < lo:
-        raise ValueError(f"{family.name}: symbol {name!r} has no extent to sample")
-    return lo, hi, step
-
-
-@dataclass
-class _Case:
-    index: int
-    symbols: dict[str, int]
-    shapes: dict[str, tuple[int, ...]]
-    args: list[object]
-
-
-def _symbol_of(family: Family) -> dict[tuple[int, int], str]:
-    return {(u.param, u.axis): s.name for s in family.symbols for u in s.uses}
-
-
-def _draw(family: Family, seed: int, index: int) -> _Case:
-    rng = random.Random(f"kfam.qualify {family.name} {seed} {index}")
-    gen = torch.Generator().manual_seed(rng.getrandbits(63))
-    symbols: dict[str, int] = {}
-    for s in family.symbols:
-        lo, hi, step = _range(family, s.name)
-        edges = _edges(lo, hi, step)
-        symbols[s.name] = (
-            edges[index] if index < len(edges) else rng.randint(lo // step, hi // step) * step
-        )
-    named = _symbol_of(family)
-    # One value for every dynamic extent no symbol names: the checker may have tied them
-    # (equal operand shapes), which the records do not spell out.
-    dynamic = rng.randint(1, DYNAMIC_LIMIT)
-    shapes: dict[str, tuple[int, ...]] = {}
-    for p in family.params:
-        if not p.is_tensor:
-            continue
-        dims = []
-        for axis, d in enumerate(p.shape):
-            if (p.index, axis) in named:
-                dims.append(symbols[named[(p.index, axis)]])
-            elif d < 0:
-                dims.append(dynamic)
-            else:
-                dims.append(d)
-        shapes[p.name] = tuple(dims)
-    op = family.operation
-    if isinstance(op, PagedAttentionDecode):
-        return _paged_case(family, op, index, rng, gen, symbols, shapes)
-    args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
-    return _Case(index, symbols, shapes, args)
-
-
-def _role(family: Family, p: Param) -> str:
-    """What an input is to the operation, where that bounds its values."""
-    op = family.operation
-    if isinstance(op, ElementwiseUnary) and p.index == op.input:
-        if op.op in (UnaryOp.LOG, UnaryOp.SQRT, UnaryOp.RSQRT):
-            return "positive"
-    if isinstance(op, ElementwiseBinary) and op.op is BinaryOp.DIV and p.index == op.rhs:
-        return "nonzero"
-    if isinstance(op, Matmul) and p.index == op.a:
-        return "matmul_a"
-    if isinstance(op, Norm) and op.eps.param == p.index:
-        return "eps"
-    if isinstance(op, PagedAttentionDecode) and op.scale.param == p.index:
-        return "scale"
-    return ""
-
-
-def _tensor_or_scalar(
-    family: Family,
-    p: Param,
-    shapes: Mapping[str, tuple[int, ...]],
-    rng: random.Random,
-    gen: torch.Generator,
-) -> object:
-    role = _role(family, p)
-    if not p.is_tensor:
-        if p.dtype is DType.BOOL:
-            return rng.random() < 0.5
-        if not torch_dtype(p.dtype).is_floating_point:
-            return rng.randint(1, 8)
-        if role == "eps":
-            return 10.0 ** rng.uniform(-6.0, -3.0)
-        if role == "scale":
-            return rng.uniform(0.02, 0.1)
-        return rng.uniform(0.5, 2.0)
-    shape = shapes[p.name]
-    dtype = torch_dtype(p.dtype)
-    if p.direction is Direction.OUT:
-        # Poisoned: a kernel that leaves an element unwritten fails the comparison.
-        if dtype.is_floating_point:
-            return torch.full(shape, float("nan"), dtype=dtype)
-        return torch.full(shape, 0x5A if dtype != torch.bool else True, dtype=dtype)
-    if dtype == torch.bool:
-        return torch.randint(0, 2, shape, generator=gen).to(torch.bool)
-    if not dtype.is_floating_point:
-        low = 0 if p.dtype.spelling.startswith("uint") else -8
-        return torch.randint(low, 9, shape, generator=gen).to(dtype)
-    if p.dtype is DType.FP8E8M0:
-        return torch.pow(2.0, torch.randint(-4, 5, shape, generator=gen).double()).to(dtype)
-    x = torch.randn(shape, generator=gen, dtype=torch.float64)
-    if role == "positive":
-        x = x.abs() + 0.1
-    elif role == "nonzero":
-        x = torch.sign(x) * (x.abs() + 0.5) + (x == 0).double()
-    elif role == "matmul_a":
-        x = x / math.sqrt(max(1, shape[-1]))
-    return x.to(dtype)
-
-
-def _paged_case(
-    family: Family,
-    op: PagedAttentionDecode,
-    index: int,
-    rng: random.Random,
-    gen: torch.Generator,
-    symbols: dict[str, int],
-    shapes: dict[str, tuple[int, ...]],
-) -> _Case:
-    """Paged attention's integer inputs mean something: context lengths within each
-    sequence's blocks, ragged (not a multiple of the block size) with 1 and the full capacity
-    among them, and block tables of random cache blocks, so that a kernel ignoring the table,
-    or reading one token too many or too few, computes something else."""
-    args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
-    params = family.params
-    blocks, block_size = shapes[params[op.key_cache].name][:2]
-    batch, max_blocks = shapes[params[op.block_table].name]
-    capacity = max_blocks * block_size
-    # A permutation of the cache's blocks, repeated when the table has more entries than the
-    # cache has blocks: distinct blocks where they fit, and never the identity, so a kernel
-    # that reads block i for entry i, or one entry for another, reads other tokens.
-    entries = batch * max_blocks
-    perm = torch.randperm(blocks, generator=gen).repeat(-(-entries // blocks))
-    table = perm[:entries].reshape(batch, max_blocks)
-    if blocks > 1 and bool((table[0] == torch.arange(max_blocks) % blocks).all()):
-        table = (table + 1) % blocks
-    lens = [rng.randint(1, capacity) for _ in range(batch)]
-    edges = [1, capacity, min(capacity, block_size + 1), max(1, capacity - 1)]
-    lens[0] = edges[index % len(edges)]
-    if batch > 1 and block_size > 1:
-        # A ragged length: some block is partly filled.
-        ragged = [n for n in range(1, capacity + 1) if n % block_size != 0]
-        lens[-1] = rng.choice(ragged)
-    args[op.block_table] = table.to(torch_dtype(params[op.block_table].dtype))
-    args[op.context_lens] = torch.tensor(lens, dtype=torch_dtype(params[op.context_lens].dtype))
-    return _Case(index, symbols, shapes, args)
-
-
 # ---------------------------------------------------------------- running
 
 
@@ -430,6 +267,13 @@ def _call(family: Family, args: Sequence[object]) -> None:
     validate_call(family, tensors, scalars)
 
 
+#: Elements of an output compared at a time: the float64 temporaries of a chunk stay in the
+#: cache instead of costing a pass through memory (and a page fault per page) each, and a
+#: chunk is below torch's parallel grain (32768), so it runs on one thread without OpenMP's
+#: barriers, which on a busy machine cost more than the work (docs/performance.md).
+_COMPARE_CHUNK: Final[int] = 1 << 14
+
+
 def _compare(
     kernel_out: torch.Tensor, ref_out: torch.Tensor, tol: Tolerance
 ) -> tuple[float, float, tuple[int, ...] | None]:
@@ -441,27 +285,89 @@ def _compare(
             f"kernel output has shape {tuple(k.shape)}, the reference {tuple(r.shape)}"
         )
     if not r.dtype.is_floating_point:
+        if torch.equal(k, r):
+            return 0.0, 0.0, None
         bad = (k != r).nonzero()
         diff = (k.to(torch.float64) - r.to(torch.float64)).abs()
         worst = float(diff.max()) if diff.numel() else 0.0
         return worst, worst, tuple(int(i) for i in bad[0]) if bad.numel() else None
-    k64, r64 = k.to(torch.float64), r.to(torch.float64)
+    if k.dtype == r.dtype and tol.atol >= 0 and tol.rtol >= 0 and torch.equal(_bits(k), _bits(r)):
+        # Bitwise the reference: no difference, and nothing over a non-negative tolerance.
+        return 0.0, 0.0, None
+    # In float64, a chunk at a time; the first failing element is located in the first chunk
+    # that has one.
+    kf, rf = k.reshape(-1), r.reshape(-1)
+    n = kf.numel()
+    size = min(n, _COMPARE_CHUNK)
+    k64 = torch.empty(size, dtype=torch.float64)
+    r64 = torch.empty(size, dtype=torch.float64)
+    max_abs = max_rel = 0.0
+    special_any = False
+    first: int | None = None
+    for start in range(0, n, _COMPARE_CHUNK):
+        stop = min(n, start + _COMPARE_CHUNK)
+        kc, rc = k64[: stop - start], r64[: stop - start]
+        kc.copy_(kf[start:stop])
+        rc.copy_(rf[start:stop])
+        chunk_abs, chunk_rel, over, special = _compare_chunk(kc, rc, tol, first is None)
+        max_abs = max(max_abs, chunk_abs)
+        max_rel = max(max_rel, chunk_rel)
+        special_any = special_any or special
+        if over is not None:
+            first = start + over
+    if special_any:
+        max_abs = max_rel = math.inf
+    return max_abs, max_rel, None if first is None else _unravel(first, tuple(k.shape))
+
+
+def _compare_chunk(
+    k64: torch.Tensor, r64: torch.Tensor, tol: Tolerance, locate: bool
+) -> tuple[float, float, int | None, bool]:
+    """``_compare``'s measure of one chunk (float64, both clobbered): the largest absolute and
+    relative difference, the chunk's first failing element (when ``locate``), and whether an
+    element is non-finite in one and not the other."""
+    diff = (k64 - r64).abs_()
+    max_abs = float(diff.max())
+    if math.isfinite(max_abs):
+        # Both finite everywhere (a NaN or infinity in either makes the difference one, and
+        # the maximum propagates it): the rule below without its masks.
+        absr = r64.abs_()
+        limit = (absr * tol.rtol).add_(tol.atol)
+        over = diff > limit
+        first = None
+        if locate and bool(over.any()):
+            first = int(over.nonzero()[0, 0])
+        nonzero = absr > tol.atol
+        if not tol.atol >= 0:
+            nonzero &= absr != 0
+        rel = torch.where(nonzero, torch.div(diff, absr.clamp_min_(1e-300), out=limit), 0.0)
+        return max_abs, float(rel.max()), first, False
     finite = torch.isfinite(r64) & torch.isfinite(k64)
     special = ~finite & ~((torch.isnan(k64) & torch.isnan(r64)) | (k64 == r64))
-    diff = torch.where(finite, (k64 - r64).abs(), torch.zeros_like(r64))
+    diff = torch.where(finite, diff, torch.zeros_like(r64))
     over = (diff > tol.atol + tol.rtol * r64.abs()) | special
     # Relative to references above atol: below it the absolute error is the measure.
     nonzero = finite & (r64.abs() > tol.atol) & (r64 != 0)
     rel = torch.where(nonzero, diff / r64.abs().clamp_min(1e-300), torch.zeros_like(r64))
-    max_abs = float(diff.max()) if diff.numel() else 0.0
-    max_rel = float(rel.max()) if rel.numel() else 0.0
-    if bool(special.any()):
-        max_abs = max_rel = math.inf
-    bad = over.nonzero()
-    return max_abs, max_rel, tuple(int(i) for i in bad[0]) if bad.numel() else None
+    bad = over.nonzero() if locate else None
+    return (
+        float(diff.max()),
+        float(rel.max()),
+        int(bad[0, 0]) if bad is not None and bad.numel() else None,
+        bool(special.any()),
+    )
 
 
-def _where(case: _Case, seed: int) -> str:
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index of element ``flat`` of a contiguous tensor of ``shape``."""
+    index = []
+    for extent in reversed(shape):
+        flat, i = divmod(flat, extent)
+        index.append(i)
+    return tuple(reversed(index))
+
+
+def _where(case: Case, seed: int) -> str:
     symbols = ", ".join(f"{k}={v}" for k, v in case.symbols.items())
     shapes = ", ".join(f"{k}{list(v)}" for k, v in case.shapes.items())
     return f"case {case.index} (seed {seed}{'; ' + symbols if symbols else ''}; shapes {shapes})"
@@ -470,7 +376,7 @@ def _where(case: _Case, seed: int) -> str:
 def _failure(
     catalog: Catalog,
     family: Family,
-    c: _Case,
+    c: Case,
     seed: int,
     msg: str,
     output: str | None = None,
@@ -511,7 +417,9 @@ class _Guarded:
 
 def _guard(t: torch.Tensor, device: str | torch.device, guard: int) -> _Guarded:
     n = t.numel() * t.element_size()
-    base = torch.full((guard + n + guard,), GUARD_POISON, dtype=torch.uint8, device=device)
+    base = torch.empty((guard + n + guard,), dtype=torch.uint8, device=device)
+    base[:guard].fill_(GUARD_POISON)
+    base[guard + n :].fill_(GUARD_POISON)
     view = base[guard : guard + n].view(t.dtype).view(t.shape)
     view.copy_(t)
     return _Guarded(base, view, guard, n)
@@ -541,18 +449,111 @@ _BITS: Final[Mapping[int, torch.dtype]] = {
 }
 
 
+def _bits(t: torch.Tensor) -> torch.Tensor:
+    """A CPU tensor's elements as the integers of their bits (NaN equal to itself)."""
+    return t.contiguous().view(_BITS[t.element_size()])
+
+
 def _changed(before: torch.Tensor, after: torch.Tensor) -> tuple[tuple[int, ...], int] | None:
     """The first element whose bits differ, and how many do, or ``None`` when ``after`` is
     bitwise ``before`` (NaN included)."""
-    bits = _BITS[before.element_size()]
-    b = before.contiguous().view(bits).flatten()
-    a = after.detach().cpu().contiguous().view(bits).flatten()
+    b = _bits(before).flatten()
+    a = _bits(after.detach().cpu()).flatten()
     if torch.equal(a, b):
         return None
     diff = (a != b).nonzero().flatten()
     first = int(diff[0])
     index = tuple(int(i) for i in torch.unravel_index(torch.tensor(first), before.shape))
     return index, diff.numel()
+
+
+def _run_once(
+    catalog: Catalog,
+    family: Family,
+    kernel: Kernel,
+    c: Case,
+    seed: int,
+    device: str | torch.device,
+    guard: int,
+    run: str,
+) -> list[object]:
+    """One call of ``kernel`` on case ``c``, on guarded copies of its drawn arguments (``c.args``
+    stay as drawn, to compare the inputs with after the call); its margins and inputs checked.
+    ``run`` says which run of the case it is in a failure's message (empty for the first)."""
+    guarded = {
+        i: _guard(a, device, guard) for i, a in enumerate(c.args) if isinstance(a, torch.Tensor)
+    }
+    run_args = [guarded[i].view if i in guarded else a for i, a in enumerate(c.args)]
+    try:
+        _call(family, run_args)
+    except CallError as e:
+        raise RuntimeError(
+            f"{family.name}: {catalog.package}.qualify drew a call validate_call refuses ({e})"
+            f" in {_where(c, seed)}"
+        ) from e
+    try:
+        with torch.no_grad():
+            kernel(*run_args)
+    except Exception as e:
+        raise _failure(
+            catalog,
+            family,
+            c,
+            seed,
+            f"the kernel raised {type(e).__name__}: {e}{run}",
+            kind="raised",
+        ) from e
+    for p in family.params:
+        fault = _margin_fault(guarded[p.index]) if p.index in guarded else None
+        if fault is not None:
+            side, offset, count = fault
+            edge = "end" if side == "after" else "start"
+            raise _failure(
+                catalog,
+                family,
+                c,
+                seed,
+                f"the kernel wrote {count} byte(s) {side} `{p.name}` (guard {guard} bytes "
+                f"each side), the nearest {offset} byte(s) from its {edge}{run}",
+                kind="guard",
+                tensor=p.name,
+                side=side,
+                offset=offset,
+            )
+    for p in family.params:
+        if not p.is_tensor or p.direction is not Direction.IN:
+            continue
+        drawn, now = c.args[p.index], run_args[p.index]
+        assert isinstance(drawn, torch.Tensor) and isinstance(now, torch.Tensor)
+        change = _changed(drawn, now)
+        if change is not None:
+            at, count = change
+            raise _failure(
+                catalog,
+                family,
+                c,
+                seed,
+                f"the kernel changed its input `{p.name}`: at {list(at)} it held "
+                f"{drawn[at].item()!r} before the call and {now.detach().cpu()[at].item()!r} "
+                f"after ({count} element(s) changed; an `in` tensor must stay bitwise "
+                f"unchanged){run}",
+                element=at,
+                kind="input",
+                tensor=p.name,
+            )
+    return run_args
+
+
+def _run_difference(first: torch.Tensor, again: torch.Tensor) -> float | None:
+    """``None`` when two runs' outputs are bitwise equal (NaN included); otherwise their largest
+    absolute difference over the elements finite in both (0.0 when only bits differ: a NaN's
+    payload, a zero's sign, a NaN against a number)."""
+    if _changed(first, again) is None:
+        return None
+    a, b = first.to(torch.float64), again.detach().cpu().to(torch.float64)
+    finite = torch.isfinite(a) & torch.isfinite(b)
+    diff = torch.where(finite, (a - b).abs(), torch.zeros_like(a))
+    return float(diff.max()) if diff.numel() else 0.0
 
 
 def qualify(
@@ -570,11 +571,14 @@ def qualify(
     device: str | torch.device = "cpu",
     artifact_sha256: str | None = None,
     guard: int | None = None,
+    runs: int = 2,
 ) -> Qualification:
     """``Binding.qualify`` of ``catalog``: the evidence names the catalog's package and version,
     a failure's replay hint its ``qualify``."""
     if cases < 1:
         raise ValueError("a qualification runs at least one case")
+    if runs < 1:
+        raise ValueError(f"runs is the kernel's calls per case, 1 or more, not {runs}")
     guard = GUARD_BYTES if guard is None else guard
     if guard < 0:
         raise ValueError(f"guard is a number of bytes, 0 or more, not {guard}")
@@ -584,101 +588,56 @@ def qualify(
     tol = {**DEFAULT_TOLERANCES, **(tolerances or {})}
     written = [p for p in family.params if p.is_tensor and p.direction is not Direction.IN]
     worst = {p.index: [0.0, 0.0] for p in written}
+    deterministic, run_max_abs = True, 0.0
     covered: dict[str, set[int]] = {s.name: set() for s in family.symbols}
     shapes_seen: dict[str, set[tuple[int, ...]]] = {}
     indices = [case] if case is not None else range(cases)
     for i in indices:
-        c = _draw(family, seed, i)
-        where = _where(c, seed)
+        c = draw(family, seed, i)
         ref_args = [a.clone() if isinstance(a, torch.Tensor) else a for a in c.args]
         ref(*ref_args)
-        # Every tensor the kernel gets is a copy inside poisoned margins; `c.args` stay as
-        # drawn, to compare the inputs with after the call.
-        guarded = {
-            i: _guard(a, device, guard) for i, a in enumerate(c.args) if isinstance(a, torch.Tensor)
-        }
-        run_args = [guarded[i].view if i in guarded else a for i, a in enumerate(c.args)]
-        try:
-            _call(family, run_args)
-        except CallError as e:
-            raise RuntimeError(
-                f"{family.name}: {catalog.package}.qualify drew a call validate_call refuses ({e})"
-                f" in {where}"
-            ) from e
-        try:
-            with torch.no_grad():
-                kernel(*run_args)
-        except Exception as e:
-            raise _failure(
-                catalog,
-                family,
-                c,
-                seed,
-                f"the kernel raised {type(e).__name__}: {e}",
-                kind="raised",
-            ) from e
-        for p in family.params:
-            fault = _margin_fault(guarded[p.index]) if p.index in guarded else None
-            if fault is not None:
-                side, offset, count = fault
-                edge = "end" if side == "after" else "start"
-                raise _failure(
-                    catalog,
-                    family,
-                    c,
-                    seed,
-                    f"the kernel wrote {count} byte(s) {side} `{p.name}` (guard {guard} bytes "
-                    f"each side), the nearest {offset} byte(s) from its {edge}",
-                    kind="guard",
-                    tensor=p.name,
-                    side=side,
-                    offset=offset,
-                )
-        for p in family.params:
-            if not p.is_tensor or p.direction is not Direction.IN:
-                continue
-            drawn, now = c.args[p.index], run_args[p.index]
-            assert isinstance(drawn, torch.Tensor) and isinstance(now, torch.Tensor)
-            change = _changed(drawn, now)
-            if change is not None:
-                at, count = change
-                raise _failure(
-                    catalog,
-                    family,
-                    c,
-                    seed,
-                    f"the kernel changed its input `{p.name}`: at {list(at)} it held "
-                    f"{drawn[at].item()!r} before the call and {now.detach().cpu()[at].item()!r} "
-                    f"after ({count} element(s) changed; an `in` tensor must stay bitwise "
-                    "unchanged)",
-                    element=at,
-                    kind="input",
-                    tensor=p.name,
-                )
-        for p in written:
-            out = run_args[p.index]
-            expected = ref_args[p.index]
-            assert isinstance(out, torch.Tensor) and isinstance(expected, torch.Tensor)
-            t = tol.get(p.dtype, _EXACT)
-            max_abs, max_rel, bad = _compare(out, expected, t)
-            if bad is not None:
-                got = out.detach().cpu()[bad].item()
-                want = expected[bad].item()
-                raise _failure(
-                    catalog,
-                    family,
-                    c,
-                    seed,
-                    f"output `{p.name}` differs from the reference: at {list(bad)} the kernel "
-                    f"gave {got!r}, the reference {want!r} (atol {t.atol}, rtol {t.rtol}); worst "
-                    f"absolute error {max_abs:.6g}, relative {max_rel:.6g}",
-                    p.name,
-                    (max_abs, max_rel),
-                    t,
-                    bad,
-                )
-            worst[p.index][0] = max(worst[p.index][0], max_abs)
-            worst[p.index][1] = max(worst[p.index][1], max_rel)
+        # Every run of a case gets the same inputs; each must pass, and the later ones are
+        # compared bit for bit with the first (determinism).
+        first: dict[int, torch.Tensor] = {}
+        for r in range(runs):
+            run = f" (run {r + 1} of {runs})" if r else ""
+            run_args = _run_once(catalog, family, kernel, c, seed, device, guard, run)
+            for p in written:
+                out = run_args[p.index]
+                expected = ref_args[p.index]
+                assert isinstance(out, torch.Tensor) and isinstance(expected, torch.Tensor)
+                if r > 0:
+                    # The same bits as the first run's passed already; only a difference
+                    # needs the reference again.
+                    difference = _run_difference(first[p.index], out)
+                    if difference is None:
+                        continue
+                    deterministic = False
+                    run_max_abs = max(run_max_abs, difference)
+                t = tol.get(p.dtype, _EXACT)
+                max_abs, max_rel, bad = _compare(out, expected, t)
+                if bad is not None:
+                    got = out.detach().cpu()[bad].item()
+                    want = expected[bad].item()
+                    raise _failure(
+                        catalog,
+                        family,
+                        c,
+                        seed,
+                        f"output `{p.name}` differs from the reference: at {list(bad)} the "
+                        f"kernel gave {got!r}, the reference {want!r} (atol {t.atol}, rtol "
+                        f"{t.rtol}); worst absolute error {max_abs:.6g}, relative "
+                        f"{max_rel:.6g}{run}",
+                        p.name,
+                        (max_abs, max_rel),
+                        t,
+                        bad,
+                    )
+                worst[p.index][0] = max(worst[p.index][0], max_abs)
+                worst[p.index][1] = max(worst[p.index][1], max_rel)
+                if r == 0:
+                    # Each run has buffers of its own: the first run's outputs stay as written.
+                    first[p.index] = out.detach().cpu()
         for name, v in c.symbols.items():
             covered[name].add(v)
         for name, s in c.shapes.items():
@@ -702,6 +661,9 @@ def qualify(
             for name, values in covered.items()
         ),
         errors=tuple(OutputError(p.index, worst[p.index][0], worst[p.index][1]) for p in written),
+        runs=runs,
+        deterministic=runs > 1 and deterministic,
+        run_max_abs=0.0 if deterministic else run_max_abs,
     )
     return Qualification(
         family=family,

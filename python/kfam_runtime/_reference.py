@@ -82,7 +82,7 @@ def reference(family: Family, *, custom: Kernel | None = None) -> Kernel:
         for index, value in compute(op, args).items():
             out = args[index]
             assert isinstance(out, torch.Tensor)
-            out.copy_(value.to(out.dtype))
+            out.copy_(value)  # rounded once into out's dtype, as `.to` would, without a copy
 
     return run
 
@@ -203,14 +203,19 @@ def _norm(op: Operation, args: _Args) -> _Results:
     x = _wide(args[op.input])
     eps = _scalar(op.eps, args)
     weight = _along(_wide(args[op.weight]), op.axis, x.dim())
+    # The same operations in the same order as written out, each whole-tensor temporary
+    # reused in place once read (`x` itself may be the caller's tensor: never written).
     if op.op is NormKind.RMS_NORM:
-        ms = torch.mean(x * x, dim=op.axis, keepdim=True)
-        return {op.out: x / torch.sqrt(ms + eps) * weight}
+        y = x * x
+        ms = torch.mean(y, dim=op.axis, keepdim=True)
+        torch.div(x, torch.sqrt(ms + eps), out=y)  # x / sqrt(ms + eps) * weight
+        return {op.out: y.mul_(weight)}
     mean = torch.mean(x, dim=op.axis, keepdim=True)
-    var = torch.mean((x - mean) ** 2, dim=op.axis, keepdim=True)  # biased, as LayerNorm
-    y = (x - mean) / torch.sqrt(var + eps) * weight
+    y = x - mean
+    var = torch.mean(y**2, dim=op.axis, keepdim=True)  # biased, as LayerNorm
+    y.div_(torch.sqrt(var + eps)).mul_(weight)  # (x - mean) / sqrt(var + eps) * weight
     if op.bias is not None:
-        y = y + _along(_wide(args[op.bias]), op.axis, x.dim())
+        y.add_(_along(_wide(args[op.bias]), op.axis, x.dim()))
     return {op.out: y}
 
 

@@ -338,6 +338,12 @@ class Evidence:
     shapes: tuple[str, ...]
     #: The worst error per written tensor, in signature order.
     errors: tuple[OutputError, ...]
+    #: Runs of the kernel per case: 2 or more measured determinism; 0 when not recorded.
+    runs: int
+    #: Every run of each case wrote bitwise identical outputs (``runs`` >= 2).
+    deterministic: bool
+    #: Largest absolute difference between two runs of one case (0 when deterministic).
+    run_max_abs: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -491,7 +497,7 @@ def _kfam_decode_output_error(x: object) -> OutputError:
 
 
 def _kfam_decode_evidence(x: object) -> Evidence:
-    v = _fields(x, 9)
+    v = _fields(x, 12)
     return Evidence(
         date=_str(v[0]),
         hardware=_str(v[1]),
@@ -502,17 +508,20 @@ def _kfam_decode_evidence(x: object) -> Evidence:
         seed=_int(v[6]),
         shapes=tuple(map(_str, _items(v[7]))),
         errors=tuple(map(_kfam_decode_output_error, _items(v[8]))),
+        runs=0 if v[9] is None else _int(v[9]),
+        deterministic=False if v[10] is None else _bool(v[10]),
+        run_max_abs=0.0 if v[11] is None else _float(v[11]),
     )
 
 
 def _kfam_decode_receipt(x: object) -> Receipt:
-    v = _fields(x, 13)
+    v = _fields(x, 16)
     return Receipt(
         profile=_int(v[0]),
         codec=_str(v[1]),
         artifact=_str(v[2]),
         sha256=_str(v[3]),
-        evidence=_kfam_decode_evidence(v[4:13]),
+        evidence=_kfam_decode_evidence(v[4:16]),
     )
 
 

@@ -504,6 +504,7 @@ class Binding:
         device: str | torch.device = "cpu",
         artifact_sha256: str | None = None,
         guard: int | None = None,
+        runs: int = 2,
     ) -> Qualification:
         """Run ``kernel`` on ``cases`` cases of ``family`` and compare every written tensor
         with the family's reference (``reference``; ``reference=`` for a ``custom`` family).
@@ -515,7 +516,9 @@ class Binding:
         overrides some. ``case=i`` runs case ``i`` of the run alone (a failure's replay).
         Every tensor the kernel gets lies inside ``guard`` bytes of poisoned margin on each
         side (default ``GUARD_BYTES``, rounded up to a multiple of 64): a write into a margin fails
-        the case, and so does an ``in`` tensor that is not bitwise what it was.
+        the case, and so does an ``in`` tensor that is not bitwise what it was. Each case runs
+        ``runs`` times on the same inputs (default 2); every run must pass, and the evidence
+        records whether all wrote the same bits (``deterministic``, ``run_max_abs``).
         Raises ``QualificationError`` at the first failing case; returns the run's
         ``Qualification`` (its ``evidence``, ``to_toml()``) when every case passed.
         """
@@ -533,6 +536,7 @@ class Binding:
             device=device,
             artifact_sha256=artifact_sha256,
             guard=guard,
+            runs=runs,
         )
 
 

@@ -111,6 +111,9 @@ fn record(f: &ir::Family) -> Family {
                         })
                         .collect(),
                 ),
+                runs: r.evidence.runs,
+                deterministic: r.evidence.deterministic,
+                run_max_abs: r.evidence.run_max_abs,
             },
         })
         .collect();

@@ -149,6 +149,15 @@ impl Reader {
         Ok(value)
     }
 
+    /// A field appended in a later minor of the format: its type's default
+    /// when the record, written by an earlier generator, ends before it.
+    pub fn appended<T: Read + Default>(&mut self) -> Result<T, Malformed> {
+        if self.pos == self.end {
+            return Ok(T::default());
+        }
+        self.read()
+    }
+
     /// A parameter's signature index, checked once the family is read.
     pub fn param(&mut self) -> Result<u32, Malformed> {
         let i = self.read::<u32>()?;

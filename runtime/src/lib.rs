@@ -34,7 +34,7 @@ mod c_abi;
 /// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables assert it,
 /// so tables of another kfam release fail to compile with both named
 /// (docs/compatibility.md).
-pub const TABLES_FORMAT: u32 = 1;
+pub const TABLES_FORMAT: u32 = 2;
 
 /// The closed vocabularies kfam fixes, with their stable numeric codes.
 pub mod vocab {

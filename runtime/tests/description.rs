@@ -43,6 +43,38 @@ fn the_description_opens_into_the_generated_tables() {
     assert_eq!(bytes[..8], MAGIC[..]);
 }
 
+/// A description an earlier generator wrote (format 1.0, before a receipt's
+/// evidence gained `runs`, `deterministic` and `run_max_abs`) opens, with
+/// those fields at their defaults and everything else as in the current one.
+#[test]
+fn an_earlier_minor_opens_with_appended_fields_defaulted() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+    let (ir, _) = kfam_codegen::check_dir(&manifest);
+    let ir = ir.expect("the shipped manifest checks");
+    let digest = kfam_codegen::ir::catalog_digest(&ir);
+    assert_eq!(FORMAT_MINOR, 1);
+    let old = kfam_codegen::emit::c::description::description_of_minor(&ir, &digest, 0);
+    assert!(old.len() < shipped().len());
+    let opened = description::open(&old).expect("a 1.0 description opens");
+    let current = &kfam_catalog::CATALOG;
+    assert_eq!(opened.families.len(), current.families.len());
+    let mut receipts = 0;
+    for (a, b) in opened.families.iter().zip(current.families) {
+        assert_eq!(a.params, b.params);
+        assert_eq!(a.profiles, b.profiles);
+        for (ra, rb) in a.receipts.iter().zip(b.receipts) {
+            receipts += 1;
+            assert_eq!(
+                (ra.sha256, ra.evidence.cases),
+                (rb.sha256, rb.evidence.cases)
+            );
+            let e = &ra.evidence;
+            assert_eq!((e.runs, e.deterministic, e.run_max_abs), (0, false, 0.0));
+        }
+    }
+    assert!(receipts > 0);
+}
+
 #[test]
 fn a_newer_or_other_format_is_refused_with_both_versions() {
     let mut bytes = shipped();

@@ -226,6 +226,8 @@ int main(int argc, char **argv)
                 printf("error %s abs %016" PRIx64 " rel %016" PRIx64 "\n", f->params[e->output].name,
                        bits_of(e->max_abs), bits_of(e->max_rel));
             }
+            printf("runs %" PRIu32 " deterministic %d spread %016" PRIx64 "\n", r->evidence_runs,
+                   (int)r->evidence_deterministic, bits_of(r->evidence_run_max_abs));
         }
     }
     for (i = 0; i < f->symbol_count; ++i) {

@@ -216,6 +216,8 @@ int main(int argc, char **argv)
                 out << "error " << f.params[e.output].name << " abs " << bits_of(e.max_abs) << " rel "
                     << bits_of(e.max_rel) << '\n';
             }
+            out << "runs " << r.evidence_runs << " deterministic " << r.evidence_deterministic << " spread "
+                << bits_of(r.evidence_run_max_abs) << '\n';
         }
     }
     for (uint32_t i = 0; i < f.symbol_count; ++i) {

@@ -5,9 +5,14 @@ which declares a family of every checked operation kind (docs/qualify.md). Run b
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import math
+import pathlib
+import shutil
+import subprocess
 import tomllib
+from collections.abc import Callable
 
 import pytest
 import torch
@@ -35,7 +40,7 @@ def test_the_fixture_declares_every_kind() -> None:
 
 def _inputs(family: kfam.Family, seed: int = 7) -> list[object]:
     """Random arguments of the family's first few cases, from the run's own sampler."""
-    from kfam_runtime._qualify import _draw
+    from kfam_runtime._draw import draw as _draw
 
     return _draw(family, seed, 5).args
 
@@ -95,7 +100,7 @@ def test_the_reference_is_torchs_own_operator(name: str) -> None:
 def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache() -> None:
     family = kfam.family("q_paged_attention_bf16")
     for case in range(6):
-        from kfam_runtime._qualify import _draw
+        from kfam_runtime._draw import draw as _draw
 
         args = _draw(family, 3, case).args
         got = _reference_outputs(family, args)
@@ -169,6 +174,58 @@ def test_evidence_is_toml_that_reads_back() -> None:
     # The table alone, header included, for a receipt that exists.
     assert tomllib.loads(q.to_toml()) == {"receipts": {"evidence": ev}}
     assert q.to_toml().startswith("[receipts.evidence]\ndate = ")
+
+
+
+def test_determinism_is_measured_by_running_each_case_twice() -> None:
+    family = kfam.family("q_silu_bf16")
+    q = kfam.qualify(family, CORRECT["q_silu_bf16"], cases=4)
+    assert (q.runs, q.deterministic, q.run_max_abs) == (2, True, 0.0)
+    ev = tomllib.loads(q.to_toml())["receipts"]["evidence"]
+    assert (ev["runs"], ev["deterministic"]) == (2, True) and "run_max_abs" not in ev
+
+    # Stochastic rounding into bf16: within the tolerance every run, never the same bits twice.
+    def random_rounding(x: torch.Tensor, y: torch.Tensor) -> None:
+        exact = F.silu(x.float())
+        bits = exact.view(torch.int32) + torch.randint(0, 1 << 16, exact.shape, dtype=torch.int32)
+        y.copy_((bits & ~0xFFFF).view(torch.float32).to(torch.bfloat16))
+
+    calls = 0
+
+    def counted(x: torch.Tensor, y: torch.Tensor) -> None:
+        nonlocal calls
+        calls += 1
+        random_rounding(x, y)
+
+    q = kfam.qualify(family, counted, cases=4, runs=3)
+    assert calls == 12
+    assert (q.runs, q.deterministic) == (3, False)
+    assert 0.0 < q.run_max_abs <= max(e.max_abs for e in q.errors) * 2
+    ev = tomllib.loads(q.to_toml())["receipts"]["evidence"]
+    assert (ev["runs"], ev["deterministic"], ev["run_max_abs"]) == (3, False, q.run_max_abs)
+
+    # One run measures nothing: the evidence says so.
+    q = kfam.qualify(family, random_rounding, cases=2, runs=1)
+    assert (q.runs, q.deterministic, q.run_max_abs) == (1, False, 0.0)
+    ev = tomllib.loads(q.to_toml())["receipts"]["evidence"]
+    assert ev["runs"] == 1 and "deterministic" not in ev
+    with pytest.raises(ValueError, match="runs"):
+        kfam.qualify(family, random_rounding, runs=0)
+
+
+def test_every_run_of_a_case_must_pass() -> None:
+    family = kfam.family("q_silu_bf16")
+    calls = 0
+
+    def wrong_the_second_time(x: torch.Tensor, y: torch.Tensor) -> None:
+        nonlocal calls
+        calls += 1
+        y.copy_(F.silu(x.float()) * (2 if calls == 2 else 1))
+
+    with pytest.raises(kt.QualificationError) as e:
+        kfam.qualify(family, wrong_the_second_time, cases=4)
+    assert e.value.kind == "output" and e.value.case == 0
+    assert str(e.value).split(" in case ")[0].endswith("(run 2 of 2)"), str(e.value)
 
 
 WRONG = {
@@ -270,8 +327,101 @@ def test_an_input_the_kernel_changed_fails_the_case() -> None:
     assert str(again.value) == str(caught.value)
 
 
+# ---------------------------------------------------------------- native kernels
+
+#: A C SiLU kernel over bf16 bits, with two classic mistakes behind macros (docs/qualify.md,
+#: "Native kernels").
+NATIVE_SILU = pathlib.Path(__file__).resolve().parents[1] / "qualify" / "native" / "silu_bf16.c"
+
+
+def _native_silu(
+    tmp_path: pathlib.Path, *macros: str
+) -> Callable[[torch.Tensor, torch.Tensor], None]:
+    """``silu_bf16.c`` compiled with ``-D`` each of ``macros`` into a shared library in
+    ``tmp_path``, loaded with ctypes and wrapped as a backend's launcher would: the tensors'
+    data pointers and the element count."""
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        pytest.fail(f"the native-kernel tests compile {NATIVE_SILU} with gcc, not found on PATH")
+    library = tmp_path / f"silu_bf16{''.join('-' + m for m in macros)}.so"
+    build = subprocess.run(
+        [gcc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-O2", "-shared", "-fPIC"]
+        + [f"-D{m}" for m in macros]
+        + [str(NATIVE_SILU), "-o", str(library), "-lm"],
+        capture_output=True,
+        text=True,
+    )
+    if build.returncode != 0:
+        pytest.fail(f"gcc cannot compile {NATIVE_SILU} with {list(macros)}:\n{build.stderr}")
+    silu = ctypes.CDLL(str(library)).silu_bf16
+    silu.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64]
+    silu.restype = None
+
+    def kernel(x: torch.Tensor, y: torch.Tensor) -> None:
+        # What the C side assumes, checked where the pointers leave Python.
+        assert x.dtype == y.dtype == torch.bfloat16 and x.device.type == y.device.type == "cpu"
+        assert x.is_contiguous() and y.is_contiguous() and x.numel() == y.numel()
+        silu(x.data_ptr(), y.data_ptr(), x.numel())
+
+    return kernel
+
+
+def test_a_native_kernel_qualifies_through_its_data_pointers(tmp_path: pathlib.Path) -> None:
+    family = kfam.family("q_silu_bf16")
+    q = kfam.qualify(family, _native_silu(tmp_path), cases=8)
+    assert q.cases == 8 and q.shapes[0].startswith("rows = 1, 2, ")
+    # One error entry, for `y`, within bf16's tolerance: SiLU in float, rounded to bf16, is
+    # the float64 reference's bf16 or its neighbour, one unit in the last place (<= 2**-7).
+    tol = kt.DEFAULT_TOLERANCES[kfam.DType.BF16]
+    [error] = q.errors
+    assert family.params[error.output].name == "y"
+    assert math.isfinite(error.max_abs) and 0 <= error.max_rel <= 2**-7 < tol.rtol, error
+
+
+def test_a_native_tail_overrun_is_caught_by_the_guard(tmp_path: pathlib.Path) -> None:
+    family = kfam.family("q_silu_bf16")
+    # `i <= n`: `y[n]`, the two bytes just past `y`, hold SiLU of the bf16 read past `x`,
+    # whose margin is poison, 0xA5A5 (about -2.9e-16); SiLU halves it: 0xA525. Stored little
+    # endian, byte 0 of the margin becomes 0x25 and byte 1 stays 0xA5, the poison.
+    kernel = _native_silu(tmp_path, "KFAM_TAIL_OVERRUN")
+    with pytest.raises(kt.QualificationError) as caught:
+        kfam.qualify(family, kernel, cases=8, seed=2)
+    e = caught.value
+    assert (e.kind, e.tensor, e.side, e.offset, e.case) == ("guard", "y", "after", 0, 0), str(e)
+    assert e.output is None and e.element is None
+    assert (
+        f"the kernel wrote 1 byte(s) after `y` (guard {kt.GUARD_BYTES} bytes each side), "
+        "the nearest 0 byte(s) from its end in case 0 (seed 2; rows=1; shapes x[1, 128], "
+        f"y[1, 128]); replay: {kfam.__name__}.qualify(family, kernel, seed=2, case=0)"
+    ) in str(e)
+    with pytest.raises(kt.QualificationError) as again:
+        kfam.qualify(family, kernel, seed=2, case=e.case)
+    assert str(again.value) == str(e)
+    # The bytes themselves, on the kernel alone: one element of poison in, 0xA525 past `y`.
+    x = torch.full((2,), 0xA5A5 - 0x10000, dtype=torch.int16).view(torch.bfloat16)
+    y = torch.zeros(2, dtype=torch.bfloat16)
+    kernel(x[:1], y[:1])
+    assert [int(b) & 0xFFFF for b in y.view(torch.int16)] == [0xA525, 0xA525]
+
+
+def test_a_native_kernel_that_writes_its_input_fails_the_case(tmp_path: pathlib.Path) -> None:
+    family = kfam.family("q_silu_bf16")
+    # `y` is right; `x`, scaled by 0.5 in place, is not what it was: every element changed.
+    kernel = _native_silu(tmp_path, "KFAM_WRITES_INPUT")
+    with pytest.raises(kt.QualificationError) as caught:
+        kfam.qualify(family, kernel, cases=8, seed=2)
+    e = caught.value
+    assert (e.kind, e.tensor, e.element, e.case) == ("input", "x", (0, 0), 0), str(e)
+    assert e.side is None and e.offset is None and e.output is None
+    assert "the kernel changed its input `x`: at [0, 0] it held " in str(e)
+    assert "(128 element(s) changed; an `in` tensor must stay bitwise unchanged)" in str(e)
+    with pytest.raises(kt.QualificationError) as again:
+        kfam.qualify(family, kernel, seed=2, case=e.case)
+    assert str(again.value) == str(e)
+
+
 def test_paged_attention_draws_ragged_contexts_over_random_blocks() -> None:
-    from kfam_runtime._qualify import _draw
+    from kfam_runtime._draw import draw as _draw
 
     family = kfam.family("q_paged_attention_bf16")
     lens_seen: set[int] = set()

@@ -51,6 +51,9 @@ impl FamilyChecker<'_> {
             seed: e.seed.as_ref().map_or(0, |s| s.value),
             shapes: texts(&e.shapes),
             errors: Vec::new(),
+            runs: e.runs.as_ref().map_or(0, |r| r.value),
+            deterministic: e.deterministic.as_ref().is_some_and(|d| d.value),
+            run_max_abs: e.run_max_abs.as_ref().map_or(0.0, |m| m.value),
         };
         for (list, field) in [
             (&e.versions, "evidence.versions"),
@@ -138,11 +141,88 @@ impl FamilyChecker<'_> {
             );
         }
         out.errors = self.check_output_errors(ev);
+        self.check_runs(e);
         if tool.value == QUALIFICATION_TOOLS[0] {
             self.check_shapes(ev);
             self.check_qualify_can_run(tool);
         }
         out
+    }
+
+    /// `runs`, `deterministic` and `run_max_abs` agree: determinism is
+    /// measured by two runs or more and then recorded, and runs of a
+    /// deterministic kernel do not differ.
+    fn check_runs(&mut self, e: &model::Evidence) {
+        let id = self.id;
+        let runs = e.runs.as_ref().filter(|r| r.value >= 2);
+        if let Some(r) = e.runs.as_ref().filter(|r| r.value == 0) {
+            self.push(
+                err(Code::BadEvidence, id, &r.span, "a run of no kernel calls")
+                    .label("0 runs")
+                    .help(
+                        "write the runs per case the run reported (1, or 2 to measure determinism)",
+                    ),
+            );
+            return;
+        }
+        let Some(runs) = runs else {
+            let measured = [
+                e.deterministic.as_ref().map(|v| ("deterministic", &v.span)),
+                e.run_max_abs.as_ref().map(|v| ("run_max_abs", &v.span)),
+            ];
+            for (field, span) in measured.into_iter().flatten() {
+                self.push(
+                    err(
+                        Code::BadEvidence,
+                        id,
+                        span,
+                        format!("`evidence.{field}` from one run per case"),
+                    )
+                    .label("determinism needs two runs or more")
+                    .help(
+                        "record `runs = 2` (or more) with it, as `kfam.qualify` does, or drop it",
+                    ),
+                );
+            }
+            return;
+        };
+        let Some(deterministic) = &e.deterministic else {
+            self.push(
+                err(
+                    Code::BadEvidence,
+                    id,
+                    &runs.span,
+                    format!("{} runs per case without `deterministic`", runs.value),
+                )
+                .label("determinism measured, not recorded")
+                .help("add `deterministic = true` or `false`, as the run reported"),
+            );
+            return;
+        };
+        let Some(max) = &e.run_max_abs else { return };
+        if deterministic.value {
+            self.push(
+                err(
+                    Code::BadEvidence,
+                    id,
+                    &max.span,
+                    "`run_max_abs` with `deterministic = true`",
+                )
+                .label("runs of a deterministic kernel do not differ")
+                .help("drop `run_max_abs`, or record `deterministic = false` as the run reported"),
+            );
+        } else if !(max.value.is_finite() && max.value >= 0.0) {
+            self.push(
+                err(
+                    Code::BadEvidence,
+                    id,
+                    &max.span,
+                    format!("`run_max_abs` is {}", max.value),
+                )
+                .label("not a finite, non-negative difference")
+                .help("write the largest difference between runs the run reported"),
+            );
+        }
     }
 
     /// `evidence.shapes`: one `SYMBOL = V1, V2, ...` entry per symbol of the
@@ -303,6 +383,13 @@ impl FamilyChecker<'_> {
             e.seed.as_ref().map(|v| ("seed", v.span.clone())),
             e.shapes.as_ref().map(|v| ("shapes", v.span.clone())),
             e.errors.as_ref().map(|v| ("errors", v.span.clone())),
+            e.runs.as_ref().map(|v| ("runs", v.span.clone())),
+            e.deterministic
+                .as_ref()
+                .map(|v| ("deterministic", v.span.clone())),
+            e.run_max_abs
+                .as_ref()
+                .map(|v| ("run_max_abs", v.span.clone())),
         ];
         for (field, span) in spans.into_iter().flatten() {
             self.push(

@@ -458,6 +458,17 @@ fn qualification(w: &mut Writer, f: &Family, ev: &crate::ir::Evidence) {
             f.params[e.output].name, e.max_abs, e.max_rel
         ));
     }
+    if ev.runs >= 2 {
+        w.line(format_args!(
+            "  - determinism: {} runs per case, {}",
+            ev.runs,
+            if ev.deterministic {
+                "outputs bitwise identical".to_owned()
+            } else {
+                format!("outputs differ by up to {:e}", ev.run_max_abs)
+            }
+        ));
+    }
 }
 
 fn extent(d: i64) -> String {

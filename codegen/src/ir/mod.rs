@@ -556,6 +556,11 @@ pub struct Evidence {
     pub seed: i64,
     pub shapes: Vec<String>,
     pub errors: Vec<OutputError>,
+    /// Runs per case (0: not recorded); with 2 or more, whether every run
+    /// wrote the same bits, and the largest difference between runs.
+    pub runs: u32,
+    pub deterministic: bool,
+    pub run_max_abs: f64,
 }
 
 /// The worst error a qualification run saw on one written tensor.

@@ -690,6 +690,20 @@ pub struct Evidence {
     #[serde(default)]
     #[schemars(length(max = crate::limits::MAX_EVIDENCE_ENTRIES))]
     pub errors: Option<Spanned<Vec<Spanned<OutputError>>>>,
+    /// Runs of the kernel per case on identical inputs; 2 or more measure
+    /// determinism (`deterministic`).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub runs: Option<Spanned<u32>>,
+    /// Every run of each case wrote bitwise identical outputs. Required
+    /// with `runs` >= 2.
+    #[serde(default)]
+    pub deterministic: Option<Spanned<bool>>,
+    /// Largest absolute difference between two runs of one case, over
+    /// elements finite in both. Only with `deterministic = false`.
+    #[serde(default)]
+    #[schemars(range(min = 0.0))]
+    pub run_max_abs: Option<Spanned<f64>>,
 }
 
 /// The worst difference from the reference one written tensor showed.

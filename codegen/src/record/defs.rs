@@ -249,6 +249,24 @@ pub static EVIDENCE: Record = Record {
             Ty::List(&OUTPUT_ERROR),
             "The worst error per written tensor, in signature order.",
         ),
+        field(
+            "runs",
+            Ty::Count,
+            "Runs of the kernel per case: 2 or more measured determinism; 0 when not recorded.",
+        )
+        .since(1),
+        field(
+            "deterministic",
+            Ty::Bool,
+            "Every run of each case wrote bitwise identical outputs (`runs` >= 2).",
+        )
+        .since(1),
+        field(
+            "run_max_abs",
+            Ty::F64,
+            "Largest absolute difference between two runs of one case (0 when deterministic).",
+        )
+        .since(1),
     ],
     c: CForm::Inline,
     ctor: None,

@@ -69,6 +69,10 @@ pub struct Field {
     pub c: CWhere,
     /// What else is known of the value, which a row may leave out.
     pub role: Role,
+    /// The description format's minor that appended it (0: the first):
+    /// a runtime reads a description of an earlier minor by defaulting it
+    /// (docs/compatibility.md, "Versioning rules").
+    pub since: u16,
 }
 
 /// What a row may leave out of a field's value.
@@ -229,6 +233,7 @@ const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
         doc,
         c: CWhere::Same,
         role: Role::Plain,
+        since: 0,
     }
 }
 
@@ -245,6 +250,14 @@ const fn raw(ty: &'static str, name: &'static str, doc: &'static str) -> Field {
 impl Field {
     const fn role(self, role: Role) -> Field {
         Field { role, ..self }
+    }
+
+    /// Appended in the description format's minor `minor`.
+    const fn since(self, minor: u16) -> Field {
+        Field {
+            since: minor,
+            ..self
+        }
     }
 
     const fn flat(self, c_field: &'static str, index: usize) -> Field {

@@ -227,6 +227,9 @@ impl Row for ir::Evidence {
             Value::Int(self.seed),
             Value::Strs(&self.shapes),
             Value::List(&self.errors),
+            Value::int(self.runs),
+            Value::Bool(self.deterministic),
+            Value::F64(self.run_max_abs),
         ]
     }
 }

@@ -808,6 +808,12 @@ typedef struct kfam_receipt {
     uint32_t evidence_error_count;
     /** The worst error per written tensor, in signature order. NULL when empty. */
     const kfam_output_error *evidence_errors;
+    /** Runs of the kernel per case: 2 or more measured determinism; 0 when not recorded. */
+    uint32_t evidence_runs;
+    /** Every run of each case wrote bitwise identical outputs (`runs` >= 2). 1 or 0. */
+    int32_t evidence_deterministic;
+    /** Largest absolute difference between two runs of one case (0 when deterministic). */
+    double evidence_run_max_abs;
 } kfam_receipt;
 
 /** `out = op(input)` element by element: equal shapes; equal dtypes unless `op` is `cast`. */
@@ -1289,7 +1295,7 @@ KFAM_GEN_OFFSET(kfam_output_error, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_output_error, output, 4u);
 KFAM_GEN_OFFSET(kfam_output_error, max_abs, 8u);
 KFAM_GEN_OFFSET(kfam_output_error, max_rel, 16u);
-KFAM_GEN_SIZE(kfam_receipt, 128u);
+KFAM_GEN_SIZE(kfam_receipt, 144u);
 KFAM_GEN_OFFSET(kfam_receipt, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_receipt, profile, 4u);
 KFAM_GEN_OFFSET(kfam_receipt, codec, 8u);
@@ -1307,6 +1313,9 @@ KFAM_GEN_OFFSET(kfam_receipt, evidence_shape_count, 96u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_shapes, 104u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_error_count, 112u);
 KFAM_GEN_OFFSET(kfam_receipt, evidence_errors, 120u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_runs, 128u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_deterministic, 132u);
+KFAM_GEN_OFFSET(kfam_receipt, evidence_run_max_abs, 136u);
 KFAM_GEN_SIZE(kfam_elementwise_unary, 16u);
 KFAM_GEN_OFFSET(kfam_elementwise_unary, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_elementwise_unary, op, 4u);

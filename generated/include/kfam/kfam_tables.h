@@ -110,20 +110,20 @@ static const kfam_profile kfam_gen_profiles[9] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_PR,1,kfam_gen_s4,2,2,2,1,2,kfam_gen_bindings + 20},
 };
 
-/* kfam_receipt: struct_size, profile, codec, artifact, sha256, evidence_date, evidence_hardware, evidence_note, evidence_tool, evidence_version_count, evidence_versions, evidence_cases, evidence_seed, evidence_shape_count, evidence_shapes, evidence_error_count, evidence_errors */
+/* kfam_receipt: struct_size, profile, codec, artifact, sha256, evidence_date, evidence_hardware, evidence_note, evidence_tool, evidence_version_count, evidence_versions, evidence_cases, evidence_seed, evidence_shape_count, evidence_shapes, evidence_error_count, evidence_errors, evidence_runs, evidence_deterministic, evidence_run_max_abs */
 static const kfam_receipt kfam_gen_receipts[12] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s0,"targeted source-exact add smoke",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s0,"targeted source-exact add smoke over 16..4096 rows",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02",kfam_gen_s1,"kernel-mode entry UT on the sim platform",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s0,"targeted source-exact matmul smoke",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s1,"decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18",kfam_gen_s1,"1 to 8192 rows against torch.nn.functional.rms_norm",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/silu_bf16.so","d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3","2026-11-16",kfam_gen_s1,NULL,NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4","2026-11-17",kfam_gen_s0,"bit-exact against the host reference on 1 to 512 rows",NULL,0,NULL,0,0,0,NULL,0,NULL},
-{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19",kfam_gen_s1,"against silu(gate) * up in PyTorch, FP32 accumulation",NULL,0,NULL,0,0,0,NULL,0,NULL},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s0,"targeted source-exact add smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s0,"targeted source-exact add smoke over 16..4096 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02",kfam_gen_s1,"kernel-mode entry UT on the sim platform",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s0,"targeted source-exact matmul smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s1,"decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,kfam_gen_s3,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18",kfam_gen_s1,"1 to 8192 rows against torch.nn.functional.rms_norm",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/silu_bf16.so","d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3","2026-11-16",kfam_gen_s1,NULL,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4","2026-11-17",kfam_gen_s0,"bit-exact against the host reference on 1 to 512 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s3,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19",kfam_gen_s1,"against silu(gate) * up in PyTorch, FP32 accumulation",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 };
 
 /* kfam_elementwise_unary: struct_size, op, input, out */

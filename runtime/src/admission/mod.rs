@@ -36,20 +36,23 @@ impl core::fmt::Display for Admitted {
 
 /// A refusal: the outcome and, for `not_approved`, the first field that
 /// differs (e.g. `params`, `artifact.sha256`); for `malformed`, what made
-/// the document malformed.
+/// the document malformed; `note`, why beyond a difference (a placeholder
+/// digest: [`is_placeholder_digest`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Refused {
     pub outcome: Admission,
     pub field: Option<&'static str>,
     pub malformed: Option<Malformed>,
+    pub note: Option<&'static str>,
 }
 
 impl core::fmt::Display for Refused {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        match (self.field, self.malformed) {
-            (Some(field), _) => write!(f, "{} (`{field}` differs)", self.outcome),
-            (None, Some(m)) => write!(f, "{}: {m}", self.outcome),
-            (None, None) => write!(f, "{}", self.outcome),
+        match (self.note, self.field, self.malformed) {
+            (Some(note), _, _) => write!(f, "{}: {note}", self.outcome),
+            (None, Some(field), _) => write!(f, "{} (`{field}` differs)", self.outcome),
+            (None, None, Some(m)) => write!(f, "{}: {m}", self.outcome),
+            (None, None, None) => write!(f, "{}", self.outcome),
         }
     }
 }
@@ -61,7 +64,33 @@ fn refuse(outcome: Admission) -> Refused {
         outcome,
         field: None,
         malformed: None,
+        note: None,
     }
+}
+
+/// Whether `sha256` is a placeholder digest: its first 32 hex digits are
+/// zeros, as in the receipt `kfam new` and `kfam init` write before a
+/// family is qualified. No artifact is expected to have one (a chance of
+/// 2^-128), so a loader that passes one took the digest from the catalog
+/// rather than from the artifact, and is refused even where the catalog
+/// still holds the placeholder receipt (docs/manifest.md, "Receipts").
+pub fn is_placeholder_digest(sha256: &str) -> bool {
+    sha256.len() == 64 && sha256.bytes().take(32).all(|b| b == b'0')
+}
+
+/// The refusal of a placeholder digest, at the point where the digest
+/// would be matched against the receipts.
+fn check_not_placeholder(sha256: &str) -> Result<(), Refused> {
+    if !is_placeholder_digest(sha256) {
+        return Ok(());
+    }
+    Err(Refused {
+        note: Some(
+            "`artifact.sha256` is a placeholder digest (32 leading zeros, as `kfam new` writes), \
+             which approves no artifact: qualify the artifact and record its receipt",
+        ),
+        ..differs("artifact.sha256")
+    })
 }
 
 fn differs(field: &'static str) -> Refused {
@@ -222,6 +251,7 @@ fn admit_legacy(
     let Some(return_count) = doc.return_count else {
         return Err(malformed(Some("return_count"), None, "is missing"));
     };
+    check_not_placeholder(sha256)?;
     let (family, profile, receipt) =
         cat.find_artifact(sha256)
             .ok_or_else(|| match cat.find_retired_artifact(sha256) {
@@ -364,6 +394,7 @@ fn admit_v3(
     if artifact.sha256 != sha256 {
         return Err(differs("artifact.sha256"));
     }
+    check_not_placeholder(sha256)?;
     let receipt = family
         .receipts
         .iter()

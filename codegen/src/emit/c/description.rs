@@ -35,15 +35,23 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this generator writes: a runtime reads a description of its
 /// own major and of any minor up to its own.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 0;
+/// 1: a receipt's evidence gained `runs`, `deterministic`, `run_max_abs`.
+pub const FORMAT_MINOR: u16 = 1;
 
 /// The description of `ir`'s catalog, whose content digest is `digest`
 /// ([`crate::ir::catalog_digest`]).
 pub fn description(ir: &Ir, digest: &str) -> Vec<u8> {
-    let mut w = Bytes(Vec::with_capacity(4096 + ir.families.len() * 2048));
+    description_of_minor(ir, digest, FORMAT_MINOR)
+}
+
+/// [`description`] as the generator of format `1.minor` wrote it: the
+/// fields appended after that minor left out. A runtime reads every minor
+/// up to its own (`runtime/tests/description.rs` opens the earlier ones).
+pub fn description_of_minor(ir: &Ir, digest: &str, minor: u16) -> Vec<u8> {
+    let mut w = Bytes(Vec::with_capacity(4096 + ir.families.len() * 2048), minor);
     w.0.extend_from_slice(MAGIC);
     w.u16(FORMAT_MAJOR);
-    w.u16(FORMAT_MINOR);
+    w.u16(minor);
     w.str(&ir.catalog.name);
     w.str(digest);
 
@@ -84,7 +92,8 @@ pub fn description(ir: &Ir, digest: &str) -> Vec<u8> {
     w.0
 }
 
-struct Bytes(Vec<u8>);
+/// The bytes written so far, and the format minor whose fields they hold.
+struct Bytes(Vec<u8>, u16);
 
 impl Bytes {
     fn u8(&mut self, n: u8) {
@@ -127,7 +136,9 @@ impl Bytes {
         let start = self.0.len();
         self.u32(0);
         for (field, value) in row.record().logical().zip(row.values()) {
-            self.value(field.ty, value);
+            if field.since <= self.1 {
+                self.value(field.ty, value);
+            }
         }
         let len = self.0.len() - start - 4;
         self.0[start..start + 4].copy_from_slice(&(len as u32).to_le_bytes());

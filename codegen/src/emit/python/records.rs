@@ -219,6 +219,21 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
                     targets_arg(inner)
                 )
             }
+            // Appended in a later release: a row an earlier generator
+            // wrote ends before it, so it reads as its type's zero.
+            (Role::Plain, ty) if f.since > 0 => {
+                let i = at(f.name);
+                let zero = match ty {
+                    Ty::Bool => "False",
+                    Ty::F64 => "0.0",
+                    Ty::U32 | Ty::Count | Ty::I64 => "0",
+                    other => unreachable!("an appended field of type {other:?} needs a zero here"),
+                };
+                format!(
+                    "{zero} if v[{i}] is None else {}",
+                    decode(ty, &format!("v[{i}]"), used)
+                )
+            }
             (Role::Plain, ty) => decode(ty, &format!("v[{}]", at(f.name)), used),
         };
         let _ = writeln!(out, "        {}={value},", f.name);

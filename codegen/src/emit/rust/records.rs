@@ -225,6 +225,9 @@ pub(super) fn description_tokens() -> TokenStream {
                     // family's parameters once it is read.
                     Ty::Param => quote!(#n: r.param()?),
                     Ty::OptParam => quote!(#n: r.opt_param()?),
+                    // Appended in a later minor: an earlier writer's
+                    // record ends before it.
+                    _ if f.since > 0 => quote!(#n: r.appended()?),
                     _ => quote!(#n: r.read()?),
                 }
             })

@@ -41,7 +41,7 @@ use crate::vocab;
 /// The format of the tables this generator prints, which kfam-runtime's
 /// `TABLES_FORMAT` must equal: raised with any change of the record types
 /// the tables fill in.
-pub const TABLES_FORMAT: u32 = 1;
+pub const TABLES_FORMAT: u32 = 2;
 
 pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
     let ir = plan.ir;
