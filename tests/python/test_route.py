@@ -1,0 +1,385 @@
+"""Compile-time routing (``kfam_runtime.route``, docs/torch.md "Routing a model") over the
+routing fixture catalog ``routed`` (tests/route/manifest), run by codegen/tests/python.rs.
+
+Each family is defined in the catalog's torch namespace with a CPU kernel that validates the
+concrete call with the catalog's ``validate_call`` (a routed node the runtime would refuse
+fails the test there) and computes ``routed.torch.reference``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+import torch._dynamo
+import torch.nn.functional as F
+from torch.library import Library
+
+import routed
+import routed.torch as rt
+from kfam_runtime.route import Report, Router, router
+
+#: The families the CPU kernels ran, in call order.
+CALLS: list[str] = []
+
+
+def cpu_kernel(fam: routed.Family) -> Callable[..., None]:
+    ref = rt.reference(fam)
+
+    def kernel(*args: Any) -> None:
+        tensors = [rt.tensor_arg(a, p) for a, p in zip(args, fam.params) if p.is_tensor]
+        scalars = [routed.ScalarArg.of(a) for a, p in zip(args, fam.params) if not p.is_tensor]
+        routed.validate_call(fam, tensors, scalars)
+        CALLS.append(fam.name)
+        ref(*args)
+
+    return kernel
+
+
+@pytest.fixture(scope="module")
+def ops() -> Iterator[dict[str, Any]]:
+    lib = Library(routed.CATALOG.torch_namespace, "FRAGMENT")
+    found = {}
+    for fam in routed.FAMILIES:
+        found[fam.name] = rt.define(lib, fam)
+        lib.impl(fam.name, cpu_kernel(fam), "CPU")
+    yield found
+    lib._destroy()
+
+
+@pytest.fixture(autouse=True)
+def fresh() -> Iterator[None]:
+    torch._dynamo.reset()
+    CALLS.clear()
+    yield
+    torch._dynamo.reset()
+
+
+def target(ops: dict[str, Any], *, platform: str = "npu", backend: Any = "aot_eager") -> Router:
+    return router(
+        routed.CATALOG,
+        ops,
+        routed.Platform[platform.upper()],
+        routed.ExecutionMode.SIM,
+        backend=backend,
+    )
+
+
+class Block(torch.nn.Module):
+    """A pre-norm transformer block over ``[rows, 64]``: RMSNorm, softmax attention of 4
+    heads, a SiLU-gated MLP of 128, residual adds. Weights are stored ``[in, out]`` (``x @ w``)
+    except the attention output, an ``nn.Linear``."""
+
+    def __init__(self, hidden: int = 64, mlp: int = 128, heads: int = 4) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(0)
+
+        def w(*shape: int) -> torch.nn.Parameter:
+            t = torch.randn(*shape, generator=g) / shape[0] ** 0.5
+            return torch.nn.Parameter(t.to(torch.bfloat16), requires_grad=False)
+
+        self.heads = heads
+        self.norm1, self.norm2 = w(hidden) + 1, w(hidden) + 1
+        self.wq, self.wk, self.wv = w(hidden, hidden), w(hidden, hidden), w(hidden, hidden)
+        self.wo = torch.nn.Linear(hidden, hidden, bias=False, dtype=torch.bfloat16)
+        self.wo.weight.requires_grad_(False)
+        self.w_gate, self.w_up, self.w_down = w(hidden, mlp), w(hidden, mlp), w(mlp, hidden)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows, hidden = x.shape
+        d = hidden // self.heads
+        h = F.rms_norm(x, (hidden,), self.norm1, eps=1e-6)
+        q = (h @ self.wq).view(rows, self.heads, d).transpose(0, 1)
+        k = (h @ self.wk).view(rows, self.heads, d).transpose(0, 1)
+        v = (h @ self.wv).view(rows, self.heads, d).transpose(0, 1)
+        scores = (q @ k.transpose(1, 2)) * d**-0.5
+        probs = torch.softmax(scores, dim=-1)
+        attn = (probs @ v).transpose(0, 1).reshape(rows, hidden)
+        x = x + self.wo(attn)
+        h = F.rms_norm(x, (hidden,), self.norm2, eps=1e-6)
+        gated = F.silu(h @ self.w_gate) * (h @ self.w_up)
+        return x + gated @ self.w_down
+
+
+def sample(rows: int, dtype: torch.dtype = torch.bfloat16) -> torch.Tensor:
+    return torch.randn(rows, 64, generator=torch.Generator().manual_seed(rows)).to(dtype)
+
+
+def decisions(report: Report) -> list[tuple[str, str | None]]:
+    return [(d.computes, d.routed.family if d.routed else None) for d in report.decisions]
+
+
+def test_a_block_routes_every_node_a_family_computes(ops: dict[str, Any]) -> None:
+    block, r = Block(), target(ops)
+    x = sample(12)
+    with torch.no_grad():
+        want = block(x)
+        got = torch.compile(block, backend=r, fullgraph=True)(x)
+    report = r.reports[-1]
+    print(report)
+    assert decisions(report) == [
+        ("rms_norm", "r_rms_norm_bf16"),
+        ("matmul", None),  # q, k, v: [64, 64] weights, which no family takes
+        ("matmul", None),
+        ("matmul", None),
+        ("matmul", None),  # batched scores: rank 3
+        ("softmax", "r_softmax_bf16"),
+        ("matmul", None),  # batched values
+        ("linear", None),  # nn.Linear's weight is [out, in]: transposed
+        ("add", "r_add_bf16"),
+        ("rms_norm", "r_rms_norm_bf16"),
+        ("matmul", "r_matmul_bf16_64x128"),
+        ("silu", "r_silu_bf16"),
+        ("matmul", "r_matmul_bf16_64x128"),
+        ("mul", "r_mul_bf16"),
+        ("matmul", "r_matmul_bf16_128x64"),
+        ("add", "r_add_bf16"),
+    ]
+    text = str(report)
+    assert "argument 1 (`b`): shape: shape [64, 64], expected [64, 128]" in text, text
+    assert "argument 0 (`a`): rank: rank 3 (shape [4, 12, 16]), expected rank 2" in text, text
+    routed_profile = report.routed[0].routed
+    assert routed_profile is not None and routed_profile.profile == "npu_sim"
+    assert sorted(set(CALLS)) == sorted({f for _, f in decisions(report) if f}), CALLS
+    torch.testing.assert_close(got, want, rtol=0.05, atol=0.05)
+
+
+def test_refusals_name_the_rule_in_the_runtimes_words(ops: dict[str, Any]) -> None:
+    def norm(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return F.rms_norm(x, (64,), w, eps=1e-6)
+
+    def refusal(r: Router, x: torch.Tensor, w: torch.Tensor) -> str:
+        with torch.no_grad():
+            torch.compile(norm, backend=r, fullgraph=True)(x, w)
+        (d,) = r.reports[-1].decisions
+        assert d.routed is None
+        torch._dynamo.reset()
+        return str(d)
+
+    w = torch.ones(64, dtype=torch.bfloat16)
+    half = refusal(target(ops), sample(8, torch.float16), w.half())
+    assert "r_rms_norm_bf16: argument 0 (`x`): dtype" in half and "expected bf16" in half, half
+    many = refusal(target(ops), sample(300), w)
+    assert "dim_range: symbol `rows` must lie in 1..=256" in many and "(passed 300)" in many, many
+    npu2 = refusal(target(ops, platform="npu2"), sample(8), w)
+    assert "no_profile: family `r_rms_norm_bf16` has no profile for platform `npu2`" in npu2, npu2
+
+
+def test_attributes_match_exactly(ops: dict[str, Any]) -> None:
+    r = target(ops)
+    w = torch.ones(64, dtype=torch.bfloat16)
+
+    def other_eps(x: torch.Tensor) -> torch.Tensor:
+        return F.rms_norm(x, (64,), w, eps=1e-5)
+
+    def softmax_rows(x: torch.Tensor) -> torch.Tensor:
+        return torch.softmax(x, dim=1)
+
+    with torch.no_grad():
+        torch.compile(other_eps, backend=r, fullgraph=True)(sample(8))
+        torch._dynamo.reset()
+        torch.compile(softmax_rows, backend=r, fullgraph=True)(
+            torch.randn(4, 8, 8, dtype=torch.bfloat16)
+        )
+    eps, axis = (str(rep.decisions[0]) for rep in r.reports[-2:])
+    assert "eps is 1e-06, the node's 1e-05" in eps, eps
+    assert "computes over axis 2, the node over axis 1" in axis, axis
+
+
+#: One-node programs of every routed kind, with the family each would be routed to.
+PROGRAMS: dict[str, tuple[Callable[..., torch.Tensor], int]] = {
+    "silu": (lambda x: F.silu(x), 1),
+    "mul": (lambda x, y: x * y, 2),
+    "softmax": (lambda x: torch.softmax(x, dim=-1), 1),
+    "matmul": (lambda x, y: x @ y, 2),
+}
+
+
+def test_routed_exactly_when_validate_call_accepts(ops: dict[str, Any]) -> None:
+    """A node is routed exactly when the catalog's ``validate_call`` accepts the call the
+    routed operator makes, over random shapes and dtypes (never routed, then refused)."""
+    rng = random.Random(0)
+    dtypes = [torch.bfloat16, torch.float16, torch.float32]
+    seen = {True: 0, False: 0}
+    for trial in range(32):
+        kind = rng.choice(sorted(PROGRAMS))
+        program, arity = PROGRAMS[kind]
+        dtype = rng.choice(dtypes) if rng.random() < 0.4 else torch.bfloat16
+        rows = rng.choice([1, 2, 7, 256, 257])
+        width = rng.choice([64, 128, 96] if rng.random() < 0.4 else [128])
+        if kind == "softmax":
+            args = [torch.randn(rng.choice([4, 4, 3]), rows, rng.choice([rows, rows, width]))]
+        elif kind == "matmul":
+            k = rng.choice([64, 128, width])
+            args = [torch.randn(rows, k), torch.randn(k, rng.choice([64, 128]))]
+        else:
+            args = [torch.randn(rows, width) for _ in range(arity)]
+        args = [a.to(dtype) for a in args]
+        r = target(ops)
+        with torch.no_grad():
+            got = torch.compile(program, backend=r, fullgraph=True)(*args)
+            want = program(*args)
+        (d,) = r.reports[-1].decisions
+        candidates = [
+            f for f in routed.FAMILIES if f.operation.kind.spelling.endswith(_KIND[kind])
+            and (kind != "mul" or f.name == "r_mul_bf16")
+        ]
+        accepted = [f.name for f in candidates if _accepts(f, args, want)]
+        assert (d.routed.family if d.routed else None) == (accepted[0] if accepted else None), (
+            trial,
+            str(d),
+        )
+        assert (d.routed is not None) == bool(CALLS), (trial, CALLS)
+        seen[d.routed is not None] += 1
+        CALLS.clear()
+        torch.testing.assert_close(got, want, rtol=0.02, atol=0.02)
+        torch._dynamo.reset()
+    assert seen[True] and seen[False], seen
+
+
+_KIND = {"silu": "unary", "mul": "binary", "softmax": "softmax", "matmul": "matmul"}
+
+
+def _accepts(fam: routed.Family, args: list[torch.Tensor], result: torch.Tensor) -> bool:
+    """``validate_call`` on the call a routed node makes: the operands and a fresh output."""
+    tensors = [*args, torch.empty_like(result, memory_format=torch.contiguous_format)]
+    described = [rt.tensor_arg(t, p) for t, p in zip(tensors, fam.params)]
+    try:
+        routed.validate_call(fam, described, [])
+    except routed.CallError:
+        return False
+    return True
+
+
+def test_dynamic_shapes_guard_the_symbol_range(ops: dict[str, Any]) -> None:
+    r = target(ops)
+
+    def act(x: torch.Tensor) -> torch.Tensor:
+        return F.silu(x)
+
+    compiled = torch.compile(act, backend=r, fullgraph=True, dynamic=True)
+    before = len(r.reports)
+    with torch.no_grad():
+        for rows in (8, 16, 200):
+            compiled(torch.randn(rows, 128, dtype=torch.bfloat16))
+        new = r.reports[before:]
+        assert len(new) == 1 and new[0].routed, [str(x) for x in new]
+        assert CALLS == ["r_silu_bf16"] * 3
+        compiled(torch.randn(300, 128, dtype=torch.bfloat16))  # outside [dims.rows]: recompiled
+        new = r.reports[before:]
+        assert len(new) == 2 and not new[1].routed, str(new[1])
+        assert "(passed 300)" in str(new[1]), str(new[1])
+        assert CALLS == ["r_silu_bf16"] * 3
+
+
+def test_an_unchanged_catalog_reuses_the_compiled_graph(ops: dict[str, Any]) -> None:
+    assert target(ops) is target(ops)
+    assert target(ops).identity != target(ops, platform="npu2").identity
+
+    def act(x: torch.Tensor) -> torch.Tensor:
+        return F.silu(x)
+
+    x = torch.randn(8, 128, dtype=torch.bfloat16)
+    before = len(target(ops).reports)
+    with torch.no_grad():
+        torch.compile(act, backend=target(ops))(x)
+        torch.compile(act, backend=target(ops))(x)
+    assert len(target(ops).reports) == before + 1
+
+
+def test_export_routes_and_runs(ops: dict[str, Any]) -> None:
+    block, r = Block(), target(ops)
+    x = sample(12)
+    rows = torch.export.Dim("rows", min=2, max=256)
+    dynamic = {"x": {0: rows}}
+    with torch.no_grad():
+        program = torch.export.export(block, (x,), dynamic_shapes=dynamic)
+        routed_program, report = r.export(program, dynamic_shapes=dynamic)
+        assert [f for _, f in decisions(report) if f] == [
+            f for _, f in decisions_of_block() if f
+        ], str(report)
+        got = routed_program.module()(sample(20))
+        torch.testing.assert_close(got, block(sample(20)), rtol=0.05, atol=0.05)
+    assert "r_silu_bf16" in CALLS
+
+
+def decisions_of_block() -> list[tuple[str, str | None]]:
+    return [
+        ("rms_norm", "r_rms_norm_bf16"),
+        ("softmax", "r_softmax_bf16"),
+        ("add", "r_add_bf16"),
+        ("rms_norm", "r_rms_norm_bf16"),
+        ("matmul", "r_matmul_bf16_64x128"),
+        ("silu", "r_silu_bf16"),
+        ("matmul", "r_matmul_bf16_64x128"),
+        ("mul", "r_mul_bf16"),
+        ("matmul", "r_matmul_bf16_128x64"),
+        ("add", "r_add_bf16"),
+    ]
+
+
+def test_aot_inductor_runs_the_routed_program(ops: dict[str, Any], tmp_path: Path) -> None:
+    block, r = Block(), target(ops)
+    rows = torch.export.Dim("rows", min=2, max=256)
+    dynamic = {"x": {0: rows}}
+    with torch.no_grad():
+        program = torch.export.export(block, (sample(12),), dynamic_shapes=dynamic)
+        routed_program, _ = r.export(program, dynamic_shapes=dynamic)
+        package = torch._inductor.aoti_compile_and_package(
+            routed_program, package_path=str(tmp_path / "block.pt2")
+        )
+        got = torch._inductor.aoti_load_package(package)(sample(20))
+        torch.testing.assert_close(got, block(sample(20)), rtol=0.05, atol=0.05)
+    assert CALLS.count("r_rms_norm_bf16") == 2 and "r_matmul_bf16_128x64" in CALLS, CALLS
+
+
+#: A process that compiles a routed program with Inductor and prints its FX graph cache
+#: counters: the catalog package it imports is the first entry of its path.
+CACHED = textwrap.dedent(
+    """
+    import torch, torch.nn.functional as F
+    from torch._dynamo.utils import counters
+    from torch.library import Library
+    import routed, routed.torch as rt
+    from kfam_runtime.route import router
+    lib = Library(routed.CATALOG.torch_namespace, "FRAGMENT")
+    ops = {}
+    for fam in routed.FAMILIES:
+        ops[fam.name] = rt.define(lib, fam)
+        lib.impl(fam.name, lambda *a, fam=fam: rt.reference(fam)(*a), "CPU")
+    r = router(routed.CATALOG, ops, routed.Platform.NPU, routed.ExecutionMode.SIM)
+    with torch.no_grad():
+        torch.compile(lambda x: F.silu(x) * x, backend=r)(torch.ones(8, 128, dtype=torch.bfloat16))
+    print(r.reports[-1].routed[0].routed.revision, counters["inductor"]["fxgraph_cache_hit"],
+          counters["inductor"]["fxgraph_cache_miss"])
+    """
+)
+
+
+def compile_in_a_process(package_root: str, cache: Path) -> list[int]:
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(cache))
+    env["PYTHONPATH"] = os.pathsep.join([package_root, *sys.path])
+    out = subprocess.run(
+        [sys.executable, "-c", CACHED], env=env, capture_output=True, text=True, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    return [int(v) for v in out.stdout.split()]
+
+
+def test_the_catalog_enters_the_compile_cache_key(tmp_path: Path) -> None:
+    """Inductor's FX graph cache: an unchanged catalog hits it; a catalog whose family changed
+    revision misses it, though the graph's code is the same."""
+    here = str(Path(routed.__file__).parent.parent)
+    changed = os.environ["KFAM_ROUTE_CHANGED"]
+    assert compile_in_a_process(here, tmp_path) == [1, 0, 1]
+    assert compile_in_a_process(here, tmp_path) == [1, 1, 0]
+    assert compile_in_a_process(changed, tmp_path) == [2, 0, 1]
+    assert compile_in_a_process(here, tmp_path) == [1, 1, 0]
