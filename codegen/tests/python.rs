@@ -136,12 +136,18 @@ impl Generated {
 
     /// [`Self::pytest_file`] with the conformance vectors of `vectors`.
     fn pytest_over(&self, file: &str, extra: &[&str], vectors: &Path) {
+        self.pytest_env(file, extra, vectors, &[]);
+    }
+
+    /// [`Self::pytest_over`] with more environment variables.
+    fn pytest_env(&self, file: &str, extra: &[&str], vectors: &Path, env: &[(&str, &Path)]) {
         let (ir_path, vocab_path) = self.dumps();
         let out = run(self
             .python()
             .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
             .arg(tests_dir().join(file))
             .args(extra)
+            .envs(env.iter().copied())
             .env("KFAM_IR_JSON", ir_path)
             .env("KFAM_VOCAB_JSON", vocab_path)
             .env("KFAM_PYTHON_DIR", self.root())
@@ -761,6 +767,55 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
             .contains("refused, not_approved (`artifact.path` differs) (status not_approved)"),
         "{}",
         text(&out)
+    );
+}
+
+/// Compile-time routing (`tests/python/test_route.py`, docs/torch.md,
+/// "Routing a model") over the routing fixture `tests/route/manifest`: a
+/// transformer block compiled with the router and exported through
+/// AOTInductor; and, for the compile cache key, the same catalog with one
+/// family at a new revision (with the new receipt a revision needs).
+#[test]
+fn routing() {
+    let fixture = repo().join("tests/route/manifest");
+    let read = |rel: &str| std::fs::read_to_string(fixture.join(rel)).unwrap();
+    let check = |changed: bool| {
+        let families = std::fs::read_dir(fixture.join("families"))
+            .unwrap()
+            .map(|e| {
+                let name = e.unwrap().file_name().into_string().unwrap();
+                let mut text = read(&format!("families/{name}"));
+                if changed && name == "r_silu_bf16.toml" {
+                    text = text
+                        .replace("revision = 1", "revision = 2")
+                        .replace("sha256 = \"4a", "sha256 = \"4b");
+                }
+                (format!("manifest/families/{name}").into(), text)
+            })
+            .collect();
+        let abi = Some(("manifest/abi.toml".into(), read("abi.toml")));
+        let (ir, report) = kfam_codegen::check_sources(abi, families);
+        ir.unwrap_or_else(|| {
+            panic!(
+                "the routing fixture has errors:\n{}",
+                report.render_human(&annotate_snippets::Renderer::plain())
+            )
+        })
+    };
+    let changed = Generated::new(check(true));
+    let silu = |g: &Generated| {
+        g.ir.families
+            .iter()
+            .find(|f| f.name == "r_silu_bf16")
+            .map(|f| f.revision)
+    };
+    assert_eq!(silu(&changed), Some(2));
+    let g = Generated::new(check(false));
+    g.pytest_env(
+        "test_route.py",
+        &[],
+        &conformance_dir(),
+        &[("KFAM_ROUTE_CHANGED", &changed.root())],
     );
 }
 

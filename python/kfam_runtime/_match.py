@@ -146,7 +146,10 @@ def _same(operands: Sequence[torch.Tensor]) -> Sequence[Any]:
 
 
 def _broadcast(operands: Sequence[torch.Tensor]) -> Sequence[Any]:
-    return torch.broadcast_shapes(operands[0].shape, operands[1].shape)
+    shape: Sequence[Any] = torch.broadcast_shapes(  # type: ignore[no-untyped-call, unused-ignore]
+        operands[0].shape, operands[1].shape
+    )
+    return shape
 
 
 _UNARY: Final[dict[object, UnaryOp]] = {}
@@ -164,14 +167,14 @@ for _op, _names in {
     UnaryOp.TANH: ("tanh",),
 }.items():
     for _name in _names:
-        for _target in (
+        for _callee in (
             getattr(torch, _name, None),
             getattr(F, _name, None),
             getattr(torch.ops.aten, _name).default,
             _name,  # a method call
         ):
-            if _target is not None:
-                _UNARY[_target] = _op
+            if _callee is not None:
+                _UNARY[_callee] = _op
 _UNARY[operator.neg] = UnaryOp.NEG
 _UNARY[operator.abs] = UnaryOp.ABS
 
@@ -220,15 +223,14 @@ for _rop, _name, _aten in (
     (ReduceOp.MAX, "amax", torch.ops.aten.amax.default),
     (ReduceOp.MIN, "amin", torch.ops.aten.amin.default),
 ):
-    for _target in (getattr(torch, _name), _aten, _name):
-        _REDUCE[_target] = _rop
+    for _callee in (getattr(torch, _name), _aten, _name):
+        _REDUCE[_callee] = _rop
 
 
 def _target(node: Node) -> object:
-    if node.op == "call_function":
+    """The callee: a function or operator, or a method's name."""
+    if node.op in ("call_function", "call_method"):
         return node.target
-    if node.op == "call_method":
-        return node.target  # the method's name
     return None
 
 
@@ -267,13 +269,13 @@ def _tensor(x: object) -> bool:
 
 def _unary(node: Node, op: UnaryOp) -> Found | None:
     x = _arg(node, 0, "input")
-    if not _tensor(x) or node.kwargs.get("inplace") or (len(node.args) > 1 and op is not UnaryOp.GELU):
+    if not _tensor(x) or node.kwargs.get("inplace"):
+        return None
+    if len(node.args) > 1 and op is not UnaryOp.GELU:
         return None
     if op is UnaryOp.GELU and _arg(node, 1, "approximate", "none") != "none":
         return None
-    return Found(
-        node, op.spelling, ElementwiseUnary, op, {Role.INPUT: x}, (Role.INPUT,), _same
-    )
+    return Found(node, op.spelling, ElementwiseUnary, op, {Role.INPUT: x}, (Role.INPUT,), _same)
 
 
 def _binary(node: Node, op: BinaryOp) -> Found | None:
@@ -285,8 +287,13 @@ def _binary(node: Node, op: BinaryOp) -> Found | None:
     if len(node.args) > 2:
         return None
     return Found(
-        node, op.spelling, ElementwiseBinary, op, {Role.LHS: lhs, Role.RHS: rhs},
-        (Role.LHS, Role.RHS), _broadcast,
+        node,
+        op.spelling,
+        ElementwiseBinary,
+        op,
+        {Role.LHS: lhs, Role.RHS: rhs},
+        (Role.LHS, Role.RHS),
+        _broadcast,
     )
 
 
@@ -298,9 +305,7 @@ def _softmax(node: Node) -> Found | None:
     axis = _axis(_arg(node, 1, "dim"), rank)
     if axis is None:
         return None
-    return Found(
-        node, "softmax", Softmax, None, {Role.INPUT: x}, (Role.INPUT,), _same, axis=axis
-    )
+    return Found(node, "softmax", Softmax, None, {Role.INPUT: x}, (Role.INPUT,), _same, axis=axis)
 
 
 def _norm(node: Node, op: NormKind) -> Found | None:
@@ -330,9 +335,7 @@ def _norm(node: Node, op: NormKind) -> Found | None:
             eps = torch.finfo(v.dtype).eps if v.dtype.is_floating_point else None
     if type(eps) is not float:
         return None
-    return Found(
-        node, op.spelling, Norm, op, operands, tuple(order), _same, axis=rank - 1, eps=eps
-    )
+    return Found(node, op.spelling, Norm, op, operands, tuple(order), _same, axis=rank - 1, eps=eps)
 
 
 def _matmul(node: Node, name: str, a: object, b: object, transposed: bool) -> Found | None:
@@ -345,7 +348,13 @@ def _matmul(node: Node, name: str, a: object, b: object, transposed: bool) -> Fo
         return (*operands[0].shape[:-1], operands[1].shape[-1])
 
     return Found(
-        node, name, Matmul, None, {Role.A: a, Role.B: b}, (Role.A, Role.B), shape,
+        node,
+        name,
+        Matmul,
+        None,
+        {Role.A: a, Role.B: b},
+        (Role.A, Role.B),
+        shape,
         transposed=frozenset({Role.B}) if transposed else frozenset(),
     )
 

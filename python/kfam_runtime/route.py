@@ -23,7 +23,7 @@ import hashlib
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Union
+from typing import TYPE_CHECKING, Any, Final, Union, cast
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 from torch.fx import GraphModule, Node  # type: ignore[import-not-found, unused-ignore]
@@ -306,24 +306,31 @@ def _launcher(op: OpOverload, family: Family, found: Found, call: _Call) -> Call
     operand_roles = found.operand_order
     transposed = tuple(r in found.transposed for r in operand_roles)
     eps = found.eps
-    layout: list[tuple[str, object]] = []
+    # Each parameter in signature order: the output (None), eps (a float) or an operand's
+    # position among the node's operands (an int).
+    layout: list[int | float | None] = []
     for p in family.params:
         role = next(r for r, i in roles.items() if i == p.index)
         if role is Role.OUT:
-            layout.append(("out", None))
+            layout.append(None)
         elif role is Role.EPS:
-            layout.append(("eps", eps))
+            assert eps is not None
+            layout.append(float(eps))
         else:
-            layout.append(("operand", operand_roles.index(role)))
+            layout.append(operand_roles.index(role))
     shape_of = found.out_shape
 
     def launch(*given: torch.Tensor) -> torch.Tensor:
         operands = [t.t() if flip else t for t, flip in zip(given, transposed)]
         result = operands[0].new_empty(shape_of(operands), dtype=call.out_dtype)
-        args = [
-            result if kind == "out" else (value if kind == "eps" else operands[value])  # type: ignore[index]
-            for kind, value in layout
-        ]
+        args: list[object] = []
+        for slot in layout:
+            if slot is None:
+                args.append(result)
+            elif isinstance(slot, float):
+                args.append(slot)
+            else:
+                args.append(operands[slot])
         op(*args)
         return result
 
@@ -432,13 +439,12 @@ class Router:
             family, call = chosen
             launch = _launcher(self.ops[family.name], family, found, call)
             with gm.graph.inserting_before(node):
-                routed = gm.graph.call_function(
-                    launch, tuple(found.operands[r] for r in found.operand_order)
-                )
+                operands = tuple(found.operands[r] for r in found.operand_order)
+                routed = gm.graph.call_function(launch, operands)  # type: ignore[arg-type, unused-ignore]
             routed.meta.update(node.meta)
             node.replace_all_uses_with(routed)
             gm.graph.erase_node(node)
-        gm.graph.lint()
+        gm.graph.lint()  # type: ignore[no-untyped-call, unused-ignore]
         gm.recompile()
         report = Report(self.identity, tuple(decisions))
         with self._lock:
@@ -456,17 +462,16 @@ class Router:
                 compile_fx,
             )
 
-            return compile_fx(  # type: ignore[no-any-return]
-                gm,
-                list(example_inputs),
-                config_patches={"post_grad_custom_post_pass": _CacheIdentity(report.identity)},
-            )
+            inputs: list[Any] = list(example_inputs)
+            identity = {"post_grad_custom_post_pass": _CacheIdentity(report.identity)}
+            return cast(Callable[..., Any], compile_fx(gm, inputs, config_patches=identity))
         if isinstance(self.backend, str):
             from torch._dynamo.backends.registry import (  # type: ignore[import-not-found, unused-ignore]
                 lookup_backend,
             )
 
-            return lookup_backend(self.backend)(gm, example_inputs)  # type: ignore[no-any-return]
+            compile_with = cast(CompilerFn, lookup_backend(self.backend))
+            return compile_with(gm, example_inputs)
         return self.backend(gm, example_inputs)
 
     # ---------------------------------------------------------------- torch.export
@@ -475,7 +480,7 @@ class Router:
         self,
         program: torch.export.ExportedProgram,
         *,
-        dynamic_shapes: object = None,
+        dynamic_shapes: dict[str, Any] | tuple[Any, ...] | list[Any] | None = None,
     ) -> tuple[torch.export.ExportedProgram, Report]:
         """Route an exported program: its module, rewritten, exported again from the program's
         example inputs (with ``dynamic_shapes``, those the program was exported with). The
@@ -494,7 +499,8 @@ def _cache_identity_base() -> type:
         CustomGraphPass,
     )
 
-    return CustomGraphPass  # type: ignore[no-any-return]
+    base: type = CustomGraphPass
+    return base
 
 
 class _CacheIdentity(_cache_identity_base()):  # type: ignore[misc]
@@ -542,4 +548,3 @@ def router(
                 catalog, ops, platform, execution_mode, contract=contract, backend=backend
             )
         return found
-

@@ -229,7 +229,9 @@ def test_routed_exactly_when_validate_call_accepts(ops: dict[str, Any]) -> None:
             want = program(*args)
         (d,) = r.reports[-1].decisions
         candidates = [
-            f for f in routed.FAMILIES if f.operation.kind.spelling.endswith(_KIND[kind])
+            f
+            for f in routed.FAMILIES
+            if f.operation.kind.spelling.endswith(_KIND[kind])
             and (kind != "mul" or f.name == "r_mul_bf16")
         ]
         accepted = [f.name for f in candidates if _accepts(f, args, want)]
