@@ -773,8 +773,9 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
 /// Compile-time routing (`tests/python/test_route.py`, docs/torch.md,
 /// "Routing a model") over the routing fixture `tests/route/manifest`: a
 /// transformer block compiled with the router and exported through
-/// AOTInductor; and, for the compile cache key, the same catalog with one
-/// family at a new revision (with the new receipt a revision needs).
+/// AOTInductor; for the compile cache key, the same catalog with one
+/// family at a new revision (with the new receipt a revision needs); and
+/// this repository's catalog, as generated into `generated/python`.
 #[test]
 fn routing() {
     let fixture = repo().join("tests/route/manifest");
@@ -815,7 +816,10 @@ fn routing() {
         "test_route.py",
         &[],
         &conformance_dir(),
-        &[("KFAM_ROUTE_CHANGED", &changed.root())],
+        &[
+            ("KFAM_ROUTE_CHANGED", &changed.root()),
+            ("KFAM_ROUTE_SHIPPED", &repo().join("generated/python")),
+        ],
     );
 }
 

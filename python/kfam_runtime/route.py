@@ -53,8 +53,8 @@ __all__ = ["Decision", "Refusal", "Report", "Routed", "Router", "router"]
 @dataclass(frozen=True, slots=True)
 class Refusal:
     """Why one family did not take a node: ``rule`` is the capability outcome or call rule's
-    spelling (``"payload"`` when the family computes something else), ``message`` the runtime's
-    words."""
+    spelling (``"payload"`` when the family computes something else, ``"torch"`` when it is no
+    PyTorch operator here), ``message`` the runtime's words."""
 
     family: str
     rule: str
@@ -393,12 +393,17 @@ class Router:
         """The decision over one matched node, and the family and call it is routed with."""
         refusals: list[Refusal] = []
         for family in self.catalog.families():
-            if family.name not in self.ops or not family.torch:
-                continue
             why = payload_mismatch(found, family)
             if why is not None:
                 if why != "":
                     refusals.append(Refusal(family.name, "payload", why))
+                continue
+            if not family.torch:
+                why = "not a PyTorch operator (the family declares `torch = false`)"
+                refusals.append(Refusal(family.name, "torch", why))
+                continue
+            if family.name not in self.ops:
+                refusals.append(Refusal(family.name, "torch", "no operator given for it"))
                 continue
             try:
                 supported = self.catalog.capability(

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import routed
+import routed.torch as rt
 import torch
 import torch._dynamo
 import torch.nn.functional as F
 from torch.library import Library
 
-import routed
-import routed.torch as rt
 from kfam_runtime.route import Report, Router, router
 
 #: The families the CPU kernels ran, in call order.
@@ -385,3 +385,83 @@ def test_the_catalog_enters_the_compile_cache_key(tmp_path: Path) -> None:
     assert compile_in_a_process(here, tmp_path) == [1, 1, 0]
     assert compile_in_a_process(changed, tmp_path) == [2, 0, 1]
     assert compile_in_a_process(here, tmp_path) == [1, 1, 0]
+
+
+class Shipped(torch.nn.Module):
+    """Nodes that this repository's catalog (``manifest/``) has families for: RMSNorm over 4096
+    (eps 1e-6, a family without a PyTorch operator), a residual add over ``[rows, 256]`` and a
+    128x64x128 matmul on XDNA2 (once over a column slice, which is no contiguous view)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        g = torch.Generator().manual_seed(1)
+        self.weight = torch.randn(4096, generator=g).to(torch.bfloat16) + 1
+        self.w = (torch.randn(64, 128, generator=g) / 8).to(torch.bfloat16)
+
+    def forward(
+        self, x: torch.Tensor, a: torch.Tensor, b: torch.Tensor
+    ) -> tuple[torch.Tensor, ...]:
+        norm = F.rms_norm(x, (4096,), self.weight, eps=1e-6)
+        return norm, a + b, a[:, 64:128].contiguous() @ self.w, a[:, :64] @ self.w
+
+
+def test_the_shipped_catalog_routes_by_its_profiles() -> None:
+    """Over this repository's own catalog: each target routes the families that have a profile
+    for it, and the report says why the others stay."""
+    sys.path.insert(0, os.environ["KFAM_ROUTE_SHIPPED"])
+    try:
+        import kfam
+        import kfam.torch as kt
+    finally:
+        sys.path.pop(0)
+    lib = Library(kfam.CATALOG.torch_namespace, "FRAGMENT")
+    try:
+        ops = {}
+        for fam in kfam.FAMILIES:
+            if fam.torch:
+                ops[fam.name] = kt.define(lib, fam)
+                lib.impl(fam.name, lambda *a, fam=fam: kt.reference(fam)(*a), "CPU")
+        g = torch.Generator().manual_seed(2)
+        x = torch.randn(16, 4096, generator=g).to(torch.bfloat16)
+        a, b = (torch.randn(128, 256, generator=g).to(torch.bfloat16) for _ in range(2))
+        model = Shipped()
+        reports = {}
+        for platform, mode in [("A2A3", "SIM"), ("XDNA2", "ONBOARD")]:
+            r = Router(
+                kfam.CATALOG,
+                ops,
+                kfam.Platform[platform],
+                kfam.ExecutionMode[mode],
+                backend="aot_eager",
+            )
+            torch._dynamo.reset()
+            with torch.no_grad():
+                out = torch.compile(model, backend=r, fullgraph=True)(x, a, b)
+                for o, want in zip(out, model(x, a, b)):
+                    torch.testing.assert_close(o, want, rtol=0.02, atol=0.02)
+            reports[platform] = r.reports[-1]
+        assert decisions(reports["A2A3"]) == [
+            ("rms_norm", None),
+            ("add", None),
+            ("matmul", None),
+            ("matmul", None),
+        ], str(reports["A2A3"])
+        assert decisions(reports["XDNA2"]) == [
+            ("rms_norm", None),
+            ("add", "add_bf16_rows"),
+            ("matmul", "matmul_bf16_128x64x128"),
+            ("matmul", None),
+        ], str(reports["XDNA2"])
+        text = str(reports["A2A3"]) + str(reports["XDNA2"])
+        for why in [
+            "rms_norm_bf16_4096: not a PyTorch operator (the family declares `torch = false`)",
+            "add_bf16_rows: no_profile: family `add_bf16_rows` has no profile for platform"
+            " `a2a3` in `sim` mode",
+            "matmul_bf16_128x64x128: argument 0 (`a`): not_contiguous: strides [256, 1]",
+        ]:
+            assert why in text, text
+        # The add tried the catalog's first add family before the one that took it.
+        (tried,) = reports["XDNA2"].decisions[1].refusals
+        assert (tried.family, tried.rule) == ("add_bf16_1024", "rank"), tried
+    finally:
+        lib._destroy()

@@ -110,8 +110,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
     abi_edits.extend(codes.iter().map(|(a, b)| (a.as_str(), b.as_str())));
     edit(&proj.join("manifest/abi.toml"), &abi_edits);
     let family = proj.join("manifest/families/example_add.toml");
-    edit(&family, &[("platform = \"npu\"", "platform = \"xdna3\"")]);
-    let sha = fs::read_to_string(&family)
+    let placeholder = fs::read_to_string(&family)
         .unwrap()
         .lines()
         .find_map(|l| {
@@ -120,6 +119,16 @@ pub fn cmake_team(venv: &Path, home: &Path) {
                 .map(str::to_owned)
         })
         .expect("the receipt's digest");
+    // The qualified artifact's digest replaces the placeholder kfam init
+    // wrote, which admission refuses.
+    let sha = "5e".repeat(32);
+    edit(
+        &family,
+        &[
+            ("platform = \"npu\"", "platform = \"xdna3\""),
+            (placeholder.as_str(), sha.as_str()),
+        ],
+    );
     copy_dir(
         &repo().join("tests/catalogs/npuops"),
         &proj.join("npuops/manifest"),
