@@ -4,7 +4,10 @@ fixture catalog, each in a fresh process state with Inductor's caches off; and t
 the routing pass itself.
 
     target/debug/kfam generate tests/route/manifest --out /tmp/routed
-    PYTHONPATH=/tmp/routed/python:python:tests/python python bench/route.py [repeats]
+    PYTHONPATH=/tmp/routed/python:python:tests/python python bench/route.py [repeats] [backend]
+
+``backend`` is ``inductor`` (default) or ``aot_eager`` (no code generation: the routing pass
+against the cheapest compile).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ torch._inductor.config.fx_graph_cache = False
 torch._inductor.config.autotune_local_cache = False
 
 
-def main(repeats: int) -> None:
+def main(repeats: int, inner: str) -> None:
     lib = Library(routed.CATALOG.torch_namespace, "FRAGMENT")
     ops: dict[str, Any] = {}
     for fam in routed.FAMILIES:
@@ -48,11 +51,14 @@ def main(repeats: int) -> None:
     plain, routed_total = [], []
     with torch.no_grad():
         for i in range(repeats + 1):
-            for backend, into in (("inductor", plain), (None, routed_total)):
+            for backend, into in ((inner, plain), (None, routed_total)):
                 torch._dynamo.reset()
                 if backend is None:
                     backend = Timed(
-                        routed.CATALOG, ops, routed.Platform.NPU, routed.ExecutionMode.SIM
+                        routed.CATALOG,
+                        ops,
+                        routed.Platform.NPU,
+                        routed.ExecutionMode.SIM,
                     )
                 t = time.perf_counter()
                 torch.compile(block, backend=backend, fullgraph=True)(x)
@@ -60,8 +66,8 @@ def main(repeats: int) -> None:
                     into.append(time.perf_counter() - t)
     passes = spent[1:]
     med = statistics.median
-    print(f"compile of the block, Inductor: {med(plain):.2f} s (median of {repeats})")
-    print(f"compile of the block, routed then Inductor: {med(routed_total):.2f} s")
+    print(f"compile of the block, {inner}: {med(plain):.3f} s (median of {repeats})")
+    print(f"compile of the block, routed then {inner}: {med(routed_total):.3f} s")
     print(
         f"routing pass: {med(passes) * 1e3:.1f} ms, "
         f"{100 * med(passes) / med(routed_total):.1f}% of the routed compile"
@@ -70,4 +76,7 @@ def main(repeats: int) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 5)
+    main(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 5,
+        sys.argv[2] if len(sys.argv) > 2 else "inductor",
+    )

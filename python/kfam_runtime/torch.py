@@ -41,10 +41,13 @@ from .vocab import (
     _SCALAR_TYPES,
     _TORCH_DTYPES,
     CallRule,
+    Contract,
     DType,
     Direction,
+    ExecutionMode,
     Layout,
     ParamKind,
+    Platform,
     StorageFormat,
 )
 
@@ -89,6 +92,8 @@ if _release(str(torch.__version__)) < _release(MIN_TORCH):
 
 if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
+
+    from .route import InnerBackend, Router
 
 # What every catalog's `torch` module re-exports; `Binding` and `FakeCallError` it binds to
 # the catalog instead.
@@ -537,6 +542,27 @@ class Binding:
             artifact_sha256=artifact_sha256,
             guard=guard,
             runs=runs,
+        )
+
+    def router(
+        self,
+        ops: Mapping[str, OpOverload],
+        platform: Platform,
+        execution_mode: ExecutionMode,
+        *,
+        contract: Contract = Contract.KERNEL,
+        backend: InnerBackend = "inductor",
+    ) -> Router:
+        """The catalog's compile-time router (``kfam_runtime.route.router``): a
+        ``torch.compile`` backend, and ``.export`` for an exported program, that places each
+        node a family computes on that family's operator in ``ops`` (the operators ``define``
+        returned, by family name) when the catalog's capability decision for ``platform`` and
+        ``execution_mode`` and its call validation accept it. The same object for equal
+        arguments, so an unchanged catalog reuses what was compiled."""
+        from .route import router
+
+        return router(
+            self.catalog, ops, platform, execution_mode, contract=contract, backend=backend
         )
 
 

@@ -427,13 +427,8 @@ def test_the_shipped_catalog_routes_by_its_profiles() -> None:
         model = Shipped()
         reports = {}
         for platform, mode in [("A2A3", "SIM"), ("XDNA2", "ONBOARD")]:
-            r = Router(
-                kfam.CATALOG,
-                ops,
-                kfam.Platform[platform],
-                kfam.ExecutionMode[mode],
-                backend="aot_eager",
-            )
+            target = kfam.Platform[platform], kfam.ExecutionMode[mode]
+            r = kt.router(ops, *target, backend="aot_eager")
             torch._dynamo.reset()
             with torch.no_grad():
                 out = torch.compile(model, backend=r, fullgraph=True)(x, a, b)

@@ -10,6 +10,8 @@ namespace (``kfam_runtime.torch``, bound to the catalog).
   into a ``torch.library.Library`` the caller owns; a fake kernel refuses with ``FakeCallError``.
 - ``qualify(family, kernel)``: a kernel run against the family's reference, whose result is a
   receipt's structured evidence.
+- ``router(ops, platform, execution_mode)``: a ``torch.compile`` backend placing a model's nodes
+  on the families, by the catalog's capability decision.
 - The rest (``tensor_arg``, ``torch_dtype``, ``reference``, ``Tolerance``, ...) is the runtime's,
   the same for every catalog.
 
@@ -37,6 +39,7 @@ schema = BINDING.schema
 fake = BINDING.fake
 define = BINDING.define
 qualify = BINDING.qualify
+router = BINDING.router
 
-__all__ = ["BINDING", "FakeCallError", "define", "fake", "qualify", "schema"]
+__all__ = ["BINDING", "FakeCallError", "define", "fake", "qualify", "router", "schema"]
 __all__ += _torch.__all__
