@@ -455,6 +455,18 @@ def test_the_shipped_catalog_routes_by_its_profiles() -> None:
             "matmul_bf16_128x64x128: argument 0 (`a`): not_contiguous: strides [256, 1]",
         ]:
             assert why in text, text
+        # The transformer block, sized for the residual adds' family ([rows, 256], rows a
+        # multiple of 16): the adds are routed, the rest stays with its reasons.
+        block, h = Block(hidden=256, mlp=512), torch.randn(16, 256, generator=g)
+        h = h.to(torch.bfloat16)
+        r = kt.router(ops, kfam.Platform.XDNA2, kfam.ExecutionMode.ONBOARD, backend="aot_eager")
+        torch._dynamo.reset()
+        with torch.no_grad():
+            got = torch.compile(block, backend=r, fullgraph=True)(h)
+            torch.testing.assert_close(got, block(h), rtol=0.05, atol=0.05)
+        routed_block = [f for _, f in decisions(r.reports[-1]) if f]
+        assert routed_block == ["add_bf16_rows", "add_bf16_rows"], str(r.reports[-1])
+        assert len(r.reports[-1].refused) == 14, str(r.reports[-1])
         # The add tried the catalog's first add family before the one that took it.
         (tried,) = reports["XDNA2"].decisions[1].refusals
         assert (tried.family, tried.rule) == ("add_bf16_1024", "rank"), tried
