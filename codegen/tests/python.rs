@@ -791,7 +791,7 @@ fn routing() {
                         .replace("revision = 1", "revision = 2")
                         .replace("sha256 = \"4a", "sha256 = \"4b");
                 }
-                (format!("manifest/families/{name}").into(), text)
+                (format!("manifest/families/{name}"), text)
             })
             .collect();
         let abi = Some(("manifest/abi.toml".into(), read("abi.toml")));
