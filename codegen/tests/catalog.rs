@@ -426,7 +426,7 @@ fn the_runtime_and_two_catalogs_install_from_wheels() {
     assert_eq!(version, "0.1.0", "the next series below is 0.2");
     bump("pyproject.toml", &format!("version = \"{version}\""));
     bump(
-        "kfam_runtime/__init__.py",
+        "kfam_runtime/_version.py",
         &format!("__version__: Final[str] = \"{version}\""),
     );
     let next_wheels = dir.path().join("next-wheels");

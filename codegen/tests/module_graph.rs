@@ -108,6 +108,79 @@ fn module_graph_is_acyclic() {
     );
 }
 
+/// The Python packages have no import circles either: kfam's runtime
+/// (`python/kfam_runtime`) and the shipped catalog's generated package
+/// (`generated/python/kfam`), one graph, read by
+/// `tests/python/import_graph.py` with the standard library's `ast`. Every
+/// import statement is an edge, wherever it stands (inside a function, under
+/// `if TYPE_CHECKING:`): a circle that only the type checker follows is
+/// still two modules that cannot be read apart.
+#[test]
+fn python_import_graph_is_acyclic() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = std::process::Command::new("python3")
+        .arg(root.join("tests/python/import_graph.py"))
+        .arg(root.join("python/kfam_runtime"))
+        .arg(root.join("generated/python/kfam"))
+        .output()
+        .expect("python3 (the system's Python) runs tests/python/import_graph.py");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "import_graph.py failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut index: BTreeMap<String, usize> = BTreeMap::new();
+    let mut edges: Vec<BTreeSet<usize>> = Vec::new();
+    let mut because: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    let mut node = |name: &str, edges: &mut Vec<BTreeSet<usize>>| {
+        let next = index.len();
+        let i = *index.entry(name.to_owned()).or_insert(next);
+        if i == edges.len() {
+            edges.push(BTreeSet::new());
+        }
+        i
+    };
+    for line in stdout.lines() {
+        let [from, to, at] = line.split(' ').collect::<Vec<_>>()[..] else {
+            panic!("import_graph.py printed `{line}`");
+        };
+        let (a, b) = (node(from, &mut edges), node(to, &mut edges));
+        edges[a].insert(b);
+        because
+            .entry((a, b))
+            .or_insert_with(|| format!("{from} -> {to} (line {at})"));
+    }
+    // The graph is the packages' own: the modules that import most are in it.
+    for m in ["kfam", "kfam.torch", "kfam_runtime", "kfam_runtime.torch", "kfam_runtime._qualify"] {
+        assert!(index.contains_key(m), "no edge from or to {m}:\n{stdout}");
+    }
+    let names: Vec<&String> = index.keys().collect();
+    let mut by_index = vec![""; names.len()];
+    for (name, &i) in &index {
+        by_index[i] = name;
+    }
+    let circles: Vec<String> = tarjan(&edges)
+        .into_iter()
+        .filter(|c| c.len() > 1)
+        .map(|c| {
+            let members: BTreeSet<usize> = c.iter().copied().collect();
+            let lines: Vec<&str> = because
+                .iter()
+                .filter(|((a, b), _)| members.contains(a) && members.contains(b))
+                .map(|(_, why)| why.as_str())
+                .collect();
+            let set: Vec<&str> = c.iter().map(|&i| by_index[i]).collect();
+            format!("circle of {}:\n    {}", set.join(", "), lines.join("\n    "))
+        })
+        .collect();
+    assert!(
+        circles.is_empty(),
+        "the Python import graph must be acyclic (docs/architecture.md, \"Module graph\"):\n{}",
+        circles.join("\n")
+    );
+}
+
 /// The pipeline of kfam-codegen, in order: a stage (a module and its
 /// children) may use the stages before it, never one after it; the
 /// emitters read the IR (and the leaf modules of facts beside it: `vocab`,

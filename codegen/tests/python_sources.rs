@@ -85,7 +85,8 @@ fn mypy_strict_accepts_the_python_sources() {
 }
 
 /// `python/pyproject.toml` is the distribution `kfam-runtime`, versioned
-/// and licensed as kfam, with no dependency but the `torch` extra.
+/// (there and in `kfam_runtime/_version.py`) and licensed as kfam, with no
+/// dependency but the `torch` extra.
 #[test]
 fn the_runtime_distribution_is_kfams() {
     let text = std::fs::read_to_string(repo().join("python/pyproject.toml")).unwrap();
@@ -103,6 +104,9 @@ fn the_runtime_distribution_is_kfams() {
         Some(torch.as_str())
     );
     assert!(repo().join("python/README.md").is_file() && repo().join("python/LICENSE").is_file());
+    let version = std::fs::read_to_string(repo().join("python/kfam_runtime/_version.py")).unwrap();
+    let line = format!("__version__: Final[str] = \"{}\"", env!("CARGO_PKG_VERSION"));
+    assert!(version.lines().any(|l| l == line), "_version.py lacks `{line}`");
 }
 
 /// Every file below `dir` (`.kfam-cache` aside), by `/`-separated path.

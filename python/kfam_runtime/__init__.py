@@ -24,20 +24,16 @@ Standard library only; ``kfam-runtime[torch]`` adds PyTorch.
 
 from __future__ import annotations
 
-from typing import Final
-
-#: This runtime's version: kfam's, which generated code of the same series needs at least.
-__version__: Final[str] = "0.1.0"
-
-from . import records, vocab  # noqa: E402
-from ._admission import MAX_DOCUMENT_BYTES, Admitted, is_placeholder_digest  # noqa: E402
-from ._call import ScalarArg, TensorArg  # noqa: E402
-from ._catalog import Catalog, Errors, Supported  # noqa: E402
-from ._compat import VersionError, require  # noqa: E402
-from ._errors import AdmissionError, CallError, CapabilityError, Error  # noqa: E402
-from .records import *  # noqa: E402, F403  (the record classes: ``records.__all__``)
-from .vocab import *  # noqa: E402, F403  (the shared vocabularies: ``vocab.__all__``)
-from .vocab import (  # noqa: E402
+from . import records, vocab
+from ._admission import MAX_DOCUMENT_BYTES, Admitted, is_placeholder_digest
+from ._call import ScalarArg, TensorArg
+from ._catalog import Catalog, Errors, Supported
+from ._compat import VersionError, require
+from ._errors import AdmissionError, CallError, CapabilityError, Error
+from ._version import __version__ as __version__
+from .records import *  # noqa: F403  (the record classes: ``records.__all__``)
+from .vocab import *  # noqa: F403  (the shared vocabularies: ``vocab.__all__``)
+from .vocab import (
     Backend,
     ExecutionMode,
     Platform,

@@ -12,11 +12,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar, Union
+from typing import Final, Protocol, TypeAlias, TypeVar, Union
 
 from ._call import _require
 from ._errors import AdmissionError
-from .records import Family, Param, Profile, Receipt
+from .records import Family, Param, Profile, Receipt, Retired
 from .vocab import (
     Admission,
     Backend,
@@ -27,11 +27,26 @@ from .vocab import (
     ParamKind,
     Platform,
     Status,
+    Targets,
     Vocab,
 )
 
-if TYPE_CHECKING:
-    from ._catalog import Catalog
+
+class Tables(Protocol):
+    """What admission reads of a catalog (``kfam_runtime.Catalog`` is one). A protocol, so that
+    admission does not import the catalog that calls it."""
+
+    @property
+    def targets(self) -> Targets: ...
+    @property
+    def abi_revision(self) -> str: ...
+    @property
+    def ok(self) -> Status: ...
+    def find_family(self, name: str) -> Family | None: ...
+    def find_artifact(self, sha256: str) -> tuple[Family, Profile, Receipt] | None: ...
+    def find_retired_artifact(self, sha256: str) -> Retired | None: ...
+    def is_retired(self, name: str) -> bool: ...
+
 
 _V = TypeVar("_V", bound=Vocab)
 
@@ -538,7 +553,7 @@ class Admitted:
         return f"{Admission.ADMITTED.spelling}: `{fam.name}` revision {fam.revision}"
 
 
-def admit(catalog: Catalog, document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
+def admit(catalog: Tables, document: bytes | bytearray | memoryview, sha256: str) -> Admitted:
     """Admit an artifact against ``catalog``'s tables: ``document`` is its ``compiled_meta.json``
     (the exact bytes), ``sha256`` the artifact's SHA-256 (lowercase hex). Raises the runtime's
     ``AdmissionError``, which the catalog raises again as its own.
@@ -599,7 +614,7 @@ def _check_not_placeholder(sha256: str) -> None:
 
 
 def _admit_legacy(
-    catalog: Catalog, doc: _Doc, platform: Platform, backend: Backend, sha256: str
+    catalog: Tables, doc: _Doc, platform: Platform, backend: Backend, sha256: str
 ) -> Admitted:
     """Schema 1/2: program metadata, matched through the artifact digest. It never
     establishes a kernel contract."""
@@ -636,7 +651,7 @@ def _admit_legacy(
 
 
 def _admit_v3(
-    catalog: Catalog, doc: _Doc, platform: Platform, backend: Backend, sha256: str
+    catalog: Tables, doc: _Doc, platform: Platform, backend: Backend, sha256: str
 ) -> Admitted:
     for key, value in (
         ("family", doc.family), ("revision", doc.revision), ("contract", doc.contract),

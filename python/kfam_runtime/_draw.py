@@ -17,6 +17,7 @@ from typing import Final
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 
+from ._tensors import torch_dtype
 from .records import (
     ElementwiseBinary,
     ElementwiseUnary,
@@ -26,7 +27,6 @@ from .records import (
     PagedAttentionDecode,
     Param,
 )
-from .torch import torch_dtype
 from .vocab import BinaryOp, DType, Direction, UnaryOp
 
 #: A symbol without ``max`` is sampled up to this (or its ``min``, if larger).

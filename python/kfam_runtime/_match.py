@@ -142,7 +142,8 @@ def _axis(dim: object, rank: int) -> int | None:
 
 
 def _same(operands: Sequence[torch.Tensor]) -> Sequence[Any]:
-    return operands[0].shape
+    shape: Sequence[Any] = operands[0].shape
+    return shape
 
 
 def _broadcast(operands: Sequence[torch.Tensor]) -> Sequence[Any]:

@@ -2,17 +2,31 @@
 
 The record dataclasses are printed from kfam's record declarations; the few that carry methods
 inherit them from the mixins here (a declaration names its mixin). Each mixin declares the
-fields its methods read, for type checkers, and holds no state of its own.
+fields its methods read, for type checkers, and holds no state of its own. A mixin that returns
+records is generic over them (``_FamilyMethods[Param, Profile, Receipt]``), so that this module
+does not import ``records``, which imports it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Generic, Protocol, TypeVar
 
 from .vocab import ParamKind
 
-if TYPE_CHECKING:
-    from .records import Param, Profile, Receipt
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+class _OfProfile(Protocol):
+    @property
+    def profile(self) -> int: ...
+
+
+_P = TypeVar("_P", bound=_Named)
+_Pr = TypeVar("_Pr", bound=_Named)
+_R = TypeVar("_R", bound=_OfProfile)
 
 
 class _ParamMethods:
@@ -26,34 +40,34 @@ class _ParamMethods:
         return self.kind == ParamKind.TENSOR
 
 
-class _FamilyMethods:
+class _FamilyMethods(Generic[_P, _Pr, _R]):
     __slots__ = ()
 
     name: str
-    params: tuple[Param, ...]
+    params: tuple[_P, ...]
     returns: tuple[int, ...]
-    profiles: tuple[Profile, ...]
-    receipts: tuple[Receipt, ...]
+    profiles: tuple[_Pr, ...]
+    receipts: tuple[_R, ...]
 
     @property
-    def return_params(self) -> tuple[Param, ...]:
+    def return_params(self) -> tuple[_P, ...]:
         """The parameters the return aliases name, in order."""
         return tuple(self.params[i] for i in self.returns)
 
-    def param(self, name: str) -> Param:
+    def param(self, name: str) -> _P:
         """The parameter called ``name``; ``KeyError`` when there is none."""
         for p in self.params:
             if p.name == name:
                 return p
         raise KeyError(f"family {self.name!r} has no parameter {name!r}")
 
-    def profile(self, name: str) -> Profile:
+    def profile(self, name: str) -> _Pr:
         """The profile called ``name``; ``KeyError`` when there is none."""
         for p in self.profiles:
             if p.name == name:
                 return p
         raise KeyError(f"family {self.name!r} has no profile {name!r}")
 
-    def receipts_for(self, profile: str) -> tuple[Receipt, ...]:
+    def receipts_for(self, profile: str) -> tuple[_R, ...]:
         """The receipts of the profile called ``profile`` (empty: not supported there)."""
         return tuple(r for r in self.receipts if self.profiles[r.profile].name == profile)

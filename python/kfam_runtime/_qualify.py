@@ -24,12 +24,12 @@ from ._catalog import Catalog
 from ._draw import Case, draw
 from ._errors import CallError
 from ._reference import Kernel, reference as _reference, refuse_untensorable
+from ._tensors import tensor_arg
 from .records import (
     Evidence,
     Family,
     OutputError,
 )
-from .torch import tensor_arg
 from .vocab import DType, Direction
 
 #: The ``tool`` of the evidence this module writes (``kfam check`` knows it), whatever the

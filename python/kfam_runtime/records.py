@@ -393,7 +393,7 @@ class Symbol:
 
 
 @dataclass(frozen=True, slots=True)
-class Family(_FamilyMethods):
+class Family(_FamilyMethods[Param, Profile, Receipt]):
     """One approved kernel family revision."""
 
     #: Approved revision of the family contract.

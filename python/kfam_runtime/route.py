@@ -32,9 +32,9 @@ from ._call import ScalarArg, TensorArg
 from ._catalog import Catalog
 from ._errors import CallError, CapabilityError
 from ._match import Found, Role, computation, payload_mismatch
+from ._tensors import kfam_dtype
 from .records import Family, Param
 from .vocab import (
-    _TORCH_DTYPES,
     CallRule,
     Contract,
     DType,
@@ -202,10 +202,10 @@ class _Call:
 
 
 def _dtype_of(dtype: torch.dtype) -> DType:
-    for member, name in _TORCH_DTYPES.items():
-        if getattr(torch, name, None) == dtype:
-            return member
-    raise _Refused(CallRule.DTYPE.spelling, f"dtype: torch.{dtype} is no kfam dtype")
+    try:
+        return kfam_dtype(dtype)
+    except TypeError as e:
+        raise _Refused(CallRule.DTYPE.spelling, f"dtype: {e}") from None
 
 
 def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
@@ -296,7 +296,7 @@ def _guard(call: _Call) -> None:
                 if isinstance(d, torch.SymInt) or isinstance(s, torch.SymInt):
                     if bool(d != 1):
                         bool(s == expected)
-                expected = expected * d  # type: ignore[operator]
+                expected = expected * d  # type: ignore[operator, unused-ignore]
 
 
 def _launcher(op: OpOverload, family: Family, found: Found, call: _Call) -> Callable[..., Any]:

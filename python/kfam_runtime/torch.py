@@ -33,13 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 
-from ._call import ScalarArg, TensorArg, _check_scalar
+from ._call import ScalarArg, _check_scalar
 from ._catalog import Catalog
 from ._errors import CallError
 from .records import Family, Param
 from .vocab import (
     _SCALAR_TYPES,
-    _TORCH_DTYPES,
     CallRule,
     Contract,
     DType,
@@ -48,7 +47,6 @@ from .vocab import (
     Layout,
     ParamKind,
     Platform,
-    StorageFormat,
 )
 
 #: Lowest supported PyTorch release (``torch.library.impl_abstract`` arrived in it).
@@ -89,6 +87,19 @@ def _release(version: str) -> tuple[int, ...]:
 
 if _release(str(torch.__version__)) < _release(MIN_TORCH):
     raise _unsupported(str(torch.__version__))
+
+# These use PyTorch as they load: imported once the release is known to be supported.
+from ._qualify import (  # noqa: E402
+    DEFAULT_TOLERANCES,
+    GUARD_BYTES,
+    GUARD_POISON,
+    Qualification,
+    QualificationError,
+    Tolerance,
+    qualify as _qualify,
+)
+from ._reference import Kernel, ReferenceError, reference  # noqa: E402
+from ._tensors import tensor_arg, torch_dtype  # noqa: E402
 
 if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
@@ -146,50 +157,6 @@ class FakeCallError(CallError):
     ) -> tuple[type[FakeCallError], tuple[Family, CallRule, Param | None, str, str]]:
         family, param, detail, namespace = self._fake
         return (type(self), (family, self.rule, param, detail, namespace))
-
-
-def torch_dtype(dtype: DType) -> torch.dtype:
-    """The ``torch.dtype`` of a kfam dtype; ``TypeError`` when the installed PyTorch lacks it.
-
-    Packed ``FP4`` is ``torch.float4_e2m1fn_x2``, two elements per byte: its last extent is
-    half the logical one.
-    """
-    name = _TORCH_DTYPES[DType(dtype)]
-    found = getattr(torch, name, None)
-    if not isinstance(found, torch.dtype):
-        raise TypeError(
-            f"kfam dtype {DType(dtype).spelling} is torch.{name}, which PyTorch "
-            f"{torch.__version__} does not have"
-        )
-    return found
-
-
-def _kfam_dtype(dtype: torch.dtype) -> DType:
-    for member, name in _TORCH_DTYPES.items():
-        if getattr(torch, name, None) == dtype:
-            return member
-    raise TypeError(f"torch.{dtype} is no kfam dtype")
-
-
-def tensor_arg(tensor: torch.Tensor, param: Param) -> TensorArg:
-    """What a catalog's ``validate_call`` needs to know of a real tensor passed for ``param``, read
-    from its metadata alone (no data is read): dtype, extents, strides, storage offset, the
-    storage's size and address, and device index. Its format is ``FRACTAL_NZ`` for an NZ
-    parameter (a CPU tensor cannot say it is blocked; a backend with physical formats passes
-    its tensor's own, e.g. torch_npu's) and ``ND`` otherwise. ``TypeError`` for a dtype kfam
-    does not know."""
-    storage = tensor.untyped_storage()
-    nz = param.layout is Layout.NZ
-    return TensorArg(
-        dtype=_kfam_dtype(tensor.dtype),
-        shape=tuple(int(d) for d in tensor.shape),
-        strides=tuple(int(s) for s in tensor.stride()),
-        storage_offset=int(tensor.storage_offset()),
-        storage_bytes=int(storage.nbytes()),
-        storage=int(storage.data_ptr()),
-        format=StorageFormat.FRACTAL_NZ if nz else StorageFormat.ND,
-        device_index=tensor.device.index or 0,
-    )
 
 
 def _checked(family: Family, returns: str) -> None:
@@ -564,17 +531,3 @@ class Binding:
         return router(
             self.catalog, ops, platform, execution_mode, contract=contract, backend=backend
         )
-
-
-# The reference and the qualification run build on `torch_dtype` and `tensor_arg` above, so
-# they are imported once those exist (`_qualify` imports them from this module).
-from ._qualify import (  # noqa: E402
-    DEFAULT_TOLERANCES,
-    GUARD_BYTES,
-    GUARD_POISON,
-    Qualification,
-    QualificationError,
-    Tolerance,
-    qualify as _qualify,
-)
-from ._reference import Kernel, ReferenceError, reference  # noqa: E402

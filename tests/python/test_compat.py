@@ -60,10 +60,12 @@ def test_the_requirement_is_the_series() -> None:
     assert requirement("1.4.2") == "kfam-runtime>=1.4.2,<2"
 
 
-def _copy(src: Path, dest: Path, old: str | None = None, new: str = "") -> None:
+def _copy(
+    src: Path, dest: Path, old: str | None = None, new: str = "", file: str = "__init__.py"
+) -> None:
     shutil.copytree(src, dest, ignore=shutil.ignore_patterns("__pycache__"))
     if old is not None:
-        init = dest / "__init__.py"
+        init = dest / file
         text = init.read_text(encoding="utf-8")
         assert text.count(old) == 1, old
         init.write_text(text.replace(old, new), encoding="utf-8")
@@ -81,7 +83,7 @@ def test_a_runtime_serves_older_generated_code_of_its_series(tmp_path: Path) -> 
     major, minor, patch = (int(n) for n in version.split(".")[:3])
     later = f"{major}.{minor}.{patch + 7}"
     runtime = tmp_path / "runtime"
-    _copy(RUNTIME, runtime / "kfam_runtime", f'"{version}"', f'"{later}"')
+    _copy(RUNTIME, runtime / "kfam_runtime", f'"{version}"', f'"{later}"', "_version.py")
     r = _import(
         [GENERATED.parent, runtime],
         "import kfam, kfam_runtime; print(kfam_runtime.__version__, len(kfam.FAMILIES))",

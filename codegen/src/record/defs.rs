@@ -590,7 +590,7 @@ const fn payload_c(name: &'static str, record: &'static Record) -> Field {
 }
 
 pub static FAMILY: Record = Record {
-    methods: Some("_FamilyMethods"),
+    methods: Some("_FamilyMethods[Param, Profile, Receipt]"),
     ..table(
     "kfam_family",
     "Family",

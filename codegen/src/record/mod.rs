@@ -36,7 +36,10 @@ pub struct Record {
     /// (a scalar parameter's direction, shape and layout).
     pub shorthands: &'static [Shorthand],
     /// The class of hand-written methods the Python record inherits
-    /// (`python/kfam_runtime/_methods.py`), if any.
+    /// (`python/kfam_runtime/_methods.py`), if any, with its type
+    /// arguments when it is generic over records
+    /// (`_FamilyMethods[Param, Profile, Receipt]`: the mixin names the records
+    /// it returns without importing them).
     pub methods: Option<&'static str>,
 }
 

@@ -123,7 +123,11 @@ find_retired_artifact = CATALOG.find_retired_artifact
 validate_call = CATALOG.validate_call
 
 if TYPE_CHECKING:
-    from .torch import qualify as qualify
+    # The type of `torch.qualify`, without importing the module that imports this one.
+    from kfam_runtime.torch import Binding as _Binding, FakeCallError as _FakeCallError
+
+    #: ``torch.qualify``: a kernel run against a family's reference (needs PyTorch).
+    qualify: Final = _Binding(CATALOG, _FakeCallError).qualify
 
     #: Every approved family, sorted by name.
     FAMILIES: Final[tuple[Family, ...]] = CATALOG.families()

@@ -309,7 +309,8 @@ pub(super) fn records_py(first_line: &str) -> String {
         .copied()
         .chain(OPERATIONS.iter().map(|(_, r)| *r))
     {
-        mixins.extend(r.methods);
+        // The class's name, without the type arguments of a generic mixin.
+        mixins.extend(r.methods.and_then(|m| m.split('[').next()));
         for f in r.logical() {
             if let Ty::Vocab(v) = f.ty {
                 vocab.insert(v.name);
