@@ -366,7 +366,7 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
     }
     for p in &f.params {
         match g.params.iter().find(|q| q.name == p.name) {
-            Some(q) => diff_param(d, p, q),
+            Some(q) => diff_param(d, (f, p), (g, q)),
             None => d.push(Rule::ParamRemoved, format!("param `{}` removed", p.name)),
         }
     }
@@ -469,7 +469,28 @@ fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
     }
 }
 
-fn diff_param(d: &mut Diff, p: &Param, q: &Param) {
+/// A parameter's shape as its manifest writes it: `[rows, 4096]`, with
+/// `-1` for an anonymous dynamic extent.
+fn declared_shape(f: &Family, p: &Param) -> String {
+    // An IR read back from JSON has no `dims`: its anonymous shape then.
+    let extents: Vec<String> = if p.dims.len() == p.shape.len() {
+        p.dims
+            .iter()
+            .map(|e| match e {
+                Extent::Symbol(s) => f
+                    .symbols
+                    .get(*s)
+                    .map_or("-1".to_owned(), |s| s.name.clone()),
+                e => e.as_i64().to_string(),
+            })
+            .collect()
+    } else {
+        p.shape.iter().map(i64::to_string).collect()
+    };
+    format!("[{}]", extents.join(", "))
+}
+
+fn diff_param(d: &mut Diff, (f, p): (&Family, &Param), (g, q): (&Family, &Param)) {
     let n = &p.name;
     if p.index != q.index {
         d.push(
@@ -492,7 +513,11 @@ fn diff_param(d: &mut Diff, p: &Param, q: &Param) {
     if p.shape != q.shape {
         d.push(
             Rule::ParamShape,
-            format!("param `{n}` shape {:?} -> {:?}", p.shape, q.shape),
+            format!(
+                "param `{n}` shape {} -> {}",
+                declared_shape(f, p),
+                declared_shape(g, q)
+            ),
         );
     }
     if p.direction != q.direction {

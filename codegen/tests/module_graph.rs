@@ -152,7 +152,13 @@ fn python_import_graph_is_acyclic() {
             .or_insert_with(|| format!("{from} -> {to} (line {at})"));
     }
     // The graph is the packages' own: the modules that import most are in it.
-    for m in ["kfam", "kfam.torch", "kfam_runtime", "kfam_runtime.torch", "kfam_runtime._qualify"] {
+    for m in [
+        "kfam",
+        "kfam.torch",
+        "kfam_runtime",
+        "kfam_runtime.torch",
+        "kfam_runtime._qualify",
+    ] {
         assert!(index.contains_key(m), "no edge from or to {m}:\n{stdout}");
     }
     let names: Vec<&String> = index.keys().collect();
@@ -171,7 +177,11 @@ fn python_import_graph_is_acyclic() {
                 .map(|(_, why)| why.as_str())
                 .collect();
             let set: Vec<&str> = c.iter().map(|&i| by_index[i]).collect();
-            format!("circle of {}:\n    {}", set.join(", "), lines.join("\n    "))
+            format!(
+                "circle of {}:\n    {}",
+                set.join(", "),
+                lines.join("\n    ")
+            )
         })
         .collect();
     assert!(

@@ -105,8 +105,14 @@ fn the_runtime_distribution_is_kfams() {
     );
     assert!(repo().join("python/README.md").is_file() && repo().join("python/LICENSE").is_file());
     let version = std::fs::read_to_string(repo().join("python/kfam_runtime/_version.py")).unwrap();
-    let line = format!("__version__: Final[str] = \"{}\"", env!("CARGO_PKG_VERSION"));
-    assert!(version.lines().any(|l| l == line), "_version.py lacks `{line}`");
+    let line = format!(
+        "__version__: Final[str] = \"{}\"",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(
+        version.lines().any(|l| l == line),
+        "_version.py lacks `{line}`"
+    );
 }
 
 /// Every file below `dir` (`.kfam-cache` aside), by `/`-separated path.

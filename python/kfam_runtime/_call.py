@@ -266,9 +266,7 @@ def validate_call(
         raise CallError(e.rule, e.param, e.symbol, e.other, message) from None
 
 
-def _validate(
-    family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]
-) -> None:
+def _validate(family: Family, tensors: Sequence[TensorArg], scalars: Sequence[ScalarArg]) -> None:
     if len(tensors) != family.tensor_count or len(scalars) != family.scalar_count:
         raise CallError(CallRule.ARG_COUNT)
     tensor_params = [p for p in family.params if p.kind is ParamKind.TENSOR]
@@ -311,6 +309,27 @@ def _dims(values: Sequence[int]) -> str:
     return "[" + ", ".join(str(v) for v in values) + "]"
 
 
+def _declared_shape(family: Family, p: Param) -> tuple[str, bool]:
+    """Rust's ``declared_shape``: a symbol's extent by its name, an anonymous dynamic one as
+    ``-1`` (``[rows, 4096]``, ``[batch, -1]``); and whether such a ``-1`` is left."""
+    extents, anonymous = [], False
+    for axis, d in enumerate(p.shape):
+        named = next(
+            (
+                s
+                for s in family.symbols
+                if any(u.param == p.index and u.axis == axis for u in s.uses)
+            ),
+            None,
+        )
+        if named is not None and d < 0:
+            extents.append(named.name)
+        else:
+            anonymous |= d < 0
+            extents.append(str(d))
+    return "[" + ", ".join(extents) + "]", anonymous
+
+
 def _scalar_text(v: ScalarArg) -> str:
     """A scalar value as Rust's ``Display`` writes it: ``true``, ``-3``, ``0.5``, ``1e300`` in
     full digits (the shortest digits that read back, never an exponent)."""
@@ -346,9 +365,13 @@ def _describe(e: CallError, family: Family) -> str:
         if e.other is not None:
             text += f" differs from its extent in `{name(e.other)}`"
         elif s.max is None:
-            text += f" must be at least {s.min} and a multiple of {s.multiple_of}"
+            text += f" must be at least {s.min}"
+            if s.multiple_of != 1:  # `multiple_of = 1` is no rule
+                text += f" and a multiple of {s.multiple_of}"
         else:
-            text += f" must lie in {s.min}..={s.max} and be a multiple of {s.multiple_of}"
+            text += f" must lie in {s.min}..={s.max}"
+            if s.multiple_of != 1:
+                text += f" and be a multiple of {s.multiple_of}"
     return text
 
 
@@ -376,14 +399,13 @@ def _explain(
         if rule is CallRule.RANK:
             return (
                 f"{head}rank {len(t.shape)} (shape {_dims(t.shape)}), "
-                f"expected rank {len(p.shape)} (shape {_dims(p.shape)})"
+                f"expected rank {len(p.shape)} (shape {_declared_shape(family, p)[0]})"
             )
         if rule is CallRule.SHAPE:
             negative = " has a negative extent" if any(d < 0 for d in t.shape) else ""
-            return (
-                f"{head}shape {_dims(t.shape)}{negative}, expected {_dims(p.shape)} "
-                "(-1: any extent)"
-            )
+            declared, anonymous = _declared_shape(family, p)
+            note = " (-1: any extent)" if anonymous else ""
+            return f"{head}shape {_dims(t.shape)}{negative}, expected {declared}{note}"
         if rule is CallRule.FORMAT:
             return (
                 f"{head}storage format {t.format.spelling}, "

@@ -104,14 +104,20 @@ impl CallError {
             text.push_str(&format!(": symbol `{}`", s.name));
             match self.other {
                 Some(o) => text.push_str(&format!(" differs from its extent in `{}`", name(o))),
-                None => match s.max {
-                    None => text.push_str(&format!(
-                        " must be at least {} and a multiple of {}",
-                        s.min, s.multiple_of
+                // `multiple_of = 1` is no rule: the message names only the
+                // bounds then.
+                None => match (s.max, s.multiple_of) {
+                    (None, 1) => text.push_str(&format!(" must be at least {}", s.min)),
+                    (None, m) => text.push_str(&format!(
+                        " must be at least {} and a multiple of {m}",
+                        s.min
                     )),
-                    Some(max) => text.push_str(&format!(
-                        " must lie in {}..={max} and be a multiple of {}",
-                        s.min, s.multiple_of
+                    (Some(max), 1) => {
+                        text.push_str(&format!(" must lie in {}..={max}", s.min));
+                    }
+                    (Some(max), m) => text.push_str(&format!(
+                        " must lie in {}..={max} and be a multiple of {m}",
+                        s.min
                     )),
                 },
             }
@@ -155,20 +161,19 @@ impl CallError {
                 t.shape.len(),
                 dims(t.shape),
                 p.shape.len(),
-                dims(p.shape)
+                declared_shape(family, p).0
             ),
-            (CallRule::Shape, Some(t), _) if t.shape.iter().any(|&d| d < 0) => write!(
-                text,
-                "shape {} has a negative extent, expected {} (-1: any extent)",
-                dims(t.shape),
-                dims(p.shape)
-            ),
-            (CallRule::Shape, Some(t), _) => write!(
-                text,
-                "shape {}, expected {} (-1: any extent)",
-                dims(t.shape),
-                dims(p.shape)
-            ),
+            (CallRule::Shape, Some(t), _) => {
+                let (declared, anonymous) = declared_shape(family, p);
+                let negative = t.shape.iter().any(|&d| d < 0);
+                write!(
+                    text,
+                    "shape {}{}, expected {declared}{}",
+                    dims(t.shape),
+                    if negative { " has a negative extent" } else { "" },
+                    if anonymous { " (-1: any extent)" } else { "" }
+                )
+            }
             (CallRule::Format, Some(t), _) => write!(
                 text,
                 "storage format {}, not accepted for layout {}",
@@ -266,6 +271,33 @@ pub(crate) fn arg_count_text(family: &Family, tensors: usize, scalars: usize) ->
 }
 
 /// A scalar value as a caller wrote it.
+/// A parameter's shape as its manifest declares it: a symbol's extent by
+/// the symbol's name, an anonymous dynamic extent as `-1` (`[rows, 4096]`,
+/// `[batch, -1]`); and whether such a `-1` is left.
+fn declared_shape(family: &Family, p: &Param) -> (String, bool) {
+    let mut anonymous = false;
+    let extents: Vec<String> = p
+        .shape
+        .iter()
+        .enumerate()
+        .map(|(axis, &d)| {
+            let named = family.symbols.iter().find(|s| {
+                s.uses
+                    .iter()
+                    .any(|u| u.param == p.index && u.axis as usize == axis)
+            });
+            match named {
+                Some(s) if d < 0 => s.name.to_owned(),
+                _ => {
+                    anonymous |= d < 0;
+                    d.to_string()
+                }
+            }
+        })
+        .collect();
+    (format!("[{}]", extents.join(", ")), anonymous)
+}
+
 fn scalar_text(v: ScalarValue) -> String {
     match v {
         ScalarValue::Bool(b) => b.to_string(),

@@ -290,6 +290,7 @@ impl<'a> FamilyChecker<'a> {
             );
         }
         if !missing.is_empty() && unknown.is_empty() {
+            let help = self.missing_bindings_help(pr, &out);
             self.push(
                 err(
                     Code::BindingMissing,
@@ -302,10 +303,59 @@ impl<'a> FamilyChecker<'a> {
                     ),
                 )
                 .label("incomplete final ABI")
-                .help("add a `[[profiles.bindings]]` entry for every parameter"),
+                .help(help),
             );
         }
         out.sort_by_key(|b| b.slot);
         out
+    }
+
+    /// KF0604's fix in the form the profile's bindings are written in: an
+    /// inline `bindings = [...]` (as `kfam new` writes it, and when there are
+    /// none yet) or `[[profiles.bindings]]` tables; each unbound parameter
+    /// in the next free slot, with the kind its peers use.
+    fn missing_bindings_help(&self, pr: &Spanned<model::Profile>, bound: &[ir::Binding]) -> String {
+        let text = &self.sources.get(self.id).text;
+        let inline = pr.value.bindings.first().is_none_or(|b| {
+            text.get(b.span.start..)
+                .is_some_and(|t| t.trim_start().starts_with('{'))
+        });
+        let tensor_kind = bound
+            .iter()
+            .find(|b| b.kind != BindingKind::ScalarArg)
+            .map_or(BindingKind::TensorArg, |b| b.kind);
+        let mut slot = bound.iter().map(|b| b.slot + 1).max().unwrap_or(0);
+        let mut entries = Vec::new();
+        for p in &self.params {
+            let unbound = !bound.iter().any(|b| b.param == p.index)
+                && self.param_index.get(p.name.as_str()) == Some(&p.index);
+            if !unbound {
+                continue;
+            }
+            let kind = if p.is_tensor() {
+                tensor_kind
+            } else {
+                BindingKind::ScalarArg
+            };
+            let fields = format!("param = \"{}\", slot = {slot}, kind = \"{kind}\"", p.name);
+            entries.push(if inline {
+                format!("`{{ {fields} }}`")
+            } else {
+                format!("`{fields}`")
+            });
+            slot += 1;
+        }
+        if inline {
+            format!(
+                "add {} to the profile's `bindings = [...]`",
+                entries.join(", ")
+            )
+        } else {
+            let each = if entries.len() == 1 { "" } else { " for each" };
+            format!(
+                "add a `[[profiles.bindings]]` table{each}: {}",
+                entries.join("; ")
+            )
+        }
     }
 }
