@@ -117,6 +117,27 @@ def decisions(report: Report) -> list[tuple[str, str | None]]:
     return [(d.computes, d.routed.family if d.routed else None) for d in report.decisions]
 
 
+#: The decision over each node of the block the matcher reads, in graph order.
+BLOCK_DECISIONS = [
+    ("rms_norm", "r_rms_norm_bf16"),
+    ("matmul", None),  # q, k, v: [64, 64] weights, which no family takes
+    ("matmul", None),
+    ("matmul", None),
+    ("matmul", None),  # batched scores: rank 3
+    ("softmax", "r_softmax_bf16"),
+    ("matmul", None),  # batched values
+    ("linear", None),  # nn.Linear's weight is [out, in]: transposed
+    ("add", "r_add_bf16"),
+    ("rms_norm", "r_rms_norm_bf16"),
+    ("matmul", "r_matmul_bf16_64x128"),
+    ("silu", "r_silu_bf16"),
+    ("matmul", "r_matmul_bf16_64x128"),
+    ("mul", "r_mul_bf16"),
+    ("matmul", "r_matmul_bf16_128x64"),
+    ("add", "r_add_bf16"),
+]
+
+
 def test_a_block_routes_every_node_a_family_computes(ops: dict[str, Any]) -> None:
     block, r = Block(), target(ops)
     x = sample(12)
@@ -125,24 +146,7 @@ def test_a_block_routes_every_node_a_family_computes(ops: dict[str, Any]) -> Non
         got = torch.compile(block, backend=r, fullgraph=True)(x)
     report = r.reports[-1]
     print(report)
-    assert decisions(report) == [
-        ("rms_norm", "r_rms_norm_bf16"),
-        ("matmul", None),  # q, k, v: [64, 64] weights, which no family takes
-        ("matmul", None),
-        ("matmul", None),
-        ("matmul", None),  # batched scores: rank 3
-        ("softmax", "r_softmax_bf16"),
-        ("matmul", None),  # batched values
-        ("linear", None),  # nn.Linear's weight is [out, in]: transposed
-        ("add", "r_add_bf16"),
-        ("rms_norm", "r_rms_norm_bf16"),
-        ("matmul", "r_matmul_bf16_64x128"),
-        ("silu", "r_silu_bf16"),
-        ("matmul", "r_matmul_bf16_64x128"),
-        ("mul", "r_mul_bf16"),
-        ("matmul", "r_matmul_bf16_128x64"),
-        ("add", "r_add_bf16"),
-    ]
+    assert decisions(report) == BLOCK_DECISIONS, str(report)
     text = str(report)
     assert "argument 1 (`b`): shape: shape [64, 64], expected [64, 128]" in text, text
     assert "argument 0 (`a`): rank: rank 3 (shape [4, 12, 16]), expected rank 2" in text, text
@@ -305,27 +309,12 @@ def test_export_routes_and_runs(ops: dict[str, Any]) -> None:
     with torch.no_grad():
         program = torch.export.export(block, (x,), dynamic_shapes=dynamic)
         routed_program, report = r.export(program, dynamic_shapes=dynamic)
-        assert [f for _, f in decisions(report) if f] == [
-            f for _, f in decisions_of_block() if f
-        ], str(report)
+        assert [f for _, f in decisions(report) if f] == [f for _, f in BLOCK_DECISIONS if f], str(
+            report
+        )
         got = routed_program.module()(sample(20))
         torch.testing.assert_close(got, block(sample(20)), rtol=0.05, atol=0.05)
     assert "r_silu_bf16" in CALLS
-
-
-def decisions_of_block() -> list[tuple[str, str | None]]:
-    return [
-        ("rms_norm", "r_rms_norm_bf16"),
-        ("softmax", "r_softmax_bf16"),
-        ("add", "r_add_bf16"),
-        ("rms_norm", "r_rms_norm_bf16"),
-        ("matmul", "r_matmul_bf16_64x128"),
-        ("silu", "r_silu_bf16"),
-        ("matmul", "r_matmul_bf16_64x128"),
-        ("mul", "r_mul_bf16"),
-        ("matmul", "r_matmul_bf16_128x64"),
-        ("add", "r_add_bf16"),
-    ]
 
 
 def test_aot_inductor_runs_the_routed_program(ops: dict[str, Any], tmp_path: Path) -> None:
