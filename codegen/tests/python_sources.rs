@@ -48,6 +48,12 @@ fn ruff_accepts_the_python_sources() {
         "ruff check python/ failed (fix the sources; `ruff check --fix` sorts imports):\n{}",
         text(&out)
     );
+    let out = tool(&["-m", "ruff", "format", "--check", "--no-cache", "."]);
+    assert!(
+        out.status.success(),
+        "ruff format --check python/ failed (run `ruff format` in python/):\n{}",
+        text(&out)
+    );
 }
 
 #[test]

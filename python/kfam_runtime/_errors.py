@@ -180,7 +180,5 @@ class CallError(Error, ValueError):
 
     def __reduce__(
         self,
-    ) -> tuple[
-        type[CallError], tuple[CallRule, int | None, int | None, int | None, str | None]
-    ]:
+    ) -> tuple[type[CallError], tuple[CallRule, int | None, int | None, int | None, str | None]]:
         return (type(self), (self.rule, self.param, self.symbol, self.other, self.message))

@@ -244,7 +244,16 @@ class Custom:
 
 
 #: The typed operation payload of a family; narrow it with ``isinstance``.
-Operation: TypeAlias = Union[ElementwiseBinary, Matmul, ElementwiseUnary, Reduce, Softmax, Norm, PagedAttentionDecode, Custom]
+Operation: TypeAlias = Union[
+    ElementwiseBinary,
+    Matmul,
+    ElementwiseUnary,
+    Reduce,
+    Softmax,
+    Norm,
+    PagedAttentionDecode,
+    Custom,
+]
 
 
 @dataclass(frozen=True, slots=True)

@@ -261,12 +261,16 @@ pub(super) fn records_py(first_line: &str) -> String {
         );
         class(&mut body, r, &kind_property);
     }
-    let union: Vec<&str> = OPERATIONS.iter().map(|(_, r)| r.name).collect();
+    // One member a line, with the trailing comma that keeps `ruff format`
+    // from joining them, however many kinds there are.
+    let union: String = OPERATIONS
+        .iter()
+        .map(|(_, r)| format!("    {},\n", r.name))
+        .collect();
     let _ = write!(
         body,
         "\n\n#: The typed operation payload of a family; narrow it with ``isinstance``.\n\
-         Operation: TypeAlias = Union[{}]\n",
-        union.join(", ")
+         Operation: TypeAlias = Union[\n{union}]\n"
     );
     for r in LOGICAL_RECORDS {
         class(&mut body, r, "");
