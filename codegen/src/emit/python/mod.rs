@@ -273,6 +273,7 @@ mod tests {
                     || init.contains(&format!("\nclass {name}("))
                     || init.contains(&format!("\n{name}: Final = "))
                     || init.contains(&format!("    {name}: Final["))
+                    || init.contains(&format!("    {name}: Final = "))
                     || init.contains(&format!(" as {name}\n")),
                 "{name} is in __all__ but neither imported nor defined"
             );
@@ -308,7 +309,7 @@ mod tests {
         ] {
             assert!(torch.contains(&line), "torch.py lacks {line:?}");
         }
-        let init = runtime_source("__init__.py");
+        let init = runtime_source("_version.py");
         assert!(
             init.contains(&format!(
                 "\n__version__: Final[str] = \"{GENERATOR_VERSION}\"\n"
