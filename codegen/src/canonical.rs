@@ -17,7 +17,7 @@ use crate::ir::{
     IDENTITY_FORMAT,
 };
 use crate::vocab::{
-    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
     ReduceOp, UnaryOp,
 };
 
@@ -155,11 +155,24 @@ records! {
     }
     PagedRec {
         block_table: Str<'a>, context_lens: Str<'a>,
-        key_cache: Str<'a>, kind: OperationKind, out: Str<'a>,
+        key_cache: Str<'a>, kind: OperationKind,
+        // Absent for the default layout, so that the identity of a family
+        // declared before layouts existed is unchanged.
+        #[serde(default = "default_layout", skip_serializing_if = "is_default_layout")]
+        layout: CacheLayout,
+        out: Str<'a>,
         query: Str<'a>, scale: Scalar<'a>,
         value_cache: Str<'a>,
     }
     CustomRec { kind: OperationKind, semantics: Str<'a> }
+}
+
+fn default_layout() -> CacheLayout {
+    CacheLayout::DEFAULT
+}
+
+fn is_default_layout(l: &CacheLayout) -> bool {
+    *l == CacheLayout::DEFAULT
 }
 
 /// Read by `kind` first, then strictly as that kind's record (an untagged
@@ -272,6 +285,7 @@ impl<'a> Op<'a> {
             }),
             Operation::PagedAttentionDecode {
                 query,
+                layout,
                 key_cache,
                 value_cache,
                 block_table,
@@ -283,6 +297,7 @@ impl<'a> Op<'a> {
                 context_lens: pname(*context_lens),
                 key_cache: pname(*key_cache),
                 kind,
+                layout: *layout,
                 out: pname(*out),
                 query: pname(*query),
                 scale: scalar(*scale),
@@ -368,6 +383,7 @@ impl Op<'_> {
                 ("block_table", s(&r.block_table)),
                 ("context_lens", s(&r.context_lens)),
                 ("key_cache", s(&r.key_cache)),
+                ("layout", format!("`{}`", r.layout)),
                 ("out", s(&r.out)),
                 ("query", s(&r.query)),
                 ("scale", sc(&r.scale)),
@@ -584,6 +600,7 @@ impl<'a> Canonical<'a> {
             },
             Op::Paged(r) => Operation::PagedAttentionDecode {
                 query: index(&r.query)?,
+                layout: r.layout,
                 key_cache: index(&r.key_cache)?,
                 value_cache: index(&r.value_cache)?,
                 block_table: index(&r.block_table)?,

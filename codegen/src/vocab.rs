@@ -20,6 +20,17 @@ pub struct Vocabulary {
     pub declared: bool,
 }
 
+impl Vocabulary {
+    /// The member a record field of this vocabulary holds when a record
+    /// written before the field was appended ends before it: code 0.
+    pub fn absent(&self) -> &Member<'static> {
+        self.members
+            .iter()
+            .find(|m| m.code == 0)
+            .expect("an appended vocabulary field needs a member of code 0")
+    }
+}
+
 /// One member of a vocabulary.
 #[derive(Clone, Copy, Debug)]
 pub struct Member<'a> {
@@ -137,6 +148,7 @@ pub const VOCABULARIES: &[Vocabulary] = &[
     CallRule::VOCABULARY,
     Capability::VOCABULARY,
     Admission::VOCABULARY,
+    CacheLayout::VOCABULARY,
 ];
 
 vocab! {
@@ -277,6 +289,98 @@ vocab! {
         RmsNorm = 0 => "rms_norm",
         /// `(x - mean(x)) / sqrt(var(x) + eps) * weight + bias`.
         LayerNorm = 1 => "layer_norm",
+    }
+}
+
+vocab! {
+    /// How a paged key/value cache lays out its blocks (`B` blocks of `T`
+    /// tokens, `H_kv` heads of size `D`).
+    CacheLayout {
+        /// Key and value caches `[B, T, H_kv, D]` (vLLM v1, flash-attn, FlashInfer NHD).
+        Nhd = 0 => "nhd",
+        /// Key and value caches `[B, H_kv, T, D]` (FlashInfer HND).
+        Hnd = 1 => "hnd",
+        /// Key cache `[B, H_kv, D / x, T, x]` with `x` elements in 16 bytes, value
+        /// cache `[B, H_kv, D, T]` (vLLM's paged attention kernels).
+        XPacked = 2 => "x_packed",
+        /// One cache `[B, 2, T, H_kv, D]`, keys at index 0 of axis 1 and values at 1.
+        CombinedNhd = 3 => "combined_nhd",
+        /// One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1.
+        CombinedHnd = 4 => "combined_hnd",
+    }
+}
+
+/// Where a cache layout keeps each extent of one cache tensor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CacheAxes {
+    pub rank: usize,
+    pub blocks: usize,
+    pub block_size: usize,
+    pub kv_heads: usize,
+    /// The head size `D`; for `x_packed`'s key cache, the axis of `D / x`.
+    pub head_size: usize,
+    /// `x_packed`'s key cache: the axis of `x`.
+    pub x: Option<usize>,
+    /// Combined layouts: the axis of extent 2 that selects keys or values.
+    pub pair: Option<usize>,
+}
+
+impl CacheLayout {
+    /// The layout of a manifest that names none, and of a description
+    /// written before layouts were declared.
+    pub const DEFAULT: CacheLayout = CacheLayout::Nhd;
+
+    /// Whether keys and values are one tensor (`key_cache` and
+    /// `value_cache` name the same parameter).
+    pub const fn combined(self) -> bool {
+        matches!(self, CacheLayout::CombinedNhd | CacheLayout::CombinedHnd)
+    }
+
+    /// The axes of the key cache (`key`) or of the value cache.
+    pub const fn axes(self, key: bool) -> CacheAxes {
+        const fn four(blocks: usize, block_size: usize, kv_heads: usize, head_size: usize) -> CacheAxes {
+            CacheAxes {
+                rank: 4,
+                blocks,
+                block_size,
+                kv_heads,
+                head_size,
+                x: None,
+                pair: None,
+            }
+        }
+        match self {
+            CacheLayout::Nhd => four(0, 1, 2, 3),
+            CacheLayout::Hnd => four(0, 2, 1, 3),
+            CacheLayout::XPacked if key => CacheAxes {
+                rank: 5,
+                x: Some(4),
+                ..four(0, 3, 1, 2)
+            },
+            CacheLayout::XPacked => four(0, 3, 1, 2),
+            CacheLayout::CombinedNhd => CacheAxes {
+                rank: 5,
+                pair: Some(1),
+                ..four(0, 2, 3, 4)
+            },
+            CacheLayout::CombinedHnd => CacheAxes {
+                rank: 5,
+                pair: Some(1),
+                ..four(0, 3, 2, 4)
+            },
+        }
+    }
+
+    /// The cache's shape in the layout's own letters, for messages.
+    pub const fn shape_text(self, key: bool) -> &'static str {
+        match (self, key) {
+            (CacheLayout::Nhd, _) => "[num_blocks, block_size, H_kv, D]",
+            (CacheLayout::Hnd, _) => "[num_blocks, H_kv, block_size, D]",
+            (CacheLayout::XPacked, true) => "[num_blocks, H_kv, D / x, block_size, x]",
+            (CacheLayout::XPacked, false) => "[num_blocks, H_kv, D, block_size]",
+            (CacheLayout::CombinedNhd, _) => "[num_blocks, 2, block_size, H_kv, D]",
+            (CacheLayout::CombinedHnd, _) => "[num_blocks, 2, H_kv, block_size, D]",
+        }
     }
 }
 

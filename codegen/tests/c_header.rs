@@ -398,6 +398,7 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         }
         Operation::PagedAttentionDecode {
             query,
+            layout,
             key_cache,
             value_cache,
             block_table,
@@ -408,7 +409,7 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
             let (scale, scale_param) = scalar_fields(*scale);
             let _ = writeln!(
                 s,
-                "operation paged_attention_decode scale {scale} scale_param {scale_param} {} {} {} {} {} {}",
+                "operation paged_attention_decode layout {layout} scale {scale} scale_param {scale_param} {} {} {} {} {} {}",
                 pname(*query),
                 pname(*key_cache),
                 pname(*value_cache),

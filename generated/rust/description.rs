@@ -7,7 +7,7 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 2;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {
@@ -201,6 +201,7 @@ impl Read for Operation {
                     context_lens: r.param()?,
                     out: r.param()?,
                     scale: r.read()?,
+                    layout: r.appended_or(CacheLayout::Nhd)?,
                 }))
             }
             OperationKind::Custom => {
@@ -275,5 +276,11 @@ impl Read for NormKind {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         let code = r.read::<i32>()?;
         NormKind::from_code(code).ok_or_else(|| r.unknown("NormKind", code))
+    }
+}
+impl Read for CacheLayout {
+    fn read(r: &mut Reader) -> Result<Self, Malformed> {
+        let code = r.read::<i32>()?;
+        CacheLayout::from_code(code).ok_or_else(|| r.unknown("CacheLayout", code))
     }
 }

@@ -263,15 +263,15 @@ pub enum Operation {
         /// Epsilon.
         eps: ScalarRef,
     },
-    /// Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches
-    /// `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and
-    /// `context_lens` `[B]`.
+    /// Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches in
+    /// `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`), int32 `block_table`
+    /// `[B, max_blocks]` and `context_lens` `[B]`.
     PagedAttentionDecode {
         /// Signature index of the query `[B, H, D]`.
         query: u32,
-        /// Signature index of the key cache `[num_blocks, block_size, H_kv, D]`.
+        /// Signature index of the key cache (in a combined layout, of the one cache).
         key_cache: u32,
-        /// Signature index of the value cache (shaped like key_cache).
+        /// Signature index of the value cache (in a combined layout, key_cache's).
         value_cache: u32,
         /// Signature index of the int32 block table `[B, max_blocks]`.
         block_table: u32,
@@ -281,6 +281,8 @@ pub enum Operation {
         out: u32,
         /// The softmax scale.
         scale: ScalarRef,
+        /// How the caches lay out their blocks.
+        layout: CacheLayout,
     },
     /// A fused kernel described by its signature and `semantics` alone (not cross-checked).
     Custom {

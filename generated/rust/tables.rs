@@ -145,7 +145,7 @@ pub mod families {
 mod rows {
     #![allow(dead_code, unused_imports, clippy::too_many_arguments)]
     pub(super) use ::kfam_runtime::{Binding, DimUse, Evidence, Family, Operation as Op, OutputError, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
-    pub(super) use ::kfam_runtime::{Backend, BinaryOp as BO, BindingKind as BK, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO};
+    pub(super) use ::kfam_runtime::{Backend, BinaryOp as BO, BindingKind as BK, CacheLayout as CL, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO};
     pub(super) use super::{backends as B, execution_modes as EM, platforms as P, runtimes as R};
 
     pub(super) const fn p(index: u32, name: &'static str, doc: Option<&'static str>, kind: PK, direction: D, dtype: DT, layout: L, pool_index: u32, shape: &'static [i64], lowered_shape: &'static [i64]) -> Param {
@@ -218,7 +218,7 @@ mod rows {
     pub(super) const O1: Op = Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true };
     pub(super) const O2: Op = Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false };
     pub(super) const O3: Op = Op::ElementwiseBinary { op: BO::Mul, lhs: 0, rhs: 1, out: 2 };
-    pub(super) const O4: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6) };
+    pub(super) const O4: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::Nhd };
     pub(super) const O5: Op = Op::Norm { op: NK::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
     pub(super) const O6: Op = Op::ElementwiseUnary { op: UO::Silu, input: 0, out: 1 };
     pub(super) const O7: Op = Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." };

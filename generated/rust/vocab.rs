@@ -1115,6 +1115,73 @@ impl core::fmt::Display for Admission {
         f.write_str(self.as_str())
     }
 }
+/// How a paged key/value cache lays out its blocks (`B` blocks of `T` tokens, `H_kv` heads of size `D`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum CacheLayout {
+    /// Key and value caches `[B, T, H_kv, D]` (vLLM v1, flash-attn, FlashInfer NHD).
+    Nhd = 0,
+    /// Key and value caches `[B, H_kv, T, D]` (FlashInfer HND).
+    Hnd = 1,
+    /// Key cache `[B, H_kv, D / x, T, x]` with `x` elements in 16 bytes, value cache `[B, H_kv, D, T]` (vLLM's paged attention kernels).
+    XPacked = 2,
+    /// One cache `[B, 2, T, H_kv, D]`, keys at index 0 of axis 1 and values at 1.
+    CombinedNhd = 3,
+    /// One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1.
+    CombinedHnd = 4,
+}
+impl CacheLayout {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [CacheLayout] = &[
+        CacheLayout::Nhd,
+        CacheLayout::Hnd,
+        CacheLayout::XPacked,
+        CacheLayout::CombinedNhd,
+        CacheLayout::CombinedHnd,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(CacheLayout::Nhd),
+            1 => Some(CacheLayout::Hnd),
+            2 => Some(CacheLayout::XPacked),
+            3 => Some(CacheLayout::CombinedNhd),
+            4 => Some(CacheLayout::CombinedHnd),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            CacheLayout::Nhd => "nhd",
+            CacheLayout::Hnd => "hnd",
+            CacheLayout::XPacked => "x_packed",
+            CacheLayout::CombinedNhd => "combined_nhd",
+            CacheLayout::CombinedHnd => "combined_hnd",
+        }
+    }
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "nhd" => Some(CacheLayout::Nhd),
+            "hnd" => Some(CacheLayout::Hnd),
+            "x_packed" => Some(CacheLayout::XPacked),
+            "combined_nhd" => Some(CacheLayout::CombinedNhd),
+            "combined_hnd" => Some(CacheLayout::CombinedHnd),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for CacheLayout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 /// Outcome of a C ABI call. Its code is the catalog's
 /// (`[status]` of `abi.toml`): `catalog.abi.status_code(status)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

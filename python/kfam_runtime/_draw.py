@@ -17,6 +17,7 @@ from typing import Final
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 
+from ._reference import cache_blocks
 from ._tensors import torch_dtype
 from .records import (
     ElementwiseBinary,
@@ -183,7 +184,7 @@ def _paged_case(
     or reading one token too many or too few, computes something else."""
     args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
     params = family.params
-    blocks, block_size = shapes[params[op.key_cache].name][:2]
+    blocks, block_size = cache_blocks(op.layout, shapes[params[op.key_cache].name])
     batch, max_blocks = shapes[params[op.block_table].name]
     capacity = max_blocks * block_size
     # A permutation of the cache's blocks, repeated when the table has more entries than the

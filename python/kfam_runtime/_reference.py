@@ -33,7 +33,7 @@ from .records import (
     ScalarRef,
     Softmax,
 )
-from .vocab import BinaryOp, DType, Layout, NormKind, ReduceOp, UnaryOp
+from .vocab import BinaryOp, CacheLayout, DType, Layout, NormKind, ReduceOp, UnaryOp
 
 #: A kernel, or a reference: the family's arguments in signature order (tensors, Python
 #: scalars); it writes the family's ``out``/``inout`` tensors in place.
@@ -227,13 +227,48 @@ def _matmul(op: Operation, args: _Args) -> _Results:
     return {op.c: product}
 
 
+def cache_blocks(layout: CacheLayout, key_shape: Sequence[int]) -> tuple[int, int]:
+    """The block count and block size of a key cache of ``key_shape`` in ``layout``."""
+    block_axis = {
+        CacheLayout.NHD: 1,
+        CacheLayout.HND: 2,
+        CacheLayout.X_PACKED: 3,
+        CacheLayout.COMBINED_NHD: 2,
+        CacheLayout.COMBINED_HND: 3,
+    }[layout]
+    return key_shape[0], key_shape[block_axis]
+
+
+def nhd_caches(
+    layout: CacheLayout, key: torch.Tensor, value: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The key and value caches in ``layout`` as ``[num_blocks, block_size, H_kv, D]`` views
+    (``key`` is the one cache of a combined layout, and ``value`` too)."""
+    if layout is CacheLayout.NHD:
+        return key, value
+    if layout is CacheLayout.HND:
+        return key.transpose(1, 2), value.transpose(1, 2)
+    if layout is CacheLayout.X_PACKED:
+        # key [B, H_kv, D / x, T, x] -> [B, T, H_kv, D / x, x] -> [B, T, H_kv, D];
+        # value [B, H_kv, D, T] -> [B, T, H_kv, D].
+        blocks, kv_heads, groups, block_size, x = key.shape
+        key = key.permute(0, 3, 1, 2, 4).reshape(blocks, block_size, kv_heads, groups * x)
+        return key, value.permute(0, 3, 1, 2)
+    if layout is CacheLayout.COMBINED_NHD:
+        return key[:, 0], key[:, 1]
+    if layout is CacheLayout.COMBINED_HND:
+        return key[:, 0].transpose(1, 2), key[:, 1].transpose(1, 2)
+    raise ValueError(f"no reference for the cache layout {layout.spelling}")
+
+
 def _paged_attention(op: Operation, args: _Args) -> _Results:
     """Each sequence's query attends over its first ``context_lens[b]`` tokens: token ``t``
-    lives in cache block ``block_table[b, t // block_size]``, row ``t % block_size``; query
-    head ``h`` reads KV head ``h // (H / H_kv)`` (grouped-query attention)."""
+    lives in cache block ``block_table[b, t // block_size]``, row ``t % block_size`` (read
+    through the caches' layout); query head ``h`` reads KV head ``h // (H / H_kv)``
+    (grouped-query attention)."""
     assert isinstance(op, PagedAttentionDecode)
     q = _wide(args[op.query])
-    k_cache, v_cache = _wide(args[op.key_cache]), _wide(args[op.value_cache])
+    k_cache, v_cache = nhd_caches(op.layout, _wide(args[op.key_cache]), _wide(args[op.value_cache]))
     table, lens = _wide(args[op.block_table]), _wide(args[op.context_lens])
     scale = _scalar(op.scale, args)
     batch, heads, _ = q.shape

@@ -35,6 +35,7 @@ from .vocab import (
     Backend,
     BinaryOp,
     BindingKind,
+    CacheLayout,
     Contract,
     DType,
     Direction,
@@ -207,15 +208,15 @@ class Norm:
 
 @dataclass(frozen=True, slots=True)
 class PagedAttentionDecode:
-    """Decode attention over a paged KV cache: ``query`` and ``out`` ``[B, H, D]``, caches
-    ``[num_blocks, block_size, H_kv, D]``, int32 ``block_table`` ``[B, max_blocks]`` and
-    ``context_lens`` ``[B]``."""
+    """Decode attention over a paged KV cache: ``query`` and ``out`` ``[B, H, D]``, caches in
+    ``layout`` (``nhd``: ``[num_blocks, block_size, H_kv, D]``), int32 ``block_table``
+    ``[B, max_blocks]`` and ``context_lens`` ``[B]``."""
 
     #: Signature index of the query ``[B, H, D]``.
     query: int
-    #: Signature index of the key cache ``[num_blocks, block_size, H_kv, D]``.
+    #: Signature index of the key cache (in a combined layout, of the one cache).
     key_cache: int
-    #: Signature index of the value cache (shaped like key_cache).
+    #: Signature index of the value cache (in a combined layout, key_cache's).
     value_cache: int
     #: Signature index of the int32 block table ``[B, max_blocks]``.
     block_table: int
@@ -225,6 +226,8 @@ class PagedAttentionDecode:
     out: int
     #: The softmax scale.
     scale: ScalarRef
+    #: How the caches lay out their blocks.
+    layout: CacheLayout
 
     @property
     def kind(self) -> OperationKind:
@@ -653,7 +656,7 @@ def _kfam_decode_norm(x: object) -> Norm:
 
 
 def _kfam_decode_paged_attention_decode(x: object) -> PagedAttentionDecode:
-    v = _fields(x, 7)
+    v = _fields(x, 8)
     return PagedAttentionDecode(
         query=_int(v[0]),
         key_cache=_int(v[1]),
@@ -662,6 +665,7 @@ def _kfam_decode_paged_attention_decode(x: object) -> PagedAttentionDecode:
         context_lens=_int(v[4]),
         out=_int(v[5]),
         scale=ScalarRef(*_scalar_ref(v[6])),
+        layout=CacheLayout.NHD if v[7] is None else CacheLayout(_int(v[7])),
     )
 
 

@@ -38,6 +38,7 @@ __all__ = [
     "Admission",
     "BinaryOp",
     "BindingKind",
+    "CacheLayout",
     "CallRule",
     "Capability",
     "Contract",
@@ -293,6 +294,22 @@ class Admission(Vocab):
     PREPARED_INCOMPATIBLE = 6
     #: The document names a retired family, or (schema 1 and 2) the artifact is one of a retired family's.
     RETIRED = 7
+
+
+@unique
+class CacheLayout(Vocab):
+    "How a paged key/value cache lays out its blocks (`B` blocks of `T` tokens, `H_kv` heads of size `D`)."
+
+    #: Key and value caches `[B, T, H_kv, D]` (vLLM v1, flash-attn, FlashInfer NHD).
+    NHD = 0
+    #: Key and value caches `[B, H_kv, T, D]` (FlashInfer HND).
+    HND = 1
+    #: Key cache `[B, H_kv, D / x, T, x]` with `x` elements in 16 bytes, value cache `[B, H_kv, D, T]` (vLLM's paged attention kernels).
+    X_PACKED = 2
+    #: One cache `[B, 2, T, H_kv, D]`, keys at index 0 of axis 1 and values at 1.
+    COMBINED_NHD = 3
+    #: One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1.
+    COMBINED_HND = 4
 
 
 class Status(Vocab):

@@ -183,6 +183,7 @@ fn record(f: &ir::Family) -> Family {
         },
         ir::Operation::PagedAttentionDecode {
             query,
+            layout,
             key_cache,
             value_cache,
             block_table,
@@ -197,6 +198,7 @@ fn record(f: &ir::Family) -> Family {
             context_lens: *context_lens as u32,
             out: *out as u32,
             scale: scalar_ref(*scale),
+            layout: code(layout.code(), kfam_runtime::CacheLayout::from_code),
         },
         ir::Operation::Custom { semantics } => Operation::Custom {
             semantics: s(semantics),

@@ -158,6 +158,15 @@ impl Reader {
         self.read()
     }
 
+    /// [`Reader::appended`] for a type whose absent value is `absent`
+    /// (a vocabulary's member of code 0).
+    pub fn appended_or<T: Read>(&mut self, absent: T) -> Result<T, Malformed> {
+        if self.pos == self.end {
+            return Ok(absent);
+        }
+        self.read()
+    }
+
     /// A parameter's signature index, checked once the family is read.
     pub fn param(&mut self) -> Result<u32, Malformed> {
         let i = self.read::<u32>()?;

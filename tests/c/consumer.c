@@ -117,7 +117,8 @@ static void print_operation(const kfam_family *f)
         break;
     case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: {
         const kfam_paged_attention_decode *a = f->paged_attention_decode;
-        printf(" scale %016" PRIx64 " scale_param %" PRId32 " %s %s %s %s %s %s", bits_of(a->scale), a->scale_param,
+        printf(" layout %s scale %016" PRIx64 " scale_param %" PRId32 " %s %s %s %s %s %s",
+               kfam_cache_layout_name(a->layout), bits_of(a->scale), a->scale_param,
                p[a->query].name, p[a->key_cache].name, p[a->value_cache].name, p[a->block_table].name,
                p[a->context_lens].name, p[a->out].name);
         break;

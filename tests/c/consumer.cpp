@@ -112,7 +112,7 @@ void print_operation(std::ostream &out, const kfam_family &f)
     }
     case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: {
         const kfam_paged_attention_decode &a = *f.paged_attention_decode;
-        out << " scale " << bits_of(a.scale) << " scale_param " << a.scale_param << ' ' << p[a.query].name << ' '
+        out << " layout " << kfam_cache_layout_name(a.layout) << " scale " << bits_of(a.scale) << " scale_param " << a.scale_param << ' ' << p[a.query].name << ' '
             << p[a.key_cache].name << ' ' << p[a.value_cache].name << ' ' << p[a.block_table].name << ' '
             << p[a.context_lens].name << ' ' << p[a.out].name;
         break;

@@ -49,7 +49,7 @@ def operation(op: kfam.Operation) -> str:
     if isinstance(op, kfam.Norm):
         return f"{op.op.spelling} along axis {op.axis}, eps {scalar(op.eps)}"
     if isinstance(op, kfam.PagedAttentionDecode):
-        return f"paged attention decode, scale {scalar(op.scale)}"
+        return f"paged attention decode, {op.layout.spelling} caches, scale {scalar(op.scale)}"
     return f"custom (unchecked): {op.semantics.splitlines()[0] if op.semantics else ''}"
 
 

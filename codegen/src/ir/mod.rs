@@ -8,7 +8,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    BinaryOp, BindingKind, Contract, DType, Direction, Layout, Member, NormKind, OperationKind,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, Member, NormKind, OperationKind,
     ParamKind, ReduceOp, Status, UnaryOp, Vocabulary,
 };
 
@@ -291,6 +291,7 @@ pub enum Operation {
     },
     PagedAttentionDecode {
         query: usize,
+        layout: CacheLayout,
         key_cache: usize,
         value_cache: usize,
         block_table: usize,

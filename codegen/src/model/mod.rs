@@ -10,7 +10,7 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::vocab::{
-    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
     UnaryOp,
 };
 
@@ -446,9 +446,15 @@ pub struct Norm {
 pub struct PagedAttentionDecode {
     /// Name of the query tensor `[B, H, D]`.
     pub query: Spanned<String>,
-    /// Name of the key cache `[num_blocks, block_size, H_kv, D]`.
+    /// How the caches lay out their blocks: `nhd` (the default), `hnd`,
+    /// `x_packed` or, keys and values in one tensor, `combined_nhd` or
+    /// `combined_hnd`.
+    #[serde(default)]
+    pub layout: Option<Spanned<CacheLayout>>,
+    /// Name of the key cache, `[num_blocks, block_size, H_kv, D]` in the
+    /// default layout.
     pub key_cache: Spanned<String>,
-    /// Name of the value cache, shaped like the key cache.
+    /// Name of the value cache; in a combined layout, the key cache's name.
     pub value_cache: Spanned<String>,
     /// Name of the int32 block table `[B, max_blocks]`.
     pub block_table: Spanned<String>,

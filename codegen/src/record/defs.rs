@@ -6,7 +6,7 @@
 
 use super::{c_only, field, raw, CForm, CValue, Field, Fixed, Record, Role, Shorthand, Ty};
 use crate::vocab::{
-    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
     ReduceOp, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
 };
 
@@ -506,19 +506,19 @@ pub static NORM: Record = payload(
 pub static PAGED_ATTENTION_DECODE: Record = payload(
     "kfam_paged_attention_decode",
     "PagedAttentionDecode",
-    "Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches\n\
-     `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and\n\
-     `context_lens` `[B]`.",
+    "Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches in\n\
+     `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`), int32 `block_table`\n\
+     `[B, max_blocks]` and `context_lens` `[B]`.",
     &[
         struct_size(),
         operand("query", "Signature index of the query `[B, H, D]`."),
         operand(
             "key_cache",
-            "Signature index of the key cache `[num_blocks, block_size, H_kv, D]`.",
+            "Signature index of the key cache (in a combined layout, of the one cache).",
         ),
         operand(
             "value_cache",
-            "Signature index of the value cache (shaped like key_cache).",
+            "Signature index of the value cache (in a combined layout, key_cache's).",
         ),
         operand(
             "block_table",
@@ -530,6 +530,12 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
         ),
         operand("out", "Signature index of the result `[B, H, D]`."),
         field("scale", Ty::ScalarRef, "The softmax scale."),
+        field(
+            "layout",
+            vocab(&CacheLayout::VOCABULARY),
+            "How the caches lay out their blocks.",
+        )
+        .since(2),
     ],
 );
 

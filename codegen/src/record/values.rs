@@ -356,6 +356,7 @@ impl Row for ir::Operation {
             ],
             O::PagedAttentionDecode {
                 query,
+                layout,
                 key_cache,
                 value_cache,
                 block_table,
@@ -370,6 +371,7 @@ impl Row for ir::Operation {
                 i(*context_lens),
                 i(*out),
                 Value::ScalarRef(*scale),
+                code!(*layout),
             ],
             O::Custom { semantics } => smallvec::smallvec![Value::Str(semantics)],
         }

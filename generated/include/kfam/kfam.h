@@ -635,6 +635,35 @@ static inline const char *kfam_admission_outcome_name(int32_t code)
     }
 }
 
+/** How a paged key/value cache lays out its blocks (`B` blocks of `T` tokens, `H_kv` heads of size `D`). */
+typedef enum kfam_cache_layout {
+    /** Key and value caches `[B, T, H_kv, D]` (vLLM v1, flash-attn, FlashInfer NHD). */
+    KFAM_CACHE_LAYOUT_NHD = 0,
+    /** Key and value caches `[B, H_kv, T, D]` (FlashInfer HND). */
+    KFAM_CACHE_LAYOUT_HND = 1,
+    /** Key cache `[B, H_kv, D / x, T, x]` with `x` elements in 16 bytes, value cache `[B, H_kv, D, T]` (vLLM's paged attention kernels). */
+    KFAM_CACHE_LAYOUT_X_PACKED = 2,
+    /** One cache `[B, 2, T, H_kv, D]`, keys at index 0 of axis 1 and values at 1. */
+    KFAM_CACHE_LAYOUT_COMBINED_NHD = 3,
+    /** One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1. */
+    KFAM_CACHE_LAYOUT_COMBINED_HND = 4
+} kfam_cache_layout;
+/** Members of kfam_cache_layout; their codes run from 0 to KFAM_CACHE_LAYOUT_COUNT - 1. */
+#define KFAM_CACHE_LAYOUT_COUNT 5
+
+/** The spelling of a kfam_cache_layout code, or NULL for an unknown code. */
+static inline const char *kfam_cache_layout_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_CACHE_LAYOUT_NHD: return "nhd";
+    case KFAM_CACHE_LAYOUT_HND: return "hnd";
+    case KFAM_CACHE_LAYOUT_X_PACKED: return "x_packed";
+    case KFAM_CACHE_LAYOUT_COMBINED_NHD: return "combined_nhd";
+    case KFAM_CACHE_LAYOUT_COMBINED_HND: return "combined_hnd";
+    default: return NULL;
+    }
+}
+
 /**
  * Status codes of the native C ABI; their values are declared in `abi.toml`.
  * Every function of the runtime library returns one of these as int32_t.
@@ -689,6 +718,7 @@ typedef char kfam_gen_enums_are_int32[(sizeof(kfam_dtype) == sizeof(int32_t) &&
     sizeof(kfam_call_rule) == sizeof(int32_t) &&
     sizeof(kfam_capability_outcome) == sizeof(int32_t) &&
     sizeof(kfam_admission_outcome) == sizeof(int32_t) &&
+    sizeof(kfam_cache_layout) == sizeof(int32_t) &&
     sizeof(kfam_status) == sizeof(int32_t)) ? 1 : -1];
 
 /* ------------------------------------------------------------------------
@@ -884,18 +914,18 @@ typedef struct kfam_norm {
 } kfam_norm;
 
 /**
- * Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches
- * `[num_blocks, block_size, H_kv, D]`, int32 `block_table` `[B, max_blocks]` and
- * `context_lens` `[B]`.
+ * Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches in
+ * `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`), int32 `block_table`
+ * `[B, max_blocks]` and `context_lens` `[B]`.
  */
 typedef struct kfam_paged_attention_decode {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
     uint32_t struct_size;
     /** Signature index of the query `[B, H, D]`. */
     uint32_t query;
-    /** Signature index of the key cache `[num_blocks, block_size, H_kv, D]`. */
+    /** Signature index of the key cache (in a combined layout, of the one cache). */
     uint32_t key_cache;
-    /** Signature index of the value cache (shaped like key_cache). */
+    /** Signature index of the value cache (in a combined layout, key_cache's). */
     uint32_t value_cache;
     /** Signature index of the int32 block table `[B, max_blocks]`. */
     uint32_t block_table;
@@ -907,6 +937,8 @@ typedef struct kfam_paged_attention_decode {
     double scale;
     /** Signature index of the float scalar parameter carrying `scale`, or -1 for the constant. */
     int32_t scale_param;
+    /** How the caches lay out their blocks. A kfam_cache_layout code. */
+    int32_t layout;
 } kfam_paged_attention_decode;
 
 /** One extent that is a named symbol: axis `axis` of parameter `param`. */
@@ -1354,6 +1386,7 @@ KFAM_GEN_OFFSET(kfam_paged_attention_decode, context_lens, 20u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, out, 24u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale, 32u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale_param, 40u);
+KFAM_GEN_OFFSET(kfam_paged_attention_decode, layout, 44u);
 KFAM_GEN_SIZE(kfam_dim_use, 16u);
 KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);

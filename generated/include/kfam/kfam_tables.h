@@ -136,9 +136,9 @@ static const kfam_norm kfam_gen_norm[1] KFAM_GEN_MAYBE_UNUSED = {
 {sizeof(kfam_norm),0,0,1,-1,2,1,1e-6,-1},
 };
 
-/* kfam_paged_attention_decode: struct_size, query, key_cache, value_cache, block_table, context_lens, out, scale, scale_param */
+/* kfam_paged_attention_decode: struct_size, query, key_cache, value_cache, block_table, context_lens, out, scale, scale_param, layout */
 static const kfam_paged_attention_decode kfam_gen_paged_attention_decode[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_paged_attention_decode),0,1,2,3,4,5,0.0,6},
+{sizeof(kfam_paged_attention_decode),0,1,2,3,4,5,0.0,6,0},
 };
 
 /* kfam_dim_use: struct_size, param, tensor, axis */

@@ -1,18 +1,48 @@
 //! `paged_attention_decode`: the shapes of decode attention over a paged
-//! KV cache, and the extents a call must find equal in every tensor.
+//! KV cache in its declared layout, and the extents a call must find equal
+//! in every tensor.
+
+use std::ops::Range;
 
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir;
 use crate::model;
-use crate::vocab::DType;
+use crate::vocab::{CacheLayout, DType};
+
+/// The shapes of every operand in `layout`, for help lines.
+const fn help(layout: CacheLayout) -> &'static str {
+    macro_rules! shapes {
+        ($caches:literal) => {
+            concat!(
+                "query [B, H, D], ",
+                $caches,
+                ", block_table [B, max_blocks] int32, context_lens [B] int32, out [B, H, D]"
+            )
+        };
+    }
+    match layout {
+        CacheLayout::Nhd => shapes!("caches [num_blocks, block_size, H_kv, D]"),
+        CacheLayout::Hnd => shapes!("caches [num_blocks, H_kv, block_size, D]"),
+        CacheLayout::XPacked => shapes!(
+            "key_cache [num_blocks, H_kv, D / x, block_size, x] (x elements in 16 bytes), value_cache [num_blocks, H_kv, D, block_size]"
+        ),
+        CacheLayout::CombinedNhd => {
+            shapes!("key_cache = value_cache [num_blocks, 2, block_size, H_kv, D]")
+        }
+        CacheLayout::CombinedHnd => {
+            shapes!("key_cache = value_cache [num_blocks, 2, H_kv, block_size, D]")
+        }
+    }
+}
 
 impl FamilyChecker<'_> {
     pub(super) fn paged_attention_decode(
         &mut self,
         p: &model::PagedAttentionDecode,
     ) -> Option<ir::Operation> {
+        let layout = p.layout.as_ref().map_or(CacheLayout::DEFAULT, |l| l.value);
         let ([q, kc, vc, bt, cl, out], ok) = self.operands([
             (&p.query, false),
             (&p.key_cache, false),
@@ -22,10 +52,11 @@ impl FamilyChecker<'_> {
             (&p.out, true),
         ])?;
         let scale = self.scalar_operand(&p.scale, "scale");
-        if ok {
+        let one_cache = self.cache_count(p, layout, kc, vc);
+        if ok && one_cache {
             let rule = Rule {
                 code: Code::PagedAttentionMismatch,
-                help: "query [B, H, D], caches [num_blocks, block_size, H_kv, D], block_table [B, max_blocks] int32, context_lens [B] int32, out [B, H, D]",
+                help: help(layout),
             };
             let (sq, sk, sv, sb, sc, so) = (
                 &p.query.span,
@@ -35,15 +66,19 @@ impl FamilyChecker<'_> {
                 &p.context_lens.span,
                 &p.out.span,
             );
+            let (ka, va) = (layout.axes(true), layout.axes(false));
             let mut ranks = true;
             for (role, i, rank, span) in [
                 ("query", q, 3, sq),
-                ("key_cache", kc, 4, sk),
-                ("value_cache", vc, 4, sv),
+                ("key_cache", kc, ka.rank, sk),
+                ("value_cache", vc, va.rank, sv),
                 ("block_table", bt, 2, sb),
                 ("context_lens", cl, 1, sc),
                 ("out", out, 3, so),
             ] {
+                if role == "value_cache" && layout.combined() {
+                    continue;
+                }
                 ranks &= self.require_rank(&rule, role, i, rank, span);
             }
             if self.require_float(&rule, "query", q, sq) {
@@ -83,27 +118,33 @@ impl FamilyChecker<'_> {
                     "the head count H",
                     &[("query", q, 1, sq), ("out", out, 1, so)],
                 );
-                self.agree_extent(
-                    &rule,
-                    "the head size D",
-                    &[
-                        ("query", q, 2, sq),
-                        ("key_cache", kc, 3, sk),
-                        ("value_cache", vc, 3, sv),
-                        ("out", out, 2, so),
-                    ],
-                );
-                for (axis, what) in [
-                    (0, "num_blocks"),
-                    (1, "block_size"),
-                    (2, "the KV head count H_kv"),
-                ] {
-                    let caches = [("key_cache", kc, axis, sk), ("value_cache", vc, axis, sv)];
-                    if self.agree_extent(&rule, what, &caches) && axis == 0 {
-                        self.require_tied(&rule, what, "num_blocks", &caches);
+                let mut head_size = vec![("query", q, 2, sq), ("out", out, 2, so)];
+                if ka.x.is_none() {
+                    head_size.push(("key_cache", kc, ka.head_size, sk));
+                }
+                if !layout.combined() {
+                    head_size.push(("value_cache", vc, va.head_size, sv));
+                }
+                self.agree_extent(&rule, "the head size D", &head_size);
+                if !layout.combined() {
+                    for (what, k, v) in [
+                        ("num_blocks", ka.blocks, va.blocks),
+                        ("block_size", ka.block_size, va.block_size),
+                        ("the KV head count H_kv", ka.kv_heads, va.kv_heads),
+                    ] {
+                        let caches = [("key_cache", kc, k, sk), ("value_cache", vc, v, sv)];
+                        if self.agree_extent(&rule, what, &caches) && what == "num_blocks" {
+                            self.require_tied(&rule, what, "num_blocks", &caches);
+                        }
                     }
                 }
-                let (h, hkv) = (self.params[q].dims[1], self.params[kc].dims[2]);
+                if let Some(axis) = ka.pair {
+                    self.cache_pair(&rule, kc, axis, sk);
+                }
+                if let Some(axis) = ka.x {
+                    self.cache_x(&rule, [q, kc], axis, ka.head_size, sk);
+                }
+                let (h, hkv) = (self.params[q].dims[1], self.params[kc].dims[ka.kv_heads]);
                 if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
                     if h % hkv != 0 {
                         let msg = format!(
@@ -122,6 +163,7 @@ impl FamilyChecker<'_> {
         }
         Some(ir::Operation::PagedAttentionDecode {
             query: q,
+            layout,
             key_cache: kc,
             value_cache: vc,
             block_table: bt,
@@ -129,5 +171,129 @@ impl FamilyChecker<'_> {
             out,
             scale: scale?,
         })
+    }
+
+    /// A combined layout keeps keys and values in one tensor, which both
+    /// operands name; the others keep two.
+    fn cache_count(
+        &mut self,
+        p: &model::PagedAttentionDecode,
+        layout: CacheLayout,
+        kc: usize,
+        vc: usize,
+    ) -> bool {
+        if layout.combined() == (kc == vc) {
+            return true;
+        }
+        let (key, value) = (&self.params[kc].name, &self.params[vc].name);
+        let d = if layout.combined() {
+            let msg = format!(
+                "layout `{layout}` keeps keys and values in one cache, but `key_cache` names `{key}` and `value_cache` names `{value}`"
+            );
+            err(Code::PagedAttentionMismatch, self.id, &p.value_cache.span, msg)
+                .label(format!("expected `{key}`"))
+                .help(format!(
+                    "name the one cache {} in both, or declare a layout of two caches (nhd, hnd, x_packed)",
+                    layout.shape_text(true)
+                ))
+        } else {
+            let msg = format!(
+                "`key_cache` and `value_cache` both name `{key}`, but layout `{layout}` keeps keys and values in two caches"
+            );
+            err(Code::PagedAttentionMismatch, self.id, &p.value_cache.span, msg)
+                .label("the same cache as key_cache")
+                .help("name the value cache, or declare `layout = \"combined_nhd\"` (or `\"combined_hnd\"`) for one cache [num_blocks, 2, ...] holding keys at 0 and values at 1")
+        };
+        let d = match &p.layout {
+            Some(l) => d.related(self.id, l.span.clone(), "the layout is declared here"),
+            None => d.note("no `layout` is declared: the default is `nhd`"),
+        };
+        self.push(d);
+        false
+    }
+
+    /// A combined cache's axis of keys and values has extent 2.
+    fn cache_pair(&mut self, rule: &Rule, kc: usize, axis: usize, span: &Range<usize>) {
+        let e = self.params[kc].dims[axis];
+        if e.static_value() == Some(2) {
+            return;
+        }
+        let msg = format!(
+            "{} axis {axis} is {}, expected 2: keys at index 0, values at 1",
+            self.who("key_cache", kc),
+            self.extent_text(e)
+        );
+        let d = err(rule.code, self.id, span, msg)
+            .label("expected 2 at axis 1")
+            .help(rule.help);
+        let d = self.at_axis(d, kc, axis);
+        self.push(d);
+    }
+
+    /// `x_packed`'s key cache: `x` (static) elements fill 16 bytes, and
+    /// `D / x` groups of them make the head size `D` of the query.
+    fn cache_x(
+        &mut self,
+        rule: &Rule,
+        [q, kc]: [usize; 2],
+        x_axis: usize,
+        groups_axis: usize,
+        span: &Range<usize>,
+    ) {
+        let bits = self.params[kc].dtype.bits();
+        let want = 128 / i64::from(bits);
+        let dims = &self.params[kc].dims;
+        let (x, groups, d) = (
+            dims[x_axis].static_value(),
+            dims[groups_axis].static_value(),
+            self.params[q].dims[2].static_value(),
+        );
+        let who = self.who("key_cache", kc);
+        let (axis, msg, label) = match (x, groups, d) {
+            (Some(x), ..) if x != want => (
+                x_axis,
+                format!(
+                    "{who} axis {x_axis} is x = {x}, but 16 bytes hold {want} elements of {}",
+                    self.params[kc].dtype
+                ),
+                format!("expected x = {want}"),
+            ),
+            (None, ..) | (_, None, _) | (_, _, None) => {
+                let a = if x.is_none() { x_axis } else { groups_axis };
+                let what = if x.is_none() { "x" } else { "D / x" };
+                let msg = format!(
+                    "{who} axis {a} ({what}) is {}, but the x_packed layout needs a static x and head size D",
+                    self.extent_text(dims[a])
+                );
+                let msg = if d.is_none() && x.is_some() && groups.is_some() {
+                    format!(
+                        "the head size D of {} is dynamic, but the x_packed layout needs a static x and head size D",
+                        self.who("query", q)
+                    )
+                } else {
+                    msg
+                };
+                (a, msg, "expected a static extent".to_owned())
+            }
+            (Some(x), Some(_), Some(d)) if d % x != 0 => (
+                x_axis,
+                format!("{who} has x = {x}, which does not divide the head size D = {d}"),
+                format!("{x} does not divide {d}"),
+            ),
+            (Some(x), Some(g), Some(d)) if g * x != d => (
+                groups_axis,
+                format!(
+                    "{who} axis {groups_axis} is {g}, expected D / x = {d} / {x} = {}",
+                    d / x
+                ),
+                format!("expected {}", d / x),
+            ),
+            _ => return,
+        };
+        let d = err(rule.code, self.id, span, msg)
+            .label(label)
+            .help(rule.help);
+        let d = self.at_axis(d, kc, axis);
+        self.push(d);
     }
 }

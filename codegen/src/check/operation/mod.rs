@@ -260,6 +260,18 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
+    /// `d` with a label at axis `axis` of parameter `i`'s declared shape.
+    fn at_axis(&self, d: Diagnostic, i: usize, axis: usize) -> Diagnostic {
+        match self.dim_span(i, axis as i32) {
+            Some(span) => d.related(
+                self.id,
+                span,
+                format!("`{}` axis {axis} is declared here", self.params[i].name),
+            ),
+            None => d,
+        }
+    }
+
     /// The span of axis `axis` (negative: from the end) of parameter `i`'s
     /// declared shape.
     fn dim_span(&self, i: usize, axis: i32) -> Option<Range<usize>> {

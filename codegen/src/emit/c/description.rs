@@ -36,7 +36,7 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// own major and of any minor up to its own.
 pub const FORMAT_MAJOR: u16 = 1;
 /// 1: a receipt's evidence gained `runs`, `deterministic`, `run_max_abs`.
-pub const FORMAT_MINOR: u16 = 1;
+pub const FORMAT_MINOR: u16 = 2;
 
 /// The description of `ir`'s catalog, whose content digest is `digest`
 /// ([`crate::ir::catalog_digest`]).

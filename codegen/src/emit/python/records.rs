@@ -224,9 +224,12 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
             (Role::Plain, ty) if f.since > 0 => {
                 let i = at(f.name);
                 let zero = match ty {
-                    Ty::Bool => "False",
-                    Ty::F64 => "0.0",
-                    Ty::U32 | Ty::Count | Ty::I64 => "0",
+                    Ty::Bool => "False".to_owned(),
+                    Ty::F64 => "0.0".to_owned(),
+                    Ty::U32 | Ty::Count | Ty::I64 => "0".to_owned(),
+                    Ty::Vocab(v) if !v.declared => {
+                        format!("{}.{}", v.name, names::shouty(v.absent().spelling))
+                    }
                     other => unreachable!("an appended field of type {other:?} needs a zero here"),
                 };
                 format!(

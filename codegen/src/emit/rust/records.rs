@@ -226,7 +226,12 @@ pub(super) fn description_tokens() -> TokenStream {
                     Ty::Param => quote!(#n: r.param()?),
                     Ty::OptParam => quote!(#n: r.opt_param()?),
                     // Appended in a later minor: an earlier writer's
-                    // record ends before it.
+                    // record ends before it. A vocabulary's absent
+                    // member is its code 0.
+                    Ty::Vocab(v) if f.since > 0 => {
+                        let (ty, zero) = (ident(v.name), ident(v.absent().variant));
+                        quote!(#n: r.appended_or(#ty::#zero)?)
+                    }
                     _ if f.since > 0 => quote!(#n: r.appended()?),
                     _ => quote!(#n: r.read()?),
                 }
