@@ -386,18 +386,34 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 d,
                 &[qb.clone(), h.clone(), dd.into()],
             ));
-            params.push(Param::tensor(
-                &names[1],
-                "in",
-                d,
-                &[qn.clone(), bs.into(), hkv.clone(), dd.into()],
-            ));
-            params.push(Param::tensor(
-                &names[2],
-                "in",
-                d,
-                &[qn, bs.into(), hkv, dd.into()],
-            ));
+            // Each cache layout, its caches shaped as it says.
+            let layout = r.pick(&["nhd", "hnd", "x_packed", "combined_nhd", "combined_hnd"]);
+            let x = if d == "fp32" { 4 } else { 8 };
+            let groups = (dd.parse::<usize>().unwrap() / x).to_string();
+            let (bs, two) = (bs.to_owned(), "2".to_owned());
+            let dd_ = dd.to_owned();
+            let (key, value): (Vec<String>, Option<Vec<String>>) = match layout {
+                "nhd" => {
+                    let s = vec![qn, bs, hkv, dd_];
+                    (s.clone(), Some(s))
+                }
+                "hnd" => {
+                    let s = vec![qn, hkv, bs, dd_];
+                    (s.clone(), Some(s))
+                }
+                "x_packed" => (
+                    vec![qn.clone(), hkv.clone(), groups, bs.clone(), x.to_string()],
+                    Some(vec![qn, hkv, dd_, bs]),
+                ),
+                // One cache: its block count ties nothing (KF0209 for a symbol).
+                "combined_nhd" => (vec!["-1".into(), two, bs, hkv, dd_], None),
+                _ => (vec!["-1".into(), two, hkv, bs, dd_], None),
+            };
+            params.push(Param::tensor(&names[1], "in", d, &key));
+            if let Some(value) = &value {
+                params.push(Param::tensor(&names[2], "in", d, value));
+            }
+            let value_cache = if value.is_some() { &names[2] } else { &names[1] };
             params.push(Param::tensor(
                 &names[3],
                 "in",
@@ -412,10 +428,11 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
             ));
             params.push(Param::tensor(&names[5], "out", d, &[qb, h, dd.into()]));
             op = format!(
-                "[operation.paged_attention_decode]\nquery = {}\nkey_cache = {}\nvalue_cache = {}\nblock_table = {}\ncontext_lens = {}\nout = {}\nscale = 0.125\n",
+                "[operation.paged_attention_decode]\nlayout = {}\nquery = {}\nkey_cache = {}\nvalue_cache = {}\nblock_table = {}\ncontext_lens = {}\nout = {}\nscale = 0.125\n",
+                q(layout),
                 q(&names[0]),
                 q(&names[1]),
-                q(&names[2]),
+                q(value_cache),
                 q(&names[3]),
                 q(&names[4]),
                 q(&names[5])

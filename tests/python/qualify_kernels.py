@@ -25,20 +25,45 @@ def _gather(cache: torch.Tensor, table: torch.Tensor, b: int, length: int) -> to
     return cache[table[b, :used].long()].flatten(0, 1)[:length]
 
 
+def _caches(layout: str, k: Any, v: Any, *, raw: bool) -> tuple[Any, Any]:
+    """The caches of ``layout`` as ``[blocks, block_size, kv_heads, D]``; with ``raw``
+    (wrong) the cache memory read as if it were laid out so, its axes never moved."""
+    if layout.startswith("combined"):
+        k, v = k.select(1, 0), v.select(1, 1)
+    if layout in ("hnd", "combined_hnd"):
+        nhd = k.transpose(1, 2), v.transpose(1, 2)
+    elif layout == "x_packed":  # keys [B, H_kv, D / x, T, x], values [B, H_kv, D, T]
+        nhd = torch.einsum("bhgtx->bthgx", k).flatten(3), torch.einsum("bhdt->bthd", v)
+    else:
+        nhd = k, v
+    if raw:
+        return k.reshape(nhd[0].shape), v.reshape(nhd[1].shape)
+    return nhd
+
+
 def paged_attention(
     *,
+    layout: str = "nhd",
+    read_as_nhd: bool = False,
     extra_tokens: int = 0,
     fixed_scale: bool = False,
     ignore_table: bool = False,
     identity_table: bool = False,
 ) -> Kernel:
-    """Decode attention with ``F.scaled_dot_product_attention`` over the gathered cache, in
-    fp32, grouped-query heads expanded. Wrong with a flag: ``extra_tokens`` attends one token
+    """Decode attention with ``F.scaled_dot_product_attention`` over the gathered cache (in
+    ``layout``), in fp32, grouped-query heads expanded. Wrong with a flag: ``read_as_nhd``
+    reads the cache's memory as if it were NHD, ``extra_tokens`` attends one token
     too many or too few, ``fixed_scale`` ignores the scale argument for ``1/sqrt(D)``,
     ``ignore_table`` reads every block of a sequence through its first table entry,
     ``identity_table`` reads block ``j`` for entry ``j`` (the table ignored altogether)."""
 
-    def kernel(q: Any, k_cache: Any, v_cache: Any, table: Any, lens: Any, out: Any, scale: Any) -> None:
+    def kernel(*args: Any) -> None:
+        if layout.startswith("combined"):
+            q, kv, table, lens, out, scale = args
+            k_cache, v_cache = _caches(layout, kv, kv, raw=read_as_nhd)
+        else:
+            q, k, v, table, lens, out, scale = args
+            k_cache, v_cache = _caches(layout, k, v, raw=read_as_nhd)
         heads, kv_heads = q.shape[1], k_cache.shape[2]
         for b in range(q.shape[0]):
             length = int(lens[b]) + extra_tokens
@@ -111,5 +136,9 @@ CORRECT: dict[str, Kernel] = {
     "q_matmul_bf16": lambda a, b, c: _into(c, torch.matmul(a.float(), b.float())),
     "q_matmul_acc_fp32": _matmul_acc,
     "q_paged_attention_bf16": paged_attention(),
+    "q_paged_attention_hnd_bf16": paged_attention(layout="hnd"),
+    "q_paged_attention_x_packed_bf16": paged_attention(layout="x_packed"),
+    "q_paged_attention_combined_nhd_bf16": paged_attention(layout="combined_nhd"),
+    "q_paged_attention_combined_hnd_bf16": paged_attention(layout="combined_hnd"),
     "q_scale_custom": _scale,
 }

@@ -97,14 +97,51 @@ def test_the_reference_is_torchs_own_operator(name: str) -> None:
         torch.testing.assert_close(out, expected, rtol=0, atol=0, equal_nan=True)
 
 
-def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache() -> None:
-    family = kfam.family("q_paged_attention_bf16")
+def _as_nhd(layout: str, args: list[object]) -> list[object]:
+    """``args`` of a family with caches in ``layout``, the caches as NHD tensors
+    ``[blocks, block_size, kv_heads, D]``, indexed token by token (not through views of the
+    layout), so that the check does not repeat the reference's gather."""
+    if layout.startswith("combined"):
+        q, kv, *rest = args
+        assert isinstance(kv, torch.Tensor)
+        k, v = kv[:, 0], kv[:, 1]
+    else:
+        q, k, v, *rest = args
+    assert isinstance(k, torch.Tensor) and isinstance(v, torch.Tensor)
+    blocks = k.shape[0]
+    if layout in ("hnd", "combined_hnd"):
+        heads, size, dim = k.shape[1], k.shape[2], k.shape[3]
+    elif layout == "x_packed":
+        heads, dim, size = v.shape[1], v.shape[2], v.shape[3]
+    else:
+        size, heads, dim = k.shape[1], k.shape[2], k.shape[3]
+    x = k.shape[4] if layout == "x_packed" else 1
+    nk = torch.empty(blocks, size, heads, dim, dtype=k.dtype)
+    nv = torch.empty(blocks, size, heads, dim, dtype=v.dtype)
+    for t in range(size):
+        for h in range(heads):
+            if layout in ("hnd", "combined_hnd"):
+                nk[:, t, h], nv[:, t, h] = k[:, h, t], v[:, h, t]
+            elif layout == "x_packed":
+                for d in range(dim):
+                    nk[:, t, h, d] = k[:, h, d // x, t, d % x]
+                nv[:, t, h] = v[:, h, :, t]
+            else:
+                nk[:, t, h], nv[:, t, h] = k[:, t, h], v[:, t, h]
+    return [q, nk, nv, *rest]
+
+
+@pytest.mark.parametrize("layout", ["nhd", "hnd", "x_packed", "combined_nhd", "combined_hnd"])
+def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache(layout: str) -> None:
+    name = "q_paged_attention_bf16" if layout == "nhd" else f"q_paged_attention_{layout}_bf16"
+    family = kfam.family(name)
+    assert family.operation.layout.spelling == layout  # type: ignore[union-attr]
     for case in range(6):
         from kfam_runtime._draw import draw as _draw
 
         args = _draw(family, 3, case).args
         got = _reference_outputs(family, args)
-        q, k_cache, v_cache, table, lens, _, scale = args
+        q, k_cache, v_cache, table, lens, _, scale = _as_nhd(layout, list(args))
         assert isinstance(q, torch.Tensor) and isinstance(k_cache, torch.Tensor)
         assert isinstance(v_cache, torch.Tensor) and isinstance(table, torch.Tensor)
         assert isinstance(lens, torch.Tensor) and isinstance(scale, float)
@@ -119,7 +156,7 @@ def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache() -> None
                 q[b].double().unsqueeze(1), keys, values, scale=scale, enable_gqa=True
             )
             want[b] = o.squeeze(1)
-        out = got[5]
+        out = got[family.operation.out]  # type: ignore[union-attr]
         assert isinstance(out, torch.Tensor)
         torch.testing.assert_close(out.double(), want.to(out.dtype).double(), rtol=0, atol=2**-8)
 
@@ -234,6 +271,11 @@ WRONG = {
     "the scale argument ignored": ("q_paged_attention_bf16", paged_attention(fixed_scale=True)),
     "block-table entries ignored": ("q_paged_attention_bf16", paged_attention(ignore_table=True)),
     "the block table ignored": ("q_paged_attention_bf16", paged_attention(identity_table=True)),
+    "the 5-D key cache read as NHD": (
+        "q_paged_attention_x_packed_bf16",
+        paged_attention(layout="x_packed", read_as_nhd=True),
+    ),
+    "an HND cache read as NHD": ("q_paged_attention_hnd_bf16", paged_attention(layout="hnd", read_as_nhd=True)),
     "bf16 matmul accumulation": ("q_matmul_bf16", matmul_accumulating_in_bf16),
     "bf16 accumulation over k = 1024": ("q_matmul_acc_fp32", lambda a, b, c: matmul_accumulating_in_bf16(a, b, c, accumulate=True)),
     "bf16 accumulation": ("q_mean_bf16", mean_accumulating_in_bf16),

@@ -37,11 +37,11 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "be0b454e43004c2723ed2ebe5545f721a97ee6228aae2a84b4bd61c5492c8d6e"
+#define KFAM_CATALOG_DIGEST "415a630a27943a81b2197f3166287170caf71a865c9ec4f311c5817780335c12"
 /** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
-#define KFAM_CATALOG_FAMILIES "31391e40973c98b8758270b9887cef8abcc9dcd3849a5d9e1c15f3631f794876"
+#define KFAM_CATALOG_FAMILIES "7abca80003e26ea0450d7b43d9859a41264c938ea40a3001388a61674fc9069b"
 /** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
-#define KFAM_CATALOG_APPROVAL 1u
+#define KFAM_CATALOG_APPROVAL 2u
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -53,7 +53,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 9
+#define KFAM_FAMILY_COUNT 13
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -1875,7 +1875,7 @@ static inline const kfam_pairing *kfam_gen_pairing(void)
 
 #ifndef KFAM_PRIVATE_TABLES
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-extern const kfam_family kfam_families[9];
+extern const kfam_family kfam_families[13];
 /** Every retired family, sorted by name; KFAM_RETIRED_COUNT entries. */
 extern const kfam_retired kfam_retired_families[1];
 /** The table header of these tables (what kfam_library_table returns for the library's). */

@@ -118,15 +118,16 @@ impl FamilyChecker<'_> {
                     "the head count H",
                     &[("query", q, 1, sq), ("out", out, 1, so)],
                 );
-                let mut head_size = vec![("query", q, 2, sq), ("out", out, 2, so)];
+                let mut head_size = vec![("query", q, 2, sq)];
                 if ka.x.is_none() {
                     head_size.push(("key_cache", kc, ka.head_size, sk));
                 }
                 if !layout.combined() {
                     head_size.push(("value_cache", vc, va.head_size, sv));
                 }
+                head_size.push(("out", out, 2, so));
                 self.agree_extent(&rule, "the head size D", &head_size);
-                if !layout.combined() {
+                if !layout.combined() && !self.value_layout(&rule, layout, [q, kc, vc], sv) {
                     for (what, k, v) in [
                         ("num_blocks", ka.blocks, va.blocks),
                         ("block_size", ka.block_size, va.block_size),
@@ -210,6 +211,61 @@ impl FamilyChecker<'_> {
         };
         self.push(d);
         false
+    }
+
+    /// A value cache laid out as another layout of two caches keeps it,
+    /// where the key cache follows the declared one: one error naming the
+    /// layouts, rather than one per axis. `true` when reported.
+    fn value_layout(
+        &mut self,
+        rule: &Rule,
+        layout: CacheLayout,
+        [q, kc, vc]: [usize; 3],
+        span: &Range<usize>,
+    ) -> bool {
+        let ka = layout.axes(true);
+        let key = &self.params[kc].dims;
+        // The value cache of layout `l` for the key cache's extents.
+        let expected = |l: CacheLayout| {
+            let va = l.axes(false);
+            let mut dims = [ir::Extent::Dynamic; 4];
+            dims[va.blocks] = key[ka.blocks];
+            dims[va.block_size] = key[ka.block_size];
+            dims[va.kv_heads] = key[ka.kv_heads];
+            dims[va.head_size] = self.params[q].dims[2];
+            dims
+        };
+        let value = &self.params[vc].dims;
+        let fits = |dims: [ir::Extent; 4]| {
+            value.len() == 4 && dims.iter().zip(value).all(|(a, b)| super::agree(*a, *b))
+        };
+        if fits(expected(layout)) {
+            return false;
+        }
+        let Some(other) = [CacheLayout::Nhd, CacheLayout::Hnd, CacheLayout::XPacked]
+            .into_iter()
+            .find(|&l| l != layout && fits(expected(l)))
+        else {
+            return false;
+        };
+        let msg = format!(
+            "{} is laid out {} (layout `{other}`), but layout `{layout}` keeps the value cache {}",
+            self.who("value_cache", vc),
+            other.shape_text(false),
+            layout.shape_text(false)
+        );
+        let mut d = err(rule.code, self.id, span, msg)
+            .label(format!("a `{other}` value cache"))
+            .help(rule.help);
+        if let Some(shape) = self.file.params.get(vc).and_then(|p| p.value.shape.as_ref()) {
+            d = d.related(
+                self.id,
+                shape.span.clone(),
+                format!("`{}` is declared here", self.params[vc].name),
+            );
+        }
+        self.push(d);
+        true
     }
 
     /// A combined cache's axis of keys and values has extent 2.

@@ -22,7 +22,7 @@
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "be0b454e43004c2723ed2ebe5545f721a97ee6228aae2a84b4bd61c5492c8d6e")
+set(kfam_CATALOG_DIGEST "415a630a27943a81b2197f3166287170caf71a865c9ec4f311c5817780335c12")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)
