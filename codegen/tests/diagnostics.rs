@@ -336,6 +336,10 @@ fn binary_check_on_the_shipped_manifest() {
         "matmul_bf16_128x64x128",
         "mul_fp4_dequant",
         "paged_attention_decode_bf16",
+        "paged_attention_decode_combined_hnd_bf16",
+        "paged_attention_decode_combined_nhd_bf16",
+        "paged_attention_decode_hnd_bf16",
+        "paged_attention_decode_x_packed_bf16",
         "rms_norm_bf16_4096",
         "silu_bf16",
         "swiglu_fused_bf16",
@@ -351,7 +355,7 @@ fn binary_check_on_the_shipped_manifest() {
             "{line}"
         );
     }
-    assert!(stdout.contains("checked 9 families: ok"), "{stdout}");
+    assert!(stdout.contains("checked 13 families: ok"), "{stdout}");
 }
 
 #[test]

@@ -38,6 +38,22 @@ const PINNED: [(&str, &str); 9] = [
         "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99",
     ),
     (
+        "paged_attention_decode_combined_hnd_bf16",
+        "e1836c8ca17286503795333629b361ffa8a7d1c56c33db1ddee2df70ee9cedcb",
+    ),
+    (
+        "paged_attention_decode_combined_nhd_bf16",
+        "e9e65e1c4052d0fed97d66f7cebf379f111bb3959e3529e5a7509bc81d449a8d",
+    ),
+    (
+        "paged_attention_decode_hnd_bf16",
+        "c256f27cce3c39172027344923e8925f390086929953fb95b2dff99793ca2892",
+    ),
+    (
+        "paged_attention_decode_x_packed_bf16",
+        "fe16c1472d85cbd438e9ad3e021743cc3c64ed90b9be9661130d3600ba0c640e",
+    ),
+    (
         "rms_norm_bf16_4096",
         "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9",
     ),
