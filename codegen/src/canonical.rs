@@ -124,6 +124,7 @@ pub enum Op<'a> {
     Norm(NormRec<'a>),
     Paged(PagedRec<'a>),
     Custom(CustomRec<'a>),
+    Packed(PackedRec<'a>),
 }
 
 macro_rules! records {
@@ -165,6 +166,12 @@ records! {
         value_cache: Str<'a>,
     }
     CustomRec { kind: OperationKind, semantics: Str<'a> }
+    PackedRec {
+        causal: bool, cu_seqlens_k: Str<'a>, cu_seqlens_q: Str<'a>,
+        key: Str<'a>, kind: OperationKind,
+        max_seqlen_k: Option<Str<'a>>, max_seqlen_q: Option<Str<'a>>,
+        out: Str<'a>, query: Str<'a>, scale: Scalar<'a>, value: Str<'a>,
+    }
 }
 
 fn default_layout() -> CacheLayout {
@@ -195,6 +202,7 @@ impl<'de, 'a> Deserialize<'de> for Op<'a> {
             OperationKind::Norm => serde_json::from_value(v).map(Op::Norm),
             OperationKind::PagedAttentionDecode => serde_json::from_value(v).map(Op::Paged),
             OperationKind::Custom => serde_json::from_value(v).map(Op::Custom),
+            OperationKind::PackedAttentionPrefill => serde_json::from_value(v).map(Op::Packed),
         };
         op.map_err(De::Error::custom)
     }
@@ -307,6 +315,30 @@ impl<'a> Op<'a> {
                 kind,
                 semantics: Cow::Borrowed(semantics),
             }),
+            Operation::PackedAttentionPrefill {
+                query,
+                key,
+                value,
+                cu_seqlens_q,
+                cu_seqlens_k,
+                out,
+                max_seqlen_q,
+                max_seqlen_k,
+                causal,
+                scale,
+            } => Op::Packed(PackedRec {
+                causal: *causal,
+                cu_seqlens_k: pname(*cu_seqlens_k),
+                cu_seqlens_q: pname(*cu_seqlens_q),
+                key: pname(*key),
+                kind,
+                max_seqlen_k: max_seqlen_k.map(pname),
+                max_seqlen_q: max_seqlen_q.map(pname),
+                out: pname(*out),
+                query: pname(*query),
+                scale: scalar(*scale),
+                value: pname(*value),
+            }),
         }
     }
 }
@@ -322,6 +354,7 @@ impl Op<'_> {
             Op::Norm(r) => r.kind,
             Op::Paged(r) => r.kind,
             Op::Custom(r) => r.kind,
+            Op::Packed(r) => r.kind,
         }
     }
 
@@ -390,6 +423,24 @@ impl Op<'_> {
                 ("value_cache", s(&r.value_cache)),
             ],
             Op::Custom(r) => vec![("semantics", r.semantics.to_string())],
+            Op::Packed(r) => vec![
+                ("causal", r.causal.to_string()),
+                ("cu_seqlens_k", s(&r.cu_seqlens_k)),
+                ("cu_seqlens_q", s(&r.cu_seqlens_q)),
+                ("key", s(&r.key)),
+                (
+                    "max_seqlen_k",
+                    r.max_seqlen_k.as_ref().map_or("none".to_owned(), s),
+                ),
+                (
+                    "max_seqlen_q",
+                    r.max_seqlen_q.as_ref().map_or("none".to_owned(), s),
+                ),
+                ("out", s(&r.out)),
+                ("query", s(&r.query)),
+                ("scale", sc(&r.scale)),
+                ("value", s(&r.value)),
+            ],
         }
     }
 }
@@ -610,6 +661,18 @@ impl<'a> Canonical<'a> {
             },
             Op::Custom(r) => Operation::Custom {
                 semantics: r.semantics.to_string(),
+            },
+            Op::Packed(r) => Operation::PackedAttentionPrefill {
+                query: index(&r.query)?,
+                key: index(&r.key)?,
+                value: index(&r.value)?,
+                cu_seqlens_q: index(&r.cu_seqlens_q)?,
+                cu_seqlens_k: index(&r.cu_seqlens_k)?,
+                out: index(&r.out)?,
+                max_seqlen_q: r.max_seqlen_q.as_deref().map(index).transpose()?,
+                max_seqlen_k: r.max_seqlen_k.as_deref().map(index).transpose()?,
+                causal: r.causal,
+                scale: scalar(&r.scale)?,
             },
         };
         if let Some(&bad) = self.returns.iter().find(|&&r| r >= params.len()) {

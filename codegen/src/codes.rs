@@ -144,7 +144,9 @@ codes! {
     ScalarOperand = "KF0510", "operation", "operation constant is not usable",
         "`eps` (norm) and `scale` (paged attention) are either a constant, which\nmust be finite and positive, or the name of a scalar parameter with a\nfloat dtype, passed at call time.";
     PagedAttentionMismatch = "KF0511", "operation", "paged attention operands disagree",
-        "`paged_attention_decode` takes a query `[B, H, D]`, key and value caches\n`[num_blocks, block_size, H_kv, D]` of identical shape, an int32 block\ntable `[B, max_blocks]`, int32 context lengths `[B]`, and writes\n`out` `[B, H, D]`. Query, caches and output share one float dtype; the\nbatch `B`, heads `H` and head size `D` are the same extents wherever they\nappear, and `H` is a multiple of `H_kv` (grouped-query attention).";
+        "`paged_attention_decode` takes a query `[B, H, D]`, key and value caches\nin the declared `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`;\n`hnd`, `x_packed`, `combined_nhd`, `combined_hnd`), an int32 block table\n`[B, max_blocks]`, int32 context lengths `[B]`, and writes `out`\n`[B, H, D]`. Query, caches and output share one float dtype; the batch\n`B`, heads `H`, head size `D` and the caches' extents are the same\nwherever they appear, and `H` is a multiple of `H_kv` (grouped-query\nattention). `x_packed` packs `x` elements of 16 bytes; a combined layout\nis one tensor named as both caches.";
+    PackedAttentionMismatch = "KF0512", "operation", "packed attention operands disagree",
+        "`packed_attention_prefill` takes queries `[T_q, H, D]`, keys and values\n`[T_k, H_kv, D]` of the sequences packed one after another, int32 offsets\n`cu_seqlens_q` and `cu_seqlens_k` `[B + 1]` (sequence `b` is rows\n`cu[b]..cu[b + 1]`), and writes `out` `[T_q, H, D]`. Queries, keys, values\nand output share one float dtype; `H` is a multiple of `H_kv`; the two\noffset tensors have one length, and `max_seqlen_q`/`max_seqlen_k` name\ninteger scalar parameters.";
 
     BindingUnknownParam = "KF0601", "profile", "binding names an unknown parameter",
         "A final-ABI binding places a declared parameter into a launch slot.";

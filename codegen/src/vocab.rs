@@ -235,6 +235,7 @@ vocab! {
         /// A fused kernel described only by its signature and `semantics`
         /// text: kfam checks no shape or dtype relation between its operands.
         Custom = 7 => "custom",
+        PackedAttentionPrefill = 8 => "packed_attention_prefill",
     }
 }
 

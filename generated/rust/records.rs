@@ -289,6 +289,31 @@ pub enum Operation {
         /// What the fused kernel computes (kfam checked its signature only).
         semantics: &'static str,
     },
+    /// Prefill attention over sequences packed along the token axis: `query` and `out`
+    /// `[T_q, H, D]`, `key` and `value` `[T_k, H_kv, D]`, sequence `b` at rows
+    /// `cu_seqlens[b]..cu_seqlens[b + 1]` of int32 offsets `[B + 1]`.
+    PackedAttentionPrefill {
+        /// Signature index of the packed queries `[T_q, H, D]`.
+        query: u32,
+        /// Signature index of the packed keys `[T_k, H_kv, D]`.
+        key: u32,
+        /// Signature index of the packed values `[T_k, H_kv, D]`.
+        value: u32,
+        /// Signature index of the int32 query offsets `[B + 1]`.
+        cu_seqlens_q: u32,
+        /// Signature index of the int32 key offsets `[B + 1]`.
+        cu_seqlens_k: u32,
+        /// Signature index of the result `[T_q, H, D]`.
+        out: u32,
+        /// Signature index of the integer scalar carrying the longest query sequence.
+        max_seqlen_q: Option<u32>,
+        /// Signature index of the integer scalar carrying the longest key sequence.
+        max_seqlen_k: Option<u32>,
+        /// Each query attends to keys at or before its position (aligned at the sequence's end).
+        causal: bool,
+        /// The softmax scale.
+        scale: ScalarRef,
+    },
 }
 impl Operation {
     /// The kind of this payload.
@@ -302,6 +327,9 @@ impl Operation {
             Operation::Norm { .. } => OperationKind::Norm,
             Operation::PagedAttentionDecode { .. } => OperationKind::PagedAttentionDecode,
             Operation::Custom { .. } => OperationKind::Custom,
+            Operation::PackedAttentionPrefill { .. } => {
+                OperationKind::PackedAttentionPrefill
+            }
         }
     }
 }

@@ -372,6 +372,7 @@ pub enum OperationKind {
     PagedAttentionDecode = 6,
     /// A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
     Custom = 7,
+    PackedAttentionPrefill = 8,
 }
 impl OperationKind {
     /// Every member, in declaration order.
@@ -384,6 +385,7 @@ impl OperationKind {
         OperationKind::Norm,
         OperationKind::PagedAttentionDecode,
         OperationKind::Custom,
+        OperationKind::PackedAttentionPrefill,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -400,6 +402,7 @@ impl OperationKind {
             5 => Some(OperationKind::Norm),
             6 => Some(OperationKind::PagedAttentionDecode),
             7 => Some(OperationKind::Custom),
+            8 => Some(OperationKind::PackedAttentionPrefill),
             _ => None,
         }
     }
@@ -414,6 +417,7 @@ impl OperationKind {
             OperationKind::Norm => "norm",
             OperationKind::PagedAttentionDecode => "paged_attention_decode",
             OperationKind::Custom => "custom",
+            OperationKind::PackedAttentionPrefill => "packed_attention_prefill",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -428,6 +432,7 @@ impl OperationKind {
             "norm" => Some(OperationKind::Norm),
             "paged_attention_decode" => Some(OperationKind::PagedAttentionDecode),
             "custom" => Some(OperationKind::Custom),
+            "packed_attention_prefill" => Some(OperationKind::PackedAttentionPrefill),
             _ => None,
         }
     }

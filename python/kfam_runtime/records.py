@@ -63,6 +63,7 @@ __all__ = [
     "Norm",
     "Operation",
     "OutputError",
+    "PackedAttentionPrefill",
     "PagedAttentionDecode",
     "Param",
     "Profile",
@@ -246,6 +247,38 @@ class Custom:
         return OperationKind.CUSTOM
 
 
+@dataclass(frozen=True, slots=True)
+class PackedAttentionPrefill:
+    """Prefill attention over sequences packed along the token axis: ``query`` and ``out``
+    ``[T_q, H, D]``, ``key`` and ``value`` ``[T_k, H_kv, D]``, sequence ``b`` at rows
+    ``cu_seqlens[b]..cu_seqlens[b + 1]`` of int32 offsets ``[B + 1]``."""
+
+    #: Signature index of the packed queries ``[T_q, H, D]``.
+    query: int
+    #: Signature index of the packed keys ``[T_k, H_kv, D]``.
+    key: int
+    #: Signature index of the packed values ``[T_k, H_kv, D]``.
+    value: int
+    #: Signature index of the int32 query offsets ``[B + 1]``.
+    cu_seqlens_q: int
+    #: Signature index of the int32 key offsets ``[B + 1]``.
+    cu_seqlens_k: int
+    #: Signature index of the result ``[T_q, H, D]``.
+    out: int
+    #: Signature index of the integer scalar carrying the longest query sequence.
+    max_seqlen_q: int | None
+    #: Signature index of the integer scalar carrying the longest key sequence.
+    max_seqlen_k: int | None
+    #: Each query attends to keys at or before its position (aligned at the sequence's end).
+    causal: bool
+    #: The softmax scale.
+    scale: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.PACKED_ATTENTION_PREFILL
+
+
 #: The typed operation payload of a family; narrow it with ``isinstance``.
 Operation: TypeAlias = Union[
     ElementwiseBinary,
@@ -256,6 +289,7 @@ Operation: TypeAlias = Union[
     Norm,
     PagedAttentionDecode,
     Custom,
+    PackedAttentionPrefill,
 ]
 
 
@@ -676,6 +710,22 @@ def _kfam_decode_custom(x: object) -> Custom:
     )
 
 
+def _kfam_decode_packed_attention_prefill(x: object) -> PackedAttentionPrefill:
+    v = _fields(x, 10)
+    return PackedAttentionPrefill(
+        query=_int(v[0]),
+        key=_int(v[1]),
+        value=_int(v[2]),
+        cu_seqlens_q=_int(v[3]),
+        cu_seqlens_k=_int(v[4]),
+        out=_int(v[5]),
+        max_seqlen_q=_opt_int(v[6]),
+        max_seqlen_k=_opt_int(v[7]),
+        causal=_bool(v[8]),
+        scale=ScalarRef(*_scalar_ref(v[9])),
+    )
+
+
 #: The decoder of each operation kind's payload row (the fields after the kind's code).
 _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.ELEMENTWISE_BINARY: _kfam_decode_elementwise_binary,
@@ -686,6 +736,7 @@ _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.NORM: _kfam_decode_norm,
     OperationKind.PAGED_ATTENTION_DECODE: _kfam_decode_paged_attention_decode,
     OperationKind.CUSTOM: _kfam_decode_custom,
+    OperationKind.PACKED_ATTENTION_PREFILL: _kfam_decode_packed_attention_prefill,
 }
 
 

@@ -144,6 +144,7 @@ class OperationKind(Vocab):
     PAGED_ATTENTION_DECODE = 6
     #: A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
     CUSTOM = 7
+    PACKED_ATTENTION_PREFILL = 8
 
 
 @unique

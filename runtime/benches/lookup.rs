@@ -203,6 +203,29 @@ fn record(f: &ir::Family) -> Family {
         ir::Operation::Custom { semantics } => Operation::Custom {
             semantics: s(semantics),
         },
+        ir::Operation::PackedAttentionPrefill {
+            query,
+            key,
+            value,
+            cu_seqlens_q,
+            cu_seqlens_k,
+            out,
+            max_seqlen_q,
+            max_seqlen_k,
+            causal,
+            scale,
+        } => Operation::PackedAttentionPrefill {
+            query: *query as u32,
+            key: *key as u32,
+            value: *value as u32,
+            cu_seqlens_q: *cu_seqlens_q as u32,
+            cu_seqlens_k: *cu_seqlens_k as u32,
+            out: *out as u32,
+            max_seqlen_q: max_seqlen_q.map(|i| i as u32),
+            max_seqlen_k: max_seqlen_k.map(|i| i as u32),
+            causal: *causal,
+            scale: scalar_ref(*scale),
+        },
     };
     Family {
         name: s(&f.name),

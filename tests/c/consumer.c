@@ -126,6 +126,14 @@ static void print_operation(const kfam_family *f)
     case KFAM_OPERATION_KIND_CUSTOM:
         printf(" unchecked\nsemantics %s", f->semantics);
         break;
+    case KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL: {
+        const kfam_packed_attention_prefill *a = f->packed_attention_prefill;
+        printf(" causal %d scale %016" PRIx64 " scale_param %" PRId32 " %s %s %s %s %s %s %s %s", a->causal ? 1 : 0,
+               bits_of(a->scale), a->scale_param, p[a->query].name, p[a->key].name, p[a->value].name,
+               p[a->cu_seqlens_q].name, p[a->cu_seqlens_k].name, p[a->out].name,
+               a->max_seqlen_q < 0 ? "-" : p[a->max_seqlen_q].name, a->max_seqlen_k < 0 ? "-" : p[a->max_seqlen_k].name);
+        break;
+    }
     default:
         printf(" unknown");
         break;

@@ -120,6 +120,15 @@ void print_operation(std::ostream &out, const kfam_family &f)
     case KFAM_OPERATION_KIND_CUSTOM:
         out << " unchecked\nsemantics " << f.semantics;
         break;
+    case KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL: {
+        const kfam_packed_attention_prefill &a = *f.packed_attention_prefill;
+        out << " causal " << (a.causal ? 1 : 0) << " scale " << bits_of(a.scale) << " scale_param " << a.scale_param
+            << ' ' << p[a.query].name << ' ' << p[a.key].name << ' ' << p[a.value].name << ' ' << p[a.cu_seqlens_q].name
+            << ' ' << p[a.cu_seqlens_k].name << ' ' << p[a.out].name << ' '
+            << (a.max_seqlen_q < 0 ? "-" : p[a.max_seqlen_q].name) << ' '
+            << (a.max_seqlen_k < 0 ? "-" : p[a.max_seqlen_k].name);
+        break;
+    }
     default:
         out << " unknown";
         break;

@@ -50,6 +50,8 @@ def operation(op: kfam.Operation) -> str:
         return f"{op.op.spelling} along axis {op.axis}, eps {scalar(op.eps)}"
     if isinstance(op, kfam.PagedAttentionDecode):
         return f"paged attention decode, {op.layout.spelling} caches, scale {scalar(op.scale)}"
+    if isinstance(op, kfam.PackedAttentionPrefill):
+        return f"packed attention prefill, causal {op.causal}, scale {scalar(op.scale)}"
     return f"custom (unchecked): {op.semantics.splitlines()[0] if op.semantics else ''}"
 
 

@@ -47,6 +47,9 @@ fn kind_template(kind: OperationKind) -> &'static str {
         OperationKind::Norm => include_str!("kinds/norm.toml"),
         OperationKind::PagedAttentionDecode => include_str!("kinds/paged_attention_decode.toml"),
         OperationKind::Custom => include_str!("kinds/custom.toml"),
+        OperationKind::PackedAttentionPrefill => {
+            include_str!("kinds/packed_attention_prefill.toml")
+        }
     }
 }
 

@@ -302,6 +302,18 @@ pub enum Operation {
     Custom {
         semantics: String,
     },
+    PackedAttentionPrefill {
+        query: usize,
+        key: usize,
+        value: usize,
+        cu_seqlens_q: usize,
+        cu_seqlens_k: usize,
+        out: usize,
+        max_seqlen_q: Option<usize>,
+        max_seqlen_k: Option<usize>,
+        causal: bool,
+        scale: ScalarRef,
+    },
 }
 
 /// A scalar operand of an operation: a constant, or a scalar parameter
@@ -350,6 +362,7 @@ impl Operation {
             Operation::Norm { .. } => OperationKind::Norm,
             Operation::PagedAttentionDecode { .. } => OperationKind::PagedAttentionDecode,
             Operation::Custom { .. } => OperationKind::Custom,
+            Operation::PackedAttentionPrefill { .. } => OperationKind::PackedAttentionPrefill,
         }
     }
 

@@ -374,6 +374,8 @@ pub enum Operation {
     PagedAttentionDecode(PagedAttentionDecode),
     /// A fused kernel described by its signature and `semantics` text alone.
     Custom(Custom),
+    /// Prefill attention over variable-length sequences packed into one tensor.
+    PackedAttentionPrefill(PackedAttentionPrefill),
 }
 
 /// `[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.
@@ -462,6 +464,37 @@ pub struct PagedAttentionDecode {
     pub context_lens: Spanned<String>,
     /// Name of the result tensor `[B, H, D]`.
     pub out: Spanned<String>,
+    /// The softmax scale: a positive constant, or the name of a float scalar parameter.
+    pub scale: Spanned<ScalarOperand>,
+}
+
+/// `[operation.packed_attention_prefill]`: the sequences of a batch packed
+/// one after another along the token axis, each attending over its own keys
+/// (flash-attn's variable-length interface).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PackedAttentionPrefill {
+    /// Name of the packed queries `[T_q, H, D]`.
+    pub query: Spanned<String>,
+    /// Name of the packed keys `[T_k, H_kv, D]`.
+    pub key: Spanned<String>,
+    /// Name of the packed values `[T_k, H_kv, D]`.
+    pub value: Spanned<String>,
+    /// Name of the int32 offsets of each sequence's queries `[B + 1]`.
+    pub cu_seqlens_q: Spanned<String>,
+    /// Name of the int32 offsets of each sequence's keys `[B + 1]`.
+    pub cu_seqlens_k: Spanned<String>,
+    /// Name of the result tensor `[T_q, H, D]`.
+    pub out: Spanned<String>,
+    /// Name of an integer scalar parameter carrying the longest query sequence.
+    #[serde(default)]
+    pub max_seqlen_q: Option<Spanned<String>>,
+    /// Name of an integer scalar parameter carrying the longest key sequence.
+    #[serde(default)]
+    pub max_seqlen_k: Option<Spanned<String>>,
+    /// Whether each query attends only to keys at or before its position
+    /// (aligned at the end of the sequence when it has more keys than queries).
+    pub causal: Spanned<bool>,
     /// The softmax scale: a positive constant, or the name of a float scalar parameter.
     pub scale: Spanned<ScalarOperand>,
 }

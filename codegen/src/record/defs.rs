@@ -539,6 +539,45 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
     ],
 );
 
+pub static PACKED_ATTENTION_PREFILL: Record = payload(
+    "kfam_packed_attention_prefill",
+    "PackedAttentionPrefill",
+    "Prefill attention over sequences packed along the token axis: `query` and `out`\n\
+     `[T_q, H, D]`, `key` and `value` `[T_k, H_kv, D]`, sequence `b` at rows\n\
+     `cu_seqlens[b]..cu_seqlens[b + 1]` of int32 offsets `[B + 1]`.",
+    &[
+        struct_size(),
+        operand("query", "Signature index of the packed queries `[T_q, H, D]`."),
+        operand("key", "Signature index of the packed keys `[T_k, H_kv, D]`."),
+        operand("value", "Signature index of the packed values `[T_k, H_kv, D]`."),
+        operand(
+            "cu_seqlens_q",
+            "Signature index of the int32 query offsets `[B + 1]`.",
+        ),
+        operand(
+            "cu_seqlens_k",
+            "Signature index of the int32 key offsets `[B + 1]`.",
+        ),
+        operand("out", "Signature index of the result `[T_q, H, D]`."),
+        field(
+            "max_seqlen_q",
+            Ty::OptParam,
+            "Signature index of the integer scalar carrying the longest query sequence.",
+        ),
+        field(
+            "max_seqlen_k",
+            Ty::OptParam,
+            "Signature index of the integer scalar carrying the longest key sequence.",
+        ),
+        field(
+            "causal",
+            Ty::Bool,
+            "Each query attends to keys at or before its position (aligned at the sequence's end).",
+        ),
+        field("scale", Ty::ScalarRef, "The softmax scale."),
+    ],
+);
+
 pub static CUSTOM: Record = flat(
     "Custom",
     "A fused kernel described by its signature and `semantics` alone (not cross-checked).",
@@ -560,6 +599,10 @@ pub static OPERATIONS: &[(OperationKind, &Record)] = &[
     (OperationKind::Norm, &NORM),
     (OperationKind::PagedAttentionDecode, &PAGED_ATTENTION_DECODE),
     (OperationKind::Custom, &CUSTOM),
+    (
+        OperationKind::PackedAttentionPrefill,
+        &PACKED_ATTENTION_PREFILL,
+    ),
 ];
 
 /// The payload record of `kind`.
@@ -766,6 +809,7 @@ pub static FAMILY: Record = Record {
             Ty::U32,
             "The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md).",
         ),
+        payload_c("packed_attention_prefill", &PACKED_ATTENTION_PREFILL),
     ],
 )
 };
@@ -871,6 +915,7 @@ pub static TABLE_RECORDS: &[&Record] = &[
     &SOFTMAX,
     &NORM,
     &PAGED_ATTENTION_DECODE,
+    &PACKED_ATTENTION_PREFILL,
     &DIM_USE,
     &SYMBOL,
     &FAMILY,

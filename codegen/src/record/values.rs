@@ -374,6 +374,29 @@ impl Row for ir::Operation {
                 code!(*layout),
             ],
             O::Custom { semantics } => smallvec::smallvec![Value::Str(semantics)],
+            O::PackedAttentionPrefill {
+                query,
+                key,
+                value,
+                cu_seqlens_q,
+                cu_seqlens_k,
+                out,
+                max_seqlen_q,
+                max_seqlen_k,
+                causal,
+                scale,
+            } => smallvec::smallvec![
+                i(*query),
+                i(*key),
+                i(*value),
+                i(*cu_seqlens_q),
+                i(*cu_seqlens_k),
+                i(*out),
+                Value::opt_int(*max_seqlen_q),
+                Value::opt_int(*max_seqlen_k),
+                Value::Bool(*causal),
+                Value::ScalarRef(*scale),
+            ],
         }
     }
 }

@@ -37,9 +37,9 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "415a630a27943a81b2197f3166287170caf71a865c9ec4f311c5817780335c12"
+#define KFAM_CATALOG_DIGEST "cfe476c17bd65df901e7da1b65f18078e7ae80f6457598aa3377ce373b164df2"
 /** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
-#define KFAM_CATALOG_FAMILIES "7abca80003e26ea0450d7b43d9859a41264c938ea40a3001388a61674fc9069b"
+#define KFAM_CATALOG_FAMILIES "c2d1de29a157223b6514d69c6404f984c161e21d03ccef08b193286627910707"
 /** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
 #define KFAM_CATALOG_APPROVAL 2u
 /** Most tensor parameters of one family. */
@@ -53,7 +53,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 13
+#define KFAM_FAMILY_COUNT 14
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -331,10 +331,11 @@ typedef enum kfam_operation_kind {
     KFAM_OPERATION_KIND_NORM = 5,
     KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE = 6,
     /** A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands. */
-    KFAM_OPERATION_KIND_CUSTOM = 7
+    KFAM_OPERATION_KIND_CUSTOM = 7,
+    KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL = 8
 } kfam_operation_kind;
 /** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
-#define KFAM_OPERATION_KIND_COUNT 8
+#define KFAM_OPERATION_KIND_COUNT 9
 
 /** The spelling of a kfam_operation_kind code, or NULL for an unknown code. */
 static inline const char *kfam_operation_kind_name(int32_t code)
@@ -348,6 +349,7 @@ static inline const char *kfam_operation_kind_name(int32_t code)
     case KFAM_OPERATION_KIND_NORM: return "norm";
     case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: return "paged_attention_decode";
     case KFAM_OPERATION_KIND_CUSTOM: return "custom";
+    case KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL: return "packed_attention_prefill";
     default: return NULL;
     }
 }
@@ -941,6 +943,38 @@ typedef struct kfam_paged_attention_decode {
     int32_t layout;
 } kfam_paged_attention_decode;
 
+/**
+ * Prefill attention over sequences packed along the token axis: `query` and `out`
+ * `[T_q, H, D]`, `key` and `value` `[T_k, H_kv, D]`, sequence `b` at rows
+ * `cu_seqlens[b]..cu_seqlens[b + 1]` of int32 offsets `[B + 1]`.
+ */
+typedef struct kfam_packed_attention_prefill {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the packed queries `[T_q, H, D]`. */
+    uint32_t query;
+    /** Signature index of the packed keys `[T_k, H_kv, D]`. */
+    uint32_t key;
+    /** Signature index of the packed values `[T_k, H_kv, D]`. */
+    uint32_t value;
+    /** Signature index of the int32 query offsets `[B + 1]`. */
+    uint32_t cu_seqlens_q;
+    /** Signature index of the int32 key offsets `[B + 1]`. */
+    uint32_t cu_seqlens_k;
+    /** Signature index of the result `[T_q, H, D]`. */
+    uint32_t out;
+    /** Signature index of the integer scalar carrying the longest query sequence. -1 when absent. */
+    int32_t max_seqlen_q;
+    /** Signature index of the integer scalar carrying the longest key sequence. -1 when absent. */
+    int32_t max_seqlen_k;
+    /** Each query attends to keys at or before its position (aligned at the sequence's end). 1 or 0. */
+    int32_t causal;
+    /** The softmax scale. The constant when scale_param is -1, else 0. */
+    double scale;
+    /** Signature index of the float scalar parameter carrying `scale`, or -1 for the constant. */
+    int32_t scale_param;
+} kfam_packed_attention_prefill;
+
 /** One extent that is a named symbol: axis `axis` of parameter `param`. */
 typedef struct kfam_dim_use {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -1051,6 +1085,8 @@ typedef struct kfam_family {
     const char *semantics;
     /** The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md). */
     uint32_t approval;
+    /** The payload of KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL, else NULL. */
+    const kfam_packed_attention_prefill *packed_attention_prefill;
 } kfam_family;
 
 /**
@@ -1387,6 +1423,19 @@ KFAM_GEN_OFFSET(kfam_paged_attention_decode, out, 24u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale, 32u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, scale_param, 40u);
 KFAM_GEN_OFFSET(kfam_paged_attention_decode, layout, 44u);
+KFAM_GEN_SIZE(kfam_packed_attention_prefill, 56u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, query, 4u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, key, 8u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, value, 12u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, cu_seqlens_q, 16u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, cu_seqlens_k, 20u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, out, 24u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, max_seqlen_q, 28u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, max_seqlen_k, 32u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, causal, 36u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, scale, 40u);
+KFAM_GEN_OFFSET(kfam_packed_attention_prefill, scale_param, 48u);
 KFAM_GEN_SIZE(kfam_dim_use, 16u);
 KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);
@@ -1400,7 +1449,7 @@ KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
 KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
 KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
 KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
-KFAM_GEN_SIZE(kfam_family, 232u);
+KFAM_GEN_SIZE(kfam_family, 240u);
 KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
 KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
@@ -1438,6 +1487,7 @@ KFAM_GEN_OFFSET(kfam_family, norm, 200u);
 KFAM_GEN_OFFSET(kfam_family, paged_attention_decode, 208u);
 KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
 KFAM_GEN_OFFSET(kfam_family, approval, 224u);
+KFAM_GEN_OFFSET(kfam_family, packed_attention_prefill, 232u);
 KFAM_GEN_SIZE(kfam_retired, 48u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
@@ -1875,7 +1925,7 @@ static inline const kfam_pairing *kfam_gen_pairing(void)
 
 #ifndef KFAM_PRIVATE_TABLES
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-extern const kfam_family kfam_families[13];
+extern const kfam_family kfam_families[14];
 /** Every retired family, sorted by name; KFAM_RETIRED_COUNT entries. */
 extern const kfam_retired kfam_retired_families[1];
 /** The table header of these tables (what kfam_library_table returns for the library's). */

@@ -10,6 +10,7 @@ use std::ops::Range;
 
 mod attention;
 mod matmul;
+mod prefill;
 mod reduction;
 
 use super::dims::agree as shapes_agree;
@@ -461,6 +462,7 @@ impl<'a> FamilyChecker<'a> {
             model::Operation::Softmax(s) => self.softmax(s),
             model::Operation::Norm(n) => self.norm(n),
             model::Operation::PagedAttentionDecode(p) => self.paged_attention_decode(p),
+            model::Operation::PackedAttentionPrefill(p) => self.packed_attention_prefill(p),
             model::Operation::Custom(c) => {
                 // Free text like a summary: required, newlines allowed.
                 self.check_text(&c.semantics, "semantics", true, true);

@@ -22,7 +22,7 @@
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "415a630a27943a81b2197f3166287170caf71a865c9ec4f311c5817780335c12")
+set(kfam_CATALOG_DIGEST "cfe476c17bd65df901e7da1b65f18078e7ae80f6457598aa3377ce373b164df2")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)

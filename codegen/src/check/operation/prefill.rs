@@ -1,0 +1,175 @@
+//! `packed_attention_prefill`: attention over variable-length sequences
+//! packed along the token axis, located through cumulative offsets.
+
+use super::Rule;
+use crate::check::family::{err, FamilyChecker};
+use crate::diag::Code;
+use crate::ir;
+use crate::model::{self, Spanned};
+use crate::vocab::{DType, ScalarDomain};
+
+const HELP: &str = "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]";
+
+impl FamilyChecker<'_> {
+    pub(super) fn packed_attention_prefill(
+        &mut self,
+        p: &model::PackedAttentionPrefill,
+    ) -> Option<ir::Operation> {
+        let ([q, k, v, cq, ck, out], ok) = self.operands([
+            (&p.query, false),
+            (&p.key, false),
+            (&p.value, false),
+            (&p.cu_seqlens_q, false),
+            (&p.cu_seqlens_k, false),
+            (&p.out, true),
+        ])?;
+        let scale = self.scalar_operand(&p.scale, "scale");
+        let max_q = self.length_operand(p.max_seqlen_q.as_ref(), "max_seqlen_q");
+        let max_k = self.length_operand(p.max_seqlen_k.as_ref(), "max_seqlen_k");
+        if ok {
+            let rule = Rule {
+                code: Code::PackedAttentionMismatch,
+                help: HELP,
+            };
+            let (sq, sk, sv, scq, sck, so) = (
+                &p.query.span,
+                &p.key.span,
+                &p.value.span,
+                &p.cu_seqlens_q.span,
+                &p.cu_seqlens_k.span,
+                &p.out.span,
+            );
+            let mut ranks = true;
+            for (role, i, rank, span) in [
+                ("query", q, 3, sq),
+                ("key", k, 3, sk),
+                ("value", v, 3, sv),
+                ("cu_seqlens_q", cq, 1, scq),
+                ("cu_seqlens_k", ck, 1, sck),
+                ("out", out, 3, so),
+            ] {
+                ranks &= self.require_rank(&rule, role, i, rank, span);
+            }
+            if self.require_float(&rule, "query", q, sq) {
+                self.agree_dtype(
+                    &rule,
+                    &[
+                        ("query", q, sq),
+                        ("key", k, sk),
+                        ("value", v, sv),
+                        ("out", out, so),
+                    ],
+                );
+            }
+            for (role, i, span) in [("cu_seqlens_q", cq, scq), ("cu_seqlens_k", ck, sck)] {
+                let d = self.params[i].dtype;
+                if d != DType::Int32 {
+                    let msg = format!("{} is {d}, expected int32", self.who(role, i));
+                    let d = err(rule.code, self.id, span, msg)
+                        .label("expected int32")
+                        .help(rule.help);
+                    let d = self.at_dtype(d, i);
+                    self.push(d);
+                }
+            }
+            if ranks {
+                // Extents a call must find equal: named (or static), never
+                // two unrelated `-1`s.
+                for (subject, suggested, members) in [
+                    (
+                        "the query tokens T_q",
+                        "tokens",
+                        [("query", q, 0, sq), ("out", out, 0, so)],
+                    ),
+                    (
+                        "the key tokens T_k",
+                        "kv_tokens",
+                        [("key", k, 0, sk), ("value", v, 0, sv)],
+                    ),
+                    (
+                        "the offsets' length B + 1",
+                        "batch_plus_one",
+                        [("cu_seqlens_q", cq, 0, scq), ("cu_seqlens_k", ck, 0, sck)],
+                    ),
+                ] {
+                    if self.agree_extent(&rule, subject, &members) {
+                        self.require_tied(&rule, subject, suggested, &members);
+                    }
+                }
+                self.agree_extent(
+                    &rule,
+                    "the head count H",
+                    &[("query", q, 1, sq), ("out", out, 1, so)],
+                );
+                self.agree_extent(
+                    &rule,
+                    "the KV head count H_kv",
+                    &[("key", k, 1, sk), ("value", v, 1, sv)],
+                );
+                self.agree_extent(
+                    &rule,
+                    "the head size D",
+                    &[
+                        ("query", q, 2, sq),
+                        ("key", k, 2, sk),
+                        ("value", v, 2, sv),
+                        ("out", out, 2, so),
+                    ],
+                );
+                let (h, hkv) = (self.params[q].dims[1], self.params[k].dims[1]);
+                if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
+                    if h % hkv != 0 {
+                        let msg = format!(
+                            "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
+                            self.who("query", q),
+                            self.who("key", k)
+                        );
+                        self.push(
+                            err(rule.code, self.id, sk, msg)
+                                .label("H_kv must divide H")
+                                .help("grouped-query attention shares each KV head among H / H_kv query heads"),
+                        );
+                    }
+                }
+            }
+        }
+        Some(ir::Operation::PackedAttentionPrefill {
+            query: q,
+            key: k,
+            value: v,
+            cu_seqlens_q: cq,
+            cu_seqlens_k: ck,
+            out,
+            max_seqlen_q: max_q?,
+            max_seqlen_k: max_k?,
+            causal: p.causal.value,
+            scale: scale?,
+        })
+    }
+
+    /// `max_seqlen_q` or `max_seqlen_k`: absent, or an integer scalar
+    /// parameter. `None` when reported.
+    fn length_operand(&mut self, s: Option<&Spanned<String>>, key: &str) -> Option<Option<usize>> {
+        let Some(s) = s else {
+            return Some(None);
+        };
+        let i = self.operand(s)?;
+        let p = &self.params[i];
+        let problem = if p.is_tensor() {
+            Some(format!("`{key}` names tensor `{}`", p.name))
+        } else if !matches!(p.dtype.scalar_domain(), ScalarDomain::Int(..)) {
+            Some(format!("`{key}` names `{}`, a scalar of dtype {}", p.name, p.dtype))
+        } else {
+            None
+        };
+        let Some(msg) = problem else {
+            return Some(Some(i));
+        };
+        let d = err(Code::PackedAttentionMismatch, self.id, &s.span, msg)
+            .label("expected an integer scalar parameter")
+            .help("name an integer scalar parameter (int32 or int64) that carries the longest sequence, or leave the key out");
+        let d = self.at_dtype(d, i);
+        self.push(d);
+        None
+    }
+}
