@@ -25,6 +25,7 @@ from .records import (
     Family,
     Matmul,
     Norm,
+    PackedAttentionPrefill,
     PagedAttentionDecode,
     Param,
 )
@@ -106,6 +107,8 @@ def draw(family: Family, seed: int, index: int) -> Case:
     op = family.operation
     if isinstance(op, PagedAttentionDecode):
         return _paged_case(family, op, index, rng, gen, symbols, shapes)
+    if isinstance(op, PackedAttentionPrefill):
+        return _packed_case(family, op, index, rng, gen, symbols, shapes)
     args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
     return Case(index, symbols, shapes, args)
 
@@ -122,7 +125,7 @@ def _role(family: Family, p: Param) -> str:
         return "matmul_a"
     if isinstance(op, Norm) and op.eps.param == p.index:
         return "eps"
-    if isinstance(op, PagedAttentionDecode) and op.scale.param == p.index:
+    if isinstance(op, PagedAttentionDecode | PackedAttentionPrefill) and op.scale.param == p.index:
         return "scale"
     return ""
 
@@ -204,4 +207,55 @@ def _paged_case(
         lens[-1] = rng.choice(ragged)
     args[op.block_table] = table.to(torch_dtype(params[op.block_table].dtype))
     args[op.context_lens] = torch.tensor(lens, dtype=torch_dtype(params[op.context_lens].dtype))
+    return Case(index, symbols, shapes, args)
+
+
+def _lengths(total: int, count: int, rng: random.Random, index: int) -> list[int]:
+    """``count`` sequence lengths that add up to ``total``: every sequence at least one token
+    when there are enough, and by case one sequence of a single token, one as long as the
+    others allow (the maximum), or ragged lengths."""
+    if count <= 0:
+        return []
+    if total < count:  # more sequences than tokens: the rest are empty
+        return [1] * total + [0] * (count - total)
+    if count == 1:
+        return [total]
+    pattern = index % 3
+    if pattern == 0:  # a sequence of one token first
+        return [1, *_lengths(total - 1, count - 1, rng, 2)]
+    if pattern == 1:  # the longest sequence the total allows, last
+        return [1] * (count - 1) + [total - (count - 1)]
+    cuts = sorted(rng.sample(range(1, total), count - 1))
+    return [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
+
+
+def _packed_case(
+    family: Family,
+    op: PackedAttentionPrefill,
+    index: int,
+    rng: random.Random,
+    gen: torch.Generator,
+    symbols: dict[str, int],
+    shapes: dict[str, tuple[int, ...]],
+) -> Case:
+    """Packed attention's offsets mean something: each sequence's rows, ragged, with a
+    sequence of 1 token and one of the longest length among the cases, ending at the token
+    count; the maximum lengths the scalars carry are the drawn ones. Keys have the queries'
+    lengths when there are as many keys as queries (self-attention)."""
+    args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
+    params = family.params
+    total_q = shapes[params[op.query].name][0]
+    total_k = shapes[params[op.key].name][0]
+    count = shapes[params[op.cu_seqlens_q].name][0] - 1
+    lens_q = _lengths(total_q, count, rng, index)
+    # One offsets tensor for both ties the token counts (`kfam check`).
+    lens_k = lens_q if total_k == total_q else _lengths(total_k, count, rng, index + 1)
+    for which, lens in ((op.cu_seqlens_q, lens_q), (op.cu_seqlens_k, lens_k)):
+        offsets = [0]
+        for n in lens:
+            offsets.append(offsets[-1] + n)
+        args[which] = torch.tensor(offsets, dtype=torch_dtype(params[which].dtype))
+    for scalar, lens in ((op.max_seqlen_q, lens_q), (op.max_seqlen_k, lens_k)):
+        if scalar is not None:
+            args[scalar] = max(lens, default=0)
     return Case(index, symbols, shapes, args)

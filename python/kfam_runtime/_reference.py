@@ -28,6 +28,7 @@ from .records import (
     Matmul,
     Norm,
     Operation,
+    PackedAttentionPrefill,
     PagedAttentionDecode,
     Reduce,
     ScalarRef,
@@ -299,6 +300,50 @@ def _paged_attention(op: Operation, args: _Args) -> _Results:
     return {op.out: out}
 
 
+def _offsets(tensor: torch.Tensor, total: int, what: str) -> list[int]:
+    """Cumulative sequence offsets: from 0, never decreasing, ending at the token count."""
+    offsets = [int(x) for x in tensor.tolist()]
+    if not offsets or offsets[0] != 0 or offsets[-1] != total:
+        raise ValueError(f"{what} must run from 0 to the token count {total}: {offsets}")
+    if any(b < a for a, b in zip(offsets, offsets[1:], strict=False)):
+        raise ValueError(f"{what} must not decrease: {offsets}")
+    return offsets
+
+
+def _packed_attention(op: Operation, args: _Args) -> _Results:
+    """Sequence ``b`` is rows ``cu_seqlens_q[b]:cu_seqlens_q[b + 1]`` of the queries and
+    ``cu_seqlens_k[b]:cu_seqlens_k[b + 1]`` of the keys and values; each attends only within
+    its sequence. With ``causal``, query ``i`` of a sequence of ``L_q`` queries and ``L_k``
+    keys sees keys ``j <= i + L_k - L_q`` (aligned at the end); a query that sees no key gives
+    zeros. Query head ``h`` reads KV head ``h // (H / H_kv)``."""
+    assert isinstance(op, PackedAttentionPrefill)
+    q, k, v = _wide(args[op.query]), _wide(args[op.key]), _wide(args[op.value])
+    scale = _scalar(op.scale, args)
+    heads, kv_heads = q.shape[1], k.shape[1]
+    if heads % kv_heads != 0:
+        raise ValueError(f"{heads} query heads do not group over {kv_heads} KV heads")
+    cq = _offsets(_wide(args[op.cu_seqlens_q]), q.shape[0], "cu_seqlens_q")
+    ck = _offsets(_wide(args[op.cu_seqlens_k]), k.shape[0], "cu_seqlens_k")
+    if len(cq) != len(ck):
+        raise ValueError(f"cu_seqlens_q has {len(cq)} offsets, cu_seqlens_k {len(ck)}")
+    out = torch.zeros_like(q)
+    group = heads // kv_heads
+    for b in range(len(cq) - 1):
+        qs = q[cq[b] : cq[b + 1]]  # [L_q, H, D]
+        ks = k[ck[b] : ck[b + 1]].repeat_interleave(group, dim=1)  # [L_k, H, D]
+        vs = v[ck[b] : ck[b + 1]].repeat_interleave(group, dim=1)
+        lq, lk = qs.shape[0], ks.shape[0]
+        if lq == 0 or lk == 0:
+            continue
+        scores = torch.einsum("qhd,khd->hqk", qs, ks) * scale
+        if op.causal:
+            visible = torch.arange(lk)[None, :] <= torch.arange(lq)[:, None] + (lk - lq)
+            scores = scores.masked_fill(~visible, float("-inf"))
+        weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)  # no visible key: zeros
+        out[cq[b] : cq[b + 1]] = torch.einsum("hqk,khd->qhd", weights, vs)
+    return {op.out: out}
+
+
 _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     ElementwiseBinary: _binary,
     ElementwiseUnary: _unary,
@@ -307,4 +352,5 @@ _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     Norm: _norm,
     Matmul: _matmul,
     PagedAttentionDecode: _paged_attention,
+    PackedAttentionPrefill: _packed_attention,
 }

@@ -83,6 +83,34 @@ def paged_attention(
     return kernel
 
 
+def packed_attention(*, causal: bool = True, one_sequence: bool = False) -> Kernel:
+    """Prefill attention over packed sequences with ``F.scaled_dot_product_attention`` per
+    sequence, in fp32, the causal mask aligned at each sequence's end. Wrong with a flag:
+    ``causal=False`` ignores causality, ``one_sequence`` attends across sequence boundaries
+    (the whole packed tensor as one sequence)."""
+
+    def kernel(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any, out: Any, max_q: Any, max_k: Any, scale: Any) -> None:
+        group = q.shape[1] // k.shape[1]
+        bounds_q, bounds_k = cu_q.tolist(), cu_k.tolist()
+        if one_sequence:  # Wrong: every token attends over every key of the batch.
+            bounds_q, bounds_k = [0, q.shape[0]], [0, k.shape[0]]
+        assert int(max_q) == max(b - a for a, b in zip(bounds_q, bounds_q[1:])) or one_sequence
+        for b in range(len(bounds_q) - 1):
+            qs = q[bounds_q[b] : bounds_q[b + 1]].float().transpose(0, 1)  # [H, L_q, D]
+            ks = k[bounds_k[b] : bounds_k[b + 1]].float().repeat_interleave(group, dim=1).transpose(0, 1)
+            vs = v[bounds_k[b] : bounds_k[b + 1]].float().repeat_interleave(group, dim=1).transpose(0, 1)
+            lq, lk = qs.shape[1], ks.shape[1]
+            if lq == 0:
+                continue
+            mask = None
+            if causal:
+                mask = torch.ones(lq, lk, dtype=torch.bool).tril(diagonal=lk - lq)
+            o = F.scaled_dot_product_attention(qs, ks, vs, attn_mask=mask, scale=float(scale))
+            _into(out[bounds_q[b] : bounds_q[b + 1]], o.nan_to_num(0.0).transpose(0, 1))
+
+    return kernel
+
+
 def mean_accumulating_in_bf16(x: Any, mean: Any) -> None:
     """The row mean summed element by element in bf16: the rounding error grows with the row."""
     acc = torch.zeros(x.shape[0], dtype=torch.bfloat16)
@@ -141,4 +169,6 @@ CORRECT: dict[str, Kernel] = {
     "q_paged_attention_combined_nhd_bf16": paged_attention(layout="combined_nhd"),
     "q_paged_attention_combined_hnd_bf16": paged_attention(layout="combined_hnd"),
     "q_scale_custom": _scale,
+    "q_packed_attention_bf16": packed_attention(),
+    "q_packed_attention_kv_fp32": packed_attention(),
 }

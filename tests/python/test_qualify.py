@@ -8,6 +8,7 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import math
+import warnings
 import pathlib
 import shutil
 import subprocess
@@ -24,6 +25,7 @@ from qualify_kernels import (
     CORRECT,
     matmul_accumulating_in_bf16,
     mean_accumulating_in_bf16,
+    packed_attention,
     paged_attention,
 )
 
@@ -161,6 +163,73 @@ def test_the_paged_attention_reference_is_sdpa_over_the_gathered_cache(layout: s
         torch.testing.assert_close(out.double(), want.to(out.dtype).double(), rtol=0, atol=2**-8)
 
 
+@pytest.mark.parametrize("name", ["q_packed_attention_bf16", "q_packed_attention_kv_fp32"])
+def test_the_packed_attention_reference_is_sdpa_per_sequence(name: str) -> None:
+    from kfam_runtime._draw import draw as _draw
+
+    family = kfam.family(name)
+    op = family.operation
+    assert isinstance(op, kfam.PackedAttentionPrefill) and op.causal
+    for case in range(6):
+        args = _draw(family, 4, case).args
+        got = _reference_outputs(family, args)[op.out]
+        q, k, v, cu_q, cu_k = (args[i] for i in (op.query, op.key, op.value, op.cu_seqlens_q, op.cu_seqlens_k))
+        scale = args[op.scale.param] if op.scale.param is not None else op.scale.constant
+        assert isinstance(q, torch.Tensor) and isinstance(k, torch.Tensor) and isinstance(v, torch.Tensor)
+        assert isinstance(cu_q, torch.Tensor) and isinstance(cu_k, torch.Tensor) and isinstance(got, torch.Tensor)
+        assert isinstance(scale, float)
+        want = torch.zeros(q.shape, dtype=torch.float64)
+        for b in range(cu_q.shape[0] - 1):
+            (q0, q1), (k0, k1) = cu_q[b : b + 2].tolist(), cu_k[b : b + 2].tolist()
+            lq, lk = q1 - q0, k1 - k0
+            if lq == 0 or lk == 0:
+                continue
+            # PyTorch's own lower-right causal bias: query i sees keys up to i + lk - lq.
+            # Its queries that see no key are NaN (PyTorch warns); the operation's are 0.
+            from torch.nn.attention.bias import causal_lower_right
+
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Lower right causal bias", UserWarning)
+                o = F.scaled_dot_product_attention(
+                    q[q0:q1].double().transpose(0, 1),
+                    k[k0:k1].double().transpose(0, 1),
+                    v[k0:k1].double().transpose(0, 1),
+                    attn_mask=causal_lower_right(lq, lk),
+                    scale=scale,
+                    enable_gqa=True,
+                )
+            want[q0:q1] = o.transpose(0, 1).nan_to_num(0.0)
+        torch.testing.assert_close(got.double(), want.to(got.dtype).double(), rtol=0, atol=2**-7)
+
+
+def test_packed_attention_draws_ragged_sequences_with_one_token_and_the_longest() -> None:
+    from kfam_runtime._draw import draw as _draw
+
+    family = kfam.family("q_packed_attention_bf16")
+    op = family.operation
+    assert isinstance(op, kfam.PackedAttentionPrefill)
+    patterns: set[str] = set()
+    for case in range(24):
+        c = _draw(family, 0, case)
+        cu_q, cu_k = c.args[op.cu_seqlens_q], c.args[op.cu_seqlens_k]
+        assert isinstance(cu_q, torch.Tensor) and isinstance(cu_k, torch.Tensor)
+        assert cu_q.dtype == torch.int32 and torch.equal(cu_q, cu_k)  # as many keys as queries
+        total, count = c.symbols["tokens"], c.symbols["seqs_plus_one"] - 1
+        offsets = cu_q.tolist()
+        lens = [b - a for a, b in zip(offsets, offsets[1:])]
+        assert offsets[0] == 0 and offsets[-1] == total and len(lens) == count
+        assert all(n >= (1 if total >= count else 0) for n in lens)
+        assert c.args[op.max_seqlen_q] == max(lens)
+        if count >= 2 and total > count:
+            if 1 in lens:
+                patterns.add("one token")
+            if max(lens) == total - (count - 1):
+                patterns.add("the longest")
+            if len(set(lens)) > 2:
+                patterns.add("ragged")
+    assert patterns == {"one token", "the longest", "ragged"}, patterns
+
+
 # ---------------------------------------------------------------- qualification
 
 
@@ -274,6 +343,11 @@ WRONG = {
     "the 5-D key cache read as NHD": (
         "q_paged_attention_x_packed_bf16",
         paged_attention(layout="x_packed", read_as_nhd=True),
+    ),
+    "a prefill kernel ignoring causality": ("q_packed_attention_bf16", packed_attention(causal=False)),
+    "a prefill kernel attending across sequences": (
+        "q_packed_attention_bf16",
+        packed_attention(one_sequence=True),
     ),
     "an HND cache read as NHD": ("q_paged_attention_hnd_bf16", paged_attention(layout="hnd", read_as_nhd=True)),
     "bf16 matmul accumulation": ("q_matmul_bf16", matmul_accumulating_in_bf16),

@@ -96,6 +96,13 @@ impl FamilyChecker<'_> {
                         self.require_tied(&rule, subject, suggested, &members);
                     }
                 }
+                if cq == ck {
+                    // One offsets tensor: each sequence has as many keys as queries.
+                    let tokens = [("query", q, 0, sq), ("key", k, 0, sk)];
+                    if self.agree_extent(&rule, "the token count (one offsets tensor)", &tokens) {
+                        self.require_tied(&rule, "the token count", "tokens", &tokens);
+                    }
+                }
                 self.agree_extent(
                     &rule,
                     "the head count H",
