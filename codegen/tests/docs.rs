@@ -12,7 +12,7 @@ use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{abi_schema, compiled_meta_schema, family_schema};
 use kfam_codegen::ir::sha256_hex;
 use kfam_codegen::vocab::{
-    BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
     ReduceOp, UnaryOp, VOCABULARIES,
 };
 use serde_json::Value;
@@ -202,7 +202,8 @@ fn manifest_reference_documents_every_vocabulary_value() {
         BinaryOp,
         UnaryOp,
         ReduceOp,
-        NormKind
+        NormKind,
+        CacheLayout
     );
     // The declared vocabularies: kfam's defaults.
     let defaults = kfam_codegen::ir::Targets::default();

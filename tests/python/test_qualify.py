@@ -8,11 +8,11 @@ from __future__ import annotations
 import ctypes
 import dataclasses
 import math
-import warnings
 import pathlib
 import shutil
 import subprocess
 import tomllib
+import warnings
 from collections.abc import Callable
 
 import pytest

@@ -92,7 +92,9 @@ impl FamilyChecker<'_> {
                         [("cu_seqlens_q", cq, 0, scq), ("cu_seqlens_k", ck, 0, sck)],
                     ),
                 ] {
-                    if self.agree_extent(&rule, subject, &members) {
+                    // One tensor named twice is one extent, `-1` or not.
+                    let one = members[0].1 == members[1].1;
+                    if self.agree_extent(&rule, subject, &members) && !one {
                         self.require_tied(&rule, subject, suggested, &members);
                     }
                 }
