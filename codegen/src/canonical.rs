@@ -17,8 +17,8 @@ use crate::ir::{
     IDENTITY_FORMAT,
 };
 use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
-    ReduceOp, UnaryOp,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
+    OperationKind, ParamKind, ReduceOp, UnaryOp,
 };
 
 type Str<'a> = Cow<'a, str>;

@@ -339,7 +339,12 @@ impl CacheLayout {
 
     /// The axes of the key cache (`key`) or of the value cache.
     pub const fn axes(self, key: bool) -> CacheAxes {
-        const fn four(blocks: usize, block_size: usize, kv_heads: usize, head_size: usize) -> CacheAxes {
+        const fn four(
+            blocks: usize,
+            block_size: usize,
+            kv_heads: usize,
+            head_size: usize,
+        ) -> CacheAxes {
             CacheAxes {
                 rank: 4,
                 blocks,

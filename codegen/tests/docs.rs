@@ -12,8 +12,8 @@ use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{abi_schema, compiled_meta_schema, family_schema};
 use kfam_codegen::ir::sha256_hex;
 use kfam_codegen::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
-    ReduceOp, UnaryOp, VOCABULARIES,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
+    OperationKind, ParamKind, ReduceOp, UnaryOp, VOCABULARIES,
 };
 use serde_json::Value;
 

@@ -197,7 +197,7 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
         .collect();
     let mut params: Vec<Param> = Vec::new();
     let pname = |r: &mut Rng, i: usize| ident(r, &format!("p{i}_"));
-    let kind = r.below(8);
+    let kind = r.below(9);
     let op;
     let mut used_symbols = symbols.clone();
     let mut out_name: Option<String> = None;
@@ -413,7 +413,11 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
             if let Some(value) = &value {
                 params.push(Param::tensor(&names[2], "in", d, value));
             }
-            let value_cache = if value.is_some() { &names[2] } else { &names[1] };
+            let value_cache = if value.is_some() {
+                &names[2]
+            } else {
+                &names[1]
+            };
             params.push(Param::tensor(
                 &names[3],
                 "in",
@@ -436,6 +440,64 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 q(&names[3]),
                 q(&names[4]),
                 q(&names[5])
+            );
+            out_name = Some(names[5].clone());
+        }
+        7 => {
+            let d = r.pick(&["fp32", "fp16", "bf16"]);
+            let hkv = r.pick(&[1, 2, 8]);
+            let h = (hkv * r.pick(&[1, 4])).to_string();
+            let (hkv, dd) = (hkv.to_string(), r.pick(&["64", "128"]).to_owned());
+            let tokens = q("tokens");
+            // Self-attention (one token count, maybe one offsets tensor) or
+            // keys of their own count.
+            let kv_tokens = if r.chance(50) {
+                tokens.clone()
+            } else {
+                q("kv_tokens")
+            };
+            let offsets = q("batch_plus_one");
+            used_symbols = vec!["tokens".into(), "kv_tokens".into(), "batch_plus_one".into()];
+            let names: Vec<String> = (0..6).map(|i| pname(r, i)).collect();
+            let one_offsets = kv_tokens == tokens && r.chance(50);
+            params.push(Param::tensor(
+                &names[0],
+                "in",
+                d,
+                &[tokens.clone(), h.clone(), dd.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[1],
+                "in",
+                d,
+                &[kv_tokens.clone(), hkv.clone(), dd.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[2],
+                "in",
+                d,
+                &[kv_tokens, hkv, dd.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[3],
+                "in",
+                "int32",
+                std::slice::from_ref(&offsets),
+            ));
+            if !one_offsets {
+                params.push(Param::tensor(&names[4], "in", "int32", &[offsets]));
+            }
+            params.push(Param::tensor(&names[5], "out", d, &[tokens, h, dd]));
+            let cu_k = if one_offsets { &names[3] } else { &names[4] };
+            op = format!(
+                "[operation.packed_attention_prefill]\nquery = {}\nkey = {}\nvalue = {}\ncu_seqlens_q = {}\ncu_seqlens_k = {}\nout = {}\ncausal = {}\nscale = 0.125\n",
+                q(&names[0]),
+                q(&names[1]),
+                q(&names[2]),
+                q(&names[3]),
+                q(cu_k),
+                q(&names[5]),
+                r.chance(50)
             );
             out_name = Some(names[5].clone());
         }

@@ -8,8 +8,8 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, Member, NormKind, OperationKind,
-    ParamKind, ReduceOp, Status, UnaryOp, Vocabulary,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, Member, NormKind,
+    OperationKind, ParamKind, ReduceOp, Status, UnaryOp, Vocabulary,
 };
 
 mod targets;

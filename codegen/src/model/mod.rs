@@ -10,8 +10,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
 use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
-    UnaryOp,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, ParamKind,
+    ReduceOp, UnaryOp,
 };
 
 pub mod pattern;

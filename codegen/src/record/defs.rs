@@ -6,8 +6,9 @@
 
 use super::{c_only, field, raw, CForm, CValue, Field, Fixed, Record, Role, Shorthand, Ty};
 use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, OperationKind, ParamKind,
-    ReduceOp, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
+    OperationKind, ParamKind, ReduceOp, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM,
+    RUNTIME,
 };
 
 const fn table(
@@ -547,9 +548,18 @@ pub static PACKED_ATTENTION_PREFILL: Record = payload(
      `cu_seqlens[b]..cu_seqlens[b + 1]` of int32 offsets `[B + 1]`.",
     &[
         struct_size(),
-        operand("query", "Signature index of the packed queries `[T_q, H, D]`."),
-        operand("key", "Signature index of the packed keys `[T_k, H_kv, D]`."),
-        operand("value", "Signature index of the packed values `[T_k, H_kv, D]`."),
+        operand(
+            "query",
+            "Signature index of the packed queries `[T_q, H, D]`.",
+        ),
+        operand(
+            "key",
+            "Signature index of the packed keys `[T_k, H_kv, D]`.",
+        ),
+        operand(
+            "value",
+            "Signature index of the packed values `[T_k, H_kv, D]`.",
+        ),
         operand(
             "cu_seqlens_q",
             "Signature index of the int32 query offsets `[B + 1]`.",

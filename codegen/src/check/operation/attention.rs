@@ -257,7 +257,12 @@ impl FamilyChecker<'_> {
         let mut d = err(rule.code, self.id, span, msg)
             .label(format!("a `{other}` value cache"))
             .help(rule.help);
-        if let Some(shape) = self.file.params.get(vc).and_then(|p| p.value.shape.as_ref()) {
+        if let Some(shape) = self
+            .file
+            .params
+            .get(vc)
+            .and_then(|p| p.value.shape.as_ref())
+        {
             d = d.related(
                 self.id,
                 shape.span.clone(),

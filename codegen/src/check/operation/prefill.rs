@@ -167,7 +167,10 @@ impl FamilyChecker<'_> {
         let problem = if p.is_tensor() {
             Some(format!("`{key}` names tensor `{}`", p.name))
         } else if !matches!(p.dtype.scalar_domain(), ScalarDomain::Int(..)) {
-            Some(format!("`{key}` names `{}`, a scalar of dtype {}", p.name, p.dtype))
+            Some(format!(
+                "`{key}` names `{}`, a scalar of dtype {}",
+                p.name, p.dtype
+            ))
         } else {
             None
         };
