@@ -319,23 +319,28 @@ impl FamilyChecker<'_> {
                 ),
                 format!("expected x = {want}"),
             ),
-            (None, ..) | (_, None, _) | (_, _, None) => {
-                let a = if x.is_none() { x_axis } else { groups_axis };
-                let what = if x.is_none() { "x" } else { "D / x" };
+            // The packing is fixed when the kernel is built: every extent
+            // of it is static.
+            (None, ..) | (_, None, _) => {
+                let (a, what) = if x.is_none() {
+                    (x_axis, "x")
+                } else {
+                    (groups_axis, "D / x")
+                };
                 let msg = format!(
-                    "{who} axis {a} ({what}) is {}, but the x_packed layout needs a static x and head size D",
+                    "{who} axis {a} ({what}) is {}, but the x_packed layout needs it static",
                     self.extent_text(dims[a])
                 );
-                let msg = if d.is_none() && x.is_some() && groups.is_some() {
-                    format!(
-                        "the head size D of {} is dynamic, but the x_packed layout needs a static x and head size D",
-                        self.who("query", q)
-                    )
-                } else {
-                    msg
-                };
                 (a, msg, "expected a static extent".to_owned())
             }
+            (_, _, None) => (
+                groups_axis,
+                format!(
+                    "the head size D of {} is dynamic, but the x_packed layout needs it static",
+                    self.who("query", q)
+                ),
+                "D / x of a dynamic D".to_owned(),
+            ),
             (Some(x), Some(_), Some(d)) if d % x != 0 => (
                 x_axis,
                 format!("{who} has x = {x}, which does not divide the head size D = {d}"),
