@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use kfam_runtime::description::{self, DescriptionError, FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
-use kfam_runtime::Catalog;
+use kfam_runtime::{CacheLayout, Catalog, Operation};
 
 fn shipped() -> Vec<u8> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
@@ -43,36 +43,56 @@ fn the_description_opens_into_the_generated_tables() {
     assert_eq!(bytes[..8], MAGIC[..]);
 }
 
-/// A description an earlier generator wrote (format 1.0, before a receipt's
-/// evidence gained `runs`, `deterministic` and `run_max_abs`) opens, with
-/// those fields at their defaults and everything else as in the current one.
+/// A description an earlier generator wrote opens, with the fields appended
+/// since at their defaults and everything else as in the current one:
+/// format 1.0 (before a receipt's evidence gained `runs`, `deterministic`
+/// and `run_max_abs`) and 1.1 (before paged attention gained `layout`,
+/// which reads as `nhd`, the one layout there was).
 #[test]
 fn an_earlier_minor_opens_with_appended_fields_defaulted() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
     let (ir, _) = kfam_codegen::check_dir(&manifest);
     let ir = ir.expect("the shipped manifest checks");
     let digest = kfam_codegen::ir::catalog_digest(&ir);
-    assert_eq!(FORMAT_MINOR, 1);
-    let old = kfam_codegen::emit::c::description::description_of_minor(&ir, &digest, 0);
-    assert!(old.len() < shipped().len());
-    let opened = description::open(&old).expect("a 1.0 description opens");
+    assert_eq!(FORMAT_MINOR, 2);
     let current = &kfam_catalog::CATALOG;
-    assert_eq!(opened.families.len(), current.families.len());
-    let mut receipts = 0;
-    for (a, b) in opened.families.iter().zip(current.families) {
-        assert_eq!(a.params, b.params);
-        assert_eq!(a.profiles, b.profiles);
-        for (ra, rb) in a.receipts.iter().zip(b.receipts) {
-            receipts += 1;
-            assert_eq!(
-                (ra.sha256, ra.evidence.cases),
-                (rb.sha256, rb.evidence.cases)
-            );
-            let e = &ra.evidence;
-            assert_eq!((e.runs, e.deterministic, e.run_max_abs), (0, false, 0.0));
+    for minor in [0, 1] {
+        let old = kfam_codegen::emit::c::description::description_of_minor(&ir, &digest, minor);
+        assert!(old.len() < shipped().len());
+        let opened = description::open(&old).expect("an earlier minor's description opens");
+        assert_eq!(opened.families.len(), current.families.len());
+        let (mut receipts, mut paged) = (0, 0);
+        for (a, b) in opened.families.iter().zip(current.families) {
+            assert_eq!(a.params, b.params);
+            assert_eq!(a.profiles, b.profiles);
+            match (&a.operation, &b.operation) {
+                (
+                    Operation::PagedAttentionDecode { layout, query, .. },
+                    Operation::PagedAttentionDecode { query: q, .. },
+                ) => {
+                    paged += 1;
+                    assert_eq!((*layout, query), (CacheLayout::Nhd, q));
+                }
+                (a, b) => assert_eq!(a, b),
+            }
+            for (ra, rb) in a.receipts.iter().zip(b.receipts) {
+                receipts += 1;
+                assert_eq!(
+                    (ra.sha256, ra.evidence.cases),
+                    (rb.sha256, rb.evidence.cases)
+                );
+                let e = &ra.evidence;
+                let appended = (e.runs, e.deterministic, e.run_max_abs);
+                if minor == 0 {
+                    assert_eq!(appended, (0, false, 0.0));
+                } else {
+                    let e = &rb.evidence;
+                    assert_eq!(appended, (e.runs, e.deterministic, e.run_max_abs));
+                }
+            }
         }
+        assert!(receipts > 0 && paged > 1);
     }
-    assert!(receipts > 0);
 }
 
 #[test]
