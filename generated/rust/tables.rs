@@ -219,7 +219,7 @@ mod rows {
     pub(super) const S8: &str = "a2a3_sim";
     pub(super) const S9: &str = "block_table";
     pub(super) const S10: &str = "context_lens";
-    pub(super) const S11: &str = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against kfam.torch.reference";
+    pub(super) const S11: &str = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
     pub(super) const S12: &str = "key_cache";
     pub(super) const S13: &str = "num_blocks";
     pub(super) const S14: &str = "simpler.kernel.v1";
@@ -421,10 +421,10 @@ mod rows {
         rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC5: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/packed_attention_prefill_bf16.so", "83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f", S0, S7, Some("prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against kfam.torch.reference"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S14, "a2a3/sim/packed_attention_prefill_bf16.so", "83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f", S0, S7, Some("prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC6: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S7, Some("decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S14, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
         rc(1, S14, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC7: &[Receipt] = &[

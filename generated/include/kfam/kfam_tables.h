@@ -29,7 +29,7 @@ static const char kfam_gen_s7[] KFAM_GEN_MAYBE_UNUSED = "a2a3 simulator";
 static const char kfam_gen_s8[] KFAM_GEN_MAYBE_UNUSED = "a2a3_sim";
 static const char kfam_gen_s9[] KFAM_GEN_MAYBE_UNUSED = "block_table";
 static const char kfam_gen_s10[] KFAM_GEN_MAYBE_UNUSED = "context_lens";
-static const char kfam_gen_s11[] KFAM_GEN_MAYBE_UNUSED = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against kfam.torch.reference";
+static const char kfam_gen_s11[] KFAM_GEN_MAYBE_UNUSED = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
 static const char kfam_gen_s12[] KFAM_GEN_MAYBE_UNUSED = "key_cache";
 static const char kfam_gen_s13[] KFAM_GEN_MAYBE_UNUSED = "num_blocks";
 static const char kfam_gen_s14[] KFAM_GEN_MAYBE_UNUSED = "simpler.kernel.v1";
@@ -182,8 +182,8 @@ static const kfam_receipt kfam_gen_receipts[17] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_R,1,kfam_gen_s14,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s4,"targeted source-exact matmul smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/packed_attention_prefill_bf16.so","83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f",kfam_gen_s0,kfam_gen_s7,"prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against kfam.torch.reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s7,"decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/packed_attention_prefill_bf16.so","83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f",kfam_gen_s0,kfam_gen_s7,"prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,1,kfam_gen_s14,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_combined_hnd_bf16.so","9a4c7c8d01c208f9ba6ee187d2afbbb45b02308c14d9fd2840e7133ed49d774a",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_combined_nhd_bf16.so","a340b85e4ccabc3b837634291a6b02d8aa49fe5e243be424cac631b8f6ea9618",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},

@@ -9,7 +9,7 @@ use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir;
 use crate::model;
-use crate::vocab::{CacheLayout, DType};
+use crate::vocab::CacheLayout;
 
 /// The shapes of every operand in `layout`, for help lines.
 const fn help(layout: CacheLayout) -> &'static str {
@@ -92,17 +92,7 @@ impl FamilyChecker<'_> {
                     ],
                 );
             }
-            for (role, i, span) in [("block_table", bt, sb), ("context_lens", cl, sc)] {
-                let d = self.params[i].dtype;
-                if d != DType::Int32 {
-                    let msg = format!("{} is {d}, expected int32", self.who(role, i));
-                    let d = err(rule.code, self.id, span, msg)
-                        .label("expected int32")
-                        .help(rule.help);
-                    let d = self.at_dtype(d, i);
-                    self.push(d);
-                }
-            }
+            self.require_int32(&rule, &[("block_table", bt, sb), ("context_lens", cl, sc)]);
             if ranks {
                 let batch = [
                     ("query", q, 0, sq),
@@ -145,21 +135,7 @@ impl FamilyChecker<'_> {
                 if let Some(axis) = ka.x {
                     self.cache_x(&rule, [q, kc], axis, ka.head_size, sk);
                 }
-                let (h, hkv) = (self.params[q].dims[1], self.params[kc].dims[ka.kv_heads]);
-                if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
-                    if h % hkv != 0 {
-                        let msg = format!(
-                            "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
-                            self.who("query", q),
-                            self.who("key_cache", kc)
-                        );
-                        self.push(
-                            err(rule.code, self.id, sk, msg)
-                                .label("H_kv must divide H")
-                                .help("grouped-query attention shares each KV head among H / H_kv query heads"),
-                        );
-                    }
-                }
+                self.require_head_groups(&rule, ("query", q), ("key_cache", kc, ka.kv_heads), sk);
             }
         }
         Some(ir::Operation::PagedAttentionDecode {

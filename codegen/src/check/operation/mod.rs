@@ -261,6 +261,48 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
+    /// Index tensors of the attention kinds (block tables, lengths,
+    /// offsets): int32, each reported at its operand.
+    fn require_int32(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) {
+        for &(role, i, span) in members {
+            let d = self.params[i].dtype;
+            if d != DType::Int32 {
+                let msg = format!("{} is {d}, expected int32", self.who(role, i));
+                let d = err(rule.code, self.id, span, msg)
+                    .label("expected int32")
+                    .help(rule.help);
+                let d = self.at_dtype(d, i);
+                self.push(d);
+            }
+        }
+    }
+
+    /// Grouped-query attention: `H` (axis 1 of the query) a multiple of
+    /// `H_kv` (axis `kv_axis` of the keys) when both are static.
+    fn require_head_groups(
+        &mut self,
+        rule: &Rule,
+        (query, q): (&str, usize),
+        (keys, k, kv_axis): (&str, usize, usize),
+        span: &Range<usize>,
+    ) {
+        let (h, hkv) = (self.params[q].dims[1], self.params[k].dims[kv_axis]);
+        if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
+            if h % hkv != 0 {
+                let msg = format!(
+                    "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
+                    self.who(query, q),
+                    self.who(keys, k)
+                );
+                self.push(
+                    err(rule.code, self.id, span, msg)
+                        .label("H_kv must divide H")
+                        .help("grouped-query attention shares each KV head among H / H_kv query heads"),
+                );
+            }
+        }
+    }
+
     /// `d` with a label at axis `axis` of parameter `i`'s declared shape.
     fn at_axis(&self, d: Diagnostic, i: usize, axis: usize) -> Diagnostic {
         match self.dim_span(i, axis as i32) {

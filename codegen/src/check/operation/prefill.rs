@@ -6,7 +6,7 @@ use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir;
 use crate::model::{self, Spanned};
-use crate::vocab::{DType, ScalarDomain};
+use crate::vocab::ScalarDomain;
 
 const HELP: &str = "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]";
 
@@ -61,17 +61,10 @@ impl FamilyChecker<'_> {
                     ],
                 );
             }
-            for (role, i, span) in [("cu_seqlens_q", cq, scq), ("cu_seqlens_k", ck, sck)] {
-                let d = self.params[i].dtype;
-                if d != DType::Int32 {
-                    let msg = format!("{} is {d}, expected int32", self.who(role, i));
-                    let d = err(rule.code, self.id, span, msg)
-                        .label("expected int32")
-                        .help(rule.help);
-                    let d = self.at_dtype(d, i);
-                    self.push(d);
-                }
-            }
+            self.require_int32(
+                &rule,
+                &[("cu_seqlens_q", cq, scq), ("cu_seqlens_k", ck, sck)],
+            );
             if ranks {
                 // Extents a call must find equal: named (or static), never
                 // two unrelated `-1`s.
@@ -125,21 +118,7 @@ impl FamilyChecker<'_> {
                         ("out", out, 2, so),
                     ],
                 );
-                let (h, hkv) = (self.params[q].dims[1], self.params[k].dims[1]);
-                if let (Some(h), Some(hkv)) = (h.static_value(), hkv.static_value()) {
-                    if h % hkv != 0 {
-                        let msg = format!(
-                            "{} has H = {h} heads, not a multiple of H_kv = {hkv} of {}",
-                            self.who("query", q),
-                            self.who("key", k)
-                        );
-                        self.push(
-                            err(rule.code, self.id, sk, msg)
-                                .label("H_kv must divide H")
-                                .help("grouped-query attention shares each KV head among H / H_kv query heads"),
-                        );
-                    }
-                }
+                self.require_head_groups(&rule, ("query", q), ("key", k, 1), sk);
             }
         }
         Some(ir::Operation::PackedAttentionPrefill {
