@@ -1,7 +1,7 @@
 //! Where artifacts run, as `abi.toml` declares it: the catalog's platforms
 //! (with what each allows), backends, runtimes, execution modes and codecs.
 //! Each list is optional; an absent one is kfam's default
-//! (`check/targets.toml`).
+//! (`ir/targets.rs`).
 
 use schemars::JsonSchema;
 use serde::Deserialize;
