@@ -45,8 +45,8 @@ pub struct Canonical<'a> {
     pub identity_format: u32,
     pub name: Str<'a>,
     pub operation: Op<'a>,
-    pub params: Vec<P<'a>>,
-    pub profiles: Vec<Pr<'a>>,
+    pub params: Vec<ParamRec<'a>>,
+    pub profiles: Vec<ProfileRec<'a>>,
     pub returns: Vec<usize>,
     pub revision: u32,
     pub torch: bool,
@@ -68,7 +68,7 @@ pub struct Dims {
 /// serializes exactly as before symbols existed).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
-pub enum D<'a> {
+pub enum Dim<'a> {
     Int(i64),
     Sym(Str<'a>),
 }
@@ -83,18 +83,18 @@ pub enum Scalar<'a> {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct P<'a> {
+pub struct ParamRec<'a> {
     pub direction: Direction,
     pub dtype: DType,
     pub kind: ParamKind,
     pub layout: Layout,
     pub name: Str<'a>,
-    pub shape: Vec<D<'a>>,
+    pub shape: Vec<Dim<'a>>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct B<'a> {
+pub struct BindingRec<'a> {
     pub kind: BindingKind,
     pub param: Str<'a>,
     pub slot: u32,
@@ -102,9 +102,9 @@ pub struct B<'a> {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Pr<'a> {
+pub struct ProfileRec<'a> {
     pub backend: Str<'a>,
-    pub bindings: Vec<B<'a>>,
+    pub bindings: Vec<BindingRec<'a>>,
     pub execution_mode: Str<'a>,
     pub name: Str<'a>,
     pub platform: Str<'a>,
@@ -141,7 +141,7 @@ records! {
     BinaryRec { kind: OperationKind, lhs: Str<'a>, op: BinaryOp, out: Str<'a>, rhs: Str<'a> }
     MatmulRec {
         a: Str<'a>, accumulate: bool, b: Str<'a>, c: Str<'a>,
-        k: D<'a>, kind: OperationKind, m: D<'a>, n: D<'a>,
+        k: Dim<'a>, kind: OperationKind, m: Dim<'a>, n: Dim<'a>,
     }
     UnaryRec { input: Str<'a>, kind: OperationKind, op: UnaryOp, out: Str<'a> }
     ReduceRec {
@@ -217,8 +217,8 @@ impl<'a> Op<'a> {
             ScalarRef::Param(i) => Scalar::Param(pname(i)),
         };
         let d = |e: Extent| match e {
-            Extent::Symbol(i) => D::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
-            e => D::Int(e.as_i64()),
+            Extent::Symbol(i) => Dim::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
+            e => Dim::Int(e.as_i64()),
         };
         let kind = f.operation.kind();
         match &f.operation {
@@ -362,9 +362,9 @@ impl Op<'_> {
     /// in key order: what `kfam diff` compares field by field.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
         let s = |x: &Str<'_>| format!("`{x}`");
-        let d = |x: &D<'_>| match x {
-            D::Int(i) => i.to_string(),
-            D::Sym(n) => format!("`{n}`"),
+        let d = |x: &Dim<'_>| match x {
+            Dim::Int(i) => i.to_string(),
+            Dim::Sym(n) => format!("`{n}`"),
         };
         let sc = |x: &Scalar<'_>| match x {
             Scalar::Constant(c) => c.to_string(),
@@ -450,8 +450,8 @@ impl<'a> Canonical<'a> {
     pub fn of(f: &'a Family) -> Self {
         let pname = |i: usize| Cow::Borrowed(f.params[i].name.as_str());
         let d = |e: Extent| match e {
-            Extent::Symbol(i) => D::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
-            e => D::Int(e.as_i64()),
+            Extent::Symbol(i) => Dim::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
+            e => Dim::Int(e.as_i64()),
         };
         Canonical {
             contract: f.contract,
@@ -474,7 +474,7 @@ impl<'a> Canonical<'a> {
             params: f
                 .params
                 .iter()
-                .map(|p| P {
+                .map(|p| ParamRec {
                     direction: p.direction,
                     dtype: p.dtype,
                     kind: p.kind,
@@ -486,12 +486,12 @@ impl<'a> Canonical<'a> {
             profiles: f
                 .profiles
                 .iter()
-                .map(|pr| Pr {
+                .map(|pr| ProfileRec {
                     backend: Cow::Borrowed(&pr.backend.name),
                     bindings: pr
                         .bindings
                         .iter()
-                        .map(|b| B {
+                        .map(|b| BindingRec {
                             kind: b.kind,
                             param: pname(b.param),
                             slot: b.slot,
@@ -533,11 +533,11 @@ impl<'a> Canonical<'a> {
                 .ok_or_else(|| format!("operand `{name}` is not a parameter"))
         };
         let mut symbols: Vec<Symbol> = Vec::new();
-        let mut extent = |d: &D<'_>, at: Option<DimUse>| -> Extent {
+        let mut extent = |d: &Dim<'_>, at: Option<DimUse>| -> Extent {
             match d {
-                D::Int(-1) => Extent::Dynamic,
-                D::Int(n) => Extent::Static(*n),
-                D::Sym(name) => {
+                Dim::Int(-1) => Extent::Dynamic,
+                Dim::Int(n) => Extent::Static(*n),
+                Dim::Sym(name) => {
                     let i = match symbols.iter().position(|s| s.name == *name) {
                         Some(i) => i,
                         None => {
