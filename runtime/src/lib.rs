@@ -19,9 +19,14 @@ pub mod capability;
 pub mod catalog;
 pub mod context;
 pub mod description;
+// The C ABI's Rust side: what `c_abi!` expands to and `kfam-native`
+// exports. Public for those two, not an API of its own (docs/rust.md).
+#[doc(hidden)]
 pub mod ffi;
 mod ffi_catalog;
+#[doc(hidden)]
 pub mod ffi_context;
+#[doc(hidden)]
 pub mod ffi_message;
 pub mod lookup;
 pub mod pairing;
