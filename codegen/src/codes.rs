@@ -91,7 +91,7 @@ codes! {
     UnknownSymbol = "KF0208", "shape", "a payload or `[dims]` names an unknown symbol",
         "A symbolic dimension is declared by using its name in a parameter's\n`shape` (`shape = [\"batch\", 128]`). An operation payload extent\n(`m = \"batch\"`) or a constraint table (`[dims.batch]`) may only name a\nsymbol that some shape uses: otherwise it would constrain nothing. Check\nthe spelling, or use the name in the shapes it ties.";
     SymbolUsedOnce = "KF0209", "shape", "a symbol is used only once",
-        "A symbol says that every extent with its name is equal at each call. A\nsymbol that appears in one shape position ties nothing: it is just `-1`.\nThis is a warning (the family is still valid; a constraint on it is still\nchecked at call time). Use the same name wherever the extents must be\nequal, or write `-1`.";
+        "A symbol says that every extent with its name is equal at each call. A\nsymbol that appears in one shape position and has no `[dims]` table ties\nnothing: it is just `-1`. This is a warning (the family is still valid).\nUse the same name wherever the extents must be equal, or write `-1`; a\nsymbol with a `[dims]` table names a range and is not reported.";
     SymbolStaticOnly = "KF0210", "shape", "a symbol in a position that must be static",
         "Some extents are fixed at build time: the last two dimensions of an NZ\ntensor (blocked into 16 x c0 fractals) and the last dimension of a packed\nfp4 tensor (halved by packing). A symbol there would be a dynamic extent\nthe lowered shape cannot express. Write the static extent; symbols may\nname the other dimensions.";
     DimConstraintValue = "KF0211", "shape", "a `[dims]` constraint value is out of bounds",

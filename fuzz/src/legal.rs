@@ -457,7 +457,8 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 q("kv_tokens")
             };
             let offsets = q("batch_plus_one");
-            used_symbols = vec!["tokens".into(), "kv_tokens".into(), "batch_plus_one".into()];
+            // The offsets' length is at least 2 (KF0512): its own [dims].
+            used_symbols = vec!["tokens".into(), "kv_tokens".into()];
             let names: Vec<String> = (0..6).map(|i| pname(r, i)).collect();
             let one_offsets = kv_tokens == tokens && r.chance(50);
             params.push(Param::tensor(
@@ -490,7 +491,7 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
             params.push(Param::tensor(&names[5], "out", d, &[tokens, h, dd]));
             let cu_k = if one_offsets { &names[3] } else { &names[4] };
             op = format!(
-                "[operation.packed_attention_prefill]\nquery = {}\nkey = {}\nvalue = {}\ncu_seqlens_q = {}\ncu_seqlens_k = {}\nout = {}\ncausal = {}\nscale = 0.125\n",
+                "[operation.packed_attention_prefill]\nquery = {}\nkey = {}\nvalue = {}\ncu_seqlens_q = {}\ncu_seqlens_k = {}\nout = {}\ncausal = {}\nscale = 0.125\n\n[dims.batch_plus_one]\nmin = 2\n",
                 q(&names[0]),
                 q(&names[1]),
                 q(&names[2]),

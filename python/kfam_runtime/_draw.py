@@ -240,8 +240,10 @@ def _packed_case(
 ) -> Case:
     """Packed attention's offsets mean something: each sequence's rows, ragged, with a
     sequence of 1 token and one of the longest length among the cases, ending at the token
-    count; the maximum lengths the scalars carry are the drawn ones. Keys have the queries'
-    lengths when there are as many keys as queries (self-attention)."""
+    count; the maximum lengths the scalars carry are the drawn ones (the larger of both when one
+    scalar carries both). Keys have the queries' lengths only when one offsets tensor is named
+    for both; two offsets tensors get lengths of their own, so a kernel that reads its keys
+    through the query offsets computes something else."""
     args = [_tensor_or_scalar(family, p, shapes, rng, gen) for p in family.params]
     params = family.params
     total_q = shapes[params[op.query].name][0]
@@ -249,13 +251,19 @@ def _packed_case(
     count = shapes[params[op.cu_seqlens_q].name][0] - 1
     lens_q = _lengths(total_q, count, rng, index)
     # One offsets tensor for both ties the token counts (`kfam check`).
-    lens_k = lens_q if total_k == total_q else _lengths(total_k, count, rng, index + 1)
+    if op.cu_seqlens_k == op.cu_seqlens_q:
+        lens_k = lens_q
+    else:
+        lens_k = _lengths(total_k, count, rng, index + 1)
     for which, lens in ((op.cu_seqlens_q, lens_q), (op.cu_seqlens_k, lens_k)):
         offsets = [0]
         for n in lens:
             offsets.append(offsets[-1] + n)
         args[which] = torch.tensor(offsets, dtype=torch_dtype(params[which].dtype))
+    longest: dict[int, int] = {}
     for scalar, lens in ((op.max_seqlen_q, lens_q), (op.max_seqlen_k, lens_k)):
         if scalar is not None:
-            args[scalar] = max(lens, default=0)
+            longest[scalar] = max(longest.get(scalar, 0), max(lens, default=0))
+    for scalar, n in longest.items():
+        args[scalar] = n
     return Case(index, symbols, shapes, args)

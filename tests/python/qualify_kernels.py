@@ -83,15 +83,20 @@ def paged_attention(
     return kernel
 
 
-def packed_attention(*, causal: bool = True, one_sequence: bool = False) -> Kernel:
+def packed_attention(
+    *, causal: bool = True, one_sequence: bool = False, keys_at_query_offsets: bool = False
+) -> Kernel:
     """Prefill attention over packed sequences with ``F.scaled_dot_product_attention`` per
     sequence, in fp32, the causal mask aligned at each sequence's end. Wrong with a flag:
     ``causal=False`` ignores causality, ``one_sequence`` attends across sequence boundaries
-    (the whole packed tensor as one sequence)."""
+    (the whole packed tensor as one sequence), ``keys_at_query_offsets`` reads the keys and
+    values through ``cu_seqlens_q`` (right only when the offsets are equal)."""
 
     def kernel(q: Any, k: Any, v: Any, cu_q: Any, cu_k: Any, out: Any, max_q: Any, max_k: Any, scale: Any) -> None:
         group = q.shape[1] // k.shape[1]
         bounds_q, bounds_k = cu_q.tolist(), cu_k.tolist()
+        if keys_at_query_offsets:  # Wrong: the keys sliced like the queries.
+            bounds_k = bounds_q
         if one_sequence:  # Wrong: every token attends over every key of the batch.
             bounds_q, bounds_k = [0, q.shape[0]], [0, k.shape[0]]
         assert int(max_q) == max(b - a for a, b in zip(bounds_q, bounds_q[1:])) or one_sequence

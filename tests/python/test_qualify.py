@@ -209,15 +209,19 @@ def test_packed_attention_draws_ragged_sequences_with_one_token_and_the_longest(
     op = family.operation
     assert isinstance(op, kfam.PackedAttentionPrefill)
     patterns: set[str] = set()
+    keys_differ = 0
     for case in range(24):
         c = _draw(family, 0, case)
         cu_q, cu_k = c.args[op.cu_seqlens_q], c.args[op.cu_seqlens_k]
         assert isinstance(cu_q, torch.Tensor) and isinstance(cu_k, torch.Tensor)
-        assert cu_q.dtype == torch.int32 and torch.equal(cu_q, cu_k)  # as many keys as queries
+        assert cu_q.dtype == torch.int32 and cu_k.dtype == torch.int32
+        # Two offsets tensors: the keys' lengths are drawn apart from the queries'.
+        keys_differ += not torch.equal(cu_q, cu_k)
         total, count = c.symbols["tokens"], c.symbols["seqs_plus_one"] - 1
         offsets = cu_q.tolist()
         lens = [b - a for a, b in zip(offsets, offsets[1:])]
         assert offsets[0] == 0 and offsets[-1] == total and len(lens) == count
+        assert cu_k[0] == 0 and cu_k[-1] == total and cu_k.shape == cu_q.shape
         assert all(n >= (1 if total >= count else 0) for n in lens)
         assert c.args[op.max_seqlen_q] == max(lens)
         if count >= 2 and total > count:
@@ -228,6 +232,7 @@ def test_packed_attention_draws_ragged_sequences_with_one_token_and_the_longest(
             if len(set(lens)) > 2:
                 patterns.add("ragged")
     assert patterns == {"one token", "the longest", "ragged"}, patterns
+    assert keys_differ > 12, keys_differ
 
 
 # ---------------------------------------------------------------- qualification
@@ -345,6 +350,10 @@ WRONG = {
         paged_attention(layout="x_packed", read_as_nhd=True),
     ),
     "a prefill kernel ignoring causality": ("q_packed_attention_bf16", packed_attention(causal=False)),
+    "a prefill kernel reading keys through the query offsets": (
+        "q_packed_attention_bf16",
+        packed_attention(keys_at_query_offsets=True),
+    ),
     "a prefill kernel attending across sequences": (
         "q_packed_attention_bf16",
         packed_attention(one_sequence=True),

@@ -125,8 +125,12 @@ impl<'a> FamilyChecker<'a> {
     /// Symbols used once (then just `-1`), and the `[dims]` constraints.
     pub(super) fn check_symbols(&mut self) {
         let id = self.id;
+        let f = self.file;
+        // A symbol with a `[dims]` table names a range even where it ties
+        // nothing (the offsets of a packed attention named twice, say).
+        let constrained = |name: &str| f.dims.0.iter().any(|(n, _)| n.value == name);
         for (i, s) in self.symbols.iter().enumerate() {
-            if s.uses.len() == 1 {
+            if s.uses.len() == 1 && !constrained(&s.name) {
                 let p = s.uses[0].param;
                 let d = Diagnostic::warning(
                     Code::SymbolUsedOnce,
@@ -142,7 +146,6 @@ impl<'a> FamilyChecker<'a> {
                 self.diagnostics.push(d);
             }
         }
-        let f = self.file;
         for (name, rule) in &f.dims.0 {
             let Some(&i) = self.symbol_index.get(name.value.as_str()) else {
                 let help = self.known_symbols_help();

@@ -108,16 +108,20 @@ impl FamilyChecker<'_> {
                     "the head count H",
                     &[("query", q, 1, sq), ("out", out, 1, so)],
                 );
+                // A value cache in another layout is one error naming both,
+                // not one per extent that moved.
+                let value_elsewhere =
+                    !layout.combined() && self.value_layout(&rule, layout, [q, kc, vc], sv);
                 let mut head_size = vec![("query", q, 2, sq)];
                 if ka.x.is_none() {
                     head_size.push(("key_cache", kc, ka.head_size, sk));
                 }
-                if !layout.combined() {
+                if !layout.combined() && !value_elsewhere {
                     head_size.push(("value_cache", vc, va.head_size, sv));
                 }
                 head_size.push(("out", out, 2, so));
                 self.agree_extent(&rule, "the head size D", &head_size);
-                if !layout.combined() && !self.value_layout(&rule, layout, [q, kc, vc], sv) {
+                if !layout.combined() && !value_elsewhere {
                     for (what, k, v) in [
                         ("num_blocks", ka.blocks, va.blocks),
                         ("block_size", ka.block_size, va.block_size),

@@ -1,10 +1,12 @@
 //! `packed_attention_prefill`: attention over variable-length sequences
 //! packed along the token axis, located through cumulative offsets.
 
+use std::ops::Range;
+
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
-use crate::ir;
+use crate::ir::{self, Extent};
 use crate::model::{self, Spanned};
 use crate::vocab::ScalarDomain;
 
@@ -91,6 +93,7 @@ impl FamilyChecker<'_> {
                         self.require_tied(&rule, subject, suggested, &members);
                     }
                 }
+                self.offsets_hold_a_sequence(&rule, cq, scq);
                 if cq == ck {
                     // One offsets tensor: each sequence has as many keys as queries.
                     let tokens = [("query", q, 0, sq), ("key", k, 0, sk)];
@@ -135,6 +138,48 @@ impl FamilyChecker<'_> {
         })
     }
 
+    /// The offsets' length `B + 1` is at least 2 in every call: fewer
+    /// offsets describe no sequence, and the tokens would belong to none.
+    fn offsets_hold_a_sequence(&mut self, rule: &Rule, cq: usize, span: &Range<usize>) {
+        let (smallest, help) = match self.params[cq].dims[0] {
+            Extent::Static(n) => (
+                n,
+                "declare 2 or more offsets: one sequence is [0, T]".to_owned(),
+            ),
+            Extent::Symbol(i) => {
+                let s = &self.symbols[i];
+                let m = u64::from(s.multiple_of.max(1));
+                let first = u64::from(s.min).div_ceil(m) * m;
+                (
+                    i64::try_from(first).unwrap_or(i64::MAX),
+                    format!("declare `[dims.{}]` with `min = 2`", s.name),
+                )
+            }
+            Extent::Dynamic => (
+                -1,
+                "name the length with a symbol and declare `min = 2` in its `[dims]` table"
+                    .to_owned(),
+            ),
+        };
+        if smallest >= 2 {
+            return;
+        }
+        let what = if smallest < 0 {
+            "any length".to_owned()
+        } else {
+            format!("length {smallest}")
+        };
+        let msg = format!(
+            "{} may have {what}, but B + 1 is at least 2 (one sequence is [0, T])",
+            self.who("cu_seqlens_q", cq)
+        );
+        let d = err(rule.code, self.id, span, msg)
+            .label("at least 2 offsets")
+            .help(help);
+        let d = self.at_axis(d, cq, 0);
+        self.push(d);
+    }
+
     /// `max_seqlen_q` or `max_seqlen_k`: absent, or an integer scalar
     /// parameter. `None` when reported.
     fn length_operand(&mut self, s: Option<&Spanned<String>>, key: &str) -> Option<Option<usize>> {
@@ -158,7 +203,7 @@ impl FamilyChecker<'_> {
         };
         let d = err(Code::PackedAttentionMismatch, self.id, &s.span, msg)
             .label("expected an integer scalar parameter")
-            .help("name an integer scalar parameter (int32 or int64) that carries the longest sequence, or leave the key out");
+            .help("name an integer scalar parameter that carries the longest sequence, or leave the key out");
         let d = self.at_dtype(d, i);
         self.push(d);
         None
