@@ -13,9 +13,10 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{
-    Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol, TargetRef,
-    IDENTITY_FORMAT,
+    Attrs, Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol,
+    TargetRef, IDENTITY_FORMAT,
 };
+use crate::record::PARAM;
 use crate::vocab::{
     BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
     OperationKind, ParamKind, ReduceOp, UnaryOp,
@@ -81,8 +82,7 @@ pub enum Scalar<'a> {
     Param(Str<'a>),
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParamRec<'a> {
     pub direction: Direction,
     pub dtype: DType,
@@ -90,6 +90,74 @@ pub struct ParamRec<'a> {
     pub layout: Layout,
     pub name: Str<'a>,
     pub shape: Vec<Dim<'a>>,
+    /// The parameter record's declared attributes ([`crate::record::Attr`])
+    /// whose value is not the default, by name: keys among the others in
+    /// sorted order; a family that declares none keeps its identity.
+    pub attrs: BTreeMap<Str<'a>, i64>,
+}
+
+impl ParamRec<'_> {
+    /// The keys of the fixed fields, sorted.
+    const FIXED: [&'static str; 6] = ["direction", "dtype", "kind", "layout", "name", "shape"];
+}
+
+impl Serialize for ParamRec<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut keys: Vec<&str> = Self::FIXED.to_vec();
+        keys.extend(self.attrs.keys().map(|k| k.as_ref()));
+        keys.sort_unstable();
+        let mut m = s.serialize_map(Some(keys.len()))?;
+        for key in keys {
+            match key {
+                "direction" => m.serialize_entry(key, &self.direction)?,
+                "dtype" => m.serialize_entry(key, &self.dtype)?,
+                "kind" => m.serialize_entry(key, &self.kind)?,
+                "layout" => m.serialize_entry(key, &self.layout)?,
+                "name" => m.serialize_entry(key, &self.name)?,
+                "shape" => m.serialize_entry(key, &self.shape)?,
+                attr => m.serialize_entry(key, &self.attrs[attr])?,
+            }
+        }
+        m.end()
+    }
+}
+
+impl<'de, 'a> Deserialize<'de> for ParamRec<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Read {
+            direction: Direction,
+            dtype: DType,
+            kind: ParamKind,
+            layout: Layout,
+            name: String,
+            shape: Vec<Dim<'static>>,
+            #[serde(flatten)]
+            attrs: BTreeMap<String, i64>,
+        }
+        let r = Read::deserialize(d)?;
+        if let Some(unknown) = r
+            .attrs
+            .keys()
+            .find(|k| PARAM.attrs().all(|(f, _)| f.name != *k))
+        {
+            return Err(serde::de::Error::unknown_field(unknown, &Self::FIXED));
+        }
+        Ok(ParamRec {
+            direction: r.direction,
+            dtype: r.dtype,
+            kind: r.kind,
+            layout: r.layout,
+            name: Cow::Owned(r.name),
+            shape: r.shape,
+            attrs: r
+                .attrs
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k), v))
+                .collect(),
+        })
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -481,6 +549,13 @@ impl<'a> Canonical<'a> {
                     layout: p.layout,
                     name: Cow::Borrowed(&p.name),
                     shape: p.dims.iter().map(|&e| d(e)).collect(),
+                    attrs: PARAM
+                        .attrs()
+                        .filter_map(|(f, a)| {
+                            let v = p.attrs.get(f.name).unwrap_or(a.default);
+                            (v != a.default).then_some((Cow::Borrowed(f.name), v))
+                        })
+                        .collect(),
                 })
                 .collect(),
             profiles: f
@@ -599,6 +674,12 @@ impl<'a> Canonical<'a> {
                 layout: p.layout,
                 pool_index,
                 doc: None,
+                attrs: Attrs(
+                    PARAM
+                        .attrs()
+                        .map(|(f, a)| (f.name, p.attrs.get(f.name).copied().unwrap_or(a.default)))
+                        .collect(),
+                ),
             });
         }
         let scalar = |s: &Scalar<'_>| -> Result<ScalarRef, String> {

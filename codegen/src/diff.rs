@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::canonical::Op;
 use crate::ir::{Abi, Catalog, Extent, Family, Ir, Param, Profile, Symbol, Target, Targets};
+use crate::record::{Larger, PARAM};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -62,6 +63,8 @@ rules! {
     ParamDirection = "KD025", "param-direction", Breaking, "a parameter's direction changed";
     ParamLayout = "KD026", "param-layout", Breaking, "a parameter's layout changed";
     ParamKind = "KD027", "param-kind", Breaking, "a parameter changed between tensor and scalar";
+    ParamNarrowed = "KD028", "param-narrowed", Breaking, "a parameter's declared value now refuses calls it accepted (a stricter `alignment`)";
+    ParamWidened = "KD029", "param-widened", Compatible, "a parameter's declared value now accepts calls it refused (a looser `alignment`)";
     ReturnsChanged = "KD030", "returns-changed", Breaking, "the return aliases changed";
     ProfileAdded = "KD040", "profile-added", Compatible, "a new artifact profile";
     ProfileRemoved = "KD041", "profile-removed", Breaking, "an artifact profile was removed";
@@ -534,6 +537,22 @@ fn diff_param(d: &mut Diff, (f, p): (&Family, &Param), (g, q): (&Family, &Param)
             Rule::ParamLayout,
             format!("param `{n}` layout `{}` -> `{}`", p.layout, q.layout),
         );
+    }
+    // The declared attributes, each classified by its declaration.
+    for (field, attr) in PARAM.attrs() {
+        let value = |x: &Param| x.attrs.get(field.name).unwrap_or(attr.default);
+        let (a, b) = (value(p), value(q));
+        if a != b {
+            let narrows = (b > a) == (attr.larger == Larger::Narrows);
+            d.push(
+                if narrows {
+                    Rule::ParamNarrowed
+                } else {
+                    Rule::ParamWidened
+                },
+                format!("param `{n}` {} {a} -> {b}", field.name),
+            );
+        }
     }
     if p.doc != q.doc {
         d.push(Rule::TextChanged, format!("param `{n}` doc reworded"));

@@ -39,7 +39,8 @@ mod c_abi;
 /// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables assert it,
 /// so tables of another kfam release fail to compile with both named
 /// (docs/compatibility.md).
-pub const TABLES_FORMAT: u32 = 2;
+/// It follows the description format's minor, as the generator's does.
+pub const TABLES_FORMAT: u32 = description::FORMAT_MINOR as u32;
 
 /// The closed vocabularies kfam fixes, with their stable numeric codes.
 pub mod vocab {

@@ -5,6 +5,7 @@ use super::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, fp4_lowered, nz_lowered, static_byte_size};
 use crate::model::{self, Spanned};
+use crate::record::PARAM;
 use crate::vocab::{DType, Direction, Layout, ParamKind};
 
 impl<'a> FamilyChecker<'a> {
@@ -112,6 +113,7 @@ impl<'a> FamilyChecker<'a> {
                 lowered = self.check_tensor_shape(p, dtype, direction, layout, &dims);
             }
         }
+        let attrs = self.param_attrs(decl, kind);
         self.params.push(ir::Param {
             name: name.value.clone(),
             index,
@@ -124,7 +126,47 @@ impl<'a> FamilyChecker<'a> {
             lowered_shape: lowered,
             pool_index,
             doc: decl.doc.as_ref().map(|d| d.value.clone()),
+            attrs,
         });
+    }
+
+    /// The parameter record's declared attributes: each the manifest's
+    /// value under the field's name, held to its rule, or its default.
+    fn param_attrs(&mut self, decl: &model::Param, kind: ParamKind) -> ir::Attrs {
+        let mut attrs = Vec::new();
+        for (field, attr) in PARAM.attrs() {
+            let name = field.name;
+            let Some(v) = decl.attr(name) else {
+                attrs.push((name, attr.default));
+                continue;
+            };
+            let rule = attr.rule.describe();
+            if attr.tensors_only && kind == ParamKind::Scalar {
+                self.push(
+                    err(
+                        Code::AttrRule,
+                        self.id,
+                        &v.span,
+                        format!("scalar `{}` declares `{name}`", decl.name.value),
+                    )
+                    .label("a scalar is passed by value")
+                    .help(format!("remove `{name}`")),
+                );
+            } else if !attr.rule.admits(v.value) {
+                self.push(
+                    err(
+                        Code::AttrRule,
+                        self.id,
+                        &v.span,
+                        format!("`{name}` of `{}` is {}", decl.name.value, v.value),
+                    )
+                    .label(format!("not {rule}"))
+                    .help(format!("`{name}` is {rule}")),
+                );
+            }
+            attrs.push((name, v.value));
+        }
+        ir::Attrs(attrs)
     }
 
     /// Shape, layout and packing rules of one tensor; returns its lowered shape.

@@ -394,6 +394,34 @@ pub struct Param {
     /// Index among tensors (for tensors) or among scalars (for scalars).
     pub pool_index: usize,
     pub doc: Option<String>,
+    /// The values of the parameter record's declared attributes
+    /// (`alignment`), serialized as fields of the parameter.
+    #[serde(flatten)]
+    pub attrs: Attrs,
+}
+
+/// A record's declared attributes (the record declaration's fields with an
+/// `Attr`), each by its field's name, in the declaration's order, every
+/// one present: its default where the manifest left it out.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Attrs(pub Vec<(&'static str, i64)>);
+
+impl Attrs {
+    /// The value of the attribute `name`, if the record declares one.
+    pub fn get(&self, name: &str) -> Option<i64> {
+        self.0.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
+    }
+}
+
+impl Serialize for Attrs {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            m.serialize_entry(name, value)?;
+        }
+        m.end()
+    }
 }
 
 /// A checked extent: a shape entry or a payload extent. Serialized (in the

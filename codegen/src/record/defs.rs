@@ -949,6 +949,34 @@ pub static LOGICAL_RECORDS: &[&Record] = &[
     &RETIRED,
 ];
 
+/// The latest description format minor any field was appended in: the
+/// format's minor ([`crate::emit::c::description::FORMAT_MINOR`]), raised by
+/// declaring a field `.since(next)`.
+pub const fn latest_since() -> u16 {
+    const fn of(fields: &[Field], mut latest: u16) -> u16 {
+        let mut i = 0;
+        while i < fields.len() {
+            if fields[i].since > latest {
+                latest = fields[i].since;
+            }
+            i += 1;
+        }
+        latest
+    }
+    let mut latest = 0;
+    let mut i = 0;
+    while i < LOGICAL_RECORDS.len() {
+        latest = of(LOGICAL_RECORDS[i].fields, latest);
+        i += 1;
+    }
+    let mut i = 0;
+    while i < OPERATIONS.len() {
+        latest = of(OPERATIONS[i].1.fields, latest);
+        i += 1;
+    }
+    latest
+}
+
 // ------------------------------------------------- C ABI arguments, results
 
 const fn call(

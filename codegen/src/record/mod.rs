@@ -76,6 +76,71 @@ pub struct Field {
     /// a runtime reads a description of an earlier minor by defaulting it
     /// (docs/compatibility.md, "Versioning rules").
     pub since: u16,
+    /// A value the manifest declares as it is, with its rule, default and
+    /// change class, when the field is one ([`Attr`]).
+    pub attr: Option<Attr>,
+}
+
+/// A field the manifest declares under the same name, an integer: a
+/// tensor parameter's `alignment`. Everything in front of the records
+/// follows from this declaration, matched by the field's name: the manifest
+/// model's field of that name, `kfam check`'s rule (KF0213), the lowering,
+/// the identity (the value, unless it is `default`: a new attribute leaves
+/// every identity as it was) and `kfam diff`'s class for a change (KD028,
+/// KD029). The runtimes' per-call rule is the one thing written by hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Attr {
+    /// The value when the manifest leaves it out, and a runtime reading a
+    /// description or table written before the field existed.
+    pub default: i64,
+    pub rule: AttrRule,
+    /// What a larger value does to the calls a family accepts.
+    pub larger: Larger,
+    /// Only tensors declare it (a scalar has no storage of its own).
+    pub tensors_only: bool,
+}
+
+/// The values an [`Attr`] may take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttrRule {
+    /// A power of two, at most `max`.
+    PowerOfTwo { max: i64 },
+}
+
+impl AttrRule {
+    /// Whether `v` keeps the rule.
+    pub fn admits(self, v: i64) -> bool {
+        match self {
+            AttrRule::PowerOfTwo { max } => v > 0 && v <= max && (v & (v - 1)) == 0,
+        }
+    }
+
+    /// The rule, as a diagnostic's help states it.
+    pub fn describe(self) -> String {
+        match self {
+            AttrRule::PowerOfTwo { max } => format!("a power of two from 1 to {max}"),
+        }
+    }
+
+    /// Every admitted value, for rules with few (a JSON Schema `enum`).
+    pub fn values(self) -> Vec<i64> {
+        match self {
+            AttrRule::PowerOfTwo { max } => std::iter::successors(Some(1i64), |v| v.checked_mul(2))
+                .take_while(|v| *v <= max)
+                .collect(),
+        }
+    }
+}
+
+/// What a larger value of an [`Attr`] does: how `kfam diff` classifies a
+/// change of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Larger {
+    /// It refuses calls a smaller value accepted (a stricter alignment):
+    /// raising it is breaking, lowering it compatible.
+    Narrows,
+    /// It accepts calls a smaller value refused: the other way round.
+    Widens,
 }
 
 /// What a row may leave out of a field's value.
@@ -213,6 +278,11 @@ impl Record {
         self.fields.iter().find(|f| f.name == name)
     }
 
+    /// The fields the manifest declares as they are ([`Attr`]), in order.
+    pub fn attrs(&self) -> impl Iterator<Item = (&'static Field, Attr)> + Clone {
+        self.fields.iter().filter_map(|f| f.attr.map(|a| (f, a)))
+    }
+
     /// The C typedef name, for records that are C structs.
     pub fn c_name(&self) -> Option<&'static str> {
         match self.c {
@@ -237,6 +307,7 @@ const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
         c: CWhere::Same,
         role: Role::Plain,
         since: 0,
+        attr: None,
     }
 }
 
@@ -259,6 +330,14 @@ impl Field {
     const fn since(self, minor: u16) -> Field {
         Field {
             since: minor,
+            ..self
+        }
+    }
+
+    /// Declared in the manifest under its name ([`Attr`]).
+    const fn attr(self, attr: Attr) -> Field {
+        Field {
+            attr: Some(attr),
             ..self
         }
     }

@@ -167,19 +167,26 @@ impl Row for ir::Param {
     fn record(&self) -> &'static Record {
         &PARAM
     }
+    // By the declaration's field names: a declared attribute needs no line
+    // here (a name matched by nothing is `Absent`, which fails
+    // `every_value_fits_its_declared_type`).
     fn values(&self) -> Values<'_> {
-        smallvec::smallvec![
-            Value::int(self.index),
-            Value::Str(&self.name),
-            Value::opt_str(&self.doc),
-            code!(self.kind),
-            code!(self.direction),
-            code!(self.dtype),
-            code!(self.layout),
-            Value::int(self.pool_index),
-            Value::Ints(Ints::I64(&self.shape)),
-            Value::Ints(Ints::I64(&self.lowered_shape)),
-        ]
+        PARAM
+            .logical()
+            .map(|f| match f.name {
+                "index" => Value::int(self.index),
+                "name" => Value::Str(&self.name),
+                "doc" => Value::opt_str(&self.doc),
+                "kind" => code!(self.kind),
+                "direction" => code!(self.direction),
+                "dtype" => code!(self.dtype),
+                "layout" => code!(self.layout),
+                "pool_index" => Value::int(self.pool_index),
+                "shape" => Value::Ints(Ints::I64(&self.shape)),
+                "lowered_shape" => Value::Ints(Ints::I64(&self.lowered_shape)),
+                attr => self.attrs.get(attr).map_or(Value::Absent, Value::Int),
+            })
+            .collect()
     }
 }
 

@@ -35,9 +35,9 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this generator writes: a runtime reads a description of its
 /// own major and of any minor up to its own.
 pub const FORMAT_MAJOR: u16 = 1;
-/// 1: a receipt's evidence gained `runs`, `deterministic`, `run_max_abs`;
-/// 2: paged attention gained `layout` (`nhd` when absent).
-pub const FORMAT_MINOR: u16 = 2;
+/// The latest minor a record field was appended in: a field declared
+/// `.since(n)` raises it (docs/description.md lists what each minor added).
+pub const FORMAT_MINOR: u16 = crate::record::latest_since();
 
 /// The description of `ir`'s catalog, whose content digest is `digest`
 /// ([`crate::ir::catalog_digest`]).

@@ -224,6 +224,7 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
             (Role::Plain, ty) if f.since > 0 => {
                 let i = at(f.name);
                 let zero = match ty {
+                    _ if f.attr.is_some() => f.attr.map_or(0, |a| a.default).to_string(),
                     Ty::Bool => "False".to_owned(),
                     Ty::F64 => "0.0".to_owned(),
                     Ty::U32 | Ty::Count | Ty::I64 => "0".to_owned(),

@@ -232,6 +232,12 @@ pub(super) fn description_tokens() -> TokenStream {
                         let (ty, zero) = (ident(v.name), ident(v.absent().variant));
                         quote!(#n: r.appended_or(#ty::#zero)?)
                     }
+                    // A declared attribute's absent value is its default.
+                    _ if f.since > 0 && f.attr.is_some() => {
+                        let d = f.attr.map_or(0, |a| a.default);
+                        let d = Literal::i64_unsuffixed(d);
+                        quote!(#n: r.appended_or(#d)?)
+                    }
                     _ if f.since > 0 => quote!(#n: r.appended()?),
                     _ => quote!(#n: r.read()?),
                 }

@@ -39,9 +39,12 @@ use crate::vocab;
 /// `::kfam_runtime`), after `preamble` (written first into the same
 /// buffer).
 /// The format of the tables this generator prints, which kfam-runtime's
-/// `TABLES_FORMAT` must equal: raised with any change of the record types
-/// the tables fill in.
-pub const TABLES_FORMAT: u32 = 2;
+/// `TABLES_FORMAT` must equal. The record types the tables fill in change
+/// when a field is appended, which raises the description format's minor:
+/// the tables format is that minor, so it follows the declarations. (A
+/// change of the record types that is not an append is a new description
+/// major; this must then count on from the last value.)
+pub const TABLES_FORMAT: u32 = crate::emit::c::description::FORMAT_MINOR as u32;
 
 pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
     let ir = plan.ir;

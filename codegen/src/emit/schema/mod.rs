@@ -32,6 +32,7 @@ use crate::compiled_meta::{self, CompiledMeta};
 use crate::ir::{Family, Ir, Targets};
 use crate::model::{AbiFile, FamilyFile, RetiredFile};
 use crate::origin::Origin;
+use crate::record::PARAM;
 use crate::vocab::{
     BinaryOp, BindingKind, Contract, DType, Direction, Layout, NormKind, ParamKind, ReduceOp,
     Status, UnaryOp,
@@ -813,6 +814,15 @@ fn family_rules(root: &mut Value) {
             "then": { "properties": { "shape": { "minItems": 4, "maxItems": 4 } } },
         },
     ]);
+    // The declared attributes: each one's values (KF0213), none on a scalar.
+    for (field, attr) in PARAM.attrs() {
+        if let Some(p) = param["properties"].get_mut(field.name) {
+            p["enum"] = json!(attr.rule.values());
+        }
+        if attr.tensors_only {
+            param["allOf"][0]["then"]["properties"][field.name] = json!(false);
+        }
+    }
 }
 
 #[cfg(test)]
