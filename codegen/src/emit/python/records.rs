@@ -220,8 +220,9 @@ fn decode_fn(out: &mut String, r: &Record, used: &mut BTreeSet<&'static str>) {
                 )
             }
             // Appended in a later release: a row an earlier generator
-            // wrote ends before it, so it reads as its type's zero.
-            (Role::Plain, ty) if f.since > 0 => {
+            // wrote ends before it, so it reads as its type's zero. A
+            // declared attribute's row value is left out at its default.
+            (Role::Plain, ty) if f.since > 0 || f.attr.is_some() => {
                 let i = at(f.name);
                 let zero = match ty {
                     _ if f.attr.is_some() => f.attr.map_or(0, |a| a.default).to_string(),

@@ -79,7 +79,10 @@ fn fields(out: &mut String, record: &Record, value: &dyn Row, first: &mut bool, 
         let same = match f.role {
             Role::Position | Role::Key => continue,
             Role::SameAs(other) => same_value(v, of(other)),
-            Role::Plain => false,
+            // A declared attribute at its default is read as the default.
+            Role::Plain => f
+                .attr
+                .is_some_and(|a| matches!(v, Value::Int(x) if x == a.default)),
         };
         if let Value::Nested(inner) = v {
             fields(out, inner.record(), inner, first, end);

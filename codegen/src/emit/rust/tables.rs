@@ -723,8 +723,10 @@ impl<'p, 'i> Pools<'p, 'i> {
         w.line(format_args!("    {} {{ {} }}", r.name, init.join(", ")));
         w.line("}");
         for s in r.shorthands {
-            let kept: Vec<&(&str, String)> =
-                params.iter().filter(|(n, _)| !leaves_out(s, n)).collect();
+            let kept: Vec<&(&str, String)> = params
+                .iter()
+                .filter(|(n, _)| !leaves_out(r, s, n))
+                .collect();
             let args: Vec<String> = params
                 .iter()
                 .map(|(n, _)| self.fixed_arg(r, s, n))
@@ -743,6 +745,9 @@ impl<'p, 'i> Pools<'p, 'i> {
     /// What a shorthand passes its record's constructor for the field
     /// `name`: the fixed value, the field it equals, or its own parameter.
     fn fixed_arg(&self, r: &Record, s: &Shorthand, name: &str) -> String {
+        if let Some(attr) = r.field(name).and_then(|f| f.attr) {
+            return attr.default.to_string();
+        }
         if let Some((_, fixed)) = s.fixed.iter().find(|(n, _)| *n == name) {
             return match (fixed, r.field(name).map(|f| f.ty)) {
                 (Fixed::Member(m), Some(Ty::Vocab(v))) => {
@@ -783,9 +788,14 @@ fn sep(out: &mut String, first: &mut bool) {
     *first = false;
 }
 
-/// Whether the shorthand `s` writes the field `name` itself.
-fn leaves_out(s: &Shorthand, name: &str) -> bool {
-    s.fixed.iter().any(|(n, _)| *n == name) || s.same.iter().any(|(n, _)| *n == name)
+/// Whether the shorthand `s` writes the field `name` itself: a declared
+/// attribute it writes as its default (a row with another value takes the
+/// record's own constructor), so a new attribute leaves every shorthand
+/// call as it was.
+fn leaves_out(r: &Record, s: &Shorthand, name: &str) -> bool {
+    s.fixed.iter().any(|(n, _)| *n == name)
+        || s.same.iter().any(|(n, _)| *n == name)
+        || r.field(name).is_some_and(|f| f.attr.is_some())
 }
 
 /// A shorthand with its fields resolved to positions among the record's
@@ -796,6 +806,8 @@ struct Short {
     same: Vec<(usize, usize)>,
     /// Per logical field: whether the shorthand writes it itself.
     left_out: Vec<bool>,
+    /// Declared attributes, which it writes as their defaults.
+    defaults: Vec<(usize, i64)>,
 }
 
 impl Short {
@@ -809,7 +821,12 @@ impl Short {
             name: s.name,
             fixed: s.fixed.iter().map(|(n, v)| (at(n), *v)).collect(),
             same: s.same.iter().map(|(a, b)| (at(a), at(b))).collect(),
-            left_out: r.logical().map(|f| leaves_out(s, f.name)).collect(),
+            left_out: r.logical().map(|f| leaves_out(r, s, f.name)).collect(),
+            defaults: r
+                .logical()
+                .enumerate()
+                .filter_map(|(i, f)| f.attr.map(|a| (i, a.default)))
+                .collect(),
         }
     }
 
@@ -824,7 +841,12 @@ impl Short {
                 (Fixed::Empty, Value::Ints(i)) => i.is_empty(),
                 _ => false,
             });
+        let defaults = self
+            .defaults
+            .iter()
+            .all(|&(at, d)| matches!(values[at], Value::Int(v) if v == d));
         fixed
+            && defaults
             && self
                 .same
                 .iter()
