@@ -816,8 +816,11 @@ fn family_rules(root: &mut Value) {
     ]);
     // The declared attributes: each one's values (KF0213), none on a scalar.
     for (field, attr) in PARAM.attrs() {
-        if let Some(p) = param["properties"].get_mut(field.name) {
-            p["enum"] = json!(attr.rule.values());
+        if let Some(Value::Object(p)) = param["properties"].get_mut(field.name) {
+            // The values stand for the integer type's bounds.
+            p.remove("minimum");
+            p.remove("maximum");
+            p.insert("enum".into(), json!(attr.rule.values()));
         }
         if attr.tensors_only {
             param["allOf"][0]["then"]["properties"][field.name] = json!(false);
