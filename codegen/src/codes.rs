@@ -98,8 +98,6 @@ codes! {
         "`[dims.<symbol>]` accepts `min` (0..=2^32-1), `max` (1..=2^32-1) and\n`multiple_of` (1..=2^32-1). `multiple_of = 0` is rejected: every extent\nis a multiple of 1, and 0 divides nothing.";
     DimConstraintEmpty = "KF0212", "shape", "a symbol's constraints admit no extent",
         "The constraints of `[dims.<symbol>]` leave no extent a call could pass:\n`min` is above `max`, or no multiple of `multiple_of` lies between them.\nEvery call of the family would be refused.";
-    AttrRule = "KF0213", "shape", "a parameter's declared value breaks its rule",
-        "Some values of a parameter are declared as they are and hold to a rule\n(docs/manifest.md lists each): `alignment`, the byte alignment every call's\ndata must keep, is a power of two from 1 to 4096. Such a value belongs to\na tensor: a scalar is passed by value and has none.";
 
     AliasOutOfRange = "KF0301", "alias", "return alias index out of range",
         "A return alias given as an index points into the complete signature,\nscalars included, counting from 0. The index is past the last parameter.";
@@ -124,6 +122,8 @@ codes! {
         "Each platform declares the layouts its runtime accepts (`layouts` of its\n`[[platforms]]` entry in `abi.toml`; `nd` and `nchw` when it declares\nnone). A profile on a platform that does not accept one of the family's\nlayouts is refused: of kfam's default platforms only `a2a3` accepts `nz`.\nDrop the profile, use another layout, or declare the layout on the\nplatform.";
     NchwRank = "KF0406", "layout", "NCHW layout needs rank 4",
         "`nchw` names the four dimensions batch, channel, height and width.";
+    AttrRule = "KF0407", "layout", "a parameter's declared value breaks its rule",
+        "Some values of a parameter are declared as they are and hold to a rule\n(docs/manifest.md lists each): `alignment`, the byte alignment every call's\ndata must keep, is a power of two from 1 to 4096. Such a value belongs to\na tensor: a scalar is passed by value and has none.";
 
     OperandUnknown = "KF0501", "operation", "operation operand names an unknown parameter",
         "The operation payload names its operands by parameter name; each must be\ndeclared under `[[params]]`.";

@@ -84,7 +84,7 @@ pub struct Field {
 /// A field the manifest declares under the same name, an integer: a
 /// tensor parameter's `alignment`. Everything in front of the records
 /// follows from this declaration, matched by the field's name: the manifest
-/// model's field of that name, `kfam check`'s rule (KF0213), the lowering,
+/// model's field of that name, `kfam check`'s rule (KF0407), the lowering,
 /// the identity (the value, unless it is `default`: a new attribute leaves
 /// every identity as it was) and `kfam diff`'s class for a change (KD028,
 /// KD029). The runtimes' per-call rule is the one thing written by hand.

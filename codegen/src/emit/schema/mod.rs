@@ -814,7 +814,7 @@ fn family_rules(root: &mut Value) {
             "then": { "properties": { "shape": { "minItems": 4, "maxItems": 4 } } },
         },
     ]);
-    // The declared attributes: each one's values (KF0213), none on a scalar.
+    // The declared attributes: each one's values (KF0407), none on a scalar.
     for (field, attr) in PARAM.attrs() {
         if let Some(Value::Object(p)) = param["properties"].get_mut(field.name) {
             // The values stand for the integer type's bounds.
