@@ -462,6 +462,9 @@ vocab! {
         DimMismatch = 15 => "dim_mismatch",
         /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
         DimRange = 16 => "dim_range",
+        /// A tensor's data address (its storage's base address plus the
+        /// offset's bytes) is not a multiple of its declared `alignment`.
+        Alignment = 17 => "alignment",
     }
 }
 

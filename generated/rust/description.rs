@@ -7,7 +7,7 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 2;
+pub const FORMAT_MINOR: u16 = 3;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {
@@ -21,6 +21,7 @@ impl Read for Param {
             pool_index: r.read()?,
             shape: r.read()?,
             lowered_shape: r.read()?,
+            alignment: r.appended_or(1)?,
         }))
     }
 }

@@ -25,6 +25,8 @@ pub struct Param {
     pub shape: &'static [i64],
     /// Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape.
     pub lowered_shape: &'static [i64],
+    /// Byte alignment of every call's data: the address of the view's first element is a multiple of it (1: any; 1 for scalars).
+    pub alignment: u32,
 }
 /// A final-ABI launch slot: which parameter sits where.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

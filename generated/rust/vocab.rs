@@ -858,6 +858,8 @@ pub enum CallRule {
     DimMismatch = 15,
     /// A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
     DimRange = 16,
+    /// A tensor's data address (its storage's base address plus the offset's bytes) is not a multiple of its declared `alignment`.
+    Alignment = 17,
 }
 impl CallRule {
     /// Every member, in declaration order.
@@ -879,6 +881,7 @@ impl CallRule {
         CallRule::FloatOverflow,
         CallRule::DimMismatch,
         CallRule::DimRange,
+        CallRule::Alignment,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -904,6 +907,7 @@ impl CallRule {
             14 => Some(CallRule::FloatOverflow),
             15 => Some(CallRule::DimMismatch),
             16 => Some(CallRule::DimRange),
+            17 => Some(CallRule::Alignment),
             _ => None,
         }
     }
@@ -927,6 +931,7 @@ impl CallRule {
             CallRule::FloatOverflow => "float_overflow",
             CallRule::DimMismatch => "dim_mismatch",
             CallRule::DimRange => "dim_range",
+            CallRule::Alignment => "alignment",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -950,6 +955,7 @@ impl CallRule {
             "float_overflow" => Some(CallRule::FloatOverflow),
             "dim_mismatch" => Some(CallRule::DimMismatch),
             "dim_range" => Some(CallRule::DimRange),
+            "alignment" => Some(CallRule::Alignment),
             _ => None,
         }
     }
@@ -1288,6 +1294,7 @@ impl CallRule {
             CallRule::FloatOverflow => Status::InvalidArgument,
             CallRule::DimMismatch => Status::InvalidArgument,
             CallRule::DimRange => Status::InvalidArgument,
+            CallRule::Alignment => Status::InvalidArgument,
         }
     }
 }

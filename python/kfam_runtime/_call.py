@@ -155,6 +155,11 @@ def _byte_span(t: TensorArg) -> tuple[int, int] | None:
     return (first * bits // 8, -(-(end_elem * bits) // 8))
 
 
+def _data_address(t: TensorArg) -> int:
+    """The address of a view's first element: the storage's base address plus the offset's bytes."""
+    return t.storage + abs(t.storage_offset) * t.dtype.bits // 8
+
+
 def _check_tensor(p: Param, t: TensorArg) -> None:
     def fail(rule: CallRule) -> CallError:
         return CallError(rule, p.index)
@@ -168,6 +173,9 @@ def _check_tensor(p: Param, t: TensorArg) -> None:
             raise fail(CallRule.SHAPE)
     if t.storage_offset < 0:
         raise fail(CallRule.STORAGE_BOUNDS)
+    # An empty view accesses nothing, so it has no address to align.
+    if p.alignment > 1 and 0 not in t.shape and _data_address(t) % p.alignment != 0:
+        raise fail(CallRule.ALIGNMENT)
     if p.layout is Layout.NZ and t.format is StorageFormat.FRACTAL_NZ:
         # The physical blocks are the complete, unpadded NZ matrix.
         if t.storage_offset != 0:
@@ -425,6 +433,12 @@ def _explain(
                 f"{head}the view (shape {_dims(t.shape)}, strides {_dims(t.strides)}, "
                 f"offset {t.storage_offset} elements of {t.dtype.spelling}) "
                 f"does not fit in {t.storage_bytes} bytes of storage"
+            )
+        if rule is CallRule.ALIGNMENT:
+            return (
+                f"{head}data address {_data_address(t):#x} (storage {t.storage:#x} + "
+                f"{t.storage_offset} elements of {t.dtype.spelling}) "
+                f"is not a multiple of {p.alignment} bytes"
             )
         if rule is CallRule.DEVICE:
             first = tensors[0].device_index if tensors else 0

@@ -317,6 +317,8 @@ class Param(_ParamMethods):
     shape: tuple[int, ...]
     #: Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape.
     lowered_shape: tuple[int, ...]
+    #: Byte alignment of every call's data: the address of the view's first element is a multiple of it (1: any; 1 for scalars).
+    alignment: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -497,7 +499,7 @@ class Retired:
 
 
 def _kfam_decode_param(x: object, position: int) -> Param:
-    v = _fields(x, 9)
+    v = _fields(x, 10)
     return Param(
         index=position,
         name=_str(v[0]),
@@ -509,6 +511,7 @@ def _kfam_decode_param(x: object, position: int) -> Param:
         pool_index=_int(v[6]),
         shape=_ints(v[7]),
         lowered_shape=_ints(v[7] if v[8] is None else v[8]),
+        alignment=1 if v[9] is None else _int(v[9]),
     )
 
 

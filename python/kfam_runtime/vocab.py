@@ -256,6 +256,8 @@ class CallRule(Vocab):
     DIM_MISMATCH = 15
     #: A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of).
     DIM_RANGE = 16
+    #: A tensor's data address (its storage's base address plus the offset's bytes) is not a multiple of its declared `alignment`.
+    ALIGNMENT = 17
 
 
 @unique
@@ -422,6 +424,7 @@ _CALL_STATUS: Final[dict[CallRule, str]] = {
     CallRule.FLOAT_OVERFLOW: "INVALID_ARGUMENT",
     CallRule.DIM_MISMATCH: "INVALID_ARGUMENT",
     CallRule.DIM_RANGE: "INVALID_ARGUMENT",
+    CallRule.ALIGNMENT: "INVALID_ARGUMENT",
 }
 #: The ``torch`` attribute holding each dtype's ``torch.dtype`` (``kfam_runtime.torch``).
 _TORCH_DTYPES: Final[dict[DType, str]] = {

@@ -56,6 +56,7 @@ fn record(f: &ir::Family) -> Family {
             lowered_shape: leak(p.lowered_shape.clone()),
             pool_index: p.pool_index as u32,
             doc: p.doc.as_deref().map(s),
+            alignment: p.attrs.get("alignment").map_or(1, |a| a as u32),
         })
         .collect();
     let profiles = f

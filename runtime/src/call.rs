@@ -204,6 +204,15 @@ impl CallError {
                 t.dtype,
                 t.storage_bytes
             ),
+            (CallRule::Alignment, Some(t), _) => write!(
+                text,
+                "data address {:#x} (storage {:#x} + {} elements of {}) is not a multiple of {} bytes",
+                data_address(t),
+                t.storage,
+                t.storage_offset,
+                t.dtype,
+                p.alignment
+            ),
             (CallRule::Device, Some(t), _) => write!(
                 text,
                 "device {}, expected device {} (the first tensor's)",
@@ -447,6 +456,10 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
     if t.storage_offset < 0 {
         return Err(fail(CallRule::StorageBounds, p));
     }
+    // An empty view accesses nothing, so it has no address to align.
+    if p.alignment > 1 && !t.shape.contains(&0) && data_address(t) % u128::from(p.alignment) != 0 {
+        return Err(fail(CallRule::Alignment, p));
+    }
     match (p.layout, t.format) {
         (Layout::Nz, StorageFormat::FractalNz) => {
             // The physical blocks are the complete, unpadded NZ matrix.
@@ -497,6 +510,13 @@ fn check_tensor(p: &Param, t: &TensorArg<'_>) -> Result<(), CallError> {
         Some(end) if end <= t.storage_bytes => Ok(()),
         _ => Err(fail(CallRule::StorageBounds, p)),
     }
+}
+
+/// The address of a view's first element: its storage's base address plus
+/// the offset's whole bytes, exact (a non-negative offset).
+fn data_address(t: &TensorArg<'_>) -> u128 {
+    let offset = u128::from(t.storage_offset.unsigned_abs());
+    u128::from(t.storage) + offset * u128::from(dtype_bits(t.dtype)) / 8
 }
 
 fn check_scalar(p: &Param, v: ScalarValue) -> Result<(), CallError> {
@@ -709,6 +729,7 @@ mod tests {
                 lowered_shape: &dyn_shape[..rank],
                 pool_index: 0,
                 doc: None,
+                alignment: 1,
             };
             assert_eq!(check_tensor(&p, &t), reference(&p, &t), "{t:?}");
             checked += 1;

@@ -310,6 +310,7 @@ fn regression_call_contiguity_does_not_saturate() {
             lowered_shape: SHAPE,
             pool_index: index,
             doc: None,
+            alignment: 1,
         }
     }
     static PARAMS: [Param; 3] = [

@@ -600,6 +600,11 @@ pub struct Param {
     /// `nd` (default), `nchw` or `nz`. Tensors only.
     #[serde(default)]
     pub layout: Option<Spanned<Layout>>,
+    /// Byte alignment every call's data keeps: the address of the view's
+    /// first element is a multiple of it. A power of two from 1 (default:
+    /// any address) to 4096. Tensors only.
+    #[serde(default)]
+    pub alignment: Option<Spanned<i64>>,
     /// Free-text description for generated docs.
     #[serde(default)]
     #[schemars(length(max = crate::limits::MAX_TEXT_CHARS))]
@@ -611,8 +616,10 @@ impl Param {
     /// `name` (a field of the record declaration with an `Attr`): the field
     /// of this struct with that name.
     pub fn attr(&self, name: &str) -> Option<&Spanned<i64>> {
-        let _ = name;
-        None
+        match name {
+            "alignment" => self.alignment.as_ref(),
+            _ => None,
+        }
     }
 }
 

@@ -4,7 +4,10 @@
 //! dataclass and row, and the docs. Fields typed [`Ty::C`] or [`Ty::Raw`]
 //! are C's alone.
 
-use super::{c_only, field, raw, CForm, CValue, Field, Fixed, Record, Role, Shorthand, Ty};
+use super::{
+    c_only, field, raw, Attr, AttrRule, CForm, CValue, Field, Fixed, Larger, Record, Role,
+    Shorthand, Ty,
+};
 use crate::vocab::{
     BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
     OperationKind, ParamKind, ReduceOp, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM,
@@ -116,6 +119,18 @@ pub static PARAM: Record = Record {
                 "Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape.",
             )
             .role(Role::SameAs("shape")),
+            field(
+                "alignment",
+                Ty::U32,
+                "Byte alignment of every call's data: the address of the view's first element is a multiple of it (1: any; 1 for scalars).",
+            )
+            .since(3)
+            .attr(Attr {
+                default: 1,
+                rule: AttrRule::PowerOfTwo { max: 4096 },
+                larger: Larger::Narrows,
+                tensors_only: true,
+            }),
         ],
     )
 };

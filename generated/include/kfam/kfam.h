@@ -37,11 +37,11 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "cfe476c17bd65df901e7da1b65f18078e7ae80f6457598aa3377ce373b164df2"
+#define KFAM_CATALOG_DIGEST "43fde357738cb62c4c84e4e03a0663a4f7d0ae0662359ce94d76841b7778efc3"
 /** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
-#define KFAM_CATALOG_FAMILIES "c2d1de29a157223b6514d69c6404f984c161e21d03ccef08b193286627910707"
+#define KFAM_CATALOG_FAMILIES "06c7e5b5f0506fdc470d55ed2507278da9839128d3340d0c2adced81fc64d886"
 /** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
-#define KFAM_CATALOG_APPROVAL 2u
+#define KFAM_CATALOG_APPROVAL 3u
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -537,10 +537,12 @@ typedef enum kfam_call_rule {
     /** Two extents of one named symbol differ. */
     KFAM_CALL_RULE_DIM_MISMATCH = 15,
     /** A named symbol's extent breaks its `[dims]` constraints (min, max, multiple_of). */
-    KFAM_CALL_RULE_DIM_RANGE = 16
+    KFAM_CALL_RULE_DIM_RANGE = 16,
+    /** A tensor's data address (its storage's base address plus the offset's bytes) is not a multiple of its declared `alignment`. */
+    KFAM_CALL_RULE_ALIGNMENT = 17
 } kfam_call_rule;
 /** Members of kfam_call_rule; their codes run from 0 to KFAM_CALL_RULE_COUNT - 1. */
-#define KFAM_CALL_RULE_COUNT 17
+#define KFAM_CALL_RULE_COUNT 18
 
 /** The spelling of a kfam_call_rule code, or NULL for an unknown code. */
 static inline const char *kfam_call_rule_name(int32_t code)
@@ -563,6 +565,7 @@ static inline const char *kfam_call_rule_name(int32_t code)
     case KFAM_CALL_RULE_FLOAT_OVERFLOW: return "float_overflow";
     case KFAM_CALL_RULE_DIM_MISMATCH: return "dim_mismatch";
     case KFAM_CALL_RULE_DIM_RANGE: return "dim_range";
+    case KFAM_CALL_RULE_ALIGNMENT: return "alignment";
     default: return NULL;
     }
 }
@@ -756,6 +759,8 @@ typedef struct kfam_param {
     int64_t shape[KFAM_MAX_RANK];
     /** Assembly (lowered) shape: NZ blocked, fp4 packed, otherwise the logical shape. KFAM_DIM_DYNAMIC is a dynamic extent; unused entries are 0. */
     int64_t lowered_shape[KFAM_MAX_LOWERED_RANK];
+    /** Byte alignment of every call's data: the address of the view's first element is a multiple of it (1: any; 1 for scalars). */
+    uint32_t alignment;
 } kfam_param;
 
 /** A final-ABI launch slot: which parameter sits where. */
@@ -1329,7 +1334,7 @@ typedef struct kfam_pairing {
 #define KFAM_GEN_OFFSET(type, field, offset) \
     KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)
 #if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-KFAM_GEN_SIZE(kfam_param, 136u);
+KFAM_GEN_SIZE(kfam_param, 144u);
 KFAM_GEN_OFFSET(kfam_param, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_param, index, 4u);
 KFAM_GEN_OFFSET(kfam_param, name, 8u);
@@ -1343,6 +1348,7 @@ KFAM_GEN_OFFSET(kfam_param, rank, 44u);
 KFAM_GEN_OFFSET(kfam_param, lowered_rank, 48u);
 KFAM_GEN_OFFSET(kfam_param, shape, 56u);
 KFAM_GEN_OFFSET(kfam_param, lowered_shape, 96u);
+KFAM_GEN_OFFSET(kfam_param, alignment, 136u);
 KFAM_GEN_SIZE(kfam_binding, 16u);
 KFAM_GEN_OFFSET(kfam_binding, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_binding, param, 4u);

@@ -22,7 +22,7 @@
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "cfe476c17bd65df901e7da1b65f18078e7ae80f6457598aa3377ce373b164df2")
+set(kfam_CATALOG_DIGEST "43fde357738cb62c4c84e4e03a0663a4f7d0ae0662359ce94d76841b7778efc3")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)
