@@ -104,7 +104,7 @@ static int embed(const char *meta, size_t len, const char *sha256) {
 
 int main(int argc, char **argv) {
     static char meta[1 << 16];
-    const char *sha = "d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3";
+    const char *sha = "b1ddcd6ab66c155664717b05f6a8f6885ceae0964c4eb623ee5dfb56b155ae02";
     size_t len;
     FILE *f;
     const kfam_table *table = NULL;
