@@ -63,7 +63,7 @@ const PINNED: [(&str, &str); 14] = [
     ),
     (
         "silu_bf16",
-        "8a24f720a984ab6338fefe5e5130dc905663406da0e2080519495aab6ea1113d",
+        "534cc5856d9ead250adcdfdb573c3d79931e1bfe07856b2ac79eaf7a1dac92f8",
     ),
     (
         "swiglu_fused_bf16",

@@ -35,12 +35,7 @@ mod types;
 
 mod c_abi;
 
-/// The format of the generated tables this crate's record types take
-/// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables assert it,
-/// so tables of another kfam release fail to compile with both named
-/// (docs/compatibility.md).
-/// It follows the description format's minor, as the generator's does.
-pub const TABLES_FORMAT: u32 = description::FORMAT_MINOR as u32;
+pub use description::TABLES_FORMAT;
 
 /// The closed vocabularies kfam fixes, with their stable numeric codes.
 pub mod vocab {

@@ -19,7 +19,8 @@ mod tables;
 mod tokens;
 
 pub use embed::{catalog_item, embedded_source};
-pub use tables::{tables_source, TABLES_FORMAT};
+pub use records::TABLES_FORMAT;
+pub use tables::tables_source;
 
 use super::output::GeneratedFile;
 use crate::ir::Ir;

@@ -76,6 +76,14 @@ pub(super) fn ffi_records_tokens() -> TokenStream {
     }
 }
 
+/// The format of the tables this generator prints, which kfam-runtime's
+/// `TABLES_FORMAT` must equal. The record types the tables fill in change
+/// when a field is appended, which raises the description format's minor:
+/// the tables format is that minor, so it follows the declarations. (A
+/// change of the record types that is not an append is a new description
+/// major; this must then count on from the last value.)
+pub const TABLES_FORMAT: u32 = crate::emit::c::description::FORMAT_MINOR as u32;
+
 /// The Rust spelling of a field's C type. Pointers to table records are
 /// `*const Opaque`; the union is its Rust type.
 fn ffi_type(c: &str) -> TokenStream {
@@ -280,6 +288,7 @@ pub(super) fn description_tokens() -> TokenStream {
             }
         });
     let magic = Literal::byte_string(MAGIC);
+    let tables = Literal::u32_unsuffixed(TABLES_FORMAT);
     let (major, minor) = (
         Literal::u16_unsuffixed(FORMAT_MAJOR),
         Literal::u16_unsuffixed(FORMAT_MINOR),
@@ -294,6 +303,12 @@ pub(super) fn description_tokens() -> TokenStream {
         /// this one.
         pub const FORMAT_MAJOR: u16 = #major;
         pub const FORMAT_MINOR: u16 = #minor;
+        /// The format of the generated tables the record types take
+        /// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables
+        /// assert it, so tables of another kfam release fail to compile with
+        /// both named (docs/compatibility.md). It is the description
+        /// format's minor: both change when a record gains a field.
+        pub const TABLES_FORMAT: u32 = #tables;
 
         #(#records)*
 

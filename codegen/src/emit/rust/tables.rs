@@ -33,18 +33,12 @@ use crate::names::shouty;
 use crate::plan::Plan;
 use crate::record::values::{Row, Value};
 use crate::record::{Fixed, Record, Shorthand, Ty, FAMILY, LOGICAL_RECORDS, OPERATIONS, RETIRED};
+use super::records::TABLES_FORMAT;
 use crate::vocab;
 
 /// Rust source of the tables, with record types at `krate` (`crate` or
 /// `::kfam_runtime`), after `preamble` (written first into the same
 /// buffer).
-/// The format of the tables this generator prints, which kfam-runtime's
-/// `TABLES_FORMAT` must equal. The record types the tables fill in change
-/// when a field is appended, which raises the description format's minor:
-/// the tables format is that minor, so it follows the declarations. (A
-/// change of the record types that is not an append is a new description
-/// major; this must then count on from the last value.)
-pub const TABLES_FORMAT: u32 = crate::emit::c::description::FORMAT_MINOR as u32;
 
 pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
     let ir = plan.ir;
