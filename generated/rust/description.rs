@@ -8,6 +8,12 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
 pub const FORMAT_MINOR: u16 = 3;
+/// The format of the generated tables the record types take
+/// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables
+/// assert it, so tables of another kfam release fail to compile with
+/// both named (docs/compatibility.md). It is the description
+/// format's minor: both change when a record gains a field.
+pub const TABLES_FORMAT: u32 = 3;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {

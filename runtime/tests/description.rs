@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use kfam_runtime::description::{self, DescriptionError, FORMAT_MAJOR, FORMAT_MINOR, MAGIC};
-use kfam_runtime::{CacheLayout, Catalog, Operation};
+use kfam_runtime::{CacheLayout, Catalog, Operation, Param};
 
 fn shipped() -> Vec<u8> {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
@@ -46,30 +46,43 @@ fn the_description_opens_into_the_generated_tables() {
 /// A description an earlier generator wrote opens, with the fields appended
 /// since at their defaults and everything else as in the current one:
 /// format 1.0 (before a receipt's evidence gained `runs`, `deterministic`
-/// and `run_max_abs`) and 1.1 (before paged attention gained `layout`,
-/// which reads as `nhd`, the one layout there was).
+/// and `run_max_abs`), 1.1 (before paged attention gained `layout`,
+/// which reads as `nhd`, the one layout there was) and 1.2 (before a
+/// parameter gained `alignment`, which reads as 1: any address).
 #[test]
 fn an_earlier_minor_opens_with_appended_fields_defaulted() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
     let (ir, _) = kfam_codegen::check_dir(&manifest);
     let ir = ir.expect("the shipped manifest checks");
     let digest = kfam_codegen::ir::catalog_digest(&ir);
-    assert_eq!(FORMAT_MINOR, 2);
+    assert_eq!(FORMAT_MINOR, 3);
     let current = &kfam_catalog::CATALOG;
-    for minor in [0, 1] {
+    let mut aligned = 0;
+    for minor in [0, 1, 2] {
         let old = kfam_codegen::emit::c::description::description_of_minor(&ir, &digest, minor);
         assert!(old.len() < shipped().len());
         let opened = description::open(&old).expect("an earlier minor's description opens");
         assert_eq!(opened.families.len(), current.families.len());
         let (mut receipts, mut paged) = (0, 0);
         for (a, b) in opened.families.iter().zip(current.families) {
-            assert_eq!(a.params, b.params);
+            for (pa, pb) in a.params.iter().zip(b.params) {
+                aligned += usize::from(pb.alignment != 1);
+                assert_eq!(pa.alignment, 1);
+                assert_eq!(
+                    Param {
+                        alignment: 1,
+                        ..pb.clone()
+                    },
+                    *pa
+                );
+            }
+            assert_eq!(a.params.len(), b.params.len());
             assert_eq!(a.profiles, b.profiles);
             match (&a.operation, &b.operation) {
                 (
                     Operation::PagedAttentionDecode { layout, query, .. },
                     Operation::PagedAttentionDecode { query: q, .. },
-                ) => {
+                ) if minor < 2 => {
                     paged += 1;
                     assert_eq!((*layout, query), (CacheLayout::Nhd, q));
                 }
@@ -91,8 +104,9 @@ fn an_earlier_minor_opens_with_appended_fields_defaulted() {
                 }
             }
         }
-        assert!(receipts > 0 && paged > 1);
+        assert!(receipts > 0 && (minor == 2 || paged > 1));
     }
+    assert!(aligned > 0, "a shipped family declares an alignment");
 }
 
 #[test]

@@ -25,6 +25,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use super::records::TABLES_FORMAT;
 use crate::emit::needs_no_escape;
 use crate::emit::writer::Writer;
 use crate::ir::{Ir, ScalarRef};
@@ -33,7 +34,6 @@ use crate::names::shouty;
 use crate::plan::Plan;
 use crate::record::values::{Row, Value};
 use crate::record::{Fixed, Record, Shorthand, Ty, FAMILY, LOGICAL_RECORDS, OPERATIONS, RETIRED};
-use super::records::TABLES_FORMAT;
 use crate::vocab;
 
 /// Rust source of the tables, with record types at `krate` (`crate` or
