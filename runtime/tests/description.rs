@@ -71,7 +71,7 @@ fn an_earlier_minor_opens_with_appended_fields_defaulted() {
                 assert_eq!(
                     Param {
                         alignment: 1,
-                        ..pb.clone()
+                        ..*pb
                     },
                     *pa
                 );

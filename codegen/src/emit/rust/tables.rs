@@ -39,7 +39,6 @@ use crate::vocab;
 /// Rust source of the tables, with record types at `krate` (`crate` or
 /// `::kfam_runtime`), after `preamble` (written first into the same
 /// buffer).
-
 pub fn tables_source(plan: &Plan<'_>, krate: &str, preamble: &str) -> String {
     let ir = plan.ir;
     let mut pools = Pools::new(plan);
