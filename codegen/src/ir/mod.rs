@@ -415,12 +415,7 @@ impl Attrs {
 
 impl Serialize for Attrs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let mut m = s.serialize_map(Some(self.0.len()))?;
-        for (name, value) in &self.0 {
-            m.serialize_entry(name, value)?;
-        }
-        m.end()
+        s.collect_map(self.0.iter().map(|(name, value)| (name, value)))
     }
 }
 

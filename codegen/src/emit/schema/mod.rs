@@ -782,17 +782,23 @@ fn family_rules(root: &mut Value) {
         .filter(|d| d.nz_allowed())
         .map(|d| d.as_str())
         .collect();
+    // What a scalar has not: a shape, a layout, a declared attribute that
+    // only tensors have (KF0407).
+    let mut scalar = json!({
+        "shape": false,
+        "layout": false,
+        "direction": { "const": Direction::In.as_str() },
+        "dtype": { "not": { "enum": scalar_dtypes } },
+    });
+    for (field, _) in PARAM.attrs().filter(|(_, a)| a.tensors_only) {
+        scalar[field.name] = json!(false);
+    }
     let param = def_mut(root, "Param");
     param["allOf"] = json!([
         {
             "$comment": "a scalar has no shape or layout, is `in`, and has a dtype with a scalar representation (KF0203-KF0205)",
             "if": { "properties": { "kind": { "const": ParamKind::Scalar.as_str() } }, "required": ["kind"] },
-            "then": { "properties": {
-                "shape": false,
-                "layout": false,
-                "direction": { "const": Direction::In.as_str() },
-                "dtype": { "not": { "enum": scalar_dtypes } },
-            } },
+            "then": { "properties": scalar },
             "else": {
                 "$comment": "a tensor declares 1 or more extents, each -1 or 1..=2^32-1 (KF0201, KF0202)",
                 "required": ["shape"],
@@ -814,16 +820,13 @@ fn family_rules(root: &mut Value) {
             "then": { "properties": { "shape": { "minItems": 4, "maxItems": 4 } } },
         },
     ]);
-    // The declared attributes: each one's values (KF0407), none on a scalar.
+    // The declared attributes' values (KF0407).
     for (field, attr) in PARAM.attrs() {
         if let Some(Value::Object(p)) = param["properties"].get_mut(field.name) {
             // The values stand for the integer type's bounds.
             p.remove("minimum");
             p.remove("maximum");
             p.insert("enum".into(), json!(attr.rule.values()));
-        }
-        if attr.tensors_only {
-            param["allOf"][0]["then"]["properties"][field.name] = json!(false);
         }
     }
 }
