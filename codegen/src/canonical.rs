@@ -13,14 +13,11 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{
-    Attrs, Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol,
+    Arg, Attrs, Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol,
     TargetRef, IDENTITY_FORMAT,
 };
-use crate::record::PARAM;
-use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
-    OperationKind, ParamKind, ReduceOp, UnaryOp,
-};
+use crate::record::{operation, Field, Ty, PARAM};
+use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, OperationKind, ParamKind};
 
 type Str<'a> = Cow<'a, str>;
 
@@ -179,337 +176,231 @@ pub struct ProfileRec<'a> {
     pub runtime: Str<'a>,
 }
 
-/// The operation payload, operands by name; each kind's record carries its
-/// `kind` among its sorted fields.
+/// The operation payload, operands by name: its `kind` and each logical
+/// field of the kind's record ([`crate::record::operation`]) by name, keys
+/// sorted. A field appended to a kind after families of it were approved
+/// (`since` > 0) is left out at its default, as a parameter's attribute
+/// is, so that their identities are unchanged.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op<'a> {
+    kind: OperationKind,
+    fields: BTreeMap<&'static str, Val<'a>>,
+}
+
+/// One payload field's value as the identity spells it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
-pub enum Op<'a> {
-    Binary(BinaryRec<'a>),
-    Matmul(MatmulRec<'a>),
-    Unary(UnaryRec<'a>),
-    Reduce(ReduceRec<'a>),
-    Softmax(SoftmaxRec<'a>),
-    Norm(NormRec<'a>),
-    Paged(PagedRec<'a>),
-    Custom(CustomRec<'a>),
-    Packed(PackedRec<'a>),
+pub enum Val<'a> {
+    /// A parameter, by name.
+    Name(Str<'a>),
+    /// An optional parameter that is absent: `null`.
+    Absent,
+    Dim(Dim<'a>),
+    U32(u32),
+    Indices(Vec<u32>),
+    Bool(bool),
+    /// A vocabulary member, by its spelling.
+    Member(&'static str),
+    Scalar(Scalar<'a>),
+    Text(Str<'a>),
 }
 
-macro_rules! records {
-    ($( $rec:ident { $( $(#[$attr:meta])* $field:ident : $ty:ty ),+ $(,)? } )+) => {$(
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        pub struct $rec<'a> {
-            $( $(#[$attr])* pub $field: $ty, )+
+/// The value a field appended to its kind holds in payloads recorded before
+/// it existed, if its type has one (a vocabulary's member of code 0).
+fn appended_default(f: &Field) -> Option<Val<'static>> {
+    match f.ty {
+        Ty::Vocab(v) if f.since > 0 => Some(Val::Member(v.absent().spelling)),
+        _ => None,
+    }
+}
+
+impl Serialize for Op<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let record = operation(self.kind);
+        let kept: Vec<(&str, &Val<'_>)> = self
+            .fields
+            .iter()
+            .filter(|(k, v)| {
+                let f = record.field(k).expect("a payload field is declared");
+                appended_default(f).as_ref() != Some(*v)
+            })
+            .map(|(k, v)| (*k, v))
+            .collect();
+        let mut m = s.serialize_map(Some(kept.len() + 1))?;
+        let mut kind = Some(self.kind);
+        for (k, v) in kept {
+            if let Some(kd) = kind.filter(|_| k > "kind") {
+                m.serialize_entry("kind", &kd)?;
+                kind = None;
+            }
+            m.serialize_entry(k, v)?;
         }
-    )+};
-}
-
-records! {
-    BinaryRec { kind: OperationKind, lhs: Str<'a>, op: BinaryOp, out: Str<'a>, rhs: Str<'a> }
-    MatmulRec {
-        a: Str<'a>, accumulate: bool, b: Str<'a>, c: Str<'a>,
-        k: Dim<'a>, kind: OperationKind, m: Dim<'a>, n: Dim<'a>,
-    }
-    UnaryRec { input: Str<'a>, kind: OperationKind, op: UnaryOp, out: Str<'a> }
-    ReduceRec {
-        axes: Vec<u32>, input: Str<'a>, keepdim: bool, kind: OperationKind, op: ReduceOp,
-        out: Str<'a>,
-    }
-    SoftmaxRec { axis: u32, input: Str<'a>, kind: OperationKind, out: Str<'a> }
-    NormRec {
-        axis: u32, bias: Option<Str<'a>>, eps: Scalar<'a>,
-        input: Str<'a>, kind: OperationKind, op: NormKind, out: Str<'a>,
-        weight: Str<'a>,
-    }
-    PagedRec {
-        block_table: Str<'a>, context_lens: Str<'a>,
-        key_cache: Str<'a>, kind: OperationKind,
-        // Absent for the default layout, so that the identity of a family
-        // declared before layouts existed is unchanged.
-        #[serde(default = "default_layout", skip_serializing_if = "is_default_layout")]
-        layout: CacheLayout,
-        out: Str<'a>,
-        query: Str<'a>, scale: Scalar<'a>,
-        value_cache: Str<'a>,
-    }
-    CustomRec { kind: OperationKind, semantics: Str<'a> }
-    PackedRec {
-        causal: bool, cu_seqlens_k: Str<'a>, cu_seqlens_q: Str<'a>,
-        key: Str<'a>, kind: OperationKind,
-        max_seqlen_k: Option<Str<'a>>, max_seqlen_q: Option<Str<'a>>,
-        out: Str<'a>, query: Str<'a>, scale: Scalar<'a>, value: Str<'a>,
+        if let Some(kd) = kind {
+            m.serialize_entry("kind", &kd)?;
+        }
+        m.end()
     }
 }
 
-fn default_layout() -> CacheLayout {
-    CacheLayout::DEFAULT
-}
-
-fn is_default_layout(l: &CacheLayout) -> bool {
-    *l == CacheLayout::DEFAULT
-}
-
-/// Read by `kind` first, then strictly as that kind's record (an untagged
-/// read would take the first record whose fields happen to be present).
+/// Read by `kind` first, then each key as the kind's record declares it;
+/// an unknown or missing key is an error.
 impl<'de, 'a> Deserialize<'de> for Op<'a> {
     fn deserialize<De: serde::Deserializer<'de>>(d: De) -> Result<Self, De::Error> {
         use serde::de::Error;
-        let v = serde_json::Value::deserialize(d)?;
-        let kind = v
-            .get("kind")
+        let serde_json::Value::Object(mut map) = serde_json::Value::deserialize(d)? else {
+            return Err(De::Error::custom("an operation is an object"));
+        };
+        let kind = map
+            .remove("kind")
+            .as_ref()
             .and_then(|k| k.as_str())
             .and_then(OperationKind::from_str_opt)
             .ok_or_else(|| De::Error::custom("operation without a known `kind`"))?;
-        let op = match kind {
-            OperationKind::ElementwiseBinary => serde_json::from_value(v).map(Op::Binary),
-            OperationKind::Matmul => serde_json::from_value(v).map(Op::Matmul),
-            OperationKind::ElementwiseUnary => serde_json::from_value(v).map(Op::Unary),
-            OperationKind::Reduce => serde_json::from_value(v).map(Op::Reduce),
-            OperationKind::Softmax => serde_json::from_value(v).map(Op::Softmax),
-            OperationKind::Norm => serde_json::from_value(v).map(Op::Norm),
-            OperationKind::PagedAttentionDecode => serde_json::from_value(v).map(Op::Paged),
-            OperationKind::Custom => serde_json::from_value(v).map(Op::Custom),
-            OperationKind::PackedAttentionPrefill => serde_json::from_value(v).map(Op::Packed),
-        };
-        op.map_err(De::Error::custom)
+        let record = operation(kind);
+        let mut fields = BTreeMap::new();
+        for f in record.logical() {
+            let val = match map.remove(f.name) {
+                Some(v) => read_val(f, v).map_err(De::Error::custom)?,
+                None => appended_default(f).ok_or_else(|| De::Error::missing_field(f.name))?,
+            };
+            fields.insert(f.name, val);
+        }
+        if let Some(unknown) = map.keys().next() {
+            let known: Vec<&'static str> = record.logical().map(|f| f.name).collect();
+            return Err(De::Error::custom(format!(
+                "unknown field `{unknown}` of `{kind}`, expected one of {known:?}"
+            )));
+        }
+        Ok(Op { kind, fields })
     }
+}
+
+/// One recorded field's value, read as its declared type.
+fn read_val(f: &Field, v: serde_json::Value) -> Result<Val<'static>, String> {
+    use serde_json::from_value as read;
+    let e = |e: serde_json::Error| format!("`{}`: {e}", f.name);
+    Ok(match f.ty {
+        Ty::Param => Val::Name(Cow::Owned(read(v).map_err(e)?)),
+        Ty::OptParam => read::<Option<String>>(v)
+            .map_err(e)?
+            .map_or(Val::Absent, |n| Val::Name(Cow::Owned(n))),
+        Ty::Extent => Val::Dim(read(v).map_err(e)?),
+        Ty::U32 => Val::U32(read(v).map_err(e)?),
+        Ty::Indices => Val::Indices(read(v).map_err(e)?),
+        Ty::Bool => Val::Bool(read(v).map_err(e)?),
+        Ty::Vocab(vocab) => {
+            let s: String = read(v).map_err(e)?;
+            let m = vocab.members.iter().find(|m| m.spelling == s);
+            Val::Member(
+                m.ok_or_else(|| format!("`{}`: no {} `{s}`", f.name, vocab.name))?
+                    .spelling,
+            )
+        }
+        Ty::ScalarRef => Val::Scalar(read(v).map_err(e)?),
+        Ty::Str => Val::Text(Cow::Owned(read(v).map_err(e)?)),
+        ty => return Err(format!("`{}`: a payload field of type {ty:?}", f.name)),
+    })
 }
 
 impl<'a> Op<'a> {
     /// The operation payload of `f`, operands by name.
     pub fn of(f: &'a Family) -> Self {
         let pname = |i: usize| Cow::Borrowed(f.params[i].name.as_str());
-        let scalar = |s: ScalarRef| match s {
-            ScalarRef::Constant(v) => Scalar::Constant(v),
-            ScalarRef::Param(i) => Scalar::Param(pname(i)),
-        };
-        let d = |e: Extent| match e {
-            Extent::Symbol(i) => Dim::Sym(Cow::Borrowed(f.symbols[i].name.as_str())),
-            e => Dim::Int(e.as_i64()),
-        };
-        let kind = f.operation.kind();
-        match &f.operation {
-            Operation::ElementwiseBinary { op, lhs, rhs, out } => Op::Binary(BinaryRec {
-                kind,
-                lhs: pname(*lhs),
-                op: *op,
-                out: pname(*out),
-                rhs: pname(*rhs),
-            }),
-            Operation::Matmul {
-                m,
-                k,
-                n,
-                a,
-                b,
-                c,
-                accumulate,
-            } => Op::Matmul(MatmulRec {
-                a: pname(*a),
-                accumulate: *accumulate,
-                b: pname(*b),
-                c: pname(*c),
-                k: d(*k),
-                kind,
-                m: d(*m),
-                n: d(*n),
-            }),
-            Operation::ElementwiseUnary { op, input, out } => Op::Unary(UnaryRec {
-                input: pname(*input),
-                kind,
-                op: *op,
-                out: pname(*out),
-            }),
-            Operation::Reduce {
-                op,
-                input,
-                out,
-                axes,
-                keepdim,
-            } => Op::Reduce(ReduceRec {
-                axes: axes.clone(),
-                input: pname(*input),
-                keepdim: *keepdim,
-                kind,
-                op: *op,
-                out: pname(*out),
-            }),
-            Operation::Softmax { input, out, axis } => Op::Softmax(SoftmaxRec {
-                axis: *axis,
-                input: pname(*input),
-                kind,
-                out: pname(*out),
-            }),
-            Operation::Norm {
-                op,
-                input,
-                weight,
-                bias,
-                out,
-                axis,
-                eps,
-            } => Op::Norm(NormRec {
-                axis: *axis,
-                bias: bias.map(pname),
-                eps: scalar(*eps),
-                input: pname(*input),
-                kind,
-                op: *op,
-                out: pname(*out),
-                weight: pname(*weight),
-            }),
-            Operation::PagedAttentionDecode {
-                query,
-                layout,
-                key_cache,
-                value_cache,
-                block_table,
-                context_lens,
-                out,
-                scale,
-            } => Op::Paged(PagedRec {
-                block_table: pname(*block_table),
-                context_lens: pname(*context_lens),
-                key_cache: pname(*key_cache),
-                kind,
-                layout: *layout,
-                out: pname(*out),
-                query: pname(*query),
-                scale: scalar(*scale),
-                value_cache: pname(*value_cache),
-            }),
-            Operation::Custom { semantics } => Op::Custom(CustomRec {
-                kind,
-                semantics: Cow::Borrowed(semantics),
-            }),
-            Operation::PackedAttentionPrefill {
-                query,
-                key,
-                value,
-                cu_seqlens_q,
-                cu_seqlens_k,
-                out,
-                max_seqlen_q,
-                max_seqlen_k,
-                causal,
-                scale,
-            } => Op::Packed(PackedRec {
-                causal: *causal,
-                cu_seqlens_k: pname(*cu_seqlens_k),
-                cu_seqlens_q: pname(*cu_seqlens_q),
-                key: pname(*key),
-                kind,
-                max_seqlen_k: max_seqlen_k.map(pname),
-                max_seqlen_q: max_seqlen_q.map(pname),
-                out: pname(*out),
-                query: pname(*query),
-                scale: scalar(*scale),
-                value: pname(*value),
-            }),
+        let fields = f
+            .operation
+            .fields()
+            .map(|(field, arg)| {
+                let val = match arg {
+                    Arg::Param(i) => Val::Name(pname(*i)),
+                    Arg::OptParam(i) => i.map_or(Val::Absent, |i| Val::Name(pname(i))),
+                    Arg::Extent(Extent::Symbol(i)) => {
+                        Val::Dim(Dim::Sym(Cow::Borrowed(f.symbols[*i].name.as_str())))
+                    }
+                    Arg::Extent(e) => Val::Dim(Dim::Int(e.as_i64())),
+                    Arg::U32(n) => Val::U32(*n),
+                    Arg::Indices(v) => Val::Indices(v.clone()),
+                    Arg::Bool(b) => Val::Bool(*b),
+                    Arg::Vocab(m) => Val::Member(m.spelling),
+                    Arg::Scalar(ScalarRef::Constant(v)) => Val::Scalar(Scalar::Constant(*v)),
+                    Arg::Scalar(ScalarRef::Param(i)) => Val::Scalar(Scalar::Param(pname(*i))),
+                    Arg::Text(t) => Val::Text(Cow::Borrowed(t.as_str())),
+                };
+                (field.name, val)
+            })
+            .collect();
+        Op {
+            kind: f.operation.kind(),
+            fields,
         }
     }
 }
 
 impl Op<'_> {
     pub fn kind(&self) -> OperationKind {
-        match self {
-            Op::Binary(r) => r.kind,
-            Op::Matmul(r) => r.kind,
-            Op::Unary(r) => r.kind,
-            Op::Reduce(r) => r.kind,
-            Op::Softmax(r) => r.kind,
-            Op::Norm(r) => r.kind,
-            Op::Paged(r) => r.kind,
-            Op::Custom(r) => r.kind,
-            Op::Packed(r) => r.kind,
-        }
+        self.kind
     }
 
     /// The payload's fields, each as the manifest would spell its value,
     /// in key order: what `kfam diff` compares field by field.
     pub fn fields(&self) -> Vec<(&'static str, String)> {
-        let s = |x: &Str<'_>| format!("`{x}`");
-        let d = |x: &Dim<'_>| match x {
-            Dim::Int(i) => i.to_string(),
-            Dim::Sym(n) => format!("`{n}`"),
-        };
-        let sc = |x: &Scalar<'_>| match x {
-            Scalar::Constant(c) => c.to_string(),
-            Scalar::Param(n) => format!("`{n}`"),
-        };
-        match self {
-            Op::Binary(r) => vec![
-                ("lhs", s(&r.lhs)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-                ("rhs", s(&r.rhs)),
-            ],
-            Op::Matmul(r) => vec![
-                ("a", s(&r.a)),
-                ("accumulate", r.accumulate.to_string()),
-                ("b", s(&r.b)),
-                ("c", s(&r.c)),
-                ("k", d(&r.k)),
-                ("m", d(&r.m)),
-                ("n", d(&r.n)),
-            ],
-            Op::Unary(r) => vec![
-                ("input", s(&r.input)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-            ],
-            Op::Reduce(r) => vec![
-                ("axes", format!("{:?}", r.axes)),
-                ("input", s(&r.input)),
-                ("keepdim", r.keepdim.to_string()),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-            ],
-            Op::Softmax(r) => vec![
-                ("axis", r.axis.to_string()),
-                ("input", s(&r.input)),
-                ("out", s(&r.out)),
-            ],
-            Op::Norm(r) => vec![
-                ("axis", r.axis.to_string()),
-                ("bias", r.bias.as_ref().map_or("none".to_owned(), s)),
-                ("eps", sc(&r.eps)),
-                ("input", s(&r.input)),
-                ("op", format!("`{}`", r.op)),
-                ("out", s(&r.out)),
-                ("weight", s(&r.weight)),
-            ],
-            Op::Paged(r) => vec![
-                ("block_table", s(&r.block_table)),
-                ("context_lens", s(&r.context_lens)),
-                ("key_cache", s(&r.key_cache)),
-                ("layout", format!("`{}`", r.layout)),
-                ("out", s(&r.out)),
-                ("query", s(&r.query)),
-                ("scale", sc(&r.scale)),
-                ("value_cache", s(&r.value_cache)),
-            ],
-            Op::Custom(r) => vec![("semantics", r.semantics.to_string())],
-            Op::Packed(r) => vec![
-                ("causal", r.causal.to_string()),
-                ("cu_seqlens_k", s(&r.cu_seqlens_k)),
-                ("cu_seqlens_q", s(&r.cu_seqlens_q)),
-                ("key", s(&r.key)),
-                (
-                    "max_seqlen_k",
-                    r.max_seqlen_k.as_ref().map_or("none".to_owned(), s),
-                ),
-                (
-                    "max_seqlen_q",
-                    r.max_seqlen_q.as_ref().map_or("none".to_owned(), s),
-                ),
-                ("out", s(&r.out)),
-                ("query", s(&r.query)),
-                ("scale", sc(&r.scale)),
-                ("value", s(&r.value)),
-            ],
+        self.fields
+            .iter()
+            .map(|(k, v)| {
+                let shown = match v {
+                    Val::Name(n) | Val::Dim(Dim::Sym(n)) | Val::Scalar(Scalar::Param(n)) => {
+                        format!("`{n}`")
+                    }
+                    Val::Absent => "none".to_owned(),
+                    Val::Dim(Dim::Int(i)) => i.to_string(),
+                    Val::U32(n) => n.to_string(),
+                    Val::Indices(v) => format!("{v:?}"),
+                    Val::Bool(b) => b.to_string(),
+                    Val::Member(m) => format!("`{m}`"),
+                    Val::Scalar(Scalar::Constant(c)) => c.to_string(),
+                    Val::Text(t) => t.to_string(),
+                };
+                (*k, shown)
+            })
+            .collect()
+    }
+
+    /// The IR payload, names resolved by `index` and extents by `extent`.
+    fn to_ir(
+        &self,
+        index: impl Fn(&str) -> Result<usize, String>,
+        mut extent: impl FnMut(&Dim<'_>) -> Extent,
+    ) -> Result<Operation, String> {
+        let record = operation(self.kind);
+        let mut args = Vec::with_capacity(self.fields.len());
+        // In the declared order, so that symbols keep their order of first use.
+        for f in record.logical() {
+            let arg = match &self.fields[f.name] {
+                Val::Name(n) if matches!(f.ty, Ty::OptParam) => Arg::OptParam(Some(index(n)?)),
+                Val::Name(n) => Arg::Param(index(n)?),
+                Val::Absent => Arg::OptParam(None),
+                Val::Dim(d) => Arg::Extent(extent(d)),
+                Val::U32(n) => Arg::U32(*n),
+                Val::Indices(v) => Arg::Indices(v.clone()),
+                Val::Bool(b) => Arg::Bool(*b),
+                Val::Member(s) => {
+                    let Ty::Vocab(v) = f.ty else {
+                        unreachable!("a member is read for a vocabulary field")
+                    };
+                    Arg::Vocab(
+                        v.members
+                            .iter()
+                            .find(|m| m.spelling == *s)
+                            .expect("read as one"),
+                    )
+                }
+                Val::Scalar(Scalar::Constant(c)) => Arg::Scalar(ScalarRef::Constant(*c)),
+                Val::Scalar(Scalar::Param(n)) => Arg::Scalar(ScalarRef::Param(index(n)?)),
+                Val::Text(t) => Arg::Text(t.to_string()),
+            };
+            args.push((f.name, arg));
         }
+        Ok(Operation::from_fields(self.kind, args))
     }
 }
 
@@ -682,80 +573,7 @@ impl<'a> Canonical<'a> {
                 ),
             });
         }
-        let scalar = |s: &Scalar<'_>| -> Result<ScalarRef, String> {
-            Ok(match s {
-                Scalar::Constant(c) => ScalarRef::Constant(*c),
-                Scalar::Param(n) => ScalarRef::Param(index(n)?),
-            })
-        };
-        let operation = match &self.operation {
-            Op::Binary(r) => Operation::ElementwiseBinary {
-                op: r.op,
-                lhs: index(&r.lhs)?,
-                rhs: index(&r.rhs)?,
-                out: index(&r.out)?,
-            },
-            Op::Matmul(r) => Operation::Matmul {
-                m: extent(&r.m, None),
-                k: extent(&r.k, None),
-                n: extent(&r.n, None),
-                a: index(&r.a)?,
-                b: index(&r.b)?,
-                c: index(&r.c)?,
-                accumulate: r.accumulate,
-            },
-            Op::Unary(r) => Operation::ElementwiseUnary {
-                op: r.op,
-                input: index(&r.input)?,
-                out: index(&r.out)?,
-            },
-            Op::Reduce(r) => Operation::Reduce {
-                op: r.op,
-                input: index(&r.input)?,
-                out: index(&r.out)?,
-                axes: r.axes.clone(),
-                keepdim: r.keepdim,
-            },
-            Op::Softmax(r) => Operation::Softmax {
-                input: index(&r.input)?,
-                out: index(&r.out)?,
-                axis: r.axis,
-            },
-            Op::Norm(r) => Operation::Norm {
-                op: r.op,
-                input: index(&r.input)?,
-                weight: index(&r.weight)?,
-                bias: r.bias.as_deref().map(index).transpose()?,
-                out: index(&r.out)?,
-                axis: r.axis,
-                eps: scalar(&r.eps)?,
-            },
-            Op::Paged(r) => Operation::PagedAttentionDecode {
-                query: index(&r.query)?,
-                layout: r.layout,
-                key_cache: index(&r.key_cache)?,
-                value_cache: index(&r.value_cache)?,
-                block_table: index(&r.block_table)?,
-                context_lens: index(&r.context_lens)?,
-                out: index(&r.out)?,
-                scale: scalar(&r.scale)?,
-            },
-            Op::Custom(r) => Operation::Custom {
-                semantics: r.semantics.to_string(),
-            },
-            Op::Packed(r) => Operation::PackedAttentionPrefill {
-                query: index(&r.query)?,
-                key: index(&r.key)?,
-                value: index(&r.value)?,
-                cu_seqlens_q: index(&r.cu_seqlens_q)?,
-                cu_seqlens_k: index(&r.cu_seqlens_k)?,
-                out: index(&r.out)?,
-                max_seqlen_q: r.max_seqlen_q.as_deref().map(index).transpose()?,
-                max_seqlen_k: r.max_seqlen_k.as_deref().map(index).transpose()?,
-                causal: r.causal,
-                scale: scalar(&r.scale)?,
-            },
-        };
+        let operation = self.operation.to_ir(index, |d| extent(d, None))?;
         if let Some(&bad) = self.returns.iter().find(|&&r| r >= params.len()) {
             return Err(format!("return alias {bad} is not a parameter index"));
         }
@@ -799,5 +617,37 @@ impl<'a> Canonical<'a> {
             source: String::new(),
             approval: 0,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Canonical;
+
+    /// Every payload of the shipped manifest (each kind, optional operands
+    /// present and absent, scalars as constants and parameters) reads back
+    /// from its identity as the IR holds it, and writes the same text.
+    #[test]
+    fn payloads_round_trip_through_the_identity() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        for f in &ir.expect("the shipped manifest checks cleanly").families {
+            let text = f.canonical_identity();
+            let back = Canonical::parse(&text).and_then(|c| c.to_family());
+            let back = back.unwrap_or_else(|e| panic!("{}: {e}", f.name));
+            assert_eq!(back.operation, f.operation, "{}", f.name);
+            assert_eq!(back.canonical_identity(), text, "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn an_unknown_payload_key_is_refused() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+        let (ir, _) = crate::check_dir(&dir);
+        let ir = ir.expect("the shipped manifest checks cleanly");
+        let text = ir.families[0].canonical_identity();
+        let bad = text.replacen("\"kind\":", "\"extra\":1,\"kind\":", 1);
+        let err = Canonical::parse(&bad).expect_err("an unknown key");
+        assert!(err.contains("unknown field `extra`"), "{err}");
     }
 }

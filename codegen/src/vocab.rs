@@ -32,7 +32,7 @@ impl Vocabulary {
 }
 
 /// One member of a vocabulary.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Member<'a> {
     /// CamelCase variant name, e.g. `Bf16`.
     pub variant: &'a str,
@@ -105,6 +105,15 @@ macro_rules! vocab {
             /// The manifest spelling.
             pub const fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
+            }
+
+            /// This member as the emitters see it.
+            pub fn member(self) -> &'static Member<'static> {
+                Self::VOCABULARY
+                    .members
+                    .iter()
+                    .find(|m| m.code == self.code())
+                    .expect("every variant is a member")
             }
 
             /// The Rust variant name (CamelCase), for emitters.

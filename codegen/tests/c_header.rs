@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kfam_codegen::emit::c;
-use kfam_codegen::ir::{Family, Ir, Operation, ScalarRef};
+use kfam_codegen::ir::{Arg, Family, Ir, ScalarRef};
+use kfam_codegen::vocab::OperationKind;
 
 #[path = "support/process.rs"]
 mod process;
@@ -313,139 +314,130 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
         "torch_schema {}",
         f.torch_schema.as_deref().unwrap_or("-")
     );
-    match &f.operation {
-        Operation::ElementwiseBinary { op, lhs, rhs, out } => {
+    let op = &f.operation;
+    let arg = |name: &str| op.get(name).unwrap_or_else(|| panic!("no `{name}`"));
+    let operand = |name: &str| op.param(name).map_or("-", pname);
+    let member = |name: &str| match arg(name) {
+        Arg::Vocab(m) => m.spelling,
+        a => panic!("`{name}` is {a:?}"),
+    };
+    let flag = |name: &str| match arg(name) {
+        Arg::Bool(b) => u8::from(*b),
+        a => panic!("`{name}` is {a:?}"),
+    };
+    let int = |name: &str| match arg(name) {
+        Arg::U32(n) => i64::from(*n),
+        Arg::Extent(e) => e.as_i64(),
+        a => panic!("`{name}` is {a:?}"),
+    };
+    let scalar = |name: &str| match arg(name) {
+        Arg::Scalar(r) => scalar_fields(*r),
+        a => panic!("`{name}` is {a:?}"),
+    };
+    let kind = op.kind().as_str();
+    match op.kind() {
+        OperationKind::ElementwiseBinary => {
             let _ = writeln!(
                 s,
-                "operation elementwise_binary op {} {} {} {}",
-                op.as_str(),
-                pname(*lhs),
-                pname(*rhs),
-                pname(*out)
+                "operation {kind} op {} {} {} {}",
+                member("op"),
+                operand("lhs"),
+                operand("rhs"),
+                operand("out")
             );
         }
-        Operation::Matmul {
-            m,
-            k,
-            n,
-            a,
-            b,
-            c,
-            accumulate,
-        } => {
+        OperationKind::Matmul => {
             let _ = writeln!(
                 s,
-                "operation matmul m {} k {} n {} accumulate {} {} {} {}",
-                m.as_i64(),
-                k.as_i64(),
-                n.as_i64(),
-                u8::from(*accumulate),
-                pname(*a),
-                pname(*b),
-                pname(*c)
+                "operation {kind} m {} k {} n {} accumulate {} {} {} {}",
+                int("m"),
+                int("k"),
+                int("n"),
+                flag("accumulate"),
+                operand("a"),
+                operand("b"),
+                operand("c")
             );
         }
-        Operation::ElementwiseUnary { op, input, out } => {
+        OperationKind::ElementwiseUnary => {
             let _ = writeln!(
                 s,
-                "operation elementwise_unary op {op} {} {}",
-                pname(*input),
-                pname(*out)
+                "operation {kind} op {} {} {}",
+                member("op"),
+                operand("input"),
+                operand("out")
             );
         }
-        Operation::Reduce {
-            op,
-            input,
-            out,
-            axes,
-            keepdim,
-        } => {
+        OperationKind::Reduce => {
+            let Arg::Indices(axes) = arg("axes") else {
+                panic!("axes")
+            };
             let axes: String = axes.iter().map(|a| format!(" {a}")).collect();
             let _ = writeln!(
                 s,
-                "operation reduce op {op} keepdim {} axes{axes} {} {}",
-                u8::from(*keepdim),
-                pname(*input),
-                pname(*out)
+                "operation {kind} op {} keepdim {} axes{axes} {} {}",
+                member("op"),
+                flag("keepdim"),
+                operand("input"),
+                operand("out")
             );
         }
-        Operation::Softmax { input, out, axis } => {
+        OperationKind::Softmax => {
             let _ = writeln!(
                 s,
-                "operation softmax axis {axis} {} {}",
-                pname(*input),
-                pname(*out)
+                "operation {kind} axis {} {} {}",
+                int("axis"),
+                operand("input"),
+                operand("out")
             );
         }
-        Operation::Norm {
-            op,
-            input,
-            weight,
-            bias,
-            out,
-            axis,
-            eps,
-        } => {
-            let (eps, eps_param) = scalar_fields(*eps);
+        OperationKind::Norm => {
+            let (eps, eps_param) = scalar("eps");
             let _ = writeln!(
                 s,
-                "operation norm op {op} axis {axis} eps {eps} eps_param {eps_param} {} {} {} {}",
-                pname(*input),
-                pname(*weight),
-                bias.map_or("-", pname),
-                pname(*out)
+                "operation {kind} op {} axis {} eps {eps} eps_param {eps_param} {} {} {} {}",
+                member("op"),
+                int("axis"),
+                operand("input"),
+                operand("weight"),
+                operand("bias"),
+                operand("out")
             );
         }
-        Operation::PagedAttentionDecode {
-            query,
-            layout,
-            key_cache,
-            value_cache,
-            block_table,
-            context_lens,
-            out,
-            scale,
-        } => {
-            let (scale, scale_param) = scalar_fields(*scale);
+        OperationKind::PagedAttentionDecode => {
+            let (scale, scale_param) = scalar("scale");
             let _ = writeln!(
                 s,
-                "operation paged_attention_decode layout {layout} scale {scale} scale_param {scale_param} {} {} {} {} {} {}",
-                pname(*query),
-                pname(*key_cache),
-                pname(*value_cache),
-                pname(*block_table),
-                pname(*context_lens),
-                pname(*out)
+                "operation {kind} layout {} scale {scale} scale_param {scale_param} {} {} {} {} {} {}",
+                member("layout"),
+                operand("query"),
+                operand("key_cache"),
+                operand("value_cache"),
+                operand("block_table"),
+                operand("context_lens"),
+                operand("out")
             );
         }
-        Operation::Custom { semantics } => {
+        OperationKind::Custom => {
+            let Arg::Text(semantics) = arg("semantics") else {
+                panic!("semantics")
+            };
             let _ = writeln!(s, "operation custom unchecked\nsemantics {semantics}");
         }
-        Operation::PackedAttentionPrefill {
-            query,
-            key,
-            value,
-            cu_seqlens_q,
-            cu_seqlens_k,
-            out,
-            max_seqlen_q,
-            max_seqlen_k,
-            causal,
-            scale,
-        } => {
-            let (scale, scale_param) = scalar_fields(*scale);
+        OperationKind::PackedAttentionPrefill => {
+            let (scale, scale_param) = scalar("scale");
             let _ = writeln!(
                 s,
-                "operation packed_attention_prefill causal {} scale {scale} scale_param {scale_param} {} {} {} {} {} {} {} {}",
-                u8::from(*causal),
-                pname(*query),
-                pname(*key),
-                pname(*value),
-                pname(*cu_seqlens_q),
-                pname(*cu_seqlens_k),
-                pname(*out),
-                max_seqlen_q.map_or("-", pname),
-                max_seqlen_k.map_or("-", pname)
+                "operation {kind} causal {} scale {scale} scale_param {scale_param} {} {} {} {} {} {} {} {}",
+                flag("causal"),
+                operand("query"),
+                operand("key"),
+                operand("value"),
+                operand("cu_seqlens_q"),
+                operand("cu_seqlens_k"),
+                operand("out"),
+                operand("max_seqlen_q"),
+                operand("max_seqlen_k")
             );
         }
     }

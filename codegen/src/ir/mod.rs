@@ -8,11 +8,12 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, Member, NormKind,
-    OperationKind, ParamKind, ReduceOp, Status, UnaryOp, Vocabulary,
+    BindingKind, Contract, DType, Direction, Layout, Member, ParamKind, Status, Vocabulary,
 };
 
+mod operation;
 mod targets;
+pub use operation::{Arg, Operation};
 pub use targets::{Codec, Platform, Target, TargetRef, Targets, DEFAULT_LAYOUTS};
 
 /// Identity format version, part of every canonical form (see `docs/identity.md`).
@@ -243,79 +244,6 @@ pub struct Family {
     pub approval: u32,
 }
 
-#[derive(Clone, Debug, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Operation {
-    ElementwiseBinary {
-        op: BinaryOp,
-        lhs: usize,
-        rhs: usize,
-        out: usize,
-    },
-    Matmul {
-        m: Extent,
-        k: Extent,
-        n: Extent,
-        a: usize,
-        b: usize,
-        c: usize,
-        accumulate: bool,
-    },
-    ElementwiseUnary {
-        op: UnaryOp,
-        input: usize,
-        out: usize,
-    },
-    Reduce {
-        op: ReduceOp,
-        input: usize,
-        out: usize,
-        /// Sorted, distinct axes of `input`.
-        axes: Vec<u32>,
-        keepdim: bool,
-    },
-    Softmax {
-        input: usize,
-        out: usize,
-        axis: u32,
-    },
-    Norm {
-        op: NormKind,
-        input: usize,
-        weight: usize,
-        /// `layer_norm` only.
-        bias: Option<usize>,
-        out: usize,
-        axis: u32,
-        eps: ScalarRef,
-    },
-    PagedAttentionDecode {
-        query: usize,
-        layout: CacheLayout,
-        key_cache: usize,
-        value_cache: usize,
-        block_table: usize,
-        context_lens: usize,
-        out: usize,
-        scale: ScalarRef,
-    },
-    Custom {
-        semantics: String,
-    },
-    PackedAttentionPrefill {
-        query: usize,
-        key: usize,
-        value: usize,
-        cu_seqlens_q: usize,
-        cu_seqlens_k: usize,
-        out: usize,
-        max_seqlen_q: Option<usize>,
-        max_seqlen_k: Option<usize>,
-        causal: bool,
-        scale: ScalarRef,
-    },
-}
-
 /// A scalar operand of an operation: a constant, or a scalar parameter
 /// (an index into `params`) passed at call time.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -348,28 +276,6 @@ impl Family {
         let mut slots = self.profiles.iter().map(|p| p.slot_of(param));
         let first = slots.next()??;
         slots.all(|s| s == Some(first)).then_some(first)
-    }
-}
-
-impl Operation {
-    pub fn kind(&self) -> OperationKind {
-        match self {
-            Operation::ElementwiseBinary { .. } => OperationKind::ElementwiseBinary,
-            Operation::Matmul { .. } => OperationKind::Matmul,
-            Operation::ElementwiseUnary { .. } => OperationKind::ElementwiseUnary,
-            Operation::Reduce { .. } => OperationKind::Reduce,
-            Operation::Softmax { .. } => OperationKind::Softmax,
-            Operation::Norm { .. } => OperationKind::Norm,
-            Operation::PagedAttentionDecode { .. } => OperationKind::PagedAttentionDecode,
-            Operation::Custom { .. } => OperationKind::Custom,
-            Operation::PackedAttentionPrefill { .. } => OperationKind::PackedAttentionPrefill,
-        }
-    }
-
-    /// Whether kfam cross-checks the operands against the operation
-    /// (every kind but `custom`).
-    pub fn is_checked(&self) -> bool {
-        !matches!(self, Operation::Custom { .. })
     }
 }
 

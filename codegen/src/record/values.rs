@@ -299,112 +299,27 @@ impl Row for ir::Symbol {
 
 impl Row for ir::Operation {
     fn record(&self) -> &'static Record {
-        operation(self.kind())
+        ir::Operation::record(self)
     }
     fn values(&self) -> Values<'_> {
-        use ir::Operation as O;
-        fn i<'a>(n: impl TryInto<i64>) -> Value<'a> {
-            Value::int(n)
-        }
-        match self {
-            O::ElementwiseBinary { op, lhs, rhs, out } => {
-                smallvec::smallvec![code!(*op), i(*lhs), i(*rhs), i(*out)]
-            }
-            O::Matmul {
-                m,
-                k,
-                n,
-                a,
-                b,
-                c,
-                accumulate,
-            } => smallvec::smallvec![
-                Value::Extent(*m),
-                Value::Extent(*k),
-                Value::Extent(*n),
-                i(*a),
-                i(*b),
-                i(*c),
-                Value::Bool(*accumulate),
-            ],
-            O::ElementwiseUnary { op, input, out } => {
-                smallvec::smallvec![code!(*op), i(*input), i(*out)]
-            }
-            O::Reduce {
-                op,
-                input,
-                out,
-                axes,
-                keepdim,
-            } => smallvec::smallvec![
-                code!(*op),
-                i(*input),
-                i(*out),
-                Value::Bool(*keepdim),
-                Value::Ints(Ints::U32(axes)),
-            ],
-            O::Softmax { input, out, axis } => smallvec::smallvec![i(*input), i(*out), i(*axis)],
-            O::Norm {
-                op,
-                input,
-                weight,
-                bias,
-                out,
-                axis,
-                eps,
-            } => smallvec::smallvec![
-                code!(*op),
-                i(*input),
-                i(*weight),
-                Value::opt_int(*bias),
-                i(*out),
-                i(*axis),
-                Value::ScalarRef(*eps),
-            ],
-            O::PagedAttentionDecode {
-                query,
-                layout,
-                key_cache,
-                value_cache,
-                block_table,
-                context_lens,
-                out,
-                scale,
-            } => smallvec::smallvec![
-                i(*query),
-                i(*key_cache),
-                i(*value_cache),
-                i(*block_table),
-                i(*context_lens),
-                i(*out),
-                Value::ScalarRef(*scale),
-                code!(*layout),
-            ],
-            O::Custom { semantics } => smallvec::smallvec![Value::Str(semantics)],
-            O::PackedAttentionPrefill {
-                query,
-                key,
-                value,
-                cu_seqlens_q,
-                cu_seqlens_k,
-                out,
-                max_seqlen_q,
-                max_seqlen_k,
-                causal,
-                scale,
-            } => smallvec::smallvec![
-                i(*query),
-                i(*key),
-                i(*value),
-                i(*cu_seqlens_q),
-                i(*cu_seqlens_k),
-                i(*out),
-                Value::opt_int(*max_seqlen_q),
-                Value::opt_int(*max_seqlen_k),
-                Value::Bool(*causal),
-                Value::ScalarRef(*scale),
-            ],
-        }
+        use ir::Arg;
+        self.fields()
+            .map(|(_, arg)| match arg {
+                Arg::Param(i) => Value::int(*i),
+                Arg::OptParam(i) => Value::opt_int(*i),
+                Arg::Extent(e) => Value::Extent(*e),
+                Arg::U32(n) => Value::int(*n),
+                Arg::Indices(v) => Value::Ints(Ints::U32(v)),
+                Arg::Bool(b) => Value::Bool(*b),
+                Arg::Vocab(m) => Value::Vocab(Code {
+                    code: m.code,
+                    variant: m.variant,
+                    spelling: m.spelling,
+                }),
+                Arg::Scalar(r) => Value::ScalarRef(*r),
+                Arg::Text(t) => Value::Str(t),
+            })
+            .collect()
     }
 }
 

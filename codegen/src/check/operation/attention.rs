@@ -7,9 +7,9 @@ use std::ops::Range;
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
-use crate::ir;
+use crate::ir::{self, Arg};
 use crate::model;
-use crate::vocab::CacheLayout;
+use crate::vocab::{CacheLayout, OperationKind};
 
 /// The shapes of every operand in `layout`, for help lines.
 const fn help(layout: CacheLayout) -> &'static str {
@@ -142,16 +142,19 @@ impl FamilyChecker<'_> {
                 self.require_head_groups(&rule, ("query", q), ("key_cache", kc, ka.kv_heads), sk);
             }
         }
-        Some(ir::Operation::PagedAttentionDecode {
-            query: q,
-            layout,
-            key_cache: kc,
-            value_cache: vc,
-            block_table: bt,
-            context_lens: cl,
-            out,
-            scale: scale?,
-        })
+        Some(ir::Operation::new(
+            OperationKind::PagedAttentionDecode,
+            [
+                ("query", Arg::Param(q)),
+                ("key_cache", Arg::Param(kc)),
+                ("value_cache", Arg::Param(vc)),
+                ("block_table", Arg::Param(bt)),
+                ("context_lens", Arg::Param(cl)),
+                ("out", Arg::Param(out)),
+                ("scale", Arg::Scalar(scale?)),
+                ("layout", Arg::Vocab(layout.member())),
+            ],
+        ))
     }
 
     /// A combined layout keeps keys and values in one tensor, which both

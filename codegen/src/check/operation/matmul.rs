@@ -5,8 +5,9 @@ use super::agree;
 use crate::check::dims::agree as shapes_agree;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
-use crate::ir::{self, Extent};
+use crate::ir::{self, Arg, Extent};
 use crate::model;
+use crate::vocab::OperationKind;
 
 impl FamilyChecker<'_> {
     pub(super) fn matmul(&mut self, m: &model::Matmul) -> Option<ir::Operation> {
@@ -25,15 +26,18 @@ impl FamilyChecker<'_> {
         if roles && ![a, b, c].iter().any(|i| self.bad_params.contains(i)) {
             self.check_matmul_shapes(m, [em, ek, en], a, b, c);
         }
-        Some(ir::Operation::Matmul {
-            m: em,
-            k: ek,
-            n: en,
-            a,
-            b,
-            c,
-            accumulate,
-        })
+        Some(ir::Operation::new(
+            OperationKind::Matmul,
+            [
+                ("m", Arg::Extent(em)),
+                ("k", Arg::Extent(ek)),
+                ("n", Arg::Extent(en)),
+                ("a", Arg::Param(a)),
+                ("b", Arg::Param(b)),
+                ("c", Arg::Param(c)),
+                ("accumulate", Arg::Bool(accumulate)),
+            ],
+        ))
     }
 
     fn check_matmul_shapes(

@@ -16,9 +16,9 @@ mod reduction;
 use super::dims::agree as shapes_agree;
 use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
-use crate::ir::{self, Extent, ScalarRef};
+use crate::ir::{self, Arg, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
-use crate::vocab::{BinaryOp, DType, DTypeClass, Direction, UnaryOp};
+use crate::vocab::{BinaryOp, DType, DTypeClass, Direction, OperationKind, UnaryOp};
 
 /// Whether two declared extents may be one extent of equal operands
 /// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not
@@ -508,9 +508,10 @@ impl<'a> FamilyChecker<'a> {
             model::Operation::Custom(c) => {
                 // Free text like a summary: required, newlines allowed.
                 self.check_text(&c.semantics, "semantics", true, true);
-                Some(ir::Operation::Custom {
-                    semantics: c.semantics.value.clone(),
-                })
+                Some(ir::Operation::new(
+                    OperationKind::Custom,
+                    [("semantics", Arg::Text(c.semantics.value.clone()))],
+                ))
             }
         }
     }
@@ -533,12 +534,15 @@ impl<'a> FamilyChecker<'a> {
             }
             self.agree_shape(&rule, &members);
         }
-        Some(ir::Operation::ElementwiseBinary {
-            op: e.op.value,
-            lhs,
-            rhs,
-            out,
-        })
+        Some(ir::Operation::new(
+            OperationKind::ElementwiseBinary,
+            [
+                ("op", Arg::Vocab(e.op.value.member())),
+                ("lhs", Arg::Param(lhs)),
+                ("rhs", Arg::Param(rhs)),
+                ("out", Arg::Param(out)),
+            ],
+        ))
     }
 
     fn elementwise_unary(&mut self, u: &model::ElementwiseUnary) -> Option<ir::Operation> {
@@ -561,7 +565,14 @@ impl<'a> FamilyChecker<'a> {
                 ("input", input),
             );
         }
-        Some(ir::Operation::ElementwiseUnary { op, input, out })
+        Some(ir::Operation::new(
+            OperationKind::ElementwiseUnary,
+            [
+                ("op", Arg::Vocab(op.member())),
+                ("input", Arg::Param(input)),
+                ("out", Arg::Param(out)),
+            ],
+        ))
     }
 }
 

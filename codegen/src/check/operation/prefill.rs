@@ -6,9 +6,9 @@ use std::ops::Range;
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
-use crate::ir::{self, Extent};
+use crate::ir::{self, Arg, Extent};
 use crate::model::{self, Spanned};
-use crate::vocab::ScalarDomain;
+use crate::vocab::{OperationKind, ScalarDomain};
 
 const HELP: &str = "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]";
 
@@ -124,18 +124,21 @@ impl FamilyChecker<'_> {
                 self.require_head_groups(&rule, ("query", q), ("key", k, 1), sk);
             }
         }
-        Some(ir::Operation::PackedAttentionPrefill {
-            query: q,
-            key: k,
-            value: v,
-            cu_seqlens_q: cq,
-            cu_seqlens_k: ck,
-            out,
-            max_seqlen_q: max_q?,
-            max_seqlen_k: max_k?,
-            causal: p.causal.value,
-            scale: scale?,
-        })
+        Some(ir::Operation::new(
+            OperationKind::PackedAttentionPrefill,
+            [
+                ("query", Arg::Param(q)),
+                ("key", Arg::Param(k)),
+                ("value", Arg::Param(v)),
+                ("cu_seqlens_q", Arg::Param(cq)),
+                ("cu_seqlens_k", Arg::Param(ck)),
+                ("out", Arg::Param(out)),
+                ("max_seqlen_q", Arg::OptParam(max_q?)),
+                ("max_seqlen_k", Arg::OptParam(max_k?)),
+                ("causal", Arg::Bool(p.causal.value)),
+                ("scale", Arg::Scalar(scale?)),
+            ],
+        ))
     }
 
     /// The offsets' length `B + 1` is at least 2 in every call: fewer

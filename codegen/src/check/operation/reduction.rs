@@ -3,9 +3,9 @@
 use super::{shapes_agree, Rule};
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
-use crate::ir::{self, Extent};
+use crate::ir::{self, Arg, Extent};
 use crate::model;
-use crate::vocab::{NormKind, ReduceOp};
+use crate::vocab::{NormKind, OperationKind, ReduceOp};
 
 impl FamilyChecker<'_> {
     pub(super) fn reduce(&mut self, r: &model::Reduce) -> Option<ir::Operation> {
@@ -89,13 +89,16 @@ impl FamilyChecker<'_> {
                 self.require_domain(rule.code, &r.op, ReduceOp::refusal, ("input", input));
             }
         }
-        Some(ir::Operation::Reduce {
-            op: r.op.value,
-            input,
-            out,
-            axes,
-            keepdim,
-        })
+        Some(ir::Operation::new(
+            OperationKind::Reduce,
+            [
+                ("op", Arg::Vocab(r.op.value.member())),
+                ("input", Arg::Param(input)),
+                ("out", Arg::Param(out)),
+                ("keepdim", Arg::Bool(keepdim)),
+                ("axes", Arg::Indices(axes)),
+            ],
+        ))
     }
 
     pub(super) fn softmax(&mut self, s: &model::Softmax) -> Option<ir::Operation> {
@@ -111,11 +114,14 @@ impl FamilyChecker<'_> {
             self.agree_dtype(&rule, &members);
             self.agree_shape(&rule, &members);
         }
-        Some(ir::Operation::Softmax {
-            input,
-            out,
-            axis: axis as u32,
-        })
+        Some(ir::Operation::new(
+            OperationKind::Softmax,
+            [
+                ("input", Arg::Param(input)),
+                ("out", Arg::Param(out)),
+                ("axis", Arg::U32(axis as u32)),
+            ],
+        ))
     }
 
     pub(super) fn norm(&mut self, n: &model::Norm) -> Option<ir::Operation> {
@@ -172,14 +178,17 @@ impl FamilyChecker<'_> {
             }
             self.agree_extent(&rule, "the normalized extent", &extent);
         }
-        Some(ir::Operation::Norm {
-            op,
-            input,
-            weight,
-            bias: bias.map(|(b, _, _)| b),
-            out,
-            axis: axis? as u32,
-            eps: eps?,
-        })
+        Some(ir::Operation::new(
+            OperationKind::Norm,
+            [
+                ("op", Arg::Vocab(op.member())),
+                ("input", Arg::Param(input)),
+                ("weight", Arg::Param(weight)),
+                ("bias", Arg::OptParam(bias.map(|(b, _, _)| b))),
+                ("out", Arg::Param(out)),
+                ("axis", Arg::U32(axis? as u32)),
+                ("eps", Arg::Scalar(eps?)),
+            ],
+        ))
     }
 }
