@@ -2,22 +2,23 @@
 //!
 //! These are the only types serde reads, and schemars derives the published
 //! JSON Schemas from the same types, so the schema and the loader cannot
-//! drift. Nothing here is checked or derived yet: see `check` and `ir`.
+//! drift. The operation payload is the one exception to derivation: each
+//! kind's table is its payload record's declaration (`operation.rs`).
+//! Nothing here is checked or derived yet: see `check` and `ir`.
 
 use std::borrow::Cow;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 
-use crate::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, ParamKind,
-    ReduceOp, UnaryOp,
-};
+use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, ParamKind};
 
+mod operation;
 pub mod pattern;
 mod spanned;
 pub mod targets;
 
+pub use operation::{KeyValue, Operation, ScalarOperand};
 pub use spanned::Spanned;
 
 /// `manifest/abi.toml`: the native ABI the artifacts target.
@@ -352,230 +353,6 @@ impl JsonSchema for DimRules {
             "additionalProperties": rule,
         })
     }
-}
-
-/// The operation payload: exactly one table, named by its kind.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum Operation {
-    /// `out = lhs <op> rhs`, same shape and dtype, no broadcasting.
-    ElementwiseBinary(ElementwiseBinary),
-    /// `c = a @ b` (`c += a @ b` when `accumulate`).
-    Matmul(Matmul),
-    /// `out = op(input)`, same shape; same dtype unless `op = "cast"`.
-    ElementwiseUnary(ElementwiseUnary),
-    /// `out = op(input)` over `axes`.
-    Reduce(Reduce),
-    /// `out = softmax(input)` along `axis`.
-    Softmax(Softmax),
-    /// RMSNorm or LayerNorm along `axis`.
-    Norm(Norm),
-    /// Single-query attention over a paged key/value cache.
-    PagedAttentionDecode(PagedAttentionDecode),
-    /// A fused kernel described by its signature and `semantics` text alone.
-    Custom(Custom),
-    /// Prefill attention over variable-length sequences packed into one tensor.
-    PackedAttentionPrefill(PackedAttentionPrefill),
-}
-
-/// `[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ElementwiseUnary {
-    /// The operator; only `cast` changes the dtype.
-    pub op: Spanned<UnaryOp>,
-    /// Name of the input tensor.
-    pub input: Spanned<String>,
-    /// Name of the result tensor (same shape as `input`).
-    pub out: Spanned<String>,
-}
-
-/// `[operation.reduce]`: reduce `input` over `axes` into `out`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Reduce {
-    /// The reduction.
-    pub op: Spanned<ReduceOp>,
-    /// Name of the input tensor.
-    pub input: Spanned<String>,
-    /// Name of the result tensor.
-    pub out: Spanned<String>,
-    /// Reduced axes of `input`, counted from 0, each at most once.
-    #[schemars(length(min = 1))]
-    pub axes: Spanned<Vec<Spanned<i64>>>,
-    /// Keep reduced axes as extent 1 (default false: drop them).
-    #[serde(default)]
-    pub keepdim: Option<Spanned<bool>>,
-}
-
-/// `[operation.softmax]`: `out = softmax(input)` along `axis`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Softmax {
-    /// Name of the (float) input tensor.
-    pub input: Spanned<String>,
-    /// Name of the result tensor (same dtype and shape).
-    pub out: Spanned<String>,
-    /// The normalized axis of `input`, counted from 0.
-    pub axis: Spanned<i64>,
-}
-
-/// `[operation.norm]`: RMSNorm or LayerNorm along `axis`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Norm {
-    /// `rms_norm` or `layer_norm`.
-    pub op: Spanned<NormKind>,
-    /// Name of the (float) input tensor.
-    pub input: Spanned<String>,
-    /// Name of the scale tensor, shape `[input extent along axis]`.
-    pub weight: Spanned<String>,
-    /// Name of the shift tensor (`layer_norm` only), shaped like `weight`.
-    #[serde(default)]
-    pub bias: Option<Spanned<String>>,
-    /// Name of the result tensor (same dtype and shape as `input`).
-    pub out: Spanned<String>,
-    /// The normalized axis of `input`, counted from 0.
-    pub axis: Spanned<i64>,
-    /// A positive constant, or the name of a float scalar parameter.
-    pub eps: Spanned<ScalarOperand>,
-}
-
-/// `[operation.paged_attention_decode]`: one query token per sequence
-/// attends over its context, read from a block-paged key/value cache.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PagedAttentionDecode {
-    /// Name of the query tensor `[B, H, D]`.
-    pub query: Spanned<String>,
-    /// How the caches lay out their blocks: `nhd` (the default), `hnd`,
-    /// `x_packed` or, keys and values in one tensor, `combined_nhd` or
-    /// `combined_hnd`.
-    #[serde(default)]
-    pub layout: Option<Spanned<CacheLayout>>,
-    /// Name of the key cache, `[num_blocks, block_size, H_kv, D]` in the
-    /// default layout.
-    pub key_cache: Spanned<String>,
-    /// Name of the value cache; in a combined layout, the key cache's name.
-    pub value_cache: Spanned<String>,
-    /// Name of the int32 block table `[B, max_blocks]`.
-    pub block_table: Spanned<String>,
-    /// Name of the int32 context lengths `[B]`.
-    pub context_lens: Spanned<String>,
-    /// Name of the result tensor `[B, H, D]`.
-    pub out: Spanned<String>,
-    /// The softmax scale: a positive constant, or the name of a float scalar parameter.
-    pub scale: Spanned<ScalarOperand>,
-}
-
-/// `[operation.packed_attention_prefill]`: the sequences of a batch packed
-/// one after another along the token axis, each attending over its own keys
-/// (flash-attn's variable-length interface).
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PackedAttentionPrefill {
-    /// Name of the packed queries `[T_q, H, D]`.
-    pub query: Spanned<String>,
-    /// Name of the packed keys `[T_k, H_kv, D]`.
-    pub key: Spanned<String>,
-    /// Name of the packed values `[T_k, H_kv, D]`.
-    pub value: Spanned<String>,
-    /// Name of the int32 offsets of each sequence's queries `[B + 1]`.
-    pub cu_seqlens_q: Spanned<String>,
-    /// Name of the int32 offsets of each sequence's keys `[B + 1]`.
-    pub cu_seqlens_k: Spanned<String>,
-    /// Name of the result tensor `[T_q, H, D]`.
-    pub out: Spanned<String>,
-    /// Name of an integer scalar parameter carrying the longest query sequence.
-    #[serde(default)]
-    pub max_seqlen_q: Option<Spanned<String>>,
-    /// Name of an integer scalar parameter carrying the longest key sequence.
-    #[serde(default)]
-    pub max_seqlen_k: Option<Spanned<String>>,
-    /// Whether each query attends only to keys at or before its position
-    /// (aligned at the end of the sequence when it has more keys than queries).
-    pub causal: Spanned<bool>,
-    /// The softmax scale: a positive constant, or the name of a float scalar parameter.
-    pub scale: Spanned<ScalarOperand>,
-}
-
-/// `[operation.custom]`: a fused kernel no closed vocabulary describes. kfam
-/// checks its signature like any other, and no relation between operands.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Custom {
-    /// What the kernel computes, for reviewers and generated docs (part of the identity).
-    #[schemars(length(min = 1, max = crate::limits::MAX_TEXT_CHARS))]
-    pub semantics: Spanned<String>,
-}
-
-/// A scalar operand of an operation (`eps`, `scale`): a constant, or the
-/// name of a scalar parameter passed at call time.
-#[derive(Clone, Debug, PartialEq, JsonSchema)]
-#[serde(untagged)]
-pub enum ScalarOperand {
-    Constant(f64),
-    Param(String),
-}
-
-impl<'de> Deserialize<'de> for ScalarOperand {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl serde::de::Visitor<'_> for V {
-            type Value = ScalarOperand;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a number or the name of a scalar parameter")
-            }
-            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ScalarOperand, E> {
-                Ok(ScalarOperand::Param(v.to_owned()))
-            }
-            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<ScalarOperand, E> {
-                Ok(ScalarOperand::Constant(v))
-            }
-            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ScalarOperand, E> {
-                Ok(ScalarOperand::Constant(v as f64))
-            }
-            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ScalarOperand, E> {
-                Ok(ScalarOperand::Constant(v as f64))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// `[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ElementwiseBinary {
-    /// The operator.
-    pub op: Spanned<BinaryOp>,
-    /// Name of the left input tensor (`in` or `inout`).
-    pub lhs: Spanned<String>,
-    /// Name of the right input tensor (`in` or `inout`).
-    pub rhs: Spanned<String>,
-    /// Name of the result tensor (`out` or `inout`).
-    pub out: Spanned<String>,
-}
-
-/// `[operation.matmul]`: `[.., M, K] @ [K, N] -> [.., M, N]`.
-#[derive(Debug, Deserialize, JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Matmul {
-    /// Rows of `a` and `c` (`-1` when dynamic, or a symbol name).
-    pub m: Spanned<Dim>,
-    /// Columns of `a`, rows of `b`.
-    pub k: Spanned<Dim>,
-    /// Columns of `b` and `c`.
-    pub n: Spanned<Dim>,
-    /// Name of the left input tensor.
-    pub a: Spanned<String>,
-    /// Name of the right input tensor (same dtype as `a`).
-    pub b: Spanned<String>,
-    /// Name of the result tensor (`out`, or `inout` when accumulating).
-    pub c: Spanned<String>,
-    /// `c += a @ b`; `c` must then be `inout`.
-    #[serde(default)]
-    pub accumulate: Option<Spanned<bool>>,
 }
 
 /// One entry of the ordered signature.

@@ -5,8 +5,8 @@
 //! are C's alone.
 
 use super::{
-    c_only, field, raw, Attr, AttrRule, CForm, CValue, Field, Fixed, Larger, Record, Role,
-    Shorthand, Ty,
+    c_only, field, raw, Attr, AttrRule, CForm, CValue, Field, Fixed, Larger, Manifest, Record,
+    Role, Shorthand, Ty,
 };
 use crate::vocab::{
     BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
@@ -33,6 +33,7 @@ const fn table(
         ctor,
         shorthands: &[],
         methods: None,
+        manifest: None,
     }
 }
 
@@ -48,6 +49,7 @@ const fn struct_size() -> Field {
 
 pub static PARAM: Record = Record {
     methods: Some("_ParamMethods"),
+    manifest: None,
     shorthands: &[
         Shorthand {
             name: "t",
@@ -288,6 +290,7 @@ pub static EVIDENCE: Record = Record {
     ctor: None,
     shorthands: &[],
     methods: None,
+    manifest: None,
 };
 
 pub static RECEIPT: Record = table(
@@ -377,19 +380,33 @@ pub static SYMBOL: Record = table(
 );
 
 // ------------------------------------------------------------ operations
+//
+// An operation kind is declared here once: its payload record (the fields
+// every language holds, C's layout) and, with [`Manifest`] and each
+// field's [`Key`], its table in the manifest. The manifest model, its JSON
+// Schema, the lowering, the identity and the rows follow from it.
 
 /// A payload that is a C struct of its own.
 const fn payload(
     c: &'static str,
     name: &'static str,
     doc: &'static str,
+    manifest: Manifest,
     fields: &'static [Field],
 ) -> Record {
-    table(c, name, None, doc, fields)
+    Record {
+        manifest: Some(manifest),
+        ..table(c, name, None, doc, fields)
+    }
 }
 
 /// A payload held in `kfam_family`'s own fields.
-const fn flat(name: &'static str, doc: &'static str, fields: &'static [Field]) -> Record {
+const fn flat(
+    name: &'static str,
+    doc: &'static str,
+    manifest: Manifest,
+    fields: &'static [Field],
+) -> Record {
     Record {
         name,
         doc,
@@ -398,39 +415,92 @@ const fn flat(name: &'static str, doc: &'static str, fields: &'static [Field]) -
         ctor: None,
         shorthands: &[],
         methods: None,
+        manifest: Some(manifest),
     }
 }
 
-const fn operand(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Param, doc)
+/// A tensor operand: the manifest names the parameter (`key`), the records
+/// hold its signature index (`doc`).
+const fn operand(name: &'static str, doc: &'static str, key: &'static str) -> Field {
+    field(name, Ty::Param, doc).key(key)
 }
+
+const SCALE: &str =
+    "The softmax scale: a positive constant, or the name of a float scalar parameter.";
 
 pub static ELEMENTWISE_BINARY: Record = flat(
     "ElementwiseBinary",
     "`out = op(lhs, rhs)` element by element: equal shapes, no broadcast.",
+    Manifest {
+        summary: "`out = lhs <op> rhs`, same shape and dtype, no broadcasting.",
+        table: "`[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.",
+    },
     &[
-        field("op", vocab(&BinaryOp::VOCABULARY), "The operator.").flat("binary_op", 0),
-        operand("lhs", "Signature index of the left operand.").flat("operands", 0),
-        operand("rhs", "Signature index of the right operand.").flat("operands", 1),
-        operand("out", "Signature index of the result.").flat("operands", 2),
+        field("op", vocab(&BinaryOp::VOCABULARY), "The operator.")
+            .key("The operator.")
+            .flat("binary_op", 0),
+        operand(
+            "lhs",
+            "Signature index of the left operand.",
+            "Name of the left input tensor (`in` or `inout`).",
+        )
+        .flat("operands", 0),
+        operand(
+            "rhs",
+            "Signature index of the right operand.",
+            "Name of the right input tensor (`in` or `inout`).",
+        )
+        .flat("operands", 1),
+        operand(
+            "out",
+            "Signature index of the result.",
+            "Name of the result tensor (`out` or `inout`).",
+        )
+        .flat("operands", 2),
     ],
 );
 
 pub static MATMUL: Record = flat(
     "Matmul",
     "`c = a @ b` (`c += a @ b` when `accumulate`) with `a: [m, k]`, `b: [k, n]`, `c: [m, n]`.",
+    Manifest {
+        summary: "`c = a @ b` (`c += a @ b` when `accumulate`).",
+        table: "`[operation.matmul]`: `[.., M, K] @ [K, N] -> [.., M, N]`.",
+    },
     &[
-        field("m", Ty::Extent, "Rows of `a` and `c`.").flat("m", 0),
-        field("k", Ty::Extent, "Columns of `a`, rows of `b`.").flat("k", 0),
-        field("n", Ty::Extent, "Columns of `b` and `c`.").flat("n", 0),
-        operand("a", "Signature index of `a`.").flat("operands", 0),
-        operand("b", "Signature index of `b`.").flat("operands", 1),
-        operand("c", "Signature index of the result `c`.").flat("operands", 2),
+        field("m", Ty::Extent, "Rows of `a` and `c`.")
+            .key("Rows of `a` and `c` (`-1` when dynamic, or a symbol name).")
+            .flat("m", 0),
+        field("k", Ty::Extent, "Columns of `a`, rows of `b`.")
+            .key("Columns of `a`, rows of `b`.")
+            .flat("k", 0),
+        field("n", Ty::Extent, "Columns of `b` and `c`.")
+            .key("Columns of `b` and `c`.")
+            .flat("n", 0),
+        operand(
+            "a",
+            "Signature index of `a`.",
+            "Name of the left input tensor.",
+        )
+        .flat("operands", 0),
+        operand(
+            "b",
+            "Signature index of `b`.",
+            "Name of the right input tensor (same dtype as `a`).",
+        )
+        .flat("operands", 1),
+        operand(
+            "c",
+            "Signature index of the result `c`.",
+            "Name of the result tensor (`out`, or `inout` when accumulating).",
+        )
+        .flat("operands", 2),
         field(
             "accumulate",
             Ty::Bool,
             "Whether the product is added to `c` (`c += a @ b`).",
         )
+        .optional_key("`c += a @ b`; `c` must then be `inout`.")
         .flat("accumulate", 0),
     ],
 );
@@ -439,13 +509,23 @@ pub static ELEMENTWISE_UNARY: Record = payload(
     "kfam_elementwise_unary",
     "ElementwiseUnary",
     "`out = op(input)` element by element: equal shapes; equal dtypes unless `op` is `cast`.",
+    Manifest {
+        summary: "`out = op(input)`, same shape; same dtype unless `op = \"cast\"`.",
+        table: "`[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.",
+    },
     &[
         struct_size(),
-        field("op", vocab(&UnaryOp::VOCABULARY), "The operator."),
-        operand("input", "Signature index of the input tensor."),
+        field("op", vocab(&UnaryOp::VOCABULARY), "The operator.")
+            .key("The operator; only `cast` changes the dtype."),
+        operand(
+            "input",
+            "Signature index of the input tensor.",
+            "Name of the input tensor.",
+        ),
         operand(
             "out",
             "Signature index of the result (same shape; same dtype unless the op is cast).",
+            "Name of the result tensor (same shape as `input`).",
         ),
     ],
 );
@@ -454,16 +534,29 @@ pub static REDUCE: Record = payload(
     "kfam_reduce",
     "Reduce",
     "`out = op(input)` over `axes`, dropped or kept with extent 1 (`keepdim`).",
+    Manifest {
+        summary: "`out = op(input)` over `axes`.",
+        table: "`[operation.reduce]`: reduce `input` over `axes` into `out`.",
+    },
     &[
         struct_size(),
-        field("op", vocab(&ReduceOp::VOCABULARY), "The reduction."),
-        operand("input", "Signature index of the input tensor."),
-        operand("out", "Signature index of the result tensor."),
+        field("op", vocab(&ReduceOp::VOCABULARY), "The reduction.").key("The reduction."),
+        operand(
+            "input",
+            "Signature index of the input tensor.",
+            "Name of the input tensor.",
+        ),
+        operand(
+            "out",
+            "Signature index of the result tensor.",
+            "Name of the result tensor.",
+        ),
         field(
             "keepdim",
             Ty::Bool,
             "Whether reduced axes are kept with extent 1 (else dropped).",
-        ),
+        )
+        .optional_key("Keep reduced axes as extent 1 (default false: drop them)."),
         c_only(
             "axis_count",
             CValue::Count("axes"),
@@ -473,7 +566,8 @@ pub static REDUCE: Record = payload(
             "axes",
             Ty::Indices,
             "The reduced axes of the input, sorted and distinct.",
-        ),
+        )
+        .key("Reduced axes of `input`, counted from 0, each at most once."),
     ],
 );
 
@@ -481,14 +575,24 @@ pub static SOFTMAX: Record = payload(
     "kfam_softmax",
     "Softmax",
     "`out = softmax(input)` along `axis`: equal dtypes and shapes.",
+    Manifest {
+        summary: "`out = softmax(input)` along `axis`.",
+        table: "`[operation.softmax]`: `out = softmax(input)` along `axis`.",
+    },
     &[
         struct_size(),
-        operand("input", "Signature index of the input tensor."),
+        operand(
+            "input",
+            "Signature index of the input tensor.",
+            "Name of the (float) input tensor.",
+        ),
         operand(
             "out",
             "Signature index of the result (same dtype and shape).",
+            "Name of the result tensor (same dtype and shape).",
         ),
-        field("axis", Ty::U32, "The normalized axis of the input."),
+        field("axis", Ty::U32, "The normalized axis of the input.")
+            .key("The normalized axis of `input`, counted from 0."),
     ],
 );
 
@@ -497,25 +601,38 @@ pub static NORM: Record = payload(
     "Norm",
     "RMSNorm or LayerNorm of `input` along `axis` into `out`; `weight` (and `bias`, LayerNorm\n\
      only) have the extent of `input` along `axis`.",
+    Manifest {
+        summary: "RMSNorm or LayerNorm along `axis`.",
+        table: "`[operation.norm]`: RMSNorm or LayerNorm along `axis`.",
+    },
     &[
         struct_size(),
-        field("op", vocab(&NormKind::VOCABULARY), "Which norm."),
-        operand("input", "Signature index of the input tensor."),
+        field("op", vocab(&NormKind::VOCABULARY), "Which norm.").key("`rms_norm` or `layer_norm`."),
+        operand(
+            "input",
+            "Signature index of the input tensor.",
+            "Name of the (float) input tensor.",
+        ),
         operand(
             "weight",
             "Signature index of the weight tensor `[extent of input along axis]`.",
+            "Name of the scale tensor, shape `[input extent along axis]`.",
         ),
         field(
             "bias",
             Ty::OptParam,
             "Signature index of the bias tensor (layer_norm only).",
-        ),
+        )
+        .optional_key("Name of the shift tensor (`layer_norm` only), shaped like `weight`."),
         operand(
             "out",
             "Signature index of the result (same dtype and shape as input).",
+            "Name of the result tensor (same dtype and shape as `input`).",
         ),
-        field("axis", Ty::U32, "The normalized axis of the input."),
-        field("eps", Ty::ScalarRef, "Epsilon."),
+        field("axis", Ty::U32, "The normalized axis of the input.")
+            .key("The normalized axis of `input`, counted from 0."),
+        field("eps", Ty::ScalarRef, "Epsilon.")
+            .key("A positive constant, or the name of a float scalar parameter."),
     ],
 );
 
@@ -525,31 +642,50 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
     "Decode attention over a paged KV cache: `query` and `out` `[B, H, D]`, caches in\n\
      `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`), int32 `block_table`\n\
      `[B, max_blocks]` and `context_lens` `[B]`.",
+    Manifest {
+        summary: "Single-query attention over a paged key/value cache.",
+        table: "`[operation.paged_attention_decode]`: one query token per sequence attends over its context, read from a block-paged key/value cache.",
+    },
     &[
         struct_size(),
-        operand("query", "Signature index of the query `[B, H, D]`."),
+        operand(
+            "query",
+            "Signature index of the query `[B, H, D]`.",
+            "Name of the query tensor `[B, H, D]`.",
+        ),
         operand(
             "key_cache",
             "Signature index of the key cache (in a combined layout, of the one cache).",
+            "Name of the key cache, `[num_blocks, block_size, H_kv, D]` in the default layout.",
         ),
         operand(
             "value_cache",
             "Signature index of the value cache (in a combined layout, key_cache's).",
+            "Name of the value cache; in a combined layout, the key cache's name.",
         ),
         operand(
             "block_table",
             "Signature index of the int32 block table `[B, max_blocks]`.",
+            "Name of the int32 block table `[B, max_blocks]`.",
         ),
         operand(
             "context_lens",
             "Signature index of the int32 context lengths `[B]`.",
+            "Name of the int32 context lengths `[B]`.",
         ),
-        operand("out", "Signature index of the result `[B, H, D]`."),
-        field("scale", Ty::ScalarRef, "The softmax scale."),
+        operand(
+            "out",
+            "Signature index of the result `[B, H, D]`.",
+            "Name of the result tensor `[B, H, D]`.",
+        ),
+        field("scale", Ty::ScalarRef, "The softmax scale.").key(SCALE),
         field(
             "layout",
             vocab(&CacheLayout::VOCABULARY),
             "How the caches lay out their blocks.",
+        )
+        .optional_key(
+            "How the caches lay out their blocks: `nhd` (the default), `hnd`, `x_packed` or, keys and values in one tensor, `combined_nhd` or `combined_hnd`.",
         )
         .since(2),
     ],
@@ -561,56 +697,77 @@ pub static PACKED_ATTENTION_PREFILL: Record = payload(
     "Prefill attention over sequences packed along the token axis: `query` and `out`\n\
      `[T_q, H, D]`, `key` and `value` `[T_k, H_kv, D]`, sequence `b` at rows\n\
      `cu_seqlens[b]..cu_seqlens[b + 1]` of int32 offsets `[B + 1]`.",
+    Manifest {
+        summary: "Prefill attention over variable-length sequences packed into one tensor.",
+        table: "`[operation.packed_attention_prefill]`: the sequences of a batch packed one after another along the token axis, each attending over its own keys (flash-attn's variable-length interface).",
+    },
     &[
         struct_size(),
         operand(
             "query",
             "Signature index of the packed queries `[T_q, H, D]`.",
+            "Name of the packed queries `[T_q, H, D]`.",
         ),
         operand(
             "key",
             "Signature index of the packed keys `[T_k, H_kv, D]`.",
+            "Name of the packed keys `[T_k, H_kv, D]`.",
         ),
         operand(
             "value",
             "Signature index of the packed values `[T_k, H_kv, D]`.",
+            "Name of the packed values `[T_k, H_kv, D]`.",
         ),
         operand(
             "cu_seqlens_q",
             "Signature index of the int32 query offsets `[B + 1]`.",
+            "Name of the int32 offsets of each sequence's queries `[B + 1]`.",
         ),
         operand(
             "cu_seqlens_k",
             "Signature index of the int32 key offsets `[B + 1]`.",
+            "Name of the int32 offsets of each sequence's keys `[B + 1]`.",
         ),
-        operand("out", "Signature index of the result `[T_q, H, D]`."),
+        operand(
+            "out",
+            "Signature index of the result `[T_q, H, D]`.",
+            "Name of the result tensor `[T_q, H, D]`.",
+        ),
         field(
             "max_seqlen_q",
             Ty::OptParam,
             "Signature index of the integer scalar carrying the longest query sequence.",
-        ),
+        )
+        .optional_key("Name of an integer scalar parameter carrying the longest query sequence."),
         field(
             "max_seqlen_k",
             Ty::OptParam,
             "Signature index of the integer scalar carrying the longest key sequence.",
-        ),
+        )
+        .optional_key("Name of an integer scalar parameter carrying the longest key sequence."),
         field(
             "causal",
             Ty::Bool,
             "Each query attends to keys at or before its position (aligned at the sequence's end).",
-        ),
-        field("scale", Ty::ScalarRef, "The softmax scale."),
+        )
+        .key("Whether each query attends only to keys at or before its position (aligned at the end of the sequence when it has more keys than queries)."),
+        field("scale", Ty::ScalarRef, "The softmax scale.").key(SCALE),
     ],
 );
 
 pub static CUSTOM: Record = flat(
     "Custom",
     "A fused kernel described by its signature and `semantics` alone (not cross-checked).",
+    Manifest {
+        summary: "A fused kernel described by its signature and `semantics` text alone.",
+        table: "`[operation.custom]`: a fused kernel no closed vocabulary describes. kfam checks its signature like any other, and no relation between operands.",
+    },
     &[field(
         "semantics",
         Ty::Str,
         "What the fused kernel computes (kfam checked its signature only).",
     )
+    .key("What the kernel computes, for reviewers and generated docs (part of the identity).")
     .flat("semantics", 0)],
 );
 
@@ -665,6 +822,7 @@ const fn payload_c(name: &'static str, record: &'static Record) -> Field {
 
 pub static FAMILY: Record = Record {
     methods: Some("_FamilyMethods[Param, Profile, Receipt]"),
+    manifest: None,
     ..table(
     "kfam_family",
     "Family",
@@ -1012,6 +1170,7 @@ const fn call(
         ctor: None,
         shorthands: &[],
         methods: None,
+        manifest: None,
     }
 }
 

@@ -41,6 +41,29 @@ pub struct Record {
     /// (`_FamilyMethods[Param, Profile, Receipt]`: the mixin names the records
     /// it returns without importing them).
     pub methods: Option<&'static str>,
+    /// An operation payload's table in the manifest, `[operation.<kind>]`.
+    pub manifest: Option<Manifest>,
+}
+
+/// How the manifest declares an operation kind: what the kind is, and what
+/// its table holds (the JSON Schema's descriptions, for editors and docs).
+/// Its keys are the record's fields that have a [`Key`].
+#[derive(Clone, Copy, Debug)]
+pub struct Manifest {
+    pub summary: &'static str,
+    pub table: &'static str,
+}
+
+/// An operation payload's field as the manifest declares it: a key of
+/// `[operation.<kind>]` under the field's name, holding what the field's
+/// [`Ty`] is named by in the manifest (a parameter by its name, an extent
+/// as a shape entry, a scalar as a constant or a scalar parameter's name).
+#[derive(Clone, Copy, Debug)]
+pub struct Key {
+    pub doc: &'static str,
+    /// The key may be left out: the field is then absent (an optional
+    /// parameter), false, or its vocabulary's member of code 0.
+    pub optional: bool,
 }
 
 /// How C holds a record.
@@ -79,6 +102,8 @@ pub struct Field {
     /// A value the manifest declares as it is, with its rule, default and
     /// change class, when the field is one ([`Attr`]).
     pub attr: Option<Attr>,
+    /// The key of `[operation.<kind>]` that declares it, for a payload field.
+    pub key: Option<Key>,
 }
 
 /// A field the manifest declares under the same name, an integer: a
@@ -308,6 +333,7 @@ const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
         role: Role::Plain,
         since: 0,
         attr: None,
+        key: None,
     }
 }
 
@@ -338,6 +364,28 @@ impl Field {
     const fn attr(self, attr: Attr) -> Field {
         Field {
             attr: Some(attr),
+            ..self
+        }
+    }
+
+    /// Declared in `[operation.<kind>]` under its name, required.
+    const fn key(self, doc: &'static str) -> Field {
+        Field {
+            key: Some(Key {
+                doc,
+                optional: false,
+            }),
+            ..self
+        }
+    }
+
+    /// Declared in `[operation.<kind>]` under its name, optional.
+    const fn optional_key(self, doc: &'static str) -> Field {
+        Field {
+            key: Some(Key {
+                doc,
+                optional: true,
+            }),
             ..self
         }
     }

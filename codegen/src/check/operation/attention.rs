@@ -37,11 +37,25 @@ const fn help(layout: CacheLayout) -> &'static str {
     }
 }
 
+keys! {
+    PagedAttentionDecode {
+        query: text,
+        key_cache: text,
+        value_cache: text,
+        block_table: text,
+        context_lens: text,
+        out: text,
+        scale: scalar,
+    }
+    optional { layout: CacheLayout, }
+}
+
 impl FamilyChecker<'_> {
     pub(super) fn paged_attention_decode(
         &mut self,
-        p: &model::PagedAttentionDecode,
+        op: &model::Operation,
     ) -> Option<ir::Operation> {
+        let p = &PagedAttentionDecode::read(self, op)?;
         let layout = p.layout.as_ref().map_or(CacheLayout::DEFAULT, |l| l.value);
         let ([q, kc, vc, bt, cl, out], ok) = self.operands([
             (&p.query, false),
@@ -161,7 +175,7 @@ impl FamilyChecker<'_> {
     /// operands name; the others keep two.
     fn cache_count(
         &mut self,
-        p: &model::PagedAttentionDecode,
+        p: &PagedAttentionDecode,
         layout: CacheLayout,
         kc: usize,
         vc: usize,

@@ -9,8 +9,14 @@ use crate::ir::{self, Arg, Extent};
 use crate::model;
 use crate::vocab::OperationKind;
 
+keys! {
+    Matmul { m: dim, k: dim, n: dim, a: text, b: text, c: text, }
+    optional { accumulate: flag, }
+}
+
 impl FamilyChecker<'_> {
-    pub(super) fn matmul(&mut self, m: &model::Matmul) -> Option<ir::Operation> {
+    pub(super) fn matmul(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let m = &Matmul::read(self, op)?;
         let accumulate = m.accumulate.as_ref().is_some_and(|x| x.value);
         let (a, b, c) = (self.operand(&m.a), self.operand(&m.b), self.operand(&m.c));
         let (a, b, c) = (a?, b?, c?);
@@ -42,7 +48,7 @@ impl FamilyChecker<'_> {
 
     fn check_matmul_shapes(
         &mut self,
-        m: &model::Matmul,
+        m: &Matmul,
         [em, ek, en]: [Extent; 3],
         a: usize,
         b: usize,

@@ -8,7 +8,80 @@
 
 use std::ops::Range;
 
+/// The keys of `[operation.<kind>]` a kind's rules read, typed: a struct
+/// `$name` with a field per key and `$name::read`, which reads them from
+/// the payload by name (`None`, reported, when a required key is not
+/// there; the loader has held the table to the kind's schema, so it is).
+/// A reader is `text`, `int`, `flag`, `ints`, `scalar`, `dim` or a
+/// vocabulary type. In debug builds (the tests), `read` holds the view to
+/// the kind's record: the same keys, each as optional as declared.
+macro_rules! keys {
+    (
+        $name:ident {
+            $($key:ident: $read:ident,)*
+        }
+        $(optional { $($okey:ident: $oread:ident,)* })?
+    ) => {
+        struct $name {
+            $($key: keys!(@ty $read),)*
+            $($($okey: Option<keys!(@ty $oread)>,)*)?
+        }
+
+        impl $name {
+            /// Each key, and whether it is optional.
+            const KEYS: &[(&str, bool)] =
+                &[$((stringify!($key), false),)* $($((stringify!($okey), true),)*)?];
+
+            fn read(
+                c: &mut $crate::check::family::FamilyChecker<'_>,
+                op: &$crate::model::Operation,
+            ) -> Option<Self> {
+                debug_assert!(
+                    $crate::check::operation::declares(op.kind(), Self::KEYS),
+                    "the keys {:?} of `{}` are not its record's",
+                    Self::KEYS,
+                    op.kind()
+                );
+                Some($name {
+                    $($key: c.required_key(op, stringify!($key), keys!(@read op, $key, $read))?,)*
+                    $($($okey: keys!(@read op, $okey, $oread),)*)?
+                })
+            }
+        }
+    };
+    (@ty text) => { $crate::model::Spanned<String> };
+    (@ty int) => { $crate::model::Spanned<i64> };
+    (@ty flag) => { $crate::model::Spanned<bool> };
+    (@ty ints) => { $crate::model::Spanned<Vec<$crate::model::Spanned<i64>>> };
+    (@ty scalar) => { $crate::model::Spanned<$crate::model::ScalarOperand> };
+    (@ty dim) => { $crate::model::Spanned<$crate::model::Dim> };
+    (@ty $vocab:ident) => { $crate::model::Spanned<$vocab> };
+    (@read $op:ident, $key:ident, text) => { $op.text(stringify!($key)) };
+    (@read $op:ident, $key:ident, int) => { $op.int(stringify!($key)) };
+    (@read $op:ident, $key:ident, flag) => { $op.flag(stringify!($key)) };
+    (@read $op:ident, $key:ident, ints) => { $op.ints(stringify!($key)) };
+    (@read $op:ident, $key:ident, scalar) => { $op.scalar(stringify!($key)) };
+    (@read $op:ident, $key:ident, dim) => { $op.dim(stringify!($key)) };
+    (@read $op:ident, $key:ident, $vocab:ident) => {
+        $op.member(stringify!($key), $vocab::from_str_opt)
+    };
+}
+
 mod attention;
+
+/// Whether `keys` (each with whether it is optional) are exactly the keys
+/// `kind`'s record declares.
+fn declares(kind: OperationKind, keys: &[(&str, bool)]) -> bool {
+    let mut declared: Vec<(&str, bool)> = crate::record::operation(kind)
+        .fields
+        .iter()
+        .filter_map(|f| Some((f.name, f.key?.optional)))
+        .collect();
+    let mut keys = keys.to_vec();
+    declared.sort_unstable();
+    keys.sort_unstable();
+    declared == keys
+}
 mod matmul;
 mod prefill;
 mod reduction;
@@ -495,17 +568,45 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
+    /// A key the kind requires: there unless the loader let through a
+    /// table its schema refuses, which is reported rather than trusted.
+    fn required_key<T>(
+        &mut self,
+        op: &model::Operation,
+        key: &str,
+        value: Option<Spanned<T>>,
+    ) -> Option<Spanned<T>> {
+        if value.is_none() {
+            let kind = op.kind();
+            self.push(
+                err(
+                    Code::MissingKey,
+                    self.id,
+                    &op.kind.span,
+                    format!("`[operation.{kind}]` has no valid `{key}`"),
+                )
+                .label("in this table")
+                .help(format!(
+                    "declare `{key}` as docs/manifest.md describes `[operation.{kind}]`"
+                )),
+            );
+        }
+        value
+    }
+
     pub(super) fn check_operation(&mut self) -> Option<ir::Operation> {
-        match &self.file.operation.value {
-            model::Operation::ElementwiseBinary(e) => self.elementwise_binary(e),
-            model::Operation::Matmul(m) => self.matmul(m),
-            model::Operation::ElementwiseUnary(u) => self.elementwise_unary(u),
-            model::Operation::Reduce(r) => self.reduce(r),
-            model::Operation::Softmax(s) => self.softmax(s),
-            model::Operation::Norm(n) => self.norm(n),
-            model::Operation::PagedAttentionDecode(p) => self.paged_attention_decode(p),
-            model::Operation::PackedAttentionPrefill(p) => self.packed_attention_prefill(p),
-            model::Operation::Custom(c) => {
+        let op = &self.file.operation.value;
+        match op.kind() {
+            OperationKind::ElementwiseBinary => self.elementwise_binary(op),
+            OperationKind::Matmul => self.matmul(op),
+            OperationKind::ElementwiseUnary => self.elementwise_unary(op),
+            OperationKind::Reduce => self.reduce(op),
+            OperationKind::Softmax => self.softmax(op),
+            OperationKind::Norm => self.norm(op),
+            OperationKind::PagedAttentionDecode => self.paged_attention_decode(op),
+            OperationKind::PackedAttentionPrefill => self.packed_attention_prefill(op),
+            OperationKind::Custom => {
+                let c = Custom::read(self, op)?;
                 // Free text like a summary: required, newlines allowed.
                 self.check_text(&c.semantics, "semantics", true, true);
                 Some(ir::Operation::new(
@@ -516,7 +617,8 @@ impl<'a> FamilyChecker<'a> {
         }
     }
 
-    fn elementwise_binary(&mut self, e: &model::ElementwiseBinary) -> Option<ir::Operation> {
+    fn elementwise_binary(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let e = &ElementwiseBinary::read(self, op)?;
         let ([lhs, rhs, out], ok) =
             self.operands([(&e.lhs, false), (&e.rhs, false), (&e.out, true)])?;
         if ok {
@@ -545,7 +647,8 @@ impl<'a> FamilyChecker<'a> {
         ))
     }
 
-    fn elementwise_unary(&mut self, u: &model::ElementwiseUnary) -> Option<ir::Operation> {
+    fn elementwise_unary(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let u = &ElementwiseUnary::read(self, op)?;
         let ([input, out], ok) = self.operands([(&u.input, false), (&u.out, true)])?;
         let op = u.op.value;
         if ok {
@@ -574,6 +677,18 @@ impl<'a> FamilyChecker<'a> {
             ],
         ))
     }
+}
+
+keys! {
+    ElementwiseBinary { op: BinaryOp, lhs: text, rhs: text, out: text, }
+}
+
+keys! {
+    ElementwiseUnary { op: UnaryOp, input: text, out: text, }
+}
+
+keys! {
+    Custom { semantics: text, }
 }
 
 /// One error when the members do not all agree, at the member that differs

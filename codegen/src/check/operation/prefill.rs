@@ -12,11 +12,26 @@ use crate::vocab::{OperationKind, ScalarDomain};
 
 const HELP: &str = "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]";
 
+keys! {
+    PackedAttentionPrefill {
+        query: text,
+        key: text,
+        value: text,
+        cu_seqlens_q: text,
+        cu_seqlens_k: text,
+        out: text,
+        causal: flag,
+        scale: scalar,
+    }
+    optional { max_seqlen_q: text, max_seqlen_k: text, }
+}
+
 impl FamilyChecker<'_> {
     pub(super) fn packed_attention_prefill(
         &mut self,
-        p: &model::PackedAttentionPrefill,
+        op: &model::Operation,
     ) -> Option<ir::Operation> {
+        let p = &PackedAttentionPrefill::read(self, op)?;
         let ([q, k, v, cq, ck, out], ok) = self.operands([
             (&p.query, false),
             (&p.key, false),

@@ -7,8 +7,23 @@ use crate::ir::{self, Arg, Extent};
 use crate::model;
 use crate::vocab::{NormKind, OperationKind, ReduceOp};
 
+keys! {
+    Reduce { op: ReduceOp, input: text, out: text, axes: ints, }
+    optional { keepdim: flag, }
+}
+
+keys! {
+    Softmax { input: text, out: text, axis: int, }
+}
+
+keys! {
+    Norm { op: NormKind, input: text, weight: text, out: text, axis: int, eps: scalar, }
+    optional { bias: text, }
+}
+
 impl FamilyChecker<'_> {
-    pub(super) fn reduce(&mut self, r: &model::Reduce) -> Option<ir::Operation> {
+    pub(super) fn reduce(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let r = &Reduce::read(self, op)?;
         let ([input, out], ok) = self.operands([(&r.input, false), (&r.out, true)])?;
         let keepdim = r.keepdim.as_ref().is_some_and(|k| k.value);
         let mut axes: Vec<u32> = Vec::new();
@@ -101,7 +116,8 @@ impl FamilyChecker<'_> {
         ))
     }
 
-    pub(super) fn softmax(&mut self, s: &model::Softmax) -> Option<ir::Operation> {
+    pub(super) fn softmax(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let s = &Softmax::read(self, op)?;
         let ([input, out], ok) = self.operands([(&s.input, false), (&s.out, true)])?;
         let axis = self.axis(&s.axis, input)?;
         if ok {
@@ -124,7 +140,8 @@ impl FamilyChecker<'_> {
         ))
     }
 
-    pub(super) fn norm(&mut self, n: &model::Norm) -> Option<ir::Operation> {
+    pub(super) fn norm(&mut self, op: &model::Operation) -> Option<ir::Operation> {
+        let n = &Norm::read(self, op)?;
         let ([input, weight, out], ok) =
             self.operands([(&n.input, false), (&n.weight, false), (&n.out, true)])?;
         let bias = match &n.bias {
