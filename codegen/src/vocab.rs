@@ -133,32 +133,10 @@ macro_rules! vocab {
         }
     };
 }
+pub(crate) use vocab;
 
-/// Every vocabulary whose codes are fixed by kfam, in the order emitters
-/// write them. `Status` is separate: its values come from `abi.toml`.
-pub const VOCABULARIES: &[Vocabulary] = &[
-    DType::VOCABULARY,
-    Direction::VOCABULARY,
-    ParamKind::VOCABULARY,
-    Layout::VOCABULARY,
-    PLATFORM,
-    BACKEND,
-    RUNTIME,
-    EXECUTION_MODE,
-    Contract::VOCABULARY,
-    BindingKind::VOCABULARY,
-    OperationKind::VOCABULARY,
-    BinaryOp::VOCABULARY,
-    UnaryOp::VOCABULARY,
-    ReduceOp::VOCABULARY,
-    NormKind::VOCABULARY,
-    StorageFormat::VOCABULARY,
-    ScalarValueKind::VOCABULARY,
-    CallRule::VOCABULARY,
-    Capability::VOCABULARY,
-    Admission::VOCABULARY,
-    CacheLayout::VOCABULARY,
-];
+// Declared with the kinds' payload records, and listed with the others there.
+pub use crate::record::{OperationKind, VOCABULARIES};
 
 vocab! {
     /// Element type. Codes follow the native runtime's dtype tags.
@@ -228,23 +206,6 @@ vocab! {
         TensorArg = 1 => "tensor_arg",
         /// A typed scalar slot of the launch arguments.
         ScalarArg = 2 => "scalar_arg",
-    }
-}
-
-vocab! {
-    /// The closed set of operation kinds. A new kind needs reviewed generator code.
-    OperationKind {
-        ElementwiseBinary = 0 => "elementwise_binary",
-        Matmul = 1 => "matmul",
-        ElementwiseUnary = 2 => "elementwise_unary",
-        Reduce = 3 => "reduce",
-        Softmax = 4 => "softmax",
-        Norm = 5 => "norm",
-        PagedAttentionDecode = 6 => "paged_attention_decode",
-        /// A fused kernel described only by its signature and `semantics`
-        /// text: kfam checks no shape or dtype relation between its operands.
-        Custom = 7 => "custom",
-        PackedAttentionPrefill = 8 => "packed_attention_prefill",
     }
 }
 

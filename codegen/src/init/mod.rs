@@ -35,22 +35,13 @@ pub const EXAMPLE_KIND: OperationKind = OperationKind::ElementwiseBinary;
 const ABI: &str = include_str!("abi.toml");
 const FAMILY: &str = include_str!("family.toml");
 
-/// The template of a kind's operation and parameters. The match has no
-/// wildcard: a new kind does not compile until it has its skeleton.
+/// The template of a kind's operation and parameters, which the kind
+/// declares (`kinds/<kind>.toml`, named by its [`crate::record::Kind`]).
 fn kind_template(kind: OperationKind) -> &'static str {
-    match kind {
-        OperationKind::ElementwiseBinary => include_str!("kinds/elementwise_binary.toml"),
-        OperationKind::Matmul => include_str!("kinds/matmul.toml"),
-        OperationKind::ElementwiseUnary => include_str!("kinds/elementwise_unary.toml"),
-        OperationKind::Reduce => include_str!("kinds/reduce.toml"),
-        OperationKind::Softmax => include_str!("kinds/softmax.toml"),
-        OperationKind::Norm => include_str!("kinds/norm.toml"),
-        OperationKind::PagedAttentionDecode => include_str!("kinds/paged_attention_decode.toml"),
-        OperationKind::Custom => include_str!("kinds/custom.toml"),
-        OperationKind::PackedAttentionPrefill => {
-            include_str!("kinds/packed_attention_prefill.toml")
-        }
-    }
+    crate::record::operation(kind)
+        .kind
+        .expect("every operation record declares its kind")
+        .template
 }
 
 /// The comment block every kind's parameters begin with.

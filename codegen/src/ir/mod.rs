@@ -11,9 +11,11 @@ use crate::vocab::{
     BindingKind, Contract, DType, Direction, Layout, Member, ParamKind, Status, Vocabulary,
 };
 
+mod extent;
 mod operation;
 mod targets;
-pub use operation::{Arg, Operation};
+pub use extent::Extent;
+pub use operation::{Arg, Operation, ScalarRef};
 pub use targets::{Codec, Platform, Target, TargetRef, Targets, DEFAULT_LAYOUTS};
 
 /// Identity format version, part of every canonical form (see `docs/identity.md`).
@@ -244,31 +246,6 @@ pub struct Family {
     pub approval: u32,
 }
 
-/// A scalar operand of an operation: a constant, or a scalar parameter
-/// (an index into `params`) passed at call time.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ScalarRef {
-    Constant(f64),
-    Param(usize),
-}
-
-/// `{"constant": 1e-06, "param": null}` or `{"constant": null, "param": 3}`:
-/// the shape of the Python record and of the C fields, one of them unset.
-impl Serialize for ScalarRef {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Fields {
-            constant: Option<f64>,
-            param: Option<usize>,
-        }
-        let (constant, param) = match *self {
-            ScalarRef::Constant(v) => (Some(v), None),
-            ScalarRef::Param(i) => (None, Some(i)),
-        };
-        Fields { constant, param }.serialize(s)
-    }
-}
-
 impl Family {
     /// The launch slot of the parameter at `param` when every profile binds
     /// it to the same one: the family-wide slot constant of the outputs.
@@ -322,65 +299,6 @@ impl Attrs {
 impl Serialize for Attrs {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.0.iter().map(|(name, value)| (name, value)))
-    }
-}
-
-/// A checked extent: a shape entry or a payload extent. Serialized (in the
-/// IR's JSON form) as its anonymous `i64`; the symbols are in
-/// [`Family::symbols`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Extent {
-    /// A static extent, 1..=2^32-1 once checked.
-    Static(i64),
-    /// `-1`: any extent, unrelated to every other.
-    Dynamic,
-    /// A named symbol: an index into [`Family::symbols`].
-    Symbol(usize),
-}
-
-impl Serialize for Extent {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_i64(self.as_i64())
-    }
-}
-
-impl Extent {
-    /// The anonymous form (`-1` for every dynamic extent, named or not):
-    /// what `compiled_meta.json` and the plain `shape` tables carry.
-    pub fn as_i64(self) -> i64 {
-        match self {
-            Extent::Static(e) => e,
-            Extent::Dynamic | Extent::Symbol(_) => -1,
-        }
-    }
-
-    /// The static extent, if any.
-    pub fn static_value(self) -> Option<i64> {
-        match self {
-            Extent::Static(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// Whether a declaration may give both extents to one axis of equal
-    /// operands: equal static extents, or dynamic ones that are not two
-    /// different symbols (`-1` agrees with any dynamic extent; the symbol,
-    /// if any, ties it at call time).
-    pub fn agrees(self, other: Extent) -> bool {
-        match (self, other) {
-            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
-            _ => self.as_i64() == other.as_i64(),
-        }
-    }
-
-    /// Whether the two extents are equal at every call: the same static
-    /// extent, or the same symbol. Two `-1`s are never tied.
-    pub fn tied(self, other: Extent) -> bool {
-        match (self, other) {
-            (Extent::Static(a), Extent::Static(b)) => a == b,
-            (Extent::Symbol(a), Extent::Symbol(b)) => a == b,
-            _ => false,
-        }
     }
 }
 

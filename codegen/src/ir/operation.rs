@@ -10,7 +10,7 @@
 use serde::ser::SerializeMap;
 use serde::Serialize;
 
-use super::{Extent, ScalarRef};
+use super::Extent;
 use crate::record::{self, Field, Record, Ty};
 use crate::vocab::{Member, OperationKind};
 
@@ -153,5 +153,30 @@ impl Serialize for Operation {
             }
         }
         m.end()
+    }
+}
+
+/// A scalar operand of an operation: a constant, or a scalar parameter
+/// (an index into `params`) passed at call time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ScalarRef {
+    Constant(f64),
+    Param(usize),
+}
+
+/// `{"constant": 1e-06, "param": null}` or `{"constant": null, "param": 3}`:
+/// the shape of the Python record and of the C fields, one of them unset.
+impl Serialize for ScalarRef {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Fields {
+            constant: Option<f64>,
+            param: Option<usize>,
+        }
+        let (constant, param) = match *self {
+            ScalarRef::Constant(v) => (Some(v), None),
+            ScalarRef::Param(i) => (None, Some(i)),
+        };
+        Fields { constant, param }.serialize(s)
     }
 }

@@ -13,7 +13,8 @@ use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::{Deserialize, Deserializer};
 use serde_json::{json, Map, Value};
 
-use super::{Dim, Spanned};
+use super::dim::Dim;
+use super::spanned::Spanned;
 use crate::record::{Key, Ty, OPERATIONS};
 use crate::vocab::{OperationKind, Vocabulary};
 
@@ -277,8 +278,8 @@ impl JsonSchema for Operation {
             .iter()
             .map(|&(kind, record)| {
                 let manifest = record
-                    .manifest
-                    .expect("every operation record declares its table");
+                    .kind
+                    .expect("every operation record declares its kind");
                 let mut properties = Map::new();
                 let mut required = Vec::new();
                 for f in record.fields {

@@ -11,12 +11,18 @@
 //! field type's sentinel in C (`NULL`, `-1`, `INT64_MAX`), which the C
 //! header's comment names.
 
+mod calls;
+mod catalog;
 pub mod defs;
 mod layout;
+mod signature;
 pub mod values;
 
+pub use calls::*;
+pub use catalog::*;
 pub use defs::*;
 pub use layout::{c_fields, CField, Layout, Part};
+pub use signature::*;
 
 use crate::vocab::Vocabulary;
 
@@ -41,17 +47,23 @@ pub struct Record {
     /// (`_FamilyMethods[Param, Profile, Receipt]`: the mixin names the records
     /// it returns without importing them).
     pub methods: Option<&'static str>,
-    /// An operation payload's table in the manifest, `[operation.<kind>]`.
-    pub manifest: Option<Manifest>,
+    /// For an operation kind's payload, what the kind declares beside it.
+    pub kind: Option<Kind>,
 }
 
-/// How the manifest declares an operation kind: what the kind is, and what
-/// its table holds (the JSON Schema's descriptions, for editors and docs).
-/// Its keys are the record's fields that have a [`Key`].
+/// What an operation kind declares beside its payload's fields (whose
+/// [`Key`]s are its table's keys): the JSON Schema's descriptions of the
+/// kind and of its table `[operation.<kind>]`, for editors and docs; the
+/// table and signature `kfam new` starts a family of the kind with; and the
+/// description format minor that added the kind (a runtime of an earlier
+/// minor cannot read a family of it).
 #[derive(Clone, Copy, Debug)]
-pub struct Manifest {
+pub struct Kind {
     pub summary: &'static str,
     pub table: &'static str,
+    /// `init/kinds/<kind>.toml`.
+    pub template: &'static str,
+    pub since: u16,
 }
 
 /// An operation payload's field as the manifest declares it: a key of
@@ -403,4 +415,38 @@ impl Field {
             ..self
         }
     }
+}
+
+/// A record that is a C struct of its own.
+const fn table(
+    c: &'static str,
+    name: &'static str,
+    ctor: Option<&'static str>,
+    doc: &'static str,
+    fields: &'static [Field],
+) -> Record {
+    Record {
+        name,
+        doc,
+        fields,
+        c: CForm::Struct {
+            c,
+            union: false,
+            mirror: None,
+        },
+        ctor,
+        shorthands: &[],
+        methods: None,
+        kind: None,
+    }
+}
+
+const fn vocab(v: &'static Vocabulary) -> Ty {
+    Ty::Vocab(v)
+}
+
+const SIZE: &str = "`sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD).";
+
+const fn struct_size() -> Field {
+    c_only("struct_size", CValue::StructSize, SIZE)
 }

@@ -5,8 +5,7 @@
 
 use smallvec::SmallVec;
 
-use super::defs::*;
-use super::Record;
+use super::*;
 use crate::ir;
 
 /// One field's value.

@@ -10,7 +10,7 @@ use super::out::Out;
 use super::prefix::Prefix;
 use super::vocab::emit_vocabularies;
 use crate::ir::Ir;
-use crate::record::{c_fields, CForm, Layout, Record, CALL_RECORDS, TABLE_RECORDS};
+use crate::record::{c_fields, table_records, CForm, Layout, Record, CALL_RECORDS};
 
 /// The table data, beside the header (which includes it by this file name).
 pub const DATA_PATH: &str = "include/kfam/kfam_tables.h";
@@ -70,7 +70,7 @@ fn layout_asserts(w: &mut Out, extents: &HashMap<&'static str, usize>) {
     w.line("#define KFAM_GEN_OFFSET(type, field, offset) \\");
     w.line("    KFAM_GEN_STATIC_ASSERT(offsetof(type, field) == (offset), type##__##field)");
     w.line("#if UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu");
-    for r in TABLE_RECORDS.iter().chain(CALL_RECORDS) {
+    for r in table_records().chain(CALL_RECORDS.iter().copied()) {
         let fields = c_fields(r);
         let layout = Layout::of(r, &fields, &extent);
         let name = r.c_name().expect("a C struct");
@@ -177,7 +177,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     w.line(" * appended (ABI minor). Codes are int32_t, counts and indices uint32_t.");
     w.line(" * --------------------------------------------------------------------- */");
     w.blank();
-    for r in TABLE_RECORDS {
+    for r in table_records() {
         emit_record(w, r);
     }
 

@@ -20,8 +20,8 @@ use crate::emit::writer::Writer;
 use crate::plan::Plan;
 use crate::record::values::{Row, Rows, Value, Values};
 use crate::record::{
-    c_fields, CField, CValue, CWhere, Part, Record, Ty, FAMILY, OPERATIONS, RETIRED, TABLE,
-    TABLE_RECORDS,
+    c_fields, table_records, CField, CValue, CWhere, Part, Record, Ty, FAMILY, OPERATIONS, RETIRED,
+    TABLE,
 };
 
 /// Records of one struct type, in one flat array.
@@ -221,10 +221,9 @@ struct Data<'p, 'i> {
 
 impl<'p, 'i> Data<'p, 'i> {
     fn new(plan: &'p Plan<'i>, extent: HashMap<&'static str, usize>) -> Self {
-        let structs = TABLE_RECORDS
-            .iter()
-            .filter(|r| !std::ptr::eq(**r, &TABLE))
-            .map(|&record| {
+        let structs = table_records()
+            .filter(|r| !std::ptr::eq(*r, &TABLE))
+            .map(|record| {
                 let c = record.c_name().expect("a table record is a C struct");
                 let fields = c_fields(record);
                 let size = SHORT_SIZES
@@ -463,7 +462,7 @@ impl<'p, 'i> Data<'p, 'i> {
 
 /// Whether records of `record` are held in lists (and so are many).
 fn is_listed(record: &'static Record) -> bool {
-    TABLE_RECORDS.iter().any(|r| {
+    table_records().any(|r| {
         r.fields
             .iter()
             .any(|f| matches!(f.ty, Ty::List(l) if std::ptr::eq(l, record)))
