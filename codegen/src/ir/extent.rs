@@ -4,14 +4,14 @@ use serde::Serialize;
 
 /// A checked extent: a shape entry or a payload extent. Serialized (in the
 /// IR's JSON form) as its anonymous `i64`; the symbols are in
-/// [`Family::symbols`].
+/// [`Family::symbols`](super::Family::symbols).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Extent {
     /// A static extent, 1..=2^32-1 once checked.
     Static(i64),
     /// `-1`: any extent, unrelated to every other.
     Dynamic,
-    /// A named symbol: an index into [`Family::symbols`].
+    /// A named symbol: an index into [`Family::symbols`](super::Family::symbols).
     Symbol(usize),
 }
 
