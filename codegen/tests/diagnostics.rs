@@ -342,6 +342,7 @@ fn binary_check_on_the_shipped_manifest() {
         "paged_attention_decode_hnd_bf16",
         "paged_attention_decode_x_packed_bf16",
         "rms_norm_bf16_4096",
+        "rope_neox_bf16",
         "silu_bf16",
         "swiglu_fused_bf16",
     ] {
@@ -356,7 +357,7 @@ fn binary_check_on_the_shipped_manifest() {
             "{line}"
         );
     }
-    assert!(stdout.contains("checked 14 families: ok"), "{stdout}");
+    assert!(stdout.contains("checked 15 families: ok"), "{stdout}");
 }
 
 #[test]

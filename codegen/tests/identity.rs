@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// The identities of the shipped families. These are the values recorded in
 /// `manifest/approved.lock`: a change here is a change of an approved
 /// contract, which needs a new `revision`, never an edit of this table.
-const PINNED: [(&str, &str); 14] = [
+const PINNED: [(&str, &str); 15] = [
     (
         "add_bf16_1024",
         "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610",
@@ -60,6 +60,10 @@ const PINNED: [(&str, &str); 14] = [
     (
         "rms_norm_bf16_4096",
         "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9",
+    ),
+    (
+        "rope_neox_bf16",
+        "912e4c6e224d564009bbdbe9348215c80ee36514a3f8e53728437032bf668744",
     ),
     (
         "silu_bf16",

@@ -197,7 +197,7 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
         .collect();
     let mut params: Vec<Param> = Vec::new();
     let pname = |r: &mut Rng, i: usize| ident(r, &format!("p{i}_"));
-    let kind = r.below(9);
+    let kind = r.below(10);
     let op;
     let mut used_symbols = symbols.clone();
     let mut out_name: Option<String> = None;
@@ -501,6 +501,71 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 r.chance(50)
             );
             out_name = Some(names[5].clone());
+        }
+        8 => {
+            let d = r.pick(&["fp32", "fp16", "bf16"]);
+            let table = r.pick(&["fp32", "bf16"]);
+            let (h, hkv) = (r.pick(&["8", "32"]), r.pick(&["1", "8"]));
+            let dd: u32 = r.pick(&[64, 128]);
+            let rotary = if r.chance(50) { dd } else { dd / 2 };
+            let tokens = q("tokens");
+            used_symbols = vec!["tokens".into()];
+            let names: Vec<String> = (0..6).map(|i| pname(r, i)).collect();
+            let (head, half) = (dd.to_string(), (rotary / 2).to_string());
+            let in_place = r.chance(50);
+            let io = if in_place { "inout" } else { "in" };
+            params.push(Param::tensor(
+                &names[0],
+                io,
+                d,
+                &[tokens.clone(), h.into(), head.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[1],
+                io,
+                d,
+                &[tokens.clone(), hkv.into(), head.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[2],
+                "in",
+                table,
+                &[tokens.clone(), half.clone()],
+            ));
+            params.push(Param::tensor(
+                &names[3],
+                "in",
+                table,
+                &[tokens.clone(), half],
+            ));
+            let (q_out, k_out) = if in_place {
+                (names[0].clone(), names[1].clone())
+            } else {
+                params.push(Param::tensor(
+                    &names[4],
+                    "out",
+                    d,
+                    &[tokens.clone(), h.into(), head.clone()],
+                ));
+                params.push(Param::tensor(
+                    &names[5],
+                    "out",
+                    d,
+                    &[tokens, hkv.into(), head],
+                ));
+                (names[4].clone(), names[5].clone())
+            };
+            op = format!(
+                "[operation.rope]\nquery = {}\nkey = {}\ncos = {}\nsin = {}\nquery_out = {}\nkey_out = {}\nrotary_dim = {rotary}\ninterleaved = {}\n",
+                q(&names[0]),
+                q(&names[1]),
+                q(&names[2]),
+                q(&names[3]),
+                q(&q_out),
+                q(&k_out),
+                r.chance(50)
+            );
+            out_name = Some(q_out);
         }
         _ => {
             op = format!(

@@ -7,13 +7,13 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 3;
+pub const FORMAT_MINOR: u16 = 4;
 /// The format of the generated tables the record types take
 /// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables
 /// assert it, so tables of another kfam release fail to compile with
 /// both named (docs/compatibility.md). It is the description
 /// format's minor: both change when a record gains a field.
-pub const TABLES_FORMAT: u32 = 3;
+pub const TABLES_FORMAT: u32 = 4;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {
@@ -228,6 +228,18 @@ impl Read for Operation {
                     max_seqlen_k: r.opt_param()?,
                     causal: r.read()?,
                     scale: r.read()?,
+                }))
+            }
+            OperationKind::Rope => {
+                r.record(|r| Ok(Operation::Rope {
+                    query: r.param()?,
+                    key: r.param()?,
+                    cos: r.param()?,
+                    sin: r.param()?,
+                    query_out: r.param()?,
+                    key_out: r.param()?,
+                    rotary_dim: r.read()?,
+                    interleaved: r.read()?,
                 }))
             }
         }

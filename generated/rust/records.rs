@@ -316,6 +316,27 @@ pub enum Operation {
         /// The softmax scale.
         scale: ScalarRef,
     },
+    /// Rotary position embedding: the first `rotary_dim` entries of each head of `query`
+    /// `[T, H, D]` and `key` `[T, H_kv, D]` rotated by per-token angles (`cos`, `sin`
+    /// `[T, rotary_dim / 2]`) into `query_out` and `key_out`; the other entries copied.
+    Rope {
+        /// Signature index of the queries `[T, H, D]`.
+        query: u32,
+        /// Signature index of the keys `[T, H_kv, D]`.
+        key: u32,
+        /// Signature index of the cosines `[T, rotary_dim / 2]`.
+        cos: u32,
+        /// Signature index of the sines `[T, rotary_dim / 2]`.
+        sin: u32,
+        /// Signature index of the rotated queries (shape and dtype of query).
+        query_out: u32,
+        /// Signature index of the rotated keys (shape and dtype of key).
+        key_out: u32,
+        /// Entries of each head rotated, from the first (even, at most D).
+        rotary_dim: u32,
+        /// Whether the rotated pairs are adjacent entries (GPT-J) rather than halves.
+        interleaved: bool,
+    },
 }
 impl Operation {
     /// The kind of this payload.
@@ -332,6 +353,7 @@ impl Operation {
             Operation::PackedAttentionPrefill { .. } => {
                 OperationKind::PackedAttentionPrefill
             }
+            Operation::Rope { .. } => OperationKind::Rope,
         }
     }
 }

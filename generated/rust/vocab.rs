@@ -373,6 +373,7 @@ pub enum OperationKind {
     /// A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
     Custom = 7,
     PackedAttentionPrefill = 8,
+    Rope = 9,
 }
 impl OperationKind {
     /// Every member, in declaration order.
@@ -386,6 +387,7 @@ impl OperationKind {
         OperationKind::PagedAttentionDecode,
         OperationKind::Custom,
         OperationKind::PackedAttentionPrefill,
+        OperationKind::Rope,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -403,6 +405,7 @@ impl OperationKind {
             6 => Some(OperationKind::PagedAttentionDecode),
             7 => Some(OperationKind::Custom),
             8 => Some(OperationKind::PackedAttentionPrefill),
+            9 => Some(OperationKind::Rope),
             _ => None,
         }
     }
@@ -418,6 +421,7 @@ impl OperationKind {
             OperationKind::PagedAttentionDecode => "paged_attention_decode",
             OperationKind::Custom => "custom",
             OperationKind::PackedAttentionPrefill => "packed_attention_prefill",
+            OperationKind::Rope => "rope",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -433,6 +437,7 @@ impl OperationKind {
             "paged_attention_decode" => Some(OperationKind::PagedAttentionDecode),
             "custom" => Some(OperationKind::Custom),
             "packed_attention_prefill" => Some(OperationKind::PackedAttentionPrefill),
+            "rope" => Some(OperationKind::Rope),
             _ => None,
         }
     }

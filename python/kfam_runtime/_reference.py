@@ -31,6 +31,7 @@ from .records import (
     PackedAttentionPrefill,
     PagedAttentionDecode,
     Reduce,
+    Rope,
     ScalarRef,
     Softmax,
 )
@@ -344,6 +345,30 @@ def _packed_attention(op: Operation, args: _Args) -> _Results:
     return {op.out: out}
 
 
+def _rope(op: Operation, args: _Args) -> _Results:
+    assert isinstance(op, Rope)
+    r = op.rotary_dim
+    # One angle per token and rotated pair, the same for every head.
+    cos = _wide(args[op.cos])[:, None, :]
+    sin = _wide(args[op.sin])[:, None, :]
+    # The two entries of each pair: adjacent (GPT-J), or the halves (GPT-NeoX).
+    if op.interleaved:
+        first, second = slice(0, r, 2), slice(1, r, 2)
+    else:
+        first, second = slice(0, r // 2), slice(r // 2, r)
+
+    def rotate(value: object) -> torch.Tensor:
+        x = _wide(value)
+        out = x.clone()
+        a, b = x[..., first], x[..., second]
+        out[..., first] = a * cos - b * sin
+        out[..., second] = b * cos + a * sin
+        return out
+
+    # Both from the inputs as they were: `query_out` may be `query` itself.
+    return {op.query_out: rotate(args[op.query]), op.key_out: rotate(args[op.key])}
+
+
 _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     ElementwiseBinary: _binary,
     ElementwiseUnary: _unary,
@@ -353,4 +378,5 @@ _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     Matmul: _matmul,
     PagedAttentionDecode: _paged_attention,
     PackedAttentionPrefill: _packed_attention,
+    Rope: _rope,
 }

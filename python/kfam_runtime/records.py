@@ -70,6 +70,7 @@ __all__ = [
     "Receipt",
     "Reduce",
     "Retired",
+    "Rope",
     "ScalarRef",
     "Softmax",
     "Symbol",
@@ -279,6 +280,34 @@ class PackedAttentionPrefill:
         return OperationKind.PACKED_ATTENTION_PREFILL
 
 
+@dataclass(frozen=True, slots=True)
+class Rope:
+    """Rotary position embedding: the first ``rotary_dim`` entries of each head of ``query``
+    ``[T, H, D]`` and ``key`` ``[T, H_kv, D]`` rotated by per-token angles (``cos``, ``sin``
+    ``[T, rotary_dim / 2]``) into ``query_out`` and ``key_out``; the other entries copied."""
+
+    #: Signature index of the queries ``[T, H, D]``.
+    query: int
+    #: Signature index of the keys ``[T, H_kv, D]``.
+    key: int
+    #: Signature index of the cosines ``[T, rotary_dim / 2]``.
+    cos: int
+    #: Signature index of the sines ``[T, rotary_dim / 2]``.
+    sin: int
+    #: Signature index of the rotated queries (shape and dtype of query).
+    query_out: int
+    #: Signature index of the rotated keys (shape and dtype of key).
+    key_out: int
+    #: Entries of each head rotated, from the first (even, at most D).
+    rotary_dim: int
+    #: Whether the rotated pairs are adjacent entries (GPT-J) rather than halves.
+    interleaved: bool
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.ROPE
+
+
 #: The typed operation payload of a family; narrow it with ``isinstance``.
 Operation: TypeAlias = Union[
     ElementwiseBinary,
@@ -290,6 +319,7 @@ Operation: TypeAlias = Union[
     PagedAttentionDecode,
     Custom,
     PackedAttentionPrefill,
+    Rope,
 ]
 
 
@@ -729,6 +759,20 @@ def _kfam_decode_packed_attention_prefill(x: object) -> PackedAttentionPrefill:
     )
 
 
+def _kfam_decode_rope(x: object) -> Rope:
+    v = _fields(x, 8)
+    return Rope(
+        query=_int(v[0]),
+        key=_int(v[1]),
+        cos=_int(v[2]),
+        sin=_int(v[3]),
+        query_out=_int(v[4]),
+        key_out=_int(v[5]),
+        rotary_dim=_int(v[6]),
+        interleaved=_bool(v[7]),
+    )
+
+
 #: The decoder of each operation kind's payload row (the fields after the kind's code).
 _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.ELEMENTWISE_BINARY: _kfam_decode_elementwise_binary,
@@ -740,6 +784,7 @@ _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.PAGED_ATTENTION_DECODE: _kfam_decode_paged_attention_decode,
     OperationKind.CUSTOM: _kfam_decode_custom,
     OperationKind.PACKED_ATTENTION_PREFILL: _kfam_decode_packed_attention_prefill,
+    OperationKind.ROPE: _kfam_decode_rope,
 }
 
 

@@ -145,6 +145,7 @@ class OperationKind(Vocab):
     #: A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands.
     CUSTOM = 7
     PACKED_ATTENTION_PREFILL = 8
+    ROPE = 9
 
 
 @unique

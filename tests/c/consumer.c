@@ -134,6 +134,13 @@ static void print_operation(const kfam_family *f)
                a->max_seqlen_q < 0 ? "-" : p[a->max_seqlen_q].name, a->max_seqlen_k < 0 ? "-" : p[a->max_seqlen_k].name);
         break;
     }
+    case KFAM_OPERATION_KIND_ROPE: {
+        const kfam_rope *r = f->rope;
+        printf(" rotary_dim %" PRIu32 " interleaved %d %s %s %s %s %s %s", r->rotary_dim, r->interleaved ? 1 : 0,
+               p[r->query].name, p[r->key].name, p[r->cos].name, p[r->sin].name, p[r->query_out].name,
+               p[r->key_out].name);
+        break;
+    }
     default:
         printf(" unknown");
         break;

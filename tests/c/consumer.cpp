@@ -129,6 +129,13 @@ void print_operation(std::ostream &out, const kfam_family &f)
             << (a.max_seqlen_k < 0 ? "-" : p[a.max_seqlen_k].name);
         break;
     }
+    case KFAM_OPERATION_KIND_ROPE: {
+        const kfam_rope &r = *f.rope;
+        out << " rotary_dim " << r.rotary_dim << " interleaved " << (r.interleaved ? 1 : 0) << ' ' << p[r.query].name
+            << ' ' << p[r.key].name << ' ' << p[r.cos].name << ' ' << p[r.sin].name << ' ' << p[r.query_out].name << ' '
+            << p[r.key_out].name;
+        break;
+    }
     default:
         out << " unknown";
         break;

@@ -52,6 +52,9 @@ def operation(op: kfam.Operation) -> str:
         return f"paged attention decode, {op.layout.spelling} caches, scale {scalar(op.scale)}"
     if isinstance(op, kfam.PackedAttentionPrefill):
         return f"packed attention prefill, causal {op.causal}, scale {scalar(op.scale)}"
+    if isinstance(op, kfam.Rope):
+        pairs = "adjacent" if op.interleaved else "halves"
+        return f"rope of {op.rotary_dim} entries per head, pairs {pairs}"
     return f"custom (unchecked): {op.semantics.splitlines()[0] if op.semantics else ''}"
 
 

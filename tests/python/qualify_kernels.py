@@ -149,6 +149,58 @@ def _scale(x: Any, y: Any, scale: Any) -> None:
     _into(y, x.float() * float(scale))
 
 
+def rotate_half(x: Any) -> Any:
+    """GPT-NeoX's (and Hugging Face Llama's) rotation of the halves: ``[-x2, x1]``."""
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rope_neox(x: Any, cos: Any, sin: Any) -> Any:
+    """``x * cos + rotate_half(x) * sin`` over the whole head, the tables repeated per half."""
+    c = torch.cat((cos, cos), dim=-1)[:, None, :]
+    s = torch.cat((sin, sin), dim=-1)[:, None, :]
+    return x * c + rotate_half(x) * s
+
+
+def rope_complex(x: Any, cos: Any, sin: Any) -> Any:
+    """Meta Llama's form: adjacent pairs as complex numbers times ``cos + i sin``, the
+    first ``2 * cos.shape[-1]`` entries of each head; the rest as they were."""
+    r = 2 * cos.shape[-1]
+    pairs = torch.view_as_complex(x[..., :r].reshape(*x.shape[:-1], r // 2, 2).contiguous())
+    rotated = torch.view_as_real(pairs * torch.complex(cos, sin)[:, None, :]).flatten(-2)
+    return torch.cat((rotated, x[..., r:]), dim=-1)
+
+
+def _rope_neox(q: Any, k: Any, cos: Any, sin: Any, q_out: Any, k_out: Any) -> None:
+    _into(q_out, rope_neox(q.float(), cos, sin))
+    _into(k_out, rope_neox(k.float(), cos, sin))
+
+
+def _rope_gptj_in_place(q: Any, k: Any, cos: Any, sin: Any) -> None:
+    rotated = rope_complex(q, cos, sin), rope_complex(k, cos, sin)
+    _into(q, rotated[0])
+    _into(k, rotated[1])
+
+
+def rope_halves_where_adjacent(q: Any, k: Any, cos: Any, sin: Any) -> None:
+    """Wrong: GPT-NeoX's pairing (the halves) for a family that pairs adjacent entries."""
+    r = 2 * cos.shape[-1]
+    for x in (q, k):
+        x[..., :r] = rope_neox(x[..., :r], cos, sin)
+
+
+def rope_whole_head(q: Any, k: Any, cos: Any, sin: Any) -> None:
+    """Wrong: the whole head rotated where only the first ``rotary_dim`` entries are."""
+    c, s = torch.cat((cos, cos), dim=-1), torch.cat((sin, sin), dim=-1)
+    for x in (q, k):
+        x.copy_(rope_complex(x, c, s))
+
+
+def rope_inverse(q: Any, k: Any, cos: Any, sin: Any, q_out: Any, k_out: Any) -> None:
+    """Wrong: sin negated, the inverse rotation."""
+    _rope_neox(q, k, cos, -sin, q_out, k_out)
+
+
 #: A correct kernel of each family of the fixture catalog (but the NZ and fp4 ones).
 CORRECT: dict[str, Kernel] = {
     "q_add_fp32": lambda a, b, out: _into(out, torch.add(a, b)),
@@ -176,4 +228,6 @@ CORRECT: dict[str, Kernel] = {
     "q_scale_custom": _scale,
     "q_packed_attention_bf16": packed_attention(),
     "q_packed_attention_kv_fp32": packed_attention(),
+    "q_rope_neox_bf16": _rope_neox,
+    "q_rope_gptj_partial_fp32": _rope_gptj_in_place,
 }

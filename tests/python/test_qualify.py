@@ -27,6 +27,11 @@ from qualify_kernels import (
     mean_accumulating_in_bf16,
     packed_attention,
     paged_attention,
+    rope_complex,
+    rope_halves_where_adjacent,
+    rope_inverse,
+    rope_neox,
+    rope_whole_head,
 )
 
 #: Every kind of the fixture, and the families that declare it.
@@ -131,6 +136,35 @@ def _as_nhd(layout: str, args: list[object]) -> list[object]:
             else:
                 nk[:, t, h], nv[:, t, h] = k[:, t, h], v[:, t, h]
     return [q, nk, nv, *rest]
+
+
+#: Two formulations of RoPE other than the reference's, in float64 from the same inputs:
+#: GPT-NeoX's ``rotate_half`` over separate outputs, and Meta Llama's complex product in
+#: place over the first half of each head (the rest untouched).
+ROPE_FORMS = {
+    "q_rope_neox_bf16": lambda a: {
+        4: rope_neox(_wide(a[0]), _wide(a[2]), _wide(a[3])),
+        5: rope_neox(_wide(a[1]), _wide(a[2]), _wide(a[3])),
+    },
+    "q_rope_gptj_partial_fp32": lambda a: {
+        0: rope_complex(_wide(a[0]), _wide(a[2]), _wide(a[3])),
+        1: rope_complex(_wide(a[1]), _wide(a[2]), _wide(a[3])),
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROPE_FORMS))
+def test_the_rope_reference_is_pytorchs_usual_formulation(name: str) -> None:
+    from kfam_runtime._draw import draw as _draw
+
+    family = kfam.family(name)
+    for case in range(4):
+        args = _draw(family, 11, case).args
+        got = _reference_outputs(family, args)
+        for index, want in ROPE_FORMS[name](args).items():
+            out = got[index]
+            assert isinstance(out, torch.Tensor)
+            torch.testing.assert_close(out, want.to(out.dtype), rtol=0, atol=0)
 
 
 @pytest.mark.parametrize("layout", ["nhd", "hnd", "x_packed", "combined_nhd", "combined_hnd"])
@@ -363,6 +397,12 @@ WRONG = {
     "bf16 accumulation over k = 1024": ("q_matmul_acc_fp32", lambda a, b, c: matmul_accumulating_in_bf16(a, b, c, accumulate=True)),
     "bf16 accumulation": ("q_mean_bf16", mean_accumulating_in_bf16),
     "an output left unwritten": ("q_silu_bf16", lambda x, y: None),
+    "RoPE pairing the halves where the family pairs adjacent entries": (
+        "q_rope_gptj_partial_fp32",
+        rope_halves_where_adjacent,
+    ),
+    "RoPE rotating the whole head of a partial rotation": ("q_rope_gptj_partial_fp32", rope_whole_head),
+    "RoPE with sin negated (the inverse rotation)": ("q_rope_neox_bf16", rope_inverse),
 }
 
 

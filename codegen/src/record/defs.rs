@@ -39,6 +39,7 @@ vocab! {
         /// text: kfam checks no shape or dtype relation between its operands.
         Custom = 7 => "custom",
         PackedAttentionPrefill = 8 => "packed_attention_prefill",
+        Rope = 9 => "rope",
     }
 }
 
@@ -452,6 +453,67 @@ pub static CUSTOM: Record = flat(
     .flat("semantics", 0)],
 );
 
+pub static ROPE: Record = payload(
+    "kfam_rope",
+    "Rope",
+    "Rotary position embedding: the first `rotary_dim` entries of each head of `query`\n\
+     `[T, H, D]` and `key` `[T, H_kv, D]` rotated by per-token angles (`cos`, `sin`\n\
+     `[T, rotary_dim / 2]`) into `query_out` and `key_out`; the other entries copied.",
+    Kind {
+        summary: "Rotary position embedding of queries and keys by per-token cos and sin tables.",
+        table: "`[operation.rope]`: rotate the first `rotary_dim` entries of each head of `query` and `key` by per-token angles, given as `cos` and `sin` tables `[T, rotary_dim / 2]` (one row per token, already taken at its position); the pairs are `(i, i + rotary_dim / 2)` (GPT-NeoX, Llama) or, `interleaved`, `(2i, 2i + 1)` (GPT-J).",
+        template: include_str!("../init/kinds/rope.toml"),
+        since: 4,
+    },
+    &[
+        struct_size(),
+        operand(
+            "query",
+            "Signature index of the queries `[T, H, D]`.",
+            "Name of the query tensor `[T, H, D]`.",
+        ),
+        operand(
+            "key",
+            "Signature index of the keys `[T, H_kv, D]`.",
+            "Name of the key tensor `[T, H_kv, D]`.",
+        ),
+        operand(
+            "cos",
+            "Signature index of the cosines `[T, rotary_dim / 2]`.",
+            "Name of the cosine table `[T, rotary_dim / 2]`.",
+        ),
+        operand(
+            "sin",
+            "Signature index of the sines `[T, rotary_dim / 2]`.",
+            "Name of the sine table, shaped like `cos`.",
+        ),
+        operand(
+            "query_out",
+            "Signature index of the rotated queries (shape and dtype of query).",
+            "Name of the rotated queries, shaped like `query` (`query` itself when it is `inout`).",
+        ),
+        operand(
+            "key_out",
+            "Signature index of the rotated keys (shape and dtype of key).",
+            "Name of the rotated keys, shaped like `key` (`key` itself when it is `inout`).",
+        ),
+        field(
+            "rotary_dim",
+            Ty::U32,
+            "Entries of each head rotated, from the first (even, at most D).",
+        )
+        .key("Entries of each head that are rotated, from the first: even, at most `D`."),
+        field(
+            "interleaved",
+            Ty::Bool,
+            "Whether the rotated pairs are adjacent entries (GPT-J) rather than halves.",
+        )
+        .optional_key(
+            "Rotate adjacent pairs `(2i, 2i + 1)` (GPT-J); default false: `(i, i + rotary_dim / 2)` (GPT-NeoX, Llama).",
+        ),
+    ],
+);
+
 /// The payload of each operation kind, in the kinds' code order.
 pub static OPERATIONS: &[(OperationKind, &Record)] = &[
     (OperationKind::ElementwiseBinary, &ELEMENTWISE_BINARY),
@@ -466,6 +528,7 @@ pub static OPERATIONS: &[(OperationKind, &Record)] = &[
         OperationKind::PackedAttentionPrefill,
         &PACKED_ATTENTION_PREFILL,
     ),
+    (OperationKind::Rope, &ROPE),
 ];
 
 /// The payload record of `kind`.
@@ -674,6 +737,7 @@ pub static FAMILY: Record = Record {
             "The approval this revision entered approved.lock with: later generations' approvals are larger (docs/compatibility.md).",
         ),
         payload_c("packed_attention_prefill", &PACKED_ATTENTION_PREFILL),
+        payload_c("rope", &ROPE),
     ],
 )
 };

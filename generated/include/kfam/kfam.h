@@ -37,11 +37,11 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "43fde357738cb62c4c84e4e03a0663a4f7d0ae0662359ce94d76841b7778efc3"
+#define KFAM_CATALOG_DIGEST "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd"
 /** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
-#define KFAM_CATALOG_FAMILIES "06c7e5b5f0506fdc470d55ed2507278da9839128d3340d0c2adced81fc64d886"
+#define KFAM_CATALOG_FAMILIES "9876c598c5fc0a834cf4aed0cf9520470d0140ed85c030ea52c329832b770d1c"
 /** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
-#define KFAM_CATALOG_APPROVAL 3u
+#define KFAM_CATALOG_APPROVAL 4u
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -53,7 +53,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 14
+#define KFAM_FAMILY_COUNT 15
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -332,10 +332,11 @@ typedef enum kfam_operation_kind {
     KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE = 6,
     /** A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands. */
     KFAM_OPERATION_KIND_CUSTOM = 7,
-    KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL = 8
+    KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL = 8,
+    KFAM_OPERATION_KIND_ROPE = 9
 } kfam_operation_kind;
 /** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
-#define KFAM_OPERATION_KIND_COUNT 9
+#define KFAM_OPERATION_KIND_COUNT 10
 
 /** The spelling of a kfam_operation_kind code, or NULL for an unknown code. */
 static inline const char *kfam_operation_kind_name(int32_t code)
@@ -350,6 +351,7 @@ static inline const char *kfam_operation_kind_name(int32_t code)
     case KFAM_OPERATION_KIND_PAGED_ATTENTION_DECODE: return "paged_attention_decode";
     case KFAM_OPERATION_KIND_CUSTOM: return "custom";
     case KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL: return "packed_attention_prefill";
+    case KFAM_OPERATION_KIND_ROPE: return "rope";
     default: return NULL;
     }
 }
@@ -980,6 +982,32 @@ typedef struct kfam_packed_attention_prefill {
     int32_t scale_param;
 } kfam_packed_attention_prefill;
 
+/**
+ * Rotary position embedding: the first `rotary_dim` entries of each head of `query`
+ * `[T, H, D]` and `key` `[T, H_kv, D]` rotated by per-token angles (`cos`, `sin`
+ * `[T, rotary_dim / 2]`) into `query_out` and `key_out`; the other entries copied.
+ */
+typedef struct kfam_rope {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the queries `[T, H, D]`. */
+    uint32_t query;
+    /** Signature index of the keys `[T, H_kv, D]`. */
+    uint32_t key;
+    /** Signature index of the cosines `[T, rotary_dim / 2]`. */
+    uint32_t cos;
+    /** Signature index of the sines `[T, rotary_dim / 2]`. */
+    uint32_t sin;
+    /** Signature index of the rotated queries (shape and dtype of query). */
+    uint32_t query_out;
+    /** Signature index of the rotated keys (shape and dtype of key). */
+    uint32_t key_out;
+    /** Entries of each head rotated, from the first (even, at most D). */
+    uint32_t rotary_dim;
+    /** Whether the rotated pairs are adjacent entries (GPT-J) rather than halves. 1 or 0. */
+    int32_t interleaved;
+} kfam_rope;
+
 /** One extent that is a named symbol: axis `axis` of parameter `param`. */
 typedef struct kfam_dim_use {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -1092,6 +1120,8 @@ typedef struct kfam_family {
     uint32_t approval;
     /** The payload of KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL, else NULL. */
     const kfam_packed_attention_prefill *packed_attention_prefill;
+    /** The payload of KFAM_OPERATION_KIND_ROPE, else NULL. */
+    const kfam_rope *rope;
 } kfam_family;
 
 /**
@@ -1442,6 +1472,16 @@ KFAM_GEN_OFFSET(kfam_packed_attention_prefill, max_seqlen_k, 32u);
 KFAM_GEN_OFFSET(kfam_packed_attention_prefill, causal, 36u);
 KFAM_GEN_OFFSET(kfam_packed_attention_prefill, scale, 40u);
 KFAM_GEN_OFFSET(kfam_packed_attention_prefill, scale_param, 48u);
+KFAM_GEN_SIZE(kfam_rope, 36u);
+KFAM_GEN_OFFSET(kfam_rope, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_rope, query, 4u);
+KFAM_GEN_OFFSET(kfam_rope, key, 8u);
+KFAM_GEN_OFFSET(kfam_rope, cos, 12u);
+KFAM_GEN_OFFSET(kfam_rope, sin, 16u);
+KFAM_GEN_OFFSET(kfam_rope, query_out, 20u);
+KFAM_GEN_OFFSET(kfam_rope, key_out, 24u);
+KFAM_GEN_OFFSET(kfam_rope, rotary_dim, 28u);
+KFAM_GEN_OFFSET(kfam_rope, interleaved, 32u);
 KFAM_GEN_SIZE(kfam_dim_use, 16u);
 KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);
@@ -1455,7 +1495,7 @@ KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
 KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
 KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
 KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
-KFAM_GEN_SIZE(kfam_family, 240u);
+KFAM_GEN_SIZE(kfam_family, 248u);
 KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
 KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
@@ -1494,6 +1534,7 @@ KFAM_GEN_OFFSET(kfam_family, paged_attention_decode, 208u);
 KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
 KFAM_GEN_OFFSET(kfam_family, approval, 224u);
 KFAM_GEN_OFFSET(kfam_family, packed_attention_prefill, 232u);
+KFAM_GEN_OFFSET(kfam_family, rope, 240u);
 KFAM_GEN_SIZE(kfam_retired, 48u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
@@ -1931,7 +1972,7 @@ static inline const kfam_pairing *kfam_gen_pairing(void)
 
 #ifndef KFAM_PRIVATE_TABLES
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-extern const kfam_family kfam_families[14];
+extern const kfam_family kfam_families[15];
 /** Every retired family, sorted by name; KFAM_RETIRED_COUNT entries. */
 extern const kfam_retired kfam_retired_families[1];
 /** The table header of these tables (what kfam_library_table returns for the library's). */

@@ -27,7 +27,7 @@ IDENTITY_FORMAT: Final[int] = 1
 #: The catalog's name (`[catalog]` of `abi.toml`).
 CATALOG_NAME: Final[str] = "kfam"
 #: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.
-CATALOG_DIGEST: Final[str] = "43fde357738cb62c4c84e4e03a0663a4f7d0ae0662359ce94d76841b7778efc3"
+CATALOG_DIGEST: Final[str] = "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd"
 #: The torch namespace the families are defined in (`NAMESPACE::FAMILY`).
 TORCH_NAMESPACE: Final[str] = "kfam"
 #: The distribution's version: the catalog's declared release.

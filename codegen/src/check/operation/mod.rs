@@ -85,6 +85,7 @@ fn declares(kind: OperationKind, keys: &[(&str, bool)]) -> bool {
 mod matmul;
 mod prefill;
 mod reduction;
+mod rope;
 
 use super::dims::agree as shapes_agree;
 use super::family::{err, FamilyChecker};
@@ -605,6 +606,7 @@ impl<'a> FamilyChecker<'a> {
             OperationKind::Norm => self.norm(op),
             OperationKind::PagedAttentionDecode => self.paged_attention_decode(op),
             OperationKind::PackedAttentionPrefill => self.packed_attention_prefill(op),
+            OperationKind::Rope => self.rope(op),
             OperationKind::Custom => {
                 let c = Custom::read(self, op)?;
                 // Free text like a summary: required, newlines allowed.

@@ -22,7 +22,7 @@
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "43fde357738cb62c4c84e4e03a0663a4f7d0ae0662359ce94d76841b7778efc3")
+set(kfam_CATALOG_DIGEST "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)

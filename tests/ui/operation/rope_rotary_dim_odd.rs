@@ -1,0 +1,8 @@
+// Corpus case `tests/diagnostics/operation/rope_rotary_dim_odd.toml`: the macro rejects it with the same diagnostic as `kfam check`.
+mod tables {
+    kfam_runtime::manifest!("../tests/diagnostics/operation/rope_rotary_dim_odd.toml", abi = "../manifest/abi.toml");
+}
+
+fn main() {
+    let _ = tables::FAMILIES.len();
+}
