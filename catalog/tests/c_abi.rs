@@ -6,17 +6,13 @@
 //! exported function. gcc and g++ must be installed: a missing compiler
 //! fails the test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-#[path = "support/libraries.rs"]
-mod libraries;
+use crate::support::libraries;
 
+use crate::support::root;
 use libraries::{deps_dir as lib_dir, Built, BOTH};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn build(library: &Built, compiler: &str, std: &str, shared: bool, out: &Path) {
     let r = root();

@@ -6,18 +6,12 @@
 //! unit over the prebuilt runtime (libkfamrt). A new vector needs no change
 //! here. gcc must be installed: a missing compiler fails the test.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-#[path = "support/conformance_c.rs"]
-mod conformance_c;
-#[path = "support/libraries.rs"]
-#[allow(dead_code)] // links static libraries only
-mod libraries;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::conformance_c;
+use crate::support::libraries;
+use crate::support::root;
 
 #[test]
 fn c_runner_agrees_with_every_vector() {

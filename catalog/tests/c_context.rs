@@ -3,16 +3,10 @@
 //! C++17 with warnings as errors, linked against the static library, run;
 //! and docs/c.md shows that file verbatim.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/libraries.rs"]
-#[allow(dead_code)] // links static libraries only
-mod libraries;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::libraries;
+use crate::support::root;
 
 /// The code block after `<!-- example: tests/c/context_example.c -->` in
 /// docs/c.md is a part of the file, byte for byte, so the docs show code

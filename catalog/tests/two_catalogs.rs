@@ -18,20 +18,14 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-#[path = "support/conformance_c.rs"]
-mod conformance_c;
-#[path = "support/libraries.rs"]
-#[allow(dead_code)] // the prebuilt library only
-mod libraries;
+use crate::support::conformance_c;
+use crate::support::libraries;
+use crate::support::root;
 
 /// The second catalog, embedded as its Rust users would (`manifest!` of
 /// the same directory the test copies).
 mod npuops {
     kfam_runtime::manifest!("../tests/catalogs/npuops");
-}
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 fn run(cmd: &mut Command) -> Output {

@@ -12,19 +12,14 @@
 //! page, so the page cannot drift from what this test runs.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-#[path = "support/process.rs"]
-#[allow(dead_code)] // its asserting `run` is not used here
-mod process;
+use crate::support::process;
+use crate::support::root;
 use process::{output as run, text};
 
 const FLAGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Runs `cmd`, which must exit 0.
 fn ok(cmd: &mut Command) -> Output {

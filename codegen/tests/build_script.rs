@@ -9,19 +9,13 @@
 //! name is in either binary.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-#[path = "support/process.rs"]
-#[allow(dead_code)] // its asserting `run` is not used here
-mod process;
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::process;
+use crate::support::root;
+use crate::support::tree;
 use process::{output, text};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 const MAIN: &str = r#"
 mod catalog {

@@ -17,8 +17,7 @@ use kfam_codegen::emit::c;
 use kfam_codegen::ir::{Arg, Family, Ir, ScalarRef};
 use kfam_codegen::vocab::OperationKind;
 
-#[path = "support/process.rs"]
-mod process;
+use crate::support::process;
 use process::run;
 
 const C_STD: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];

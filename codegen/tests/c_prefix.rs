@@ -16,19 +16,14 @@ use std::process::Command;
 use kfam_codegen::ir::Ir;
 use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::tree;
 use tree::copy_dir;
 
-#[path = "support/process.rs"]
-mod process;
+use crate::support::process;
+use crate::support::root;
 use process::run;
 
 const FLAGS: &[&str] = &["-Wall", "-Wextra", "-Werror", "-pedantic"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn render(report: &kfam_codegen::diag::Report) -> String {
     report.render_human(&annotate_snippets::Renderer::plain())

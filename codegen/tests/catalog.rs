@@ -11,17 +11,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/process.rs"]
-#[allow(dead_code)] // its asserting `run` is not used here
-mod process;
+use crate::support::process;
 use process::{output as run, text};
 
-#[path = "support/tree.rs"]
-mod tree;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::root;
+use crate::support::tree;
 
 /// The identity of the second catalog: every name its own.
 const IDENTITY: &str = r#"[catalog]

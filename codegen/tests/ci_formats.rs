@@ -1,6 +1,6 @@
 //! `--message-format github` and `sarif` for `kfam check` and `kfam diff`:
 //! golden outputs in `tests/ci/` (refresh with `SNAPSHOTS=overwrite cargo
-//! test -p kfam-codegen --test ci_formats`, then review the diff), and every
+//! test -p kfam-codegen --test integration ci_formats::`, then review the diff), and every
 //! SARIF log validated against the SARIF 2.1.0 JSON Schema
 //! (`tests/ci/sarif/`, see its README).
 

@@ -15,6 +15,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::root;
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Code, Location, Report, Severity};
 
@@ -24,15 +25,8 @@ const ABI_CASE_FAMILY: &str = "manifest/families/add_bf16_1024.toml";
 const BINARY_CASE: &str = "tests/diagnostics/naming/duplicate_family";
 const MIN_CASES: usize = 60;
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
-
 fn read(rel: &str) -> String {
-    fs::read_to_string(workspace().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
 }
 
 #[derive(Debug)]
@@ -55,7 +49,7 @@ struct Case {
 /// Every case of the corpus, sorted; panics on stray files so that a
 /// misnamed case can never be silently skipped.
 fn corpus() -> Vec<Case> {
-    let root = workspace().join("tests/diagnostics");
+    let root = root().join("tests/diagnostics");
     let categories: BTreeSet<&str> = Code::ALL.iter().map(|c| c.category()).collect();
     let mut cases = Vec::new();
     let mut stderr_files = BTreeSet::new();
@@ -147,7 +141,7 @@ fn run_with_ir(case: &Case) -> (Option<kfam_codegen::ir::Ir>, Report) {
             kfam_codegen::check_sources(Some((case.rel.clone(), read(&case.rel))), vec![family])
         }
         Form::Dir => {
-            let dir = workspace().join(&case.rel);
+            let dir = root().join(&case.rel);
             if dir.join("abi.toml").exists() {
                 let (ir, report) = kfam_codegen::check_dir(&dir);
                 (ir, relative(report))
@@ -170,7 +164,7 @@ fn run_with_ir(case: &Case) -> (Option<kfam_codegen::ir::Ir>, Report) {
 /// that quotes a path) into workspace-relative ones, as `kfam check` prints
 /// them when run from the workspace root.
 fn relative(report: Report) -> Report {
-    let root = format!("{}/", workspace().to_string_lossy().replace('\\', "/"));
+    let root = format!("{}/", root().to_string_lossy().replace('\\', "/"));
     let strip = |p: &str| p.replace(root.as_str(), "");
     let mut out = Report::default();
     for (id, file) in report.sources.files() {
@@ -231,7 +225,7 @@ fn corpus_matches_expected_output() {
         produced.extend(report.diagnostics.iter().map(|d| d.code));
 
         let actual = render(&report);
-        let path = workspace().join(&case.stderr);
+        let path = root().join(&case.stderr);
         let result = std::panic::catch_unwind(|| {
             snapbox::assert_data_eq!(actual, snapbox::Data::read_from(&path, None).raw());
         });
@@ -296,7 +290,7 @@ fn every_mistake_is_reported() {
 fn kfam(args: &[&str]) -> std::process::Output {
     Command::new(env!("CARGO_BIN_EXE_kfam"))
         .args(args)
-        .current_dir(workspace())
+        .current_dir(root())
         .env_remove("NO_COLOR")
         .output()
         .expect("run kfam")
@@ -396,12 +390,12 @@ fn binary_fails_on_a_family_that_does_not_parse() {
     let dir = tempfile::tempdir().expect("temp dir");
     fs::create_dir(dir.path().join("families")).expect("families/");
     fs::copy(
-        workspace().join("manifest/abi.toml"),
+        root().join("manifest/abi.toml"),
         dir.path().join("abi.toml"),
     )
     .expect("copy abi");
     fs::copy(
-        workspace().join("tests/diagnostics/syntax/bare_dtype.toml"),
+        root().join("tests/diagnostics/syntax/bare_dtype.toml"),
         dir.path().join("families/bare_dtype.toml"),
     )
     .expect("copy case");

@@ -12,16 +12,12 @@ use std::process::Command;
 
 use serde_json::Value;
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::root;
+use crate::support::tree;
 use tree::copy_dir;
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn fixtures() -> PathBuf {
-    repo_root().join("tests/review")
+    root().join("tests/review")
 }
 
 /// `git` or `kfam` with an environment that only the test decides: no
@@ -559,7 +555,7 @@ fn a_symbolic_link_at_the_revision_is_reported() {
 /// Parse a SARIF log and validate it against the SARIF 2.1.0 schema
 /// (`tests/ci/sarif/`).
 fn valid_sarif(text: &str) -> Value {
-    let schema_path = repo_root().join("tests/ci/sarif/sarif-2.1.0.json");
+    let schema_path = root().join("tests/ci/sarif/sarif-2.1.0.json");
     let schema: Value = serde_json::from_str(&fs::read_to_string(schema_path).unwrap()).unwrap();
     let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
     let log: Value = serde_json::from_str(text).expect("stdout is one JSON document");

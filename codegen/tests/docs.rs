@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::{Path, PathBuf};
 
+use crate::support::root;
 use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{abi_schema, compiled_meta_schema, family_schema};
 use kfam_codegen::ir::sha256_hex;
@@ -16,13 +16,6 @@ use kfam_codegen::vocab::{
     OperationKind, ParamKind, ReduceOp, UnaryOp, VOCABULARIES,
 };
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 fn doc(name: &str) -> String {
     let p = root().join("docs").join(name);

@@ -1,19 +1,13 @@
 //! Input as editors write it: a manifest checked out with CRLF line endings
 //! and byte-order marks checks and digests exactly as with LF.
 
+use crate::support::root;
 use std::fs;
-use std::path::{Path, PathBuf};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
+use std::path::Path;
 
 /// Copy the shipped manifest into `to`, rewriting every text with `f`.
 fn copy_manifest(to: &Path, f: &dyn Fn(&str) -> String) {
-    let from = workspace().join("manifest");
+    let from = root().join("manifest");
     fs::create_dir_all(to.join("families")).expect("families/");
     for rel in ["abi.toml", "approved.lock", "retired.toml"] {
         let text = fs::read_to_string(from.join(rel)).expect("manifest file");

@@ -8,13 +8,9 @@ use std::path::{Path, PathBuf};
 use kfam_codegen::limits::DEFAULT_MAX_PREPARED;
 use kfam_codegen::{check_dir, generate_dir, GenerateOutcome};
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::root;
+use crate::support::tree;
 use tree::copy_dir;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The shipped manifest, copied into `dir/manifest`, with `abi.toml`
 /// replaced by `abi`.

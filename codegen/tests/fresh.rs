@@ -10,8 +10,7 @@ use kfam_codegen::fresh::{fresh_outputs, Inputs, CACHE_DIR};
 use kfam_codegen::origin::Origin;
 use kfam_codegen::{generate_dir, GenerateOutcome};
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::tree;
 use tree::copy_dir;
 
 struct Tree {

@@ -6,8 +6,8 @@
 //! TOML layout (comments, key order) are not part of it; the signature, the
 //! operation, the final ABI of every profile and the revision are.
 
+use crate::support::root;
 use std::fs;
-use std::path::{Path, PathBuf};
 
 /// The identities of the shipped families. These are the values recorded in
 /// `manifest/approved.lock`: a change here is a change of an approved
@@ -75,22 +75,15 @@ const PINNED: [(&str, &str); 15] = [
     ),
 ];
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
-
 fn shipped(name: &str) -> String {
-    let path = workspace().join(format!("manifest/families/{name}.toml"));
+    let path = root().join(format!("manifest/families/{name}.toml"));
     fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()))
 }
 
 /// The identity of one family text, checked with the shipped abi. The text
 /// must be a valid declaration: an edit here is a legal change.
 fn identity(name: &str, text: &str) -> String {
-    let abi = fs::read_to_string(workspace().join("manifest/abi.toml")).expect("read abi.toml");
+    let abi = fs::read_to_string(root().join("manifest/abi.toml")).expect("read abi.toml");
     let (ir, report) = kfam_codegen::check_sources(
         Some(("manifest/abi.toml".to_owned(), abi)),
         vec![(format!("manifest/families/{name}.toml"), text.to_owned())],
@@ -113,7 +106,7 @@ fn edit(text: &str, from: &str, to: &str) -> String {
 
 #[test]
 fn shipped_identities_are_pinned() {
-    let (ir, report) = kfam_codegen::check_dir(&workspace().join("manifest"));
+    let (ir, report) = kfam_codegen::check_dir(&root().join("manifest"));
     assert!(
         report.diagnostics.is_empty(),
         "{}",
@@ -319,7 +312,7 @@ fn contract_changes_change_the_identity() {
 #[test]
 fn canonical_forms_read_back_into_the_same_family() {
     use kfam_codegen::canonical::Canonical;
-    let (ir, report) = kfam_codegen::check_dir(&workspace().join("manifest"));
+    let (ir, report) = kfam_codegen::check_dir(&root().join("manifest"));
     let ir = ir.unwrap_or_else(|| panic!("{report:?}"));
     let synth = kfam_codegen::synth::manifest(200, 3);
     let (abi, families) = synth.sources("m");

@@ -4,10 +4,7 @@
 //! reads back exactly the text. `<case>.snap` shows each case in each output
 //! language; `KFAM_BLESS=1` rewrites the snapshots.
 
-#[path = "support/literals.rs"]
-mod literals;
-#[path = "../../fuzz/src/wellformed.rs"]
-mod wellformed;
+use crate::support::literals;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;

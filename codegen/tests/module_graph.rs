@@ -59,7 +59,7 @@ fn module_graph_is_acyclic() {
     let mut allowed_seen = BTreeSet::new();
     for member in workspace_members(&root) {
         let graph = Graph::of_crate(&root.join(&member));
-        // `KFAM_MODULE_GRAPH=1 cargo test --test module_graph -- --nocapture`
+        // `KFAM_MODULE_GRAPH=1 cargo test -p kfam-codegen --test integration module_graph:: -- --nocapture`
         // prints every edge, with the path that makes it.
         if std::env::var_os("KFAM_MODULE_GRAPH").is_some() {
             for (from, targets) in graph.edges().iter().enumerate() {

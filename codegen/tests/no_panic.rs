@@ -6,8 +6,7 @@
 //! diagnostic span inside its source and on char boundaries, and the report
 //! must render. 10,500 cases per run in all (see `CASES_*`).
 
-#[path = "support/seeded.rs"]
-mod seeded;
+use crate::support::seeded;
 
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Location, Report};

@@ -18,8 +18,7 @@ use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
 use serde_json::json;
 use tempfile::TempDir;
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::tree;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")

@@ -15,8 +15,7 @@ use std::process::{Command, Output};
 
 use kfam_codegen::GenerateOptions;
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::tree;
 use tree::copy_dir;
 
 fn repo() -> PathBuf {

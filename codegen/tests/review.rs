@@ -2,7 +2,7 @@
 //! end: the real library functions and the real `kfam` binary, run on copies
 //! of the fixtures in `tests/review/` (see `tests/review/README.md`).
 //!
-//! `SNAPSHOTS=overwrite cargo test -p kfam-codegen --test review` rewrites
+//! `SNAPSHOTS=overwrite cargo test -p kfam-codegen --test integration review::` rewrites
 //! the `expected.txt` files; review them with `git diff`.
 
 use std::collections::BTreeSet;
@@ -15,8 +15,7 @@ use kfam_codegen::diff::{self, Class, Rule};
 use kfam_codegen::write::Problem;
 use kfam_codegen::{check_dir, check_dir_ungated, generate_dir, GenerateOutcome};
 
-#[path = "support/tree.rs"]
-mod tree;
+use crate::support::tree;
 use tree::copy_dir;
 
 fn repo() -> PathBuf {

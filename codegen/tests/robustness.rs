@@ -20,13 +20,9 @@
 //! test environment (`kfam-testenv`): these tests fail, never skip, without
 //! them.
 
-#[path = "support/literals.rs"]
-mod literals;
-#[path = "../../fuzz/src/wellformed.rs"]
-mod wellformed;
+use crate::support::literals;
 
-#[path = "support/seeded.rs"]
-mod seeded;
+use crate::support::seeded;
 
 use std::fmt::Write as _;
 use std::path::Path;

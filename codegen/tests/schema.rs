@@ -8,6 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::support::root;
 use kfam_codegen::compiled_meta::{self, CompiledMeta};
 use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{
@@ -17,13 +18,6 @@ use kfam_codegen::emit::schema::{
 use kfam_codegen::emit::{self, Origin};
 use kfam_codegen::ir::Ir;
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("workspace root")
-        .to_path_buf()
-}
 
 fn read(p: &Path) -> String {
     fs::read_to_string(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

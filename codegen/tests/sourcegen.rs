@@ -4,7 +4,7 @@
 //! definitions, the same for every catalog, and committed where the Python
 //! runtime lives, so ruff and mypy check them there (`python_sources.rs`).
 //! This test fails when a copy differs from what the generator renders;
-//! `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen` rewrites it.
+//! `KFAM_BLESS=1 cargo test -p kfam-codegen --test integration sourcegen::` rewrites it.
 //!
 //! What the runtime reads of a catalog's generated `_tables.py` (the
 //! protocol `Tables` of `python/kfam_runtime/_catalog.py`) is checked here
@@ -48,7 +48,7 @@ fn committed_python_sources_are_current() {
     }
     assert!(
         stale.is_empty(),
-        "stale committed sources: {}\nrun `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen` and commit the result",
+        "stale committed sources: {}\nrun `KFAM_BLESS=1 cargo test -p kfam-codegen --test integration sourcegen::` and commit the result",
         stale.join(", ")
     );
 }

@@ -8,14 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use crate::support::root;
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
 
 /// ajv's command line (ajv-cli), with ajv's default options plus every
 /// strict check as an error (`--strict=true`; by default some only log).

@@ -1,4 +1,4 @@
-# @generated from codegen/src/emit/python/records.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen`; do not edit
+# @generated from codegen/src/emit/python/records.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-codegen --test integration sourcegen::`; do not edit
 """Record types of the kfam tables: frozen dataclasses, shapes as tuples of int (-1 is dynamic).
 
 Each record's row in a catalog's ``_tables`` module (a JSON array, fields by position) is read by

@@ -1,4 +1,4 @@
-# @generated from codegen/src/emit/python/vocab.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen`; do not edit
+# @generated from codegen/src/emit/python/vocab.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-codegen --test integration sourcegen::`; do not edit
 """Closed vocabularies of the kfam manifest: one ``IntEnum`` each, valued by the stable code.
 
 A member's name is its manifest spelling in upper case (``DType.BF16`` is ``"bf16"``).

@@ -2,7 +2,7 @@
 //! `docs/conformance.md`) run through the Rust API: every case must reach
 //! exactly its expected outcome. Every mismatch is listed at once.
 //!
-//! `cargo test -p kfam-runtime --test conformance -- --nocapture` also prints
+//! `cargo test -p kfam-runtime --test integration conformance:: -- --nocapture` also prints
 //! how many vectors each file holds and how many expect each outcome.
 //! `$KFAM_CONFORMANCE_DIR` overrides the vector directory.
 

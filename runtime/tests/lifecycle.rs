@@ -4,10 +4,10 @@
 //! concurrency test: threads preparing and launching on one context and on
 //! several, with a counting launcher.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use crate::support::root;
 use kfam_catalog::CATALOG;
 use kfam_catalog::{execution_modes, platforms};
 use kfam_runtime::context::{Launch, Launcher, Refusal};
@@ -16,10 +16,6 @@ use kfam_runtime::{
     TensorArg,
 };
 use serde_json::Value;
-
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Counts launches and returns a fixed status.
 struct Counting {

@@ -7,6 +7,7 @@
 //! (docs/rust.md, "Packaging"). `cargo install` of the CLI from its
 //! packaged crate then works and runs.
 
+use crate::support::root;
 use std::path::Path;
 use std::process::Command;
 
@@ -17,10 +18,6 @@ const PUBLISHED: [&str; 4] = [
     "kfam-catalog",
 ];
 
-fn workspace() -> &'static Path {
-    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-}
-
 fn cargo_package(extra: &[&str]) -> String {
     let mut cmd = Command::new(env!("CARGO"));
     // A target directory of its own: the verification builds kfam-catalog
@@ -28,7 +25,7 @@ fn cargo_package(extra: &[&str]) -> String {
     // so in the workspace's target directory it would replace the one the
     // C tests link.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
-    cmd.current_dir(workspace())
+    cmd.current_dir(root())
         .env("CARGO_TARGET_DIR", &target)
         .args(["package", "--offline", "--allow-dirty", "--locked"]);
     for p in PUBLISHED {
@@ -131,15 +128,15 @@ fn install_the_cli_from_its_package() {
         "no {}",
         unpacked.display()
     );
-    let root = target.join("install-root");
-    let _ = std::fs::remove_dir_all(&root);
+    let install = target.join("install-root");
+    let _ = std::fs::remove_dir_all(&install);
     let out = Command::new(env!("CARGO"))
         .current_dir(&target)
         .env("CARGO_TARGET_DIR", target.join("package"))
         .args(["install", "--offline", "--locked", "--debug", "--path"])
         .arg(&unpacked)
         .arg("--root")
-        .arg(&root)
+        .arg(&install)
         .output()
         .expect("cargo runs");
     assert!(
@@ -147,7 +144,7 @@ fn install_the_cli_from_its_package() {
         "cargo install from the package failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let kfam = root.join("bin").join("kfam");
+    let kfam = install.join("bin").join("kfam");
     let version = Command::new(&kfam)
         .arg("--version")
         .output()
@@ -160,9 +157,9 @@ fn install_the_cli_from_its_package() {
     // The installed binary checks the shipped manifest, away from the
     // workspace (it embeds everything it needs).
     let check = Command::new(&kfam)
-        .current_dir(&root)
+        .current_dir(&install)
         .arg("check")
-        .arg(workspace().join("manifest"))
+        .arg(root().join("manifest"))
         .output()
         .expect("kfam runs");
     assert!(

@@ -4,13 +4,9 @@
 //! (`kfam_admit_message`) and Python (`AdmissionError`).
 
 use std::ffi::{c_char, CString};
-use std::path::{Path, PathBuf};
 
+use crate::support::root;
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 const EXAMPLE: &str = "generated/schema/examples/add_bf16_1024.xdna2_onboard.compiled_meta.json";
 

@@ -9,16 +9,9 @@
 //! - the manifest schemas (`family`, `abi`, `retired`): `kfam check`.
 
 use std::fs;
-use std::path::{Path, PathBuf};
 
+use crate::support::root;
 use serde_json::{json, Value};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("runtime/ has a parent")
-        .to_path_buf()
-}
 
 fn read_json(rel: &str) -> Value {
     let text = fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"));

@@ -1,6 +1,6 @@
 """The lazy tables from a consumer's side: typed exactly as eager ones, built on demand.
 
-Run in a fresh interpreter by ``cargo test -p kfam-codegen --test python`` (and type-checked
+Run in a fresh interpreter by ``cargo test -p kfam-codegen --test integration python::`` (and type-checked
 there with ``mypy --strict --disallow-any-expr``): importing ``kfam`` builds no record, loads
 no table row and imports no ``torch``; a lookup builds its family once and returns the same object after;
 ``kfam.FAMILIES`` builds the rest on first access and is a plain tuple. Exits 0 or fails an

@@ -1,6 +1,6 @@
 """Which generated catalogs a runtime serves (docs/compatibility.md), in real imports.
 
-Run by ``cargo test -p kfam-codegen --test python`` against the generated ``kfam`` package
+Run by ``cargo test -p kfam-codegen --test integration python::`` against the generated ``kfam`` package
 and the runtime (``python/``) on ``PYTHONPATH``. A generated package and a runtime are copied
 and their versions edited: the runtime serves older generated code of its series, and refuses
 newer code and code of another series at import, naming both versions.

@@ -1,7 +1,7 @@
 """The shared conformance vectors (``tests/conformance/*.json``, docs/conformance.md), run
 through the generated ``kfam`` package: every case must reach exactly its expected outcome.
 
-Run by ``cargo test -p kfam-codegen --test python``. By hand::
+Run by ``cargo test -p kfam-codegen --test integration python::``. By hand::
 
     PYTHONPATH=generated/python:python python3 -m pytest tests/python/test_conformance.py
 

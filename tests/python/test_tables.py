@@ -1,6 +1,6 @@
 """The generated ``kfam`` package, checked in real Python against the Rust IR.
 
-Run by ``cargo test -p kfam-codegen --test python``, which generates the package into a
+Run by ``cargo test -p kfam-codegen --test integration python::``, which generates the package into a
 temporary directory, puts it and the runtime (``python/``) on ``PYTHONPATH`` and sets:
 
 - ``KFAM_IR_JSON``: ``serde_json::to_string(&ir)`` of the manifest the package was made from;
@@ -29,7 +29,7 @@ def _env_json(var: str) -> Any:
     path = os.environ.get(var)
     if not path:
         raise RuntimeError(
-            f"${var} is not set: run these tests through `cargo test -p kfam-codegen --test python`"
+            f"${var} is not set: run these tests through `cargo test -p kfam-codegen --test integration python::`"
         )
     return json.loads(Path(path).read_text(encoding="utf-8"))
 

@@ -1,7 +1,7 @@
 """``kfam.torch`` against real PyTorch (docs/torch.md): schemas, fake kernels, registration,
 ``torch.library.opcheck`` and ``torch.compile``.
 
-Run by ``cargo test -p kfam-codegen --test python``. By hand::
+Run by ``cargo test -p kfam-codegen --test integration python::``. By hand::
 
     PYTHONPATH=generated/python:python python3 -m pytest tests/python/test_torch.py
 

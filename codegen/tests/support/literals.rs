@@ -1,9 +1,7 @@
 //! Literal decoders for the generated outputs (what a compiler or
 //! interpreter reads back from each string literal) and the per-language
 //! well-formedness check. Shared by the
-//! robustness and injection tests (included with `#[path]`).
-
-#![allow(dead_code)]
+//! robustness and injection tests.
 
 use std::collections::BTreeSet;
 
@@ -179,10 +177,10 @@ pub fn well_formed(path: &str, contents: &str) -> Result<(), String> {
             .map(drop)
             .map_err(|e| format!("{path}: invalid JSON: {e}")),
         "h" if !contents.is_ascii() => Err(format!("{path} is not ASCII")),
-        "h" => crate::wellformed::c_well_formed(contents).map_err(|e| format!("{path}: {e}")),
+        "h" => super::wellformed::c_well_formed(contents).map_err(|e| format!("{path}: {e}")),
         "py" | "pyi" if !contents.is_ascii() => Err(format!("{path} is not ASCII")),
         "py" | "pyi" => {
-            crate::wellformed::py_well_formed(contents).map_err(|e| format!("{path}: {e}"))
+            super::wellformed::py_well_formed(contents).map_err(|e| format!("{path}: {e}"))
         }
         _ => Ok(()),
     }

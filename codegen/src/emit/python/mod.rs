@@ -113,7 +113,7 @@ pub fn sourcegen() -> Vec<(String, String)> {
         .map(|&(name, rs, render)| {
             let first = format!(
                 "# @generated from codegen/src/emit/python/{rs}: rebuild with \
-                 `KFAM_BLESS=1 cargo test -p kfam-codegen --test sourcegen`; do not edit\n"
+                 `KFAM_BLESS=1 cargo test -p kfam-codegen --test integration sourcegen::`; do not edit\n"
             );
             (format!("{RUNTIME_PACKAGE}/{name}"), render(&first))
         })

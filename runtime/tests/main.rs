@@ -1,0 +1,17 @@
+//! runtime's integration tests: one test binary with a module per suite (docs/testing.md, "Layout"); `alloc` (its own global allocator) and `ui` (trybuild) are binaries of their own.
+
+mod support;
+
+mod c_declarations;
+mod call_messages;
+mod conformance;
+mod description;
+mod examples;
+mod fuzz_drive;
+mod layering;
+mod lifecycle;
+mod lookup;
+mod package;
+mod refusals;
+mod schema_bounds;
+mod tables;

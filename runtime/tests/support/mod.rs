@@ -1,0 +1,11 @@
+//! What several suites share.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace's root (the shipped manifest, `tests/`, `generated/`).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the crate is in the workspace")
+        .to_path_buf()
+}
