@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::canonical::Op;
 use crate::ir::{Abi, Catalog, Extent, Family, Ir, Param, Profile, Symbol, Target, Targets};
-use crate::record::{Larger, PARAM};
+use crate::record::{self, KeyChange, Larger, PARAM};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -634,12 +634,14 @@ fn diff_operation(d: &mut Diff, old: &Op<'_>, new: &Op<'_>) {
         );
         return;
     }
-    let rule_of = |key: &str| match key {
-        "op" => Rule::OperatorChanged,
-        "axes" | "axis" | "keepdim" => Rule::OperationAxesChanged,
-        "eps" | "scale" => Rule::OperationScalarChanged,
-        "semantics" => Rule::SemanticsChanged,
-        _ => Rule::OperationChanged,
+    // Each key's class is declared with it (`record::Key::change`).
+    let record = record::operation(old.kind());
+    let rule_of = |key: &str| match record.field(key).and_then(|f| f.key).map(|k| k.change) {
+        Some(KeyChange::Operator) => Rule::OperatorChanged,
+        Some(KeyChange::Axes) => Rule::OperationAxesChanged,
+        Some(KeyChange::Scalar) => Rule::OperationScalarChanged,
+        Some(KeyChange::Semantics) => Rule::SemanticsChanged,
+        Some(KeyChange::Operands) | None => Rule::OperationChanged,
     };
     let mut rest = Vec::new();
     // One kind: the same keys, in the same order.

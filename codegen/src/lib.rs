@@ -7,34 +7,58 @@
 //! The entry points below run the stages in that order ([`check_loaded`] is
 //! check and gate); no stage calls a later one, and the module graph has no
 //! circles (docs/architecture.md, "Module graph").
+//!
+//! The API is the entry points below ([`check_dir`], [`generate_dir`],
+//! ...), [`build`] for build scripts, [`load`], [`diag`] (the diagnostics
+//! and their renderers), [`ir`] (the checked catalog), [`emit`], [`write`](mod@write)
+//! and [`origin`] (the generated files), [`diff`] and [`vocab`]. The other
+//! modules are public for the `kfam` binary, `kfam-macros` and the tests:
+//! hidden from these docs and not part of the API semver covers
+//! (docs/rust.md, "The generator as a library").
 
 pub mod build;
+#[doc(hidden)]
 pub mod canonical;
+#[doc(hidden)]
 pub mod check;
+#[doc(hidden)]
 pub mod codes;
+#[doc(hidden)]
 pub mod compiled_meta;
 pub mod diag;
 pub mod diff;
 pub mod emit;
+#[doc(hidden)]
 pub mod fresh;
+#[doc(hidden)]
 pub mod gate;
+#[doc(hidden)]
 pub mod git;
+#[doc(hidden)]
 pub mod init;
 pub mod ir;
+#[doc(hidden)]
 pub mod limits;
+#[doc(hidden)]
 pub mod live;
 pub mod load;
+#[doc(hidden)]
 pub mod lookup_hash {
     include!("lookup_hash.rs");
     /// This file's text, which the Rust emitter writes out.
     pub const SOURCE: &str = include_str!("lookup_hash.rs");
 }
+#[doc(hidden)]
 pub mod model;
+#[doc(hidden)]
 pub mod names;
 pub mod origin;
 mod par;
+#[doc(hidden)]
 pub mod plan;
+#[doc(hidden)]
 pub mod record;
+#[doc(hidden)]
 pub mod synth;
 pub mod vocab;
 pub mod write;

@@ -18,8 +18,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    c_only, field, struct_size, table, vocab, CForm, CValue, Field, Kind, Record, Role, Ty, PARAM,
-    PROFILE, RECEIPT, SYMBOL,
+    c_only, field, struct_size, table, vocab, CForm, CValue, Field, KeyChange, Kind, Record, Role,
+    Ty, PARAM, PROFILE, RECEIPT, SYMBOL,
 };
 use crate::vocab::{
     vocab, BinaryOp, CacheLayout, Contract, Member, NormKind, ReduceOp, UnaryOp, Vocabulary,
@@ -104,6 +104,7 @@ pub static ELEMENTWISE_BINARY: Record = flat(
     &[
         field("op", vocab(&BinaryOp::VOCABULARY), "The operator.")
             .key("The operator.")
+            .changes(KeyChange::Operator)
             .flat("binary_op", 0),
         operand(
             "lhs",
@@ -186,7 +187,8 @@ pub static ELEMENTWISE_UNARY: Record = payload(
     &[
         struct_size(),
         field("op", vocab(&UnaryOp::VOCABULARY), "The operator.")
-            .key("The operator; only `cast` changes the dtype."),
+            .key("The operator; only `cast` changes the dtype.")
+            .changes(KeyChange::Operator),
         operand(
             "input",
             "Signature index of the input tensor.",
@@ -212,7 +214,9 @@ pub static REDUCE: Record = payload(
     },
     &[
         struct_size(),
-        field("op", vocab(&ReduceOp::VOCABULARY), "The reduction.").key("The reduction."),
+        field("op", vocab(&ReduceOp::VOCABULARY), "The reduction.")
+            .key("The reduction.")
+            .changes(KeyChange::Operator),
         operand(
             "input",
             "Signature index of the input tensor.",
@@ -228,7 +232,8 @@ pub static REDUCE: Record = payload(
             Ty::Bool,
             "Whether reduced axes are kept with extent 1 (else dropped).",
         )
-        .optional_key("Keep reduced axes as extent 1 (default false: drop them)."),
+        .optional_key("Keep reduced axes as extent 1 (default false: drop them).")
+        .changes(KeyChange::Axes),
         c_only(
             "axis_count",
             CValue::Count("axes"),
@@ -239,7 +244,8 @@ pub static REDUCE: Record = payload(
             Ty::Indices,
             "The reduced axes of the input, sorted and distinct.",
         )
-        .key("Reduced axes of `input`, counted from 0, each at most once."),
+        .key("Reduced axes of `input`, counted from 0, each at most once.")
+        .changes(KeyChange::Axes),
     ],
 );
 
@@ -266,7 +272,8 @@ pub static SOFTMAX: Record = payload(
             "Name of the result tensor (same dtype and shape).",
         ),
         field("axis", Ty::U32, "The normalized axis of the input.")
-            .key("The normalized axis of `input`, counted from 0."),
+            .key("The normalized axis of `input`, counted from 0.")
+            .changes(KeyChange::Axes),
     ],
 );
 
@@ -283,7 +290,9 @@ pub static NORM: Record = payload(
     },
     &[
         struct_size(),
-        field("op", vocab(&NormKind::VOCABULARY), "Which norm.").key("`rms_norm` or `layer_norm`."),
+        field("op", vocab(&NormKind::VOCABULARY), "Which norm.")
+            .key("`rms_norm` or `layer_norm`.")
+            .changes(KeyChange::Operator),
         operand(
             "input",
             "Signature index of the input tensor.",
@@ -306,9 +315,11 @@ pub static NORM: Record = payload(
             "Name of the result tensor (same dtype and shape as `input`).",
         ),
         field("axis", Ty::U32, "The normalized axis of the input.")
-            .key("The normalized axis of `input`, counted from 0."),
+            .key("The normalized axis of `input`, counted from 0.")
+            .changes(KeyChange::Axes),
         field("eps", Ty::ScalarRef, "Epsilon.")
-            .key("A positive constant, or the name of a float scalar parameter."),
+            .key("A positive constant, or the name of a float scalar parameter.")
+            .changes(KeyChange::Scalar),
     ],
 );
 
@@ -356,7 +367,9 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
             "Signature index of the result `[B, H, D]`.",
             "Name of the result tensor `[B, H, D]`.",
         ),
-        field("scale", Ty::ScalarRef, "The softmax scale.").key(SCALE),
+        field("scale", Ty::ScalarRef, "The softmax scale.")
+            .key(SCALE)
+            .changes(KeyChange::Scalar),
         field(
             "layout",
             vocab(&CacheLayout::VOCABULARY),
@@ -431,7 +444,9 @@ pub static PACKED_ATTENTION_PREFILL: Record = payload(
             "Each query attends to keys at or before its position (aligned at the sequence's end).",
         )
         .key("Whether each query attends only to keys at or before its position (aligned at the end of the sequence when it has more keys than queries)."),
-        field("scale", Ty::ScalarRef, "The softmax scale.").key(SCALE),
+        field("scale", Ty::ScalarRef, "The softmax scale.")
+            .key(SCALE)
+            .changes(KeyChange::Scalar),
     ],
 );
 
@@ -450,6 +465,7 @@ pub static CUSTOM: Record = flat(
         "What the fused kernel computes (kfam checked its signature only).",
     )
     .key("What the kernel computes, for reviewers and generated docs (part of the identity).")
+    .changes(KeyChange::Semantics)
     .flat("semantics", 0)],
 );
 

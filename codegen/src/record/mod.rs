@@ -76,6 +76,25 @@ pub struct Key {
     /// The key may be left out: the field is then absent (an optional
     /// parameter), false, or its vocabulary's member of code 0.
     pub optional: bool,
+    /// How `kfam diff` reports a change of its value.
+    pub change: KeyChange,
+}
+
+/// What a changed payload value means to a reviewer: `kfam diff` reports
+/// each class by a rule of its own (docs/reviewing.md), every class breaking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyChange {
+    /// An operand or another part of the computation (`operation-changed`).
+    Operands,
+    /// The operator (`operator-changed`).
+    Operator,
+    /// The axes the computation runs over (`operation-axes-changed`).
+    Axes,
+    /// A constant, or a constant in place of a scalar parameter
+    /// (`operation-scalar-changed`).
+    Scalar,
+    /// The text that is the whole contract (`semantics-changed`).
+    Semantics,
 }
 
 /// How C holds a record.
@@ -386,6 +405,7 @@ impl Field {
             key: Some(Key {
                 doc,
                 optional: false,
+                change: KeyChange::Operands,
             }),
             ..self
         }
@@ -397,7 +417,20 @@ impl Field {
             key: Some(Key {
                 doc,
                 optional: true,
+                change: KeyChange::Operands,
             }),
+            ..self
+        }
+    }
+
+    /// How `kfam diff` reports a change of the key's value (declared after
+    /// [`key`](Self::key) or [`optional_key`](Self::optional_key)).
+    const fn changes(self, change: KeyChange) -> Field {
+        let Some(key) = self.key else {
+            panic!("`changes` follows `key` or `optional_key`")
+        };
+        Field {
+            key: Some(Key { change, ..key }),
             ..self
         }
     }
