@@ -88,6 +88,43 @@ impl Declared {
     }
 }
 
+/// A catalog with a name of its own that declares no platforms: kfam's
+/// platforms are kfam's catalog's, which another catalog takes only by an
+/// oversight (KF1207).
+fn warn_own_catalog(id: FileId, abi: &model::AbiFile, targets: &Targets, report: &mut Report) {
+    let Some(name) = abi
+        .catalog
+        .as_ref()
+        .map(|c| &c.value.name)
+        .filter(|n| n.value != crate::limits::DEFAULT_CATALOG_NAME)
+    else {
+        return;
+    };
+    let platforms: Vec<&str> = targets
+        .platforms
+        .iter()
+        .map(|p| p.target.name.as_str())
+        .collect();
+    report.diagnostics.push(
+        Diagnostic::warning(
+            Code::PlatformsNotDeclared,
+            id,
+            name.span.clone(),
+            format!("catalog `{}` declares no `[[platforms]]`", name.value),
+        )
+        .label("a catalog of its own")
+        .note(format!(
+            "its profiles can name only kfam's first platforms: {}",
+            join_ticks(&platforms)
+        ))
+        .help(
+            "declare where its artifacts run in `abi.toml`: `[[platforms]]` with \
+             `name`, `code`, `doc`, `backends` and `runtimes` (docs/manifest.md, \
+             \"Declared platforms\")",
+        ),
+    );
+}
+
 /// Check the declarations of `abi`: what they resolve to, and whether they
 /// are free of errors (reported to `report`). Families are checked against
 /// what resolved either way, so one run reports every mistake.
@@ -120,6 +157,7 @@ pub(super) fn check_targets(
         None => {
             d.targets.platforms = Targets::default_platforms();
             d.platforms = vec![PlatformAt::default(); d.targets.platforms.len()];
+            warn_own_catalog(id, abi, &d.targets, report);
         }
         Some(list) => {
             d.file = Some(id);

@@ -132,7 +132,9 @@ struct DefaultPlatform {
     layouts: &'static [Layout],
 }
 
-/// kfam's default platforms.
+/// kfam's default platforms: the ones kfam's catalog was first released
+/// with, frozen (a catalog that declares none checks and digests as it
+/// did; kfam's own catalog declares its lists in its manifest).
 const PLATFORMS: &[DefaultPlatform] = &[
     DefaultPlatform {
         name: "a2a3",
