@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Final
 
 from ._errors import CallError
+from ._wording import words
 from .records import Family, Param
 from .vocab import (
     _FLOAT_MAX,
@@ -366,20 +367,18 @@ def _describe(e: CallError, family: Family) -> str:
     if e.param is None:
         text = e.rule.spelling
     else:
-        text = f"argument {e.param} (`{name(e.param)}`): {e.rule.spelling}"
+        text = words("argument", index=e.param, name=name(e.param), rule=e.rule.spelling)
     if e.symbol is not None and 0 <= e.symbol < len(family.symbols):
         s = family.symbols[e.symbol]
-        text += f": symbol `{s.name}`"
+        text += words("symbol", symbol=s.name)
         if e.other is not None:
-            text += f" differs from its extent in `{name(e.other)}`"
-        elif s.max is None:
-            text += f" must be at least {s.min}"
-            if s.multiple_of != 1:  # `multiple_of = 1` is no rule
-                text += f" and a multiple of {s.multiple_of}"
+            text += words("symbol_elsewhere", other=name(e.other))
         else:
-            text += f" must lie in {s.min}..={s.max}"
+            # `multiple_of = 1` is no rule: the message names only the bounds then.
+            key = "at_least" if s.max is None else "within"
             if s.multiple_of != 1:
-                text += f" and be a multiple of {s.multiple_of}"
+                key += "_multiple"
+            text += words(key, min=s.min, max=s.max, multiple_of=s.multiple_of)
     return text
 
 
@@ -389,13 +388,17 @@ def _explain(
     """What was expected and what was passed: Rust's ``CallError::explain``, word for word."""
     if e.param is None or not 0 <= e.param < len(family.params):
         if e.rule is CallRule.ARG_COUNT:
-            return (
-                f"arg_count: `{family.name}` takes {family.tensor_count} tensors and "
-                f"{family.scalar_count} scalars, {len(tensors)} and {len(scalars)} were passed"
+            return words(
+                "arg_count",
+                family=family.name,
+                tensor_count=family.tensor_count,
+                scalar_count=family.scalar_count,
+                tensors=len(tensors),
+                scalars=len(scalars),
             )
         return _describe(e, family)
     p = family.params[e.param]
-    head = f"argument {p.index} (`{p.name}`): {e.rule.spelling}: "
+    head = words("argument", index=p.index, name=p.name, rule=e.rule.spelling) + ": "
     tensor = p.kind is ParamKind.TENSOR and p.pool_index < len(tensors)
     scalar = p.kind is ParamKind.SCALAR and p.pool_index < len(scalars)
     t = tensors[p.pool_index] if tensor else None
@@ -403,60 +406,64 @@ def _explain(
     rule = e.rule
     if t is not None:
         if rule is CallRule.DTYPE:
-            return f"{head}dtype {t.dtype.spelling}, expected {p.dtype.spelling}"
+            return head + words("dtype", dtype=t.dtype.spelling, expected=p.dtype.spelling)
         if rule is CallRule.RANK:
-            return (
-                f"{head}rank {len(t.shape)} (shape {_dims(t.shape)}), "
-                f"expected rank {len(p.shape)} (shape {_declared_shape(family, p)[0]})"
+            return head + words(
+                "rank",
+                rank=len(t.shape),
+                shape=_dims(t.shape),
+                expected_rank=len(p.shape),
+                expected=_declared_shape(family, p)[0],
             )
         if rule is CallRule.SHAPE:
-            negative = " has a negative extent" if any(d < 0 for d in t.shape) else ""
             declared, anonymous = _declared_shape(family, p)
-            note = " (-1: any extent)" if anonymous else ""
-            return f"{head}shape {_dims(t.shape)}{negative}, expected {declared}{note}"
+            return head + words(
+                "shape",
+                shape=_dims(t.shape),
+                negative=words("shape_negative") if any(d < 0 for d in t.shape) else "",
+                expected=declared,
+                anonymous=words("shape_anonymous") if anonymous else "",
+            )
         if rule is CallRule.FORMAT:
-            return (
-                f"{head}storage format {t.format.spelling}, "
-                f"not accepted for layout {p.layout.spelling}"
-            )
+            return head + words("format", format=t.format.spelling, layout=p.layout.spelling)
         if rule is CallRule.NOT_CONTIGUOUS:
-            return (
-                f"{head}strides {_dims(t.strides)} of shape {_dims(t.shape)} "
-                "are not a contiguous row-major view"
-            )
+            return head + words("not_contiguous", strides=_dims(t.strides), shape=_dims(t.shape))
         if rule is CallRule.NZ_OFFSET:
-            return f"{head}storage offset {t.storage_offset}, expected 0 for an NZ tensor"
+            return head + words("nz_offset", offset=t.storage_offset)
         if rule is CallRule.STORAGE_BOUNDS:
             if t.storage_offset < 0:
-                return f"{head}storage offset {t.storage_offset} is negative"
-            return (
-                f"{head}the view (shape {_dims(t.shape)}, strides {_dims(t.strides)}, "
-                f"offset {t.storage_offset} elements of {t.dtype.spelling}) "
-                f"does not fit in {t.storage_bytes} bytes of storage"
+                return head + words("negative_offset", offset=t.storage_offset)
+            return head + words(
+                "storage_bounds",
+                shape=_dims(t.shape),
+                strides=_dims(t.strides),
+                offset=t.storage_offset,
+                dtype=t.dtype.spelling,
+                bytes=t.storage_bytes,
             )
         if rule is CallRule.ALIGNMENT:
-            return (
-                f"{head}data address {_data_address(t):#x} (storage {t.storage:#x} + "
-                f"{t.storage_offset} elements of {t.dtype.spelling}) "
-                f"is not a multiple of {p.alignment} bytes"
+            return head + words(
+                "alignment",
+                address=f"{_data_address(t):#x}",
+                storage=f"{t.storage:#x}",
+                offset=t.storage_offset,
+                dtype=t.dtype.spelling,
+                alignment=p.alignment,
             )
         if rule is CallRule.DEVICE:
             first = tensors[0].device_index if tensors else 0
-            return f"{head}device {t.device_index}, expected device {first} (the first tensor's)"
+            return head + words("device", device=t.device_index, expected=first)
         if rule is CallRule.OVERLAP:
-            return (
-                f"{head}partially overlaps another argument of the same storage, "
-                "and one of them is written"
-            )
+            return head + words("overlap")
         if rule is CallRule.DIM_MISMATCH or rule is CallRule.DIM_RANGE:
             return _explain_symbol(e, family, tensors, t)
     if v is not None:
         if rule is CallRule.SCALAR_TYPE:
-            return f"{head}a {v.kind.spelling} value, expected {p.dtype.spelling}"
+            return head + words("scalar_type", kind=v.kind.spelling, dtype=p.dtype.spelling)
         if rule is CallRule.SCALAR_RANGE:
-            return f"{head}{_scalar_text(v)} is outside the range of {p.dtype.spelling}"
+            return head + words("scalar_range", value=_scalar_text(v), dtype=p.dtype.spelling)
         if rule is CallRule.FLOAT_OVERFLOW:
-            return f"{head}{_scalar_text(v)} is beyond the largest finite {p.dtype.spelling}"
+            return head + words("float_overflow", value=_scalar_text(v), dtype=p.dtype.spelling)
     return _describe(e, family)
 
 
@@ -482,7 +489,7 @@ def _explain_symbol(
         if pool < len(tensors):
             there = extent(e.other, tensors[pool])
     if here is not None and there is not None:
-        text += f" ({here} here, {there} there)"
+        text += words("extents_both", here=here, there=there)
     elif here is not None:
-        text += f" (passed {here})"
+        text += words("extent_passed", here=here)
     return text

@@ -6,6 +6,7 @@ use crate::types::{DimUse, Family, Param};
 use crate::vocab::{
     CallRule, DType, Direction, Layout, ScalarDomain, ScalarValueKind, StorageFormat,
 };
+use crate::wording::Words;
 
 /// A borrowed tensor argument, described without touching its data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,30 +98,34 @@ impl CallError {
     pub fn describe(&self, family: &Family) -> String {
         let name = |i: u32| family.params.get(i as usize).map_or("?", |p| p.name);
         let mut text = match self.param {
-            Some(p) => format!("argument {p} (`{}`): {}", name(p), self.rule),
+            Some(p) => {
+                Words::Argument.fill(&[("index", &p), ("name", &name(p)), ("rule", &self.rule)])
+            }
             None => self.rule.to_string(),
         };
         if let Some(s) = self.symbol.and_then(|s| family.symbols.get(s as usize)) {
-            text.push_str(&format!(": symbol `{}`", s.name));
-            match self.other {
-                Some(o) => text.push_str(&format!(" differs from its extent in `{}`", name(o))),
-                // `multiple_of = 1` is no rule: the message names only the
-                // bounds then.
-                None => match (s.max, s.multiple_of) {
-                    (None, 1) => text.push_str(&format!(" must be at least {}", s.min)),
-                    (None, m) => text.push_str(&format!(
-                        " must be at least {} and a multiple of {m}",
-                        s.min
-                    )),
-                    (Some(max), 1) => {
-                        text.push_str(&format!(" must lie in {}..={max}", s.min));
-                    }
-                    (Some(max), m) => text.push_str(&format!(
-                        " must lie in {}..={max} and be a multiple of {m}",
-                        s.min
-                    )),
-                },
-            }
+            Words::Symbol.fill_into(&mut text, &[("symbol", &s.name)]);
+            // `multiple_of = 1` is no rule: the message names only the
+            // bounds then.
+            let words = match (self.other, s.max, s.multiple_of) {
+                (Some(o), ..) => {
+                    Words::SymbolElsewhere.fill_into(&mut text, &[("other", &name(o))]);
+                    return text;
+                }
+                (None, None, 1) => Words::AtLeast,
+                (None, None, _) => Words::AtLeastMultiple,
+                (None, Some(_), 1) => Words::Within,
+                (None, Some(_), _) => Words::WithinMultiple,
+            };
+            let max = s.max.unwrap_or(0);
+            words.fill_into(
+                &mut text,
+                &[
+                    ("min", &s.min),
+                    ("max", &max),
+                    ("multiple_of", &s.multiple_of),
+                ],
+            );
         }
         text
     }
@@ -137,105 +142,102 @@ impl CallError {
         tensors: &[TensorArg<'_>],
         scalars: &[ScalarValue],
     ) -> String {
-        use std::fmt::Write as _;
         let Some(p) = self.param.and_then(|i| family.params.get(i as usize)) else {
             return match self.rule {
                 CallRule::ArgCount => arg_count_text(family, tensors.len(), scalars.len()),
                 _ => self.describe(family),
             };
         };
-        let mut text = format!("argument {} (`{}`): {}: ", p.index, p.name, self.rule);
+        let mut text =
+            Words::Argument.fill(&[("index", &p.index), ("name", &p.name), ("rule", &self.rule)]);
+        text.push_str(": ");
         let dims = |d: &[i64]| {
             let d: Vec<String> = d.iter().map(i64::to_string).collect();
             format!("[{}]", d.join(", "))
         };
         let tensor = tensors.get(p.pool_index as usize);
         let scalar = scalars.get(p.pool_index as usize);
-        let _ = match (self.rule, tensor, scalar) {
+        let out = &mut text;
+        match (self.rule, tensor, scalar) {
             (CallRule::DType, Some(t), _) => {
-                write!(text, "dtype {}, expected {}", t.dtype, p.dtype)
+                Words::DType.fill_into(out, &[("dtype", &t.dtype), ("expected", &p.dtype)]);
             }
-            (CallRule::Rank, Some(t), _) => write!(
-                text,
-                "rank {} (shape {}), expected rank {} (shape {})",
-                t.shape.len(),
-                dims(t.shape),
-                p.shape.len(),
-                declared_shape(family, p).0
+            (CallRule::Rank, Some(t), _) => Words::Rank.fill_into(
+                out,
+                &[
+                    ("rank", &t.shape.len()),
+                    ("shape", &dims(t.shape)),
+                    ("expected_rank", &p.shape.len()),
+                    ("expected", &declared_shape(family, p).0),
+                ],
             ),
             (CallRule::Shape, Some(t), _) => {
                 let (declared, anonymous) = declared_shape(family, p);
                 let negative = t.shape.iter().any(|&d| d < 0);
-                write!(
-                    text,
-                    "shape {}{}, expected {declared}{}",
-                    dims(t.shape),
-                    if negative { " has a negative extent" } else { "" },
-                    if anonymous { " (-1: any extent)" } else { "" }
-                )
+                let either = |on: bool, w: Words| if on { w.text() } else { "" };
+                Words::Shape.fill_into(
+                    out,
+                    &[
+                        ("shape", &dims(t.shape)),
+                        ("negative", &either(negative, Words::ShapeNegative)),
+                        ("expected", &declared),
+                        ("anonymous", &either(anonymous, Words::ShapeAnonymous)),
+                    ],
+                );
             }
-            (CallRule::Format, Some(t), _) => write!(
-                text,
-                "storage format {}, not accepted for layout {}",
-                t.format, p.layout
+            (CallRule::Format, Some(t), _) => {
+                Words::Format.fill_into(out, &[("format", &t.format), ("layout", &p.layout)]);
+            }
+            (CallRule::NotContiguous, Some(t), _) => Words::NotContiguous.fill_into(
+                out,
+                &[("strides", &dims(t.strides)), ("shape", &dims(t.shape))],
             ),
-            (CallRule::NotContiguous, Some(t), _) => write!(
-                text,
-                "strides {} of shape {} are not a contiguous row-major view",
-                dims(t.strides),
-                dims(t.shape)
+            (CallRule::NzOffset, Some(t), _) => {
+                Words::NzOffset.fill_into(out, &[("offset", &t.storage_offset)]);
+            }
+            (CallRule::StorageBounds, Some(t), _) if t.storage_offset < 0 => {
+                Words::NegativeOffset.fill_into(out, &[("offset", &t.storage_offset)]);
+            }
+            (CallRule::StorageBounds, Some(t), _) => Words::StorageBounds.fill_into(
+                out,
+                &[
+                    ("shape", &dims(t.shape)),
+                    ("strides", &dims(t.strides)),
+                    ("offset", &t.storage_offset),
+                    ("dtype", &t.dtype),
+                    ("bytes", &t.storage_bytes),
+                ],
             ),
-            (CallRule::NzOffset, Some(t), _) => write!(
-                text,
-                "storage offset {}, expected 0 for an NZ tensor",
-                t.storage_offset
+            (CallRule::Alignment, Some(t), _) => Words::Alignment.fill_into(
+                out,
+                &[
+                    ("address", &format!("{:#x}", data_address(t))),
+                    ("storage", &format!("{:#x}", t.storage)),
+                    ("offset", &t.storage_offset),
+                    ("dtype", &t.dtype),
+                    ("alignment", &p.alignment),
+                ],
             ),
-            (CallRule::StorageBounds, Some(t), _) if t.storage_offset < 0 => write!(
-                text,
-                "storage offset {} is negative",
-                t.storage_offset
+            (CallRule::Device, Some(t), _) => Words::Device.fill_into(
+                out,
+                &[
+                    ("device", &t.device_index),
+                    ("expected", &tensors.first().map_or(0, |f| f.device_index)),
+                ],
             ),
-            (CallRule::StorageBounds, Some(t), _) => write!(
-                text,
-                "the view (shape {}, strides {}, offset {} elements of {}) does not fit in {} bytes of storage",
-                dims(t.shape),
-                dims(t.strides),
-                t.storage_offset,
-                t.dtype,
-                t.storage_bytes
-            ),
-            (CallRule::Alignment, Some(t), _) => write!(
-                text,
-                "data address {:#x} (storage {:#x} + {} elements of {}) is not a multiple of {} bytes",
-                data_address(t),
-                t.storage,
-                t.storage_offset,
-                t.dtype,
-                p.alignment
-            ),
-            (CallRule::Device, Some(t), _) => write!(
-                text,
-                "device {}, expected device {} (the first tensor's)",
-                t.device_index,
-                tensors.first().map_or(0, |f| f.device_index)
-            ),
-            (CallRule::Overlap, Some(_), _) => text.write_str(
-                "partially overlaps another argument of the same storage, and one of them is written",
-            ),
+            (CallRule::Overlap, Some(_), _) => Words::Overlap.fill_into(out, &[]),
             (CallRule::ScalarType, _, Some(v)) => {
-                write!(text, "a {} value, expected {}", v.kind(), p.dtype)
+                Words::ScalarType.fill_into(out, &[("kind", &v.kind()), ("dtype", &p.dtype)]);
             }
-            (CallRule::ScalarRange, _, Some(v)) => {
-                write!(text, "{} is outside the range of {}", scalar_text(*v), p.dtype)
-            }
-            (CallRule::FloatOverflow, _, Some(v)) => {
-                write!(text, "{} is beyond the largest finite {}", scalar_text(*v), p.dtype)
-            }
+            (CallRule::ScalarRange, _, Some(v)) => Words::ScalarRange
+                .fill_into(out, &[("value", &scalar_text(*v)), ("dtype", &p.dtype)]),
+            (CallRule::FloatOverflow, _, Some(v)) => Words::FloatOverflow
+                .fill_into(out, &[("value", &scalar_text(*v)), ("dtype", &p.dtype)]),
             (CallRule::DimMismatch | CallRule::DimRange, Some(t), _) => {
                 return self.explain_symbol(family, tensors, t);
             }
             _ => return self.describe(family),
-        };
+        }
         text
     }
 
@@ -262,8 +264,10 @@ impl CallError {
             extent(o, tensors.get(tensor)?)
         });
         match (here, there) {
-            (Some(a), Some(b)) => text.push_str(&format!(" ({a} here, {b} there)")),
-            (Some(a), None) => text.push_str(&format!(" (passed {a})")),
+            (Some(a), Some(b)) => {
+                Words::ExtentsBoth.fill_into(&mut text, &[("here", &a), ("there", &b)]);
+            }
+            (Some(a), None) => Words::ExtentPassed.fill_into(&mut text, &[("here", &a)]),
             _ => {}
         }
         text
@@ -273,10 +277,13 @@ impl CallError {
 /// The `arg_count` refusal of a call that passed `tensors` tensors and
 /// `scalars` scalars.
 pub(crate) fn arg_count_text(family: &Family, tensors: usize, scalars: usize) -> String {
-    format!(
-        "arg_count: `{}` takes {} tensors and {} scalars, {tensors} and {scalars} were passed",
-        family.name, family.tensor_count, family.scalar_count,
-    )
+    Words::ArgCount.fill(&[
+        ("family", &family.name),
+        ("tensor_count", &family.tensor_count),
+        ("scalar_count", &family.scalar_count),
+        ("tensors", &tensors),
+        ("scalars", &scalars),
+    ])
 }
 
 /// A scalar value as a caller wrote it.

@@ -32,6 +32,10 @@ pub mod lookup;
 pub mod pairing;
 pub mod targets;
 mod types;
+/// The words of a refused call, which the Python runtime's are written
+/// from (`python/kfam_runtime/_wording.py`).
+#[doc(hidden)]
+pub mod wording;
 
 mod c_abi;
 

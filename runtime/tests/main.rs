@@ -15,3 +15,4 @@ mod package;
 mod refusals;
 mod schema_bounds;
 mod tables;
+mod wording;
