@@ -25,11 +25,12 @@ Standard library only; ``kfam-runtime[torch]`` adds PyTorch.
 from __future__ import annotations
 
 from . import records, vocab
-from ._admission import MAX_DOCUMENT_BYTES, Admitted, is_placeholder_digest
+from ._admission import Admitted, is_placeholder_digest
 from ._call import ScalarArg, TensorArg
 from ._catalog import Catalog, Errors, Supported
 from ._compat import VersionError, require
 from ._errors import AdmissionError, CallError, CapabilityError, Error
+from ._shared import MAX_DOCUMENT_BYTES
 from ._version import __version__ as __version__
 from .records import *  # noqa: F403  (the record classes: ``records.__all__``)
 from .vocab import *  # noqa: F403  (the shared vocabularies: ``vocab.__all__``)

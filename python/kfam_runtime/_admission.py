@@ -16,6 +16,7 @@ from typing import Final, Protocol, TypeAlias, TypeVar, Union
 
 from ._call import _require
 from ._errors import AdmissionError
+from ._shared import MAX_COMMENT_CHARS, MAX_DOCUMENT_BYTES
 from .records import Family, Param, Profile, Receipt, Retired
 from .vocab import (
     Admission,
@@ -49,9 +50,6 @@ class Tables(Protocol):
 
 
 _V = TypeVar("_V", bound=Vocab)
-
-#: Largest ``compiled_meta.json`` admitted, in bytes (``kfam_runtime::admission``).
-MAX_DOCUMENT_BYTES: Final[int] = 1048576
 
 # ---------------------------------------------------------------- strict JSON
 
@@ -248,8 +246,6 @@ class _Parser:
 # ---------------------------------------------------------------- compiled_meta.json
 
 _U32_MAX: Final = (1 << 32) - 1
-# The schema's `maxLength` of `$comment`, in characters.
-_MAX_COMMENT_CHARS: Final = 1024
 _I64_MIN: Final = -(1 << 63)
 _I64_MAX: Final = (1 << 63) - 1
 _U64_MAX: Final = (1 << 64) - 1
@@ -443,7 +439,7 @@ def _parse_doc(document: bytes) -> _Doc:
     o = _object(value, _DOC_KEYS, _DOC_REQUIRED)
     comment = o.get("$comment")
     if comment is not None:
-        if len(_text(comment, "$comment")) > _MAX_COMMENT_CHARS:
+        if len(_text(comment, "$comment")) > MAX_COMMENT_CHARS:
             raise _malformed("$comment", None, "is too long")
     lowered = o.get("lowered_params")
     aliases = o.get("return_aliases")

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import Final
 
 from ._errors import CallError
-from ._wording import words
+from ._shared import words
 from .records import Family, Param
 from .vocab import (
     _FLOAT_MAX,

@@ -33,7 +33,7 @@ pub mod pairing;
 pub mod targets;
 mod types;
 /// The words of a refused call, which the Python runtime's are written
-/// from (`python/kfam_runtime/_wording.py`).
+/// from (`python/kfam_runtime/_shared.py`).
 #[doc(hidden)]
 pub mod wording;
 

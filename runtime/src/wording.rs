@@ -1,9 +1,9 @@
 //! The words of a refused call, declared once. `CallError::describe` and
 //! `CallError::explain` fill these templates in Rust (and so through the C
 //! ABI); the Python runtime fills the same ones from
-//! `python/kfam_runtime/_wording.py`, which is written from this table
+//! `python/kfam_runtime/_shared.py`, which is written from this table
 //! (`KFAM_BLESS=1 cargo test -p kfam-runtime --test integration
-//! wording::`), so the three say the same bytes. A `{name}` is a value the
+//! shared::`), so the three say the same bytes. A `{name}` is a value the
 //! caller fills; nothing else in a template is special.
 
 use std::fmt::{Display, Write as _};

@@ -14,5 +14,5 @@ mod lookup;
 mod package;
 mod refusals;
 mod schema_bounds;
+mod shared;
 mod tables;
-mod wording;

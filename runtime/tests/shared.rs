@@ -1,16 +1,19 @@
-//! The words of a refused call are declared once (`kfam_runtime::wording`):
-//! `python/kfam_runtime/_wording.py` is written from that table, so the
-//! Python runtime fills the same templates as Rust and C.
-//! `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration wording::`
+//! What the Python runtime shares with the Rust runtime is declared once,
+//! in Rust: the words of a refused call (`kfam_runtime::wording`) and the
+//! admission limits. `python/kfam_runtime/_shared.py` is written from
+//! those declarations, so the Python runtime fills the same templates and
+//! refuses at the same sizes as Rust and C.
+//! `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration shared::`
 //! rewrites it.
 
 use std::fmt::{Display, Write as _};
 
+use kfam_runtime::admission;
 use kfam_runtime::wording::Words;
 
 use crate::support::root;
 
-const PYTHON: &str = "python/kfam_runtime/_wording.py";
+const PYTHON: &str = "python/kfam_runtime/_shared.py";
 
 /// `text` as a Python string literal (the templates are ASCII; JSON's
 /// escapes are Python's).
@@ -20,22 +23,33 @@ fn literal(text: &str) -> String {
 
 fn python() -> String {
     let mut out = String::from(
-        "# @generated from runtime/src/wording.rs: rebuild with \
-         `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration wording::`; do not edit\n",
+        "# @generated from kfam-runtime (src/wording.rs, src/admission/): rebuild with \
+         `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration shared::`; do not edit\n",
     );
     out.push_str(
-        r#""""The words of a refused call, declared once in the Rust runtime (``runtime/src/wording.rs``).
+        r#""""What the Python runtime shares with the Rust runtime, declared once there.
 
-``_call`` fills these templates as ``CallError::describe`` and ``CallError::explain`` do, so a
-refusal reads the same in Rust, C and Python.
+``_call`` fills the templates of a refused call as ``CallError::describe`` and
+``CallError::explain`` do, so a refusal reads the same in Rust, C and Python; ``_admission``
+refuses documents at the sizes ``kfam_runtime::admission`` does.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-WORDING: Final[dict[str, str]] = {
 "#,
+    );
+    let _ = writeln!(
+        out,
+        "#: Largest ``compiled_meta.json`` admitted, in bytes (``kfam_runtime::admission``).\n\
+         MAX_DOCUMENT_BYTES: Final[int] = {}\n\
+         #: The most characters of a document's ``$comment``.\n\
+         MAX_COMMENT_CHARS: Final[int] = {}\n\n\
+         #: The words of a refused call, by key (``kfam_runtime::wording::Words``).\n\
+         WORDING: Final[dict[str, str]] = {{",
+        admission::MAX_DOCUMENT_BYTES,
+        admission::MAX_COMMENT_CHARS,
     );
     for w in Words::ALL {
         let _ = writeln!(out, "    {}: {},", literal(w.key()), literal(w.text()));
@@ -53,7 +67,7 @@ def words(key: str, **values: object) -> str:
 }
 
 #[test]
-fn python_wording_is_written_from_the_table() {
+fn python_shared_is_written_from_the_declarations() {
     let path = root().join(PYTHON);
     let want = python();
     if std::env::var_os("KFAM_BLESS").is_some() {
@@ -64,7 +78,7 @@ fn python_wording_is_written_from_the_table() {
     assert!(
         have == want,
         "{PYTHON} is stale: run `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration \
-         wording::` and commit it"
+         shared::` and commit it"
     );
 }
 
@@ -91,4 +105,13 @@ fn every_template_fills_by_name() {
         let filled = w.fill(&values);
         assert!(!filled.contains(['{', '}']), "{}: {filled}", w.key());
     }
+}
+
+/// The generator's reader of `compiled_meta.json` (the JSON Schema, `kfam
+/// check` of the examples) holds documents to the runtime's limits.
+#[test]
+fn the_generator_reads_documents_at_the_runtime_limits() {
+    use kfam_codegen::compiled_meta as generator;
+    assert_eq!(generator::MAX_DOCUMENT_BYTES, admission::MAX_DOCUMENT_BYTES);
+    assert_eq!(generator::MAX_COMMENT_CHARS, admission::MAX_COMMENT_CHARS);
 }

@@ -1,14 +1,21 @@
-# @generated from runtime/src/wording.rs: rebuild with `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration wording::`; do not edit
-"""The words of a refused call, declared once in the Rust runtime (``runtime/src/wording.rs``).
+# @generated from kfam-runtime (src/wording.rs, src/admission/): rebuild with `KFAM_BLESS=1 cargo test -p kfam-runtime --test integration shared::`; do not edit
+"""What the Python runtime shares with the Rust runtime, declared once there.
 
-``_call`` fills these templates as ``CallError::describe`` and ``CallError::explain`` do, so a
-refusal reads the same in Rust, C and Python.
+``_call`` fills the templates of a refused call as ``CallError::describe`` and
+``CallError::explain`` do, so a refusal reads the same in Rust, C and Python; ``_admission``
+refuses documents at the sizes ``kfam_runtime::admission`` does.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+#: Largest ``compiled_meta.json`` admitted, in bytes (``kfam_runtime::admission``).
+MAX_DOCUMENT_BYTES: Final[int] = 1048576
+#: The most characters of a document's ``$comment``.
+MAX_COMMENT_CHARS: Final[int] = 1024
+
+#: The words of a refused call, by key (``kfam_runtime::wording::Words``).
 WORDING: Final[dict[str, str]] = {
     "argument": "argument {index} (`{name}`): {rule}",
     "symbol": ": symbol `{symbol}`",
