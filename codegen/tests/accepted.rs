@@ -22,6 +22,7 @@ mod legal;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::support::{member_path, root, team_crate};
 use annotate_snippets::Renderer;
 use kfam_codegen::emit::{self, c, python};
 use kfam_codegen::ir::Ir;
@@ -34,10 +35,6 @@ fn env_number(name: &str, default: u64) -> u64 {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
-}
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// `cmd`'s stdout; a failure names the seed and the consumer.
@@ -177,7 +174,7 @@ fn accepted_manifests_work_in_every_consumer() {
     }
 
     // Every torch family of every seed, in one interpreter per seed.
-    let driver = repo().join("tests/python/accepted_torch.py");
+    let driver = root().join("tests/python/accepted_torch.py");
     for a in accepted
         .iter()
         .filter(|a| a.ir.families.iter().any(|f| f.torch))
@@ -201,16 +198,14 @@ fn accepted_manifests_work_in_every_consumer() {
 /// build for all seeds, its target directory kept between runs).
 fn rust_tables_compile(scratch: &Path, accepted: &[Accepted]) {
     let krate = scratch.join("rust");
-    std::fs::create_dir_all(krate.join("src")).unwrap();
-    let runtime = repo().join("runtime");
-    std::fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"accepted-tables\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n[dependencies]\nkfam-runtime = {{ path = {:?} }}\n\n[workspace]\n",
-            runtime.display().to_string()
+    team_crate(
+        &krate,
+        "accepted-tables",
+        &format!(
+            "[dependencies]\nkfam-runtime = {{ path = {} }}\n",
+            member_path("runtime")
         ),
-    )
-    .unwrap();
+    );
     let mut lib = String::from("#![allow(dead_code)]\n");
     for a in accepted {
         let source = emit::rust::embedded_source(&a.ir, "::kfam_runtime", "");

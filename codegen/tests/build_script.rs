@@ -13,8 +13,8 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::support::process;
-use crate::support::root;
 use crate::support::tree;
+use crate::support::{member_path, root, team_crate};
 use process::{output, text};
 
 const MAIN: &str = r#"
@@ -68,17 +68,14 @@ fn a_manifest_macro_crate_holds_only_its_own_catalog() {
         &root().join("examples/embedded/manifest"),
         &krate.join("manifest"),
     );
-    fs::create_dir_all(krate.join("src")).unwrap();
-    fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"team_macro\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nkfam-runtime = {{ path = {runtime:?}, features = [\"macros\"] }}\n\n\
-             [workspace]\n",
-            runtime = root().join("runtime").display().to_string(),
+    team_crate(
+        &krate,
+        "team_macro",
+        &format!(
+            "[dependencies]\nkfam-runtime = {{ path = {}, features = [\"macros\"] }}\n",
+            member_path("runtime")
         ),
-    )
-    .unwrap();
+    );
     fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     fs::write(
         krate.join("src/main.rs"),
@@ -119,19 +116,16 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
         &root().join("examples/embedded/manifest"),
         &krate.join("manifest"),
     );
-    fs::create_dir_all(krate.join("src")).unwrap();
-    fs::write(
-        krate.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"team\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nkfam-runtime = {{ path = {runtime:?} }}\n\n\
-             [build-dependencies]\nkfam-codegen = {{ path = {codegen:?}, default-features = false }}\n\n\
-             [workspace]\n",
-            runtime = root().join("runtime").display().to_string(),
-            codegen = root().join("codegen").display().to_string(),
+    team_crate(
+        &krate,
+        "team",
+        &format!(
+            "[dependencies]\nkfam-runtime = {{ path = {} }}\n\n\
+             [build-dependencies]\nkfam-codegen = {{ path = {}, default-features = false }}\n",
+            member_path("runtime"),
+            member_path("codegen")
         ),
-    )
-    .unwrap();
+    );
     // The workspace's versions of every dependency, already downloaded.
     fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     fs::write(

@@ -18,6 +18,7 @@ use kfam_codegen::ir::{Arg, Family, Ir, ScalarRef};
 use kfam_codegen::vocab::OperationKind;
 
 use crate::support::process;
+use crate::support::root;
 use process::run;
 
 const C_STD: &[&str] = &["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
@@ -48,12 +49,8 @@ const CXX_STRICT: &[&str] = &[
 /// gcc-only warnings, left out for clang.
 const GCC_ONLY: &[&str] = &["-Wuseless-cast"];
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn c_src(name: &str) -> PathBuf {
-    repo().join("tests/c").join(name)
+    root().join("tests/c").join(name)
 }
 
 /// `gcc` or `g++` (after checking that it runs), or `clang` / `clang++`
@@ -117,14 +114,14 @@ impl Header {
     }
 
     fn shipped() -> Header {
-        let (ir, report) = kfam_codegen::check_dir(&repo().join("manifest"));
+        let (ir, report) = kfam_codegen::check_dir(&root().join("manifest"));
         let ir = ir.unwrap_or_else(|| panic!("shipped manifest has errors: {report:?}"));
         Header::from_ir(ir)
     }
 
     /// The manifest's `abi.toml` with the given family files (checked in memory).
     fn with_families(families: &[(&str, &str)]) -> Header {
-        let abi = fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+        let abi = fs::read_to_string(root().join("manifest/abi.toml")).unwrap();
         let families = families
             .iter()
             .map(|(name, text)| (format!("families/{name}.toml"), (*text).to_owned()))
@@ -969,7 +966,7 @@ fn hostile_text_round_trips_through_comments_and_strings() {
 /// slot, per-profile `<PROFILE>_SLOT_<P>` only where the profiles disagree.
 #[test]
 fn slot_constants_name_each_fact_once() {
-    let add = fs::read_to_string(repo().join("manifest/families/add_bf16_1024.toml")).unwrap();
+    let add = fs::read_to_string(root().join("manifest/families/add_bf16_1024.toml")).unwrap();
     let a5 = r#"
 [[profiles]]
 name = "a5_sim"
@@ -1029,7 +1026,7 @@ fn generated_name_collisions_fail_closed() {
     let abi_family = BARE
         .replace("bare_minimum", "abi")
         .replace("revision = 3", "revision = 1");
-    let abi = fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+    let abi = fs::read_to_string(root().join("manifest/abi.toml")).unwrap();
     let (refused, report) = kfam_codegen::check_sources(
         Some(("abi.toml".into(), abi)),
         vec![("families/abi.toml".into(), abi_family)],

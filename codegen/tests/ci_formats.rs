@@ -4,9 +4,10 @@
 //! SARIF log validated against the SARIF 2.1.0 JSON Schema
 //! (`tests/ci/sarif/`, see its README).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use crate::support::root;
 use serde_json::Value;
 
 /// A manifest with one mistake of each shape: a plain error, an error with
@@ -14,13 +15,6 @@ use serde_json::Value;
 const CASE: &str = "tests/ci/manifest";
 /// A diff with breaking and compatible changes.
 const DIFF_CASE: &str = "tests/review/bump-with-new-receipt";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
 
 /// `kfam ARGS` in `cwd`: exit code and stdout.
 fn kfam(cwd: &Path, args: &[&str]) -> (i32, String) {
@@ -41,13 +35,13 @@ fn golden(actual: &str, rel: &str) {
     use snapbox::IntoData as _;
     snapbox::assert_data_eq!(
         actual.to_owned().into_data().raw(),
-        snapbox::Data::read_from(&repo().join("tests/ci").join(rel), None).raw()
+        snapbox::Data::read_from(&root().join("tests/ci").join(rel), None).raw()
     );
 }
 
 /// Parse a SARIF log and validate it against the SARIF 2.1.0 schema.
 fn valid_sarif(text: &str) -> Value {
-    let schema_path = repo().join("tests/ci/sarif/sarif-2.1.0.json");
+    let schema_path = root().join("tests/ci/sarif/sarif-2.1.0.json");
     let schema: Value =
         serde_json::from_str(&std::fs::read_to_string(&schema_path).expect("the SARIF schema"))
             .expect("the schema is JSON");
@@ -66,14 +60,14 @@ fn valid_sarif(text: &str) -> Value {
 
 #[test]
 fn check_github_annotations() {
-    let (code, out) = kfam(&repo(), &["check", CASE, "--message-format", "github"]);
+    let (code, out) = kfam(&root(), &["check", CASE, "--message-format", "github"]);
     assert_eq!(code, 1);
     golden(&out, "check.github.txt");
 }
 
 #[test]
 fn check_sarif() {
-    let (code, out) = kfam(&repo(), &["check", CASE, "--message-format", "sarif"]);
+    let (code, out) = kfam(&root(), &["check", CASE, "--message-format", "sarif"]);
     assert_eq!(code, 1);
     golden(&out, "check.sarif.json");
     let log = valid_sarif(&out);
@@ -106,12 +100,12 @@ fn check_sarif() {
 
 #[test]
 fn clean_manifest_sarif_is_a_log_without_results() {
-    let (code, out) = kfam(&repo(), &["check", "manifest", "--message-format", "sarif"]);
+    let (code, out) = kfam(&root(), &["check", "manifest", "--message-format", "sarif"]);
     assert_eq!(code, 0, "{out}");
     let log = valid_sarif(&out);
     assert_eq!(log["runs"][0]["results"], serde_json::json!([]));
     let (code, out) = kfam(
-        &repo(),
+        &root(),
         &["check", "manifest", "--message-format", "github"],
     );
     assert_eq!(code, 0);
@@ -121,7 +115,7 @@ fn clean_manifest_sarif_is_a_log_without_results() {
 #[test]
 fn diff_github_annotations() {
     let (code, out) = kfam(
-        &repo().join(DIFF_CASE),
+        &root().join(DIFF_CASE),
         &["diff", "old", "new", "--message-format", "github"],
     );
     assert_eq!(code, 1);
@@ -131,7 +125,7 @@ fn diff_github_annotations() {
 #[test]
 fn diff_sarif() {
     let (code, out) = kfam(
-        &repo().join(DIFF_CASE),
+        &root().join(DIFF_CASE),
         &["diff", "old", "new", "--message-format", "sarif"],
     );
     assert_eq!(code, 1);
@@ -142,7 +136,7 @@ fn diff_sarif() {
 #[test]
 fn diff_of_a_manifest_with_errors_is_one_sarif_log() {
     let (code, out) = kfam(
-        &repo(),
+        &root(),
         &["diff", "manifest", CASE, "--message-format", "sarif"],
     );
     assert_eq!(code, 2);

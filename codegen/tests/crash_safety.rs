@@ -14,6 +14,7 @@
 //! (`generate_dir` on scratch copies). Symlink and marker guarantees are in
 //! `write.rs`.
 
+use crate::support::root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,10 +28,6 @@ const PAIRS: usize = 16;
 
 const KFAM: &str = env!("CARGO_BIN_EXE_kfam");
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 /// The manifest inputs of one state: family files and the lock as found.
 #[derive(Clone)]
 struct Inputs {
@@ -39,7 +36,7 @@ struct Inputs {
 }
 
 fn shipped_inputs() -> Inputs {
-    let dir = repo().join("manifest");
+    let dir = root().join("manifest");
     let mut families: Vec<(String, String)> = fs::read_dir(dir.join("families"))
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -99,13 +96,13 @@ fn changed_inputs(base: &Inputs) -> Inputs {
     }
 }
 
-/// Make `root/manifest` hold exactly `inputs` (abi from the repository).
-fn install(root: &Path, inputs: &Inputs) {
-    let m = root.join("manifest");
+/// Make `dir/manifest` hold exactly `inputs` (abi from the repository).
+fn install(dir: &Path, inputs: &Inputs) {
+    let m = dir.join("manifest");
     let fams = m.join("families");
     fs::create_dir_all(&fams).unwrap();
-    fs::copy(repo().join("manifest/abi.toml"), m.join("abi.toml")).unwrap();
-    fs::copy(repo().join("manifest/retired.toml"), m.join("retired.toml")).unwrap();
+    fs::copy(root().join("manifest/abi.toml"), m.join("abi.toml")).unwrap();
+    fs::copy(root().join("manifest/retired.toml"), m.join("retired.toml")).unwrap();
     for e in fs::read_dir(&fams).unwrap() {
         fs::remove_file(e.unwrap().path()).unwrap();
     }

@@ -3,25 +3,19 @@
 //! run by the same code, on every manifest directory of the test fixtures.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
+use crate::support::root;
 use annotate_snippets::Renderer;
 use kfam_codegen::diag::{Location, Report, SourceMap};
 use kfam_codegen::live::Manifest;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
-
 /// Every manifest directory (with `abi.toml` and `families/`) among the
 /// fixtures, and the shipped manifest.
 fn manifests() -> Vec<PathBuf> {
-    let mut out = vec![repo().join("manifest"), repo().join("tests/ci/manifest")];
+    let mut out = vec![root().join("manifest"), root().join("tests/ci/manifest")];
     for top in ["tests/diagnostics", "tests/review"] {
-        for group in fs::read_dir(repo().join(top)).unwrap().flatten() {
+        for group in fs::read_dir(root().join(top)).unwrap().flatten() {
             for case in fs::read_dir(group.path()).into_iter().flatten().flatten() {
                 let p = case.path();
                 if p.join("abi.toml").is_file() && p.join("families").is_dir() {

@@ -3,15 +3,8 @@
 //! ranges and cleared when fixed, hover, completion, definition, references
 //! and every quick fix, on the shipped families.
 
-use std::path::{Path, PathBuf};
+use crate::support::root;
 use std::process::Command;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("codegen/ has a parent")
-        .to_path_buf()
-}
 
 /// The test environment's Python (pytest and pytest-lsp, provisioned on
 /// first use by `kfam-testenv`), with no bytecode written into the tree.
@@ -29,7 +22,7 @@ fn language_server_over_stdio() {
             "tests/lsp",
         ])
         .env("KFAM_BIN", env!("CARGO_BIN_EXE_kfam"))
-        .current_dir(repo())
+        .current_dir(root())
         .output()
         .unwrap_or_else(|e| panic!("cannot run the test environment's python: {e}"));
     assert!(

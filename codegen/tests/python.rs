@@ -18,19 +18,16 @@ use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
 use serde_json::json;
 use tempfile::TempDir;
 
+use crate::support::root;
 use crate::support::tree;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn tests_dir() -> PathBuf {
-    repo().join("tests").join("python")
+    root().join("tests").join("python")
 }
 
 /// The shared conformance vectors (`docs/conformance.md`).
 fn conformance_dir() -> PathBuf {
-    repo().join("tests").join("conformance")
+    root().join("tests").join("conformance")
 }
 
 /// The test environment's Python (pytest, mypy; provisioned on first use by
@@ -53,7 +50,7 @@ fn text(out: &Output) -> String {
 }
 
 fn shipped_ir() -> Ir {
-    let (ir, report) = kfam_codegen::check_dir(&repo().join("manifest"));
+    let (ir, report) = kfam_codegen::check_dir(&root().join("manifest"));
     ir.unwrap_or_else(|| {
         panic!(
             "the shipped manifest has errors:\n{}",
@@ -206,7 +203,7 @@ fn conformance_vectors_pass_in_python() {
 /// that import name; everything else in it is the second catalog's.
 #[test]
 fn second_catalog_vectors_pass_in_python() {
-    let (ir, report) = kfam_codegen::check_dir(&repo().join("tests/catalogs/npuops"));
+    let (ir, report) = kfam_codegen::check_dir(&root().join("tests/catalogs/npuops"));
     let mut ir = ir.unwrap_or_else(|| {
         panic!(
             "the second catalog has errors:\n{}",
@@ -221,7 +218,7 @@ fn second_catalog_vectors_pass_in_python() {
             "-k",
             "test_vector or test_the_conformance_directory_has_vectors",
         ],
-        &repo().join("tests/conformance/npuops"),
+        &root().join("tests/conformance/npuops"),
     );
 }
 
@@ -658,7 +655,7 @@ deterministic = false
 run_max_abs = 8.98846567431158e307
 "#
     );
-    let abi = std::fs::read_to_string(repo().join("manifest/abi.toml")).unwrap();
+    let abi = std::fs::read_to_string(root().join("manifest/abi.toml")).unwrap();
     let (ir, report) = kfam_codegen::check_sources(
         Some(("manifest/abi.toml".into(), abi)),
         vec![("manifest/families/hostile_text.toml".into(), family)],
@@ -777,7 +774,7 @@ print(json.dumps({"summary": f.summary, "doc": f.param("kfam").doc,
 /// this repository's catalog, as generated into `generated/python`.
 #[test]
 fn routing() {
-    let fixture = repo().join("tests/route/manifest");
+    let fixture = root().join("tests/route/manifest");
     let read = |rel: &str| std::fs::read_to_string(fixture.join(rel)).unwrap();
     let check = |changed: bool| {
         let families = std::fs::read_dir(fixture.join("families"))
@@ -817,7 +814,7 @@ fn routing() {
         &conformance_dir(),
         &[
             ("KFAM_ROUTE_CHANGED", &changed.root()),
-            ("KFAM_ROUTE_SHIPPED", &repo().join("generated/python")),
+            ("KFAM_ROUTE_SHIPPED", &root().join("generated/python")),
         ],
     );
 }
@@ -829,7 +826,7 @@ fn routing() {
 /// and shows in the generated docs.
 #[test]
 fn qualification() {
-    let fixture = repo().join("tests/qualify/manifest");
+    let fixture = root().join("tests/qualify/manifest");
     let (ir, report) = kfam_codegen::check_dir(&fixture);
     let ir = ir.unwrap_or_else(|| {
         panic!(

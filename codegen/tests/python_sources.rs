@@ -10,23 +10,20 @@
 //! skipped.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use kfam_codegen::GenerateOptions;
 
+use crate::support::root;
 use crate::support::tree;
 use tree::copy_dir;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// `python -m <tool> <args>` in the test environment, run in `python/`
 /// (where `pyproject.toml` configures both tools).
 fn tool(args: &[&str]) -> Output {
     let mut cmd: Command = kfam_testenv::python();
-    cmd.current_dir(repo().join("python")).args(args);
+    cmd.current_dir(root().join("python")).args(args);
     cmd.output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"))
 }
@@ -74,7 +71,7 @@ fn mypy_strict_accepts_the_python_sources() {
         text(&out)
     );
     // Every module was checked, the stubs of the data modules included.
-    let modules = std::fs::read_dir(repo().join("python/kfam_runtime"))
+    let modules = std::fs::read_dir(root().join("python/kfam_runtime"))
         .unwrap()
         .filter_map(|e| e.ok()?.path().extension().map(|x| x == "py" || x == "pyi"))
         .filter(|&m| m)
@@ -94,7 +91,7 @@ fn mypy_strict_accepts_the_python_sources() {
 /// dependency but the `torch` extra.
 #[test]
 fn the_runtime_distribution_is_kfams() {
-    let text = std::fs::read_to_string(repo().join("python/pyproject.toml")).unwrap();
+    let text = std::fs::read_to_string(root().join("python/pyproject.toml")).unwrap();
     let doc: toml::Table = text.parse().unwrap();
     let project = doc["project"].as_table().unwrap();
     assert_eq!(project["name"].as_str(), Some("kfam-runtime"));
@@ -108,8 +105,8 @@ fn the_runtime_distribution_is_kfams() {
             .and_then(|a| a[0].as_str()),
         Some(torch.as_str())
     );
-    assert!(repo().join("python/README.md").is_file() && repo().join("python/LICENSE").is_file());
-    let version = std::fs::read_to_string(repo().join("python/kfam_runtime/_version.py")).unwrap();
+    assert!(root().join("python/README.md").is_file() && root().join("python/LICENSE").is_file());
+    let version = std::fs::read_to_string(root().join("python/kfam_runtime/_version.py")).unwrap();
     let line = format!(
         "__version__: Final[str] = \"{}\"",
         env!("CARGO_PKG_VERSION")
@@ -151,7 +148,7 @@ fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn generate(edit: impl FnOnce(&Path)) -> BTreeMap<String, Vec<u8>> {
     let dir = tempfile::tempdir().unwrap();
     let manifest = dir.path().join("manifest");
-    copy_dir(&repo().join("manifest"), &manifest);
+    copy_dir(&root().join("manifest"), &manifest);
     edit(&manifest);
     let out = dir.path().join("generated");
     let options = GenerateOptions {

@@ -15,15 +15,12 @@ use kfam_codegen::diff::{self, Class, Rule};
 use kfam_codegen::write::Problem;
 use kfam_codegen::{check_dir, check_dir_ungated, generate_dir, GenerateOutcome};
 
+use crate::support::root;
 use crate::support::tree;
 use tree::copy_dir;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
 fn fixtures() -> PathBuf {
-    repo().join("tests/review")
+    root().join("tests/review")
 }
 
 /// Every diff case: a directory of `tests/review/` holding `old/` and `new/`.
@@ -337,7 +334,7 @@ fn diff_refuses_a_manifest_with_errors() {
     let p = Project::new();
     p.edit(ADD, "op = \"add\"", "op = \"nope\"");
     let run = kfam(
-        &repo(),
+        &root(),
         &[
             "diff",
             fixtures().join("gate-base").to_str().unwrap(),
@@ -358,7 +355,7 @@ fn diff_ignores_the_gate() {
     assert_eq!(p.errors(), [Code::ApprovedChanged]);
     let base = fixtures().join("gate-base");
     let run = kfam(
-        &repo(),
+        &root(),
         &[
             "diff",
             base.to_str().unwrap(),
@@ -968,7 +965,7 @@ fn check_json_names_review_codes() {
 
 #[test]
 fn reviewing_doc_covers_every_rule_and_review_code() {
-    let doc = fs::read_to_string(repo().join("docs/reviewing.md")).expect("docs/reviewing.md");
+    let doc = fs::read_to_string(root().join("docs/reviewing.md")).expect("docs/reviewing.md");
     for r in Rule::ALL {
         let row = doc
             .lines()

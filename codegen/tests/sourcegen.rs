@@ -12,14 +12,10 @@
 //! module defines.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
+use crate::support::root;
 use kfam_codegen::emit::{python, Origin};
 use kfam_codegen::ir::Ir;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn bless() -> bool {
     std::env::var_os("KFAM_BLESS").is_some_and(|v| v == "1")
@@ -29,7 +25,7 @@ fn bless() -> bool {
 fn committed_python_sources_are_current() {
     let mut stale = Vec::new();
     for (path, want) in python::sourcegen() {
-        let file = repo().join(&path);
+        let file = root().join(&path);
         let have = std::fs::read_to_string(&file).unwrap_or_default();
         if have == want {
             continue;
@@ -54,7 +50,7 @@ fn committed_python_sources_are_current() {
 }
 
 fn shipped_ir() -> Ir {
-    let (ir, report) = kfam_codegen::check_dir(&repo().join("manifest"));
+    let (ir, report) = kfam_codegen::check_dir(&root().join("manifest"));
     ir.unwrap_or_else(|| {
         panic!(
             "the shipped manifest has errors:\n{}",
@@ -121,7 +117,7 @@ fn the_tables_protocol_declares_the_data_module() {
             }
         })
         .collect();
-    let catalog = std::fs::read_to_string(repo().join("python/kfam_runtime/_catalog.py")).unwrap();
+    let catalog = std::fs::read_to_string(root().join("python/kfam_runtime/_catalog.py")).unwrap();
     let start = catalog
         .find("\nclass Tables(Protocol):\n")
         .expect("class Tables");

@@ -14,23 +14,9 @@ use std::process::Output;
 use std::time::Instant;
 
 use super::{isolated, run};
+use crate::support::root;
+use crate::support::tree::copy_dir;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
 
 /// `text` with each `(from, to)` replaced, each of which must occur.
 fn edit(path: &Path, edits: &[(&str, &str)]) {
@@ -130,12 +116,12 @@ pub fn cmake_team(venv: &Path, home: &Path) {
         ],
     );
     copy_dir(
-        &repo().join("tests/catalogs/npuops"),
+        &root().join("tests/catalogs/npuops"),
         &proj.join("npuops/manifest"),
     );
     for file in ["CMakeLists.txt", "app.cpp"] {
         fs::copy(
-            repo().join("tests/c/cmake_team").join(file),
+            root().join("tests/c/cmake_team").join(file),
             proj.join(file),
         )
         .unwrap();
@@ -253,7 +239,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
         assert!(prefix.join(file).exists(), "{file} not installed");
     }
     let consumer = home.join("consumer");
-    copy_dir(&repo().join("tests/c/cmake_team/installed"), &consumer);
+    copy_dir(&root().join("tests/c/cmake_team/installed"), &consumer);
     // Neither kfam nor its environment: the system's PATH alone.
     let system = |program: &Path| {
         let mut c = isolated(program, venv, home);

@@ -81,20 +81,19 @@ impl FamilyChecker<'_> {
                 &p.out.span,
             );
             let (ka, va) = (layout.axes(true), layout.axes(false));
-            let mut ranks = true;
-            for (role, i, rank, span) in [
+            let mut operands = vec![
                 ("query", q, 3, sq),
                 ("key_cache", kc, ka.rank, sk),
                 ("value_cache", vc, va.rank, sv),
                 ("block_table", bt, 2, sb),
                 ("context_lens", cl, 1, sc),
                 ("out", out, 3, so),
-            ] {
-                if role == "value_cache" && layout.combined() {
-                    continue;
-                }
-                ranks &= self.require_rank(&rule, role, i, rank, span);
+            ];
+            // One combined cache: `value_cache` names the same tensor.
+            if layout.combined() {
+                operands.retain(|o| o.0 != "value_cache");
             }
+            let ranks = self.require_ranks(&rule, &operands);
             if self.require_float(&rule, "query", q, sq) {
                 self.agree_dtype(
                     &rule,

@@ -468,6 +468,18 @@ impl<'a> FamilyChecker<'a> {
         false
     }
 
+    /// The rank each operand must have (role, index, rank, span), every
+    /// mistake reported; whether all have it.
+    fn require_ranks(
+        &mut self,
+        rule: &Rule,
+        operands: &[(&str, usize, usize, &Range<usize>)],
+    ) -> bool {
+        operands.iter().fold(true, |ok, &(role, i, rank, span)| {
+            self.require_rank(rule, role, i, rank, span) && ok
+        })
+    }
+
     /// The rank an operand must have.
     fn require_rank(
         &mut self,

@@ -56,17 +56,17 @@ impl FamilyChecker<'_> {
                 &p.cu_seqlens_k.span,
                 &p.out.span,
             );
-            let mut ranks = true;
-            for (role, i, rank, span) in [
-                ("query", q, 3, sq),
-                ("key", k, 3, sk),
-                ("value", v, 3, sv),
-                ("cu_seqlens_q", cq, 1, scq),
-                ("cu_seqlens_k", ck, 1, sck),
-                ("out", out, 3, so),
-            ] {
-                ranks &= self.require_rank(&rule, role, i, rank, span);
-            }
+            let ranks = self.require_ranks(
+                &rule,
+                &[
+                    ("query", q, 3, sq),
+                    ("key", k, 3, sk),
+                    ("value", v, 3, sv),
+                    ("cu_seqlens_q", cq, 1, scq),
+                    ("cu_seqlens_k", ck, 1, sck),
+                    ("out", out, 3, so),
+                ],
+            );
             if self.require_float(&rule, "query", q, sq) {
                 self.agree_dtype(
                     &rule,

@@ -50,17 +50,17 @@ impl FamilyChecker<'_> {
                 &r.query_out.span,
                 &r.key_out.span,
             );
-            let mut ranks = true;
-            for (role, i, rank, span) in [
-                ("query", q, 3, sq),
-                ("key", k, 3, sk),
-                ("cos", cos, 2, sc),
-                ("sin", sin, 2, ss),
-                ("query_out", q_out, 3, sqo),
-                ("key_out", k_out, 3, sko),
-            ] {
-                ranks &= self.require_rank(&rule, role, i, rank, span);
-            }
+            let ranks = self.require_ranks(
+                &rule,
+                &[
+                    ("query", q, 3, sq),
+                    ("key", k, 3, sk),
+                    ("cos", cos, 2, sc),
+                    ("sin", sin, 2, ss),
+                    ("query_out", q_out, 3, sqo),
+                    ("key_out", k_out, 3, sko),
+                ],
+            );
             if self.require_float(&rule, "query", q, sq) {
                 self.agree_dtype(
                     &rule,
