@@ -17,7 +17,6 @@ use super::{isolated, run};
 use crate::support::root;
 use crate::support::tree::copy_dir;
 
-
 /// `text` with each `(from, to)` replaced, each of which must occur.
 fn edit(path: &Path, edits: &[(&str, &str)]) {
     let mut text = fs::read_to_string(path).unwrap();
