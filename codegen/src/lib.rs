@@ -9,9 +9,11 @@
 //! circles (docs/architecture.md, "Module graph").
 //!
 //! The API is the entry points below ([`check_dir`], [`generate_dir`],
-//! ...), [`build`] for build scripts, [`load`], [`diag`] (the diagnostics
-//! and their renderers), [`ir`] (the checked catalog), [`emit`], [`write`](mod@write)
-//! and [`origin`] (the generated files), [`diff`] and [`vocab`]. The other
+//! ...), [`build`] for build scripts, [`load`] and [`model`] (the manifest
+//! as read), [`diag`] (the diagnostics and their renderers), [`ir`] (the
+//! checked catalog) and [`record`] (the declarations its records follow),
+//! [`emit`], [`write`](mod@write) and [`origin`] (the generated files),
+//! [`diff`] and [`vocab`]. The other
 //! modules are public for the `kfam` binary, `kfam-macros` and the tests:
 //! hidden from these docs and not part of the API semver covers
 //! (docs/rust.md, "The generator as a library").
@@ -48,7 +50,6 @@ pub mod lookup_hash {
     /// This file's text, which the Rust emitter writes out.
     pub const SOURCE: &str = include_str!("lookup_hash.rs");
 }
-#[doc(hidden)]
 pub mod model;
 #[doc(hidden)]
 pub mod names;
@@ -56,7 +57,6 @@ pub mod origin;
 mod par;
 #[doc(hidden)]
 pub mod plan;
-#[doc(hidden)]
 pub mod record;
 #[doc(hidden)]
 pub mod synth;

@@ -1,7 +1,7 @@
 //! The diagnostics corpus: `tests/diagnostics/<category>/<case>`, one mistake
 //! per case, with the expected `kfam check` rendering beside it in
 //! `<case>.stderr`. `SNAPSHOTS=overwrite cargo test -p kfam-codegen --test
-//! diagnostics` refreshes the expected files; review the diff.
+//! integration diagnostics::` refreshes the expected files; review the diff.
 //!
 //! Case forms (see `tests/diagnostics/README.md`):
 //! - `<case>.toml`: one family file, checked with the shipped `manifest/abi.toml`;

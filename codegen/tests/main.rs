@@ -1,6 +1,6 @@
 //! kfam-codegen's integration tests: one test binary (one link, one
 //! process) with a module per suite. `cargo test -p kfam-codegen --test
-//! integration <suite>::` runs one suite; docs/testing.md lists them.
+//! integration <suite>::` runs one suite (docs/testing.md, "Layout").
 
 mod support;
 

@@ -961,3 +961,50 @@ fn package_name(dir: &Path) -> String {
         .unwrap_or("crate");
     name.replace('-', "_")
 }
+
+/// Every file of a member's `tests/` runs: with `autotests = false` cargo
+/// compiles only `tests/main.rs` (its `mod` lines) and the `[[test]]`
+/// targets, so a suite file that is neither would silently never run.
+#[test]
+fn every_test_file_is_a_suite_or_a_target() {
+    let root = crate::support::root();
+    let mut orphans = Vec::new();
+    for member in workspace_members(&root) {
+        let dir = root.join(&member);
+        let manifest: toml::Table =
+            toml::from_str(&std::fs::read_to_string(dir.join("Cargo.toml")).unwrap()).unwrap();
+        let Ok(files) = std::fs::read_dir(dir.join("tests")) else {
+            continue;
+        };
+        let autotests = manifest["package"]
+            .get("autotests")
+            .and_then(toml::Value::as_bool)
+            .unwrap_or(true);
+        if autotests {
+            continue;
+        }
+        let mut run: BTreeSet<String> = manifest
+            .get("test")
+            .and_then(toml::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t.get("path")?.as_str().map(str::to_owned))
+            .collect();
+        let main = std::fs::read_to_string(dir.join("tests/main.rs")).unwrap_or_default();
+        run.extend(main.lines().filter_map(|l| {
+            let name = l.strip_prefix("mod ")?.strip_suffix(';')?;
+            Some(format!("tests/{name}.rs"))
+        }));
+        for file in files.filter_map(Result::ok) {
+            let name = file.file_name().to_string_lossy().into_owned();
+            let rel = format!("tests/{name}");
+            if name.ends_with(".rs") && !run.contains(&rel) {
+                orphans.push(format!("{member}/{rel}"));
+            }
+        }
+    }
+    assert!(
+        orphans.is_empty(),
+        "test files that never run (add `mod <name>;` to tests/main.rs): {orphans:?}"
+    );
+}

@@ -77,6 +77,16 @@ impl Words {
 
     /// [`fill`](Self::fill), appended to `out`.
     pub fn fill_into(self, out: &mut String, values: &[(&str, &dyn Display)]) {
+        // A name without a value is a call site out of step with its
+        // template (Python's `format_map` would raise on it).
+        debug_assert!(
+            self.names()
+                .iter()
+                .all(|n| values.iter().any(|(v, _)| v == n)),
+            "`{}` fills {:?}",
+            self.key(),
+            self.names()
+        );
         let mut rest = self.text();
         while let Some(open) = rest.find('{') {
             out.push_str(&rest[..open]);

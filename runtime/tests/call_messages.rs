@@ -216,3 +216,32 @@ fn scalars_and_symbols_say_the_values() {
         "{msg}"
     );
 }
+
+/// A symbol bounded on both sides and held to a multiple: the refusal names
+/// all three.
+#[test]
+fn a_range_with_a_multiple_says_both() {
+    mod ranged {
+        kfam_runtime::manifest!(
+            "../tests/calls/add_bf16_rows_within.toml",
+            abi = "../manifest/abi.toml"
+        );
+    }
+    let f = ranged::CATALOG.find("add_bf16_rows_within").unwrap();
+    let strides = [256i64, 1];
+    let msg = |rows: i64| {
+        let shape = [rows, 256];
+        let tensors = [1u64, 2, 3].map(|i| t(DType::Bf16, &shape, &strides, i << 20));
+        let e = validate_call(f, &tensors, &[]).unwrap_err();
+        assert_eq!(e.rule, CallRule::DimRange, "{e}");
+        e.explain(f, &tensors, &[])
+    };
+    assert_eq!(
+        msg(24),
+        "argument 0 (`lhs`): dim_range: symbol `rows` must lie in 16..=256 and be a multiple of 16 (passed 24)"
+    );
+    assert_eq!(
+        msg(272),
+        "argument 0 (`lhs`): dim_range: symbol `rows` must lie in 16..=256 and be a multiple of 16 (passed 272)"
+    );
+}

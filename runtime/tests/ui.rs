@@ -58,6 +58,12 @@ fn wrapper(case: &str) -> (String, String) {
             format!("\"../{case}\", abi = \"../manifest/abi.toml\""),
         )
     } else {
+        // A directory is a manifest to the macro only with its own abi.toml.
+        assert!(
+            repo().join(case).join("abi.toml").is_file(),
+            "{case}: a directory without abi.toml is no manifest to `manifest!`: \
+             list it in NOT_MACRO_CASES with why"
+        );
         (name, format!("\"../{case}\""))
     };
     // A warning-only case compiles unless its warning (a deprecation) is denied.

@@ -120,7 +120,8 @@ fn warn_own_catalog(id: FileId, abi: &model::AbiFile, targets: &Targets, report:
         .help(
             "declare where its artifacts run in `abi.toml`: `[[platforms]]` with \
              `name`, `code`, `doc`, `backends` and `runtimes` (docs/manifest.md, \
-             \"Declared platforms\")",
+             \"Declared platforms\"); to keep these, copy them with their layouts \
+             (`a2a3` accepts `nz`: docs/manifest.md, \"Platform\")",
         ),
     );
 }

@@ -41,7 +41,9 @@ mod text;
 mod vocab;
 
 /// Largest `compiled_meta.json` admitted: `MAX_DOCUMENT_BYTES` of
-/// `python/kfam_runtime/_admission.py` spells it (a test compares).
+/// `python/kfam_runtime/_shared.py` spells it (written from
+/// `kfam_runtime::admission`; a test here and `runtime/tests/shared.rs`
+/// compare).
 pub use crate::compiled_meta::MAX_DOCUMENT_BYTES;
 pub use package::runtime_requirement;
 pub use text::py_str_literal;
@@ -297,8 +299,8 @@ mod tests {
     /// The constants the runtime's sources spell by hand are the generator's.
     #[test]
     fn sources_spell_the_generators_constants() {
-        let admission = runtime_source("_admission.py");
-        assert!(admission.contains(&format!(
+        let shared = runtime_source("_shared.py");
+        assert!(shared.contains(&format!(
             "\nMAX_DOCUMENT_BYTES: Final[int] = {MAX_DOCUMENT_BYTES}\n"
         )));
         let torch = runtime_source("torch.py");
