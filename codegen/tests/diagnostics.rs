@@ -511,3 +511,31 @@ fn structural_mistakes_are_all_reported_and_the_rest_is_checked() {
         ]
     );
 }
+
+/// KF1207's quick fix declares exactly the platforms the catalog had: the
+/// fixed `abi.toml` checks without a diagnostic, into the same targets and
+/// the same catalog digest.
+#[test]
+fn kf1207_fix_declares_the_platforms_it_had() {
+    let rel = "tests/diagnostics/catalog/platforms_not_declared.abi.toml";
+    let family = || vec![(ABI_CASE_FAMILY.to_owned(), read(ABI_CASE_FAMILY))];
+    let (before, report) = kfam_codegen::check_sources(Some((rel.to_owned(), read(rel))), family());
+    let warning = report
+        .diagnostics
+        .iter()
+        .find(|d| d.code == Code::PlatformsNotDeclared)
+        .expect("the case warns");
+    let [fix] = &warning.fixes[..] else {
+        panic!("one fix: {:?}", warning.fixes)
+    };
+    let mut fixed = read(rel);
+    fixed.replace_range(fix.span.clone(), &fix.replacement);
+    let (after, report) = kfam_codegen::check_sources(Some((rel.to_owned(), fixed)), family());
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    let (before, after) = (before.unwrap(), after.unwrap());
+    assert_eq!(before.targets, after.targets);
+    assert_eq!(
+        kfam_codegen::ir::catalog_digest(&before),
+        kfam_codegen::ir::catalog_digest(&after)
+    );
+}

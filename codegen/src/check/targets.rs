@@ -100,6 +100,8 @@ fn warn_own_catalog(id: FileId, abi: &model::AbiFile, targets: &Targets, report:
     else {
         return;
     };
+    // The quick fix appends the platforms to the file.
+    let end = report.sources.get(id).text.len();
     let platforms: Vec<&str> = targets
         .platforms
         .iter()
@@ -122,8 +124,39 @@ fn warn_own_catalog(id: FileId, abi: &model::AbiFile, targets: &Targets, report:
              `name`, `code`, `doc`, `backends` and `runtimes` (docs/manifest.md, \
              \"Declared platforms\"); to keep these, copy them with their layouts \
              (`a2a3` accepts `nz`: docs/manifest.md, \"Platform\")",
+        )
+        .fix(
+            "declare these platforms",
+            end..end,
+            platforms_toml(&targets.platforms),
         ),
     );
+}
+
+/// `platforms` as `abi.toml` declares them, each list in full (a
+/// catalog that copies them keeps what it had).
+fn platforms_toml(platforms: &[ir::Platform]) -> String {
+    let list = |items: &[String]| {
+        let items: Vec<String> = items
+            .iter()
+            .map(|i| toml::Value::from(i.as_str()).to_string())
+            .collect();
+        format!("[{}]", items.join(", "))
+    };
+    let mut out = String::new();
+    for p in platforms {
+        let layouts: Vec<String> = p.layouts.iter().map(|l| l.to_string()).collect();
+        out.push_str(&format!(
+            "\n[[platforms]]\nname = {}\ncode = {}\ndoc = {}\nbackends = {}\nruntimes = {}\nlayouts = {}\n",
+            toml::Value::from(p.target.name.as_str()),
+            p.target.code,
+            toml::Value::from(p.target.doc.as_str()),
+            list(&p.backends),
+            list(&p.runtimes),
+            list(&layouts),
+        ));
+    }
+    out
 }
 
 /// Check the declarations of `abi`: what they resolve to, and whether they
