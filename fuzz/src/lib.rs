@@ -862,7 +862,7 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
@@ -872,7 +872,7 @@ impl Rng {
         if n == 0 {
             0
         } else {
-            (self.next() % n as u64) as usize
+            (self.next_u64() % n as u64) as usize
         }
     }
 }
@@ -888,13 +888,13 @@ pub fn mutate(data: &mut Vec<u8>, rng: &mut Rng, dict: &[&[u8]], seeds: &[Vec<u8
         }
         1 if len > 0 => {
             let i = rng.below(len);
-            data[i] = rng.next() as u8;
+            data[i] = rng.next_u64() as u8;
         }
         2 => {
             let i = rng.below(len + 1);
             let n = 1 + rng.below(4);
             for _ in 0..n {
-                data.insert(i, rng.next() as u8);
+                data.insert(i, rng.next_u64() as u8);
             }
         }
         3 if len > 0 => {
@@ -949,7 +949,7 @@ pub fn mutate(data: &mut Vec<u8>, rng: &mut Rng, dict: &[&[u8]], seeds: &[Vec<u8
             let i = rng.below(len);
             data.truncate(i.max(1));
         }
-        _ => data.push(rng.next() as u8),
+        _ => data.push(rng.next_u64() as u8),
     }
 }
 

@@ -137,7 +137,7 @@ fn value(u: &mut Bytes<'_>, old: &Value, names: &[String]) -> Value {
     let pick = |u: &mut Bytes<'_>, n: usize| usize::from(u.u8()) % n.max(1);
     match (u.u8() % 8, old) {
         (0..=3, Value::String(_)) => {
-            if u.u8() % 2 == 0 && !names.is_empty() {
+            if u.u8() & 1 == 0 && !names.is_empty() {
                 Value::String(names[pick(u, names.len())].clone())
             } else {
                 Value::String(WORDS[pick(u, WORDS.len())].to_owned())
@@ -162,7 +162,7 @@ fn value(u: &mut Bytes<'_>, old: &Value, names: &[String]) -> Value {
         (4, _) => Value::Integer(INTS[pick(u, INTS.len())]),
         (5, _) => Value::String(WORDS[pick(u, WORDS.len())].to_owned()),
         (6, _) => Value::Array(vec![Value::Integer(-1), Value::String("rows".into())]),
-        _ => Value::Boolean(u.u8() % 2 == 0),
+        _ => Value::Boolean(u.u8() & 1 == 0),
     }
 }
 
