@@ -80,43 +80,59 @@ impl Words {
         // A name without a value is a call site out of step with its
         // template (Python's `format_map` would raise on it).
         debug_assert!(
-            self.names()
-                .iter()
-                .all(|n| values.iter().any(|(v, _)| v == n)),
+            self.names().all(|n| values.iter().any(|(v, _)| *v == n)),
             "`{}` fills {:?}",
             self.key(),
-            self.names()
+            self.names().collect::<Vec<_>>()
         );
-        let mut rest = self.text();
-        while let Some(open) = rest.find('{') {
-            out.push_str(&rest[..open]);
-            let Some(len) = rest[open..].find('}') else {
-                rest = &rest[open..];
-                break;
-            };
-            let name = &rest[open + 1..open + len];
-            match values.iter().find(|(n, _)| *n == name) {
-                Some((_, v)) => {
-                    let _ = write!(out, "{v}");
-                }
-                None => out.push_str(&rest[open..=open + len]),
+        for part in self.parts() {
+            match part {
+                Part::Text(text) => out.push_str(text),
+                Part::Name(name) => match values.iter().find(|(n, _)| *n == name) {
+                    Some((_, v)) => {
+                        let _ = write!(out, "{v}");
+                    }
+                    None => {
+                        let _ = write!(out, "{{{name}}}");
+                    }
+                },
             }
-            rest = &rest[open + len + 1..];
         }
-        out.push_str(rest);
     }
 
     /// The names a template fills, in order.
-    pub fn names(self) -> Vec<&'static str> {
-        let mut names = Vec::new();
-        let mut rest = self.text();
-        while let Some(open) = rest.find('{') {
-            let Some(len) = rest[open..].find('}') else {
-                break;
-            };
-            names.push(&rest[open + 1..open + len]);
-            rest = &rest[open + len + 1..];
-        }
-        names
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        self.parts().filter_map(|p| match p {
+            Part::Name(n) => Some(n),
+            Part::Text(_) => None,
+        })
     }
+
+    /// The template as text and `{name}`s, in order.
+    fn parts(self) -> impl Iterator<Item = Part> {
+        let mut rest = self.text();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let part = match (rest.find('{'), rest.find('}')) {
+                (Some(0), Some(close)) => Part::Name(&rest[1..close]),
+                (Some(open), Some(_)) if open > 0 => Part::Text(&rest[..open]),
+                _ => Part::Text(rest),
+            };
+            let len = match part {
+                Part::Name(n) => n.len() + 2,
+                Part::Text(t) => t.len(),
+            };
+            rest = &rest[len..];
+            Some(part)
+        })
+    }
+}
+
+/// A piece of a template.
+#[derive(Clone, Copy)]
+enum Part {
+    Text(&'static str),
+    Name(&'static str),
 }

@@ -8,18 +8,13 @@
 
 use std::fmt::{Display, Write as _};
 
+use kfam_codegen::emit::python::py_str_literal;
 use kfam_runtime::admission;
 use kfam_runtime::wording::Words;
 
 use crate::support::root;
 
 const PYTHON: &str = "python/kfam_runtime/_shared.py";
-
-/// `text` as a Python string literal (the templates are ASCII; JSON's
-/// escapes are Python's).
-fn literal(text: &str) -> String {
-    serde_json::to_string(text).expect("a string serializes")
-}
 
 fn python() -> String {
     let mut out = String::from(
@@ -52,7 +47,12 @@ from typing import Final
         admission::MAX_COMMENT_CHARS,
     );
     for w in Words::ALL {
-        let _ = writeln!(out, "    {}: {},", literal(w.key()), literal(w.text()));
+        let _ = writeln!(
+            out,
+            "    {}: {},",
+            py_str_literal(w.key()),
+            py_str_literal(w.text())
+        );
     }
     out.push_str(
         r#"}
@@ -92,7 +92,7 @@ fn every_template_fills_by_name() {
     keys.dedup();
     assert_eq!(keys.len(), Words::ALL.len(), "a key is declared twice");
     for w in Words::ALL {
-        let names = w.names();
+        let names: Vec<&str> = w.names().collect();
         for n in &names {
             assert!(
                 !n.is_empty() && n.bytes().all(|b| b == b'_' || b.is_ascii_lowercase()),

@@ -18,9 +18,10 @@ const NOT_MACRO_CASES: &[(&str, &str)] = &[(
     "two families checked with manifest/abi.toml: the macro takes one family file, or a directory as a manifest with its own abi.toml (KF0001 here)",
 )];
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+/// The integration suites' helpers (this binary stands apart: trybuild).
+#[path = "support/mod.rs"]
+mod support;
+use support::root;
 
 fn bless() -> bool {
     std::env::var_os("KFAM_BLESS").is_some_and(|v| v == "1")
@@ -60,7 +61,7 @@ fn wrapper(case: &str) -> (String, String) {
     } else {
         // A directory is a manifest to the macro only with its own abi.toml.
         assert!(
-            repo().join(case).join("abi.toml").is_file(),
+            root().join(case).join("abi.toml").is_file(),
             "{case}: a directory without abi.toml is no manifest to `manifest!`: \
              list it in NOT_MACRO_CASES with why"
         );
@@ -68,7 +69,7 @@ fn wrapper(case: &str) -> (String, String) {
     };
     // A warning-only case compiles unless its warning (a deprecation) is denied.
     let stderr =
-        std::fs::read_to_string(repo().join(format!("tests/diagnostics/{category}/{stem}.stderr")))
+        std::fs::read_to_string(root().join(format!("tests/diagnostics/{category}/{stem}.stderr")))
             .unwrap_or_else(|e| panic!("{case}: its .stderr: {e}"));
     let deny = if stderr.lines().any(|l| l.starts_with("error")) {
         ""
@@ -92,7 +93,7 @@ fn wrapper(case: &str) -> (String, String) {
 fn wanted_wrappers() -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut excepted = Vec::new();
-    for dir in sorted_entries(&repo().join("tests/diagnostics")) {
+    for dir in sorted_entries(&root().join("tests/diagnostics")) {
         if !dir.is_dir() {
             continue;
         }
@@ -135,7 +136,7 @@ fn wanted_wrappers() -> BTreeMap<String, String> {
 fn sync_wrappers() -> &'static [String] {
     static PROBLEMS: OnceLock<Vec<String>> = OnceLock::new();
     PROBLEMS.get_or_init(|| {
-        let root = repo();
+        let root = root();
         let wanted = wanted_wrappers();
         let mut problems = Vec::new();
         for (path, want) in &wanted {
@@ -200,7 +201,7 @@ fn ui() {
     let _ = sync_wrappers();
     // trybuild compiles cases in a scratch crate; point the macro at this one.
     std::env::set_var("KFAM_MANIFEST_DIR_OVERRIDE", env!("CARGO_MANIFEST_DIR"));
-    let ui = repo().join("tests/ui");
+    let ui = root().join("tests/ui");
     let t = trybuild::TestCases::new();
     t.pass("../tests/ui/pass/*.rs");
     for dir in sorted_entries(&ui) {
