@@ -31,6 +31,7 @@ from .records import (
     Norm,
     Operation,
     Reduce,
+    Rope,
     Softmax,
 )
 from .vocab import BinaryOp, NormKind, ReduceOp, UnaryOp
@@ -46,17 +47,28 @@ class Role(Enum):
     BIAS = "bias"
     A = "a"
     B = "b"
+    QUERY = "query"
+    KEY = "key"
+    VALUE = "value"
+    COS = "cos"
+    SIN = "sin"
     OUT = "out"
+    #: A second written tensor (rope's ``key_out``).
+    KEY_OUT = "key_out"
     EPS = "eps"
+    SCALE = "scale"
 
 
+#: The output extents from the operands (one shape; a tuple of shapes for a form with several
+#: outputs).
 Shape = Callable[[Sequence[torch.Tensor]], Sequence[Any]]
 
 
 @dataclass(frozen=True)
 class Found:
-    """One node's computation: the payload kind and operator, the operands by role (in the
-    order the routed call passes them) and the attributes a payload declares."""
+    """One computation in a graph: a node, or a form of several nodes (``replaced``) that
+    computes what one payload declares. The payload kind and operator, the operands by role (in
+    the order the routed call passes them) and the attributes a payload declares."""
 
     node: Node
     #: What the node computes, in torch's words (the report's).
@@ -71,8 +83,36 @@ class Found:
     axes: tuple[int, ...] = ()
     keepdim: bool = False
     eps: float | None = None
-    #: Operands the routed call passes transposed (``F.linear``'s weight).
+    scale: float | None = None
+    causal: bool | None = None
+    #: Operands the routed call passes transposed (``F.linear``'s weight onto ``matmul``).
     transposed: frozenset[Role] = field(default_factory=frozenset)
+    #: Operands and outputs whose leading extents merge into rows where a family declares fewer
+    #: (row-wise payloads: the computation of one row reads only that row).
+    rowwise: frozenset[Role] = field(default_factory=frozenset)
+    #: ``[B, H, S, D]`` operands and outputs the call passes as ``[B, S, H, D]`` (rotary).
+    heads_last: frozenset[Role] = field(default_factory=frozenset)
+    #: Further outputs of a form with several (rope's key), by role: the node whose value each is.
+    extra_outputs: dict[Role, Node] = field(default_factory=dict)
+    #: Every node of the form, the root last; one node's form is ``(node,)``.
+    replaced: tuple[Node, ...] = ()
+    #: Attributes of other payloads, by their payload field's name (``rotary_dim``,
+    #: ``interleaved``, ``weight_layout``).
+    attrs: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def nodes(self) -> tuple[Node, ...]:
+        return self.replaced or (self.node,)
+
+    @property
+    def scalars(self) -> dict[Role, object]:
+        """The scalar arguments the form gives (eps, scale), by role."""
+        found: dict[Role, object] = {}
+        if self.eps is not None:
+            found[Role.EPS] = self.eps
+        if self.scale is not None:
+            found[Role.SCALE] = self.scale
+        return found
 
     def roles(self, op: Operation) -> dict[Role, int]:
         """The parameter index of each role in ``op`` (a payload of this node's kind)."""
@@ -82,6 +122,15 @@ class Found:
             return {Role.LHS: op.lhs, Role.RHS: op.rhs, Role.OUT: op.out}
         if isinstance(op, Matmul):
             return {Role.A: op.a, Role.B: op.b, Role.OUT: op.c}
+        if isinstance(op, Rope):
+            return {
+                Role.QUERY: op.query,
+                Role.KEY: op.key,
+                Role.COS: op.cos,
+                Role.SIN: op.sin,
+                Role.OUT: op.query_out,
+                Role.KEY_OUT: op.key_out,
+            }
         assert isinstance(op, Norm)
         roles = {Role.INPUT: op.input, Role.WEIGHT: op.weight, Role.OUT: op.out}
         if op.bias is not None:
@@ -97,7 +146,7 @@ def payload_mismatch(found: Found, family: Family) -> str | None:
     op = family.operation
     if type(op) is not found.kind or getattr(op, "op", None) != found.op:
         return ""
-    if isinstance(op, (Softmax, Norm)) and op.axis != found.axis:
+    if isinstance(op, (Softmax, Norm)) and not _same_axis(found, family, op.input, op.axis):
         return f"computes over axis {op.axis}, the node over axis {found.axis}"
     if isinstance(op, Reduce):
         if tuple(sorted(op.axes)) != found.axes:
@@ -113,6 +162,22 @@ def payload_mismatch(found: Found, family: Family) -> str | None:
     if isinstance(op, Matmul) and op.accumulate:
         return "accumulates into `c`; the node writes a fresh result"
     return None
+
+
+def _same_axis(found: Found, family: Family, param: int, axis: int) -> bool:
+    """The family's axis is the node's: the same axis, or, where the node's leading extents
+    merge into the family's rows, the last axis of both."""
+    if axis == found.axis:
+        return True
+    fam_rank = len(family.params[param].shape)
+    rank = _rank(found.operands.get(Role.INPUT))
+    return (
+        Role.INPUT in found.rowwise
+        and rank is not None
+        and rank > fam_rank
+        and axis == fam_rank - 1
+        and found.axis == rank - 1
+    )
 
 
 # ---------------------------------------------------------------- reading a node
@@ -228,6 +293,12 @@ for _rop, _name, _aten in (
         _REDUCE[_callee] = _rop
 
 
+#: The roles whose leading extents merge into rows, per kind of row-wise computation.
+_ROWS_UNARY: Final = frozenset({Role.INPUT, Role.OUT})
+_ROWS_BINARY: Final = frozenset({Role.LHS, Role.RHS, Role.OUT})
+_ROWS_MATMUL: Final = frozenset({Role.A, Role.OUT})
+
+
 def _target(node: Node) -> object:
     """The callee: a function or operator, or a method's name."""
     if node.op in ("call_function", "call_method"):
@@ -276,7 +347,16 @@ def _unary(node: Node, op: UnaryOp) -> Found | None:
         return None
     if op is UnaryOp.GELU and _arg(node, 1, "approximate", "none") != "none":
         return None
-    return Found(node, op.spelling, ElementwiseUnary, op, {Role.INPUT: x}, (Role.INPUT,), _same)
+    return Found(
+        node,
+        op.spelling,
+        ElementwiseUnary,
+        op,
+        {Role.INPUT: x},
+        (Role.INPUT,),
+        _same,
+        rowwise=_ROWS_UNARY,
+    )
 
 
 def _binary(node: Node, op: BinaryOp) -> Found | None:
@@ -295,6 +375,7 @@ def _binary(node: Node, op: BinaryOp) -> Found | None:
         {Role.LHS: lhs, Role.RHS: rhs},
         (Role.LHS, Role.RHS),
         _broadcast,
+        rowwise=_ROWS_BINARY,
     )
 
 
@@ -306,7 +387,17 @@ def _softmax(node: Node) -> Found | None:
     axis = _axis(_arg(node, 1, "dim"), rank)
     if axis is None:
         return None
-    return Found(node, "softmax", Softmax, None, {Role.INPUT: x}, (Role.INPUT,), _same, axis=axis)
+    return Found(
+        node,
+        "softmax",
+        Softmax,
+        None,
+        {Role.INPUT: x},
+        (Role.INPUT,),
+        _same,
+        axis=axis,
+        rowwise=_ROWS_UNARY if axis == rank - 1 else frozenset(),
+    )
 
 
 def _norm(node: Node, op: NormKind) -> Found | None:
@@ -336,7 +427,18 @@ def _norm(node: Node, op: NormKind) -> Found | None:
             eps = torch.finfo(v.dtype).eps if v.dtype.is_floating_point else None
     if type(eps) is not float:
         return None
-    return Found(node, op.spelling, Norm, op, operands, tuple(order), _same, axis=rank - 1, eps=eps)
+    return Found(
+        node,
+        op.spelling,
+        Norm,
+        op,
+        operands,
+        tuple(order),
+        _same,
+        axis=rank - 1,
+        eps=eps,
+        rowwise=_ROWS_UNARY,
+    )
 
 
 def _matmul(node: Node, name: str, a: object, b: object, transposed: bool) -> Found | None:
@@ -357,6 +459,7 @@ def _matmul(node: Node, name: str, a: object, b: object, transposed: bool) -> Fo
         (Role.A, Role.B),
         shape,
         transposed=frozenset({Role.B}) if transposed else frozenset(),
+        rowwise=_ROWS_MATMUL if _rank(b) == 2 else frozenset(),
     )
 
 
