@@ -450,6 +450,29 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
                 operand("key_out")
             );
         }
+        OperationKind::Linear => {
+            let _ = writeln!(
+                s,
+                "operation {kind} weight_layout {} {} {} {} {}",
+                member("weight_layout"),
+                operand("input"),
+                operand("weight"),
+                operand("bias"),
+                operand("out")
+            );
+        }
+        OperationKind::DenseAttention => {
+            let (scale, scale_param) = scalar("scale");
+            let _ = writeln!(
+                s,
+                "operation {kind} causal {} scale {scale} scale_param {scale_param} {} {} {} {}",
+                flag("causal"),
+                operand("query"),
+                operand("key"),
+                operand("value"),
+                operand("out")
+            );
+        }
     }
     let _ = writeln!(
         s,

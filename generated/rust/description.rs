@@ -7,13 +7,13 @@ pub const MAGIC: &[u8; 8] = b"kfamdesc";
 /// The format this runtime reads: its major, and every minor up to
 /// this one.
 pub const FORMAT_MAJOR: u16 = 1;
-pub const FORMAT_MINOR: u16 = 4;
+pub const FORMAT_MINOR: u16 = 5;
 /// The format of the generated tables the record types take
 /// (`kfam_codegen::emit::rust::TABLES_FORMAT`): generated tables
 /// assert it, so tables of another kfam release fail to compile with
 /// both named (docs/compatibility.md). It is the description
 /// format's minor: both change when a record gains a field.
-pub const TABLES_FORMAT: u32 = 4;
+pub const TABLES_FORMAT: u32 = 5;
 impl Read for Param {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Param {
@@ -242,6 +242,25 @@ impl Read for Operation {
                     interleaved: r.read()?,
                 }))
             }
+            OperationKind::Linear => {
+                r.record(|r| Ok(Operation::Linear {
+                    input: r.param()?,
+                    weight: r.param()?,
+                    bias: r.opt_param()?,
+                    out: r.param()?,
+                    weight_layout: r.read()?,
+                }))
+            }
+            OperationKind::DenseAttention => {
+                r.record(|r| Ok(Operation::DenseAttention {
+                    query: r.param()?,
+                    key: r.param()?,
+                    value: r.param()?,
+                    out: r.param()?,
+                    causal: r.read()?,
+                    scale: r.read()?,
+                }))
+            }
         }
     }
 }
@@ -315,5 +334,11 @@ impl Read for CacheLayout {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         let code = r.read::<i32>()?;
         CacheLayout::from_code(code).ok_or_else(|| r.unknown("CacheLayout", code))
+    }
+}
+impl Read for WeightLayout {
+    fn read(r: &mut Reader) -> Result<Self, Malformed> {
+        let code = r.read::<i32>()?;
+        WeightLayout::from_code(code).ok_or_else(|| r.unknown("WeightLayout", code))
     }
 }

@@ -68,6 +68,7 @@ macro_rules! keys {
 }
 
 mod attention;
+mod constraints;
 
 /// Whether `keys` (each with whether it is optional) are exactly the keys
 /// `kind`'s record declares.
@@ -92,7 +93,9 @@ use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Arg, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
+use crate::record;
 use crate::vocab::{BinaryOp, DType, DTypeClass, Direction, OperationKind, UnaryOp};
+use constraints::Bound;
 
 /// Whether two declared extents may be one extent of equal operands
 /// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not
@@ -337,7 +340,8 @@ impl<'a> FamilyChecker<'a> {
 
     /// Index tensors of the attention kinds (block tables, lengths,
     /// offsets): int32, each reported at its operand.
-    fn require_int32(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) {
+    fn require_int32(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) -> bool {
+        let mut ok = true;
         for &(role, i, span) in members {
             let d = self.params[i].dtype;
             if d != DType::Int32 {
@@ -347,8 +351,10 @@ impl<'a> FamilyChecker<'a> {
                     .help(rule.help);
                 let d = self.at_dtype(d, i);
                 self.push(d);
+                ok = false;
             }
         }
+        ok
     }
 
     /// Grouped-query attention: `H` (axis 1 of the query) a multiple of
@@ -628,6 +634,8 @@ impl<'a> FamilyChecker<'a> {
                     [("semantics", Arg::Text(c.semantics.value.clone()))],
                 ))
             }
+            // A kind with no reader of its own is checked by its declaration.
+            _ => self.declared_kind(op),
         }
     }
 
@@ -636,19 +644,18 @@ impl<'a> FamilyChecker<'a> {
         let ([lhs, rhs, out], ok) =
             self.operands([(&e.lhs, false), (&e.rhs, false), (&e.out, true)])?;
         if ok {
-            let rule = Rule {
-                code: Code::ElementwiseMismatch,
-                help: "elementwise operations do not broadcast; declare equal shapes and one dtype",
+            let bound = Bound {
+                operands: vec![
+                    ("lhs", lhs, &e.lhs.span),
+                    ("rhs", rhs, &e.rhs.span),
+                    ("out", out, &e.out.span),
+                ],
+                members: vec![("op", e.op.value.as_str())],
             };
-            let members = [
-                ("lhs", lhs, &e.lhs.span),
-                ("rhs", rhs, &e.rhs.span),
-                ("out", out, &e.out.span),
-            ];
-            if self.agree_dtype(&rule, &members) {
-                self.require_domain(rule.code, &e.op, BinaryOp::refusal, ("lhs", lhs));
+            let decl = record::operands(OperationKind::ElementwiseBinary);
+            if self.constrain(decl, &bound).dtypes {
+                self.require_domain(decl.code, &e.op, BinaryOp::refusal, ("lhs", lhs));
             }
-            self.agree_shape(&rule, &members);
         }
         Some(ir::Operation::new(
             OperationKind::ElementwiseBinary,
@@ -666,21 +673,13 @@ impl<'a> FamilyChecker<'a> {
         let ([input, out], ok) = self.operands([(&u.input, false), (&u.out, true)])?;
         let op = u.op.value;
         if ok {
-            let rule = Rule {
-                code: Code::UnaryMismatch,
-                help: "`out` has the shape of `input`, and its dtype unless `op = \"cast\"`",
+            let bound = Bound {
+                operands: vec![("input", input, &u.input.span), ("out", out, &u.out.span)],
+                members: vec![("op", op.as_str())],
             };
-            let members = [("input", input, &u.input.span), ("out", out, &u.out.span)];
-            self.agree_shape(&rule, &members);
-            if op != UnaryOp::Cast {
-                self.agree_dtype(&rule, &members);
-            }
-            self.require_domain(
-                Code::UnaryMismatch,
-                &u.op,
-                UnaryOp::refusal,
-                ("input", input),
-            );
+            let decl = record::operands(OperationKind::ElementwiseUnary);
+            self.constrain(decl, &bound);
+            self.require_domain(decl.code, &u.op, UnaryOp::refusal, ("input", input));
         }
         Some(ir::Operation::new(
             OperationKind::ElementwiseUnary,

@@ -1,10 +1,12 @@
 //! The axis-wise kinds: `reduce`, `softmax` and `norm`.
 
+use super::constraints::Bound;
 use super::{shapes_agree, Rule};
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model;
+use crate::record;
 use crate::vocab::{NormKind, OperationKind, ReduceOp};
 
 keys! {
@@ -121,14 +123,11 @@ impl FamilyChecker<'_> {
         let ([input, out], ok) = self.operands([(&s.input, false), (&s.out, true)])?;
         let axis = self.axis(&s.axis, input)?;
         if ok {
-            let rule = Rule {
-                code: Code::SoftmaxMismatch,
-                help: "softmax keeps the float dtype and the shape of its input",
+            let bound = Bound {
+                operands: vec![("input", input, &s.input.span), ("out", out, &s.out.span)],
+                members: Vec::new(),
             };
-            let members = [("input", input, &s.input.span), ("out", out, &s.out.span)];
-            self.require_float(&rule, "input", input, &s.input.span);
-            self.agree_dtype(&rule, &members);
-            self.agree_shape(&rule, &members);
+            self.constrain(record::operands(OperationKind::Softmax), &bound);
         }
         Some(ir::Operation::new(
             OperationKind::Softmax,

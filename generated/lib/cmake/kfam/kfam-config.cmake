@@ -22,7 +22,7 @@
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd")
+set(kfam_CATALOG_DIGEST "707b6e03155438f02f49d08226312d0a60c21925781fab137b726ab5768f162c")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)
