@@ -94,6 +94,10 @@ class View:
     heads_last: bool = False
     #: How many leading axes were merged into the first (0: none).
     merged: int = 0
+    #: A contiguous copy of the operand (attention's operands).
+    contiguous: bool = False
+    #: A rotary table's first ``table`` entries of each row, one row per token (0: none).
+    table: int = 0
     #: Facts the adaptations need (each merged run of axes is one contiguous run).
     needs: tuple[Fact, ...] = ()
 
@@ -225,8 +229,8 @@ class Call:
         fam = self.family
         for p in fam.params:
             v = self.values[p.index]
-            if not isinstance(v, View):
-                continue
+            if not isinstance(v, View) or len(v.shape) != len(p.shape):
+                continue  # a rank refusal: no symbol decides it
             yield from v.needs
             for axis, declared in enumerate(p.shape):
                 have = v.shape[axis]
@@ -247,8 +251,12 @@ class Call:
             yield from _row_major(p, v)
         for sym in fam.symbols:
             first = self._extent(sym.uses[0].param, sym.uses[0].axis)
+            if first is None:
+                continue
             for use in sym.uses[1:]:
                 other = self._extent(use.param, use.axis)
+                if other is None:
+                    continue
                 if not (isinstance(other, int) and isinstance(first, int)):
                     says = f"the uses of `{sym.name}` agree"
                     yield Fact(other == first, CallRule.DIM_MISMATCH, says)
@@ -267,7 +275,7 @@ class Call:
     def _extent(self, param: int, axis: int) -> Any:
         v = self.values[param]
         assert isinstance(v, View)
-        return v.shape[axis]
+        return v.shape[axis] if axis < len(v.shape) else None
 
 
 def _row_major(p: Param, v: View) -> Iterator[Fact]:
@@ -370,14 +378,12 @@ def bind(found: Found, family: Family) -> Call:
     out_param = family.params[out_index]
     # Leading extents merged into rows: as many as the family's row-wise parameters lack.
     merge = 0
-    if found.rowwise:
-        lead = result.dim() - len(out_param.shape)
-        if lead > 0 and Role.OUT in found.rowwise:
-            merge = lead
+    if Role.OUT in found.rowwise:
+        merge = max(0, result.dim() - len(out_param.shape))
     views: dict[Role, View] = {}
     for role, index in roles.items():
         p = family.params[index]
-        if role is Role.OUT:
+        if role is Role.OUT or role is Role.KEY_OUT:
             continue
         if role in found.scalars:
             values[index] = found.scalars[role]
@@ -389,12 +395,8 @@ def bind(found: Found, family: Family) -> Call:
                 CallRule.SCALAR_TYPE.spelling,
                 f"`{p.name}` is a tensor parameter; the node passes {type(value).__name__}",
             )
-        view = View.of(value)
-        if role in found.transposed:
-            view = view.t()
-        if role in found.heads_last:
-            view = view.swap12()
-        if role in found.rowwise and merge and value.dim() - len(p.shape) == merge:
+        view = _adapted(found, role, value)
+        if role in found.rowwise and merge and len(view.shape) - len(p.shape) == merge:
             view = view.merge(merge)
         views[role] = view
         values[index] = view
@@ -406,23 +408,41 @@ def bind(found: Found, family: Family) -> Call:
                 f"parameter `{p.name}` is not an operand of the operation: "
                 f"{found.computes} gives it no value",
             )
-    out = View.fresh(_out_shape(found, result, merge), result.dtype, result.device.index or 0)
-    values[out_index] = out
+    device = result.device.index or 0
+    values[out_index] = View.fresh(_out_shape(found, Role.OUT, result, merge), result.dtype, device)
     for extra_role, extra_node in found.extra_outputs.items():
         v = fake(extra_node)
         assert isinstance(v, torch.Tensor)
-        shape = tuple(v.shape)
-        if extra_role in found.heads_last:
-            shape = (shape[0], shape[2], shape[1], *shape[3:])
-        if merge:
-            shape = (math.prod(shape[: merge + 1]), *shape[merge + 1 :])
+        shape = _out_shape(found, extra_role, v, merge)
         values[roles[extra_role]] = View.fresh(shape, v.dtype, v.device.index or 0)
     return Call(family, values, tuple(result.shape), result.dtype, views)
 
 
-def _out_shape(found: Found, result: torch.Tensor, merge: int) -> tuple[object, ...]:
+def _adapted(found: Found, role: Role, value: torch.Tensor) -> View:
+    """The view the call passes for an operand, before rows merge: transposed, heads moved,
+    a contiguous copy, or a rotary table's per-pair half for each token."""
+    device = value.device.index or 0
+    half = found.attrs.get("rotary_dim")
+    if role in (Role.COS, Role.SIN) and found.attrs.get("tables") == "halves":
+        # [B or 1, S, D] whose halves are equal: its first half, one row per token of the
+        # queries [B, H, S, D].
+        q = fake(found.operands[Role.QUERY])  # type: ignore[arg-type, unused-ignore]
+        assert isinstance(q, torch.Tensor) and isinstance(half, int)
+        shape = (q.shape[0], q.shape[2], half // 2)
+        return replace(View.fresh(shape, value.dtype, device), table=half // 2)
+    if role in found.contiguous:
+        return replace(View.fresh(tuple(value.shape), value.dtype, device), contiguous=True)
+    view = View.of(value)
+    if role in found.transposed:
+        view = view.t()
+    if role in found.heads_last:
+        view = view.swap12()
+    return view
+
+
+def _out_shape(found: Found, role: Role, result: torch.Tensor, merge: int) -> tuple[object, ...]:
     shape: tuple[object, ...] = tuple(result.shape)
-    if Role.OUT in found.heads_last:
+    if role in found.heads_last:
         shape = (shape[0], shape[2], shape[1], *shape[3:])
     if merge:
         rows: Any = 1
@@ -435,30 +455,36 @@ def _out_shape(found: Found, result: torch.Tensor, merge: int) -> tuple[object, 
 def launcher(
     op: OpOverload, family: Family, found: Found, call: Call, *, detach: bool
 ) -> Callable[..., Any]:
-    """The function a routed node calls: the operands adapted as the decision described them
-    (views only), fresh row-major outputs, the family's operator over them in signature order,
-    the outputs returned in the node's own extents (a tuple when the form has several).
+    """The function a routed node calls, over the form's operands in ``found.operand_order``
+    and then the symbolic scalars of ``found.sources``: the operands adapted as the decision
+    described them (views; contiguous copies where ``found.contiguous`` says), fresh row-major
+    outputs, the family's operator over them in signature order, the outputs returned in the
+    node's own extents (a tuple when the form has several).
 
     ``detach``: the node was compiled without autograd recording (``torch.no_grad``,
     ``torch.inference_mode``), so its operands are passed detached: a module's parameters keep
     ``requires_grad`` set, which the families' operators refuse."""
     roles = found.roles(family.operation)
     order = found.operand_order
+    sources = list(found.sources)
     outputs = (Role.OUT, *found.extra_outputs)
-    # Each parameter in signature order: an output's position, a scalar (a float), or an
-    # operand's position among the node's operands.
+    # Each parameter in signature order: an output's position, a scalar's value or the
+    # position of its symbolic source, or an operand's position.
     layout: list[tuple[str, Any]] = []
     for p in family.params:
         role = next(r for r, i in roles.items() if i == p.index)
         if role in outputs:
             layout.append(("out", outputs.index(role)))
+        elif role.value in sources:
+            layout.append(("source", len(order) + sources.index(role.value)))
         elif role in found.scalars:
             layout.append(("scalar", found.scalars[role]))
         else:
             layout.append(("operand", order.index(role)))
     adapt = [call.views.get(r) for r in order]
+    query = order.index(Role.QUERY) if Role.QUERY in order else -1
     merged = max((v.merged for v in call.views.values()), default=0)
-    heads_last = [r in found.heads_last for r in outputs]
+    swapped = [r in found.heads_last for r in outputs]
     dtypes = []
     for r in outputs:
         v = call.values[roles[r]]
@@ -467,12 +493,18 @@ def launcher(
     shape_of = found.out_shape
     several = bool(found.extra_outputs)
 
-    def launch(*given: torch.Tensor) -> Any:
-        operands: list[torch.Tensor] = []
-        for t, v in zip(given, adapt):
-            if detach:
+    def launch(*given: Any) -> Any:
+        tensors = given[: len(order)]
+        operands: list[Any] = []
+        for t, v in zip(tensors, adapt):
+            if detach and isinstance(t, torch.Tensor):
                 t = t.detach()
             if v is not None:
+                if v.table:
+                    q = tensors[query]
+                    t = t[..., : v.table].expand(q.shape[0], q.shape[2], v.table).contiguous()
+                if v.contiguous:
+                    t = t.contiguous()
                 if v.transposed:
                     t = t.transpose(-1, -2)
                 if v.heads_last:
@@ -480,28 +512,30 @@ def launcher(
                 if v.merged:
                     t = t.flatten(0, v.merged)
             operands.append(t)
-        shapes = list(shape_of(given)) if several else [shape_of(given)]
+        shapes = list(shape_of(tensors)) if several else [shape_of(tensors)]
         kept: list[list[Any]] = []
         results: list[torch.Tensor] = []
-        for shape, swap, dtype in zip(shapes, heads_last, dtypes):
+        for shape, swap, dtype in zip(shapes, swapped, dtypes):
             s = list(shape)
             if swap:
                 s[1], s[2] = s[2], s[1]
             kept.append(s)
             if merged:
                 s = [math.prod(s[: merged + 1]), *s[merged + 1 :]]
-            results.append(given[0].new_empty(s, dtype=dtype))
+            results.append(tensors[0].new_empty(s, dtype=dtype))
         args: list[object] = []
         for what, slot in layout:
             if what == "out":
                 args.append(results[slot])
             elif what == "scalar":
                 args.append(slot)
+            elif what == "source":
+                args.append(given[slot])
             else:
                 args.append(operands[slot])
         op(*args)
         back = []
-        for r, s, swap in zip(results, kept, heads_last):
+        for r, s, swap in zip(results, kept, swapped):
             r = r.view(s)
             if swap:
                 # Back to the node's own [B, H, S, D], row-major as the node's result was.

@@ -6,6 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: Refusals that say a family computes something else than the node (another payload, dtype,
+#: rank or static extent): a decision with only these is one no family computes.
+_COMPUTES_OTHER = frozenset({"payload", "dtype", "rank", "shape"})
+
+#: How many refusals a decision's line shows (``Decision.refusals`` holds them all).
+_SHOWN = 4
+
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
@@ -52,25 +59,35 @@ class Decision:
     what: str = ""
     #: A refusal that no family's decision explains (the graph records autograd), or ``""``.
     blocked: str = ""
+    #: The nodes whose values it gives (``(node,)``; rope's query and key results).
+    outputs: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
-        """The node, or the form's nodes (``to, pow, mean, add, rsqrt, mul, to, mul -> mul_1``)."""
-        if len(self.nodes) <= 1:
-            return self.node
-        return f"{', '.join(self.nodes[:-1])} -> {self.node}"
+        """The node, or the form's nodes and its outputs
+        (``to, pow, mean, add, rsqrt, mul, to -> mul_1``)."""
+        outputs = self.outputs or (self.node,)
+        inner = [n for n in self.nodes if n not in outputs]
+        if not inner:
+            return ", ".join(outputs)
+        return f"{', '.join(inner)} -> {', '.join(outputs)}"
 
     @property
     def reason(self) -> str:
-        """Why it stays on the default path, in one line (``""`` when routed): the refusals'
-        families and rules, or that no family computes it."""
+        """Why it stays on the default path, in one line (``""`` when routed): that no family
+        computes it (none of its kind, or each computes another payload, dtype or extents), or
+        the other refusals (a range, a profile, an operator missing): the one's words, or the
+        families and rules of several."""
         if self.routed is not None:
             return ""
         if self.blocked:
             return self.blocked
-        if not self.refusals:
+        refusals = [r for r in self.refusals if r.rule not in _COMPUTES_OTHER]
+        if not refusals:
             return f"no family computes {self.what or self.computes}"
-        return "; ".join(f"{r.family}: {r.rule}" for r in self.refusals)
+        if len(refusals) == 1:
+            return str(refusals[0])
+        return "; ".join(f"{r.family}: {r.rule}" for r in refusals)
 
     def __str__(self) -> str:
         if self.routed is not None:
@@ -83,8 +100,10 @@ class Decision:
             return f"{self.name} ({self.computes}): default path: {self.blocked}"
         if not self.refusals:
             return f"{self.name} ({self.computes}): default path: no approved family computes it"
-        why = "; ".join(str(r) for r in self.refusals)
-        return f"{self.name} ({self.computes}): default path: {why}"
+        shown = [str(r) for r in self.refusals[:_SHOWN]]
+        if len(self.refusals) > _SHOWN:
+            shown.append(f"and {len(self.refusals) - _SHOWN} more families")
+        return f"{self.name} ({self.computes}): default path: {'; '.join(shown)}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +129,7 @@ class Reason:
 
     def __str__(self) -> str:
         s = "" if self.count == 1 else "s"
-        return f"{100 * self.share:.1f}%  {self.reason} ({self.count} node{s})"
+        return f"{100 * self.share:5.2f}%  {self.reason} ({self.count} node{s})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +181,7 @@ class Report:
     def __str__(self) -> str:
         lines = [
             f"kfam routing {self.identity[:16]}: {len(self.routed)} of {len(self.decisions)} "
-            f"nodes routed, {100 * self.share:.1f}% of {_si(self.flops)}FLOP"
+            f"nodes routed, {100 * self.share:.2f}% of {_si(self.flops)}FLOP"
         ]
         lines += [f"  {d}" for d in self.decisions]
         reasons = [r for r in self.reasons() if r.flops]

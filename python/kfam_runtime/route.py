@@ -19,6 +19,7 @@ Anything else stays on the default path, and the ``Report`` says why, in the run
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import operator
 import threading
@@ -32,10 +33,12 @@ from ._callsite import Call, Mode, Refused, bind, fake, launcher, settle
 from ._catalog import Catalog
 from ._errors import CallError, CapabilityError
 from ._flops import describe, node_flops, op_name
-from ._match import Found, computation, payload_mismatch
+from ._forms import computations
+from ._match import Found, Role, payload_mismatch
+from ._propose import propose, write_proposal
 from ._report import Decision, Reason, Refusal, Report, Routed, Unmatched
 from .records import Family
-from .vocab import Contract, ExecutionMode, Platform
+from .vocab import Contract, ExecutionMode, Platform, WeightLayout
 
 if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
@@ -48,7 +51,9 @@ __all__ = [
     "Routed",
     "Router",
     "Unmatched",
+    "propose",
     "router",
+    "write_proposal",
 ]
 
 #: A torch.compile backend: the graph and its example inputs to a callable.
@@ -115,16 +120,25 @@ class Router:
 
     def decide(
         self, found: Found, mode: Mode = Mode.GUARD
-    ) -> tuple[Decision, tuple[Family, Call] | None]:
+    ) -> tuple[Decision, tuple[Family, Call, Found] | None]:
         """The decision over one computation, and the family and call it is routed with.
         ``mode``: how what the decision read from symbolic extents is made to hold (guarded
         under ``torch.compile``, proven over the range for ``torch.export``)."""
         names = tuple(n.name for n in found.nodes)
+        outputs = tuple(n.name for n in (found.node, *found.extra_outputs.values()))
         what = _what(found)
 
         def decision(routed: Routed | None, refusals: list[Refusal], blocked: str = "") -> Decision:
             return Decision(
-                found.node.name, found.computes, routed, tuple(refusals), names, 0, what, blocked
+                found.node.name,
+                found.computes,
+                routed,
+                tuple(refusals),
+                names,
+                0,
+                what,
+                blocked,
+                outputs,
             )
 
         result = fake(found.node)
@@ -132,7 +146,13 @@ class Router:
             return decision(None, [], _RECORDS_GRAD), None
         refusals: list[Refusal] = []
         for family in self.catalog.families():
-            why = payload_mismatch(found, family)
+            variant = found.variant(family)
+            why = payload_mismatch(variant, family)
+            if why != "":
+                symbolic = _scalars_decided(variant, family, mode)
+                if symbolic is not None:
+                    refusals.append(Refusal(family.name, "payload", symbolic))
+                    continue
             if why is not None:
                 if why != "":
                     refusals.append(Refusal(family.name, "payload", why))
@@ -152,7 +172,7 @@ class Router:
                 refusals.append(Refusal(family.name, e.outcome.spelling, str(e)))
                 continue
             try:
-                call = bind(found, family)
+                call = bind(variant, family)
                 tensors, scalars = call.tensor_args(), call.scalar_args()
             except Refused as e:
                 refusals.append(Refusal(family.name, e.rule, e.message))
@@ -168,7 +188,7 @@ class Router:
                 refusals.append(Refusal(family.name, failed.rule, failed.message))
                 continue
             routed = Routed(family.name, family.revision, family.identity, supported.profile.name)
-            return decision(routed, refusals), (family, call)
+            return decision(routed, refusals), (family, call, variant)
         return decision(None, refusals), None
 
     def route(self, gm: GraphModule, *, mode: Mode = Mode.GUARD) -> Report:
@@ -176,7 +196,7 @@ class Router:
         report of every computation a checked operation kind could compute, with the graph's
         estimated floating-point work."""
         flops = {n: node_flops(n) for n in gm.graph.nodes}
-        found = _computations(gm)
+        found = computations(gm)
         covered = {n for f in found for n in f.nodes}
         decisions = []
         # The node each rewritten output became, for the later computations that read it.
@@ -186,7 +206,8 @@ class Router:
             decision = _with_flops(decision, sum(flops.get(n, 0) for n in f.nodes))
             decisions.append(decision)
             if chosen is not None:
-                _rewrite(gm, self.ops[chosen[0].name], f, *chosen, remap)
+                family, call, variant = chosen
+                _rewrite(gm, self.ops[family.name], variant, family, call, remap)
         unmatched: dict[str, list[tuple[str, int]]] = {}
         for n, count in flops.items():
             if count and n not in covered:
@@ -210,8 +231,20 @@ class Router:
 
     def __call__(self, gm: GraphModule, example_inputs: Sequence[object]) -> Callable[..., Any]:
         """The ``torch.compile`` backend: route, then compile with ``backend``. For Inductor the
-        routing identity enters the FX graph cache key (a custom pass's ``uuid``)."""
+        routing identity enters the FX graph cache key (a custom pass's ``uuid``). When the
+        compile is abandoned (Dynamo restarts its analysis, as it does to specialize a float a
+        decision read), the graph's report is withdrawn: the restarted compile reports."""
         report = self.route(gm)
+        try:
+            return self._compile(gm, example_inputs, report)
+        except BaseException:
+            with self._lock:
+                self.reports[:] = [r for r in self.reports if r is not report]
+            raise
+
+    def _compile(
+        self, gm: GraphModule, example_inputs: Sequence[object], report: Report
+    ) -> Callable[..., Any]:
         if self.backend == "inductor":
             from torch._inductor.compile_fx import (  # type: ignore[import-not-found, unused-ignore]
                 compile_fx,
@@ -249,28 +282,44 @@ class Router:
         )
 
 
-def _computations(gm: GraphModule) -> list[Found]:
-    """Every computation a payload kind could compute, in graph order of their roots: the
-    forms of several nodes first claim their nodes, then single nodes."""
-    found: list[Found] = []
-    claimed: set[Node] = set()
-    for node in gm.graph.nodes:
-        if node in claimed:
+def _scalars_decided(found: Found, family: Family, mode: Mode) -> str | None:
+    """Guard what the payload decision read from symbolic scalars (a module's eps or scale
+    that Dynamo lifted into a graph input): their value equal, or not, to the family's
+    constant. ``None`` when that holds as decided; else why not (an exported program's)."""
+    op = family.operation
+    constants = {
+        "eps": getattr(getattr(op, "eps", None), "constant", None),
+        "scale": getattr(getattr(op, "scale", None), "constant", None),
+    }
+    for name, node in found.sources.items():
+        constant = constants.get(name)
+        value = fake(node)
+        if constant is None or not isinstance(value, torch.SymFloat):
             continue
-        f = computation(node)
-        if f is not None:
-            found.append(f)
-            claimed.update(f.nodes)
-    order = {n: i for i, n in enumerate(gm.graph.nodes)}
-    return sorted(found, key=lambda f: order[f.node])
+        if mode is Mode.STATIC:
+            return f"{name} is a symbolic float in an exported program"
+        bool(value == constant)  # guards the outcome, equal or not
+    return None
 
 
 def _with_flops(d: Decision, flops: int) -> Decision:
-    return Decision(d.node, d.computes, d.routed, d.refusals, d.nodes, flops, d.what, d.blocked)
+    return dataclasses.replace(d, flops=flops)
 
 
 def _what(found: Found) -> str:
-    """The computation's operands in the report's words (``linear bf16 [N, K] = [256, 64]``)."""
+    """The computation's operands in the report's words: a linear layer by its weight
+    (``linear bf16 [N, K] = [11008, 4096]``), anything else by its operands' dtypes and
+    extents."""
+    layout = found.attrs.get("weight_layout")
+    weight = found.operands.get(Role.WEIGHT)
+    w = fake(weight) if isinstance(weight, Node) else None
+    if isinstance(layout, WeightLayout) and isinstance(w, torch.Tensor):
+        axes = "[N, K]" if layout is WeightLayout.NK else "[K, N]"
+        if w.dim() == 3:
+            axes = "[E, " + axes[1:]
+        dtype, extents = describe(w).split(" ", 1)
+        bias = " with bias" if Role.BIAS in found.operands else ""
+        return f"linear {dtype} {axes} = {extents}{bias}"
     parts = []
     for role in found.operand_order:
         operand = found.operands[role]
@@ -290,16 +339,16 @@ def _rewrite(
 ) -> None:
     """Replace the computation's nodes with one call of the routed launcher; ``remap`` maps
     each output node replaced so far to its replacement."""
-    detach = any(
-        isinstance(v, torch.Tensor) and v.requires_grad
-        for v in (fake(o) for o in found.operands.values() if isinstance(o, Node))
-    )
-    launch = launcher(op, family, found, call, detach=detach)
+    # The node records no autograd (``decide`` refused it otherwise), so its operands are
+    # passed detached: a module's parameters keep `requires_grad` set, which the families'
+    # operators refuse (an exported program's parameters carry no fake value to say so).
+    launch = launcher(op, family, found, call, detach=True)
     outputs = [found.node, *found.extra_outputs.values()]
     order = {n: i for i, n in enumerate(gm.graph.nodes)}
     last = max(outputs, key=lambda n: order[n])
     with gm.graph.inserting_before(last):
         operands = tuple(_resolve(found.operands[r], remap) for r in found.operand_order)
+        operands += tuple(_resolve(n, remap) for n in found.sources.values())
         routed = gm.graph.call_function(launch, operands)  # type: ignore[arg-type, unused-ignore]
         if len(outputs) == 1:
             routed.meta.update(found.node.meta)
@@ -311,6 +360,8 @@ def _rewrite(
                 item.meta.update(out.meta)
                 out.replace_all_uses_with(item)
                 remap[out] = item
+    for n in found.observers:
+        gm.graph.erase_node(n)
     for n in reversed(found.nodes):
         if not n.users:
             gm.graph.erase_node(n)
