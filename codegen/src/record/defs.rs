@@ -422,7 +422,8 @@ pub static NORM: Record = payload(
                 Operand { key: "bias", written: false, shape: Shape::Axes(&["E"]) },
                 Operand { key: "out", written: true, shape: Shape::Like("input") },
             ],
-            extents: &[Letter { letter: "E", subject: "the normalized extent", tie: None }],
+            // E follows the payload's `axis`: the kind's own rule.
+            extents: &[],
             dtypes: &[
                 Dtypes { members: &["input", "out"], class: DtypeClass::Float, unless: None },
                 Dtypes { members: &["weight"], class: DtypeClass::Float, unless: None },
@@ -496,6 +497,7 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
                 Letter { letter: "B", subject: "the batch B", tie: Some("batch") },
                 Letter { letter: "H", subject: "the head count H", tie: None },
                 Letter { letter: "D", subject: "the head size D", tie: None },
+                Letter { letter: "max_blocks", subject: "the block table's width", tie: None },
             ],
             dtypes: &[
                 Dtypes { members: &["query", "key_cache", "value_cache", "out"], class: DtypeClass::Float, unless: None },

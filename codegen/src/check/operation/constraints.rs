@@ -528,6 +528,34 @@ mod tests {
 
     /// A kind read by [`FamilyChecker::declared_kind`] declares only keys
     /// it can read, and an operand for each parameter key.
+    /// Every letter of a shape means something: declared with its
+    /// subject, or named by one of the kind's own rules.
+    #[test]
+    fn every_letter_is_declared() {
+        for &(kind, _) in OPERATIONS {
+            let decl = crate::record::operands(kind);
+            for o in decl.tensors {
+                let letters: Vec<&str> = match o.shape {
+                    Shape::Axes(a) | Shape::Rows(a) => a.to_vec(),
+                    Shape::ByKey(_, cases) => {
+                        cases.iter().flat_map(|c| c.1.iter().copied()).collect()
+                    }
+                    _ => Vec::new(),
+                };
+                for l in letters {
+                    let declared = decl.extents.iter().any(|e| e.letter == l)
+                        || decl.rules.iter().any(|r| r.starts_with(&format!("{l} ")))
+                        || decl.rules.iter().any(|r| r.contains(&format!(" {l} ")));
+                    assert!(
+                        declared,
+                        "`{kind}.{}`: letter {l} is declared nowhere",
+                        o.key
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn declared_kinds_read_their_keys() {
         for &(kind, record) in OPERATIONS.iter().filter(|(k, _)| !OWN_READERS.contains(k)) {
