@@ -29,7 +29,7 @@ from typing import Final
 import torch  # type: ignore[import-not-found, unused-ignore]
 from torch.fx import GraphModule, Node  # type: ignore[import-not-found, unused-ignore]
 
-from ._attention import eager_attention, ropes, sdpa
+from ._attention import eager_attention, sdpa
 from ._match import (
     ROWS_LINEAR,
     ROWS_UNARY,
@@ -55,6 +55,7 @@ from ._nodes import (
     source,
     transposed_of,
 )
+from ._rope import ropes
 from .records import ElementwiseUnary, Linear, Norm, Softmax
 from .vocab import NormKind, UnaryOp, WeightLayout
 
