@@ -483,6 +483,31 @@ impl FamilyChecker<'_> {
     }
 }
 
+/// Every present operand of `bound` with its shape, the vocabulary key
+/// `choice.0` holding `choice.1` instead of the payload's member.
+fn place<'s>(
+    decl: &'static Operands,
+    bound: &Bound<'s>,
+    choice: Option<(&str, &'static str)>,
+) -> Vec<Placed<'s>> {
+    let member = |key: &str| match choice {
+        Some((k, m)) if k == key => Some(m),
+        _ => bound.member(key),
+    };
+    decl.tensors
+        .iter()
+        .filter_map(|o| {
+            let (param, span) = bound.operand(o.key)?;
+            Some(Placed {
+                key: o.key,
+                param,
+                span,
+                shape: decl.resolve(o.key, &member)?,
+            })
+        })
+        .collect()
+}
+
 /// The kinds that read their own keys (`check_operation`'s arms); every
 /// other kind is read and checked by its declaration alone.
 #[cfg(test)]
@@ -560,29 +585,4 @@ mod tests {
             }
         }
     }
-}
-
-/// Every present operand of `bound` with its shape, the vocabulary key
-/// `choice.0` holding `choice.1` instead of the payload's member.
-fn place<'s>(
-    decl: &'static Operands,
-    bound: &Bound<'s>,
-    choice: Option<(&str, &'static str)>,
-) -> Vec<Placed<'s>> {
-    let member = |key: &str| match choice {
-        Some((k, m)) if k == key => Some(m),
-        _ => bound.member(key),
-    };
-    decl.tensors
-        .iter()
-        .filter_map(|o| {
-            let (param, span) = bound.operand(o.key)?;
-            Some(Placed {
-                key: o.key,
-                param,
-                span,
-                shape: decl.resolve(o.key, &member)?,
-            })
-        })
-        .collect()
 }
