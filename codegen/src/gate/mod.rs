@@ -387,12 +387,19 @@ pub fn retired(loaded: &Loaded) -> Vec<ir::Retired> {
                 .collect();
             receipts.sort();
             receipts.dedup();
+            let approval = lock
+                .clone()
+                .find(|e| {
+                    e.value.name.value == t.name.value && e.value.revision.value == t.revision.value
+                })
+                .map_or(0, |e| approved(&e.value));
             ir::Retired {
                 name: t.name.value.clone(),
                 revision: t.revision.value,
                 identity: t.identity.value.clone(),
                 reason: t.reason.value.clone(),
                 receipts,
+                approval,
             }
         })
         .collect();

@@ -1143,6 +1143,11 @@ typedef struct kfam_retired {
     uint32_t receipt_count;
     /** Every artifact digest ever approved for the family, sorted. NULL when empty. */
     const char *const *receipts;
+    /**
+     * The approval its last revision entered approved.lock with: a program's header of
+     * that approval or later compiled the family in (0: not recorded).
+     */
+    uint32_t approval;
 } kfam_retired;
 
 /** The table header: ABI version, limits and every family. */
@@ -1535,7 +1540,7 @@ KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
 KFAM_GEN_OFFSET(kfam_family, approval, 224u);
 KFAM_GEN_OFFSET(kfam_family, packed_attention_prefill, 232u);
 KFAM_GEN_OFFSET(kfam_family, rope, 240u);
-KFAM_GEN_SIZE(kfam_retired, 48u);
+KFAM_GEN_SIZE(kfam_retired, 56u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
 KFAM_GEN_OFFSET(kfam_retired, name, 8u);
@@ -1543,6 +1548,7 @@ KFAM_GEN_OFFSET(kfam_retired, identity, 16u);
 KFAM_GEN_OFFSET(kfam_retired, reason, 24u);
 KFAM_GEN_OFFSET(kfam_retired, receipt_count, 32u);
 KFAM_GEN_OFFSET(kfam_retired, receipts, 40u);
+KFAM_GEN_OFFSET(kfam_retired, approval, 48u);
 KFAM_GEN_SIZE(kfam_table, 48u);
 KFAM_GEN_OFFSET(kfam_table, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_table, abi_major, 4u);
