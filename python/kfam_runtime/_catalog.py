@@ -26,6 +26,7 @@ from ._admission import Admitted, admit as _admit
 from ._call import ScalarArg, TensorArg, _require, validate_call as _validate_call
 from ._decode import Corrupt
 from ._errors import AdmissionError, CallError, CapabilityError, Error
+from ._integrity import CorruptError, check_data, file_name
 from .records import Family, Profile, Receipt, Retired, decode_family, decode_retired
 from .vocab import (
     Backend,
@@ -121,6 +122,7 @@ class Catalog:
         runtime: type[Runtime],
         execution_mode: type[ExecutionMode],
         errors: Errors,
+        tables_sha256: str | None = None,
     ) -> None:
         #: The import package (its ``__name__``), whose ``_tables`` module holds the rows.
         self.package: Final = package
@@ -149,6 +151,9 @@ class Catalog:
         self._families: Final[dict[str, Family]] = {}
         self._retired: Final[dict[str, Retired]] = {}
         self._loaded: Tables | None = None
+        #: The SHA-256 of ``_tables.py`` the package records (``_integrity.py``); a package
+        #: generated before it recorded one passes none.
+        self._tables_sha256: Final = tables_sha256
 
     def __repr__(self) -> str:
         return f"<kfam_runtime.Catalog {self.name!r} {self.version} of package {self.package!r}>"
@@ -156,17 +161,30 @@ class Catalog:
     # ------------------------------------------------------------ tables
 
     def _tables(self) -> Tables:
-        """The rows, imported on first use."""
+        """The rows, imported on first use, once ``_tables.py`` is checked against the digest
+        the package records for it (``CorruptError`` naming the file otherwise)."""
         tables = self._loaded
         if tables is None:
-            tables = cast(Tables, importlib.import_module(f"{self.package}._tables"))
+            if self._tables_sha256 is not None:
+                check_data(self.package, "_tables.py", self._tables_sha256)
+            try:
+                module = importlib.import_module(f"{self.package}._tables")
+            except (SyntaxError, ImportError, ValueError, EOFError) as e:
+                # The file is checked: its compiled cache, or the file since, is not.
+                raise self._corrupt("module that does not load", str(e)) from e
+            missing = [n for n in Tables.__annotations__ if not hasattr(module, n)]
+            if missing:
+                raise self._corrupt("module without", ", ".join(missing))
+            tables = cast(Tables, module)
             self._loaded = tables
         return tables
 
-    def _corrupt(self, what: str, value: object) -> RuntimeError:
+    def _corrupt(self, what: str, value: object) -> CorruptError:
         # Rows are written by the generator: a mismatch means an edited or truncated _tables.py.
-        path = self.package.replace(".", "/")
-        return RuntimeError(f"{path}/_tables.py is corrupt: unexpected {what} {value!r:.80}")
+        file = file_name(self.package, "_tables.py")
+        return CorruptError(
+            self.package, file, None, f"{file} is corrupt: unexpected {what} {value!r:.80}"
+        )
 
     def family(self, name: str) -> Family:
         """The approved family called ``name``; ``KeyError`` when there is none."""

@@ -32,6 +32,9 @@ CATALOG_DIGEST: Final[str] = "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b32
 TORCH_NAMESPACE: Final[str] = "kfam"
 #: The distribution's version: the catalog's declared release.
 __version__: Final[str] = "0.1.0"
+#: The SHA-256 of ``_tables.py`` as kfam generate wrote it: the runtime checks the file
+#: against it before the first lookup reads it.
+TABLES_SHA256: Final[str] = "79b369c6e73bfaf9dffbea3042aac9fcc4f150d2b5df91bcd8c9dca24c054d80"
 
 
 @unique
@@ -93,3 +96,5 @@ class ExecutionMode(_vocab.ExecutionMode):
     SIM = 0
     #: Runs on the device.
     ONBOARD = 1
+
+# kfam-sha256: 2cef936672bb5f24651590bec9d54c64c6fec24abe415738e667cabd2aacc5e0
