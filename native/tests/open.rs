@@ -664,6 +664,10 @@ fn a_library_pairs_with_earlier_headers_that_compiled_in_nothing_it_changed() {
         let copy = dir.join(format!("manifest-{name}"));
         copy_dir(&manifest, &copy);
         edit(&copy.join(file), from, to);
+        // The header of another catalog history: with the lock, the gate
+        // refuses the change unless `major` is raised (KF1110), which the
+        // pairing would then report first.
+        std::fs::remove_file(copy.join("approved.lock")).unwrap();
         let header = dir.join(name);
         generate_and_build(&copy, &header);
         let out = pair(dir, &header, &v1);

@@ -12,6 +12,7 @@ use crate::ir;
 use crate::load::Loaded;
 use crate::model::{FamilyFile, LockEntry, Spanned};
 
+pub mod abi;
 pub mod targets;
 
 /// Lock format version.
@@ -175,6 +176,7 @@ pub fn check(
     if let Some(declared) = declared {
         targets::check(loaded, declared, report);
     }
+    abi::check(loaded, declared, report);
     let own = report.diagnostics.split_off(before);
     report
         .diagnostics
@@ -475,6 +477,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
          # An approved platform, backend, runtime or execution mode keeps its code.\n",
     );
     let _ = writeln!(out, "version = {LOCK_VERSION}");
+    abi::lock_rows(loaded, &ir.targets, &mut out);
     targets::lock_rows(loaded, &ir.targets, &mut out);
     for ((name, revision), r) in &rows {
         let _ = writeln!(out, "\n[[family]]\nname = {}", q(name));
