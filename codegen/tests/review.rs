@@ -686,6 +686,30 @@ fn an_abi_break_needs_a_raised_major_kf1110() {
     );
 }
 
+/// A placeholder receipt is recognised by the documented rule (64 hex
+/// digits, the first 32 zeros), not only as `kfam new`'s exact value:
+/// replacing any such digest by a real receipt withdraws no artifact
+/// (KD055 placeholder-receipt, compatible), where it was KD051
+/// receipt-removed, breaking.
+#[test]
+fn any_placeholder_by_the_rule_is_kd055() {
+    let p = Project::new();
+    let placeholder = format!("{}{}", "0".repeat(32), "ab".repeat(16));
+    p.edit(ADD, ADD_DIGEST, &placeholder);
+    tree::copy_dir(&p.manifest(), &p.root().join("old"));
+    p.edit(ADD, &placeholder, NEW_DIGEST);
+    let run = kfam(p.root(), &["diff", "old", "manifest"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "compatible KD055 add_bf16_1024: placeholder receipt (profile `xdna2_onboard`) removed"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("KD051"), "{}", run.stdout);
+}
+
 /// A lock written before it recorded the ABI surface approves the surface
 /// of the next generation, whatever it is.
 #[test]

@@ -22,7 +22,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol, cast
 
-from ._admission import Admitted, admit as _admit
+from ._admission import Admitted, admit as _admit, is_placeholder_digest
 from ._call import ScalarArg, TensorArg, _require, validate_call as _validate_call
 from ._decode import Corrupt
 from ._errors import AdmissionError, CallError, CapabilityError, Error
@@ -300,7 +300,9 @@ class Catalog:
         Returns the first profile of the family for that platform and mode that has a receipt;
         raises the catalog's ``CapabilityError`` with ``UNKNOWN_FAMILY`` (``RETIRED`` for a
         retired name), ``CONTRACT_MISMATCH``, ``NO_PROFILE`` (no profile for the platform and
-        mode) or ``NO_RECEIPT`` (profiles, but none qualified), checked in that order.
+        mode), ``NO_RECEIPT`` (profiles, but no receipt) or ``UNQUALIFIED`` (its only receipts
+        there are placeholders, ``is_placeholder_digest``), checked in that order. A placeholder
+        receipt never supports a query: a real receipt beside one answers.
         """
         _require(family, str, "family")
         self._require_target(platform, self.targets.platform, "platform")
@@ -314,14 +316,21 @@ class Catalog:
             raise refused(why, *query)
         if fam.contract is not contract:
             raise refused(Capability.CONTRACT_MISMATCH, *query)
-        any_profile = False
+        any_profile = placeholder = False
         for i, profile in enumerate(fam.profiles):
             if profile.platform is not platform or profile.execution_mode is not execution_mode:
                 continue
             any_profile = True
             for receipt in fam.receipts:
-                if receipt.profile == i:
-                    return Supported(fam, profile, receipt, self.ok)
+                if receipt.profile != i:
+                    continue
+                # A placeholder approves no artifact: it never supports a query.
+                if is_placeholder_digest(receipt.sha256):
+                    placeholder = True
+                    continue
+                return Supported(fam, profile, receipt, self.ok)
+        if placeholder:
+            raise refused(Capability.UNQUALIFIED, *query)
         raise refused(Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE, *query)
 
     def admit(self, document: bytes | bytearray | memoryview, sha256: str) -> Admitted:

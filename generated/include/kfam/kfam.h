@@ -585,10 +585,12 @@ typedef enum kfam_capability_outcome {
     /** A profile exists but no artifact qualified on it. */
     KFAM_CAPABILITY_NO_RECEIPT = 5,
     /** The family was approved and then retired (`retired.toml`). */
-    KFAM_CAPABILITY_RETIRED = 6
+    KFAM_CAPABILITY_RETIRED = 6,
+    /** A profile exists, but its only receipts are placeholders (a digest of 32 leading zero hex digits, as `kfam new` writes): no qualified artifact exists. */
+    KFAM_CAPABILITY_UNQUALIFIED = 7
 } kfam_capability_outcome;
 /** Members of kfam_capability_outcome; their codes run from 0 to KFAM_CAPABILITY_COUNT - 1. */
-#define KFAM_CAPABILITY_COUNT 7
+#define KFAM_CAPABILITY_COUNT 8
 
 /** The spelling of a kfam_capability_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_capability_outcome_name(int32_t code)
@@ -601,6 +603,7 @@ static inline const char *kfam_capability_outcome_name(int32_t code)
     case KFAM_CAPABILITY_NO_PROFILE: return "no_profile";
     case KFAM_CAPABILITY_NO_RECEIPT: return "no_receipt";
     case KFAM_CAPABILITY_RETIRED: return "retired";
+    case KFAM_CAPABILITY_UNQUALIFIED: return "unqualified";
     default: return NULL;
     }
 }
