@@ -706,8 +706,45 @@ fn a_library_pairs_with_earlier_headers_that_compiled_in_nothing_it_changed() {
     // The other way round, a header newer than the library is refused.
     let newer = pair(dir, &v2, &v1);
     assert!(
-        newer.starts_with("pair -3 prepared_incompatible: the program's header is of approval 2, newer than this library's families (approval 1)"),
+        newer.starts_with("pair -3 prepared_incompatible: the program's header is of approval 2, newer than this library's families (approval 1, retired ones included)"),
         "{newer}"
+    );
+
+    // The newest family retired: the library counts its tombstone, so a
+    // program built against the header that had it is told that the
+    // family was retired, not that its header is newer than the library.
+    let retiring = dir.join("manifest-retired");
+    copy_dir(&manifest, &retiring);
+    std::fs::remove_file(retiring.join("families/scale_two.toml")).unwrap();
+    let lock = std::fs::read_to_string(retiring.join("approved.lock")).unwrap();
+    let entry = &lock[lock
+        .find("name = \"scale_two\"")
+        .expect("scale_two is locked")..];
+    let identity = entry
+        .split("identity = \"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("its identity");
+    std::fs::write(
+        retiring.join("retired.toml"),
+        format!(
+            "[[retired]]\nname = \"scale_two\"\nrevision = 1\nidentity = \"{identity}\"\nreason = \"folded into scale_ok\"\n"
+        ),
+    )
+    .unwrap();
+    let retired = dir.join("retired");
+    generate_and_build(&retiring, &retired);
+    let out = pair(dir, &v2, &retired);
+    assert!(
+        out.starts_with(
+            "pair -3 prepared_incompatible: family `scale_two`: revision 1 (approval 2) is in the program's header (approval 2) and retired in the library (folded into scale_ok): rebuild the program against the library's header"
+        ),
+        "{out}"
+    );
+    // A program of the header before it still pairs.
+    assert!(
+        pair(dir, &v1, &retired).starts_with("pair 0 ok"),
+        "the header before the retired family pairs"
     );
 
     // A family revised: the program built against either earlier header
