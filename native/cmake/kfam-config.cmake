@@ -135,6 +135,10 @@ function(kfam_add_catalog name)
   execute_process(COMMAND ${command}
     OUTPUT_QUIET ERROR_VARIABLE errors RESULT_VARIABLE failed)
   if(failed)
+    # Indented, so CMake prints kfam's lines as they are (a long command
+    # in them is never wrapped).
+    string(STRIP "${errors}" errors)
+    string(REPLACE "\n" "\n " errors " ${errors}")
     message(FATAL_ERROR "kfam_add_catalog(${name}): kfam generate failed:\n${errors}")
   endif()
   file(GLOB_RECURSE inputs CONFIGURE_DEPENDS "${manifest}/*.toml")
