@@ -66,15 +66,17 @@ fn runtime_abi(header: &Path) -> Result<String, String> {
 }
 
 fn stage() -> Result<(), String> {
-    let lib = stage_into()?;
+    let marker = stage_into()?;
     // A path this script writes and watches would rerun it, and rebuild
     // the crate, on every build: its mtime goes back once staged.
-    fs::File::open(&lib)
-        .and_then(|d| d.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1)))
-        .map_err(|e| format!("{}: {e}", lib.display()))
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&marker)
+        .and_then(|f| f.set_modified(std::time::UNIX_EPOCH + std::time::Duration::from_secs(1)))
+        .map_err(|e| format!("{}: {e}", marker.display()))
 }
 
-/// Stages `wheel-data/data/lib/`, which it returns.
+/// Stages `wheel-data/data/lib/` and returns its marker.
 fn stage_into() -> Result<PathBuf, String> {
     let manifest_dir = PathBuf::from(var("CARGO_MANIFEST_DIR")?);
     let root = manifest_dir
@@ -102,23 +104,28 @@ fn stage_into() -> Result<PathBuf, String> {
     ] {
         println!("cargo::rerun-if-changed={}", root.join(input).display());
     }
-    // Staged again when the staged directory is gone (a build for another
-    // target stages its own: the directory holds one target's files).
+    // The directory holds one target's files, with a marker that names
+    // the target (left out of the wheel by codegen/pyproject.toml). This
+    // script watches its own target's marker: when the directory is gone,
+    // or a build for another target restaged it, the marker is missing and
+    // the next build for this target stages again.
+    let target = var("TARGET")?;
     let lib = manifest_dir.join("wheel-data/data/lib");
-    println!("cargo::rerun-if-changed={}", lib.display());
+    let marker = lib.join(format!(".staged-for-{target}"));
+    println!("cargo::rerun-if-changed={}", marker.display());
     if lib.exists() {
         fs::remove_dir_all(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
     }
     fs::create_dir_all(&lib).map_err(|e| format!("{}: {e}", lib.display()))?;
+    fs::write(&marker, "").map_err(|e| format!("{}: {e}", marker.display()))?;
 
-    let target = var("TARGET")?;
     if var("CARGO_CFG_TARGET_OS")? != "linux" {
         // The runtime and its CMake package are for Linux (libkfamrt.so.N);
         // elsewhere the wheel carries the binary alone (docs/install.md).
         println!(
             "cargo::warning=no prebuilt native runtime for {target}: the wheel carries the kfam binary alone"
         );
-        return Ok(lib);
+        return Ok(marker);
     }
 
     let abi = runtime_abi(&root.join("codegen/c/kfamrt.h"))?;
@@ -200,5 +207,5 @@ fn stage_into() -> Result<PathBuf, String> {
         fill("codegen/src/emit/c/package/config-version.cmake")?,
     )?;
     write(pkgconfig.join("kfamrt.pc"), fill("native/cmake/kfamrt.pc")?)?;
-    Ok(lib)
+    Ok(marker)
 }
