@@ -153,6 +153,7 @@ fn generate(edit: impl FnOnce(&Path)) -> BTreeMap<String, Vec<u8>> {
     let options = GenerateOptions {
         check: false,
         stamp: false,
+        locked: false,
     };
     match kfam_codegen::generate_dir_with(&manifest, &out, options) {
         Ok(kfam_codegen::GenerateOutcome::Written { .. }) => {}

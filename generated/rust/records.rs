@@ -144,7 +144,7 @@ pub struct Family {
     pub identity: &'static str,
     /// One-paragraph description (not part of the identity).
     pub summary: &'static str,
-    /// The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar).
+    /// The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).
     pub torch_schema: Option<&'static str>,
     /// Program or kernel.
     pub contract: Contract,

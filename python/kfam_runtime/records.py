@@ -533,7 +533,7 @@ class Family(_FamilyMethods[Param, Profile, Receipt]):
     identity: str
     #: One-paragraph description (not part of the identity).
     summary: str
-    #: The torch dispatcher schema (``kfam::NAME(...) -> ...``); absent when the signature has no torch spelling (a uint64 scalar).
+    #: The torch dispatcher schema (``NAMESPACE::NAME(...) -> ...``, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).
     torch_schema: str | None
     #: Program or kernel.
     contract: Contract

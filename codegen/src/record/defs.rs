@@ -1042,7 +1042,7 @@ pub static FAMILY: Record = Record {
         field(
             "torch_schema",
             Ty::OptStr,
-            "The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar).",
+            "The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).",
         ),
         field("contract", vocab(&Contract::VOCABULARY), "Program or kernel."),
         field(

@@ -1141,7 +1141,7 @@ typedef struct kfam_family {
     const char *identity;
     /** One-paragraph description (not part of the identity). */
     const char *summary;
-    /** The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar). NULL when absent. */
+    /** The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar). NULL when absent. */
     const char *torch_schema;
     /** Program or kernel. A kfam_contract code. */
     int32_t contract;
