@@ -460,7 +460,7 @@ const ALIASES: &[(&str, &str)] = &[
 ];
 
 /// The closest of `candidates` to `word`, if it is close enough to be a typo
-/// (or another ecosystem's name for it: [`ALIASES`]).
+/// (or another ecosystem's name for it, such as `bfloat16` for `bf16`).
 pub fn did_you_mean<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,

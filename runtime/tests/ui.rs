@@ -212,7 +212,7 @@ fn wrappers_follow_the_corpus() {
 }
 
 #[test]
-fn ui() {
+fn trybuild_compiles_the_chosen_cases() {
     // With `KFAM_BLESS=1`, the wrappers are written before trybuild lists them.
     let _ = sync_wrappers();
     // trybuild compiles cases in a scratch crate; point the macro at this one.
