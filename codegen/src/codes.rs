@@ -152,6 +152,11 @@ codes! {
     RopeMismatch = "KF0513", "operation", "rope operands disagree",
         "`rope` rotates the first `rotary_dim` entries of each head of `query`\n`[T, H, D]` and `key` `[T, H_kv, D]` by per-token angles given as `cos` and\n`sin` `[T, rotary_dim / 2]`, into `query_out` and `key_out` shaped and typed\nlike `query` and `key`. Queries and keys share one float dtype, as do `cos`\nand `sin`; all four agree on `T`, the queries and keys on `D`; `rotary_dim`\nis even and at most `D`.";
 
+    LinearMismatch = "KF0514", "operation", "linear operands disagree",
+        "`linear` multiplies activations `input` `[.., K]` (any leading extents)\nby a weight stored `[N, K]` (`weight_layout = \"nk\"`, the default: as\n`nn.Linear` and checkpoints store it) or `[K, N]` (`\"kn\"`: GPT-2's\n`Conv1D`), adds an optional `bias` `[N]`, and writes `out` `[.., N]` with\nthe leading extents of `input`. All share one float dtype. Where `input`\nand `out` have a dynamic leading extent, name it with one symbol in both,\nso that each call checks they are equal.";
+    DenseAttentionMismatch = "KF0515", "operation", "dense attention operands disagree",
+        "`dense_attention` is scaled dot-product attention over dense tensors, as\n`F.scaled_dot_product_attention` computes it: `query` `[B, H, S, D]`,\n`key` and `value` `[B, H_kv, S_kv, D]`, `out` `[B, H, S, D]`, all of one\nfloat dtype. `H` is a multiple of `H_kv` (grouped-query attention). Each\nextent appears in several tensors, so a call must find it equal in each:\na dynamic extent is named by one symbol wherever it appears, never two\nanonymous `-1`s.";
+
     BindingUnknownParam = "KF0601", "profile", "binding names an unknown parameter",
         "A final-ABI binding places a declared parameter into a launch slot.";
     BindingDuplicateParam = "KF0602", "profile", "parameter bound twice",

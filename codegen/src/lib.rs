@@ -63,7 +63,7 @@ pub mod synth;
 pub mod vocab;
 pub mod write;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use diag::Report;
 
@@ -253,6 +253,13 @@ pub enum GenerateError {
     /// The manifest has errors; the report holds them.
     Manifest(Report),
     Write(write::WriteError),
+    /// A locked run ([`GenerateOptions::locked`]): `approved.lock` (the
+    /// path) does not record what the manifest approves, and nothing was
+    /// written. The report holds the run's warnings.
+    LockStale {
+        lock: PathBuf,
+        report: Report,
+    },
 }
 
 /// What [`generate_dir`] did or found.
@@ -280,6 +287,11 @@ pub struct GenerateOptions {
     /// an input changed, so there the stamp would only cost hashing the
     /// generator's executable and the files on every run.
     pub stamp: bool,
+    /// Never write `approved.lock`, the review gate (cargo's `--locked`):
+    /// when it does not record what the manifest approves, write nothing
+    /// and fail ([`GenerateError::LockStale`]). A build runs this way
+    /// (`kfam_add_catalog()`): it never writes the source tree.
+    pub locked: bool,
 }
 
 /// The one entry of generation (rust-analyzer's `generate(check)` shape):
@@ -294,7 +306,11 @@ pub fn generate_dir(
     generate_dir_with(
         manifest_dir,
         out_dir,
-        GenerateOptions { check, stamp: true },
+        GenerateOptions {
+            check,
+            stamp: true,
+            locked: false,
+        },
     )
 }
 
@@ -304,11 +320,38 @@ pub fn generate_dir_with(
     out_dir: &Path,
     options: GenerateOptions,
 ) -> Result<GenerateOutcome, GenerateError> {
-    let GenerateOptions { check, stamp } = options;
-    // What the first line of every output names (and the stamp records).
     let origin = origin::Origin::of(manifest_dir, out_dir);
+    generate_dir_from(manifest_dir, out_dir, options, &origin)
+}
+
+/// [`generate_dir_with`] for a build's own tree (`kfam generate --locked
+/// --source-dir DIR`): the outputs' first line names the manifest relative
+/// to the project's source directory `source_dir`, never the build's
+/// output directory ([`origin::Origin::of_build`]), so the headers a build
+/// installs say where they come from.
+pub fn generate_build_dir(
+    manifest_dir: &Path,
+    out_dir: &Path,
+    source_dir: &Path,
+    options: GenerateOptions,
+) -> Result<GenerateOutcome, GenerateError> {
+    let origin = origin::Origin::of_build(manifest_dir, source_dir);
+    generate_dir_from(manifest_dir, out_dir, options, &origin)
+}
+
+fn generate_dir_from(
+    manifest_dir: &Path,
+    out_dir: &Path,
+    options: GenerateOptions,
+    origin: &origin::Origin,
+) -> Result<GenerateOutcome, GenerateError> {
+    let GenerateOptions {
+        check,
+        stamp,
+        locked,
+    } = options;
     if let Some(unchanged) = stamp
-        .then(|| fresh::fresh(manifest_dir, out_dir, &origin))
+        .then(|| fresh::fresh(manifest_dir, out_dir, origin))
         .flatten()
     {
         let report = Report::default();
@@ -345,12 +388,12 @@ pub fn generate_dir_with(
     };
     // The lock job runs first and lets go of what only it needs (the texts,
     // the old lock) before the emitters' outputs fill memory.
-    let (files, (lock, inputs)) = emit::generate_with(&ir, &origin, || {
+    let (files, (lock, inputs)) = emit::generate_with(&ir, origin, || {
         let pending = if clean && stamp && !check {
             let texts = sources
                 .files()
                 .map(|(_, f)| (f.path.as_str(), f.text.as_str()));
-            fresh::Inputs::begin(manifest_dir, &origin, texts)
+            fresh::Inputs::begin(manifest_dir, origin, texts)
         } else {
             None
         };
@@ -373,6 +416,12 @@ pub fn generate_dir_with(
         }
         Ok(GenerateOutcome::Checked { report, problems })
     } else {
+        if locked && !write::is_current(&lock_path, &lock).map_err(GenerateError::Write)? {
+            return Err(GenerateError::LockStale {
+                lock: lock_path,
+                report,
+            });
+        }
         fresh::forget(out_dir);
         // Only a run without any diagnostic is recorded (a fresh run prints
         // nothing, so warnings must come from a full run every time); the
@@ -385,8 +434,10 @@ pub fn generate_dir_with(
             (written, digests)
         });
         let mut outcome = written.map_err(GenerateError::Write)?;
-        outcome.lock_written =
-            write::write_if_changed(&lock_path, &lock).map_err(GenerateError::Write)?;
+        if !locked {
+            outcome.lock_written =
+                write::write_if_changed(&lock_path, &lock).map_err(GenerateError::Write)?;
+        }
         if let (Some(inputs), Some(digests)) = (inputs, digests) {
             fresh::record(out_dir, &inputs, &files, &digests);
         }

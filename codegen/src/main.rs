@@ -99,6 +99,16 @@ enum Command {
         /// Write nothing; exit 1 naming each stale, missing or unexpected file.
         #[arg(long)]
         check: bool,
+        /// Never write `approved.lock` (the review gate): exit 1, writing
+        /// nothing, when it does not record what the manifest approves. For
+        /// builds (`kfam_add_catalog()`), which never write the source tree.
+        #[arg(long, conflicts_with = "check")]
+        locked: bool,
+        /// The outputs are a build's, of the project in this directory:
+        /// their first line names the manifest relative to it, not the
+        /// output directory.
+        #[arg(long, value_name = "DIR", requires = "locked")]
+        source_dir: Option<PathBuf>,
         #[arg(long, value_enum, default_value = "human")]
         message_format: GenerateFormat,
     },
@@ -275,6 +285,8 @@ fn main() -> ExitCode {
             manifest_dir,
             out,
             check,
+            locked,
+            source_dir,
             message_format,
         } => {
             let message_format = MessageFormat::from(message_format);
@@ -282,10 +294,36 @@ fn main() -> ExitCode {
                 let parent = manifest_dir.parent().unwrap_or(Path::new(""));
                 parent.join("generated")
             });
-            match kfam_codegen::generate_dir(&manifest_dir, &out, check) {
+            let options = kfam_codegen::GenerateOptions {
+                check,
+                stamp: true,
+                locked,
+            };
+            let generated = match &source_dir {
+                Some(source) => {
+                    kfam_codegen::generate_build_dir(&manifest_dir, &out, source, options)
+                }
+                None => kfam_codegen::generate_dir_with(&manifest_dir, &out, options),
+            };
+            match generated {
                 Err(GenerateError::Manifest(report)) => {
                     print_report(&report, message_format);
                     ExitCode::from(if report.has_io_errors() { 2 } else { 1 })
+                }
+                Err(GenerateError::LockStale { lock, report }) => {
+                    print_report(&report, message_format);
+                    eprintln!(
+                        "error: {} does not record every revision the manifest approves; \
+                         a locked generate (a build) never writes it, and wrote nothing",
+                        lock.display()
+                    );
+                    eprintln!(
+                        "help: review the manifest's change, then record it in the lock: `{}` \
+                         (or, where the repository commits its outputs, its own `kfam generate \
+                         --out DIR`), and commit the lock",
+                        kfam_codegen::regenerate_command(&manifest_dir, &out)
+                    );
+                    ExitCode::from(1)
                 }
                 Err(GenerateError::Write(e)) => {
                     eprintln!("error: {e}");

@@ -442,13 +442,39 @@ pub fn c_vocab_type(vocab_name: &str) -> String {
         )
 }
 
-/// The closest of `candidates` to `word`, if it is close enough to be a typo.
+/// What other ecosystems call kfam's members (PyTorch's and NumPy's dtype
+/// names, C's): too far from kfam's spelling to be a typo, yet what one
+/// writes from habit (`bfloat16` is four edits from `bf16`). Offered only
+/// when the member is among the candidates.
+const ALIASES: &[(&str, &str)] = &[
+    ("bfloat16", "bf16"),
+    ("float", "fp32"),
+    ("float16", "fp16"),
+    ("float32", "fp32"),
+    ("float4_e2m1fn_x2", "fp4"),
+    ("float8_e4m3fn", "fp8e4m3fn"),
+    ("float8_e8m0fnu", "fp8e8m0"),
+    ("half", "fp16"),
+    ("long", "int64"),
+    ("short", "int16"),
+];
+
+/// The closest of `candidates` to `word`, if it is close enough to be a typo
+/// (or another ecosystem's name for it: [`ALIASES`]).
 pub fn did_you_mean<'c>(
     word: &str,
     candidates: impl IntoIterator<Item = &'c str>,
 ) -> Option<&'c str> {
     let lower = word.to_ascii_lowercase();
     let candidates: Vec<&str> = candidates.into_iter().collect();
+    let alias = lower.strip_prefix("torch.").unwrap_or(&lower);
+    if let Some(c) = ALIASES
+        .iter()
+        .find(|(a, _)| *a == alias)
+        .and_then(|(_, m)| candidates.iter().find(|c| **c == *m))
+    {
+        return Some(c);
+    }
     // `output` for `out`: the longest member the word starts with, when
     // little is left over (`program_and_kernel` is not `program`).
     if let Some(c) = candidates
@@ -469,6 +495,17 @@ pub fn did_you_mean<'c>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn other_ecosystems_names_are_offered() {
+        let dtypes = ["fp32", "fp16", "bf16", "int64", "fp8e4m3fn"];
+        assert_eq!(did_you_mean("bfloat16", dtypes), Some("bf16"));
+        assert_eq!(did_you_mean("torch.bfloat16", dtypes), Some("bf16"));
+        assert_eq!(did_you_mean("Float16", dtypes), Some("fp16"));
+        assert_eq!(did_you_mean("float8_e4m3fn", dtypes), Some("fp8e4m3fn"));
+        // Only a member the vocabulary has.
+        assert_eq!(did_you_mean("bfloat16", ["fp32", "fp16"]), None);
+    }
 
     #[test]
     fn reserved_list_is_sorted_and_unique() {

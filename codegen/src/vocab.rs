@@ -240,6 +240,10 @@ vocab! {
         /// Conversion to the output's dtype: the only operator whose output
         /// dtype may differ from its input's.
         Cast = 11 => "cast",
+        /// GELU by its tanh approximation,
+        /// `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))`
+        /// (`F.gelu(x, approximate="tanh")`, GPT-2's activation).
+        GeluTanh = 12 => "gelu_tanh",
     }
 }
 
@@ -278,6 +282,22 @@ vocab! {
         CombinedNhd = 3 => "combined_nhd",
         /// One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1.
         CombinedHnd = 4 => "combined_hnd",
+    }
+}
+
+vocab! {
+    /// How a `linear` weight stores its two axes.
+    WeightLayout {
+        /// `[N, K]`: output features first, as `nn.Linear` and checkpoints
+        /// store it (`out = input @ weight^T`).
+        Nk = 0 => "nk",
+        /// `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
+        Kn = 1 => "kn",
+        /// `[E, N, K]`: a batch of `E` weights as `nk`, the activations
+        /// `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+        Enk = 2 => "enk",
+        /// `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+        Ekn = 3 => "ekn",
     }
 }
 

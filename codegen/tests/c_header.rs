@@ -450,6 +450,29 @@ fn expected_output(ir: &Ir, f: &Family) -> String {
                 operand("key_out")
             );
         }
+        OperationKind::Linear => {
+            let _ = writeln!(
+                s,
+                "operation {kind} weight_layout {} {} {} {} {}",
+                member("weight_layout"),
+                operand("input"),
+                operand("weight"),
+                operand("bias"),
+                operand("out")
+            );
+        }
+        OperationKind::DenseAttention => {
+            let (scale, scale_param) = scalar("scale");
+            let _ = writeln!(
+                s,
+                "operation {kind} causal {} scale {scale} scale_param {scale_param} {} {} {} {}",
+                flag("causal"),
+                operand("query"),
+                operand("key"),
+                operand("value"),
+                operand("out")
+            );
+        }
     }
     let _ = writeln!(
         s,
@@ -685,7 +708,7 @@ fn layout_asserts_cover_every_field_and_fail_a_wrong_layout() {
         assert_eq!(asserted("SIZE"), 1, "{name}: size asserted once");
         assert_eq!(asserted("OFFSET"), fields, "{name}: every field's offset");
     }
-    assert_eq!(records, 26, "every struct and union of the header");
+    assert_eq!(records, 28, "every struct and union of the header");
 
     let right = "KFAM_GEN_OFFSET(kfam_call_error, param_index, 8u);";
     assert!(text.contains(right), "kfam_call_error.param_index is at 8");

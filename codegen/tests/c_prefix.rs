@@ -271,7 +271,7 @@ fn catalogs_of_three_prefixes_share_one_translation_unit() {
         .iter()
         .map(|ir| expected(ir) + "\n")
         .collect();
-    assert!(want.contains("zrt families=15 retired=0"), "{want}");
+    assert!(want.contains("zrt families=17 retired=0"), "{want}");
     assert!(want.contains("not_found=-3005"), "{want}");
 
     for (tool, lang, std) in [

@@ -1,18 +1,22 @@
 //! The `kfam-cli` wheel (`codegen/pyproject.toml`), the way a team without a
-//! Rust toolchain gets `kfam`: built with the pinned maturin
-//! (`testenv/requirements.txt`) exactly as docs/install.md says, its
-//! contents and metadata checked, installed with `pip install --no-index`
-//! into a fresh virtual environment, and the installed `kfam` run from that
-//! environment's `bin/`, outside the workspace: `--version`, `init`,
-//! `check`, `generate` (byte for byte what the workspace's own binary
-//! writes) and the language server over stdio. The wheel also carries the
-//! prebuilt native runtime and kfam's CMake package, staged by
-//! `cargo run -p kfam-dev --bin wheel-data`: a C++ team builds its
-//! catalog's library with them and CMake alone (`cli_wheel/cmake_team.rs`).
+//! Rust toolchain gets `kfam`: built with the pinned maturin and zig
+//! (`testenv/requirements.txt`) by the one command docs/install.md gives,
+//! `maturin build --release --zig`, with the `kfam-runtime` wheel beside
+//! it; its contents, metadata, manylinux2014 tag (`auditwheel show`) and
+//! glibc symbol versions checked; both installed by pip alone from the
+//! directory (`pip install --no-index --find-links`) into a fresh virtual
+//! environment, and the installed `kfam` run from that environment's
+//! `bin/`, outside the workspace: `--version`, `init`, `check`, `generate`
+//! (byte for byte what the workspace's own binary writes) and the language
+//! server over stdio. The wheel also carries the prebuilt native runtime and
+//! kfam's CMake package, built and staged by the same command
+//! (`codegen/build.rs`): a C++ team builds its catalog's library with them
+//! and CMake alone, in both workflows of docs/adopting.md
+//! (`cli_wheel/cmake_team.rs`).
 //!
 //! One test, so one wheel build per run. The release build goes to the
-//! workspace's target directory (`target/release/`), where a later run finds
-//! it up to date.
+//! workspace's target directory (`target/x86_64-unknown-linux-gnu/release/`:
+//! `--zig` names the target), where a later run finds it up to date.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -23,6 +27,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+
+use crate::support::root;
 
 #[path = "cli_wheel/cmake_team.rs"]
 mod cmake_team;
@@ -139,6 +145,24 @@ fn wheel_entries(wheel: &Path) -> (Vec<(String, u64, u32)>, String) {
     )
 }
 
+/// The `GLIBC_x.y[.z]` versions `file`'s dynamic symbols name
+/// (`objdump -T`), sorted.
+fn glibc_versions(file: &Path) -> Vec<(u32, u32, Option<u32>)> {
+    let out = run("objdump -T", Command::new("objdump").arg("-T").arg(file));
+    let mut versions: Vec<(u32, u32, Option<u32>)> = String::from_utf8_lossy(&out.stdout)
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')')
+        .filter_map(|w| {
+            let mut parts = w.strip_prefix("GLIBC_")?.split('.');
+            let major = parts.next()?.parse().ok()?;
+            let minor = parts.next()?.parse().ok()?;
+            Some((major, minor, parts.next().and_then(|p| p.parse().ok())))
+        })
+        .collect();
+    versions.sort_unstable();
+    versions.dedup();
+    versions
+}
+
 /// The values of a metadata field (`Name: value` lines of the header).
 fn field<'a>(metadata: &'a str, name: &str) -> Vec<&'a str> {
     metadata
@@ -153,38 +177,30 @@ fn wheel_installs_and_runs_without_the_workspace() {
     let scratch = tempfile::tempdir().expect("tempdir");
     let dist = scratch.path().join("dist");
 
-    // Build: what docs/install.md tells a maintainer to run. (The test
-    // environment is provisioned first, so the time printed is the build's.)
+    // Build: what docs/install.md tells a maintainer to run, in an
+    // environment where the pinned maturin and zig are installed (maturin
+    // finds zig as `python3 -m ziglang` on the PATH). (The test environment
+    // is provisioned first, so the time printed is the build's.)
     let mut maturin = kfam_testenv::python();
-    let started = Instant::now();
-    run(
-        "staging the runtime",
-        Command::new(env!("CARGO"))
-            .args([
-                "run",
-                "--locked",
-                "-q",
-                "-p",
-                "kfam-dev",
-                "--bin",
-                "wheel-data",
-            ])
-            .current_dir(crate_dir()),
-    );
-    eprintln!(
-        "cli_wheel: staging the runtime (release build of libkfamrt) took {:.1} s",
-        started.elapsed().as_secs_f64()
+    let tools_path = format!(
+        "{}:{}",
+        kfam_testenv::venv_bin("python3")
+            .parent()
+            .expect("the environment's bin/")
+            .display(),
+        std::env::var("PATH").unwrap_or_default()
     );
     let started = Instant::now();
     run(
         "building the wheel",
         maturin
-            .args(["-m", "maturin", "build", "--release", "--out"])
+            .args(["-m", "maturin", "build", "--release", "--zig", "--out"])
             .arg(&dist)
+            .env("PATH", &tools_path)
             .current_dir(crate_dir()),
     );
     eprintln!(
-        "cli_wheel: maturin build --release took {:.1} s",
+        "cli_wheel: maturin build --release --zig (the binary, and libkfamrt by codegen/build.rs) took {:.1} s",
         started.elapsed().as_secs_f64()
     );
     let wheels: Vec<PathBuf> = fs::read_dir(&dist)
@@ -192,13 +208,38 @@ fn wheel_installs_and_runs_without_the_workspace() {
         .map(|e| e.expect("entry").path())
         .collect();
     assert_eq!(wheels.len(), 1, "one wheel: {wheels:?}");
-    let wheel = &wheels[0];
+    let wheel = &wheels[0].clone();
+    // The Python runtime's wheel, into the same directory.
+    let started = Instant::now();
+    run(
+        "building kfam-runtime's wheel",
+        kfam_testenv::python()
+            .args([
+                "-m",
+                "pip",
+                "wheel",
+                "--quiet",
+                "--no-deps",
+                "--no-build-isolation",
+                "--no-index",
+                "--wheel-dir",
+            ])
+            .arg(&dist)
+            .arg(root().join("python")),
+    );
+    eprintln!(
+        "cli_wheel: pip wheel python/ (kfam-runtime) took {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    let runtime_wheel = dist.join(format!("kfam_runtime-{VERSION}-py3-none-any.whl"));
+    assert!(runtime_wheel.is_file(), "no {}", runtime_wheel.display());
     let file_name = wheel.file_name().unwrap().to_string_lossy().into_owned();
-    // A platform wheel for any Python 3: the binary does not link libpython.
+    // A platform wheel for any Python 3 (the binary does not link
+    // libpython), for glibc 2.17 and later.
     assert!(
         file_name.starts_with(&format!("{WHEEL_STEM}-{VERSION}-py3-none-"))
             && file_name.ends_with(".whl")
-            && !file_name.ends_with("-any.whl"),
+            && file_name.contains("manylinux2014_x86_64"),
         "{file_name}"
     );
     let size = fs::metadata(wheel).expect("wheel").len();
@@ -209,6 +250,23 @@ fn wheel_installs_and_runs_without_the_workspace() {
     assert!(
         size <= MAX_WHEEL_BYTES,
         "{file_name} is {size} bytes, over {MAX_WHEEL_BYTES}"
+    );
+    // auditwheel reads every ELF file of the wheel (the binary and
+    // libkfamrt) and names the policy their symbols allow.
+    let audit = run(
+        "auditwheel show",
+        Command::new(kfam_testenv::venv_bin("auditwheel"))
+            .arg("show")
+            .arg(wheel),
+    );
+    let audit = String::from_utf8_lossy(&audit.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    eprintln!("cli_wheel: auditwheel show: {audit}");
+    assert!(
+        audit.contains("is consistent with the following platform tag: \"manylinux_2_17_x86_64\""),
+        "{audit}"
     );
 
     // Contents: the binary as an executable script, the runtime and the
@@ -275,12 +333,52 @@ fn wheel_installs_and_runs_without_the_workspace() {
         )
     };
     let install_started = Instant::now();
+    // What a team runs with the wheels in a directory: pip alone, no index.
     run(
-        "pip install --no-index",
+        "pip install --no-index --find-links",
         isolated(&venv.join("bin").join("python"), &venv, &home)
-            .args(["-m", "pip", "install", "--no-index", "--no-deps", "--quiet"])
-            .arg(wheel),
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--no-index",
+                "--quiet",
+                "--find-links",
+            ])
+            .arg(&dist)
+            .args([DISTRIBUTION, "kfam-runtime"]),
     );
+    run(
+        "the installed kfam_runtime",
+        isolated(&venv.join("bin").join("python"), &venv, &home).args([
+            "-c",
+            &format!("import kfam_runtime; assert kfam_runtime.__version__ == {VERSION:?}"),
+        ]),
+    );
+    // No symbol newer than the tag promises, in the binary or the runtime.
+    for file in [venv.join("bin/kfam"), venv.join("lib/libkfamrt.so.1")] {
+        let versions = glibc_versions(&file);
+        let newest = versions.iter().max().expect("glibc symbols");
+        eprintln!(
+            "cli_wheel: {}: glibc symbol versions {}",
+            file.file_name().unwrap().to_string_lossy(),
+            versions
+                .iter()
+                .map(|(a, b, c)| format!(
+                    "{a}.{b}{}",
+                    c.map(|c| format!(".{c}")).unwrap_or_default()
+                ))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+        assert!(
+            (newest.0, newest.1) <= (2, 17),
+            "{} needs GLIBC_{}.{}",
+            file.display(),
+            newest.0,
+            newest.1
+        );
+    }
     let version = kfam(&["--version"]);
     assert_eq!(
         String::from_utf8_lossy(&version.stdout).trim(),

@@ -351,7 +351,7 @@ fn binary_check_on_the_shipped_manifest() {
             "{line}"
         );
     }
-    assert!(stdout.contains("checked 15 families: ok"), "{stdout}");
+    assert!(stdout.contains("checked 17 families: ok"), "{stdout}");
 }
 
 #[test]

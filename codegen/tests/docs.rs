@@ -271,3 +271,43 @@ fn compiled_meta_reference_documents_every_field() {
         );
     }
 }
+
+/// Each operation kind's operand table in docs/manifest.md is what its
+/// declaration renders (`kfam_codegen::emit::docs::operand_table`), under a
+/// `<!-- operands: <kind> -->` marker: the docs cannot drift from the
+/// constraints the checker enforces. `KFAM_BLESS=1` rewrites the tables.
+#[test]
+fn operand_tables_follow_the_declarations() {
+    use kfam_codegen::vocab::OperationKind;
+    let path = root().join("docs/manifest.md");
+    let mut text = doc("manifest.md");
+    let mut stale = Vec::new();
+    for &kind in OperationKind::ALL {
+        if kind == OperationKind::Custom {
+            continue;
+        }
+        let marker = format!("<!-- operands: {kind} -->\n");
+        let Some(at) = text.find(&marker) else {
+            stale.push(format!("{kind}: no `{}` marker", marker.trim()));
+            continue;
+        };
+        let start = at + marker.len();
+        let end = text[start..]
+            .find("\n\n")
+            .map_or(text.len(), |e| start + e + 1);
+        let want = kfam_codegen::emit::docs::operand_table(kind);
+        if text[start..end] != want {
+            stale.push(format!("{kind}:\n{want}"));
+            text.replace_range(start..end, &want);
+        }
+    }
+    if std::env::var_os("KFAM_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &text).unwrap();
+        return;
+    }
+    assert!(
+        stale.is_empty(),
+        "docs/manifest.md's operand tables differ from the declarations (KFAM_BLESS=1 rewrites them):\n{}",
+        stale.join("\n")
+    );
+}

@@ -228,6 +228,7 @@ fn a_run_without_the_stamp_neither_reads_nor_leaves_one() {
     let no_stamp = kfam_codegen::GenerateOptions {
         check: false,
         stamp: false,
+        locked: false,
     };
     // Unchanged inputs: a full run all the same (nothing to write), which
     // removes the stamp it found, as every full run does, and records none.

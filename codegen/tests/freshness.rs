@@ -27,6 +27,9 @@ fn generated_is_fresh() {
             )
         }
         Err(GenerateError::Write(e)) => panic!("{e}"),
+        Err(GenerateError::LockStale { lock, .. }) => {
+            panic!("{} is stale (a locked run only)", lock.display())
+        }
     }
 }
 

@@ -31,6 +31,7 @@ mod module_graph;
 mod no_panic;
 mod python;
 mod python_sources;
+mod release_workflow;
 mod review;
 mod robustness;
 mod schema;

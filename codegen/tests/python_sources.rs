@@ -54,17 +54,16 @@ fn ruff_accepts_the_python_sources() {
 
 #[test]
 fn mypy_strict_accepts_the_python_sources() {
-    let cache = tempfile::tempdir().unwrap();
-    let out = tool(&[
-        "-m",
-        "mypy",
-        "--strict",
-        "--config-file",
-        "pyproject.toml",
-        "--cache-dir",
-        cache.path().to_str().unwrap(),
-        "kfam_runtime",
-    ]);
+    let out = kfam_testenv::mypy("runtime-sources")
+        .current_dir(root().join("python"))
+        .args([
+            "--strict",
+            "--config-file",
+            "pyproject.toml",
+            "kfam_runtime",
+        ])
+        .output()
+        .expect("run mypy");
     assert!(
         out.status.success(),
         "mypy --strict python/kfam_runtime failed:\n{}",
@@ -154,6 +153,7 @@ fn generate(edit: impl FnOnce(&Path)) -> BTreeMap<String, Vec<u8>> {
     let options = GenerateOptions {
         check: false,
         stamp: false,
+        locked: false,
     };
     match kfam_codegen::generate_dir_with(&manifest, &out, options) {
         Ok(kfam_codegen::GenerateOutcome::Written { .. }) => {}

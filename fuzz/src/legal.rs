@@ -5,8 +5,11 @@
 //! accepts it unless it passes a consumer's limit (docs/manifest.md,
 //! "Consumer limits"), which the generator reaches on purpose: more than
 //! 64 torch arguments (KF0902), a torch schema over 4095 bytes (KF0903), a
-//! family named `abi` (KF0107). No dependencies: included by
-//! `codegen/tests/accepted.rs` and by this crate.
+//! family named `abi` (KF0107). A kind checked by its declaration alone is
+//! built from that declaration (`declared`). Included by
+//! `codegen/tests/accepted.rs` and by this crate, both over `kfam_codegen`.
+
+use kfam_codegen::vocab::OperationKind;
 
 /// A manifest's family files: `(name, TOML text)`, checked with the
 /// shipped `abi.toml` (`max_rank = 5`, 256 tensors, 128 scalars).
@@ -185,6 +188,127 @@ fn shape(r: &mut Rng, rank: usize, dtype: &str, symbols: &[String]) -> Vec<Strin
     s
 }
 
+/// A family of a kind checked by its declaration alone
+/// (`kfam_codegen::record::Operands`), built from that declaration: each
+/// letter a static extent or, where a call must find it equal, its
+/// suggested symbol; divisors first; leading extents for `Rows` operands;
+/// one float dtype per group; a member of each vocabulary key, which picks
+/// a `ByKey` operand's axes. Returns the payload table, the parameters, the
+/// written operand and the symbols the shapes use.
+fn declared(
+    r: &mut Rng,
+    kind: OperationKind,
+    mut pname: impl FnMut(&mut Rng, usize) -> String,
+) -> (String, Vec<Param>, Option<String>, Vec<String>) {
+    use kfam_codegen::record::{self, DtypeClass, Shape, Ty};
+    let decl = record::operands(kind);
+    let payload = record::operation(kind);
+    let mut value: Vec<(&str, String)> = Vec::new();
+    let mut symbols: Vec<String> = Vec::new();
+    for d in decl.divides {
+        let divisor: u64 = r.pick(&[1, 2, 4, 8]);
+        value.push((d.divisor, divisor.to_string()));
+        value.push((d.multiple, (divisor * r.pick(&[1u64, 2, 4])).to_string()));
+    }
+    for letter in decl.extents {
+        if value.iter().any(|(l, _)| *l == letter.letter) {
+            continue;
+        }
+        let v = match letter.tie {
+            Some(tie) if r.chance(50) => {
+                symbols.push(tie.to_owned());
+                q(tie)
+            }
+            _ => r.pick(&["1", "16", "64", "128"]).to_owned(),
+        };
+        value.push((letter.letter, v));
+    }
+    let leading: Vec<String> = (0..1 + r.below(2))
+        .map(|i| {
+            if r.chance(50) {
+                let s = ["rows", "seq"][i];
+                symbols.push(s.to_owned());
+                q(s)
+            } else {
+                r.pick(&["1", "3", "32"]).to_owned()
+            }
+        })
+        .collect();
+    let mut keys = String::new();
+    let mut members: Vec<(&str, &'static str)> = Vec::new();
+    for f in payload.fields.iter().filter(|f| f.key.is_some()) {
+        match f.ty {
+            Ty::Vocab(v) => {
+                let m = v.members[r.below(v.members.len())].spelling;
+                members.push((f.name, m));
+                keys.push_str(&format!("{} = \"{m}\"\n", f.name));
+            }
+            Ty::Bool => keys.push_str(&format!("{} = {}\n", f.name, r.chance(50))),
+            Ty::ScalarRef => keys.push_str(&format!(
+                "{} = {}\n",
+                f.name,
+                r.pick(&["0.125", "1.0", "1e-6"])
+            )),
+            _ => {}
+        }
+    }
+    let dtypes: Vec<(&[&str], &str)> = decl
+        .dtypes
+        .iter()
+        .map(|g| {
+            let d = match g.class {
+                DtypeClass::Int32 => "int32",
+                _ => r.pick(&["fp32", "fp16", "bf16", "fp8e4m3fn"]),
+            };
+            (g.members, d)
+        })
+        .collect();
+    let member = |key: &str| members.iter().find(|m| m.0 == key).map(|m| m.1);
+    let axes_of = |shape: Shape| -> Vec<String> {
+        let letters: &[&str] = match shape {
+            Shape::Axes(a) | Shape::Rows(a) => a,
+            _ => &[],
+        };
+        let mut axes = if matches!(shape, Shape::Rows(_)) {
+            leading.clone()
+        } else {
+            Vec::new()
+        };
+        axes.extend(letters.iter().map(|l| {
+            value
+                .iter()
+                .find(|(v, _)| v == l)
+                .map_or_else(|| "1".to_owned(), |(_, v)| v.clone())
+        }));
+        axes
+    };
+    let mut params: Vec<Param> = Vec::new();
+    let mut out = None;
+    for (i, o) in decl.tensors.iter().enumerate() {
+        let optional = payload
+            .field(o.key)
+            .is_some_and(|f| matches!(f.ty, Ty::OptParam));
+        if optional && r.chance(50) {
+            continue;
+        }
+        let shape = decl.resolve(o.key, &member).unwrap_or(Shape::Any);
+        let dtype = dtypes
+            .iter()
+            .find(|(m, _)| m.contains(&o.key))
+            .map_or("fp32", |(_, d)| *d);
+        let name = pname(r, i);
+        keys.push_str(&format!("{} = {}\n", o.key, q(&name)));
+        let direction = if o.written { "out" } else { "in" };
+        if o.written {
+            out = Some(name.clone());
+        }
+        params.push(Param::tensor(&name, direction, dtype, &axes_of(shape)));
+    }
+    symbols.sort();
+    symbols.dedup();
+    (format!("[operation.{kind}]\n{keys}"), params, out, symbols)
+}
+
 fn family(r: &mut Rng, index: usize) -> (String, String) {
     let name = if index == 0 && r.chance(3) {
         "abi".to_owned()
@@ -197,7 +321,7 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
         .collect();
     let mut params: Vec<Param> = Vec::new();
     let pname = |r: &mut Rng, i: usize| ident(r, &format!("p{i}_"));
-    let kind = r.below(10);
+    let kind = r.below(12);
     let op;
     let mut used_symbols = symbols.clone();
     let mut out_name: Option<String> = None;
@@ -566,6 +690,18 @@ fn family(r: &mut Rng, index: usize) -> (String, String) {
                 r.chance(50)
             );
             out_name = Some(q_out);
+        }
+        9 | 10 => {
+            let kind = if kind == 9 {
+                OperationKind::Linear
+            } else {
+                OperationKind::DenseAttention
+            };
+            let (text, mut ps, out, symbols) = declared(r, kind, |r, i| pname(r, i));
+            op = text;
+            params.append(&mut ps);
+            out_name = out;
+            used_symbols = symbols;
         }
         _ => {
             op = format!(

@@ -243,6 +243,25 @@ impl Read for Operation {
                     interleaved: r.read()?,
                 }))
             }
+            OperationKind::Linear => {
+                r.record(|r| Ok(Operation::Linear {
+                    input: r.param("Linear", "input")?,
+                    weight: r.param("Linear", "weight")?,
+                    bias: r.opt_param("Linear", "bias")?,
+                    out: r.param("Linear", "out")?,
+                    weight_layout: r.read()?,
+                }))
+            }
+            OperationKind::DenseAttention => {
+                r.record(|r| Ok(Operation::DenseAttention {
+                    query: r.param("DenseAttention", "query")?,
+                    key: r.param("DenseAttention", "key")?,
+                    value: r.param("DenseAttention", "value")?,
+                    out: r.param("DenseAttention", "out")?,
+                    causal: r.read()?,
+                    scale: r.scalar_ref("DenseAttention", "scale")?,
+                }))
+            }
         }
     }
 }
@@ -316,5 +335,11 @@ impl Read for CacheLayout {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         let code = r.read::<i32>()?;
         CacheLayout::from_code(code).ok_or_else(|| r.unknown("CacheLayout", code))
+    }
+}
+impl Read for WeightLayout {
+    fn read(r: &mut Reader) -> Result<Self, Malformed> {
+        let code = r.read::<i32>()?;
+        WeightLayout::from_code(code).ok_or_else(|| r.unknown("WeightLayout", code))
     }
 }

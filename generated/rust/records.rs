@@ -144,7 +144,7 @@ pub struct Family {
     pub identity: &'static str,
     /// One-paragraph description (not part of the identity).
     pub summary: &'static str,
-    /// The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar).
+    /// The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).
     pub torch_schema: Option<&'static str>,
     /// Program or kernel.
     pub contract: Contract,
@@ -340,6 +340,38 @@ pub enum Operation {
         /// Whether the rotated pairs are adjacent entries (GPT-J) rather than halves.
         interleaved: bool,
     },
+    /// A linear layer: `out = input @ weight^T + bias` with `weight` `[N, K]` as checkpoints
+    /// store it (`weight_layout = "nk"`), or `input @ weight + bias` with `weight` `[K, N]`
+    /// (`"kn"`); `input` `[.., K]` and `out` `[.., N]` share their leading extents.
+    Linear {
+        /// Signature index of the activations `[.., K]`.
+        input: u32,
+        /// Signature index of the weight (`[N, K]` or `[K, N]`, by `weight_layout`).
+        weight: u32,
+        /// Signature index of the bias `[N]`, if any.
+        bias: Option<u32>,
+        /// Signature index of the result `[.., N]`.
+        out: u32,
+        /// How the weight stores its axes.
+        weight_layout: WeightLayout,
+    },
+    /// Scaled dot-product attention over dense tensors, as `F.scaled_dot_product_attention`
+    /// computes it: `query` and `out` `[B, H, S, D]`, `key` and `value` `[B, H_kv, S_kv, D]`,
+    /// `H` a multiple of `H_kv` (grouped-query heads); `causal` masks as `is_causal` does.
+    DenseAttention {
+        /// Signature index of the queries `[B, H, S, D]`.
+        query: u32,
+        /// Signature index of the keys `[B, H_kv, S_kv, D]`.
+        key: u32,
+        /// Signature index of the values `[B, H_kv, S_kv, D]`.
+        value: u32,
+        /// Signature index of the result `[B, H, S, D]`.
+        out: u32,
+        /// Query `i` attends to keys `j <= i` only (top-left aligned, as `is_causal`).
+        causal: bool,
+        /// The softmax scale.
+        scale: ScalarRef,
+    },
 }
 impl Operation {
     /// The kind of this payload.
@@ -357,6 +389,8 @@ impl Operation {
                 OperationKind::PackedAttentionPrefill
             }
             Operation::Rope { .. } => OperationKind::Rope,
+            Operation::Linear { .. } => OperationKind::Linear,
+            Operation::DenseAttention { .. } => OperationKind::DenseAttention,
         }
     }
 }

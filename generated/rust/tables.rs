@@ -55,24 +55,26 @@ pub static TARGETS: ::kfam_runtime::Targets = ::kfam_runtime::Targets {
 pub static FAMILIES: &[::kfam_runtime::Family] = &FAMILY_ROWS;
 
 /// The rows of `FAMILIES`, one address for every reference to a family.
-static FAMILY_ROWS: [::kfam_runtime::Family; 15] = {
+static FAMILY_ROWS: [::kfam_runtime::Family; 17] = {
     use rows::*;
     [
         f(1, "add_bf16_1024", "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610", "Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", Some("kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), C::Kernel, true, O0, 3, 0, P0, U0, PR0, RC0, &[], 1),
         f(1, "add_bf16_rows", "03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695", "Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.", Some("kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)"), C::Kernel, true, O0, 3, 0, P1, U0, PR0, RC1, SY0, 1),
-        f(1, "matmul_acc_nz_bf16", "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), C::Kernel, true, O1, 3, 2, P2, U1, PR1, RC2, &[], 1),
-        f(1, "matmul_bf16_128x64x128", "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), C::Kernel, true, O2, 3, 0, P3, U0, PR0, RC3, &[], 1),
-        f(1, "mul_fp4_dequant", "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", None, C::Program, false, O3, 3, 0, P4, U0, PR2, RC4, &[], 1),
-        f(1, "packed_attention_prefill_bf16", "3cf26c2b4e424959cd075c130fad16d3753aee08a536f7d71d90c036cc29863c", "Causal prefill attention over variable-length sequences packed along the\ntoken axis (flash-attn's varlen form) on Ascend A2/A3 in kernel mode: BF16\nqueries (32 heads of 128) and keys and values (8 KV heads, grouped-query\nattention) of every sequence one after another. Sequence b is rows\ncu_seqlens_q[b]..cu_seqlens_q[b + 1] of the queries and\ncu_seqlens_k[b]..cu_seqlens_k[b + 1] of the keys and values (the same\noffsets in self-attention). The longest sequence and the softmax scale are\nscalars passed at call time. The token count (up to 16384) and the offsets'\nlength (2 to 257: 1 to 256 sequences) are symbols. The artifact digest is a\nplaceholder: the artifact is not shipped in this repository.", Some("kfam::packed_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3) cu_seqlens_q, Tensor(a4) cu_seqlens_k, Tensor(a5!) out, SymInt max_seqlen, float scale) -> Tensor(a5!)"), C::Kernel, true, O4, 6, 2, P5, U2, PR3, RC5, SY1, 2),
-        f(1, "paged_attention_decode_bf16", "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O5, 6, 1, P6, U2, PR4, RC6, SY2, 1),
-        f(1, "paged_attention_decode_combined_hnd_bf16", "ec50c76b53454e6f67c61fc1549d61d7f9a472c41c36268f85f4eeccfceec56d", "Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, KV heads, block size, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_combined_hnd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)"), C::Kernel, true, O6, 5, 1, P7, U3, PR5, RC7, SY3, 2),
-        f(1, "paged_attention_decode_combined_nhd_bf16", "3572a6752a3929d31ce731a94c55b137226e21fb47a25c3002885d2164a0c790", "Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, block size, KV heads, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_combined_nhd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)"), C::Kernel, true, O7, 5, 1, P8, U3, PR5, RC8, SY3, 2),
-        f(1, "paged_attention_decode_hnd_bf16", "9ccdaeb15c722a90fd021602b65600cf5590db2cada99960133382a238d37aad", "Decode-step attention over a paged KV cache in the HND layout (FlashInfer's\n[blocks, KV heads, block size, head size]) on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext in blocks of 16 tokens (8 KV heads), located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_hnd_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)"), C::Kernel, true, O8, 6, 1, P9, U2, PR6, RC9, SY2, 2),
-        f(1, "paged_attention_decode_x_packed_bf16", "5c98eaa15e670483d24d45023a0fbec1c4c38212e32e42617f889cbb85e8c752", "Decode-step attention over vLLM's split paged KV cache on Ascend A2/A3 in\nkernel mode: keys [blocks, KV heads, head size / 8, block size, 8] (8 BF16\nelements in 16 bytes), values [blocks, KV heads, head size, block size]. One\nBF16 query token per sequence (32 query heads of 128, 8 KV heads) attends\nover its context in blocks of 16 tokens, located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_x_packed_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)"), C::Kernel, true, O9, 6, 1, P10, U2, PR6, RC10, SY2, 2),
-        f(1, "rms_norm_bf16_4096", "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", None, C::Kernel, false, O10, 3, 0, P11, U0, PR7, RC11, SY4, 1),
-        f(1, "rope_neox_bf16", "912e4c6e224d564009bbdbe9348215c80ee36514a3f8e53728437032bf668744", "Rotary position embedding in place (GPT-NeoX and Llama pairing, the halves\nof each head) of BF16 queries (32 heads of 128) and keys (8 KV heads) for a\nsymbolic number of tokens (up to 16384) on Ascend A2/A3 in kernel mode. The\nFP32 cos and sin tables hold each token's angles, already taken at its\nposition. Artifact digests are placeholders: the artifacts are not shipped\nin this repository.", None, C::Kernel, false, O11, 4, 0, P12, U4, PR8, RC12, SY5, 4),
-        f(2, "silu_bf16", "534cc5856d9ead250adcdfdb573c3d79931e1bfe07856b2ac79eaf7a1dac92f8", "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, each tensor's data aligned to 64 bytes, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", None, C::Kernel, false, O12, 2, 0, P13, U5, PR9, RC13, SY6, 3),
-        f(1, "swiglu_fused_bf16", "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O13, 3, 0, P14, U0, PR7, RC14, SY7, 1),
+        f(1, "dense_attention_prefill_bf16", "4e08ea871ab1ca97cffc0241372d2fef3419df4a25e5c7b62a0a11c3ff397b6a", "Causal prefill attention as F.scaled_dot_product_attention computes it, with\ngrouped-query heads: BF16 queries [batch, 32, seq, 128] over keys and values\n[batch, 8, seq, 128], scale 1 / sqrt(128), for up to 16 sequences of up to\n8192 tokens on Ascend A2/A3 in kernel mode. Artifact digests are\nplaceholders: the artifacts are not shipped in this repository.", Some("kfam::dense_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3!) out) -> Tensor(a3!)"), C::Kernel, true, O1, 4, 0, P2, U1, PR1, RC2, SY1, 5),
+        f(1, "linear_bf16_4096x11008", "8516d638fd2735d003b78edcce4138b72b1f00ed2382d44120fca0d51de01fc5", "Linear layer without bias of a Llama-7B MLP's gate and up projections: BF16\nactivations [tokens, 4096] times the checkpoint's weight as it stores it,\n[11008, 4096] (out = x @ w^T), for a symbolic number of tokens (up to 8192)\non Ascend A2/A3 in kernel mode. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", Some("kfam::linear_bf16_4096x11008(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) y) -> Tensor(a2!)"), C::Kernel, true, O2, 3, 0, P3, U0, PR2, RC3, SY2, 5),
+        f(1, "matmul_acc_nz_bf16", "3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae", "Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", Some("kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))"), C::Kernel, true, O3, 3, 2, P4, U2, PR3, RC4, &[], 1),
+        f(1, "matmul_bf16_128x64x128", "dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13", "BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.", Some("kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)"), C::Kernel, true, O4, 3, 0, P5, U0, PR0, RC5, &[], 1),
+        f(1, "mul_fp4_dequant", "b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c", "Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.", None, C::Program, false, O5, 3, 0, P6, U0, PR4, RC6, &[], 1),
+        f(1, "packed_attention_prefill_bf16", "3cf26c2b4e424959cd075c130fad16d3753aee08a536f7d71d90c036cc29863c", "Causal prefill attention over variable-length sequences packed along the\ntoken axis (flash-attn's varlen form) on Ascend A2/A3 in kernel mode: BF16\nqueries (32 heads of 128) and keys and values (8 KV heads, grouped-query\nattention) of every sequence one after another. Sequence b is rows\ncu_seqlens_q[b]..cu_seqlens_q[b + 1] of the queries and\ncu_seqlens_k[b]..cu_seqlens_k[b + 1] of the keys and values (the same\noffsets in self-attention). The longest sequence and the softmax scale are\nscalars passed at call time. The token count (up to 16384) and the offsets'\nlength (2 to 257: 1 to 256 sequences) are symbols. The artifact digest is a\nplaceholder: the artifact is not shipped in this repository.", Some("kfam::packed_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3) cu_seqlens_q, Tensor(a4) cu_seqlens_k, Tensor(a5!) out, SymInt max_seqlen, float scale) -> Tensor(a5!)"), C::Kernel, true, O6, 6, 2, P7, U3, PR5, RC7, SY3, 2),
+        f(1, "paged_attention_decode_bf16", "e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99", "Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O7, 6, 1, P8, U3, PR6, RC8, SY4, 1),
+        f(1, "paged_attention_decode_combined_hnd_bf16", "ec50c76b53454e6f67c61fc1549d61d7f9a472c41c36268f85f4eeccfceec56d", "Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, KV heads, block size, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_combined_hnd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)"), C::Kernel, true, O8, 5, 1, P9, U4, PR7, RC9, SY5, 2),
+        f(1, "paged_attention_decode_combined_nhd_bf16", "3572a6752a3929d31ce731a94c55b137226e21fb47a25c3002885d2164a0c790", "Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, block size, KV heads, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_combined_nhd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)"), C::Kernel, true, O9, 5, 1, P10, U4, PR7, RC10, SY5, 2),
+        f(1, "paged_attention_decode_hnd_bf16", "9ccdaeb15c722a90fd021602b65600cf5590db2cada99960133382a238d37aad", "Decode-step attention over a paged KV cache in the HND layout (FlashInfer's\n[blocks, KV heads, block size, head size]) on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext in blocks of 16 tokens (8 KV heads), located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_hnd_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)"), C::Kernel, true, O10, 6, 1, P11, U3, PR8, RC11, SY4, 2),
+        f(1, "paged_attention_decode_x_packed_bf16", "5c98eaa15e670483d24d45023a0fbec1c4c38212e32e42617f889cbb85e8c752", "Decode-step attention over vLLM's split paged KV cache on Ascend A2/A3 in\nkernel mode: keys [blocks, KV heads, head size / 8, block size, 8] (8 BF16\nelements in 16 bytes), values [blocks, KV heads, head size, block size]. One\nBF16 query token per sequence (32 query heads of 128, 8 KV heads) attends\nover its context in blocks of 16 tokens, located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.", Some("kfam::paged_attention_decode_x_packed_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)"), C::Kernel, true, O11, 6, 1, P12, U3, PR8, RC12, SY4, 2),
+        f(1, "rms_norm_bf16_4096", "15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9", "RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.", None, C::Kernel, false, O12, 3, 0, P13, U0, PR2, RC13, SY6, 1),
+        f(1, "rope_neox_bf16", "912e4c6e224d564009bbdbe9348215c80ee36514a3f8e53728437032bf668744", "Rotary position embedding in place (GPT-NeoX and Llama pairing, the halves\nof each head) of BF16 queries (32 heads of 128) and keys (8 KV heads) for a\nsymbolic number of tokens (up to 16384) on Ascend A2/A3 in kernel mode. The\nFP32 cos and sin tables hold each token's angles, already taken at its\nposition. Artifact digests are placeholders: the artifacts are not shipped\nin this repository.", None, C::Kernel, false, O13, 4, 0, P14, U5, PR1, RC14, SY7, 4),
+        f(2, "silu_bf16", "534cc5856d9ead250adcdfdb573c3d79931e1bfe07856b2ac79eaf7a1dac92f8", "SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, each tensor's data aligned to 64 bytes, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.", None, C::Kernel, false, O14, 2, 0, P15, U6, PR9, RC15, SY8, 3),
+        f(1, "swiglu_fused_bf16", "a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c", "Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.", None, C::Kernel, false, O15, 3, 0, P16, U0, PR2, RC16, SY9, 1),
     ]
 };
 
@@ -81,24 +83,26 @@ static FAMILY_ROWS: [::kfam_runtime::Family; 15] = {
 pub static ARTIFACTS: &[(&str, u32, u32)] = {
     use rows::a;
     &[
+        a(4, 0),
+        a(15, 1),
+        a(12, 0),
         a(2, 0),
-        a(13, 1),
-        a(10, 0),
-        a(9, 0),
+        a(11, 0),
         a(0, 0),
         a(1, 0),
-        a(2, 1),
-        a(5, 0),
+        a(4, 1),
         a(7, 0),
-        a(6, 0),
-        a(8, 0),
         a(3, 0),
+        a(9, 0),
+        a(8, 0),
+        a(10, 0),
+        a(5, 0),
+        a(15, 0),
+        a(8, 1),
         a(13, 0),
-        a(6, 1),
-        a(11, 0),
-        a(4, 0),
+        a(6, 0),
+        a(16, 0),
         a(14, 0),
-        a(12, 0),
     ]
 };
 
@@ -111,8 +115,10 @@ pub static RETIRED: &[::kfam_runtime::Retired] = &[
 pub static FAMILY_INDEX: &[u32] = {
     const E: u32 = 4294967295;
     &[
-        9, E, E, 2, 3, E, E, 1, E, E, E, E, 4, 0, 6, 12,
-        E, E, 7, E, 11, 5, 13, 8, E, E, E, 10, E, 14, E, E,
+        E, E, E, 5, E, E, E, E, E, E, E, E, 3, 0, 6, E,
+        E, E, E, E, E, E, E, E, E, E, E, E, 2, E, E, E,
+        11, E, E, 4, E, E, E, 1, E, E, E, E, 8, 14, E, E,
+        E, E, 9, E, 13, 7, 15, 10, E, E, E, 12, E, 16, E, E,
     ]
 };
 
@@ -120,10 +126,10 @@ pub static FAMILY_INDEX: &[u32] = {
 pub static ARTIFACT_INDEX: &[u32] = {
     const E: u32 = 4294967295;
     &[
-        10, E, E, E, E, 11, 16, E, 6, E, E, 5, E, 13, E, 12,
-        3, E, E, 17, E, E, E, E, E, 1, E, E, E, E, 7, E,
-        E, 2, E, E, E, E, E, E, 15, E, E, 4, E, E, E, 0,
-        8, E, E, E, E, E, E, E, E, E, E, E, 9, 14, E, E,
+        12, E, E, E, E, 13, 18, E, 7, E, E, 6, E, 15, E, 14,
+        4, E, E, 19, E, E, E, E, E, 1, E, E, E, E, 8, E,
+        E, 2, E, E, E, E, E, E, 17, E, E, 5, E, E, E, 0,
+        10, E, E, E, E, 3, E, E, E, 9, E, E, 11, 16, E, E,
     ]
 };
 
@@ -145,19 +151,21 @@ pub mod families {
     }
     family!(add_bf16_1024, 0, N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT);
     family!(add_bf16_rows, 1, N0 as PARAM_LHS, N1 as PARAM_RHS, N2 as PARAM_OUT, N0 as SLOT_LHS, N1 as SLOT_RHS, N2 as SLOT_OUT);
-    family!(matmul_acc_nz_bf16, 2, N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_ACC, N3 as SLOT_TILE_ROWS, N4 as SLOT_ALPHA);
-    family!(matmul_bf16_128x64x128, 3, N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as SLOT_A, N1 as SLOT_B, N2 as SLOT_C);
-    family!(mul_fp4_dequant, 4, N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as SLOT_CODES, N1 as SLOT_SCALES, N2 as SLOT_OUT);
-    family!(packed_attention_prefill_bf16, 5, N0 as PARAM_QUERY, N1 as PARAM_KEY, N2 as PARAM_VALUE, N3 as PARAM_CU_SEQLENS_Q, N4 as PARAM_CU_SEQLENS_K, N5 as PARAM_OUT, N6 as PARAM_MAX_SEQLEN, N7 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY, N2 as SLOT_VALUE, N3 as SLOT_CU_SEQLENS_Q, N4 as SLOT_CU_SEQLENS_K, N5 as SLOT_OUT, N6 as SLOT_MAX_SEQLEN, N7 as SLOT_SCALE);
-    family!(paged_attention_decode_bf16, 6, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
-    family!(paged_attention_decode_combined_hnd_bf16, 7, N0 as PARAM_QUERY, N1 as PARAM_KV_CACHE, N2 as PARAM_BLOCK_TABLE, N3 as PARAM_CONTEXT_LENS, N4 as PARAM_OUT, N5 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KV_CACHE, N2 as SLOT_BLOCK_TABLE, N3 as SLOT_CONTEXT_LENS, N4 as SLOT_OUT, N5 as SLOT_SCALE);
-    family!(paged_attention_decode_combined_nhd_bf16, 8, N0 as PARAM_QUERY, N1 as PARAM_KV_CACHE, N2 as PARAM_BLOCK_TABLE, N3 as PARAM_CONTEXT_LENS, N4 as PARAM_OUT, N5 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KV_CACHE, N2 as SLOT_BLOCK_TABLE, N3 as SLOT_CONTEXT_LENS, N4 as SLOT_OUT, N5 as SLOT_SCALE);
-    family!(paged_attention_decode_hnd_bf16, 9, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
-    family!(paged_attention_decode_x_packed_bf16, 10, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
-    family!(rms_norm_bf16_4096, 11, N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_WEIGHT, N2 as SLOT_OUT);
-    family!(rope_neox_bf16, 12, N0 as PARAM_QUERY, N1 as PARAM_KEY, N2 as PARAM_COS, N3 as PARAM_SIN, N0 as SLOT_QUERY, N1 as SLOT_KEY, N2 as SLOT_COS, N3 as SLOT_SIN);
-    family!(silu_bf16, 13, N0 as PARAM_X, N1 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_OUT);
-    family!(swiglu_fused_bf16, 14, N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as SLOT_GATE, N1 as SLOT_UP, N2 as SLOT_OUT);
+    family!(dense_attention_prefill_bf16, 2, N0 as PARAM_QUERY, N1 as PARAM_KEY, N2 as PARAM_VALUE, N3 as PARAM_OUT, N0 as SLOT_QUERY, N1 as SLOT_KEY, N2 as SLOT_VALUE, N3 as SLOT_OUT);
+    family!(linear_bf16_4096x11008, 3, N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_Y, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_Y);
+    family!(matmul_acc_nz_bf16, 4, N0 as PARAM_X, N1 as PARAM_W, N2 as PARAM_ACC, N3 as PARAM_TILE_ROWS, N4 as PARAM_ALPHA, N0 as SLOT_X, N1 as SLOT_W, N2 as SLOT_ACC, N3 as SLOT_TILE_ROWS, N4 as SLOT_ALPHA);
+    family!(matmul_bf16_128x64x128, 5, N0 as PARAM_A, N1 as PARAM_B, N2 as PARAM_C, N0 as SLOT_A, N1 as SLOT_B, N2 as SLOT_C);
+    family!(mul_fp4_dequant, 6, N0 as PARAM_CODES, N1 as PARAM_SCALES, N2 as PARAM_OUT, N0 as SLOT_CODES, N1 as SLOT_SCALES, N2 as SLOT_OUT);
+    family!(packed_attention_prefill_bf16, 7, N0 as PARAM_QUERY, N1 as PARAM_KEY, N2 as PARAM_VALUE, N3 as PARAM_CU_SEQLENS_Q, N4 as PARAM_CU_SEQLENS_K, N5 as PARAM_OUT, N6 as PARAM_MAX_SEQLEN, N7 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY, N2 as SLOT_VALUE, N3 as SLOT_CU_SEQLENS_Q, N4 as SLOT_CU_SEQLENS_K, N5 as SLOT_OUT, N6 as SLOT_MAX_SEQLEN, N7 as SLOT_SCALE);
+    family!(paged_attention_decode_bf16, 8, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
+    family!(paged_attention_decode_combined_hnd_bf16, 9, N0 as PARAM_QUERY, N1 as PARAM_KV_CACHE, N2 as PARAM_BLOCK_TABLE, N3 as PARAM_CONTEXT_LENS, N4 as PARAM_OUT, N5 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KV_CACHE, N2 as SLOT_BLOCK_TABLE, N3 as SLOT_CONTEXT_LENS, N4 as SLOT_OUT, N5 as SLOT_SCALE);
+    family!(paged_attention_decode_combined_nhd_bf16, 10, N0 as PARAM_QUERY, N1 as PARAM_KV_CACHE, N2 as PARAM_BLOCK_TABLE, N3 as PARAM_CONTEXT_LENS, N4 as PARAM_OUT, N5 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KV_CACHE, N2 as SLOT_BLOCK_TABLE, N3 as SLOT_CONTEXT_LENS, N4 as SLOT_OUT, N5 as SLOT_SCALE);
+    family!(paged_attention_decode_hnd_bf16, 11, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
+    family!(paged_attention_decode_x_packed_bf16, 12, N0 as PARAM_QUERY, N1 as PARAM_KEY_CACHE, N2 as PARAM_VALUE_CACHE, N3 as PARAM_BLOCK_TABLE, N4 as PARAM_CONTEXT_LENS, N5 as PARAM_OUT, N6 as PARAM_SCALE, N0 as SLOT_QUERY, N1 as SLOT_KEY_CACHE, N2 as SLOT_VALUE_CACHE, N3 as SLOT_BLOCK_TABLE, N4 as SLOT_CONTEXT_LENS, N5 as SLOT_OUT, N6 as SLOT_SCALE);
+    family!(rms_norm_bf16_4096, 13, N0 as PARAM_X, N1 as PARAM_WEIGHT, N2 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_WEIGHT, N2 as SLOT_OUT);
+    family!(rope_neox_bf16, 14, N0 as PARAM_QUERY, N1 as PARAM_KEY, N2 as PARAM_COS, N3 as PARAM_SIN, N0 as SLOT_QUERY, N1 as SLOT_KEY, N2 as SLOT_COS, N3 as SLOT_SIN);
+    family!(silu_bf16, 15, N0 as PARAM_X, N1 as PARAM_OUT, N0 as SLOT_X, N1 as SLOT_OUT);
+    family!(swiglu_fused_bf16, 16, N0 as PARAM_GATE, N1 as PARAM_UP, N2 as PARAM_OUT, N0 as SLOT_GATE, N1 as SLOT_UP, N2 as SLOT_OUT);
 }
 
 /// The records' lists and repeated strings, each once, and the constructors the
@@ -165,7 +173,7 @@ pub mod families {
 mod rows {
     #![allow(dead_code, unused_imports, clippy::too_many_arguments)]
     pub(super) use ::kfam_runtime::{Binding, DimUse, Evidence, Family, Operation as Op, OutputError, Param, Profile, Receipt, Retired, ScalarRef as Sr, Symbol};
-    pub(super) use ::kfam_runtime::{Backend, BinaryOp as BO, BindingKind as BK, CacheLayout as CL, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO};
+    pub(super) use ::kfam_runtime::{Backend, BinaryOp as BO, BindingKind as BK, CacheLayout as CL, Contract as C, DType as DT, Direction as D, ExecutionMode, Layout as L, NormKind as NK, ParamKind as PK, Platform, ReduceOp as RO, Runtime, UnaryOp as UO, WeightLayout as WL};
     pub(super) use super::{backends as B, execution_modes as EM, platforms as P, runtimes as R};
 
     pub(super) const fn p(index: u32, name: &'static str, doc: Option<&'static str>, kind: PK, direction: D, dtype: DT, layout: L, pool_index: u32, shape: &'static [i64], lowered_shape: &'static [i64], alignment: u32) -> Param {
@@ -212,81 +220,89 @@ mod rows {
     pub const N6: u32 = 6;
     pub const N7: u32 = 7;
     pub(super) const S0: &str = "2026-12-05";
-    pub(super) const S1: &str = "Attention output: [batch, heads, head size].";
-    pub(super) const S2: &str = "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].";
-    pub(super) const S3: &str = "One query token per sequence: [batch, heads, head size].";
-    pub(super) const S4: &str = "Ryzen AI 9 HX 370 (XDNA2)";
-    pub(super) const S5: &str = "Softmax scale, usually 1 / sqrt(head size).";
-    pub(super) const S6: &str = "Tokens in each sequence's context, the new one included.";
-    pub(super) const S7: &str = "a2a3 simulator";
-    pub(super) const S8: &str = "a2a3_sim";
-    pub(super) const S9: &str = "block_table";
-    pub(super) const S10: &str = "context_lens";
-    pub(super) const S11: &str = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
-    pub(super) const S12: &str = "key_cache";
-    pub(super) const S13: &str = "num_blocks";
-    pub(super) const S14: &str = "simpler.kernel.v1";
-    pub(super) const S15: &str = "value_cache";
-    pub(super) const S16: &str = "xdna2_onboard";
+    pub(super) const S1: &str = "2026-12-06";
+    pub(super) const S2: &str = "Attention output: [batch, heads, head size].";
+    pub(super) const S3: &str = "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].";
+    pub(super) const S4: &str = "One query token per sequence: [batch, heads, head size].";
+    pub(super) const S5: &str = "Ryzen AI 9 HX 370 (XDNA2)";
+    pub(super) const S6: &str = "Softmax scale, usually 1 / sqrt(head size).";
+    pub(super) const S7: &str = "Tokens in each sequence's context, the new one included.";
+    pub(super) const S8: &str = "a2a3 simulator";
+    pub(super) const S9: &str = "a2a3_sim";
+    pub(super) const S10: &str = "block_table";
+    pub(super) const S11: &str = "context_lens";
+    pub(super) const S12: &str = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
+    pub(super) const S13: &str = "key_cache";
+    pub(super) const S14: &str = "num_blocks";
+    pub(super) const S15: &str = "simpler.kernel.v1";
+    pub(super) const S16: &str = "value_cache";
+    pub(super) const S17: &str = "xdna2_onboard";
     pub(super) const I0: &[i64] = &[1024];
     pub(super) const I1: &[i64] = &[-1, 256];
-    pub(super) const I2: &[i64] = &[-1, 64];
-    pub(super) const I3: &[i64] = &[64, 128];
-    pub(super) const I4: &[i64] = &[1, 8, 4, 16, 16];
-    pub(super) const I5: &[i64] = &[-1, 128];
-    pub(super) const I6: &[i64] = &[128, 64];
-    pub(super) const I7: &[i64] = &[128, 128];
-    pub(super) const I8: &[i64] = &[-1, 32, 128];
-    pub(super) const I9: &[i64] = &[-1, 8, 128];
-    pub(super) const I10: &[i64] = &[-1];
-    pub(super) const I11: &[i64] = &[-1, 16, 8, 128];
-    pub(super) const I12: &[i64] = &[-1, -1];
-    pub(super) const I13: &[i64] = &[-1, 2, 8, 16, 128];
-    pub(super) const I14: &[i64] = &[-1, 2, 16, 8, 128];
-    pub(super) const I15: &[i64] = &[-1, 8, 16, 128];
-    pub(super) const I16: &[i64] = &[-1, 8, 16, 16, 8];
-    pub(super) const I17: &[i64] = &[-1, 8, 128, 16];
-    pub(super) const I18: &[i64] = &[-1, 4096];
-    pub(super) const I19: &[i64] = &[4096];
-    pub(super) const I20: &[i64] = &[-1, 11008];
+    pub(super) const I2: &[i64] = &[-1, 32, -1, 128];
+    pub(super) const I3: &[i64] = &[-1, 8, -1, 128];
+    pub(super) const I4: &[i64] = &[-1, 4096];
+    pub(super) const I5: &[i64] = &[11008, 4096];
+    pub(super) const I6: &[i64] = &[-1, 11008];
+    pub(super) const I7: &[i64] = &[-1, 64];
+    pub(super) const I8: &[i64] = &[64, 128];
+    pub(super) const I9: &[i64] = &[1, 8, 4, 16, 16];
+    pub(super) const I10: &[i64] = &[-1, 128];
+    pub(super) const I11: &[i64] = &[128, 64];
+    pub(super) const I12: &[i64] = &[128, 128];
+    pub(super) const I13: &[i64] = &[-1, 32, 128];
+    pub(super) const I14: &[i64] = &[-1, 8, 128];
+    pub(super) const I15: &[i64] = &[-1];
+    pub(super) const I16: &[i64] = &[-1, 16, 8, 128];
+    pub(super) const I17: &[i64] = &[-1, -1];
+    pub(super) const I18: &[i64] = &[-1, 2, 8, 16, 128];
+    pub(super) const I19: &[i64] = &[-1, 2, 16, 8, 128];
+    pub(super) const I20: &[i64] = &[-1, 8, 16, 128];
+    pub(super) const I21: &[i64] = &[-1, 8, 16, 16, 8];
+    pub(super) const I22: &[i64] = &[-1, 8, 128, 16];
+    pub(super) const I23: &[i64] = &[4096];
     pub(super) const U0: &[u32] = &[2];
-    pub(super) const U1: &[u32] = &[2, 2];
-    pub(super) const U2: &[u32] = &[5];
-    pub(super) const U3: &[u32] = &[4];
-    pub(super) const U4: &[u32] = &[0, 1];
-    pub(super) const U5: &[u32] = &[1];
+    pub(super) const U1: &[u32] = &[3];
+    pub(super) const U2: &[u32] = &[2, 2];
+    pub(super) const U3: &[u32] = &[5];
+    pub(super) const U4: &[u32] = &[4];
+    pub(super) const U5: &[u32] = &[0, 1];
+    pub(super) const U6: &[u32] = &[1];
     pub(super) const O0: Op = Op::ElementwiseBinary { op: BO::Add, lhs: 0, rhs: 1, out: 2 };
-    pub(super) const O1: Op = Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true };
-    pub(super) const O2: Op = Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false };
-    pub(super) const O3: Op = Op::ElementwiseBinary { op: BO::Mul, lhs: 0, rhs: 1, out: 2 };
-    pub(super) const O4: Op = Op::PackedAttentionPrefill { query: 0, key: 1, value: 2, cu_seqlens_q: 3, cu_seqlens_k: 4, out: 5, max_seqlen_q: Some(6), max_seqlen_k: Some(6), causal: true, scale: Sr::Param(7) };
-    pub(super) const O5: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::Nhd };
-    pub(super) const O6: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 1, block_table: 2, context_lens: 3, out: 4, scale: Sr::Param(5), layout: CL::CombinedHnd };
-    pub(super) const O7: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 1, block_table: 2, context_lens: 3, out: 4, scale: Sr::Param(5), layout: CL::CombinedNhd };
-    pub(super) const O8: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::Hnd };
-    pub(super) const O9: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::XPacked };
-    pub(super) const O10: Op = Op::Norm { op: NK::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
-    pub(super) const O11: Op = Op::Rope { query: 0, key: 1, cos: 2, sin: 3, query_out: 0, key_out: 1, rotary_dim: 128, interleaved: false };
-    pub(super) const O12: Op = Op::ElementwiseUnary { op: UO::Silu, input: 0, out: 1 };
-    pub(super) const O13: Op = Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." };
+    pub(super) const O1: Op = Op::DenseAttention { query: 0, key: 1, value: 2, out: 3, causal: true, scale: Sr::Constant(0.08838834764831845) };
+    pub(super) const O2: Op = Op::Linear { input: 0, weight: 1, bias: None, out: 2, weight_layout: WL::Nk };
+    pub(super) const O3: Op = Op::Matmul { m: -1, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: true };
+    pub(super) const O4: Op = Op::Matmul { m: 128, k: 64, n: 128, a: 0, b: 1, c: 2, accumulate: false };
+    pub(super) const O5: Op = Op::ElementwiseBinary { op: BO::Mul, lhs: 0, rhs: 1, out: 2 };
+    pub(super) const O6: Op = Op::PackedAttentionPrefill { query: 0, key: 1, value: 2, cu_seqlens_q: 3, cu_seqlens_k: 4, out: 5, max_seqlen_q: Some(6), max_seqlen_k: Some(6), causal: true, scale: Sr::Param(7) };
+    pub(super) const O7: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::Nhd };
+    pub(super) const O8: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 1, block_table: 2, context_lens: 3, out: 4, scale: Sr::Param(5), layout: CL::CombinedHnd };
+    pub(super) const O9: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 1, block_table: 2, context_lens: 3, out: 4, scale: Sr::Param(5), layout: CL::CombinedNhd };
+    pub(super) const O10: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::Hnd };
+    pub(super) const O11: Op = Op::PagedAttentionDecode { query: 0, key_cache: 1, value_cache: 2, block_table: 3, context_lens: 4, out: 5, scale: Sr::Param(6), layout: CL::XPacked };
+    pub(super) const O12: Op = Op::Norm { op: NK::RmsNorm, input: 0, weight: 1, bias: None, out: 2, axis: 1, eps: Sr::Constant(1e-6) };
+    pub(super) const O13: Op = Op::Rope { query: 0, key: 1, cos: 2, sin: 3, query_out: 0, key_out: 1, rotary_dim: 128, interleaved: false };
+    pub(super) const O14: Op = Op::ElementwiseUnary { op: UO::Silu, input: 0, out: 1 };
+    pub(super) const O15: Op = Op::Custom { semantics: "out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16." };
     pub(super) const B0: &[Binding] = &[b(0, 0, BK::BufferObject), b(1, 1, BK::BufferObject), b(2, 2, BK::BufferObject)];
-    pub(super) const B1: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::ScalarArg), b(4, 4, BK::ScalarArg)];
+    pub(super) const B1: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg)];
     pub(super) const B2: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg)];
-    pub(super) const B3: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::TensorArg), b(6, 6, BK::ScalarArg), b(7, 7, BK::ScalarArg)];
-    pub(super) const B4: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::TensorArg), b(6, 6, BK::ScalarArg)];
-    pub(super) const B5: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::ScalarArg)];
-    pub(super) const B6: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg)];
+    pub(super) const B3: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::ScalarArg), b(4, 4, BK::ScalarArg)];
+    pub(super) const B4: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::TensorArg), b(6, 6, BK::ScalarArg), b(7, 7, BK::ScalarArg)];
+    pub(super) const B5: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::TensorArg), b(6, 6, BK::ScalarArg)];
+    pub(super) const B6: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg), b(2, 2, BK::TensorArg), b(3, 3, BK::TensorArg), b(4, 4, BK::TensorArg), b(5, 5, BK::ScalarArg)];
     pub(super) const B7: &[Binding] = &[b(0, 0, BK::TensorArg), b(1, 1, BK::TensorArg)];
     pub(super) const B8: &[Binding] = &[b(0, 0, BK::BufferObject), b(1, 1, BK::BufferObject)];
     pub(super) const DU0: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0)];
-    pub(super) const DU1: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0), du(5, 5, 0)];
-    pub(super) const DU2: &[DimUse] = &[du(3, 3, 0), du(4, 4, 0)];
-    pub(super) const DU3: &[DimUse] = &[du(0, 0, 0), du(3, 3, 0), du(4, 4, 0), du(5, 5, 0)];
-    pub(super) const DU4: &[DimUse] = &[du(1, 1, 0), du(2, 2, 0)];
-    pub(super) const DU5: &[DimUse] = &[du(0, 0, 0), du(2, 2, 0), du(3, 3, 0), du(4, 4, 0)];
-    pub(super) const DU6: &[DimUse] = &[du(0, 0, 0), du(2, 2, 0)];
-    pub(super) const DU7: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0), du(3, 3, 0)];
-    pub(super) const DU8: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0)];
+    pub(super) const DU1: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0), du(3, 3, 0)];
+    pub(super) const DU2: &[DimUse] = &[du(0, 0, 2), du(1, 1, 2), du(2, 2, 2), du(3, 3, 2)];
+    pub(super) const DU3: &[DimUse] = &[du(0, 0, 0), du(2, 2, 0)];
+    pub(super) const DU4: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0), du(2, 2, 0), du(5, 5, 0)];
+    pub(super) const DU5: &[DimUse] = &[du(3, 3, 0), du(4, 4, 0)];
+    pub(super) const DU6: &[DimUse] = &[du(0, 0, 0), du(3, 3, 0), du(4, 4, 0), du(5, 5, 0)];
+    pub(super) const DU7: &[DimUse] = &[du(1, 1, 0), du(2, 2, 0)];
+    pub(super) const DU8: &[DimUse] = &[du(0, 0, 0), du(2, 2, 0), du(3, 3, 0), du(4, 4, 0)];
+    pub(super) const DU9: &[DimUse] = &[du(0, 0, 0), du(1, 1, 0)];
     pub(super) const P0: &[Param] = &[
         t(0, "lhs", None, D::In, DT::Bf16, L::Nd, 0, I0),
         t(1, "rhs", None, D::In, DT::Bf16, L::Nd, 1, I0),
@@ -298,200 +314,224 @@ mod rows {
         t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I1),
     ];
     pub(super) const P2: &[Param] = &[
-        t(0, "x", Some("Activations: a dynamic number of rows."), D::In, DT::Bf16, L::Nd, 0, I2),
-        p(1, "w", Some("Weight, pre-blocked into the NZ fractal layout."), PK::Tensor, D::In, DT::Bf16, L::Nz, 1, I3, I4, 1),
-        t(2, "acc", Some("FP32 accumulator, read and updated in place."), D::InOut, DT::Fp32, L::Nd, 2, I5),
+        t(0, "query", None, D::In, DT::Bf16, L::Nd, 0, I2),
+        t(1, "key", None, D::In, DT::Bf16, L::Nd, 1, I3),
+        t(2, "value", None, D::In, DT::Bf16, L::Nd, 2, I3),
+        t(3, "out", None, D::Out, DT::Bf16, L::Nd, 3, I2),
+    ];
+    pub(super) const P3: &[Param] = &[
+        t(0, "x", Some("Activations, one row per token."), D::In, DT::Bf16, L::Nd, 0, I4),
+        t(1, "w", Some("The weight as the checkpoint stores it: [out_features, in_features]."), D::In, DT::Bf16, L::Nd, 1, I5),
+        t(2, "y", None, D::Out, DT::Bf16, L::Nd, 2, I6),
+    ];
+    pub(super) const P4: &[Param] = &[
+        t(0, "x", Some("Activations: a dynamic number of rows."), D::In, DT::Bf16, L::Nd, 0, I7),
+        p(1, "w", Some("Weight, pre-blocked into the NZ fractal layout."), PK::Tensor, D::In, DT::Bf16, L::Nz, 1, I8, I9, 1),
+        t(2, "acc", Some("FP32 accumulator, read and updated in place."), D::InOut, DT::Fp32, L::Nd, 2, I10),
         s(3, "tile_rows", Some("Rows per tile chosen by the caller."), DT::Int32, 0),
         s(4, "alpha", Some("Scale applied to the product before accumulation."), DT::Fp32, 1),
     ];
-    pub(super) const P3: &[Param] = &[
-        t(0, "a", None, D::In, DT::Bf16, L::Nd, 0, I6),
-        t(1, "b", None, D::In, DT::Bf16, L::Nd, 1, I3),
-        t(2, "c", None, D::Out, DT::Bf16, L::Nd, 2, I7),
-    ];
-    pub(super) const P4: &[Param] = &[
-        p(0, "codes", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 0, I1, I5, 1),
-        p(1, "scales", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 1, I1, I5, 1),
-        p(2, "out", None, PK::Tensor, D::Out, DT::Fp4, L::Nd, 2, I1, I5, 1),
-    ];
     pub(super) const P5: &[Param] = &[
-        t(0, "query", Some("Queries of every sequence, packed: [tokens, heads, head size]."), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, "key", Some("Keys, packed like the queries: [tokens, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I9),
-        t(2, "value", Some("Values, packed like the keys."), D::In, DT::Bf16, L::Nd, 2, I9),
-        t(3, "cu_seqlens_q", Some("Offset of each sequence's first query, and the query count last: [sequences + 1]."), D::In, DT::Int32, L::Nd, 3, I10),
-        t(4, "cu_seqlens_k", Some("Offset of each sequence's first key, and the key count last: [sequences + 1]."), D::In, DT::Int32, L::Nd, 4, I10),
-        t(5, "out", Some("Attention output, packed like the queries."), D::Out, DT::Bf16, L::Nd, 5, I8),
-        s(6, "max_seqlen", Some("Tokens of the longest sequence."), DT::Int32, 0),
-        s(7, "scale", Some(S5), DT::Fp32, 1),
+        t(0, "a", None, D::In, DT::Bf16, L::Nd, 0, I11),
+        t(1, "b", None, D::In, DT::Bf16, L::Nd, 1, I8),
+        t(2, "c", None, D::Out, DT::Bf16, L::Nd, 2, I12),
     ];
     pub(super) const P6: &[Param] = &[
-        t(0, "query", Some(S3), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, S12, Some("Key cache: [blocks, block size, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I11),
-        t(2, S15, Some("Value cache, laid out like the key cache."), D::In, DT::Bf16, L::Nd, 2, I11),
-        t(3, S9, Some(S2), D::In, DT::Int32, L::Nd, 3, I12),
-        t(4, S10, Some(S6), D::In, DT::Int32, L::Nd, 4, I10),
-        t(5, "out", Some(S1), D::Out, DT::Bf16, L::Nd, 5, I8),
-        s(6, "scale", Some(S5), DT::Fp32, 0),
+        p(0, "codes", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 0, I1, I10, 1),
+        p(1, "scales", None, PK::Tensor, D::In, DT::Fp4, L::Nd, 1, I1, I10, 1),
+        p(2, "out", None, PK::Tensor, D::Out, DT::Fp4, L::Nd, 2, I1, I10, 1),
     ];
     pub(super) const P7: &[Param] = &[
-        t(0, "query", Some(S3), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, "kv_cache", Some("Keys and values: [blocks, 2, KV heads, block size, head size]."), D::In, DT::Bf16, L::Nd, 1, I13),
-        t(2, S9, Some(S2), D::In, DT::Int32, L::Nd, 2, I12),
-        t(3, S10, Some(S6), D::In, DT::Int32, L::Nd, 3, I10),
-        t(4, "out", Some(S1), D::Out, DT::Bf16, L::Nd, 4, I8),
-        s(5, "scale", Some(S5), DT::Fp32, 0),
+        t(0, "query", Some("Queries of every sequence, packed: [tokens, heads, head size]."), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, "key", Some("Keys, packed like the queries: [tokens, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I14),
+        t(2, "value", Some("Values, packed like the keys."), D::In, DT::Bf16, L::Nd, 2, I14),
+        t(3, "cu_seqlens_q", Some("Offset of each sequence's first query, and the query count last: [sequences + 1]."), D::In, DT::Int32, L::Nd, 3, I15),
+        t(4, "cu_seqlens_k", Some("Offset of each sequence's first key, and the key count last: [sequences + 1]."), D::In, DT::Int32, L::Nd, 4, I15),
+        t(5, "out", Some("Attention output, packed like the queries."), D::Out, DT::Bf16, L::Nd, 5, I13),
+        s(6, "max_seqlen", Some("Tokens of the longest sequence."), DT::Int32, 0),
+        s(7, "scale", Some(S6), DT::Fp32, 1),
     ];
     pub(super) const P8: &[Param] = &[
-        t(0, "query", Some(S3), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, "kv_cache", Some("Keys and values: [blocks, 2, block size, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I14),
-        t(2, S9, Some(S2), D::In, DT::Int32, L::Nd, 2, I12),
-        t(3, S10, Some(S6), D::In, DT::Int32, L::Nd, 3, I10),
-        t(4, "out", Some(S1), D::Out, DT::Bf16, L::Nd, 4, I8),
-        s(5, "scale", Some(S5), DT::Fp32, 0),
+        t(0, "query", Some(S4), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, S13, Some("Key cache: [blocks, block size, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I16),
+        t(2, S16, Some("Value cache, laid out like the key cache."), D::In, DT::Bf16, L::Nd, 2, I16),
+        t(3, S10, Some(S3), D::In, DT::Int32, L::Nd, 3, I17),
+        t(4, S11, Some(S7), D::In, DT::Int32, L::Nd, 4, I15),
+        t(5, "out", Some(S2), D::Out, DT::Bf16, L::Nd, 5, I13),
+        s(6, "scale", Some(S6), DT::Fp32, 0),
     ];
     pub(super) const P9: &[Param] = &[
-        t(0, "query", Some(S3), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, S12, Some("Key cache: [blocks, KV heads, block size, head size]."), D::In, DT::Bf16, L::Nd, 1, I15),
-        t(2, S15, Some("Value cache, laid out like the key cache."), D::In, DT::Bf16, L::Nd, 2, I15),
-        t(3, S9, Some(S2), D::In, DT::Int32, L::Nd, 3, I12),
-        t(4, S10, Some(S6), D::In, DT::Int32, L::Nd, 4, I10),
-        t(5, "out", Some(S1), D::Out, DT::Bf16, L::Nd, 5, I8),
-        s(6, "scale", Some(S5), DT::Fp32, 0),
+        t(0, "query", Some(S4), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, "kv_cache", Some("Keys and values: [blocks, 2, KV heads, block size, head size]."), D::In, DT::Bf16, L::Nd, 1, I18),
+        t(2, S10, Some(S3), D::In, DT::Int32, L::Nd, 2, I17),
+        t(3, S11, Some(S7), D::In, DT::Int32, L::Nd, 3, I15),
+        t(4, "out", Some(S2), D::Out, DT::Bf16, L::Nd, 4, I13),
+        s(5, "scale", Some(S6), DT::Fp32, 0),
     ];
     pub(super) const P10: &[Param] = &[
-        t(0, "query", Some(S3), D::In, DT::Bf16, L::Nd, 0, I8),
-        t(1, S12, Some("Key cache: [blocks, KV heads, head size / 8, block size, 8]."), D::In, DT::Bf16, L::Nd, 1, I16),
-        t(2, S15, Some("Value cache: [blocks, KV heads, head size, block size]."), D::In, DT::Bf16, L::Nd, 2, I17),
-        t(3, S9, Some(S2), D::In, DT::Int32, L::Nd, 3, I12),
-        t(4, S10, Some(S6), D::In, DT::Int32, L::Nd, 4, I10),
-        t(5, "out", Some(S1), D::Out, DT::Bf16, L::Nd, 5, I8),
-        s(6, "scale", Some(S5), DT::Fp32, 0),
+        t(0, "query", Some(S4), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, "kv_cache", Some("Keys and values: [blocks, 2, block size, KV heads, head size]."), D::In, DT::Bf16, L::Nd, 1, I19),
+        t(2, S10, Some(S3), D::In, DT::Int32, L::Nd, 2, I17),
+        t(3, S11, Some(S7), D::In, DT::Int32, L::Nd, 3, I15),
+        t(4, "out", Some(S2), D::Out, DT::Bf16, L::Nd, 4, I13),
+        s(5, "scale", Some(S6), DT::Fp32, 0),
     ];
     pub(super) const P11: &[Param] = &[
-        t(0, "x", Some("Rows to normalize."), D::In, DT::Bf16, L::Nd, 0, I18),
-        t(1, "weight", Some("Per-channel scale."), D::In, DT::Bf16, L::Nd, 1, I19),
-        t(2, "out", Some("Normalized rows."), D::Out, DT::Bf16, L::Nd, 2, I18),
+        t(0, "query", Some(S4), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, S13, Some("Key cache: [blocks, KV heads, block size, head size]."), D::In, DT::Bf16, L::Nd, 1, I20),
+        t(2, S16, Some("Value cache, laid out like the key cache."), D::In, DT::Bf16, L::Nd, 2, I20),
+        t(3, S10, Some(S3), D::In, DT::Int32, L::Nd, 3, I17),
+        t(4, S11, Some(S7), D::In, DT::Int32, L::Nd, 4, I15),
+        t(5, "out", Some(S2), D::Out, DT::Bf16, L::Nd, 5, I13),
+        s(6, "scale", Some(S6), DT::Fp32, 0),
     ];
     pub(super) const P12: &[Param] = &[
-        t(0, "query", Some("Queries, rotated in place."), D::InOut, DT::Bf16, L::Nd, 0, I8),
-        t(1, "key", Some("Keys, rotated in place."), D::InOut, DT::Bf16, L::Nd, 1, I9),
-        t(2, "cos", Some("Cosine of each token's angle per rotated pair."), D::In, DT::Fp32, L::Nd, 2, I2),
-        t(3, "sin", Some("Sine of each token's angle per rotated pair."), D::In, DT::Fp32, L::Nd, 3, I2),
+        t(0, "query", Some(S4), D::In, DT::Bf16, L::Nd, 0, I13),
+        t(1, S13, Some("Key cache: [blocks, KV heads, head size / 8, block size, 8]."), D::In, DT::Bf16, L::Nd, 1, I21),
+        t(2, S16, Some("Value cache: [blocks, KV heads, head size, block size]."), D::In, DT::Bf16, L::Nd, 2, I22),
+        t(3, S10, Some(S3), D::In, DT::Int32, L::Nd, 3, I17),
+        t(4, S11, Some(S7), D::In, DT::Int32, L::Nd, 4, I15),
+        t(5, "out", Some(S2), D::Out, DT::Bf16, L::Nd, 5, I13),
+        s(6, "scale", Some(S6), DT::Fp32, 0),
     ];
     pub(super) const P13: &[Param] = &[
-        p(0, "x", None, PK::Tensor, D::In, DT::Bf16, L::Nd, 0, I20, I20, 64),
-        p(1, "out", None, PK::Tensor, D::Out, DT::Bf16, L::Nd, 1, I20, I20, 64),
+        t(0, "x", Some("Rows to normalize."), D::In, DT::Bf16, L::Nd, 0, I4),
+        t(1, "weight", Some("Per-channel scale."), D::In, DT::Bf16, L::Nd, 1, I23),
+        t(2, "out", Some("Normalized rows."), D::Out, DT::Bf16, L::Nd, 2, I4),
     ];
     pub(super) const P14: &[Param] = &[
-        t(0, "gate", Some("Gate projection."), D::In, DT::Bf16, L::Nd, 0, I20),
-        t(1, "up", Some("Up projection."), D::In, DT::Bf16, L::Nd, 1, I20),
-        t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I20),
+        t(0, "query", Some("Queries, rotated in place."), D::InOut, DT::Bf16, L::Nd, 0, I13),
+        t(1, "key", Some("Keys, rotated in place."), D::InOut, DT::Bf16, L::Nd, 1, I14),
+        t(2, "cos", Some("Cosine of each token's angle per rotated pair."), D::In, DT::Fp32, L::Nd, 2, I7),
+        t(3, "sin", Some("Sine of each token's angle per rotated pair."), D::In, DT::Fp32, L::Nd, 3, I7),
+    ];
+    pub(super) const P15: &[Param] = &[
+        p(0, "x", None, PK::Tensor, D::In, DT::Bf16, L::Nd, 0, I6, I6, 64),
+        p(1, "out", None, PK::Tensor, D::Out, DT::Bf16, L::Nd, 1, I6, I6, 64),
+    ];
+    pub(super) const P16: &[Param] = &[
+        t(0, "gate", Some("Gate projection."), D::In, DT::Bf16, L::Nd, 0, I6),
+        t(1, "up", Some("Up projection."), D::In, DT::Bf16, L::Nd, 1, I6),
+        t(2, "out", None, D::Out, DT::Bf16, L::Nd, 2, I6),
     ];
     pub(super) const PR0: &[Profile] = &[
-        pr(S16, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B0),
+        pr(S17, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B0),
     ];
     pub(super) const PR1: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B1),
-        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B1),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B1),
     ];
     pub(super) const PR2: &[Profile] = &[
-        pr("a5_onboard", P::A5, B::CCE, R::HOST_BUILD_GRAPH, EM::ONBOARD, B2),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B2),
     ];
     pub(super) const PR3: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B3),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B3),
+        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B3),
     ];
     pub(super) const PR4: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B4),
-        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B4),
+        pr("a5_onboard", P::A5, B::CCE, R::HOST_BUILD_GRAPH, EM::ONBOARD, B2),
     ];
     pub(super) const PR5: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B5),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B4),
     ];
     pub(super) const PR6: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B4),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B5),
+        pr("a2a3_onboard", P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::ONBOARD, B5),
     ];
     pub(super) const PR7: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B2),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B6),
     ];
     pub(super) const PR8: &[Profile] = &[
-        pr(S8, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B6),
+        pr(S9, P::A2A3, B::PTO, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B5),
     ];
     pub(super) const PR9: &[Profile] = &[
-        pr(S8, P::A2A3, B::CCE, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B7),
-        pr(S16, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B8),
+        pr(S9, P::A2A3, B::CCE, R::TENSORMAP_AND_RINGBUFFER, EM::SIM, B7),
+        pr(S17, P::XDNA2, B::AIE, R::XRT_DIRECT, EM::ONBOARD, B8),
     ];
     pub(super) const RC0: &[Receipt] = &[
-        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S4, Some("targeted source-exact add smoke"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_1024.elf", "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876", "2026-10-14", S5, Some("targeted source-exact add smoke"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC1: &[Receipt] = &[
-        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S4, Some("targeted source-exact add smoke over 16..4096 rows"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, "xdna.generated_add.v1", "xdna2/add_bf16_rows.elf", "7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61", "2026-11-30", S5, Some("targeted source-exact add smoke over 16..4096 rows"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC2: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S7, Some("kernel-mode entry UT on the sim platform"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
-        rc(1, S14, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", Some("borrowed-stream launch on device 0"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/dense_attention_prefill_bf16.so", "3e7b9c1d5a2f8e40b6d3c9a17e5f2b08d4c6a1e9f3b7d2c5a8e0f4b6d1c9a3e7", S1, S8, Some("1 to 16 sequences of 1 to 8192 tokens against F.scaled_dot_product_attention (is_causal, enable_gqa)"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC3: &[Receipt] = &[
-        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S4, Some("targeted source-exact matmul smoke"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/linear_bf16_4096x11008.so", "8d1f2c7a3b9e4f60a5c2d8e71b3f9a04c6e2d5b8a1f7c3e9d0b4a6f2c8e1d7a3", S1, S8, Some("1 to 8192 tokens against a PyTorch reference (F.linear)"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC4: &[Receipt] = &[
-        rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/matmul_acc_nz_bf16.so", "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0", "2026-11-02", S8, Some("kernel-mode entry UT on the sim platform"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(1, S15, "a2a3/onboard/matmul_acc_nz_bf16.so", "7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887", "2026-11-03", "Ascend 910B (a2a3)", Some("borrowed-stream launch on device 0"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC5: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/packed_attention_prefill_bf16.so", "83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f", S0, S7, Some("prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, "xdna.generated_matmul.v1", "xdna2/matmul_bf16_128x64x128.elf", "a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5", "2026-10-14", S5, Some("targeted source-exact matmul smoke"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC6: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
-        rc(1, S14, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, "pypto.program.v1", "a5/mul_fp4_dequant.so", "c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5", "2026-11-10", "Ascend A5", Some("program-mode compile and reload"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC7: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_combined_hnd_bf16.so", "9a4c7c8d01c208f9ba6ee187d2afbbb45b02308c14d9fd2840e7133ed49d774a", S0, S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/packed_attention_prefill_bf16.so", "83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f", S0, S8, Some("prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC8: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_combined_nhd_bf16.so", "a340b85e4ccabc3b837634291a6b02d8aa49fe5e243be424cac631b8f6ea9618", S0, S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/paged_attention_decode_bf16.so", "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90", "2026-11-20", S8, Some(S12), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(1, S15, "a2a3/onboard/paged_attention_decode_bf16.so", "b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1", "2026-11-21", "Ascend 910B (a2a3)", Some("decode UT on device 0, borrowed stream"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC9: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_hnd_bf16.so", "3e9055aacf892b9447b54f91b9b4258a65681074456f8a814aa6d7f010a3ecdd", S0, S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/paged_attention_decode_combined_hnd_bf16.so", "9a4c7c8d01c208f9ba6ee187d2afbbb45b02308c14d9fd2840e7133ed49d774a", S0, S8, Some(S12), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC10: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/paged_attention_decode_x_packed_bf16.so", "332ec6a07e194aab514a3b471f8ab9bca836622b0fa2c074a73d86dc74b9f1e9", S0, S7, Some(S11), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/paged_attention_decode_combined_nhd_bf16.so", "a340b85e4ccabc3b837634291a6b02d8aa49fe5e243be424cac631b8f6ea9618", S0, S8, Some(S12), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC11: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S7, Some("1 to 8192 rows against torch.nn.functional.rms_norm"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/paged_attention_decode_hnd_bf16.so", "3e9055aacf892b9447b54f91b9b4258a65681074456f8a814aa6d7f010a3ecdd", S0, S8, Some(S12), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC12: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/rope_neox_bf16.so", "f639b474400d624138b10991f0beeae62140278b8f370177e84aee95d62ab1b4", "2026-12-06", S7, Some("1 to 16384 tokens against a PyTorch reference (rotate_half)"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/paged_attention_decode_x_packed_bf16.so", "332ec6a07e194aab514a3b471f8ab9bca836622b0fa2c074a73d86dc74b9f1e9", S0, S8, Some(S12), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC13: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/silu_bf16.so", "b1ddcd6ab66c155664717b05f6a8f6885ceae0964c4eb623ee5dfb56b155ae02", S0, S7, None, None, &[], 0, 0, &[], &[], 0, false, 0.0),
-        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "28aedb3f6a1c8a65aa06a06ce0800db5ac53186d82cf5a23e878657c746e9ac2", S0, S4, Some("bit-exact against the host reference on 1 to 512 rows"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/rms_norm_bf16_4096.so", "c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2", "2026-11-18", S8, Some("1 to 8192 rows against torch.nn.functional.rms_norm"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const RC14: &[Receipt] = &[
-        rc(0, S14, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S7, Some("against silu(gate) * up in PyTorch, FP32 accumulation"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(0, S15, "a2a3/sim/rope_neox_bf16.so", "f639b474400d624138b10991f0beeae62140278b8f370177e84aee95d62ab1b4", S1, S8, Some("1 to 16384 tokens against a PyTorch reference (rotate_half)"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+    ];
+    pub(super) const RC15: &[Receipt] = &[
+        rc(0, S15, "a2a3/sim/silu_bf16.so", "b1ddcd6ab66c155664717b05f6a8f6885ceae0964c4eb623ee5dfb56b155ae02", S0, S8, None, None, &[], 0, 0, &[], &[], 0, false, 0.0),
+        rc(1, "xrt.xclbin.v1", "xdna2/onboard/silu_bf16.xclbin", "28aedb3f6a1c8a65aa06a06ce0800db5ac53186d82cf5a23e878657c746e9ac2", S0, S5, Some("bit-exact against the host reference on 1 to 512 rows"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
+    ];
+    pub(super) const RC16: &[Receipt] = &[
+        rc(0, S15, "a2a3/sim/swiglu_fused_bf16.so", "f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5", "2026-11-19", S8, Some("against silu(gate) * up in PyTorch, FP32 accumulation"), None, &[], 0, 0, &[], &[], 0, false, 0.0),
     ];
     pub(super) const SY0: &[Symbol] = &[
         sy("rows", 16, None, 16, DU0),
     ];
     pub(super) const SY1: &[Symbol] = &[
-        sy("tokens", 1, Some(16384), 1, DU1),
-        sy("sequences_plus_one", 2, Some(257), 1, DU2),
+        sy("batch", 1, Some(16), 1, DU1),
+        sy("seq", 1, Some(8192), 1, DU2),
     ];
     pub(super) const SY2: &[Symbol] = &[
-        sy("batch", 1, Some(256), 1, DU3),
-        sy(S13, 1, None, 1, DU4),
+        sy("tokens", 1, Some(8192), 1, DU3),
     ];
     pub(super) const SY3: &[Symbol] = &[
-        sy("batch", 1, Some(256), 1, DU5),
+        sy("tokens", 1, Some(16384), 1, DU4),
+        sy("sequences_plus_one", 2, Some(257), 1, DU5),
     ];
     pub(super) const SY4: &[Symbol] = &[
-        sy("rows", 0, None, 1, DU6),
+        sy("batch", 1, Some(256), 1, DU6),
+        sy(S14, 1, None, 1, DU7),
     ];
     pub(super) const SY5: &[Symbol] = &[
-        sy("tokens", 1, Some(16384), 1, DU7),
+        sy("batch", 1, Some(256), 1, DU8),
     ];
     pub(super) const SY6: &[Symbol] = &[
-        sy("rows", 0, None, 1, DU8),
+        sy("rows", 0, None, 1, DU3),
     ];
     pub(super) const SY7: &[Symbol] = &[
+        sy("tokens", 1, Some(16384), 1, DU1),
+    ];
+    pub(super) const SY8: &[Symbol] = &[
+        sy("rows", 0, None, 1, DU9),
+    ];
+    pub(super) const SY9: &[Symbol] = &[
         sy("rows", 0, None, 1, DU0),
     ];
 }
@@ -499,7 +539,7 @@ mod rows {
 /// These tables as a catalog: every runtime decision over this manifest.
 pub static CATALOG: ::kfam_runtime::Catalog = ::kfam_runtime::Catalog {
     name: "kfam",
-    digest: "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd",
+    digest: "707b6e03155438f02f49d08226312d0a60c21925781fab137b726ab5768f162c",
     abi: &ABI,
     targets: &TARGETS,
     families: FAMILIES,

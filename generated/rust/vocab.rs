@@ -374,6 +374,8 @@ pub enum OperationKind {
     Custom = 7,
     PackedAttentionPrefill = 8,
     Rope = 9,
+    Linear = 10,
+    DenseAttention = 11,
 }
 impl OperationKind {
     /// Every member, in declaration order.
@@ -388,6 +390,8 @@ impl OperationKind {
         OperationKind::Custom,
         OperationKind::PackedAttentionPrefill,
         OperationKind::Rope,
+        OperationKind::Linear,
+        OperationKind::DenseAttention,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -406,6 +410,8 @@ impl OperationKind {
             7 => Some(OperationKind::Custom),
             8 => Some(OperationKind::PackedAttentionPrefill),
             9 => Some(OperationKind::Rope),
+            10 => Some(OperationKind::Linear),
+            11 => Some(OperationKind::DenseAttention),
             _ => None,
         }
     }
@@ -422,6 +428,8 @@ impl OperationKind {
             OperationKind::Custom => "custom",
             OperationKind::PackedAttentionPrefill => "packed_attention_prefill",
             OperationKind::Rope => "rope",
+            OperationKind::Linear => "linear",
+            OperationKind::DenseAttention => "dense_attention",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -438,6 +446,8 @@ impl OperationKind {
             "custom" => Some(OperationKind::Custom),
             "packed_attention_prefill" => Some(OperationKind::PackedAttentionPrefill),
             "rope" => Some(OperationKind::Rope),
+            "linear" => Some(OperationKind::Linear),
+            "dense_attention" => Some(OperationKind::DenseAttention),
             _ => None,
         }
     }
@@ -533,6 +543,8 @@ pub enum UnaryOp {
     Tanh = 10,
     /// Conversion to the output's dtype: the only operator whose output dtype may differ from its input's.
     Cast = 11,
+    /// GELU by its tanh approximation, `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))` (`F.gelu(x, approximate="tanh")`, GPT-2's activation).
+    GeluTanh = 12,
 }
 impl UnaryOp {
     /// Every member, in declaration order.
@@ -549,6 +561,7 @@ impl UnaryOp {
         UnaryOp::Sigmoid,
         UnaryOp::Tanh,
         UnaryOp::Cast,
+        UnaryOp::GeluTanh,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -569,6 +582,7 @@ impl UnaryOp {
             9 => Some(UnaryOp::Sigmoid),
             10 => Some(UnaryOp::Tanh),
             11 => Some(UnaryOp::Cast),
+            12 => Some(UnaryOp::GeluTanh),
             _ => None,
         }
     }
@@ -587,6 +601,7 @@ impl UnaryOp {
             UnaryOp::Sigmoid => "sigmoid",
             UnaryOp::Tanh => "tanh",
             UnaryOp::Cast => "cast",
+            UnaryOp::GeluTanh => "gelu_tanh",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -605,6 +620,7 @@ impl UnaryOp {
             "sigmoid" => Some(UnaryOp::Sigmoid),
             "tanh" => Some(UnaryOp::Tanh),
             "cast" => Some(UnaryOp::Cast),
+            "gelu_tanh" => Some(UnaryOp::GeluTanh),
             _ => None,
         }
     }
@@ -1200,6 +1216,67 @@ impl CacheLayout {
     }
 }
 impl core::fmt::Display for CacheLayout {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+/// How a `linear` weight stores its two axes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(i32)]
+pub enum WeightLayout {
+    /// `[N, K]`: output features first, as `nn.Linear` and checkpoints store it (`out = input @ weight^T`).
+    Nk = 0,
+    /// `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
+    Kn = 1,
+    /// `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+    Enk = 2,
+    /// `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+    Ekn = 3,
+}
+impl WeightLayout {
+    /// Every member, in declaration order.
+    pub const ALL: &'static [WeightLayout] = &[
+        WeightLayout::Nk,
+        WeightLayout::Kn,
+        WeightLayout::Enk,
+        WeightLayout::Ekn,
+    ];
+    /// The stable numeric code (the same in C and Python).
+    pub const fn code(self) -> i32 {
+        self as i32
+    }
+    /// The member with this code.
+    pub const fn from_code(code: i32) -> Option<Self> {
+        match code {
+            0 => Some(WeightLayout::Nk),
+            1 => Some(WeightLayout::Kn),
+            2 => Some(WeightLayout::Enk),
+            3 => Some(WeightLayout::Ekn),
+            _ => None,
+        }
+    }
+    /// The manifest spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            WeightLayout::Nk => "nk",
+            WeightLayout::Kn => "kn",
+            WeightLayout::Enk => "enk",
+            WeightLayout::Ekn => "ekn",
+        }
+    }
+    /// The member spelled `s` in the manifest (a `match`: the
+    /// compiler dispatches on length before comparing bytes).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "nk" => Some(WeightLayout::Nk),
+            "kn" => Some(WeightLayout::Kn),
+            "enk" => Some(WeightLayout::Enk),
+            "ekn" => Some(WeightLayout::Ekn),
+            _ => None,
+        }
+    }
+}
+impl core::fmt::Display for WeightLayout {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.as_str())
     }

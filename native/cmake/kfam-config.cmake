@@ -14,9 +14,10 @@
 #
 # generates the catalog <name> from MANIFEST (default: manifest/ of the
 # current source directory) into OUTPUT_DIR (default:
-# <name>-kfam/ of the current binary directory) when configuring and again
-# at build time whenever a file of the manifest changes (a family file
-# added or removed reconfigures by itself), and defines
+# <name>-kfam/ of the current binary directory: the build tree) when
+# configuring and again at build time whenever a file of the manifest
+# changes (a family file added or removed, or an edit of abi.toml,
+# reconfigures by itself: the SONAME follows `major`), and defines
 #
 #   <name>::catalog          lib<name>_catalog.so.<ABI major>, its headers
 #   <name>::catalog_static   lib<name>_catalog.a, its headers, libkfamrt.a
@@ -25,6 +26,17 @@
 # and, unless NO_INSTALL, installs both libraries, the headers, the
 # catalog's CMake package (find_package(<name>)) and its pkg-config file,
 # with the runtime, under CMAKE_INSTALL_PREFIX (lib/, include/).
+#
+# The build never writes the source tree: it generates with `kfam generate
+# --locked`, which checks the manifest's review lock (approved.lock) and
+# never writes it. A manifest change the lock does not record yet fails
+# the build with the command that records it (`kfam generate ...`), to
+# run, review and commit (docs/adopting.md).
+#
+# Programs the project installs into <prefix>/bin find the catalog's
+# library in <prefix>/lib: unless the project sets CMAKE_INSTALL_RPATH
+# itself (before find_package(kfam); an empty value for none), this
+# package sets it to $ORIGIN/../lib.
 
 if(CMAKE_VERSION VERSION_LESS 3.19)
   set(kfam_FOUND FALSE)
@@ -45,6 +57,10 @@ foreach(_kfam_file "bin/kfam" "lib/libkfamrt.so.@ABI@" "lib/libkfamrt.a")
   endif()
 endforeach()
 unset(_kfam_file)
+
+if(NOT DEFINED CMAKE_INSTALL_RPATH AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")
+endif()
 
 # A catalog's library is C: a C++ project gets the C compiler too.
 get_property(_kfam_languages GLOBAL PROPERTY ENABLED_LANGUAGES)
@@ -108,17 +124,29 @@ function(kfam_add_catalog name)
     "${include}/${prefix}/${prefix}_constants.h")
 
   # Generated now, so the first build finds every file; and again by the
-  # build whenever the manifest changes. A file added to or removed from
-  # the manifest changes the glob, which reconfigures.
-  execute_process(COMMAND "${kfam_EXECUTABLE}" generate "${manifest}" --out "${out}"
+  # build whenever the manifest or its lock changes. Into the build tree
+  # only: `--locked` checks the review lock and never writes it, and the
+  # files name the manifest (relative to the project), not this
+  # directory. A file added to or removed from the manifest changes the
+  # glob, and an edit of abi.toml (the library's SONAME, its names) is a
+  # configure dependency: both reconfigure.
+  set(command "${kfam_EXECUTABLE}" generate "${manifest}" --out "${out}"
+    --locked --source-dir "${PROJECT_SOURCE_DIR}")
+  execute_process(COMMAND ${command}
     OUTPUT_QUIET ERROR_VARIABLE errors RESULT_VARIABLE failed)
   if(failed)
+    # Indented, so CMake prints kfam's lines as they are (a long command
+    # in them is never wrapped).
+    string(STRIP "${errors}" errors)
+    string(REPLACE "\n" "\n " errors " ${errors}")
     message(FATAL_ERROR "kfam_add_catalog(${name}): kfam generate failed:\n${errors}")
   endif()
   file(GLOB_RECURSE inputs CONFIGURE_DEPENDS "${manifest}/*.toml")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${manifest}/abi.toml")
+  set(lock "${manifest}/approved.lock")
   add_custom_command(OUTPUT ${generated}
-    COMMAND "${kfam_EXECUTABLE}" generate "${manifest}" --out "${out}"
-    DEPENDS ${inputs} "${kfam_EXECUTABLE}"
+    COMMAND ${command}
+    DEPENDS ${inputs} "${lock}" "${kfam_EXECUTABLE}"
     COMMENT "kfam: generating catalog ${name} from ${manifest}"
     VERBATIM)
   add_custom_target(${name}_generate DEPENDS ${generated})

@@ -22,9 +22,11 @@ import torch.nn.functional as F  # type: ignore[import-not-found, unused-ignore]
 
 from .records import (
     Custom,
+    DenseAttention,
     ElementwiseBinary,
     ElementwiseUnary,
     Family,
+    Linear,
     Matmul,
     Norm,
     Operation,
@@ -35,7 +37,16 @@ from .records import (
     ScalarRef,
     Softmax,
 )
-from .vocab import BinaryOp, CacheLayout, DType, Layout, NormKind, ReduceOp, UnaryOp
+from .vocab import (
+    BinaryOp,
+    CacheLayout,
+    DType,
+    Layout,
+    NormKind,
+    ReduceOp,
+    UnaryOp,
+    WeightLayout,
+)
 
 #: A kernel, or a reference: the family's arguments in signature order (tensors, Python
 #: scalars); it writes the family's ``out``/``inout`` tensors in place.
@@ -161,6 +172,7 @@ _UNARY: Final[dict[UnaryOp, Callable[[torch.Tensor], torch.Tensor]]] = {
     UnaryOp.SILU: F.silu,
     UnaryOp.SIGMOID: torch.sigmoid,
     UnaryOp.TANH: torch.tanh,
+    UnaryOp.GELU_TANH: lambda x: F.gelu(x, approximate="tanh"),
 }
 
 
@@ -369,6 +381,42 @@ def _rope(op: Operation, args: _Args) -> _Results:
     return {op.query_out: rotate(args[op.query]), op.key_out: rotate(args[op.key])}
 
 
+def _linear(op: Operation, args: _Args) -> _Results:
+    """``input @ weight^T + bias`` (``nk``) or ``input @ weight + bias`` (``kn``) over any
+    leading extents of ``input``; with a batch of weights (``enk``, ``ekn``), batch ``e`` of
+    the activations by weight ``e`` and bias ``e``."""
+    assert isinstance(op, Linear)
+    x, w = _wide(args[op.input]), _wide(args[op.weight])
+    if op.weight_layout in (WeightLayout.NK, WeightLayout.ENK):
+        w = w.transpose(-1, -2)
+    out = torch.matmul(x, w)
+    if op.bias is not None:
+        bias = _wide(args[op.bias])
+        # A batch's bias [E, N] adds to each of its rows [E, T, N].
+        out = out + (bias.unsqueeze(-2) if bias.dim() == 2 else bias)
+    return {op.out: out}
+
+
+def _dense_attention(op: Operation, args: _Args) -> _Results:
+    """``F.scaled_dot_product_attention``: query head ``h`` reads KV head ``h // (H / H_kv)``;
+    with ``causal``, query ``i`` sees keys ``j <= i`` (the top-left aligned mask of
+    ``is_causal``; a query that sees no key gives zeros)."""
+    assert isinstance(op, DenseAttention)
+    q, k, v = _wide(args[op.query]), _wide(args[op.key]), _wide(args[op.value])
+    heads, kv_heads = q.shape[1], k.shape[1]
+    if heads % kv_heads != 0:
+        raise ValueError(f"{heads} query heads do not group over {kv_heads} KV heads")
+    k = k.repeat_interleave(heads // kv_heads, dim=1)
+    v = v.repeat_interleave(heads // kv_heads, dim=1)
+    scores = torch.matmul(q, k.transpose(-1, -2)) * _scalar(op.scale, args)
+    if op.causal:
+        lq, lk = q.shape[2], k.shape[2]
+        visible = torch.arange(lk)[None, :] <= torch.arange(lq)[:, None]
+        scores = scores.masked_fill(~visible, float("-inf"))
+    weights = torch.softmax(scores, dim=-1).nan_to_num(0.0)
+    return {op.out: torch.matmul(weights, v)}
+
+
 _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     ElementwiseBinary: _binary,
     ElementwiseUnary: _unary,
@@ -379,4 +427,6 @@ _COMPUTE: Final[dict[type, Callable[[Operation, _Args], _Results]]] = {
     PagedAttentionDecode: _paged_attention,
     PackedAttentionPrefill: _packed_attention,
     Rope: _rope,
+    Linear: _linear,
+    DenseAttention: _dense_attention,
 }

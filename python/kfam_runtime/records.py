@@ -49,16 +49,19 @@ from .vocab import (
     Runtime,
     Targets,
     UnaryOp,
+    WeightLayout,
 )
 
 __all__ = [
     "Binding",
     "Custom",
+    "DenseAttention",
     "DimUse",
     "ElementwiseBinary",
     "ElementwiseUnary",
     "Evidence",
     "Family",
+    "Linear",
     "Matmul",
     "Norm",
     "Operation",
@@ -308,6 +311,52 @@ class Rope:
         return OperationKind.ROPE
 
 
+@dataclass(frozen=True, slots=True)
+class Linear:
+    """A linear layer: ``out = input @ weight^T + bias`` with ``weight`` ``[N, K]`` as checkpoints
+    store it (``weight_layout = "nk"``), or ``input @ weight + bias`` with ``weight`` ``[K, N]``
+    (``"kn"``); ``input`` ``[.., K]`` and ``out`` ``[.., N]`` share their leading extents."""
+
+    #: Signature index of the activations ``[.., K]``.
+    input: int
+    #: Signature index of the weight (``[N, K]`` or ``[K, N]``, by ``weight_layout``).
+    weight: int
+    #: Signature index of the bias ``[N]``, if any.
+    bias: int | None
+    #: Signature index of the result ``[.., N]``.
+    out: int
+    #: How the weight stores its axes.
+    weight_layout: WeightLayout
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.LINEAR
+
+
+@dataclass(frozen=True, slots=True)
+class DenseAttention:
+    """Scaled dot-product attention over dense tensors, as ``F.scaled_dot_product_attention``
+    computes it: ``query`` and ``out`` ``[B, H, S, D]``, ``key`` and ``value`` ``[B, H_kv, S_kv, D]``,
+    ``H`` a multiple of ``H_kv`` (grouped-query heads); ``causal`` masks as ``is_causal`` does."""
+
+    #: Signature index of the queries ``[B, H, S, D]``.
+    query: int
+    #: Signature index of the keys ``[B, H_kv, S_kv, D]``.
+    key: int
+    #: Signature index of the values ``[B, H_kv, S_kv, D]``.
+    value: int
+    #: Signature index of the result ``[B, H, S, D]``.
+    out: int
+    #: Query ``i`` attends to keys ``j <= i`` only (top-left aligned, as ``is_causal``).
+    causal: bool
+    #: The softmax scale.
+    scale: ScalarRef
+
+    @property
+    def kind(self) -> OperationKind:
+        return OperationKind.DENSE_ATTENTION
+
+
 #: The typed operation payload of a family; narrow it with ``isinstance``.
 Operation: TypeAlias = Union[
     ElementwiseBinary,
@@ -320,6 +369,8 @@ Operation: TypeAlias = Union[
     Custom,
     PackedAttentionPrefill,
     Rope,
+    Linear,
+    DenseAttention,
 ]
 
 
@@ -482,7 +533,7 @@ class Family(_FamilyMethods[Param, Profile, Receipt]):
     identity: str
     #: One-paragraph description (not part of the identity).
     summary: str
-    #: The torch dispatcher schema (``kfam::NAME(...) -> ...``); absent when the signature has no torch spelling (a uint64 scalar).
+    #: The torch dispatcher schema (``NAMESPACE::NAME(...) -> ...``, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).
     torch_schema: str | None
     #: Program or kernel.
     contract: Contract
@@ -776,6 +827,29 @@ def _kfam_decode_rope(x: object) -> Rope:
     )
 
 
+def _kfam_decode_linear(x: object) -> Linear:
+    v = _fields(x, 5)
+    return Linear(
+        input=_int(v[0]),
+        weight=_int(v[1]),
+        bias=_opt_int(v[2]),
+        out=_int(v[3]),
+        weight_layout=WeightLayout(_int(v[4])),
+    )
+
+
+def _kfam_decode_dense_attention(x: object) -> DenseAttention:
+    v = _fields(x, 6)
+    return DenseAttention(
+        query=_int(v[0]),
+        key=_int(v[1]),
+        value=_int(v[2]),
+        out=_int(v[3]),
+        causal=_bool(v[4]),
+        scale=ScalarRef(*_scalar_ref(v[5])),
+    )
+
+
 #: The decoder of each operation kind's payload row (the fields after the kind's code).
 _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.ELEMENTWISE_BINARY: _kfam_decode_elementwise_binary,
@@ -788,6 +862,8 @@ _OPERATIONS: Final[dict[OperationKind, Callable[[object], Operation]]] = {
     OperationKind.CUSTOM: _kfam_decode_custom,
     OperationKind.PACKED_ATTENTION_PREFILL: _kfam_decode_packed_attention_prefill,
     OperationKind.ROPE: _kfam_decode_rope,
+    OperationKind.LINEAR: _kfam_decode_linear,
+    OperationKind.DENSE_ATTENTION: _kfam_decode_dense_attention,
 }
 
 

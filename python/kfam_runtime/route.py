@@ -19,324 +19,53 @@ Anything else stays on the default path, and the ``Report`` says why, in the run
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import operator
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, Union, cast
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 from torch.fx import GraphModule, Node  # type: ignore[import-not-found, unused-ignore]
 
-from ._call import ScalarArg, TensorArg
+from ._callsite import Call, Mode, Refused, bind, fake, launcher, settle
 from ._catalog import Catalog
 from ._errors import CallError, CapabilityError
-from ._match import Found, Role, computation, payload_mismatch
-from ._tensors import kfam_dtype
-from .records import Family, Param
-from .vocab import (
-    CallRule,
-    Contract,
-    DType,
-    ExecutionMode,
-    Layout,
-    Platform,
-    StorageFormat,
-)
+from ._flops import describe, node_flops, op_name
+from ._forms import computations
+from ._match import Found, Role, payload_mismatch
+from ._propose import propose, write_proposal
+from ._report import Decision, Reason, Refusal, Report, Routed, Unmatched
+from .records import Family
+from .vocab import Contract, ExecutionMode, Platform, WeightLayout
 
 if TYPE_CHECKING:
     from torch._ops import OpOverload  # type: ignore[import-not-found, unused-ignore]
 
-__all__ = ["Decision", "Refusal", "Report", "Routed", "Router", "router"]
-
-
-@dataclass(frozen=True, slots=True)
-class Refusal:
-    """Why one family did not take a node: ``rule`` is the capability outcome or call rule's
-    spelling (``"payload"`` when the family computes something else, ``"torch"`` when it is no
-    PyTorch operator here), ``message`` the runtime's words."""
-
-    family: str
-    rule: str
-    message: str
-
-    def __str__(self) -> str:
-        return f"{self.family}: {self.message}"
-
-
-@dataclass(frozen=True, slots=True)
-class Routed:
-    """A node placed on a family: its revision, identity and the profile the capability
-    decision chose."""
-
-    family: str
-    revision: int
-    identity: str
-    profile: str
-
-
-@dataclass(frozen=True, slots=True)
-class Decision:
-    """The decision over one node: ``routed`` or not, with each candidate family's refusal."""
-
-    node: str
-    #: What the node computes, in torch's words (``"rms_norm"``, ``"matmul"``).
-    computes: str
-    routed: Routed | None
-    refusals: tuple[Refusal, ...]
-
-    def __str__(self) -> str:
-        if self.routed is not None:
-            r = self.routed
-            return (
-                f"{self.node} ({self.computes}): routed to {r.family} revision {r.revision} "
-                f"with profile {r.profile}"
-            )
-        if not self.refusals:
-            return f"{self.node} ({self.computes}): default path: no approved family computes it"
-        why = "; ".join(str(r) for r in self.refusals)
-        return f"{self.node} ({self.computes}): default path: {why}"
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """The decisions over one graph, in graph order, and the identity the compiled graph is
-    cached under."""
-
-    identity: str
-    decisions: tuple[Decision, ...]
-
-    @property
-    def routed(self) -> tuple[Decision, ...]:
-        return tuple(d for d in self.decisions if d.routed is not None)
-
-    @property
-    def refused(self) -> tuple[Decision, ...]:
-        return tuple(d for d in self.decisions if d.routed is None)
-
-    def __str__(self) -> str:
-        lines = [f"kfam routing {self.identity[:16]}: {len(self.routed)} of "]
-        lines[0] += f"{len(self.decisions)} nodes routed"
-        lines += [f"  {d}" for d in self.decisions]
-        return "\n".join(lines)
-
+__all__ = [
+    "Decision",
+    "Reason",
+    "Refusal",
+    "Report",
+    "Routed",
+    "Router",
+    "Unmatched",
+    "propose",
+    "router",
+    "write_proposal",
+]
 
 #: A torch.compile backend: the graph and its example inputs to a callable.
 CompilerFn = Callable[[GraphModule, Sequence[object]], Callable[..., Any]]
 InnerBackend = Union[str, CompilerFn]
 
-
-class _Refused(Exception):
-    """A candidate refused while the call is described (an unknown dtype, an NZ parameter)."""
-
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(message)
-        self.rule = rule
-        self.message = message
-
-
-def _hint(value: object) -> int:
-    """The concrete value of an extent, a stride or an offset; a symbol's hint, which guards
-    nothing (the guards are added once the decision is made, ``_guard``)."""
-    if isinstance(value, int):
-        return value
-    if isinstance(value, torch.SymInt):
-        hint = value.node.hint
-        if hint is None:
-            raise _Refused("unbacked", "an extent is data-dependent (an unbacked symbol)")
-        return int(hint)
-    raise _Refused("shape", f"an extent is {type(value).__name__}")
-
-
-@dataclass
-class _Call:
-    """The call a routed node makes: each parameter's value (a fake tensor, ``None`` for the
-    fresh output, a float for eps), described for ``validate_call``."""
-
-    family: Family
-    values: list[object]
-    out: Param
-    out_shape: tuple[object, ...]
-    out_dtype: torch.dtype
-
-    def tensor_args(self) -> list[TensorArg]:
-        args = []
-        # Each operand its own synthetic storage: the output is a fresh buffer, so no written
-        # view can overlap an operand; reads may share storage freely.
-        for n, p in enumerate(p for p in self.family.params if p.is_tensor):
-            if p.layout is Layout.NZ:
-                raise _Refused(
-                    CallRule.FORMAT.spelling,
-                    f"`{p.name}` is NZ: a graph's tensor cannot say it is blocked",
-                )
-            v = self.values[p.index]
-            if v is None:
-                shape = tuple(_hint(d) for d in self.out_shape)
-                strides = _row_major(shape)
-                dtype, offset = _dtype_of(self.out_dtype), 0
-                device = 0
-            else:
-                assert isinstance(v, torch.Tensor)
-                shape = tuple(_hint(d) for d in v.shape)
-                strides = tuple(_hint(s) for s in v.stride())
-                dtype, offset = _dtype_of(v.dtype), _hint(v.storage_offset())
-                device = v.device.index or 0
-            span = offset + sum((d - 1) * s for d, s in zip(shape, strides) if d > 0) + 1
-            nbytes = 0 if 0 in shape else span * max(1, (DType(dtype).bits + 7) // 8)
-            args.append(
-                TensorArg(
-                    dtype=dtype,
-                    shape=shape,
-                    strides=strides,
-                    storage_offset=offset,
-                    storage_bytes=nbytes,
-                    storage=(n + 1) << 40,
-                    format=StorageFormat.ND,
-                    device_index=device,
-                )
-            )
-        return args
-
-    def scalar_args(self) -> list[ScalarArg]:
-        return [ScalarArg.of(self.values[p.index]) for p in self.family.params if not p.is_tensor]  # type: ignore[arg-type]
-
-
-def _dtype_of(dtype: torch.dtype) -> DType:
-    try:
-        return kfam_dtype(dtype)
-    except TypeError as e:
-        raise _Refused(CallRule.DTYPE.spelling, f"dtype: {e}") from None
-
-
-def _row_major(shape: Sequence[int]) -> tuple[int, ...]:
-    strides, step = [], 1
-    for d in reversed(shape):
-        strides.append(step)
-        step *= max(d, 1)
-    return tuple(reversed(strides))
-
-
-def _fake(node: Node) -> object:
-    """The node's value at compile time: Dynamo's ``example_value`` or export's ``val``."""
-    return node.meta.get("val", node.meta.get("example_value"))
-
-
-def _bind(found: Found, family: Family) -> _Call:
-    """The family's arguments for the node ``found``: ``_Refused`` when the family needs a value
-    the node does not give (a scalar the payload does not name)."""
-    op = family.operation
-    values: list[object] = [None] * len(family.params)
-    out: Param | None = None
-    for role, index in found.roles(op).items():
-        p = family.params[index]
-        if role is Role.OUT:
-            out = p
-            continue
-        if role is Role.EPS:
-            values[index] = found.eps
-            continue
-        operand = found.operands[role]
-        value = _fake(operand) if isinstance(operand, Node) else operand
-        if isinstance(value, torch.Tensor) and role in found.transposed:
-            value = value.t()
-        if not isinstance(value, torch.Tensor):
-            raise _Refused(
-                CallRule.SCALAR_TYPE.spelling,
-                f"`{p.name}` is a tensor parameter; the node passes {type(value).__name__}",
-            )
-        values[index] = value
-    assert out is not None, "every checked operation writes an output"
-    named = set(found.roles(op).values())
-    for p in family.params:
-        if p.index not in named:
-            raise _Refused(
-                "payload",
-                f"parameter `{p.name}` is not an operand of the operation: "
-                f"{found.computes} gives it no value",
-            )
-    result = _fake(found.node)
-    if not isinstance(result, torch.Tensor):
-        raise _Refused("payload", f"{found.computes} does not produce one tensor")
-    return _Call(family, values, out, tuple(result.shape), result.dtype)
-
-
-def _guard(call: _Call) -> None:
-    """Guard what the decision read from symbolic values, so that the compiled graph is reused
-    only where ``validate_call`` would judge the call the same: each named symbol within its
-    range and multiple, its uses equal, declared static extents, row-major strides."""
-    fam = call.family
-
-    def extent(param: int, axis: int) -> object:
-        v = call.values[param]
-        return call.out_shape[axis] if v is None else v.shape[axis]  # type: ignore[attr-defined]
-
-    for sym in fam.symbols:
-        first = extent(sym.uses[0].param, sym.uses[0].axis)
-        if isinstance(first, torch.SymInt):
-            bool(first >= sym.min)
-            if sym.max is not None:
-                bool(first <= sym.max)
-            if sym.multiple_of > 1:
-                bool(first % sym.multiple_of == 0)
-        for use in sym.uses[1:]:
-            other = extent(use.param, use.axis)
-            if isinstance(other, torch.SymInt) or isinstance(first, torch.SymInt):
-                bool(other == first)
-    for p in fam.params:
-        if not p.is_tensor:
-            continue
-        for axis, declared in enumerate(p.shape):
-            have = extent(p.index, axis)
-            if declared >= 0 and isinstance(have, torch.SymInt):
-                bool(have == declared)
-        v = call.values[p.index]
-        if isinstance(v, torch.Tensor):
-            expected: object = 1
-            for d, s in zip(reversed(v.shape), reversed(v.stride())):
-                if isinstance(d, torch.SymInt) or isinstance(s, torch.SymInt):
-                    if bool(d != 1):
-                        bool(s == expected)
-                expected = expected * d  # type: ignore[operator, unused-ignore]
-
-
-def _launcher(op: OpOverload, family: Family, found: Found, call: _Call) -> Callable[..., Any]:
-    """The function a routed node calls: a fresh contiguous output, the family's operator over
-    the operands and eps in signature order, the output returned."""
-    roles = found.roles(family.operation)
-    operand_roles = found.operand_order
-    transposed = tuple(r in found.transposed for r in operand_roles)
-    eps = found.eps
-    # Each parameter in signature order: the output (None), eps (a float) or an operand's
-    # position among the node's operands (an int).
-    layout: list[int | float | None] = []
-    for p in family.params:
-        role = next(r for r, i in roles.items() if i == p.index)
-        if role is Role.OUT:
-            layout.append(None)
-        elif role is Role.EPS:
-            assert eps is not None
-            layout.append(float(eps))
-        else:
-            layout.append(operand_roles.index(role))
-    shape_of = found.out_shape
-
-    def launch(*given: torch.Tensor) -> torch.Tensor:
-        operands = [t.t() if flip else t for t, flip in zip(given, transposed)]
-        result = operands[0].new_empty(shape_of(operands), dtype=call.out_dtype)
-        args: list[object] = []
-        for slot in layout:
-            if slot is None:
-                args.append(result)
-            elif isinstance(slot, float):
-                args.append(slot)
-            else:
-                args.append(operands[slot])
-        op(*args)
-        return result
-
-    launch.__name__ = f"kfam_route_{family.name}"
-    launch.__qualname__ = launch.__name__
-    return launch
+#: Why a node computed with autograd recording stays on the default path.
+_RECORDS_GRAD: Final = (
+    "requires_grad: the graph records autograd (compiled with gradients enabled) and the "
+    "families are inference-only: compile and call under torch.no_grad() or "
+    "torch.inference_mode() to route it"
+)
 
 
 class Router:
@@ -389,11 +118,41 @@ class Router:
 
     # ---------------------------------------------------------------- deciding
 
-    def decide(self, found: Found) -> tuple[Decision, tuple[Family, _Call] | None]:
-        """The decision over one matched node, and the family and call it is routed with."""
+    def decide(
+        self, found: Found, mode: Mode = Mode.GUARD
+    ) -> tuple[Decision, tuple[Family, Call, Found] | None]:
+        """The decision over one computation, and the family and call it is routed with.
+        ``mode``: how what the decision read from symbolic extents is made to hold (guarded
+        under ``torch.compile``, proven over the range for ``torch.export``)."""
+        names = tuple(n.name for n in found.nodes)
+        outputs = tuple(n.name for n in (found.node, *found.extra_outputs.values()))
+        what = _what(found)
+
+        def decision(routed: Routed | None, refusals: list[Refusal], blocked: str = "") -> Decision:
+            return Decision(
+                found.node.name,
+                found.computes,
+                routed,
+                tuple(refusals),
+                names,
+                0,
+                what,
+                blocked,
+                outputs,
+            )
+
+        result = fake(found.node)
+        if isinstance(result, torch.Tensor) and result.requires_grad:
+            return decision(None, [], _RECORDS_GRAD), None
         refusals: list[Refusal] = []
         for family in self.catalog.families():
-            why = payload_mismatch(found, family)
+            variant = found.variant(family)
+            why = payload_mismatch(variant, family)
+            if why != "":
+                symbolic = _scalars_decided(variant, family, mode)
+                if symbolic is not None:
+                    refusals.append(Refusal(family.name, "payload", symbolic))
+                    continue
             if why is not None:
                 if why != "":
                     refusals.append(Refusal(family.name, "payload", why))
@@ -413,45 +172,61 @@ class Router:
                 refusals.append(Refusal(family.name, e.outcome.spelling, str(e)))
                 continue
             try:
-                call = _bind(found, family)
-                self.catalog.validate_call(family, call.tensor_args(), call.scalar_args())
-            except _Refused as e:
+                call = bind(variant, family)
+                tensors, scalars = call.tensor_args(), call.scalar_args()
+            except Refused as e:
                 refusals.append(Refusal(family.name, e.rule, e.message))
                 continue
+            except Exception as e:  # fail closed: a call the router cannot describe stays
+                why = f"the router cannot describe the call: {type(e).__name__}: {e}"
+                refusals.append(Refusal(family.name, "internal", why))
+                continue
+            try:
+                self.catalog.validate_call(family, tensors, scalars)
             except CallError as e:
                 refusals.append(Refusal(family.name, e.rule.spelling, str(e)))
+                settle(call, mode, accepted=False)
                 continue
-            _guard(call)
+            failed = settle(call, mode, accepted=True)
+            if failed is not None:
+                refusals.append(Refusal(family.name, failed.rule, failed.message))
+                continue
             routed = Routed(family.name, family.revision, family.identity, supported.profile.name)
-            return Decision(found.node.name, found.computes, routed, tuple(refusals)), (
-                family,
-                call,
-            )
-        return Decision(found.node.name, found.computes, None, tuple(refusals)), None
+            return decision(routed, refusals), (family, call, variant)
+        return decision(None, refusals), None
 
-    def route(self, gm: GraphModule) -> Report:
-        """Rewrite ``gm`` in place: each routed node calls its family's operator; the report of
-        every node a checked operation kind could compute."""
+    def route(self, gm: GraphModule, *, mode: Mode = Mode.GUARD) -> Report:
+        """Rewrite ``gm`` in place: each routed computation calls its family's operator; the
+        report of every computation a checked operation kind could compute, with the graph's
+        estimated floating-point work."""
+        flops = {n: node_flops(n) for n in gm.graph.nodes}
+        found = computations(gm)
+        covered = {n for f in found for n in f.nodes}
         decisions = []
-        for node in list(gm.graph.nodes):
-            found = computation(node)
-            if found is None:
-                continue
-            decision, chosen = self.decide(found)
+        # The node each rewritten output became, for the later computations that read it.
+        remap: dict[Node, Node] = {}
+        for f in found:
+            decision, chosen = self.decide(f, mode)
+            decision = _with_flops(decision, sum(flops.get(n, 0) for n in f.nodes))
             decisions.append(decision)
-            if chosen is None:
-                continue
-            family, call = chosen
-            launch = _launcher(self.ops[family.name], family, found, call)
-            with gm.graph.inserting_before(node):
-                operands = tuple(found.operands[r] for r in found.operand_order)
-                routed = gm.graph.call_function(launch, operands)  # type: ignore[arg-type, unused-ignore]
-            routed.meta.update(node.meta)
-            node.replace_all_uses_with(routed)
-            gm.graph.erase_node(node)
+            if chosen is not None:
+                family, call, variant = chosen
+                _rewrite(gm, self.ops[family.name], variant, family, call, remap)
+        unmatched: dict[str, list[tuple[str, int]]] = {}
+        for n, count in flops.items():
+            if count and n not in covered:
+                unmatched.setdefault(op_name(n), []).append((n.name, count))
         gm.graph.lint()  # type: ignore[no-untyped-call, unused-ignore]
         gm.recompile()
-        report = Report(self.identity, tuple(decisions))
+        report = Report(
+            self.identity,
+            tuple(decisions),
+            tuple(
+                Unmatched(op, tuple(n for n, _ in items), sum(c for _, c in items))
+                for op, items in unmatched.items()
+            ),
+            sum(flops.values()),
+        )
         with self._lock:
             self.reports.append(report)
         return report
@@ -460,8 +235,20 @@ class Router:
 
     def __call__(self, gm: GraphModule, example_inputs: Sequence[object]) -> Callable[..., Any]:
         """The ``torch.compile`` backend: route, then compile with ``backend``. For Inductor the
-        routing identity enters the FX graph cache key (a custom pass's ``uuid``)."""
+        routing identity enters the FX graph cache key (a custom pass's ``uuid``). When the
+        compile is abandoned (Dynamo restarts its analysis, as it does to specialize a float a
+        decision read), the graph's report is withdrawn: the restarted compile reports."""
         report = self.route(gm)
+        try:
+            return self._compile(gm, example_inputs, report)
+        except BaseException:
+            with self._lock:
+                self.reports[:] = [r for r in self.reports if r is not report]
+            raise
+
+    def _compile(
+        self, gm: GraphModule, example_inputs: Sequence[object], report: Report
+    ) -> Callable[..., Any]:
         if self.backend == "inductor":
             from torch._inductor.compile_fx import (  # type: ignore[import-not-found, unused-ignore]
                 compile_fx,
@@ -491,12 +278,106 @@ class Router:
         example inputs (with ``dynamic_shapes``, those the program was exported with). The
         result is an ``ExportedProgram`` for ``torch.export.save`` or AOTInductor."""
         module = program.module()
-        report = self.route(module)
+        report = self.route(module, mode=Mode.STATIC)
         args, kwargs = program.example_inputs
         return (
             torch.export.export(module, args, kwargs, dynamic_shapes=dynamic_shapes),
             report,
         )
+
+
+def _scalars_decided(found: Found, family: Family, mode: Mode) -> str | None:
+    """Guard what the payload decision read from symbolic scalars (a module's eps or scale
+    that Dynamo lifted into a graph input): their value equal, or not, to the family's
+    constant. ``None`` when that holds as decided; else why not (an exported program's)."""
+    op = family.operation
+    constants = {
+        "eps": getattr(getattr(op, "eps", None), "constant", None),
+        "scale": getattr(getattr(op, "scale", None), "constant", None),
+    }
+    for name, node in found.sources.items():
+        constant = constants.get(name)
+        value = fake(node)
+        if constant is None or not isinstance(value, torch.SymFloat):
+            continue
+        if mode is Mode.STATIC:
+            return f"{name} is a symbolic float in an exported program"
+        bool(value == constant)  # guards the outcome, equal or not
+    return None
+
+
+def _with_flops(d: Decision, flops: int) -> Decision:
+    return dataclasses.replace(d, flops=flops)
+
+
+def _what(found: Found) -> str:
+    """The computation's operands in the report's words: a linear layer by its weight
+    (``linear bf16 [N, K] = [11008, 4096]``), anything else by its operands' dtypes and
+    extents."""
+    layout = found.attrs.get("weight_layout")
+    weight = found.operands.get(Role.WEIGHT)
+    w = fake(weight) if isinstance(weight, Node) else None
+    if isinstance(layout, WeightLayout) and isinstance(w, torch.Tensor):
+        axes = {
+            WeightLayout.NK: "[N, K]",
+            WeightLayout.KN: "[K, N]",
+            WeightLayout.ENK: "[E, N, K]",
+            WeightLayout.EKN: "[E, K, N]",
+        }[layout]
+        dtype, extents = describe(w).split(" ", 1)
+        bias = " with bias" if Role.BIAS in found.operands else ""
+        return f"linear {dtype} {axes} = {extents}{bias}"
+    parts = []
+    for role in found.operand_order:
+        operand = found.operands[role]
+        v = fake(operand) if isinstance(operand, Node) else None
+        if isinstance(v, torch.Tensor):
+            parts.append(describe(v))
+    return f"{found.computes} {', '.join(parts)}".strip()
+
+
+def _rewrite(
+    gm: GraphModule,
+    op: OpOverload,
+    found: Found,
+    family: Family,
+    call: Call,
+    remap: dict[Node, Node],
+) -> None:
+    """Replace the computation's nodes with one call of the routed launcher; ``remap`` maps
+    each output node replaced so far to its replacement."""
+    # The node records no autograd (``decide`` refused it otherwise), so its operands are
+    # passed detached: a module's parameters keep `requires_grad` set, which the families'
+    # operators refuse (an exported program's parameters carry no fake value to say so).
+    launch = launcher(op, family, found, call, detach=True)
+    outputs = [found.node, *found.extra_outputs.values()]
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    last = max(outputs, key=lambda n: order[n])
+    with gm.graph.inserting_before(last):
+        operands = tuple(_resolve(found.operands[r], remap) for r in found.operand_order)
+        operands += tuple(_resolve(n, remap) for n in found.sources.values())
+        routed = gm.graph.call_function(launch, operands)  # type: ignore[arg-type, unused-ignore]
+        if len(outputs) == 1:
+            routed.meta.update(found.node.meta)
+            found.node.replace_all_uses_with(routed)
+            remap[found.node] = routed
+        else:
+            for i, out in enumerate(outputs):
+                item = gm.graph.call_function(operator.getitem, (routed, i))
+                item.meta.update(out.meta)
+                out.replace_all_uses_with(item)
+                remap[out] = item
+    for n in found.observers:
+        gm.graph.erase_node(n)
+    for n in reversed(found.nodes):
+        if not n.users:
+            gm.graph.erase_node(n)
+
+
+def _resolve(operand: object, remap: dict[Node, Node]) -> object:
+    while isinstance(operand, Node) and operand in remap:
+        operand = remap[operand]
+    return operand
 
 
 def _cache_identity_base() -> type:

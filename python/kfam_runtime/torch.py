@@ -305,7 +305,10 @@ class _Kernel:
                 p,
                 f"strides {tuple(t.stride())} for extents {tuple(t.shape)} are not row-major",
             )
-        if t.requires_grad:
+        # Autograd records a call only in grad mode: under no_grad, inference_mode and the
+        # compilers' inference traces (AOTInductor's), a module's parameters keep the flag and
+        # no gradient can flow through the call.
+        if t.requires_grad and torch.is_grad_enabled():
             raise RuntimeError(
                 f"{self.name}: parameter `{p.name}` (argument {p.index}) requires "
                 "grad; the families are inference-only: call them under torch.no_grad() or "

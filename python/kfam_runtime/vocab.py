@@ -52,6 +52,7 @@ __all__ = [
     "ScalarValueKind",
     "StorageFormat",
     "UnaryOp",
+    "WeightLayout",
 ]
 
 
@@ -146,6 +147,8 @@ class OperationKind(Vocab):
     CUSTOM = 7
     PACKED_ATTENTION_PREFILL = 8
     ROPE = 9
+    LINEAR = 10
+    DENSE_ATTENTION = 11
 
 
 @unique
@@ -179,6 +182,8 @@ class UnaryOp(Vocab):
     TANH = 10
     #: Conversion to the output's dtype: the only operator whose output dtype may differ from its input's.
     CAST = 11
+    #: GELU by its tanh approximation, `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))` (`F.gelu(x, approximate="tanh")`, GPT-2's activation).
+    GELU_TANH = 12
 
 
 @unique
@@ -316,6 +321,20 @@ class CacheLayout(Vocab):
     COMBINED_NHD = 3
     #: One cache `[B, 2, H_kv, T, D]`, keys at index 0 of axis 1 and values at 1.
     COMBINED_HND = 4
+
+
+@unique
+class WeightLayout(Vocab):
+    "How a `linear` weight stores its two axes."
+
+    #: `[N, K]`: output features first, as `nn.Linear` and checkpoints store it (`out = input @ weight^T`).
+    NK = 0
+    #: `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
+    KN = 1
+    #: `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+    ENK = 2
+    #: `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+    EKN = 3
 
 
 class Status(Vocab):

@@ -141,6 +141,18 @@ static void print_operation(const kfam_family *f)
                p[r->key_out].name);
         break;
     }
+    case KFAM_OPERATION_KIND_LINEAR: {
+        const kfam_linear *l = f->linear;
+        printf(" weight_layout %s %s %s %s %s", kfam_weight_layout_name(l->weight_layout), p[l->input].name,
+               p[l->weight].name, l->bias < 0 ? "-" : p[l->bias].name, p[l->out].name);
+        break;
+    }
+    case KFAM_OPERATION_KIND_DENSE_ATTENTION: {
+        const kfam_dense_attention *a = f->dense_attention;
+        printf(" causal %d scale %016" PRIx64 " scale_param %" PRId32 " %s %s %s %s", a->causal ? 1 : 0,
+               bits_of(a->scale), a->scale_param, p[a->query].name, p[a->key].name, p[a->value].name, p[a->out].name);
+        break;
+    }
     default:
         printf(" unknown");
         break;

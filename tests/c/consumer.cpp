@@ -136,6 +136,18 @@ void print_operation(std::ostream &out, const kfam_family &f)
             << p[r.key_out].name;
         break;
     }
+    case KFAM_OPERATION_KIND_LINEAR: {
+        const kfam_linear &l = *f.linear;
+        out << " weight_layout " << kfam_weight_layout_name(l.weight_layout) << ' ' << p[l.input].name << ' '
+            << p[l.weight].name << ' ' << (l.bias < 0 ? "-" : p[l.bias].name) << ' ' << p[l.out].name;
+        break;
+    }
+    case KFAM_OPERATION_KIND_DENSE_ATTENTION: {
+        const kfam_dense_attention &a = *f.dense_attention;
+        out << " causal " << (a.causal ? 1 : 0) << " scale " << bits_of(a.scale) << " scale_param " << a.scale_param
+            << ' ' << p[a.query].name << ' ' << p[a.key].name << ' ' << p[a.value].name << ' ' << p[a.out].name;
+        break;
+    }
     default:
         out << " unknown";
         break;

@@ -55,6 +55,11 @@ def operation(op: kfam.Operation) -> str:
     if isinstance(op, kfam.Rope):
         pairs = "adjacent" if op.interleaved else "halves"
         return f"rope of {op.rotary_dim} entries per head, pairs {pairs}"
+    if isinstance(op, kfam.Linear):
+        bias = "with" if op.bias is not None else "without"
+        return f"linear, weight {op.weight_layout.spelling}, {bias} bias"
+    if isinstance(op, kfam.DenseAttention):
+        return f"dense attention, causal {op.causal}, scale {scalar(op.scale)}"
     return f"custom (unchecked): {op.semantics.splitlines()[0] if op.semantics else ''}"
 
 

@@ -230,4 +230,16 @@ CORRECT: dict[str, Kernel] = {
     "q_packed_attention_kv_fp32": packed_attention(),
     "q_rope_neox_bf16": _rope_neox,
     "q_rope_gptj_partial_fp32": _rope_gptj_in_place,
+    "q_linear_bf16": lambda x, w, b, y: _into(y, F.linear(x.float(), w.float(), b.float())),
+    "q_linear_kn_fp32": lambda x, w, y: _into(y, x @ w),
+    "q_dense_attention_bf16": lambda q, k, v, o: _into(
+        o,
+        F.scaled_dot_product_attention(
+            q.float(), k.float(), v.float(), is_causal=True, scale=32**-0.5, enable_gqa=True
+        ),
+    ),
+    "q_gelu_tanh_fp32": lambda x, y: _into(y, F.gelu(x, approximate="tanh")),
+    "q_linear_experts_bf16": lambda x, w, b, y: _into(
+        y, torch.baddbmm(b.float().unsqueeze(1), x.float(), w.float().transpose(1, 2))
+    ),
 }

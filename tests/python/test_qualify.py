@@ -88,6 +88,19 @@ TORCH_OPS = {
     },
     "q_matmul_bf16": lambda a: {2: torch.matmul(_wide(a[0]), _wide(a[1]))},
     "q_matmul_acc_fp32": lambda a: {2: _wide(a[2]) + torch.matmul(_wide(a[0]), _wide(a[1]))},
+    "q_linear_bf16": lambda a: {3: F.linear(_wide(a[0]), _wide(a[1]), _wide(a[2]))},
+    "q_linear_kn_fp32": lambda a: {2: torch.matmul(_wide(a[0]), _wide(a[1]))},
+    "q_dense_attention_bf16": lambda a: {
+        3: F.scaled_dot_product_attention(
+            _wide(a[0]), _wide(a[1]), _wide(a[2]), is_causal=True, scale=32**-0.5, enable_gqa=True
+        )
+    },
+    "q_gelu_tanh_fp32": lambda a: {1: F.gelu(_wide(a[0]), approximate="tanh")},
+    "q_linear_experts_bf16": lambda a: {
+        3: torch.baddbmm(
+            _wide(a[2]).unsqueeze(1), _wide(a[0]), _wide(a[1]).transpose(1, 2)
+        )
+    },
 }
 
 

@@ -286,6 +286,205 @@ def test_dynamic_shapes_guard_the_symbol_range(ops: dict[str, Any]) -> None:
         assert CALLS == ["r_silu_bf16"] * 3
 
 
+def test_a_refusal_guards_what_it_read(ops: dict[str, Any]) -> None:
+    """A graph compiled for an extent outside the family's range refuses the node and guards
+    that refusal: a later call in range recompiles and routes, as a fresh compile would."""
+    r = target(ops)
+
+    def act(x: torch.Tensor) -> torch.Tensor:
+        return F.silu(x)
+
+    compiled = torch.compile(act, backend=r, fullgraph=True, dynamic=True)
+    before = len(r.reports)
+    with torch.no_grad():
+        compiled(torch.randn(300, 128, dtype=torch.bfloat16))
+        compiled(torch.randn(400, 128, dtype=torch.bfloat16))  # refused alike: the same graph
+        assert not CALLS and len(r.reports) == before + 1, [str(x) for x in r.reports[before:]]
+        for rows in (8, 200):
+            compiled(torch.randn(rows, 128, dtype=torch.bfloat16))
+    new = r.reports[before:]
+    assert [bool(x.routed) for x in new] == [False, True], [str(x) for x in new]
+    assert CALLS == ["r_silu_bf16"] * 2
+
+
+def sequence(rng: random.Random) -> list[int]:
+    """Row counts for one compiled program: in and out of the families' 1..=256, and back."""
+    return [rng.choice([2, 7, 64, 255, 256, 257, 300, 512]) for _ in range(4)]
+
+
+def test_routed_exactly_when_validate_call_accepts_with_dynamic_shapes(
+    ops: dict[str, Any],
+) -> None:
+    """With ``dynamic=True`` one graph serves many calls: for each call, the routed operator
+    ran exactly when ``validate_call`` accepts that call (never refused at run time: the CPU
+    kernel validates), whichever call compiled the graph; over random kinds, widths, dtypes and
+    row counts in and out of the families' ranges."""
+    rng = random.Random(1)
+    seen = {True: 0, False: 0}
+    for trial in range(10):
+        kind = rng.choice(sorted(PROGRAMS))
+        program, arity = PROGRAMS[kind]
+        width = rng.choice([64, 128, 128])
+        dtype = rng.choice([torch.bfloat16, torch.bfloat16, torch.float16])
+        r = target(ops)
+        compiled = torch.compile(program, backend=r, fullgraph=True, dynamic=True)
+        for rows in sequence(rng):
+            if kind == "softmax":
+                args = [torch.randn(4, rows, rows)]
+            elif kind == "matmul":
+                args = [torch.randn(rows, width), torch.randn(width, rng.choice([64, 128]))]
+            else:
+                args = [torch.randn(rows, width) for _ in range(arity)]
+            args = [a.to(dtype) for a in args]
+            with torch.no_grad():
+                got = compiled(*args)
+                want = program(*args)
+            candidates = [
+                f
+                for f in routed.FAMILIES
+                if f.operation.kind.spelling.endswith(_KIND[kind])
+                and (kind != "mul" or f.name == "r_mul_bf16")
+            ]
+            accepted = [f.name for f in candidates if _accepts(f, args, want)]
+            assert CALLS == accepted[:1], (trial, kind, rows, CALLS, accepted)
+            seen[bool(CALLS)] += 1
+            CALLS.clear()
+            torch.testing.assert_close(got, want, rtol=0.02, atol=0.02)
+        torch._dynamo.reset()
+    assert seen[True] and seen[False], seen
+
+
+def test_export_with_random_dims_is_never_refused_at_run_time(ops: dict[str, Any]) -> None:
+    """An exported program's ``Dim`` range may be wider than a family's ``[dims]``: the node is
+    routed only when the family accepts every extent of the range (no guard can narrow an
+    exported program), so any call the program accepts runs."""
+    rng = random.Random(2)
+    seen = {True: 0, False: 0}
+    for trial in range(8):
+        kind = rng.choice(["silu", "mul", "matmul"])
+        program, arity = PROGRAMS[kind]
+        dtype = rng.choice([torch.bfloat16, torch.bfloat16, torch.float16])
+        low = rng.choice([2, 8, 100])
+        high = rng.choice([low + 10, 200, 256, 257, 1024])
+        rows = torch.export.Dim(f"rows{trial}", min=low, max=high)
+
+        def example(n: int) -> list[torch.Tensor]:
+            if kind == "matmul":
+                return [torch.randn(n, 64), torch.randn(64, 128)]
+            return [torch.randn(n, 128) for _ in range(arity)]
+
+        class One(torch.nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return program(x)
+
+        class Two(torch.nn.Module):
+            def forward(self, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+                return program(x, y)
+
+        dynamic = ({0: rows}, None) if kind == "matmul" else tuple({0: rows} for _ in range(arity))
+        args = [a.to(dtype) for a in example(low)]
+        with torch.no_grad():
+            module = One() if arity == 1 else Two()
+            exported = torch.export.export(module, tuple(args), dynamic_shapes=dynamic)
+            routed_program, report = target(ops).export(exported, dynamic_shapes=dynamic)
+        (d,) = report.decisions
+        assert (d.routed is not None) == (high <= 256 and dtype == torch.bfloat16), (
+            trial,
+            low,
+            high,
+            str(d),
+        )
+        if d.routed is None and dtype == torch.bfloat16:
+            assert "no guard can narrow an exported program" in str(d), str(d)
+        seen[d.routed is not None] += 1
+        for n in {low, high, rng.randint(low, high)}:
+            call = [a.to(dtype) for a in example(n)]
+            with torch.no_grad():
+                got = routed_program.module()(*call)
+            torch.testing.assert_close(got, program(*call), rtol=0.02, atol=0.02)
+            assert CALLS == ([d.routed.family] if d.routed else []), (trial, n, CALLS)
+            CALLS.clear()
+    assert seen[True] and seen[False], seen
+
+
+class Parameters(torch.nn.Module):
+    """A norm and a gated activation whose weights are the module's own ``nn.Parameter``s,
+    ``requires_grad`` set, as every model's are."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = torch.nn.Parameter(torch.ones(64, dtype=torch.bfloat16))
+        self.up = torch.nn.Parameter(torch.randn(64, 128, dtype=torch.bfloat16) / 8)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return F.silu(F.rms_norm(x, (64,), self.norm, eps=1e-6) @ self.up)
+
+
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_module_parameters_route_without_autograd(ops: dict[str, Any], mode: str) -> None:
+    model, r = Parameters(), target(ops)
+    assert all(p.requires_grad for p in model.parameters())
+    x = sample(12)
+    with getattr(torch, mode)():
+        got = torch.compile(model, backend=r, fullgraph=True)(x)
+        want = model(x)
+    assert [f for _, f in decisions(r.reports[-1])] == [
+        "r_rms_norm_bf16",
+        "r_matmul_bf16_64x128",
+        "r_silu_bf16",
+    ], str(r.reports[-1])
+    assert CALLS == ["r_rms_norm_bf16", "r_matmul_bf16_64x128", "r_silu_bf16"], CALLS
+    torch.testing.assert_close(got, want, rtol=0.02, atol=0.02)
+
+
+def test_a_model_compiled_for_training_keeps_its_nodes_with_the_reason(
+    ops: dict[str, Any],
+) -> None:
+    """With gradients enabled the graph records autograd: the nodes that read a parameter stay
+    on the default path, saying why, and the compile succeeds; the backward runs."""
+    model, r = Parameters(), target(ops)
+    x = sample(12)
+    got = torch.compile(model, backend=r, fullgraph=True)(x)
+    report = r.reports[-1]
+    assert not report.routed, str(report)
+    for d in report.decisions:
+        assert "requires_grad: the graph records autograd" in str(d), str(d)
+    got.float().sum().backward()
+    assert model.up.grad is not None and not CALLS
+    torch.testing.assert_close(got, model(x), rtol=0.02, atol=0.02)
+
+
+def test_leading_dimensions_merge_into_rows(ops: dict[str, Any]) -> None:
+    """Activations ``[batch, seq, hidden]`` reach families declared over ``[rows, hidden]``:
+    the leading extents merge into rows (a view), the result takes the node's extents."""
+    model, r = Parameters(), target(ops)
+    x = torch.randn(2, 6, 64, generator=torch.Generator().manual_seed(3)).to(torch.bfloat16)
+    with torch.no_grad():
+        got = torch.compile(model, backend=r, fullgraph=True, dynamic=True)(x)
+        want = model(x)
+        assert [f for _, f in decisions(r.reports[-1])] == [
+            "r_rms_norm_bf16",
+            "r_matmul_bf16_64x128",
+            "r_silu_bf16",
+        ], str(r.reports[-1])
+        torch.testing.assert_close(got, want, rtol=0.02, atol=0.02)
+        # A transposed activation is no contiguous run of rows: refused, not copied.
+        t = x.transpose(0, 1)
+        torch._dynamo.reset()
+        got = torch.compile(model, backend=r, fullgraph=True)(t)
+        norm = r.reports[-1].decisions[0]
+        assert norm.routed is None and "not_contiguous" in str(norm), str(norm)
+        torch.testing.assert_close(got, model(t), rtol=0.02, atol=0.02)
+        # 24 rows of 16 sequences: 384 rows, over the families' 256 (a guard on the product).
+        big = torch.randn(16, 24, 64).to(torch.bfloat16)
+        torch._dynamo.reset()
+        compiled = torch.compile(model, backend=r, fullgraph=True, dynamic=True)
+        CALLS.clear()
+        compiled(x)
+        compiled(big)
+        assert CALLS == ["r_rms_norm_bf16", "r_matmul_bf16_64x128", "r_silu_bf16"], CALLS
+
+
 def test_an_unchanged_catalog_reuses_the_compiled_graph(ops: dict[str, Any]) -> None:
     assert target(ops) is target(ops)
     assert target(ops).identity != target(ops, platform="npu2").identity
@@ -456,8 +655,10 @@ def test_the_shipped_catalog_routes_by_its_profiles() -> None:
         routed_block = [f for _, f in decisions(r.reports[-1]) if f]
         assert routed_block == ["add_bf16_rows", "add_bf16_rows"], str(r.reports[-1])
         assert len(r.reports[-1].refused) == 14, str(r.reports[-1])
-        # The add tried the catalog's first add family before the one that took it.
+        # The add tried the catalog's first add family before the one that took it: its rows
+        # merged into the family's one axis, 32768 elements where it declares 1024.
         (tried,) = reports["XDNA2"].decisions[1].refusals
-        assert (tried.family, tried.rule) == ("add_bf16_1024", "rank"), tried
+        assert (tried.family, tried.rule) == ("add_bf16_1024", "shape"), tried
+        assert "shape [32768], expected [1024]" in tried.message, tried
     finally:
         lib._destroy()

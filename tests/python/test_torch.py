@@ -76,6 +76,35 @@ def cpu_kernel(fam: kfam.Family) -> Callable[..., None]:
             args[op.out].copy_(args[op.query].float() * 2)
 
         return attention
+    if isinstance(op, kfam.Linear):
+        lin = op
+
+        def linear(*args: Any) -> None:
+            w = args[lin.weight].float()
+            nk = (kfam.WeightLayout.NK, kfam.WeightLayout.ENK)
+            w = w.transpose(-1, -2) if lin.weight_layout in nk else w
+            y = args[lin.input].float() @ w
+            if lin.bias is not None:
+                y = y + args[lin.bias].float()
+            args[lin.out].copy_(y)
+
+        return linear
+    if isinstance(op, kfam.DenseAttention):
+        att = op
+
+        def dense_attention(*args: Any) -> None:
+            scale = att.scale.constant if att.scale.param is None else args[att.scale.param]
+            o = torch.nn.functional.scaled_dot_product_attention(
+                args[att.query].float(),
+                args[att.key].float(),
+                args[att.value].float(),
+                is_causal=att.causal,
+                scale=scale,
+                enable_gqa=True,
+            )
+            args[att.out].copy_(o)
+
+        return dense_attention
     assert isinstance(op, kfam.Matmul), f"no test kernel for {op.kind.spelling}"
 
     def matmul(*args: Any) -> None:

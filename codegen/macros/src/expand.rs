@@ -61,8 +61,12 @@ fn catalog_item(name: &str, digest: &str) -> TokenStream {
 }
 
 pub fn manifest(input: &Input) -> TokenStream {
+    expand_in(&crate_dir(), input)
+}
+
+/// The expansion of `input` for a calling crate at `base`.
+fn expand_in(base: &Path, input: &Input) -> TokenStream {
     let lit = &input.path;
-    let base = crate_dir();
     let path = base.join(lit.value());
     let abi = input.abi.as_ref().map(|a| base.join(a.value()));
     if let (Some(a), false) = (&input.abi, path.is_file()) {
@@ -159,5 +163,159 @@ pub fn manifest(input: &Input) -> TokenStream {
         pub static ARTIFACT_INDEX: &[u32] = &[];
         pub mod families {}
         #catalog
+    }
+}
+
+/// Every case of the diagnostics corpus through the macro's own expansion,
+/// in process: its `compile_error!`s and warning notes are exactly the
+/// corpus's expected rendering (`tests/diagnostics/<category>/<case>.stderr`,
+/// what `kfam check` prints). trybuild compiles a few of them through rustc
+/// (`runtime/tests/ui.rs`): one case per category and the passing ones.
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::{Path, PathBuf};
+
+    use proc_macro2::{Span, TokenStream, TokenTree};
+
+    use super::{expand_in, Input};
+    use kfam_codegen::diag::Code;
+
+    /// The corpus checks an `abi.toml` case with this valid family.
+    const ABI_CASE_FAMILY: &str = "manifest/families/add_bf16_1024.toml";
+
+    fn root() -> PathBuf {
+        std::fs::canonicalize(Path::new(env!("CARGO_MANIFEST_DIR")).join("../.."))
+            .expect("the workspace root")
+    }
+
+    fn lit(s: &str) -> syn::LitStr {
+        syn::LitStr::new(s, Span::call_site())
+    }
+
+    /// The texts of every `compile_error!` (as `error...`) and of every
+    /// warning's deprecation note, in the expansion's order.
+    fn messages(tokens: TokenStream, out: &mut Vec<String>) {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, t) in trees.iter().enumerate() {
+            match t {
+                TokenTree::Ident(id) if id == "compile_error" => {
+                    if let Some(TokenTree::Group(g)) = trees.get(i + 2) {
+                        let text: syn::LitStr = syn::parse2(g.stream()).expect("a message");
+                        out.push(format!("error{}", text.value()));
+                    }
+                }
+                TokenTree::Ident(id) if id == "note" => {
+                    if let Some(TokenTree::Literal(l)) = trees.get(i + 2) {
+                        let text: syn::LitStr = syn::parse_str(&l.to_string()).expect("a note");
+                        out.push(text.value());
+                    }
+                }
+                TokenTree::Group(g) => messages(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+
+    /// `input` for the corpus case at `rel`, as its trybuild wrapper calls
+    /// the macro (with the workspace root as the calling crate).
+    fn input(rel: &str, is_dir: bool) -> Input {
+        if let Some(_stem) = rel.strip_suffix(".abi.toml") {
+            Input {
+                path: lit(ABI_CASE_FAMILY),
+                abi: Some(lit(rel)),
+            }
+        } else if is_dir {
+            Input {
+                path: lit(rel),
+                abi: None,
+            }
+        } else {
+            Input {
+                path: lit(rel),
+                abi: Some(lit("manifest/abi.toml")),
+            }
+        }
+    }
+
+    #[test]
+    fn every_corpus_case_expands_to_its_diagnostics() {
+        let root = root();
+        let mut failures = Vec::new();
+        let mut codes = BTreeSet::new();
+        let mut cases = 0;
+        let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("tests/diagnostics"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.is_dir())
+            .collect();
+        dirs.sort();
+        for dir in dirs {
+            let category = dir.file_name().unwrap().to_string_lossy().into_owned();
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .collect();
+            entries.sort();
+            for entry in entries {
+                let name = entry.file_name().unwrap().to_string_lossy().into_owned();
+                if name.ends_with(".stderr") {
+                    continue;
+                }
+                let stem = name.strip_suffix(".toml").unwrap_or(&name);
+                let stem = stem.strip_suffix(".abi").unwrap_or(stem);
+                // A directory is a manifest to the macro only with its own abi.toml.
+                if entry.is_dir() && !entry.join("abi.toml").is_file() {
+                    continue;
+                }
+                cases += 1;
+                let rel = format!("tests/diagnostics/{category}/{name}");
+                let expected = std::fs::read_to_string(dir.join(format!("{stem}.stderr")))
+                    .unwrap_or_else(|e| panic!("{rel}: its .stderr: {e}"));
+                let mut got = Vec::new();
+                messages(expand_in(&root, &input(&rel, entry.is_dir())), &mut got);
+                // The expansion lists warnings before errors; the corpus
+                // sorts them by place: each message at its first unclaimed
+                // place in the expected text (two may read alike).
+                let mut claimed = Vec::new();
+                let mut placed: Vec<(usize, String)> = got
+                    .into_iter()
+                    .map(|m| {
+                        let at = expected
+                            .match_indices(m.as_str())
+                            .map(|(i, _)| i)
+                            .find(|i| !claimed.contains(i))
+                            .unwrap_or(usize::MAX);
+                        claimed.push(at);
+                        (at, m)
+                    })
+                    .collect();
+                placed.sort_by_key(|p| p.0);
+                let got: Vec<String> = placed.into_iter().map(|p| p.1).collect();
+                let joined: String = got.iter().map(|m| format!("{m}\n\n")).collect();
+                if joined != expected {
+                    failures.push(format!(
+                        "{rel}:\n--- expected\n{expected}\n--- expanded\n{joined}"
+                    ));
+                }
+                codes.extend(
+                    Code::ALL
+                        .iter()
+                        .filter(|c| joined.contains(&format!("[{}]", c.as_str())))
+                        .copied(),
+                );
+            }
+        }
+        assert!(cases > 200, "only {cases} corpus cases found");
+        assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+        let missing: Vec<&str> = Code::ALL
+            .iter()
+            .filter(|c| !codes.contains(c))
+            .map(|c| c.as_str())
+            .collect();
+        assert!(
+            missing.is_empty(),
+            "codes no corpus case makes the macro report: {missing:?}"
+        );
     }
 }

@@ -452,6 +452,11 @@ impl Report {
                 }
             }
             d.message = d.message.replace(from, to);
+            d.label = d.label.as_deref().map(|l| l.replace(from, to));
+            d.help = d.help.as_deref().map(|h| h.replace(from, to));
+            for n in &mut d.notes {
+                *n = n.replace(from, to);
+            }
         }
     }
 

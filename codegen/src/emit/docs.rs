@@ -18,8 +18,9 @@ use super::writer::Writer;
 use crate::codes::Code;
 use crate::ir::{Extent, Family, Ir, Param, ScalarRef};
 use crate::record::values::{Row, Value};
+use crate::record::DtypeClass;
 use crate::record::{Ty, SYMBOL};
-use crate::vocab::ParamKind;
+use crate::vocab::{OperationKind, ParamKind};
 
 pub const FAMILIES_MD: &str = "docs/families.md";
 pub const DIAGNOSTICS_MD: &str = "docs/diagnostics.md";
@@ -542,6 +543,52 @@ pub fn diagnostics_md(banner: &str) -> String {
         }
     }
     w.finish()
+}
+
+/// The operand table of `kind`, rendered from its declaration
+/// ([`crate::record::Operands`]): docs/manifest.md shows it under a
+/// `<!-- operands: <kind> -->` marker, held to this rendering by a test.
+pub fn operand_table(kind: OperationKind) -> String {
+    let decl = crate::record::operands(kind);
+    let record = crate::record::operation(kind);
+    let mut out = String::from("| Operand | Role | Shape | DType |\n|---|---|---|---|\n");
+    for o in decl.tensors {
+        let optional = record
+            .field(o.key)
+            .is_some_and(|f| matches!(f.ty, Ty::OptParam));
+        let role = match (o.written, optional) {
+            (true, _) => "written",
+            (false, true) => "read, optional",
+            (false, false) => "read",
+        };
+        let dtype = decl
+            .dtypes
+            .iter()
+            .find(|g| g.members.contains(&o.key))
+            .map_or_else(
+                || "any".to_owned(),
+                |g| {
+                    let first = g.members[0];
+                    let mut d = match (g.class, first == o.key) {
+                        (DtypeClass::Int32, _) => "int32".to_owned(),
+                        (DtypeClass::Float, true) => "a float dtype".to_owned(),
+                        (DtypeClass::Same, true) => "any".to_owned(),
+                        (_, false) => format!("that of `{first}`"),
+                    };
+                    if let (Some((key, member)), false) = (g.unless, first == o.key) {
+                        let _ = write!(d, " unless `{key} = \"{member}\"`");
+                    }
+                    d
+                },
+            );
+        let _ = writeln!(
+            out,
+            "| `{}` | {role} | {} | {dtype} |",
+            o.key,
+            decl.shape_text(o.key)
+        );
+    }
+    out
 }
 
 fn capitalize(s: &str) -> String {

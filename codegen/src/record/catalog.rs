@@ -9,7 +9,7 @@ use super::{
 use crate::vocab::{
     Admission, BinaryOp, BindingKind, CacheLayout, CallRule, Capability, Contract, DType,
     Direction, Layout, NormKind, OperationKind, ParamKind, ReduceOp, ScalarValueKind,
-    StorageFormat, UnaryOp, Vocabulary, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
+    StorageFormat, UnaryOp, Vocabulary, WeightLayout, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
 };
 
 pub static RETIRED: Record = table(
@@ -194,4 +194,5 @@ pub const VOCABULARIES: &[Vocabulary] = &[
     Capability::VOCABULARY,
     Admission::VOCABULARY,
     CacheLayout::VOCABULARY,
+    WeightLayout::VOCABULARY,
 ];

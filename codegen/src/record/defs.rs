@@ -17,12 +17,15 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::operands::{Divides, DtypeClass, Dtypes, Letter, Operand, Operands, Shape, UNCHECKED};
 use super::{
     c_only, field, struct_size, table, vocab, CForm, CValue, Field, KeyChange, Kind, Record, Role,
     Ty, PARAM, PROFILE, RECEIPT, SYMBOL,
 };
+use crate::codes::Code;
 use crate::vocab::{
     vocab, BinaryOp, CacheLayout, Contract, Member, NormKind, ReduceOp, UnaryOp, Vocabulary,
+    WeightLayout,
 };
 
 vocab! {
@@ -40,6 +43,8 @@ vocab! {
         Custom = 7 => "custom",
         PackedAttentionPrefill = 8 => "packed_attention_prefill",
         Rope = 9 => "rope",
+        Linear = 10 => "linear",
+        DenseAttention = 11 => "dense_attention",
     }
 }
 
@@ -89,6 +94,29 @@ const fn operand(name: &'static str, doc: &'static str, key: &'static str) -> Fi
     field(name, Ty::Param, doc).key(key)
 }
 
+/// A `linear` operand of activations (`Rows`, `K` or `N` last), or of one
+/// batch of them per weight with a batched weight (`enk`, `ekn`).
+const BATCHED_ROWS_K: &[(&str, Shape)] = &[
+    ("nk", Shape::Rows(&["K"])),
+    ("kn", Shape::Rows(&["K"])),
+    ("enk", Shape::Axes(&["E", "T", "K"])),
+    ("ekn", Shape::Axes(&["E", "T", "K"])),
+];
+const BATCHED_ROWS_N: &[(&str, Shape)] = &[
+    ("nk", Shape::Rows(&["N"])),
+    ("kn", Shape::Rows(&["N"])),
+    ("enk", Shape::Axes(&["E", "T", "N"])),
+    ("ekn", Shape::Axes(&["E", "T", "N"])),
+];
+
+/// Grouped-query heads: each KV head serves H / H_kv query heads.
+const GQA: Divides = Divides {
+    multiple: "H",
+    divisor: "H_kv",
+    counts: "heads",
+    why: "grouped-query attention shares each KV head among H / H_kv query heads",
+};
+
 const SCALE: &str =
     "The softmax scale: a positive constant, or the name of a float scalar parameter.";
 
@@ -100,6 +128,35 @@ pub static ELEMENTWISE_BINARY: Record = flat(
         table: "`[operation.elementwise_binary]`: `out = lhs <op> rhs`, no broadcasting.",
         template: include_str!("../init/kinds/elementwise_binary.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::ElementwiseMismatch,
+            help: "elementwise operations do not broadcast; declare equal shapes and one dtype",
+            tensors: &[
+                Operand {
+                    key: "lhs",
+                    written: false,
+                    shape: Shape::Any,
+                },
+                Operand {
+                    key: "rhs",
+                    written: false,
+                    shape: Shape::Like("lhs"),
+                },
+                Operand {
+                    key: "out",
+                    written: true,
+                    shape: Shape::Like("lhs"),
+                },
+            ],
+            extents: &[],
+            dtypes: &[Dtypes {
+                members: &["lhs", "rhs", "out"],
+                class: DtypeClass::Same,
+                unless: None,
+            }],
+            divides: &[],
+            rules: &["`op` is defined on the operands' dtype (\"Operators and dtypes\")"],
+        },
     },
     &[
         field("op", vocab(&BinaryOp::VOCABULARY), "The operator.")
@@ -135,6 +192,27 @@ pub static MATMUL: Record = flat(
         table: "`[operation.matmul]`: `[.., M, K] @ [K, N] -> [.., M, N]`.",
         template: include_str!("../init/kinds/matmul.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::MatmulMismatch,
+            help: "a matmul is [.., M, K] @ [K, N] -> [.., M, N]; use -1 where the extent is dynamic",
+            tensors: &[
+                Operand { key: "a", written: false, shape: Shape::Rows(&["M", "K"]) },
+                Operand { key: "b", written: false, shape: Shape::Axes(&["K", "N"]) },
+                Operand { key: "c", written: true, shape: Shape::Rows(&["M", "N"]) },
+            ],
+            extents: &[
+                Letter { letter: "M", subject: "the rows M", tie: None },
+                Letter { letter: "K", subject: "the inner extent K", tie: None },
+                Letter { letter: "N", subject: "the columns N", tie: None },
+            ],
+            dtypes: &[Dtypes { members: &["a", "b"], class: DtypeClass::Same, unless: None }],
+            divides: &[],
+            rules: &[
+                "the payload's `m`, `k` and `n` equal the operands' extents",
+                "`b` may instead carry the leading extents of `a` (`[.., K, N]`: a batched product)",
+                "`c` is `inout` when `accumulate = true`",
+            ],
+        },
     },
     &[
         field("m", Ty::Extent, "Rows of `a` and `c`.")
@@ -183,6 +261,30 @@ pub static ELEMENTWISE_UNARY: Record = payload(
         table: "`[operation.elementwise_unary]`: `out = op(input)`, no broadcasting.",
         template: include_str!("../init/kinds/elementwise_unary.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::UnaryMismatch,
+            help: "`out` has the shape of `input`, and its dtype unless `op = \"cast\"`",
+            tensors: &[
+                Operand {
+                    key: "input",
+                    written: false,
+                    shape: Shape::Any,
+                },
+                Operand {
+                    key: "out",
+                    written: true,
+                    shape: Shape::Like("input"),
+                },
+            ],
+            extents: &[],
+            dtypes: &[Dtypes {
+                members: &["input", "out"],
+                class: DtypeClass::Same,
+                unless: Some(("op", "cast")),
+            }],
+            divides: &[],
+            rules: &["`op` is defined on the dtype of `input` (\"Operators and dtypes\")"],
+        },
     },
     &[
         struct_size(),
@@ -211,6 +313,21 @@ pub static REDUCE: Record = payload(
         table: "`[operation.reduce]`: reduce `input` over `axes` into `out`.",
         template: include_str!("../init/kinds/reduce.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::ReduceMismatch,
+            help: "reduced axes are dropped (extent 1 with `keepdim = true`); the others keep their extent",
+            tensors: &[
+                Operand { key: "input", written: false, shape: Shape::Any },
+                Operand { key: "out", written: true, shape: Shape::Any },
+            ],
+            extents: &[],
+            dtypes: &[Dtypes { members: &["input", "out"], class: DtypeClass::Same, unless: None }],
+            divides: &[],
+            rules: &[
+                "`out` is the shape of `input` with each of `axes` dropped (extent 1 with `keepdim = true`)",
+                "`op` is defined on the dtype of `input` (\"Operators and dtypes\")",
+            ],
+        },
     },
     &[
         struct_size(),
@@ -258,6 +375,30 @@ pub static SOFTMAX: Record = payload(
         table: "`[operation.softmax]`: `out = softmax(input)` along `axis`.",
         template: include_str!("../init/kinds/softmax.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::SoftmaxMismatch,
+            help: "softmax keeps the float dtype and the shape of its input",
+            tensors: &[
+                Operand {
+                    key: "input",
+                    written: false,
+                    shape: Shape::Any,
+                },
+                Operand {
+                    key: "out",
+                    written: true,
+                    shape: Shape::Like("input"),
+                },
+            ],
+            extents: &[],
+            dtypes: &[Dtypes {
+                members: &["input", "out"],
+                class: DtypeClass::Float,
+                unless: None,
+            }],
+            divides: &[],
+            rules: &["`axis` is an axis of `input`"],
+        },
     },
     &[
         struct_size(),
@@ -287,6 +428,28 @@ pub static NORM: Record = payload(
         table: "`[operation.norm]`: RMSNorm or LayerNorm along `axis`.",
         template: include_str!("../init/kinds/norm.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::NormMismatch,
+            help: "`out` has the dtype and shape of `input`; `weight` and `bias` are [extent of `input` along `axis`]",
+            tensors: &[
+                Operand { key: "input", written: false, shape: Shape::Any },
+                Operand { key: "weight", written: false, shape: Shape::Axes(&["E"]) },
+                Operand { key: "bias", written: false, shape: Shape::Axes(&["E"]) },
+                Operand { key: "out", written: true, shape: Shape::Like("input") },
+            ],
+            // E follows the payload's `axis`: the kind's own rule.
+            extents: &[],
+            dtypes: &[
+                Dtypes { members: &["input", "out"], class: DtypeClass::Float, unless: None },
+                Dtypes { members: &["weight"], class: DtypeClass::Float, unless: None },
+                Dtypes { members: &["bias"], class: DtypeClass::Float, unless: None },
+            ],
+            divides: &[],
+            rules: &[
+                "E is the extent of `input` along `axis`; `weight` and `bias` are float",
+                "`layer_norm` takes a `bias`, `rms_norm` none",
+            ],
+        },
     },
     &[
         struct_size(),
@@ -334,6 +497,34 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
         table: "`[operation.paged_attention_decode]`: one query token per sequence attends over its context, read from a block-paged key/value cache.",
         template: include_str!("../init/kinds/paged_attention_decode.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::PagedAttentionMismatch,
+            help: "query [B, H, D], caches [num_blocks, block_size, H_kv, D] (in `layout`), block_table [B, max_blocks] int32, context_lens [B] int32, out [B, H, D]",
+            tensors: &[
+                Operand { key: "query", written: false, shape: Shape::Axes(&["B", "H", "D"]) },
+                Operand { key: "key_cache", written: false, shape: Shape::Rule("in the declared `layout` (\"Cache layouts\")") },
+                Operand { key: "value_cache", written: false, shape: Shape::Rule("in the declared `layout` (\"Cache layouts\")") },
+                Operand { key: "block_table", written: false, shape: Shape::Axes(&["B", "max_blocks"]) },
+                Operand { key: "context_lens", written: false, shape: Shape::Axes(&["B"]) },
+                Operand { key: "out", written: true, shape: Shape::Like("query") },
+            ],
+            extents: &[
+                Letter { letter: "B", subject: "the batch B", tie: Some("batch") },
+                Letter { letter: "H", subject: "the head count H", tie: None },
+                Letter { letter: "D", subject: "the head size D", tie: None },
+                Letter { letter: "max_blocks", subject: "the block table's width", tie: None },
+            ],
+            dtypes: &[
+                Dtypes { members: &["query", "key_cache", "value_cache", "out"], class: DtypeClass::Float, unless: None },
+                Dtypes { members: &["block_table", "context_lens"], class: DtypeClass::Int32, unless: None },
+            ],
+            divides: &[],
+            rules: &[
+                "the caches are shaped by `layout` (`nhd`: `[num_blocks, block_size, H_kv, D]`), sharing their extents, D with `query`",
+                "H is a multiple of H_kv",
+                "a combined layout names one tensor as both caches",
+            ],
+        },
     },
     &[
         struct_size(),
@@ -393,6 +584,36 @@ pub static PACKED_ATTENTION_PREFILL: Record = payload(
         table: "`[operation.packed_attention_prefill]`: the sequences of a batch packed one after another along the token axis, each attending over its own keys (flash-attn's variable-length interface).",
         template: include_str!("../init/kinds/packed_attention_prefill.toml"),
         since: 0,
+        operands: &Operands {
+            code: Code::PackedAttentionMismatch,
+            help: "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]",
+            tensors: &[
+                Operand { key: "query", written: false, shape: Shape::Axes(&["T_q", "H", "D"]) },
+                Operand { key: "key", written: false, shape: Shape::Axes(&["T_k", "H_kv", "D"]) },
+                Operand { key: "value", written: false, shape: Shape::Like("key") },
+                Operand { key: "cu_seqlens_q", written: false, shape: Shape::Axes(&["B+1"]) },
+                Operand { key: "cu_seqlens_k", written: false, shape: Shape::Like("cu_seqlens_q") },
+                Operand { key: "out", written: true, shape: Shape::Like("query") },
+            ],
+            extents: &[
+                Letter { letter: "T_q", subject: "the query tokens T_q", tie: Some("tokens") },
+                Letter { letter: "T_k", subject: "the key tokens T_k", tie: Some("kv_tokens") },
+                Letter { letter: "B+1", subject: "the offsets' length B + 1", tie: Some("batch_plus_one") },
+                Letter { letter: "H", subject: "the head count H", tie: None },
+                Letter { letter: "H_kv", subject: "the KV head count H_kv", tie: None },
+                Letter { letter: "D", subject: "the head size D", tie: None },
+            ],
+            dtypes: &[
+                Dtypes { members: &["query", "key", "value", "out"], class: DtypeClass::Float, unless: None },
+                Dtypes { members: &["cu_seqlens_q", "cu_seqlens_k"], class: DtypeClass::Int32, unless: None },
+            ],
+            divides: &[GQA],
+            rules: &[
+                "B + 1 is at least 2 in every call (`min = 2` of its symbol)",
+                "one offsets tensor for queries and keys makes T_q and T_k one extent",
+                "`max_seqlen_q` and `max_seqlen_k` name integer scalar parameters",
+            ],
+        },
     },
     &[
         struct_size(),
@@ -458,6 +679,7 @@ pub static CUSTOM: Record = flat(
         table: "`[operation.custom]`: a fused kernel no closed vocabulary describes. kfam checks its signature like any other, and no relation between operands.",
         template: include_str!("../init/kinds/custom.toml"),
         since: 0,
+        operands: &UNCHECKED,
     },
     &[field(
         "semantics",
@@ -480,6 +702,31 @@ pub static ROPE: Record = payload(
         table: "`[operation.rope]`: rotate the first `rotary_dim` entries of each head of `query` and `key` by per-token angles, given as `cos` and `sin` tables `[T, rotary_dim / 2]` (one row per token, already taken at its position); the pairs are `(i, i + rotary_dim / 2)` (GPT-NeoX, Llama) or, `interleaved`, `(2i, 2i + 1)` (GPT-J).",
         template: include_str!("../init/kinds/rope.toml"),
         since: 4,
+        operands: &Operands {
+            code: Code::RopeMismatch,
+            help: "query [T, H, D] and key [T, H_kv, D] of one float dtype; cos and sin [T, rotary_dim / 2] of one float dtype; query_out and key_out shaped and typed like query and key",
+            tensors: &[
+                Operand { key: "query", written: false, shape: Shape::Axes(&["T", "H", "D"]) },
+                Operand { key: "key", written: false, shape: Shape::Axes(&["T", "H_kv", "D"]) },
+                Operand { key: "cos", written: false, shape: Shape::Axes(&["T", "R"]) },
+                Operand { key: "sin", written: false, shape: Shape::Like("cos") },
+                Operand { key: "query_out", written: true, shape: Shape::Like("query") },
+                Operand { key: "key_out", written: true, shape: Shape::Like("key") },
+            ],
+            extents: &[
+                Letter { letter: "T", subject: "the token count T", tie: Some("tokens") },
+                Letter { letter: "H", subject: "the head count H", tie: None },
+                Letter { letter: "H_kv", subject: "the KV head count H_kv", tie: None },
+                Letter { letter: "R", subject: "the table width R", tie: None },
+                Letter { letter: "D", subject: "the head size D", tie: None },
+            ],
+            dtypes: &[
+                Dtypes { members: &["query", "key", "query_out", "key_out"], class: DtypeClass::Float, unless: None },
+                Dtypes { members: &["cos", "sin"], class: DtypeClass::Float, unless: None },
+            ],
+            divides: &[],
+            rules: &["`rotary_dim` is even and at most D, which is static; R = `rotary_dim / 2`, static"],
+        },
     },
     &[
         struct_size(),
@@ -530,6 +777,169 @@ pub static ROPE: Record = payload(
     ],
 );
 
+pub static LINEAR: Record = payload(
+    "kfam_linear",
+    "Linear",
+    "A linear layer: `out = input @ weight^T + bias` with `weight` `[N, K]` as checkpoints\n\
+     store it (`weight_layout = \"nk\"`), or `input @ weight + bias` with `weight` `[K, N]`\n\
+     (`\"kn\"`); `input` `[.., K]` and `out` `[.., N]` share their leading extents.",
+    Kind {
+        summary: "A linear layer: activations `[.., K]` times a weight stored `[N, K]` or `[K, N]`, plus an optional bias `[N]`.",
+        table: "`[operation.linear]`: `out = input @ weight^T + bias` (`weight_layout = \"nk\"`, `nn.Linear` and checkpoints) or `input @ weight + bias` (`\"kn\"`, GPT-2's `Conv1D`), over activations with any leading extents `[.., K]`.",
+        template: include_str!("../init/kinds/linear.toml"),
+        since: 5,
+        operands: &Operands {
+            code: Code::LinearMismatch,
+            help: "input [.., K], weight [N, K] (weight_layout = \"nk\") or [K, N] (\"kn\"), bias [N], out [.., N] with input's leading extents; one float dtype",
+            tensors: &[
+                Operand { key: "input", written: false, shape: Shape::ByKey("weight_layout", BATCHED_ROWS_K) },
+                Operand {
+                    key: "weight",
+                    written: false,
+                    shape: Shape::ByKey(
+                        "weight_layout",
+                        &[
+                            ("nk", Shape::Axes(&["N", "K"])),
+                            ("kn", Shape::Axes(&["K", "N"])),
+                            ("enk", Shape::Axes(&["E", "N", "K"])),
+                            ("ekn", Shape::Axes(&["E", "K", "N"])),
+                        ],
+                    ),
+                },
+                Operand {
+                    key: "bias",
+                    written: false,
+                    shape: Shape::ByKey(
+                        "weight_layout",
+                        &[
+                            ("nk", Shape::Axes(&["N"])),
+                            ("kn", Shape::Axes(&["N"])),
+                            ("enk", Shape::Axes(&["E", "N"])),
+                            ("ekn", Shape::Axes(&["E", "N"])),
+                        ],
+                    ),
+                },
+                Operand { key: "out", written: true, shape: Shape::ByKey("weight_layout", BATCHED_ROWS_N) },
+            ],
+            extents: &[
+                Letter { letter: "E", subject: "the batch of weights E", tie: Some("experts") },
+                Letter { letter: "T", subject: "the rows of each batch T", tie: Some("rows") },
+                Letter { letter: "K", subject: "the input features K", tie: Some("in_features") },
+                Letter { letter: "N", subject: "the output features N", tie: Some("out_features") },
+            ],
+            dtypes: &[Dtypes {
+                members: &["input", "weight", "bias", "out"],
+                class: DtypeClass::Float,
+                unless: None,
+            }],
+            divides: &[],
+            rules: &[],
+        },
+    },
+    &[
+        struct_size(),
+        operand(
+            "input",
+            "Signature index of the activations `[.., K]`.",
+            "Name of the activations `[.., K]`: any leading extents, then the input features.",
+        ),
+        operand(
+            "weight",
+            "Signature index of the weight (`[N, K]` or `[K, N]`, by `weight_layout`).",
+            "Name of the weight: `[N, K]` (`weight_layout = \"nk\"`) or `[K, N]` (`\"kn\"`).",
+        ),
+        field(
+            "bias",
+            Ty::OptParam,
+            "Signature index of the bias `[N]`, if any.",
+        )
+        .optional_key("Name of the bias `[N]`, added to every row; leave it out for none."),
+        operand(
+            "out",
+            "Signature index of the result `[.., N]`.",
+            "Name of the result `[.., N]`, with the leading extents of `input`.",
+        ),
+        field(
+            "weight_layout",
+            vocab(&WeightLayout::VOCABULARY),
+            "How the weight stores its axes.",
+        )
+        .optional_key("`nk` (the default: `[N, K]`, as `nn.Linear` and checkpoints store it) or `kn` (`[K, N]`: GPT-2's `Conv1D`, `x @ w`).")
+        .changes(KeyChange::Operator),
+    ],
+);
+
+pub static DENSE_ATTENTION: Record = payload(
+    "kfam_dense_attention",
+    "DenseAttention",
+    "Scaled dot-product attention over dense tensors, as `F.scaled_dot_product_attention`\n\
+     computes it: `query` and `out` `[B, H, S, D]`, `key` and `value` `[B, H_kv, S_kv, D]`,\n\
+     `H` a multiple of `H_kv` (grouped-query heads); `causal` masks as `is_causal` does.",
+    Kind {
+        summary: "Scaled dot-product attention over dense query, key and value tensors (prefill).",
+        table: "`[operation.dense_attention]`: `out = softmax(query @ key^T * scale (+ causal mask)) @ value` per batch and head, as `F.scaled_dot_product_attention` computes it; query head `h` reads key/value head `h / (H / H_kv)` (grouped-query attention); `causal` lets query `i` see keys `j <= i` (the mask's top-left alignment, as `is_causal`).",
+        template: include_str!("../init/kinds/dense_attention.toml"),
+        since: 5,
+        operands: &Operands {
+            code: Code::DenseAttentionMismatch,
+            help: "query [B, H, S, D], key and value [B, H_kv, S_kv, D], out [B, H, S, D]; one float dtype; H a multiple of H_kv",
+            tensors: &[
+                Operand { key: "query", written: false, shape: Shape::Axes(&["B", "H", "S", "D"]) },
+                Operand { key: "key", written: false, shape: Shape::Axes(&["B", "H_kv", "S_kv", "D"]) },
+                Operand { key: "value", written: false, shape: Shape::Like("key") },
+                Operand { key: "out", written: true, shape: Shape::Like("query") },
+            ],
+            extents: &[
+                Letter { letter: "B", subject: "the batch B", tie: Some("batch") },
+                Letter { letter: "H", subject: "the head count H", tie: Some("heads") },
+                Letter { letter: "S", subject: "the query length S", tie: Some("seq") },
+                Letter { letter: "H_kv", subject: "the KV head count H_kv", tie: Some("kv_heads") },
+                Letter { letter: "S_kv", subject: "the key length S_kv", tie: Some("kv_seq") },
+                Letter { letter: "D", subject: "the head size D", tie: Some("head_size") },
+            ],
+            dtypes: &[Dtypes {
+                members: &["query", "key", "value", "out"],
+                class: DtypeClass::Float,
+                unless: None,
+            }],
+            divides: &[GQA],
+            rules: &[],
+        },
+    },
+    &[
+        struct_size(),
+        operand(
+            "query",
+            "Signature index of the queries `[B, H, S, D]`.",
+            "Name of the queries `[B, H, S, D]`.",
+        ),
+        operand(
+            "key",
+            "Signature index of the keys `[B, H_kv, S_kv, D]`.",
+            "Name of the keys `[B, H_kv, S_kv, D]`.",
+        ),
+        operand(
+            "value",
+            "Signature index of the values `[B, H_kv, S_kv, D]`.",
+            "Name of the values, shaped like `key`.",
+        ),
+        operand(
+            "out",
+            "Signature index of the result `[B, H, S, D]`.",
+            "Name of the result, shaped like `query`.",
+        ),
+        field(
+            "causal",
+            Ty::Bool,
+            "Query `i` attends to keys `j <= i` only (top-left aligned, as `is_causal`).",
+        )
+        .key("Whether query `i` attends only to keys `j <= i` (the top-left aligned mask of `F.scaled_dot_product_attention(is_causal=True)`)."),
+        field("scale", Ty::ScalarRef, "The softmax scale.")
+            .key("The softmax scale: a positive constant (`1 / sqrt(D)` is SDPA's default), or the name of a float scalar parameter.")
+            .changes(KeyChange::Scalar),
+    ],
+);
+
 /// The payload of each operation kind, in the kinds' code order.
 pub static OPERATIONS: &[(OperationKind, &Record)] = &[
     (OperationKind::ElementwiseBinary, &ELEMENTWISE_BINARY),
@@ -545,6 +955,8 @@ pub static OPERATIONS: &[(OperationKind, &Record)] = &[
         &PACKED_ATTENTION_PREFILL,
     ),
     (OperationKind::Rope, &ROPE),
+    (OperationKind::Linear, &LINEAR),
+    (OperationKind::DenseAttention, &DENSE_ATTENTION),
 ];
 
 /// The payload record of `kind`.
@@ -554,6 +966,11 @@ pub fn operation(kind: OperationKind) -> &'static Record {
         .find(|(k, _)| *k == kind)
         .map(|(_, r)| *r)
         .expect("every operation kind has a payload record")
+}
+
+/// What `kind` requires of its tensor operands.
+pub fn operands(kind: OperationKind) -> &'static Operands {
+    operation(kind).kind.map_or(&UNCHECKED, |k| k.operands)
 }
 
 // -------------------------------------------------------------- families
@@ -625,7 +1042,7 @@ pub static FAMILY: Record = Record {
         field(
             "torch_schema",
             Ty::OptStr,
-            "The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar).",
+            "The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar).",
         ),
         field("contract", vocab(&Contract::VOCABULARY), "Program or kernel."),
         field(
@@ -754,6 +1171,8 @@ pub static FAMILY: Record = Record {
         ),
         payload_c("packed_attention_prefill", &PACKED_ATTENTION_PREFILL),
         payload_c("rope", &ROPE),
+        payload_c("linear", &LINEAR),
+        payload_c("dense_attention", &DENSE_ATTENTION),
     ],
 )
 };

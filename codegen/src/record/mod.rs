@@ -15,6 +15,7 @@ mod calls;
 mod catalog;
 pub mod defs;
 mod layout;
+mod operands;
 mod signature;
 pub mod values;
 
@@ -22,6 +23,7 @@ pub use calls::*;
 pub use catalog::*;
 pub use defs::*;
 pub use layout::{c_fields, CField, Layout, Part};
+pub use operands::*;
 pub use signature::*;
 
 use crate::vocab::Vocabulary;
@@ -64,6 +66,8 @@ pub struct Kind {
     /// `init/kinds/<kind>.toml`.
     pub template: &'static str,
     pub since: u16,
+    /// What the kind requires of its tensor operands.
+    pub operands: &'static Operands,
 }
 
 /// An operation payload's field as the manifest declares it: a key of

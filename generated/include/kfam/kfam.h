@@ -37,11 +37,11 @@ extern "C" {
 /** The catalog's name (`[catalog] name`): what kfam_check_catalog names. */
 #define KFAM_CATALOG_NAME "kfam"
 /** The digest of the catalog's content: kfam_check_catalog compares it with the library's. */
-#define KFAM_CATALOG_DIGEST "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd"
+#define KFAM_CATALOG_DIGEST "707b6e03155438f02f49d08226312d0a60c21925781fab137b726ab5768f162c"
 /** The digest of the approved families (names, revisions, identities): what the library pairs a program with. */
-#define KFAM_CATALOG_FAMILIES "9876c598c5fc0a834cf4aed0cf9520470d0140ed85c030ea52c329832b770d1c"
+#define KFAM_CATALOG_FAMILIES "00eba30eada9e61cb48a3be116037427c99b752b7c760fda1454aef992595982"
 /** The newest approval among the families (approved.lock): a library accepts a program whose families of approval up to this are its own. */
-#define KFAM_CATALOG_APPROVAL 4u
+#define KFAM_CATALOG_APPROVAL 5u
 /** Most tensor parameters of one family. */
 #define KFAM_MAX_TENSOR_ARGS 256
 /** Most scalar parameters of one family. */
@@ -53,7 +53,7 @@ extern "C" {
 /** Highest rank of a lowered shape (extent of kfam_param.lowered_shape; NZ lowers to rank 5). */
 #define KFAM_MAX_LOWERED_RANK 5
 /** Entries of kfam_families. */
-#define KFAM_FAMILY_COUNT 15
+#define KFAM_FAMILY_COUNT 17
 /** Entries of kfam_retired_families. */
 #define KFAM_RETIRED_COUNT 1
 /** A dynamic extent in a shape: the call supplies it. */
@@ -333,10 +333,12 @@ typedef enum kfam_operation_kind {
     /** A fused kernel described only by its signature and `semantics` text: kfam checks no shape or dtype relation between its operands. */
     KFAM_OPERATION_KIND_CUSTOM = 7,
     KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL = 8,
-    KFAM_OPERATION_KIND_ROPE = 9
+    KFAM_OPERATION_KIND_ROPE = 9,
+    KFAM_OPERATION_KIND_LINEAR = 10,
+    KFAM_OPERATION_KIND_DENSE_ATTENTION = 11
 } kfam_operation_kind;
 /** Members of kfam_operation_kind; their codes run from 0 to KFAM_OPERATION_KIND_COUNT - 1. */
-#define KFAM_OPERATION_KIND_COUNT 10
+#define KFAM_OPERATION_KIND_COUNT 12
 
 /** The spelling of a kfam_operation_kind code, or NULL for an unknown code. */
 static inline const char *kfam_operation_kind_name(int32_t code)
@@ -352,6 +354,8 @@ static inline const char *kfam_operation_kind_name(int32_t code)
     case KFAM_OPERATION_KIND_CUSTOM: return "custom";
     case KFAM_OPERATION_KIND_PACKED_ATTENTION_PREFILL: return "packed_attention_prefill";
     case KFAM_OPERATION_KIND_ROPE: return "rope";
+    case KFAM_OPERATION_KIND_LINEAR: return "linear";
+    case KFAM_OPERATION_KIND_DENSE_ATTENTION: return "dense_attention";
     default: return NULL;
     }
 }
@@ -398,10 +402,12 @@ typedef enum kfam_unary_op {
     KFAM_UNARY_OP_SIGMOID = 9,
     KFAM_UNARY_OP_TANH = 10,
     /** Conversion to the output's dtype: the only operator whose output dtype may differ from its input's. */
-    KFAM_UNARY_OP_CAST = 11
+    KFAM_UNARY_OP_CAST = 11,
+    /** GELU by its tanh approximation, `0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))` (`F.gelu(x, approximate="tanh")`, GPT-2's activation). */
+    KFAM_UNARY_OP_GELU_TANH = 12
 } kfam_unary_op;
 /** Members of kfam_unary_op; their codes run from 0 to KFAM_UNARY_OP_COUNT - 1. */
-#define KFAM_UNARY_OP_COUNT 12
+#define KFAM_UNARY_OP_COUNT 13
 
 /** The spelling of a kfam_unary_op code, or NULL for an unknown code. */
 static inline const char *kfam_unary_op_name(int32_t code)
@@ -419,6 +425,7 @@ static inline const char *kfam_unary_op_name(int32_t code)
     case KFAM_UNARY_OP_SIGMOID: return "sigmoid";
     case KFAM_UNARY_OP_TANH: return "tanh";
     case KFAM_UNARY_OP_CAST: return "cast";
+    case KFAM_UNARY_OP_GELU_TANH: return "gelu_tanh";
     default: return NULL;
     }
 }
@@ -674,6 +681,32 @@ static inline const char *kfam_cache_layout_name(int32_t code)
     }
 }
 
+/** How a `linear` weight stores its two axes. */
+typedef enum kfam_weight_layout {
+    /** `[N, K]`: output features first, as `nn.Linear` and checkpoints store it (`out = input @ weight^T`). */
+    KFAM_WEIGHT_LAYOUT_NK = 0,
+    /** `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`). */
+    KFAM_WEIGHT_LAYOUT_KN = 1,
+    /** `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`). */
+    KFAM_WEIGHT_LAYOUT_ENK = 2,
+    /** `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`). */
+    KFAM_WEIGHT_LAYOUT_EKN = 3
+} kfam_weight_layout;
+/** Members of kfam_weight_layout; their codes run from 0 to KFAM_WEIGHT_LAYOUT_COUNT - 1. */
+#define KFAM_WEIGHT_LAYOUT_COUNT 4
+
+/** The spelling of a kfam_weight_layout code, or NULL for an unknown code. */
+static inline const char *kfam_weight_layout_name(int32_t code)
+{
+    switch (code) {
+    case KFAM_WEIGHT_LAYOUT_NK: return "nk";
+    case KFAM_WEIGHT_LAYOUT_KN: return "kn";
+    case KFAM_WEIGHT_LAYOUT_ENK: return "enk";
+    case KFAM_WEIGHT_LAYOUT_EKN: return "ekn";
+    default: return NULL;
+    }
+}
+
 /**
  * Status codes of the native C ABI; their values are declared in `abi.toml`.
  * Every function of the runtime library returns one of these as int32_t.
@@ -729,6 +762,7 @@ typedef char kfam_gen_enums_are_int32[(sizeof(kfam_dtype) == sizeof(int32_t) &&
     sizeof(kfam_capability_outcome) == sizeof(int32_t) &&
     sizeof(kfam_admission_outcome) == sizeof(int32_t) &&
     sizeof(kfam_cache_layout) == sizeof(int32_t) &&
+    sizeof(kfam_weight_layout) == sizeof(int32_t) &&
     sizeof(kfam_status) == sizeof(int32_t)) ? 1 : -1];
 
 /* ------------------------------------------------------------------------
@@ -1011,6 +1045,50 @@ typedef struct kfam_rope {
     int32_t interleaved;
 } kfam_rope;
 
+/**
+ * A linear layer: `out = input @ weight^T + bias` with `weight` `[N, K]` as checkpoints
+ * store it (`weight_layout = "nk"`), or `input @ weight + bias` with `weight` `[K, N]`
+ * (`"kn"`); `input` `[.., K]` and `out` `[.., N]` share their leading extents.
+ */
+typedef struct kfam_linear {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the activations `[.., K]`. */
+    uint32_t input;
+    /** Signature index of the weight (`[N, K]` or `[K, N]`, by `weight_layout`). */
+    uint32_t weight;
+    /** Signature index of the bias `[N]`, if any. -1 when absent. */
+    int32_t bias;
+    /** Signature index of the result `[.., N]`. */
+    uint32_t out;
+    /** How the weight stores its axes. A kfam_weight_layout code. */
+    int32_t weight_layout;
+} kfam_linear;
+
+/**
+ * Scaled dot-product attention over dense tensors, as `F.scaled_dot_product_attention`
+ * computes it: `query` and `out` `[B, H, S, D]`, `key` and `value` `[B, H_kv, S_kv, D]`,
+ * `H` a multiple of `H_kv` (grouped-query heads); `causal` masks as `is_causal` does.
+ */
+typedef struct kfam_dense_attention {
+    /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
+    uint32_t struct_size;
+    /** Signature index of the queries `[B, H, S, D]`. */
+    uint32_t query;
+    /** Signature index of the keys `[B, H_kv, S_kv, D]`. */
+    uint32_t key;
+    /** Signature index of the values `[B, H_kv, S_kv, D]`. */
+    uint32_t value;
+    /** Signature index of the result `[B, H, S, D]`. */
+    uint32_t out;
+    /** Query `i` attends to keys `j <= i` only (top-left aligned, as `is_causal`). 1 or 0. */
+    int32_t causal;
+    /** The softmax scale. The constant when scale_param is -1, else 0. */
+    double scale;
+    /** Signature index of the float scalar parameter carrying `scale`, or -1 for the constant. */
+    int32_t scale_param;
+} kfam_dense_attention;
+
 /** One extent that is a named symbol: axis `axis` of parameter `param`. */
 typedef struct kfam_dim_use {
     /** `sizeof` of this struct as the producer compiled it (see KFAM_HAS_FIELD). */
@@ -1063,7 +1141,7 @@ typedef struct kfam_family {
     const char *identity;
     /** One-paragraph description (not part of the identity). */
     const char *summary;
-    /** The torch dispatcher schema (`kfam::NAME(...) -> ...`); absent when the signature has no torch spelling (a uint64 scalar). NULL when absent. */
+    /** The torch dispatcher schema (`NAMESPACE::NAME(...) -> ...`, in the catalog's torch namespace); absent when the signature has no torch spelling (a uint64 scalar). NULL when absent. */
     const char *torch_schema;
     /** Program or kernel. A kfam_contract code. */
     int32_t contract;
@@ -1125,6 +1203,10 @@ typedef struct kfam_family {
     const kfam_packed_attention_prefill *packed_attention_prefill;
     /** The payload of KFAM_OPERATION_KIND_ROPE, else NULL. */
     const kfam_rope *rope;
+    /** The payload of KFAM_OPERATION_KIND_LINEAR, else NULL. */
+    const kfam_linear *linear;
+    /** The payload of KFAM_OPERATION_KIND_DENSE_ATTENTION, else NULL. */
+    const kfam_dense_attention *dense_attention;
 } kfam_family;
 
 /**
@@ -1490,6 +1572,22 @@ KFAM_GEN_OFFSET(kfam_rope, query_out, 20u);
 KFAM_GEN_OFFSET(kfam_rope, key_out, 24u);
 KFAM_GEN_OFFSET(kfam_rope, rotary_dim, 28u);
 KFAM_GEN_OFFSET(kfam_rope, interleaved, 32u);
+KFAM_GEN_SIZE(kfam_linear, 24u);
+KFAM_GEN_OFFSET(kfam_linear, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_linear, input, 4u);
+KFAM_GEN_OFFSET(kfam_linear, weight, 8u);
+KFAM_GEN_OFFSET(kfam_linear, bias, 12u);
+KFAM_GEN_OFFSET(kfam_linear, out, 16u);
+KFAM_GEN_OFFSET(kfam_linear, weight_layout, 20u);
+KFAM_GEN_SIZE(kfam_dense_attention, 40u);
+KFAM_GEN_OFFSET(kfam_dense_attention, struct_size, 0u);
+KFAM_GEN_OFFSET(kfam_dense_attention, query, 4u);
+KFAM_GEN_OFFSET(kfam_dense_attention, key, 8u);
+KFAM_GEN_OFFSET(kfam_dense_attention, value, 12u);
+KFAM_GEN_OFFSET(kfam_dense_attention, out, 16u);
+KFAM_GEN_OFFSET(kfam_dense_attention, causal, 20u);
+KFAM_GEN_OFFSET(kfam_dense_attention, scale, 24u);
+KFAM_GEN_OFFSET(kfam_dense_attention, scale_param, 32u);
 KFAM_GEN_SIZE(kfam_dim_use, 16u);
 KFAM_GEN_OFFSET(kfam_dim_use, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_dim_use, param, 4u);
@@ -1503,7 +1601,7 @@ KFAM_GEN_OFFSET(kfam_symbol, max, 24u);
 KFAM_GEN_OFFSET(kfam_symbol, multiple_of, 32u);
 KFAM_GEN_OFFSET(kfam_symbol, use_count, 40u);
 KFAM_GEN_OFFSET(kfam_symbol, uses, 48u);
-KFAM_GEN_SIZE(kfam_family, 248u);
+KFAM_GEN_SIZE(kfam_family, 264u);
 KFAM_GEN_OFFSET(kfam_family, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_family, abi_major, 4u);
 KFAM_GEN_OFFSET(kfam_family, abi_minor, 6u);
@@ -1543,6 +1641,8 @@ KFAM_GEN_OFFSET(kfam_family, semantics, 216u);
 KFAM_GEN_OFFSET(kfam_family, approval, 224u);
 KFAM_GEN_OFFSET(kfam_family, packed_attention_prefill, 232u);
 KFAM_GEN_OFFSET(kfam_family, rope, 240u);
+KFAM_GEN_OFFSET(kfam_family, linear, 248u);
+KFAM_GEN_OFFSET(kfam_family, dense_attention, 256u);
 KFAM_GEN_SIZE(kfam_retired, 56u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
@@ -1981,7 +2081,7 @@ static inline const kfam_pairing *kfam_gen_pairing(void)
 
 #ifndef KFAM_PRIVATE_TABLES
 /** Every approved family, sorted by name; KFAM_FAMILY_COUNT entries. */
-extern const kfam_family kfam_families[15];
+extern const kfam_family kfam_families[17];
 /** Every retired family, sorted by name; KFAM_RETIRED_COUNT entries. */
 extern const kfam_retired kfam_retired_families[1];
 /** The table header of these tables (what kfam_library_table returns for the library's). */

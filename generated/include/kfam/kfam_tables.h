@@ -19,25 +19,27 @@
 
 /* Text that repeats, written once. */
 static const char kfam_gen_s0[] KFAM_GEN_MAYBE_UNUSED = "2026-12-05";
-static const char kfam_gen_s1[] KFAM_GEN_MAYBE_UNUSED = "Attention output: [batch, heads, head size].";
-static const char kfam_gen_s2[] KFAM_GEN_MAYBE_UNUSED = "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].";
-static const char kfam_gen_s3[] KFAM_GEN_MAYBE_UNUSED = "One query token per sequence: [batch, heads, head size].";
-static const char kfam_gen_s4[] KFAM_GEN_MAYBE_UNUSED = "Ryzen AI 9 HX 370 (XDNA2)";
-static const char kfam_gen_s5[] KFAM_GEN_MAYBE_UNUSED = "Softmax scale, usually 1 / sqrt(head size).";
-static const char kfam_gen_s6[] KFAM_GEN_MAYBE_UNUSED = "Tokens in each sequence's context, the new one included.";
-static const char kfam_gen_s7[] KFAM_GEN_MAYBE_UNUSED = "a2a3 simulator";
-static const char kfam_gen_s8[] KFAM_GEN_MAYBE_UNUSED = "a2a3_sim";
-static const char kfam_gen_s9[] KFAM_GEN_MAYBE_UNUSED = "block_table";
-static const char kfam_gen_s10[] KFAM_GEN_MAYBE_UNUSED = "context_lens";
-static const char kfam_gen_s11[] KFAM_GEN_MAYBE_UNUSED = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
-static const char kfam_gen_s12[] KFAM_GEN_MAYBE_UNUSED = "key_cache";
-static const char kfam_gen_s13[] KFAM_GEN_MAYBE_UNUSED = "num_blocks";
-static const char kfam_gen_s14[] KFAM_GEN_MAYBE_UNUSED = "simpler.kernel.v1";
-static const char kfam_gen_s15[] KFAM_GEN_MAYBE_UNUSED = "value_cache";
-static const char kfam_gen_s16[] KFAM_GEN_MAYBE_UNUSED = "xdna2_onboard";
+static const char kfam_gen_s1[] KFAM_GEN_MAYBE_UNUSED = "2026-12-06";
+static const char kfam_gen_s2[] KFAM_GEN_MAYBE_UNUSED = "Attention output: [batch, heads, head size].";
+static const char kfam_gen_s3[] KFAM_GEN_MAYBE_UNUSED = "Cache block of each sequence's i-th block of 16 tokens: [batch, max blocks].";
+static const char kfam_gen_s4[] KFAM_GEN_MAYBE_UNUSED = "One query token per sequence: [batch, heads, head size].";
+static const char kfam_gen_s5[] KFAM_GEN_MAYBE_UNUSED = "Ryzen AI 9 HX 370 (XDNA2)";
+static const char kfam_gen_s6[] KFAM_GEN_MAYBE_UNUSED = "Softmax scale, usually 1 / sqrt(head size).";
+static const char kfam_gen_s7[] KFAM_GEN_MAYBE_UNUSED = "Tokens in each sequence's context, the new one included.";
+static const char kfam_gen_s8[] KFAM_GEN_MAYBE_UNUSED = "a2a3 simulator";
+static const char kfam_gen_s9[] KFAM_GEN_MAYBE_UNUSED = "a2a3_sim";
+static const char kfam_gen_s10[] KFAM_GEN_MAYBE_UNUSED = "block_table";
+static const char kfam_gen_s11[] KFAM_GEN_MAYBE_UNUSED = "context_lens";
+static const char kfam_gen_s12[] KFAM_GEN_MAYBE_UNUSED = "decode UT: batch 1 to 64, contexts 1 to 4096 tokens, against a PyTorch reference";
+static const char kfam_gen_s13[] KFAM_GEN_MAYBE_UNUSED = "key_cache";
+static const char kfam_gen_s14[] KFAM_GEN_MAYBE_UNUSED = "num_blocks";
+static const char kfam_gen_s15[] KFAM_GEN_MAYBE_UNUSED = "simpler.kernel.v1";
+static const char kfam_gen_s16[] KFAM_GEN_MAYBE_UNUSED = "value_cache";
+static const char kfam_gen_s17[] KFAM_GEN_MAYBE_UNUSED = "xdna2_onboard";
 
-static const uint32_t kfam_gen_indices[8] KFAM_GEN_MAYBE_UNUSED = {
+static const uint32_t kfam_gen_indices[9] KFAM_GEN_MAYBE_UNUSED = {
 2,
+3,
 2,2,
 5,
 4,
@@ -50,13 +52,20 @@ static const char *const kfam_gen_texts[1] KFAM_GEN_MAYBE_UNUSED = {
 };
 
 /* kfam_param: struct_size, index, name, doc, kind, direction, dtype, layout, pool_index, rank, lowered_rank, shape, lowered_shape, alignment */
-static const kfam_param kfam_gen_params[70] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_param kfam_gen_params[77] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_P,0,"lhs",NULL,0,0,6,0,0,1,1,{1024},{1024},1},
 {KFAM_GEN_P,1,"rhs",NULL,0,0,6,0,1,1,1,{1024},{1024},1},
 {KFAM_GEN_P,2,"out",NULL,0,1,6,0,2,1,1,{1024},{1024},1},
 {KFAM_GEN_P,0,"lhs",NULL,0,0,6,0,0,2,2,{-1,256},{-1,256},1},
 {KFAM_GEN_P,1,"rhs",NULL,0,0,6,0,1,2,2,{-1,256},{-1,256},1},
 {KFAM_GEN_P,2,"out",NULL,0,1,6,0,2,2,2,{-1,256},{-1,256},1},
+{KFAM_GEN_P,0,"query",NULL,0,0,6,0,0,4,4,{-1,32,-1,128},{-1,32,-1,128},1},
+{KFAM_GEN_P,1,"key",NULL,0,0,6,0,1,4,4,{-1,8,-1,128},{-1,8,-1,128},1},
+{KFAM_GEN_P,2,"value",NULL,0,0,6,0,2,4,4,{-1,8,-1,128},{-1,8,-1,128},1},
+{KFAM_GEN_P,3,"out",NULL,0,1,6,0,3,4,4,{-1,32,-1,128},{-1,32,-1,128},1},
+{KFAM_GEN_P,0,"x","Activations, one row per token.",0,0,6,0,0,2,2,{-1,4096},{-1,4096},1},
+{KFAM_GEN_P,1,"w","The weight as the checkpoint stores it: [out_features, in_features].",0,0,6,0,1,2,2,{11008,4096},{11008,4096},1},
+{KFAM_GEN_P,2,"y",NULL,0,1,6,0,2,2,2,{-1,11008},{-1,11008},1},
 {KFAM_GEN_P,0,"x","Activations: a dynamic number of rows.",0,0,6,0,0,2,2,{-1,64},{-1,64},1},
 {KFAM_GEN_P,1,"w","Weight, pre-blocked into the NZ fractal layout.",0,0,6,2,1,2,5,{64,128},{1,8,4,16,16},1},
 {KFAM_GEN_P,2,"acc","FP32 accumulator, read and updated in place.",0,2,0,0,2,2,2,{-1,128},{-1,128},1},
@@ -75,40 +84,40 @@ static const kfam_param kfam_gen_params[70] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_P,4,"cu_seqlens_k","Offset of each sequence's first key, and the key count last: [sequences + 1].",0,0,2,0,4,1,1,{-1},{-1},1},
 {KFAM_GEN_P,5,"out","Attention output, packed like the queries.",0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
 {KFAM_GEN_P,6,"max_seqlen","Tokens of the longest sequence.",1,0,2,0,0,0,0,{0},{0},1},
-{KFAM_GEN_P,7,"scale",kfam_gen_s5,1,0,0,0,1,0,0,{0},{0},1},
-{KFAM_GEN_P,0,"query",kfam_gen_s3,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,1,kfam_gen_s12,"Key cache: [blocks, block size, KV heads, head size].",0,0,6,0,1,4,4,{-1,16,8,128},{-1,16,8,128},1},
-{KFAM_GEN_P,2,kfam_gen_s15,"Value cache, laid out like the key cache.",0,0,6,0,2,4,4,{-1,16,8,128},{-1,16,8,128},1},
-{KFAM_GEN_P,3,kfam_gen_s9,kfam_gen_s2,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
-{KFAM_GEN_P,4,kfam_gen_s10,kfam_gen_s6,0,0,2,0,4,1,1,{-1},{-1},1},
-{KFAM_GEN_P,5,"out",kfam_gen_s1,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,6,"scale",kfam_gen_s5,1,0,0,0,0,0,0,{0},{0},1},
-{KFAM_GEN_P,0,"query",kfam_gen_s3,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,7,"scale",kfam_gen_s6,1,0,0,0,1,0,0,{0},{0},1},
+{KFAM_GEN_P,0,"query",kfam_gen_s4,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,1,kfam_gen_s13,"Key cache: [blocks, block size, KV heads, head size].",0,0,6,0,1,4,4,{-1,16,8,128},{-1,16,8,128},1},
+{KFAM_GEN_P,2,kfam_gen_s16,"Value cache, laid out like the key cache.",0,0,6,0,2,4,4,{-1,16,8,128},{-1,16,8,128},1},
+{KFAM_GEN_P,3,kfam_gen_s10,kfam_gen_s3,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
+{KFAM_GEN_P,4,kfam_gen_s11,kfam_gen_s7,0,0,2,0,4,1,1,{-1},{-1},1},
+{KFAM_GEN_P,5,"out",kfam_gen_s2,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,6,"scale",kfam_gen_s6,1,0,0,0,0,0,0,{0},{0},1},
+{KFAM_GEN_P,0,"query",kfam_gen_s4,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
 {KFAM_GEN_P,1,"kv_cache","Keys and values: [blocks, 2, KV heads, block size, head size].",0,0,6,0,1,5,5,{-1,2,8,16,128},{-1,2,8,16,128},1},
-{KFAM_GEN_P,2,kfam_gen_s9,kfam_gen_s2,0,0,2,0,2,2,2,{-1,-1},{-1,-1},1},
-{KFAM_GEN_P,3,kfam_gen_s10,kfam_gen_s6,0,0,2,0,3,1,1,{-1},{-1},1},
-{KFAM_GEN_P,4,"out",kfam_gen_s1,0,1,6,0,4,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,5,"scale",kfam_gen_s5,1,0,0,0,0,0,0,{0},{0},1},
-{KFAM_GEN_P,0,"query",kfam_gen_s3,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,2,kfam_gen_s10,kfam_gen_s3,0,0,2,0,2,2,2,{-1,-1},{-1,-1},1},
+{KFAM_GEN_P,3,kfam_gen_s11,kfam_gen_s7,0,0,2,0,3,1,1,{-1},{-1},1},
+{KFAM_GEN_P,4,"out",kfam_gen_s2,0,1,6,0,4,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,5,"scale",kfam_gen_s6,1,0,0,0,0,0,0,{0},{0},1},
+{KFAM_GEN_P,0,"query",kfam_gen_s4,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
 {KFAM_GEN_P,1,"kv_cache","Keys and values: [blocks, 2, block size, KV heads, head size].",0,0,6,0,1,5,5,{-1,2,16,8,128},{-1,2,16,8,128},1},
-{KFAM_GEN_P,2,kfam_gen_s9,kfam_gen_s2,0,0,2,0,2,2,2,{-1,-1},{-1,-1},1},
-{KFAM_GEN_P,3,kfam_gen_s10,kfam_gen_s6,0,0,2,0,3,1,1,{-1},{-1},1},
-{KFAM_GEN_P,4,"out",kfam_gen_s1,0,1,6,0,4,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,5,"scale",kfam_gen_s5,1,0,0,0,0,0,0,{0},{0},1},
-{KFAM_GEN_P,0,"query",kfam_gen_s3,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,1,kfam_gen_s12,"Key cache: [blocks, KV heads, block size, head size].",0,0,6,0,1,4,4,{-1,8,16,128},{-1,8,16,128},1},
-{KFAM_GEN_P,2,kfam_gen_s15,"Value cache, laid out like the key cache.",0,0,6,0,2,4,4,{-1,8,16,128},{-1,8,16,128},1},
-{KFAM_GEN_P,3,kfam_gen_s9,kfam_gen_s2,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
-{KFAM_GEN_P,4,kfam_gen_s10,kfam_gen_s6,0,0,2,0,4,1,1,{-1},{-1},1},
-{KFAM_GEN_P,5,"out",kfam_gen_s1,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,6,"scale",kfam_gen_s5,1,0,0,0,0,0,0,{0},{0},1},
-{KFAM_GEN_P,0,"query",kfam_gen_s3,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,1,kfam_gen_s12,"Key cache: [blocks, KV heads, head size / 8, block size, 8].",0,0,6,0,1,5,5,{-1,8,16,16,8},{-1,8,16,16,8},1},
-{KFAM_GEN_P,2,kfam_gen_s15,"Value cache: [blocks, KV heads, head size, block size].",0,0,6,0,2,4,4,{-1,8,128,16},{-1,8,128,16},1},
-{KFAM_GEN_P,3,kfam_gen_s9,kfam_gen_s2,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
-{KFAM_GEN_P,4,kfam_gen_s10,kfam_gen_s6,0,0,2,0,4,1,1,{-1},{-1},1},
-{KFAM_GEN_P,5,"out",kfam_gen_s1,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
-{KFAM_GEN_P,6,"scale",kfam_gen_s5,1,0,0,0,0,0,0,{0},{0},1},
+{KFAM_GEN_P,2,kfam_gen_s10,kfam_gen_s3,0,0,2,0,2,2,2,{-1,-1},{-1,-1},1},
+{KFAM_GEN_P,3,kfam_gen_s11,kfam_gen_s7,0,0,2,0,3,1,1,{-1},{-1},1},
+{KFAM_GEN_P,4,"out",kfam_gen_s2,0,1,6,0,4,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,5,"scale",kfam_gen_s6,1,0,0,0,0,0,0,{0},{0},1},
+{KFAM_GEN_P,0,"query",kfam_gen_s4,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,1,kfam_gen_s13,"Key cache: [blocks, KV heads, block size, head size].",0,0,6,0,1,4,4,{-1,8,16,128},{-1,8,16,128},1},
+{KFAM_GEN_P,2,kfam_gen_s16,"Value cache, laid out like the key cache.",0,0,6,0,2,4,4,{-1,8,16,128},{-1,8,16,128},1},
+{KFAM_GEN_P,3,kfam_gen_s10,kfam_gen_s3,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
+{KFAM_GEN_P,4,kfam_gen_s11,kfam_gen_s7,0,0,2,0,4,1,1,{-1},{-1},1},
+{KFAM_GEN_P,5,"out",kfam_gen_s2,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,6,"scale",kfam_gen_s6,1,0,0,0,0,0,0,{0},{0},1},
+{KFAM_GEN_P,0,"query",kfam_gen_s4,0,0,6,0,0,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,1,kfam_gen_s13,"Key cache: [blocks, KV heads, head size / 8, block size, 8].",0,0,6,0,1,5,5,{-1,8,16,16,8},{-1,8,16,16,8},1},
+{KFAM_GEN_P,2,kfam_gen_s16,"Value cache: [blocks, KV heads, head size, block size].",0,0,6,0,2,4,4,{-1,8,128,16},{-1,8,128,16},1},
+{KFAM_GEN_P,3,kfam_gen_s10,kfam_gen_s3,0,0,2,0,3,2,2,{-1,-1},{-1,-1},1},
+{KFAM_GEN_P,4,kfam_gen_s11,kfam_gen_s7,0,0,2,0,4,1,1,{-1},{-1},1},
+{KFAM_GEN_P,5,"out",kfam_gen_s2,0,1,6,0,5,3,3,{-1,32,128},{-1,32,128},1},
+{KFAM_GEN_P,6,"scale",kfam_gen_s6,1,0,0,0,0,0,0,{0},{0},1},
 {KFAM_GEN_P,0,"x","Rows to normalize.",0,0,6,0,0,2,2,{-1,4096},{-1,4096},1},
 {KFAM_GEN_P,1,"weight","Per-channel scale.",0,0,6,0,1,1,1,{4096},{4096},1},
 {KFAM_GEN_P,2,"out","Normalized rows.",0,1,6,0,2,2,2,{-1,4096},{-1,4096},1},
@@ -131,11 +140,15 @@ static const kfam_binding kfam_gen_bindings[40] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_B,0,0,1},
 {KFAM_GEN_B,1,1,1},
 {KFAM_GEN_B,2,2,1},
-{KFAM_GEN_B,3,3,2},
-{KFAM_GEN_B,4,4,2},
+{KFAM_GEN_B,3,3,1},
 {KFAM_GEN_B,0,0,1},
 {KFAM_GEN_B,1,1,1},
 {KFAM_GEN_B,2,2,1},
+{KFAM_GEN_B,0,0,1},
+{KFAM_GEN_B,1,1,1},
+{KFAM_GEN_B,2,2,1},
+{KFAM_GEN_B,3,3,2},
+{KFAM_GEN_B,4,4,2},
 {KFAM_GEN_B,0,0,1},
 {KFAM_GEN_B,1,1,1},
 {KFAM_GEN_B,2,2,1},
@@ -159,51 +172,49 @@ static const kfam_binding kfam_gen_bindings[40] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_B,5,5,2},
 {KFAM_GEN_B,0,0,1},
 {KFAM_GEN_B,1,1,1},
-{KFAM_GEN_B,2,2,1},
-{KFAM_GEN_B,3,3,1},
-{KFAM_GEN_B,0,0,1},
-{KFAM_GEN_B,1,1,1},
 {KFAM_GEN_B,0,0,0},
 {KFAM_GEN_B,1,1,0},
 };
 
 /* kfam_profile: struct_size, index, name, platform, backend, runtime, execution_mode, binding_count, bindings */
 static const kfam_profile kfam_gen_profiles[13] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_PR,0,kfam_gen_s16,2,2,2,1,3,kfam_gen_bindings},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,5,kfam_gen_bindings + 3},
-{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,5,kfam_gen_bindings + 3},
-{KFAM_GEN_PR,0,"a5_onboard",1,0,1,1,3,kfam_gen_bindings + 8},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,8,kfam_gen_bindings + 11},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,7,kfam_gen_bindings + 19},
-{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,7,kfam_gen_bindings + 19},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,6,kfam_gen_bindings + 26},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,7,kfam_gen_bindings + 19},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,3,kfam_gen_bindings + 8},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,1,0,0,4,kfam_gen_bindings + 32},
-{KFAM_GEN_PR,0,kfam_gen_s8,0,0,0,0,2,kfam_gen_bindings + 36},
-{KFAM_GEN_PR,1,kfam_gen_s16,2,2,2,1,2,kfam_gen_bindings + 38},
+{KFAM_GEN_PR,0,kfam_gen_s17,2,2,2,1,3,kfam_gen_bindings},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,4,kfam_gen_bindings + 3},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,3,kfam_gen_bindings + 7},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,5,kfam_gen_bindings + 10},
+{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,5,kfam_gen_bindings + 10},
+{KFAM_GEN_PR,0,"a5_onboard",1,0,1,1,3,kfam_gen_bindings + 7},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,8,kfam_gen_bindings + 15},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,7,kfam_gen_bindings + 23},
+{KFAM_GEN_PR,1,"a2a3_onboard",0,1,0,1,7,kfam_gen_bindings + 23},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,6,kfam_gen_bindings + 30},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,1,0,0,7,kfam_gen_bindings + 23},
+{KFAM_GEN_PR,0,kfam_gen_s9,0,0,0,0,2,kfam_gen_bindings + 36},
+{KFAM_GEN_PR,1,kfam_gen_s17,2,2,2,1,2,kfam_gen_bindings + 38},
 };
 
 /* kfam_receipt: struct_size, profile, codec, artifact, sha256, evidence_date, evidence_hardware, evidence_note, evidence_tool, evidence_version_count, evidence_versions, evidence_cases, evidence_seed, evidence_shape_count, evidence_shapes, evidence_error_count, evidence_errors, evidence_runs, evidence_deterministic, evidence_run_max_abs */
-static const kfam_receipt kfam_gen_receipts[18] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s4,"targeted source-exact add smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s4,"targeted source-exact add smoke over 16..4096 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02",kfam_gen_s7,"kernel-mode entry UT on the sim platform",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,1,kfam_gen_s14,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s4,"targeted source-exact matmul smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+static const kfam_receipt kfam_gen_receipts[20] KFAM_GEN_MAYBE_UNUSED = {
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_1024.elf","5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876","2026-10-14",kfam_gen_s5,"targeted source-exact add smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,"xdna.generated_add.v1","xdna2/add_bf16_rows.elf","7d2e4b6a8c0f1e3d5b7a9c2e4f6081a3c5e7092b4d6f8a1c3e5b7d9f0a2c4e61","2026-11-30",kfam_gen_s5,"targeted source-exact add smoke over 16..4096 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/dense_attention_prefill_bf16.so","3e7b9c1d5a2f8e40b6d3c9a17e5f2b08d4c6a1e9f3b7d2c5a8e0f4b6d1c9a3e7",kfam_gen_s1,kfam_gen_s8,"1 to 16 sequences of 1 to 8192 tokens against F.scaled_dot_product_attention (is_causal, enable_gqa)",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/linear_bf16_4096x11008.so","8d1f2c7a3b9e4f60a5c2d8e71b3f9a04c6e2d5b8a1f7c3e9d0b4a6f2c8e1d7a3",kfam_gen_s1,kfam_gen_s8,"1 to 8192 tokens against a PyTorch reference (F.linear)",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/matmul_acc_nz_bf16.so","0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0","2026-11-02",kfam_gen_s8,"kernel-mode entry UT on the sim platform",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,kfam_gen_s15,"a2a3/onboard/matmul_acc_nz_bf16.so","7d6c5b4a39281706f5e4d3c2b1a098877d6c5b4a39281706f5e4d3c2b1a09887","2026-11-03","Ascend 910B (a2a3)","borrowed-stream launch on device 0",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,"xdna.generated_matmul.v1","xdna2/matmul_bf16_128x64x128.elf","a3e5b7c9d1f3a5b7c9e1d3f5a7b9c1e3d5f7a9b1c3e5d7f9a1b3c5e7d9f1a3b5","2026-10-14",kfam_gen_s5,"targeted source-exact matmul smoke",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 {KFAM_GEN_R,0,"pypto.program.v1","a5/mul_fp4_dequant.so","c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5c4b3a29180f7e6d5","2026-11-10","Ascend A5","program-mode compile and reload",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/packed_attention_prefill_bf16.so","83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f",kfam_gen_s0,kfam_gen_s7,"prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,1,kfam_gen_s14,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_combined_hnd_bf16.so","9a4c7c8d01c208f9ba6ee187d2afbbb45b02308c14d9fd2840e7133ed49d774a",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_combined_nhd_bf16.so","a340b85e4ccabc3b837634291a6b02d8aa49fe5e243be424cac631b8f6ea9618",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_hnd_bf16.so","3e9055aacf892b9447b54f91b9b4258a65681074456f8a814aa6d7f010a3ecdd",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/paged_attention_decode_x_packed_bf16.so","332ec6a07e194aab514a3b471f8ab9bca836622b0fa2c074a73d86dc74b9f1e9",kfam_gen_s0,kfam_gen_s7,kfam_gen_s11,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18",kfam_gen_s7,"1 to 8192 rows against torch.nn.functional.rms_norm",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/rope_neox_bf16.so","f639b474400d624138b10991f0beeae62140278b8f370177e84aee95d62ab1b4","2026-12-06",kfam_gen_s7,"1 to 16384 tokens against a PyTorch reference (rotate_half)",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/silu_bf16.so","b1ddcd6ab66c155664717b05f6a8f6885ceae0964c4eb623ee5dfb56b155ae02",kfam_gen_s0,kfam_gen_s7,NULL,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","28aedb3f6a1c8a65aa06a06ce0800db5ac53186d82cf5a23e878657c746e9ac2",kfam_gen_s0,kfam_gen_s4,"bit-exact against the host reference on 1 to 512 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
-{KFAM_GEN_R,0,kfam_gen_s14,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19",kfam_gen_s7,"against silu(gate) * up in PyTorch, FP32 accumulation",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/packed_attention_prefill_bf16.so","83e68d4af7dfb3809184259ec667224b572b3e63413b1557fa1dcd5106145d3f",kfam_gen_s0,kfam_gen_s8,"prefill UT: 1 to 64 sequences of 1 to 4096 tokens, against a PyTorch reference",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/paged_attention_decode_bf16.so","a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90","2026-11-20",kfam_gen_s8,kfam_gen_s12,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,kfam_gen_s15,"a2a3/onboard/paged_attention_decode_bf16.so","b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1","2026-11-21","Ascend 910B (a2a3)","decode UT on device 0, borrowed stream",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/paged_attention_decode_combined_hnd_bf16.so","9a4c7c8d01c208f9ba6ee187d2afbbb45b02308c14d9fd2840e7133ed49d774a",kfam_gen_s0,kfam_gen_s8,kfam_gen_s12,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/paged_attention_decode_combined_nhd_bf16.so","a340b85e4ccabc3b837634291a6b02d8aa49fe5e243be424cac631b8f6ea9618",kfam_gen_s0,kfam_gen_s8,kfam_gen_s12,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/paged_attention_decode_hnd_bf16.so","3e9055aacf892b9447b54f91b9b4258a65681074456f8a814aa6d7f010a3ecdd",kfam_gen_s0,kfam_gen_s8,kfam_gen_s12,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/paged_attention_decode_x_packed_bf16.so","332ec6a07e194aab514a3b471f8ab9bca836622b0fa2c074a73d86dc74b9f1e9",kfam_gen_s0,kfam_gen_s8,kfam_gen_s12,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/rms_norm_bf16_4096.so","c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2","2026-11-18",kfam_gen_s8,"1 to 8192 rows against torch.nn.functional.rms_norm",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/rope_neox_bf16.so","f639b474400d624138b10991f0beeae62140278b8f370177e84aee95d62ab1b4",kfam_gen_s1,kfam_gen_s8,"1 to 16384 tokens against a PyTorch reference (rotate_half)",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/silu_bf16.so","b1ddcd6ab66c155664717b05f6a8f6885ceae0964c4eb623ee5dfb56b155ae02",kfam_gen_s0,kfam_gen_s8,NULL,NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,1,"xrt.xclbin.v1","xdna2/onboard/silu_bf16.xclbin","28aedb3f6a1c8a65aa06a06ce0800db5ac53186d82cf5a23e878657c746e9ac2",kfam_gen_s0,kfam_gen_s5,"bit-exact against the host reference on 1 to 512 rows",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
+{KFAM_GEN_R,0,kfam_gen_s15,"a2a3/sim/swiglu_fused_bf16.so","f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5","2026-11-19",kfam_gen_s8,"against silu(gate) * up in PyTorch, FP32 accumulation",NULL,0,NULL,0,0,0,NULL,0,NULL,0,0,0.0},
 };
 
 /* kfam_elementwise_unary: struct_size, op, input, out */
@@ -235,10 +246,30 @@ static const kfam_rope kfam_gen_rope[1] KFAM_GEN_MAYBE_UNUSED = {
 {sizeof(kfam_rope),0,1,2,3,0,1,128,0},
 };
 
+/* kfam_linear: struct_size, input, weight, bias, out, weight_layout */
+static const kfam_linear kfam_gen_linear[1] KFAM_GEN_MAYBE_UNUSED = {
+{sizeof(kfam_linear),0,1,-1,2,0},
+};
+
+/* kfam_dense_attention: struct_size, query, key, value, out, causal, scale, scale_param */
+static const kfam_dense_attention kfam_gen_dense_attention[1] KFAM_GEN_MAYBE_UNUSED = {
+{sizeof(kfam_dense_attention),0,1,2,3,1,0.08838834764831845,-1},
+};
+
 /* kfam_dim_use: struct_size, param, tensor, axis */
-static const kfam_dim_use kfam_gen_dim_uses[27] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_dim_use kfam_gen_dim_uses[31] KFAM_GEN_MAYBE_UNUSED = {
 {sizeof(kfam_dim_use),0,0,0},
 {sizeof(kfam_dim_use),1,1,0},
+{sizeof(kfam_dim_use),2,2,0},
+{sizeof(kfam_dim_use),0,0,0},
+{sizeof(kfam_dim_use),1,1,0},
+{sizeof(kfam_dim_use),2,2,0},
+{sizeof(kfam_dim_use),3,3,0},
+{sizeof(kfam_dim_use),0,0,2},
+{sizeof(kfam_dim_use),1,1,2},
+{sizeof(kfam_dim_use),2,2,2},
+{sizeof(kfam_dim_use),3,3,2},
+{sizeof(kfam_dim_use),0,0,0},
 {sizeof(kfam_dim_use),2,2,0},
 {sizeof(kfam_dim_use),0,0,0},
 {sizeof(kfam_dim_use),1,1,0},
@@ -256,47 +287,46 @@ static const kfam_dim_use kfam_gen_dim_uses[27] KFAM_GEN_MAYBE_UNUSED = {
 {sizeof(kfam_dim_use),2,2,0},
 {sizeof(kfam_dim_use),3,3,0},
 {sizeof(kfam_dim_use),4,4,0},
-{sizeof(kfam_dim_use),0,0,0},
-{sizeof(kfam_dim_use),2,2,0},
-{sizeof(kfam_dim_use),0,0,0},
-{sizeof(kfam_dim_use),1,1,0},
-{sizeof(kfam_dim_use),2,2,0},
-{sizeof(kfam_dim_use),3,3,0},
 {sizeof(kfam_dim_use),0,0,0},
 {sizeof(kfam_dim_use),1,1,0},
 };
 
 /* kfam_symbol: struct_size, name, min, max, multiple_of, use_count, uses */
-static const kfam_symbol kfam_gen_symbols[10] KFAM_GEN_MAYBE_UNUSED = {
+static const kfam_symbol kfam_gen_symbols[13] KFAM_GEN_MAYBE_UNUSED = {
 {sizeof(kfam_symbol),"rows",16,INT64_MAX,16,3,kfam_gen_dim_uses},
+{sizeof(kfam_symbol),"batch",1,16,1,4,kfam_gen_dim_uses + 3},
+{sizeof(kfam_symbol),"seq",1,8192,1,4,kfam_gen_dim_uses + 7},
+{sizeof(kfam_symbol),"tokens",1,8192,1,2,kfam_gen_dim_uses + 11},
+{sizeof(kfam_symbol),"tokens",1,16384,1,4,kfam_gen_dim_uses + 13},
+{sizeof(kfam_symbol),"sequences_plus_one",2,257,1,2,kfam_gen_dim_uses + 17},
+{sizeof(kfam_symbol),"batch",1,256,1,4,kfam_gen_dim_uses + 19},
+{sizeof(kfam_symbol),kfam_gen_s14,1,INT64_MAX,1,2,kfam_gen_dim_uses + 23},
+{sizeof(kfam_symbol),"batch",1,256,1,4,kfam_gen_dim_uses + 25},
+{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 11},
 {sizeof(kfam_symbol),"tokens",1,16384,1,4,kfam_gen_dim_uses + 3},
-{sizeof(kfam_symbol),"sequences_plus_one",2,257,1,2,kfam_gen_dim_uses + 7},
-{sizeof(kfam_symbol),"batch",1,256,1,4,kfam_gen_dim_uses + 9},
-{sizeof(kfam_symbol),kfam_gen_s13,1,INT64_MAX,1,2,kfam_gen_dim_uses + 13},
-{sizeof(kfam_symbol),"batch",1,256,1,4,kfam_gen_dim_uses + 15},
-{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 19},
-{sizeof(kfam_symbol),"tokens",1,16384,1,4,kfam_gen_dim_uses + 21},
-{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 25},
+{sizeof(kfam_symbol),"rows",0,INT64_MAX,1,2,kfam_gen_dim_uses + 29},
 {sizeof(kfam_symbol),"rows",0,INT64_MAX,1,3,kfam_gen_dim_uses},
 };
 
-/* kfam_family: struct_size, abi_major, abi_minor, index, revision, name, identity, summary, torch_schema, contract, torch, operation_kind, binary_op, operands, accumulate, m, k, n, param_count, tensor_count, scalar_count, return_count, params, returns, profile_count, receipt_count, profiles, receipts, symbol_count, symbols, elementwise_unary, reduce, softmax, norm, paged_attention_decode, semantics, approval, packed_attention_prefill, rope */
-KFAM_GEN_LINKAGE const kfam_family kfam_families[15] KFAM_GEN_MAYBE_UNUSED = {
-{KFAM_GEN_F,3,0,0,1,"add_bf16_1024","4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610","Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.","kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,1,1,"add_bf16_rows","03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695","Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.","kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 3,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 1,1,kfam_gen_symbols,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,2,1,"matmul_acc_nz_bf16","3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae","Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.","kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",1,1,1,-1,{0,1,2},1,-1,64,128,5,3,2,2,kfam_gen_params + 6,kfam_gen_indices + 1,2,2,kfam_gen_profiles + 1,kfam_gen_receipts + 2,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,3,1,"matmul_bf16_128x64x128","dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13","BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.","kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",1,1,1,-1,{0,1,2},0,128,64,128,3,3,0,1,kfam_gen_params + 11,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 4,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,4,1,"mul_fp4_dequant","b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c","Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.",NULL,0,0,0,2,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 14,kfam_gen_indices,1,1,kfam_gen_profiles + 3,kfam_gen_receipts + 5,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,5,1,"packed_attention_prefill_bf16","3cf26c2b4e424959cd075c130fad16d3753aee08a536f7d71d90c036cc29863c","Causal prefill attention over variable-length sequences packed along the\ntoken axis (flash-attn's varlen form) on Ascend A2/A3 in kernel mode: BF16\nqueries (32 heads of 128) and keys and values (8 KV heads, grouped-query\nattention) of every sequence one after another. Sequence b is rows\ncu_seqlens_q[b]..cu_seqlens_q[b + 1] of the queries and\ncu_seqlens_k[b]..cu_seqlens_k[b + 1] of the keys and values (the same\noffsets in self-attention). The longest sequence and the softmax scale are\nscalars passed at call time. The token count (up to 16384) and the offsets'\nlength (2 to 257: 1 to 256 sequences) are symbols. The artifact digest is a\nplaceholder: the artifact is not shipped in this repository.","kfam::packed_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3) cu_seqlens_q, Tensor(a4) cu_seqlens_k, Tensor(a5!) out, SymInt max_seqlen, float scale) -> Tensor(a5!)",1,1,8,-1,{0,0,0},0,0,0,0,8,6,2,1,kfam_gen_params + 17,kfam_gen_indices + 3,1,1,kfam_gen_profiles + 4,kfam_gen_receipts + 6,2,kfam_gen_symbols + 1,NULL,NULL,NULL,NULL,NULL,NULL,2,kfam_gen_packed_attention_prefill,NULL},
-{KFAM_GEN_F,3,0,6,1,"paged_attention_decode_bf16","e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99","Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 25,kfam_gen_indices + 3,2,2,kfam_gen_profiles + 5,kfam_gen_receipts + 7,2,kfam_gen_symbols + 3,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,7,1,"paged_attention_decode_combined_hnd_bf16","ec50c76b53454e6f67c61fc1549d61d7f9a472c41c36268f85f4eeccfceec56d","Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, KV heads, block size, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_combined_hnd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)",1,1,6,-1,{0,0,0},0,0,0,0,6,5,1,1,kfam_gen_params + 32,kfam_gen_indices + 4,1,1,kfam_gen_profiles + 7,kfam_gen_receipts + 9,1,kfam_gen_symbols + 5,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 1,NULL,2,NULL,NULL},
-{KFAM_GEN_F,3,0,8,1,"paged_attention_decode_combined_nhd_bf16","3572a6752a3929d31ce731a94c55b137226e21fb47a25c3002885d2164a0c790","Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, block size, KV heads, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_combined_nhd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)",1,1,6,-1,{0,0,0},0,0,0,0,6,5,1,1,kfam_gen_params + 38,kfam_gen_indices + 4,1,1,kfam_gen_profiles + 7,kfam_gen_receipts + 10,1,kfam_gen_symbols + 5,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 2,NULL,2,NULL,NULL},
-{KFAM_GEN_F,3,0,9,1,"paged_attention_decode_hnd_bf16","9ccdaeb15c722a90fd021602b65600cf5590db2cada99960133382a238d37aad","Decode-step attention over a paged KV cache in the HND layout (FlashInfer's\n[blocks, KV heads, block size, head size]) on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext in blocks of 16 tokens (8 KV heads), located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_hnd_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)",1,1,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 44,kfam_gen_indices + 3,1,1,kfam_gen_profiles + 8,kfam_gen_receipts + 11,2,kfam_gen_symbols + 3,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 3,NULL,2,NULL,NULL},
-{KFAM_GEN_F,3,0,10,1,"paged_attention_decode_x_packed_bf16","5c98eaa15e670483d24d45023a0fbec1c4c38212e32e42617f889cbb85e8c752","Decode-step attention over vLLM's split paged KV cache on Ascend A2/A3 in\nkernel mode: keys [blocks, KV heads, head size / 8, block size, 8] (8 BF16\nelements in 16 bytes), values [blocks, KV heads, head size, block size]. One\nBF16 query token per sequence (32 query heads of 128, 8 KV heads) attends\nover its context in blocks of 16 tokens, located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_x_packed_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)",1,1,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 51,kfam_gen_indices + 3,1,1,kfam_gen_profiles + 8,kfam_gen_receipts + 12,2,kfam_gen_symbols + 3,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 4,NULL,2,NULL,NULL},
-{KFAM_GEN_F,3,0,11,1,"rms_norm_bf16_4096","15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9","RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.",NULL,1,0,5,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 58,kfam_gen_indices,1,1,kfam_gen_profiles + 9,kfam_gen_receipts + 13,1,kfam_gen_symbols + 6,NULL,NULL,NULL,kfam_gen_norm,NULL,NULL,1,NULL,NULL},
-{KFAM_GEN_F,3,0,12,1,"rope_neox_bf16","912e4c6e224d564009bbdbe9348215c80ee36514a3f8e53728437032bf668744","Rotary position embedding in place (GPT-NeoX and Llama pairing, the halves\nof each head) of BF16 queries (32 heads of 128) and keys (8 KV heads) for a\nsymbolic number of tokens (up to 16384) on Ascend A2/A3 in kernel mode. The\nFP32 cos and sin tables hold each token's angles, already taken at its\nposition. Artifact digests are placeholders: the artifacts are not shipped\nin this repository.",NULL,1,0,9,-1,{0,0,0},0,0,0,0,4,4,0,2,kfam_gen_params + 61,kfam_gen_indices + 5,1,1,kfam_gen_profiles + 10,kfam_gen_receipts + 14,1,kfam_gen_symbols + 7,NULL,NULL,NULL,NULL,NULL,NULL,4,NULL,kfam_gen_rope},
-{KFAM_GEN_F,3,0,13,2,"silu_bf16","534cc5856d9ead250adcdfdb573c3d79931e1bfe07856b2ac79eaf7a1dac92f8","SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, each tensor's data aligned to 64 bytes, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.",NULL,1,0,2,-1,{0,0,0},0,0,0,0,2,2,0,1,kfam_gen_params + 65,kfam_gen_indices + 7,2,2,kfam_gen_profiles + 11,kfam_gen_receipts + 15,1,kfam_gen_symbols + 8,kfam_gen_elementwise_unary,NULL,NULL,NULL,NULL,NULL,3,NULL,NULL},
-{KFAM_GEN_F,3,0,14,1,"swiglu_fused_bf16","a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c","Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,7,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 67,kfam_gen_indices,1,1,kfam_gen_profiles + 9,kfam_gen_receipts + 17,1,kfam_gen_symbols + 9,NULL,NULL,NULL,NULL,NULL,"out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16.",1,NULL,NULL},
+/* kfam_family: struct_size, abi_major, abi_minor, index, revision, name, identity, summary, torch_schema, contract, torch, operation_kind, binary_op, operands, accumulate, m, k, n, param_count, tensor_count, scalar_count, return_count, params, returns, profile_count, receipt_count, profiles, receipts, symbol_count, symbols, elementwise_unary, reduce, softmax, norm, paged_attention_decode, semantics, approval, packed_attention_prefill, rope, linear, dense_attention */
+KFAM_GEN_LINKAGE const kfam_family kfam_families[17] KFAM_GEN_MAYBE_UNUSED = {
+{KFAM_GEN_F,3,0,0,1,"add_bf16_1024","4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610","Elementwise BF16 addition of two 1024-element vectors on the AMD XDNA2 NPU,\nlaunched with three direct buffer objects. The receipt's artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.","kfam::add_bf16_1024(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,1,1,"add_bf16_rows","03edd04d4584beabfb2526d8db200afa2870a61e162a1d5c9e1b3748477bf695","Elementwise BF16 addition of two row-major matrices of 256 columns and a\ndynamic number of rows, a multiple of 16, on the AMD XDNA2 NPU. The symbol\n`rows` ties the row counts of the three tensors: a call whose tensors disagree\non it is refused. The receipt's artifact digest is a placeholder: the artifact\nitself is not shipped in this repository.","kfam::add_bf16_rows(Tensor(a0) lhs, Tensor(a1) rhs, Tensor(a2!) out) -> Tensor(a2!)",1,1,0,0,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 3,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 1,1,kfam_gen_symbols,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,2,1,"dense_attention_prefill_bf16","4e08ea871ab1ca97cffc0241372d2fef3419df4a25e5c7b62a0a11c3ff397b6a","Causal prefill attention as F.scaled_dot_product_attention computes it, with\ngrouped-query heads: BF16 queries [batch, 32, seq, 128] over keys and values\n[batch, 8, seq, 128], scale 1 / sqrt(128), for up to 16 sequences of up to\n8192 tokens on Ascend A2/A3 in kernel mode. Artifact digests are\nplaceholders: the artifacts are not shipped in this repository.","kfam::dense_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3!) out) -> Tensor(a3!)",1,1,11,-1,{0,0,0},0,0,0,0,4,4,0,1,kfam_gen_params + 6,kfam_gen_indices + 1,1,1,kfam_gen_profiles + 1,kfam_gen_receipts + 2,2,kfam_gen_symbols + 1,NULL,NULL,NULL,NULL,NULL,NULL,5,NULL,NULL,NULL,kfam_gen_dense_attention},
+{KFAM_GEN_F,3,0,3,1,"linear_bf16_4096x11008","8516d638fd2735d003b78edcce4138b72b1f00ed2382d44120fca0d51de01fc5","Linear layer without bias of a Llama-7B MLP's gate and up projections: BF16\nactivations [tokens, 4096] times the checkpoint's weight as it stores it,\n[11008, 4096] (out = x @ w^T), for a symbolic number of tokens (up to 8192)\non Ascend A2/A3 in kernel mode. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.","kfam::linear_bf16_4096x11008(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) y) -> Tensor(a2!)",1,1,10,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 10,kfam_gen_indices,1,1,kfam_gen_profiles + 2,kfam_gen_receipts + 3,1,kfam_gen_symbols + 3,NULL,NULL,NULL,NULL,NULL,NULL,5,NULL,NULL,kfam_gen_linear,NULL},
+{KFAM_GEN_F,3,0,4,1,"matmul_acc_nz_bf16","3afe10b5fb0f2381117ac8e7bfc0870264065165c574da378fe6a9330540d0ae","Scaled accumulating matmul acc += alpha * (x @ w) on Ascend A2/A3 in kernel\nmode: a dynamic batch of rows, a BF16 weight stored in the NZ fractal layout,\nand an FP32 accumulator that is updated in place and returned twice (the\ncaller receives it as both the result and the updated state). Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.","kfam::matmul_acc_nz_bf16(Tensor(a0) x, Tensor(a1) w, Tensor(a2!) acc, SymInt tile_rows, float alpha) -> (Tensor(a2!), Tensor(a2!))",1,1,1,-1,{0,1,2},1,-1,64,128,5,3,2,2,kfam_gen_params + 13,kfam_gen_indices + 2,2,2,kfam_gen_profiles + 3,kfam_gen_receipts + 4,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,5,1,"matmul_bf16_128x64x128","dd7d334ce90a9100d205134d17702c5960f8f2853db22453d337011999bdca13","BF16 matrix multiplication [128,64] @ [64,128] -> [128,128] on the AMD XDNA2\nNPU, launched with three direct buffer objects. The receipt's artifact digest\nis a placeholder: the artifact itself is not shipped in this repository.","kfam::matmul_bf16_128x64x128(Tensor(a0) a, Tensor(a1) b, Tensor(a2!) c) -> Tensor(a2!)",1,1,1,-1,{0,1,2},0,128,64,128,3,3,0,1,kfam_gen_params + 18,kfam_gen_indices,1,1,kfam_gen_profiles,kfam_gen_receipts + 6,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,6,1,"mul_fp4_dequant","b2656f0f8b9224a6286a748968ba1c6ed3239c3e3ab72a0206242e8f820ac55c","Program-contract elementwise product of packed FP4 codes and FP4 scales on\nAscend A5. The logical shape [-1, 256] is stored packed, two elements per\nbyte, so the lowered (carrier) shape is [-1, 128]. The artifact digest is a\nplaceholder: the artifact itself is not shipped in this repository.",NULL,0,0,0,2,{0,1,2},0,0,0,0,3,3,0,1,kfam_gen_params + 21,kfam_gen_indices,1,1,kfam_gen_profiles + 5,kfam_gen_receipts + 7,0,NULL,NULL,NULL,NULL,NULL,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,7,1,"packed_attention_prefill_bf16","3cf26c2b4e424959cd075c130fad16d3753aee08a536f7d71d90c036cc29863c","Causal prefill attention over variable-length sequences packed along the\ntoken axis (flash-attn's varlen form) on Ascend A2/A3 in kernel mode: BF16\nqueries (32 heads of 128) and keys and values (8 KV heads, grouped-query\nattention) of every sequence one after another. Sequence b is rows\ncu_seqlens_q[b]..cu_seqlens_q[b + 1] of the queries and\ncu_seqlens_k[b]..cu_seqlens_k[b + 1] of the keys and values (the same\noffsets in self-attention). The longest sequence and the softmax scale are\nscalars passed at call time. The token count (up to 16384) and the offsets'\nlength (2 to 257: 1 to 256 sequences) are symbols. The artifact digest is a\nplaceholder: the artifact is not shipped in this repository.","kfam::packed_attention_prefill_bf16(Tensor(a0) query, Tensor(a1) key, Tensor(a2) value, Tensor(a3) cu_seqlens_q, Tensor(a4) cu_seqlens_k, Tensor(a5!) out, SymInt max_seqlen, float scale) -> Tensor(a5!)",1,1,8,-1,{0,0,0},0,0,0,0,8,6,2,1,kfam_gen_params + 24,kfam_gen_indices + 4,1,1,kfam_gen_profiles + 6,kfam_gen_receipts + 8,2,kfam_gen_symbols + 4,NULL,NULL,NULL,NULL,NULL,NULL,2,kfam_gen_packed_attention_prefill,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,8,1,"paged_attention_decode_bf16","e12c075e5bfbb84eec79a4401b8c88f41cb222e824089388e8417f57a361cb99","Decode-step attention over a paged KV cache on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext, whose keys and values live in fixed-size blocks of a shared cache\n(8 KV heads, grouped-query attention) located through an int32 block table.\nThe softmax scale is an FP32 scalar passed at call time. The batch (1 to\n256 sequences) and the number of cache blocks are symbols: a call whose\ntensors disagree on either is refused. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 32,kfam_gen_indices + 4,2,2,kfam_gen_profiles + 7,kfam_gen_receipts + 9,2,kfam_gen_symbols + 6,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,9,1,"paged_attention_decode_combined_hnd_bf16","ec50c76b53454e6f67c61fc1549d61d7f9a472c41c36268f85f4eeccfceec56d","Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, KV heads, block size, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_combined_hnd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)",1,1,6,-1,{0,0,0},0,0,0,0,6,5,1,1,kfam_gen_params + 39,kfam_gen_indices + 5,1,1,kfam_gen_profiles + 9,kfam_gen_receipts + 11,1,kfam_gen_symbols + 8,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 1,NULL,2,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,10,1,"paged_attention_decode_combined_nhd_bf16","3572a6752a3929d31ce731a94c55b137226e21fb47a25c3002885d2164a0c790","Decode-step attention over one paged KV cache holding keys and values\n([blocks, 2, block size, KV heads, head size], keys at 0 and values at 1) on\nAscend A2/A3 in kernel mode: one BF16 query token per sequence (32 query\nheads of 128, 8 KV heads) attends over its context in blocks of 16 tokens,\nlocated through an int32 block table. The batch (1 to 256 sequences) is a\nsymbol: a call whose tensors disagree on it is refused. The artifact digest\nis a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_combined_nhd_bf16(Tensor(a0) query, Tensor(a1) kv_cache, Tensor(a2) block_table, Tensor(a3) context_lens, Tensor(a4!) out, float scale) -> Tensor(a4!)",1,1,6,-1,{0,0,0},0,0,0,0,6,5,1,1,kfam_gen_params + 45,kfam_gen_indices + 5,1,1,kfam_gen_profiles + 9,kfam_gen_receipts + 12,1,kfam_gen_symbols + 8,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 2,NULL,2,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,11,1,"paged_attention_decode_hnd_bf16","9ccdaeb15c722a90fd021602b65600cf5590db2cada99960133382a238d37aad","Decode-step attention over a paged KV cache in the HND layout (FlashInfer's\n[blocks, KV heads, block size, head size]) on Ascend A2/A3 in kernel mode:\none BF16 query token per sequence (32 query heads of 128) attends over its\ncontext in blocks of 16 tokens (8 KV heads), located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_hnd_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)",1,1,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 51,kfam_gen_indices + 4,1,1,kfam_gen_profiles + 10,kfam_gen_receipts + 13,2,kfam_gen_symbols + 6,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 3,NULL,2,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,12,1,"paged_attention_decode_x_packed_bf16","5c98eaa15e670483d24d45023a0fbec1c4c38212e32e42617f889cbb85e8c752","Decode-step attention over vLLM's split paged KV cache on Ascend A2/A3 in\nkernel mode: keys [blocks, KV heads, head size / 8, block size, 8] (8 BF16\nelements in 16 bytes), values [blocks, KV heads, head size, block size]. One\nBF16 query token per sequence (32 query heads of 128, 8 KV heads) attends\nover its context in blocks of 16 tokens, located through an int32 block\ntable. The batch (1 to 256 sequences) and the number of cache blocks are\nsymbols: a call whose tensors disagree on either is refused. The artifact\ndigest is a placeholder: the artifact is not shipped in this repository.","kfam::paged_attention_decode_x_packed_bf16(Tensor(a0) query, Tensor(a1) key_cache, Tensor(a2) value_cache, Tensor(a3) block_table, Tensor(a4) context_lens, Tensor(a5!) out, float scale) -> Tensor(a5!)",1,1,6,-1,{0,0,0},0,0,0,0,7,6,1,1,kfam_gen_params + 58,kfam_gen_indices + 4,1,1,kfam_gen_profiles + 10,kfam_gen_receipts + 14,2,kfam_gen_symbols + 6,NULL,NULL,NULL,NULL,kfam_gen_paged_attention_decode + 4,NULL,2,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,13,1,"rms_norm_bf16_4096","15aa0eb5d3b5942439cffcc75b5371e4d330c17bf119f390c8e254d0a0f22ca9","RMSNorm over the last axis (hidden size 4096) of a symbolic number of BF16\nrows (`rows`, tied between input and output) on Ascend A2/A3 in kernel mode, with a BF16 weight and a fixed epsilon\nof 1e-6. Artifact digests are placeholders: the artifacts are not shipped in\nthis repository.",NULL,1,0,5,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 65,kfam_gen_indices,1,1,kfam_gen_profiles + 2,kfam_gen_receipts + 15,1,kfam_gen_symbols + 9,NULL,NULL,NULL,kfam_gen_norm,NULL,NULL,1,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,14,1,"rope_neox_bf16","912e4c6e224d564009bbdbe9348215c80ee36514a3f8e53728437032bf668744","Rotary position embedding in place (GPT-NeoX and Llama pairing, the halves\nof each head) of BF16 queries (32 heads of 128) and keys (8 KV heads) for a\nsymbolic number of tokens (up to 16384) on Ascend A2/A3 in kernel mode. The\nFP32 cos and sin tables hold each token's angles, already taken at its\nposition. Artifact digests are placeholders: the artifacts are not shipped\nin this repository.",NULL,1,0,9,-1,{0,0,0},0,0,0,0,4,4,0,2,kfam_gen_params + 68,kfam_gen_indices + 6,1,1,kfam_gen_profiles + 1,kfam_gen_receipts + 16,1,kfam_gen_symbols + 10,NULL,NULL,NULL,NULL,NULL,NULL,4,NULL,kfam_gen_rope,NULL,NULL},
+{KFAM_GEN_F,3,0,15,2,"silu_bf16","534cc5856d9ead250adcdfdb573c3d79931e1bfe07856b2ac79eaf7a1dac92f8","SiLU activation out = x * sigmoid(x) over a symbolic number `rows` of BF16 rows of\n11008 channels, each tensor's data aligned to 64 bytes, on Ascend A2/A3 and on AMD XDNA2 in kernel mode. Artifact\ndigests are placeholders: the artifacts are not shipped in this repository.",NULL,1,0,2,-1,{0,0,0},0,0,0,0,2,2,0,1,kfam_gen_params + 72,kfam_gen_indices + 8,2,2,kfam_gen_profiles + 11,kfam_gen_receipts + 17,1,kfam_gen_symbols + 11,kfam_gen_elementwise_unary,NULL,NULL,NULL,NULL,NULL,3,NULL,NULL,NULL,NULL},
+{KFAM_GEN_F,3,0,16,1,"swiglu_fused_bf16","a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c","Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,7,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 74,kfam_gen_indices,1,1,kfam_gen_profiles + 2,kfam_gen_receipts + 19,1,kfam_gen_symbols + 12,NULL,NULL,NULL,NULL,NULL,"out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16.",1,NULL,NULL,NULL,NULL},
 };
 
 /* kfam_retired: struct_size, revision, name, identity, reason, receipt_count, receipts, approval */

@@ -27,14 +27,14 @@ IDENTITY_FORMAT: Final[int] = 1
 #: The catalog's name (`[catalog]` of `abi.toml`).
 CATALOG_NAME: Final[str] = "kfam"
 #: SHA-256 of what the catalog approves: its identity, ABI and every family's revision.
-CATALOG_DIGEST: Final[str] = "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd"
+CATALOG_DIGEST: Final[str] = "707b6e03155438f02f49d08226312d0a60c21925781fab137b726ab5768f162c"
 #: The torch namespace the families are defined in (`NAMESPACE::FAMILY`).
 TORCH_NAMESPACE: Final[str] = "kfam"
 #: The distribution's version: the catalog's declared release.
 __version__: Final[str] = "0.1.0"
 #: The SHA-256 of ``_tables.py`` as kfam generate wrote it: the runtime checks the file
 #: against it before the first lookup reads it.
-TABLES_SHA256: Final[str] = "79b369c6e73bfaf9dffbea3042aac9fcc4f150d2b5df91bcd8c9dca24c054d80"
+TABLES_SHA256: Final[str] = "8d834ddc7fd4fa7c52a531fefa5ec711154cf55a6319194352d97e792a6f971d"
 
 
 @unique
@@ -97,4 +97,4 @@ class ExecutionMode(_vocab.ExecutionMode):
     #: Runs on the device.
     ONBOARD = 1
 
-# kfam-sha256: 2cef936672bb5f24651590bec9d54c64c6fec24abe415738e667cabd2aacc5e0
+# kfam-sha256: 379baf0dd4aab43ba74f450c5da4fedf83537cb0e6a3a89b6cbb38dfb6a16fa6

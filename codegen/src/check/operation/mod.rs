@@ -68,6 +68,8 @@ macro_rules! keys {
 }
 
 mod attention;
+mod constraints;
+mod elementwise;
 
 /// Whether `keys` (each with whether it is optional) are exactly the keys
 /// `kind`'s record declares.
@@ -92,7 +94,7 @@ use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Arg, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
-use crate::vocab::{BinaryOp, DType, DTypeClass, Direction, OperationKind, UnaryOp};
+use crate::vocab::{DType, DTypeClass, Direction, OperationKind};
 
 /// Whether two declared extents may be one extent of equal operands
 /// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not
@@ -337,7 +339,8 @@ impl<'a> FamilyChecker<'a> {
 
     /// Index tensors of the attention kinds (block tables, lengths,
     /// offsets): int32, each reported at its operand.
-    fn require_int32(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) {
+    fn require_int32(&mut self, rule: &Rule, members: &[(&str, usize, &Range<usize>)]) -> bool {
+        let mut ok = true;
         for &(role, i, span) in members {
             let d = self.params[i].dtype;
             if d != DType::Int32 {
@@ -347,8 +350,10 @@ impl<'a> FamilyChecker<'a> {
                     .help(rule.help);
                 let d = self.at_dtype(d, i);
                 self.push(d);
+                ok = false;
             }
         }
+        ok
     }
 
     /// Grouped-query attention: `H` (axis 1 of the query) a multiple of
@@ -628,77 +633,10 @@ impl<'a> FamilyChecker<'a> {
                     [("semantics", Arg::Text(c.semantics.value.clone()))],
                 ))
             }
+            // A kind with no reader of its own is checked by its declaration.
+            _ => self.declared_kind(op),
         }
     }
-
-    fn elementwise_binary(&mut self, op: &model::Operation) -> Option<ir::Operation> {
-        let e = &ElementwiseBinary::read(self, op)?;
-        let ([lhs, rhs, out], ok) =
-            self.operands([(&e.lhs, false), (&e.rhs, false), (&e.out, true)])?;
-        if ok {
-            let rule = Rule {
-                code: Code::ElementwiseMismatch,
-                help: "elementwise operations do not broadcast; declare equal shapes and one dtype",
-            };
-            let members = [
-                ("lhs", lhs, &e.lhs.span),
-                ("rhs", rhs, &e.rhs.span),
-                ("out", out, &e.out.span),
-            ];
-            if self.agree_dtype(&rule, &members) {
-                self.require_domain(rule.code, &e.op, BinaryOp::refusal, ("lhs", lhs));
-            }
-            self.agree_shape(&rule, &members);
-        }
-        Some(ir::Operation::new(
-            OperationKind::ElementwiseBinary,
-            [
-                ("op", Arg::Vocab(e.op.value.member())),
-                ("lhs", Arg::Param(lhs)),
-                ("rhs", Arg::Param(rhs)),
-                ("out", Arg::Param(out)),
-            ],
-        ))
-    }
-
-    fn elementwise_unary(&mut self, op: &model::Operation) -> Option<ir::Operation> {
-        let u = &ElementwiseUnary::read(self, op)?;
-        let ([input, out], ok) = self.operands([(&u.input, false), (&u.out, true)])?;
-        let op = u.op.value;
-        if ok {
-            let rule = Rule {
-                code: Code::UnaryMismatch,
-                help: "`out` has the shape of `input`, and its dtype unless `op = \"cast\"`",
-            };
-            let members = [("input", input, &u.input.span), ("out", out, &u.out.span)];
-            self.agree_shape(&rule, &members);
-            if op != UnaryOp::Cast {
-                self.agree_dtype(&rule, &members);
-            }
-            self.require_domain(
-                Code::UnaryMismatch,
-                &u.op,
-                UnaryOp::refusal,
-                ("input", input),
-            );
-        }
-        Some(ir::Operation::new(
-            OperationKind::ElementwiseUnary,
-            [
-                ("op", Arg::Vocab(op.member())),
-                ("input", Arg::Param(input)),
-                ("out", Arg::Param(out)),
-            ],
-        ))
-    }
-}
-
-keys! {
-    ElementwiseBinary { op: BinaryOp, lhs: text, rhs: text, out: text, }
-}
-
-keys! {
-    ElementwiseUnary { op: UnaryOp, input: text, out: text, }
 }
 
 keys! {

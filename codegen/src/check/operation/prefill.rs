@@ -3,14 +3,14 @@
 
 use std::ops::Range;
 
+use super::constraints::Bound;
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model::{self, Spanned};
+use crate::record;
 use crate::vocab::{OperationKind, ScalarDomain};
-
-const HELP: &str = "query [T_q, H, D], key and value [T_k, H_kv, D], cu_seqlens_q and cu_seqlens_k [B + 1] int32, out [T_q, H, D]";
 
 keys! {
     PackedAttentionPrefill {
@@ -44,70 +44,24 @@ impl FamilyChecker<'_> {
         let max_q = self.length_operand(p.max_seqlen_q.as_ref(), "max_seqlen_q");
         let max_k = self.length_operand(p.max_seqlen_k.as_ref(), "max_seqlen_k");
         if ok {
-            let rule = Rule {
-                code: Code::PackedAttentionMismatch,
-                help: HELP,
-            };
-            let (sq, sk, sv, scq, sck, so) = (
-                &p.query.span,
-                &p.key.span,
-                &p.value.span,
-                &p.cu_seqlens_q.span,
-                &p.cu_seqlens_k.span,
-                &p.out.span,
-            );
-            let ranks = self.require_ranks(
-                &rule,
-                &[
-                    ("query", q, 3, sq),
-                    ("key", k, 3, sk),
-                    ("value", v, 3, sv),
-                    ("cu_seqlens_q", cq, 1, scq),
-                    ("cu_seqlens_k", ck, 1, sck),
-                    ("out", out, 3, so),
+            let bound = Bound {
+                operands: vec![
+                    ("query", q, &p.query.span),
+                    ("key", k, &p.key.span),
+                    ("value", v, &p.value.span),
+                    ("cu_seqlens_q", cq, &p.cu_seqlens_q.span),
+                    ("cu_seqlens_k", ck, &p.cu_seqlens_k.span),
+                    ("out", out, &p.out.span),
                 ],
-            );
-            if self.require_float(&rule, "query", q, sq) {
-                self.agree_dtype(
-                    &rule,
-                    &[
-                        ("query", q, sq),
-                        ("key", k, sk),
-                        ("value", v, sv),
-                        ("out", out, so),
-                    ],
-                );
-            }
-            self.require_int32(
-                &rule,
-                &[("cu_seqlens_q", cq, scq), ("cu_seqlens_k", ck, sck)],
-            );
-            if ranks {
-                // Extents a call must find equal: named (or static), never
-                // two unrelated `-1`s.
-                for (subject, suggested, members) in [
-                    (
-                        "the query tokens T_q",
-                        "tokens",
-                        [("query", q, 0, sq), ("out", out, 0, so)],
-                    ),
-                    (
-                        "the key tokens T_k",
-                        "kv_tokens",
-                        [("key", k, 0, sk), ("value", v, 0, sv)],
-                    ),
-                    (
-                        "the offsets' length B + 1",
-                        "batch_plus_one",
-                        [("cu_seqlens_q", cq, 0, scq), ("cu_seqlens_k", ck, 0, sck)],
-                    ),
-                ] {
-                    // One tensor named twice is one extent, `-1` or not.
-                    let one = members[0].1 == members[1].1;
-                    if self.agree_extent(&rule, subject, &members) && !one {
-                        self.require_tied(&rule, subject, suggested, &members);
-                    }
-                }
+                members: Vec::new(),
+            };
+            let decl = record::operands(OperationKind::PackedAttentionPrefill);
+            if self.constrain(decl, &bound).shapes {
+                let rule = Rule {
+                    code: decl.code,
+                    help: decl.help,
+                };
+                let (sq, sk, scq) = (&p.query.span, &p.key.span, &p.cu_seqlens_q.span);
                 self.offsets_hold_a_sequence(&rule, cq, scq);
                 if cq == ck {
                     // One offsets tensor: each sequence has as many keys as queries.
@@ -116,27 +70,6 @@ impl FamilyChecker<'_> {
                         self.require_tied(&rule, "the token count", "tokens", &tokens);
                     }
                 }
-                self.agree_extent(
-                    &rule,
-                    "the head count H",
-                    &[("query", q, 1, sq), ("out", out, 1, so)],
-                );
-                self.agree_extent(
-                    &rule,
-                    "the KV head count H_kv",
-                    &[("key", k, 1, sk), ("value", v, 1, sv)],
-                );
-                self.agree_extent(
-                    &rule,
-                    "the head size D",
-                    &[
-                        ("query", q, 2, sq),
-                        ("key", k, 2, sk),
-                        ("value", v, 2, sv),
-                        ("out", out, 2, so),
-                    ],
-                );
-                self.require_head_groups(&rule, ("query", q), ("key", k, 1), sk);
             }
         }
         Some(ir::Operation::new(

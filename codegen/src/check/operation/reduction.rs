@@ -1,10 +1,12 @@
 //! The axis-wise kinds: `reduce`, `softmax` and `norm`.
 
+use super::constraints::Bound;
 use super::{shapes_agree, Rule};
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model;
+use crate::record;
 use crate::vocab::{NormKind, OperationKind, ReduceOp};
 
 keys! {
@@ -97,10 +99,14 @@ impl FamilyChecker<'_> {
                         .help(rule.help),
                 );
             }
-            if self.agree_dtype(
-                &rule,
-                &[("input", input, &r.input.span), ("out", out, &r.out.span)],
-            ) {
+            let bound = Bound {
+                operands: vec![("input", input, &r.input.span), ("out", out, &r.out.span)],
+                members: vec![("op", r.op.value.as_str())],
+            };
+            if self
+                .constrain(record::operands(OperationKind::Reduce), &bound)
+                .dtypes
+            {
                 self.require_domain(rule.code, &r.op, ReduceOp::refusal, ("input", input));
             }
         }
@@ -121,14 +127,11 @@ impl FamilyChecker<'_> {
         let ([input, out], ok) = self.operands([(&s.input, false), (&s.out, true)])?;
         let axis = self.axis(&s.axis, input)?;
         if ok {
-            let rule = Rule {
-                code: Code::SoftmaxMismatch,
-                help: "softmax keeps the float dtype and the shape of its input",
+            let bound = Bound {
+                operands: vec![("input", input, &s.input.span), ("out", out, &s.out.span)],
+                members: Vec::new(),
             };
-            let members = [("input", input, &s.input.span), ("out", out, &s.out.span)];
-            self.require_float(&rule, "input", input, &s.input.span);
-            self.agree_dtype(&rule, &members);
-            self.agree_shape(&rule, &members);
+            self.constrain(record::operands(OperationKind::Softmax), &bound);
         }
         Some(ir::Operation::new(
             OperationKind::Softmax,
@@ -178,22 +181,34 @@ impl FamilyChecker<'_> {
         }
         let bias_ok = bias.is_none_or(|(_, b, _)| b);
         if let (true, true, Some(axis)) = (ok, bias_ok, axis) {
-            let members = [("input", input, &n.input.span), ("out", out, &n.out.span)];
-            self.require_float(&rule, "input", input, &n.input.span);
-            self.agree_dtype(&rule, &members);
-            self.agree_shape(&rule, &members);
-            let mut vectors = vec![("weight", weight, &n.weight.span)];
+            let mut operands = vec![
+                ("input", input, &n.input.span),
+                ("weight", weight, &n.weight.span),
+                ("out", out, &n.out.span),
+            ];
             if let (NormKind::LayerNorm, Some((b, _, span))) = (op, bias) {
-                vectors.push(("bias", b, span));
+                operands.push(("bias", b, span));
             }
-            let mut extent = vec![("input", input, axis, &n.input.span)];
-            for &(role, i, span) in &vectors {
-                self.require_float(&rule, role, i, span);
-                if self.require_rank(&rule, role, i, 1, span) {
-                    extent.push((role, i, 0, span));
-                }
+            let bound = Bound {
+                operands,
+                members: vec![("op", op.as_str())],
+            };
+            // E, the extent of `input` along `axis` (a payload value, so not
+            // a declared letter), is `weight`'s and `bias`'s one extent.
+            if self
+                .constrain(record::operands(OperationKind::Norm), &bound)
+                .shapes
+            {
+                let extent: Vec<_> = std::iter::once(("input", input, axis, &n.input.span))
+                    .chain(
+                        bound.operands[1..]
+                            .iter()
+                            .filter(|o| o.0 != "out")
+                            .map(|&(role, i, span)| (role, i, 0, span)),
+                    )
+                    .collect();
+                self.agree_extent(&rule, "the normalized extent", &extent);
             }
-            self.agree_extent(&rule, "the normalized extent", &extent);
         }
         Some(ir::Operation::new(
             OperationKind::Norm,

@@ -3,14 +3,14 @@
 
 use std::ops::Range;
 
+use super::constraints::Bound;
 use super::Rule;
 use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg};
 use crate::model::{self, Spanned};
+use crate::record;
 use crate::vocab::OperationKind;
-
-const HELP: &str = "query [T, H, D] and key [T, H_kv, D] of one float dtype; cos and sin [T, rotary_dim / 2] of one float dtype; query_out and key_out shaped and typed like query and key";
 
 keys! {
     Rope {
@@ -38,73 +38,24 @@ impl FamilyChecker<'_> {
         ])?;
         let rotary_dim = self.rotary_dim(&r.rotary_dim);
         if ok {
-            let rule = Rule {
-                code: Code::RopeMismatch,
-                help: HELP,
-            };
-            let (sq, sk, sc, ss, sqo, sko) = (
-                &r.query.span,
-                &r.key.span,
-                &r.cos.span,
-                &r.sin.span,
-                &r.query_out.span,
-                &r.key_out.span,
-            );
-            let ranks = self.require_ranks(
-                &rule,
-                &[
-                    ("query", q, 3, sq),
-                    ("key", k, 3, sk),
-                    ("cos", cos, 2, sc),
-                    ("sin", sin, 2, ss),
-                    ("query_out", q_out, 3, sqo),
-                    ("key_out", k_out, 3, sko),
+            let bound = Bound {
+                operands: vec![
+                    ("query", q, &r.query.span),
+                    ("key", k, &r.key.span),
+                    ("cos", cos, &r.cos.span),
+                    ("sin", sin, &r.sin.span),
+                    ("query_out", q_out, &r.query_out.span),
+                    ("key_out", k_out, &r.key_out.span),
                 ],
-            );
-            if self.require_float(&rule, "query", q, sq) {
-                self.agree_dtype(
-                    &rule,
-                    &[
-                        ("query", q, sq),
-                        ("key", k, sk),
-                        ("query_out", q_out, sqo),
-                        ("key_out", k_out, sko),
-                    ],
-                );
-            }
-            if self.require_float(&rule, "cos", cos, sc) {
-                self.agree_dtype(&rule, &[("cos", cos, sc), ("sin", sin, ss)]);
-            }
-            if ranks {
-                self.agree_shape(&rule, &[("query", q, sq), ("query_out", q_out, sqo)]);
-                self.agree_shape(&rule, &[("key", k, sk), ("key_out", k_out, sko)]);
-                self.agree_shape(&rule, &[("cos", cos, sc), ("sin", sin, ss)]);
-                // A call must find T equal in every tensor: named (or
-                // static), never two unrelated `-1`s. A tensor named twice
-                // (rotated in place) is one extent.
-                let mut tokens = vec![
-                    ("query", q, 0, sq),
-                    ("key", k, 0, sk),
-                    ("cos", cos, 0, sc),
-                    ("sin", sin, 0, ss),
-                    ("query_out", q_out, 0, sqo),
-                    ("key_out", k_out, 0, sko),
-                ];
-                if self.agree_extent(&rule, "the token count T", &tokens) {
-                    let mut seen = Vec::new();
-                    tokens.retain(|&(_, i, _, _)| {
-                        let first = !seen.contains(&i);
-                        seen.push(i);
-                        first
-                    });
-                    self.require_tied(&rule, "the token count T", "tokens", &tokens);
-                }
-                let heads = [("query", q, 2, sq), ("key", k, 2, sk)];
-                if self.agree_extent(&rule, "the head size D", &heads) {
-                    if let Some(rotary_dim) = rotary_dim {
-                        self.rotary_fits(&rule, rotary_dim, (q, sq), (cos, sc));
-                    }
-                }
+                members: Vec::new(),
+            };
+            let decl = record::operands(OperationKind::Rope);
+            if let (true, Some(rotary_dim)) = (self.constrain(decl, &bound).shapes, rotary_dim) {
+                let rule = Rule {
+                    code: decl.code,
+                    help: decl.help,
+                };
+                self.rotary_fits(&rule, rotary_dim, (q, &r.query.span), (cos, &r.cos.span));
             }
         }
         Some(ir::Operation::new(

@@ -743,7 +743,10 @@ pub fn describe_unary(op: UnaryOp) -> &'static str {
         UnaryOp::Sqrt => "out = sqrt(x); float dtypes",
         UnaryOp::Rsqrt => "out = 1 / sqrt(x); float dtypes",
         UnaryOp::Relu => "out = max(x, 0)",
-        UnaryOp::Gelu => "out = gelu(x); float dtypes",
+        UnaryOp::Gelu => "out = gelu(x), the erf form; float dtypes",
+        UnaryOp::GeluTanh => {
+            "out = 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))), gelu's tanh approximation; float dtypes"
+        }
         UnaryOp::Silu => "out = x * sigmoid(x); float dtypes",
         UnaryOp::Sigmoid => "out = 1 / (1 + exp(-x)); float dtypes",
         UnaryOp::Tanh => "out = tanh(x); float dtypes",

@@ -19,10 +19,19 @@
 # The targets exist only when the libraries are installed: `cmake --install`
 # of a project that builds the catalog with kfam_add_catalog() installs them
 # with the runtime (docs/c.md).
+#
+# Programs a consumer installs into <prefix>/bin find the library in
+# <prefix>/lib: unless the project sets CMAKE_INSTALL_RPATH itself (before
+# find_package(kfam); an empty value for none), this package sets it to
+# $ORIGIN/../lib.
+
+if(NOT DEFINED CMAKE_INSTALL_RPATH AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")
+endif()
 
 get_filename_component(_kfam_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(kfam_VERSION "0.1.0")
-set(kfam_CATALOG_DIGEST "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd")
+set(kfam_CATALOG_DIGEST "707b6e03155438f02f49d08226312d0a60c21925781fab137b726ab5768f162c")
 
 if(NOT TARGET kfam::headers)
   add_library(kfam::headers INTERFACE IMPORTED)

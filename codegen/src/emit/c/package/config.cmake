@@ -19,6 +19,15 @@
 # The targets exist only when the libraries are installed: `cmake --install`
 # of a project that builds the catalog with kfam_add_catalog() installs them
 # with the runtime (docs/c.md).
+#
+# Programs a consumer installs into <prefix>/bin find the library in
+# <prefix>/lib: unless the project sets CMAKE_INSTALL_RPATH itself (before
+# find_package(@NAME@); an empty value for none), this package sets it to
+# $ORIGIN/../lib.
+
+if(NOT DEFINED CMAKE_INSTALL_RPATH AND CMAKE_SYSTEM_NAME STREQUAL "Linux")
+  set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")
+endif()
 
 get_filename_component(_@PREFIX@_kfam_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 set(@NAME@_VERSION "@VERSION@")
