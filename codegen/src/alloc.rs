@@ -10,11 +10,22 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// the test below pins it by its default).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 
-/// For a process that builds hundreds of megabytes of text once and exits:
-/// freed memory is kept for reuse instead of being handed back to the kernel
-/// (purged): at 10,000 families the kernel zeroed about 900 MB of pages
-/// again (the pipeline benchmark: 1.61 s -> 1.44 s). The memory goes back
-/// when the process exits.
+/// How long mimalloc keeps memory freed before handing it back to the
+/// kernel (purging it), in milliseconds.
+///
+/// A generation's phases reuse little of each other's memory: loading and
+/// checking make half a million small records at 10,000 families, emitting
+/// a hundred MB of text in a few large strings. Never purging (the
+/// earlier setting, `-1`) kept the freed records' pages beside the
+/// outputs: a peak of 440-470 MiB at 10,000 families, against 330-340 MiB
+/// with a delay of 100 ms, at the same user and system time (three runs
+/// each, docs/performance.md, "Peak memory"). A delay of 0 or 10 ms purges
+/// the same and costs more system time (the kernel zeroes pages that are
+/// soon faulted in again); 1000 ms (mimalloc's default) keeps more.
+pub const PURGE_DELAY_MS: libc::c_long = 100;
+
+/// The tuning of the allocator: freed memory goes back to the kernel
+/// [`PURGE_DELAY_MS`] after it is freed.
 ///
 /// And no transparent huge pages: mimalloc asks the kernel for them
 /// (`MADV_HUGEPAGE`) on the arenas it maps, the first before `main`, and on
@@ -24,9 +35,8 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// fault, so it covers the arena already mapped. Call it first thing in
 /// `main`.
 pub fn tune() {
-    // SAFETY: sets one integer option; mimalloc reads options atomically,
-    // and -1 ("never purge") is a documented value.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, -1) }
+    // SAFETY: sets one integer option; mimalloc reads options atomically.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) }
     #[cfg(target_os = "linux")]
     // SAFETY: a process attribute; no memory is passed. A kernel without
     // it returns an error, which changes nothing and is ignored.

@@ -131,7 +131,17 @@ fn the_adopting_guide_works_as_written() {
     let [py_consumer, py_torch] = &python[..] else {
         panic!("the page has two python blocks")
     };
-    let refusal = &blocks(&doc, "text")[0];
+    let text_blocks = blocks(&doc, "text");
+    let [refusal, unqualified] = &text_blocks[..] else {
+        panic!("the page has two text blocks")
+    };
+    // The digest the page records for `row_sum`'s qualified artifact.
+    let qualified = doc
+        .split("the built kernel; here\n`")
+        .nth(1)
+        .and_then(|r| r.split('`').next())
+        .expect("the page names row_sum's qualified digest");
+    assert_eq!(qualified.len(), 64);
 
     let tmp = tempfile::tempdir().unwrap();
     let repo = tmp.path().join("npu-kernels");
@@ -172,6 +182,13 @@ fn the_adopting_guide_works_as_written() {
         &families.join("proj_nz.toml"),
         "name = \"b\"\ndtype = \"bf16\"\n",
         "name = \"b\"\ndtype = \"bf16\"\nlayout = \"nz\"\n",
+    );
+    // `row_sum` qualified, as the page does: its placeholder receipt's
+    // digest replaced by the qualified artifact's.
+    edit(
+        &families.join("row_sum.toml"),
+        &kfam_codegen::init::placeholder_sha256("row_sum"),
+        qualified,
     );
 
     // The platform's own rules: without NZ in its layouts, `proj_nz` is
@@ -228,7 +245,7 @@ fn the_adopting_guide_works_as_written() {
     git(&repo, &["checkout", "-q", "--", "manifest/abi.toml"]);
 
     consume_in_c(tmp.path(), &repo, c_program);
-    consume_in_python(tmp.path(), &repo, py_consumer, py_torch);
+    consume_in_python(tmp.path(), &repo, py_consumer, py_torch, unqualified);
     consume_in_rust(&repo, cargo_toml, build_rs, main_rs);
 }
 
@@ -335,7 +352,13 @@ fn consume_in_c(tmp: &Path, repo: &Path, program: &str) {
 /// interpreter, every torch family of the team's catalog defined in its
 /// namespace and `opcheck`ed; `mypy --strict` over both packages and the
 /// page's consumer.
-fn consume_in_python(tmp: &Path, repo: &Path, consumer: &str, torch_program: &str) {
+fn consume_in_python(
+    tmp: &Path,
+    repo: &Path,
+    consumer: &str,
+    torch_program: &str,
+    unqualified: &str,
+) {
     let team = repo.join("python");
     let shipped = root().join("generated/python");
     let path = kfam_testenv::search_path(&[&team, &shipped]);
@@ -373,6 +396,19 @@ except npuops.AdmissionError as e:
          (32 leading zeros, as `kfam new` writes), which approves no artifact: qualify the \
          artifact and record its receipt\n"
     );
+    // And its capability says that no qualified artifact exists, as the
+    // page shows.
+    let capability = r#"
+import npuops
+try:
+    npuops.capability("silu_bf16", npuops.Platform.NPU, npuops.ExecutionMode.SIM,
+                      npuops.Contract.KERNEL)
+except npuops.CapabilityError as e:
+    assert e.outcome is npuops.Capability.UNQUALIFIED
+    assert e.status is npuops.Status.NOT_APPROVED
+    print(e)
+"#;
+    assert_eq!(python(capability).trim(), unqualified.trim());
 
     let both = r#"
 import torch

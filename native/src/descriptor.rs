@@ -355,14 +355,19 @@ pub const ROW: usize = 4095;
 pub const STRIDE: usize = 4096;
 
 /// The description of `d`: of format 1.5 and later, the base64 text of
-/// its rows decoded, after its length was checked against the rows the
-/// unit's array holds; of an earlier format, the bytes of its rows, its
-/// length bounded by [`MAX_DESCRIPTION`] (such a unit states no row
-/// count). No length is used before it is checked.
+/// its rows decoded; of an earlier format, the bytes of its rows. Its
+/// length is checked first against the 1 GiB this runtime opens and, where
+/// the descriptor states the array's row count (every unit of format 1.5
+/// and later: `struct_size` covers `description_rows`), against the rows
+/// the length needs; no length is used before it is checked. A unit of an
+/// earlier kfam states no row count: its length is bounded by
+/// [`MAX_DESCRIPTION`] alone (docs/description.md, "Versions";
+/// regenerate it to have the rows checked).
 ///
 /// # Safety
 /// `d.description` points to `d.description_rows` rows of [`STRIDE`]
-/// bytes (format 1.5), or to the rows of `d.description_len` bytes.
+/// bytes, or, for a descriptor without the row count, to the rows of
+/// `d.description_len` bytes.
 unsafe fn description_bytes(d: &Descriptor) -> Result<Vec<u8>, String> {
     let len = d.description_len;
     if len > MAX_DESCRIPTION {
@@ -371,20 +376,29 @@ unsafe fn description_bytes(d: &Descriptor) -> Result<Vec<u8>, String> {
              opens: the unit was edited (regenerate it with `kfam generate`)"
         ));
     }
-    if d.format_minor < BASE64_MINOR {
-        return Ok(raw_rows(d.description, len));
+    let base64 = d.format_minor >= BASE64_MINOR;
+    let text = if base64 { len.div_ceil(3) * 4 } else { len };
+    let has_rows = d.struct_size as usize >= size_of::<Descriptor>();
+    if has_rows {
+        let needed = text.div_ceil(ROW).max(1);
+        if d.description_rows != needed {
+            let what = if base64 {
+                format!("{len} bytes ({text} characters of base64)")
+            } else {
+                format!("{len} bytes")
+            };
+            return Err(format!(
+                "its description's length, {what}, needs {needed} rows of {ROW}, and its array \
+                 holds {}: the unit was edited (regenerate it with `kfam generate`)",
+                d.description_rows
+            ));
+        }
     }
-    let text = len.div_ceil(3) * 4;
-    let needed = text.div_ceil(ROW).max(1);
-    if d.description_rows != needed {
-        return Err(format!(
-            "its description's length, {len} bytes ({text} characters of base64), needs {needed} \
-             rows of {ROW}, and its array holds {}: the unit was edited (regenerate it with \
-             `kfam generate`)",
-            d.description_rows
-        ));
+    if base64 {
+        decode_rows(d.description, len, text)
+    } else {
+        Ok(raw_rows(d.description, len))
     }
-    decode_rows(d.description, len, text)
 }
 
 /// The `len` bytes of a description held in rows of [`ROW`] bytes, one
@@ -616,6 +630,21 @@ mod tests {
             message.contains(
                 "its description's text holds a character that is not base64 (byte 0x2a) at row 0, column 5"
             ),
+            "{message}"
+        );
+        // A descriptor that states its rows (`struct_size` covers them)
+        // but an earlier format: its length is checked against the rows all
+        // the same (fuzz target `unit`, seed-regression-legacy-length: the
+        // length of such a descriptor was read past its array).
+        let mut d = descriptor(bytes, sha);
+        d.format_minor = BASE64_MINOR - 1;
+        d.description_len = 3 * ROW;
+        let message = refusal(d);
+        assert!(
+            message.contains(&format!(
+                "its description's length, {} bytes, needs 3 rows of 4095, and its array holds 1",
+                3 * ROW
+            )),
             "{message}"
         );
         // A unit of format 1.4 or earlier: a descriptor without the row

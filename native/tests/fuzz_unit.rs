@@ -31,6 +31,22 @@ fn unit_target() {
     for s in &seeds {
         unit::unit(s);
     }
+    // Every committed input of the target's corpus (its regressions).
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/unit");
+    let mut regressions = 0;
+    for entry in std::fs::read_dir(&corpus).expect("fuzz/corpus/unit") {
+        let path = entry.unwrap().path();
+        if path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .starts_with("seed-")
+        {
+            unit::unit(&std::fs::read(&path).unwrap());
+            regressions += 1;
+        }
+    }
+    assert!(regressions > 0, "the committed seeds of fuzz/corpus/unit");
     // xorshift64*, as the fuzz crate's driver.
     let mut state = 0x6b66_616d_u64;
     let mut next = move || {

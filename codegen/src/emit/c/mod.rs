@@ -99,32 +99,55 @@ pub fn c_name_clashes(ir: &Ir) -> Vec<NameClash> {
         .into_iter()
         .map(|n| prefix.name(n).into_owned())
         .collect();
-    // Every family's constants into one output, as `render` writes them;
-    // `ends[i]` is the count of names after family i. Owners are looked up
-    // only for the names [`collisions`] finds (none, in a usable catalog).
-    let mut c = Out::new(ir.families.len() * 1700);
-    let mut ends = Vec::with_capacity(ir.families.len());
-    for (i, f) in ir.families.iter().enumerate() {
-        constants::family_constants(&mut c, i, f, &prefix.upper);
-        ends.push(c.defined_count());
+    // Every name's hash with its definer: the header's, then each family's
+    // constants rendered alone, as `render` writes them. At 10,000
+    // families the constants are 14 MB of text and half a million names:
+    // hashing them family by family holds 16 bytes a name instead of the
+    // text and its names (this runs in `kfam check`, beside the loaded
+    // manifest, where the check's memory peaks). Only names whose hash is
+    // shared are then compared as text.
+    let state = std::hash::RandomState::new();
+    let hash = |n: &str| std::hash::BuildHasher::hash_one(&state, n);
+    let mut hashed: Vec<(u64, Option<usize>)> =
+        header_names.iter().map(|n| (hash(n), None)).collect();
+    let constants_of = |i: usize| {
+        let mut c = Out::new(4096);
+        constants::family_constants(&mut c, i, &ir.families[i], &prefix.upper);
+        c
+    };
+    for i in 0..ir.families.len() {
+        let mut c = constants_of(i);
+        hashed.extend(c.names().into_iter().map(|n| (hash(n), Some(i))));
     }
-    let family_names = c.names();
-    let mut all: Vec<&str> = header_names.iter().map(String::as_str).collect();
-    all.extend(&family_names);
-    let twice = collisions(&all);
-    twice
+    hashed.sort_unstable();
+    let shared: std::collections::BTreeSet<u64> = hashed
+        .chunk_by(|a, b| a.0 == b.0)
+        .filter(|run| run.len() > 1)
+        .map(|run| run[0].0)
+        .collect();
+    if shared.is_empty() {
+        return Vec::new();
+    }
+    // The definers of those hashes, by exact name, in definer order.
+    let mut owners: std::collections::BTreeMap<String, Vec<Option<usize>>> = Default::default();
+    for n in header_names.iter().filter(|n| shared.contains(&hash(n))) {
+        owners.entry(n.clone()).or_default().push(None);
+    }
+    let families: std::collections::BTreeSet<usize> = hashed
+        .iter()
+        .filter(|(h, _)| shared.contains(h))
+        .filter_map(|(_, i)| *i)
+        .collect();
+    for i in families {
+        let mut c = constants_of(i);
+        for n in c.names().into_iter().filter(|n| shared.contains(&hash(n))) {
+            owners.entry(n.to_owned()).or_default().push(Some(i));
+        }
+    }
+    owners
         .into_iter()
-        .map(|name| {
-            let mut owners: Vec<Option<usize>> = header_names
-                .iter()
-                .filter(|n| **n == name)
-                .map(|_| None)
-                .collect();
-            for (k, _) in family_names.iter().enumerate().filter(|(_, n)| **n == name) {
-                owners.push(Some(ends.partition_point(|&e| e <= k)));
-            }
-            NameClash { name, owners }
-        })
+        .filter(|(_, o)| o.len() > 1)
+        .map(|(name, owners)| NameClash { name, owners })
         .collect()
 }
 

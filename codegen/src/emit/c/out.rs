@@ -96,11 +96,6 @@ impl Out {
         self.w.end_line();
     }
 
-    /// How many names [`Out::define`] has written so far.
-    pub(super) fn defined_count(&self) -> usize {
-        self.defined.len()
-    }
-
     /// Every name recorded or defined so far (the text must not change
     /// before they are read).
     pub(super) fn names(&mut self) -> Vec<&str> {
