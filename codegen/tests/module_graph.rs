@@ -5,11 +5,13 @@
 //! module (a file, or an inline `mod` block) is a node, and an edge `A -> B`
 //! says that code in `A` names an item of `B`. Edges come from
 //!
-//! - `use` declarations that are not re-exports (`use crate::ir::Ir;`,
-//!   `use super::*;`, inside function bodies too);
+//! - `use` declarations (`use crate::ir::Ir;`, `use super::*;`, inside
+//!   function bodies too), re-exports included: `pub use crate::b::X` in
+//!   `a` makes `a` depend on `b` as much as using `X` would, since `a`'s
+//!   API changes with `b`'s (a facade over a module that uses the facade is
+//!   a circle);
 //! - paths written in code, attributes and macro arguments (`crate::x::f()`,
-//!   `super::f`, `ir::Extent` after `use crate::ir;`, `child::f`); a
-//!   `pub use` name counts where the module itself uses it.
+//!   `super::f`, `ir::Extent` after `use crate::ir;`, `child::f`).
 //!
 //! A path is followed to the module that defines its item, through
 //! re-exports (`pub use`) and imports: a dependency on `emit::layout::Field`
@@ -18,9 +20,11 @@
 //!
 //! The rule, and what it means for parents and children:
 //!
-//! - Declaring a child (`mod x;`) is not an edge, nor is re-exporting its
-//!   items: a parent file that only declares and re-exports its children is
-//!   fine.
+//! - Declaring a child (`mod x;`) is not an edge, nor is re-exporting the
+//!   items of the module's own children and their descendants (`pub use
+//!   x::Y;`): a parent file that only declares and re-exports its children
+//!   is their facade, and fine (`runtime/src/ffi/mod.rs`). Re-exporting a
+//!   sibling's or another subtree's item is an edge.
 //! - A child that names its parent's items (`super::helper`, `use super::*`)
 //!   depends on its parent, and a parent that calls into its child depends on
 //!   the child. Both at once is a circle: shared helpers that children use
@@ -283,6 +287,27 @@ fn resolver_finds_and_spares_the_right_edges() {
             ],
             &["t::a -> t::b -> t::a"],
         ),
+        // Re-exporting another module's item depends on it: a facade that
+        // re-exports what uses the facade is a circle.
+        (
+            "facade",
+            &[
+                ("lib.rs", "mod a; mod b;"),
+                ("a.rs", "pub use crate::b::g; pub fn f() {}"),
+                ("b.rs", "pub fn g() { crate::a::f() }"),
+            ],
+            &["t::a -> t::b -> t::a"],
+        ),
+        // A parent that declares and re-exports its own children does not
+        // depend on them: a child may use the parent's items.
+        (
+            "own children",
+            &[
+                ("lib.rs", "mod a; pub use a::f; pub fn h() {}"),
+                ("a.rs", "pub fn f() { crate::h() }"),
+            ],
+            &[],
+        ),
         // Tests use their parent; nothing uses them.
         (
             "tests",
@@ -495,6 +520,19 @@ impl Graph {
         }
     }
 
+    /// Whether module `m` is `ancestor` or one of its descendants.
+    fn is_within(&self, mut m: usize, ancestor: usize) -> bool {
+        loop {
+            if m == ancestor {
+                return true;
+            }
+            match self.modules[m].parent {
+                Some(p) => m = p,
+                None => return false,
+            }
+        }
+    }
+
     fn root_of(&self, mut m: usize) -> usize {
         while let Some(p) = self.modules[m].parent {
             m = p;
@@ -574,26 +612,44 @@ impl Graph {
         let mut edges = vec![BTreeMap::new(); self.modules.len()];
         for (id, m) in self.modules.iter().enumerate() {
             let mut targets = Vec::new();
-            let mut uses: Vec<(&Vec<String>, String)> = Vec::new();
+            let mut uses: Vec<(&Vec<String>, String, bool)> = Vec::new();
             for (name, (path, reexport)) in &m.bindings {
-                if !reexport {
-                    uses.push((
-                        path,
-                        format!("use {}", path.join("::")) + &rename(name, path),
-                    ));
-                }
+                let text = format!("use {}", path.join("::")) + &rename(name, path);
+                uses.push((
+                    path,
+                    if *reexport {
+                        format!("pub {text}")
+                    } else {
+                        text
+                    },
+                    *reexport,
+                ));
             }
             for (path, reexport) in &m.globs {
-                if !reexport {
-                    uses.push((path, format!("use {}::*", path.join("::"))));
-                }
+                let text = format!("use {}::*", path.join("::"));
+                uses.push((
+                    path,
+                    if *reexport {
+                        format!("pub {text}")
+                    } else {
+                        text
+                    },
+                    *reexport,
+                ));
             }
             for path in &m.anonymous {
-                uses.push((path, format!("use {} as _", path.join("::"))));
+                uses.push((path, format!("use {} as _", path.join("::")), false));
             }
             uses.sort();
-            for (path, text) in uses {
-                targets.push((self.resolve(id, path, 0), text));
+            for (path, text, reexport) in uses {
+                let target = self.resolve(id, path, 0);
+                // Re-exporting an item of the module's own subtree is the
+                // parent's rule (a facade over its children), not a
+                // dependency; re-exporting anything else is.
+                if reexport && target.is_some_and(|t| self.is_within(t, id)) {
+                    continue;
+                }
+                targets.push((target, text));
             }
             for path in &m.paths {
                 // A lone name is a dependency only when it was imported.

@@ -19,11 +19,11 @@ pub mod descriptor;
 use std::ffi::{c_char, c_void};
 
 use descriptor::{code, opened, Descriptor, Opened};
+use kfam_runtime::ffi::write_message;
 use kfam_runtime::ffi::{
     self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions, CPairing,
     CScalarArg, CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
 };
-use kfam_runtime::ffi_message::write_message;
 use kfam_runtime::Status;
 
 /// What a call returns when it passes no descriptor at all (a generated

@@ -28,7 +28,11 @@ const NAMED: &[(&str, &str)] = &[
     ("LaunchFn", "kfam_launch_fn"),
 ];
 
-const SOURCES: &[&str] = &["src/ffi.rs", "src/ffi_context.rs", "src/ffi_message.rs"];
+const SOURCES: &[&str] = &[
+    "src/ffi/decisions.rs",
+    "src/ffi/context.rs",
+    "src/ffi/message.rs",
+];
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -268,11 +268,11 @@ pub(super) fn description_tokens() -> TokenStream {
         let fields = fields(r);
         quote!(OperationKind::#kind => r.record(|r| Ok(Operation::#name { #(#fields,)* })))
     });
-    let vocabularies = crate::vocab::VOCABULARIES
+    let vocabularies = crate::record::VOCABULARIES
         .iter()
         .filter(|v| {
             // The operation's kind tags its payload.
-            let kind = v.name == crate::vocab::OperationKind::VOCABULARY.name;
+            let kind = v.name == crate::record::OperationKind::VOCABULARY.name;
             !v.declared && (kind || LOGICAL_RECORDS.iter().any(|r| uses(r, v.name)))
         })
         .map(|v| {

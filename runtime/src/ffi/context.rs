@@ -8,10 +8,10 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
+use super::boundary::{c_str, element, guard};
+use super::catalog::CCatalog;
+use super::records::{CContextOptions, CScalarArg, CScalarValue, CTensorArg};
 use crate::context::{Context, Launch, Launcher};
-use crate::ffi::{
-    c_str, element, guard, CCatalog, CContextOptions, CScalarArg, CScalarValue, CTensorArg,
-};
 use crate::vocab::{Contract, DType, ScalarValueKind, StorageFormat};
 use crate::{OwnedTensorArg, ScalarValue, TensorArg};
 
