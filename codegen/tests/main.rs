@@ -8,6 +8,7 @@ mod accepted;
 mod adopting;
 mod bounds;
 mod build_script;
+mod c_functions;
 mod c_header;
 mod c_prefix;
 mod catalog;

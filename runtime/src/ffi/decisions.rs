@@ -62,9 +62,13 @@ pub unsafe fn find_family(c: &CCatalog, name: *const c_char, out: *mut *const Op
 /// # Safety
 /// Pointers follow the contract of the declaration in `kfam.h`: NULL or
 /// valid for the sizes the caller states.
-pub unsafe fn find_artifact(c: &CCatalog, sha256: *const c_char, out: *mut ArtifactMatch) -> i32 {
+pub unsafe fn find_artifact(
+    c: &CCatalog,
+    sha256_hex: *const c_char,
+    out: *mut ArtifactMatch,
+) -> i32 {
     guard(c, || {
-        let (Some(sha), Some(out)) = (c_str(sha256), out_struct(out)) else {
+        let (Some(sha), Some(out)) = (c_str(sha256_hex), out_struct(out)) else {
             return c.invalid();
         };
         if !is_digest(sha) {
@@ -184,7 +188,7 @@ pub unsafe fn admit(
     c: &CCatalog,
     json: *const c_char,
     len: usize,
-    sha256: *const c_char,
+    sha256_hex: *const c_char,
     out: *mut AdmissionResult,
 ) -> i32 {
     guard(c, || {
@@ -205,7 +209,7 @@ pub unsafe fn admit(
             field: std::ptr::null(),
         };
         // A digest that is not 64 lowercase hex digits is refused by `admit`.
-        let (Some(sha), false) = (c_str(sha256), json.is_null() && len > 0) else {
+        let (Some(sha), false) = (c_str(sha256_hex), json.is_null() && len > 0) else {
             return c.invalid();
         };
         let bytes = if len == 0 {

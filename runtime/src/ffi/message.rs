@@ -75,14 +75,14 @@ pub unsafe fn admit_message(
     c: &CCatalog,
     json: *const c_char,
     len: usize,
-    sha256: *const c_char,
+    sha256_hex: *const c_char,
     buf: *mut c_char,
     cap: usize,
     needed: *mut usize,
 ) -> i32 {
     guard(c, || {
         let (Some(sha), false, false) = (
-            c_str(sha256),
+            c_str(sha256_hex),
             json.is_null() && len > 0,
             buf.is_null() && cap > 0,
         ) else {

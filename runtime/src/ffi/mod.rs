@@ -3,7 +3,12 @@
 //! [`CCatalog`] it serves first. [`c_abi!`](crate::c_abi) exports them
 //! under the catalog's prefix from the crate that holds its tables, and
 //! `kfam-native` as `kfamrt_*` over a catalog it opens; both call them by
-//! their path here (`ffi::capability`).
+//! their path here (`ffi::capability`). The functions, their arguments and
+//! their C types are declared once, in kfam-codegen's
+//! `record::C_FUNCTIONS`, from which the header's prototypes are printed;
+//! `codegen/tests/c_functions.rs` holds these functions, `c_abi!`'s list
+//! and `kfam-native`'s to it (docs/architecture.md, "The C ABI's
+//! functions").
 //!
 //! This module only declares its children and re-exports their items (it
 //! uses none of them itself), so the children share helpers through
@@ -19,18 +24,11 @@ mod records;
 #[cfg(test)]
 mod tests;
 
+// Whole modules: a function of the C ABI is declared once, in
+// kfam-codegen's `record::C_FUNCTIONS`, and implemented once, in one of
+// these; it is not listed again here.
 pub use catalog::{CCatalog, Shim};
-pub use context::{
-    context_close, context_free, context_generation, context_init, context_init_generation,
-    context_launch, context_new, context_new_with, context_prepare, context_supported, KfamContext,
-    LaunchFn,
-};
-pub use decisions::{
-    admission_status, admit, capability, capability_status, find_artifact, find_family,
-    library_table, torch_schema, validate_call,
-};
-pub use message::{
-    admit_message, capability_message, check_catalog, check_pairing, validate_call_message,
-    write_message,
-};
+pub use context::*;
+pub use decisions::*;
+pub use message::*;
 pub use records::*;
