@@ -6,6 +6,7 @@ mod support;
 
 mod accepted;
 mod adopting;
+mod architecture;
 mod bounds;
 mod build_script;
 mod c_functions;
