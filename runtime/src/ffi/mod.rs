@@ -1,6 +1,6 @@
 //! The C ABI over any catalog: the bodies of the functions a catalog's
 //! header declares (`PREFIX_capability`, ...), each taking the
-//! [`CCatalog`] it serves first. [`c_abi!`](crate::c_abi) exports them
+//! [`CCatalog`] it serves first. [`c_abi!`](macro@crate::c_abi) exports them
 //! under the catalog's prefix from the crate that holds its tables, and
 //! `kfam-native` as `kfamrt_*` over a catalog it opens; both call them by
 //! their path here (`ffi::capability`). The functions, their arguments and

@@ -1,10 +1,10 @@
 //! `generated/rust/records.rs`: the record types of the tables; and
 //! `generated/rust/ffi_records.rs`: the `#[repr(C)]` types of the C ABI's
 //! arguments and results, printed from the same field lists as the header's
-//! structs (`emit::layout`), with const assertions of the size and field
-//! offsets [`Layout`] computes from them, the numbers `kfam.h` asserts too.
-//! The runtime includes the file into `kfam_runtime::ffi`, where `Opaque`
-//! (a table record Rust only passes along) is defined.
+//! structs (`record::c_fields`), with const assertions of the size and
+//! field offsets [`Layout`] computes from them, the numbers `kfam.h`
+//! asserts too. The runtime includes the file into its module `ffi::records`,
+//! where `Opaque` (a table record Rust only passes along) is defined.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
