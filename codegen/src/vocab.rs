@@ -290,6 +290,11 @@ vocab! {
         Nk = 0 => "nk",
         /// `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
         Kn = 1 => "kn",
+        /// `[E, N, K]`: a batch of `E` weights as `nk`, the activations
+        /// `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+        Enk = 2 => "enk",
+        /// `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+        Ekn = 3 => "ekn",
     }
 }
 

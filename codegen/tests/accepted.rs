@@ -201,13 +201,10 @@ fn accepted_manifests_work_in_every_consumer() {
         assert_eq!(n.trim(), a.ir.families.len().to_string(), "seed {}", a.seed);
     }
     // mypy for a sample (each run type-checks the whole package).
-    let cache = scratch.join("mypy-cache");
     for a in accepted.iter().take(3) {
-        let mut mypy = kfam_testenv::python();
+        let mut mypy = kfam_testenv::mypy("strict");
         mypy.current_dir(a.dir.join("python"))
-            .args(["-m", "mypy", "--strict", "--cache-dir"])
-            .arg(&cache)
-            .args(["-p", "kfam"])
+            .args(["--strict", "-p", "kfam"])
             .env("MYPYPATH", kfam_testenv::runtime_dir());
         run(a.seed, "mypy --strict", mypy);
     }

@@ -410,10 +410,9 @@ print("ok")
 
     let snippet = tmp.join("consumer.py");
     fs::write(&snippet, consumer).unwrap();
-    let out = run(kfam_testenv::python()
-        .args(["-m", "mypy", "--strict", "--python-version", "3.10"])
-        .args(["--exclude", "/torch\\.py$", "--cache-dir"])
-        .arg(tmp.join("mypy-cache"))
+    let out = run(kfam_testenv::mypy("strict-3.10")
+        .args(["--strict", "--python-version", "3.10"])
+        .args(["--exclude", "/torch\\.py$"])
         .arg(team.join("npuops"))
         .arg(shipped.join("kfam"))
         .arg(&snippet)

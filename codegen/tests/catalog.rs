@@ -228,10 +228,9 @@ print("ok")
         text(&out)
     );
 
-    let out = run(kfam_testenv::python()
-        .args(["-m", "mypy", "--strict", "--python-version", "3.10"])
-        .args(["--exclude", "myrt_kernels/torch\\.py$", "--cache-dir"])
-        .arg(dir.path().join("mypy-cache"))
+    let out = run(kfam_testenv::mypy("strict-3.10")
+        .args(["--strict", "--python-version", "3.10"])
+        .args(["--exclude", "myrt_kernels/torch\\.py$"])
         .arg(team.join("myrt_kernels"))
         .env("MYPYPATH", kfam_testenv::search_path(&[&team])));
     assert!(

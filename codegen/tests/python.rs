@@ -820,6 +820,32 @@ fn routing() {
     );
 }
 
+/// Routing Hugging Face models (`tests/python/test_models.py`, docs/torch.md,
+/// "Routing a Hugging Face model"): Llama, Qwen2 and GPT-2 from small
+/// configs (transformers is pinned in the test environment; nothing is
+/// downloaded) over the model fixture `tests/route/models/manifest`, through
+/// `torch.compile`, `dynamic=True`, `torch.export` and AOTInductor; and a
+/// catalog proposed for a model, started with this `kfam init`, checked and
+/// generated with this `kfam`.
+#[test]
+fn models() {
+    let fixture = root().join("tests/route/models/manifest");
+    let (ir, report) = kfam_codegen::check_dir(&fixture);
+    let ir = ir.unwrap_or_else(|| {
+        panic!(
+            "the model fixture has errors:\n{}",
+            report.render_human(&annotate_snippets::Renderer::plain())
+        )
+    });
+    let g = Generated::new(ir);
+    g.pytest_env(
+        "test_models.py",
+        &[],
+        &conformance_dir(),
+        &[("KFAM_BIN", Path::new(env!("CARGO_BIN_EXE_kfam")))],
+    );
+}
+
 /// `kfam.torch.reference` and `kfam.qualify` over the fixture catalog
 /// `tests/qualify/manifest`, a family of every operation kind
 /// (`tests/python/test_qualify.py`, docs/qualify.md); then the evidence of a

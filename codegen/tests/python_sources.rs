@@ -54,17 +54,16 @@ fn ruff_accepts_the_python_sources() {
 
 #[test]
 fn mypy_strict_accepts_the_python_sources() {
-    let cache = tempfile::tempdir().unwrap();
-    let out = tool(&[
-        "-m",
-        "mypy",
-        "--strict",
-        "--config-file",
-        "pyproject.toml",
-        "--cache-dir",
-        cache.path().to_str().unwrap(),
-        "kfam_runtime",
-    ]);
+    let out = kfam_testenv::mypy("runtime-sources")
+        .current_dir(root().join("python"))
+        .args([
+            "--strict",
+            "--config-file",
+            "pyproject.toml",
+            "kfam_runtime",
+        ])
+        .output()
+        .expect("run mypy");
     assert!(
         out.status.success(),
         "mypy --strict python/kfam_runtime failed:\n{}",

@@ -25,7 +25,6 @@ use crate::support::literals;
 use crate::support::seeded;
 
 use std::fmt::Write as _;
-use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -754,11 +753,6 @@ print(json.dumps(out))
 
 static MYPY_DONE: AtomicUsize = AtomicUsize::new(0);
 
-fn mypy_cache() -> &'static Path {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| tempfile::tempdir().unwrap()).path()
-}
-
 proptest! {
     #![proptest_config(seeded::config(CASES_PYTHON))]
 
@@ -781,10 +775,9 @@ proptest! {
         ])).collect();
         prop_assert_eq!(got, serde_json::Value::Array(want));
         if MYPY_DONE.fetch_add(1, Ordering::SeqCst) < MYPY_RUNS {
-            let mut mypy = kfam_testenv::python();
+            let mut mypy = kfam_testenv::mypy("strict");
             mypy.env("MYPYPATH", kfam_testenv::search_path(&[&root]))
-                .args(["-m", "mypy", "--strict", "--no-error-summary", "--cache-dir"])
-                .arg(mypy_cache())
+                .args(["--strict", "--no-error-summary"])
                 .arg(root.join("kfam"));
             run_ok(mypy);
         }

@@ -235,7 +235,7 @@ fn declared(
         })
         .collect();
     let mut keys = String::new();
-    let mut members: Vec<(&str, &str)> = Vec::new();
+    let mut members: Vec<(&str, &'static str)> = Vec::new();
     for f in payload.fields.iter().filter(|f| f.key.is_some()) {
         match f.ty {
             Ty::Vocab(v) => {
@@ -263,16 +263,10 @@ fn declared(
             (g.members, d)
         })
         .collect();
+    let member = |key: &str| members.iter().find(|m| m.0 == key).map(|m| m.1);
     let axes_of = |shape: Shape| -> Vec<String> {
         let letters: &[&str] = match shape {
             Shape::Axes(a) | Shape::Rows(a) => a,
-            Shape::ByKey(key, cases) => {
-                let chosen = members.iter().find(|m| m.0 == key).map(|m| m.1);
-                cases
-                    .iter()
-                    .find(|c| Some(c.0) == chosen)
-                    .map_or(&[], |c| c.1)
-            }
             _ => &[],
         };
         let mut axes = if matches!(shape, Shape::Rows(_)) {
@@ -297,10 +291,7 @@ fn declared(
         if optional && r.chance(50) {
             continue;
         }
-        let shape = match o.shape {
-            Shape::Like(other) => decl.operand(other).map_or(Shape::Any, |t| t.shape),
-            s => s,
-        };
+        let shape = decl.resolve(o.key, &member).unwrap_or(Shape::Any);
         let dtype = dtypes
             .iter()
             .find(|(m, _)| m.contains(&o.key))

@@ -1222,10 +1222,19 @@ pub enum WeightLayout {
     Nk = 0,
     /// `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
     Kn = 1,
+    /// `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+    Enk = 2,
+    /// `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+    Ekn = 3,
 }
 impl WeightLayout {
     /// Every member, in declaration order.
-    pub const ALL: &'static [WeightLayout] = &[WeightLayout::Nk, WeightLayout::Kn];
+    pub const ALL: &'static [WeightLayout] = &[
+        WeightLayout::Nk,
+        WeightLayout::Kn,
+        WeightLayout::Enk,
+        WeightLayout::Ekn,
+    ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
         self as i32
@@ -1235,6 +1244,8 @@ impl WeightLayout {
         match code {
             0 => Some(WeightLayout::Nk),
             1 => Some(WeightLayout::Kn),
+            2 => Some(WeightLayout::Enk),
+            3 => Some(WeightLayout::Ekn),
             _ => None,
         }
     }
@@ -1243,6 +1254,8 @@ impl WeightLayout {
         match self {
             WeightLayout::Nk => "nk",
             WeightLayout::Kn => "kn",
+            WeightLayout::Enk => "enk",
+            WeightLayout::Ekn => "ekn",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -1251,6 +1264,8 @@ impl WeightLayout {
         match s {
             "nk" => Some(WeightLayout::Nk),
             "kn" => Some(WeightLayout::Kn),
+            "enk" => Some(WeightLayout::Enk),
+            "ekn" => Some(WeightLayout::Ekn),
             _ => None,
         }
     }

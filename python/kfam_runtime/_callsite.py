@@ -96,8 +96,10 @@ class View:
     merged: int = 0
     #: A contiguous copy of the operand (attention's operands).
     contiguous: bool = False
-    #: A rotary table's first ``table`` entries of each row, one row per token (0: none).
+    #: A rotary table's first ``table`` entries of each row, one row per token (0: none),
+    #: the tokens those of the queries' axes 0 and ``table_seq``.
     table: int = 0
+    table_seq: int = 2
     #: Facts the adaptations need (each merged run of axes is one contiguous run).
     needs: tuple[Fact, ...] = ()
 
@@ -422,14 +424,14 @@ def _adapted(found: Found, role: Role, value: torch.Tensor) -> View:
     """The view the call passes for an operand, before rows merge: transposed, heads moved,
     a contiguous copy, or a rotary table's per-pair half for each token."""
     device = value.device.index or 0
-    half = found.attrs.get("rotary_dim")
-    if role in (Role.COS, Role.SIN) and found.attrs.get("tables") == "halves":
-        # [B or 1, S, D] whose halves are equal: its first half, one row per token of the
-        # queries [B, H, S, D].
+    half, seq = found.attrs.get("half"), found.attrs.get("seq_axis")
+    if role in (Role.COS, Role.SIN) and isinstance(half, int) and isinstance(seq, int):
+        # A rotary table [B or 1, S, >= half]: its first `half` entries (the per-pair table),
+        # one row per token of the queries (seq their sequence axis), a contiguous copy.
         q = fake(found.operands[Role.QUERY])  # type: ignore[arg-type, unused-ignore]
-        assert isinstance(q, torch.Tensor) and isinstance(half, int)
-        shape = (q.shape[0], q.shape[2], half // 2)
-        return replace(View.fresh(shape, value.dtype, device), table=half // 2)
+        assert isinstance(q, torch.Tensor)
+        shape = (q.shape[0], q.shape[seq], half)
+        return replace(View.fresh(shape, value.dtype, device), table=half, table_seq=seq)
     if role in found.contiguous:
         return replace(View.fresh(tuple(value.shape), value.dtype, device), contiguous=True)
     view = View.of(value)
@@ -502,7 +504,8 @@ def launcher(
             if v is not None:
                 if v.table:
                     q = tensors[query]
-                    t = t[..., : v.table].expand(q.shape[0], q.shape[2], v.table).contiguous()
+                    rows = (q.shape[0], q.shape[v.table_seq], v.table)
+                    t = t[..., : v.table].expand(*rows).contiguous()
                 if v.contiguous:
                     t = t.contiguous()
                 if v.transposed:

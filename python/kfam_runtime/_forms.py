@@ -23,13 +23,14 @@ excepted), so replacing it changes nothing else. Why matchers of our own and not
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Final, TypeVar
 
 import torch  # type: ignore[import-not-found, unused-ignore]
 from torch.fx import GraphModule, Node  # type: ignore[import-not-found, unused-ignore]
 
-from ._attention import eager_attention, ropes, sdpa
+from ._attention import eager_attention, sdpa
 from ._match import (
     ROWS_LINEAR,
     ROWS_UNARY,
@@ -55,6 +56,7 @@ from ._nodes import (
     source,
     transposed_of,
 )
+from ._rope import ropes
 from .records import ElementwiseUnary, Linear, Norm, Softmax
 from .vocab import NormKind, UnaryOp, WeightLayout
 
@@ -333,7 +335,18 @@ def _alternatives(first: Found | None, *others: Found | None) -> Found | None:
     return first.with_alternatives(rest)
 
 
+T = TypeVar("T")
+
 _ROOTED: Final = (eager_attention, sdpa, _rms_norm, _gelu_tanh, _softmax_cast, _linear_layers)
+
+
+def _guarded(read: Callable[[], T]) -> T | None:
+    """``read()``, or ``None`` when it raises: a graph the matchers do not expect (an argument
+    of a type no spelling of the operator takes) is no form, never a failed compile."""
+    try:
+        return read()
+    except Exception:  # fail closed: the nodes stay on the default path
+        return None
 
 
 def forms(nodes: Sequence[Node]) -> list[Found]:
@@ -342,7 +355,7 @@ def forms(nodes: Sequence[Node]) -> list[Found]:
     eager attention, claims its nodes before the forms inside it)."""
     found: list[Found] = []
     claimed: set[Node] = set()
-    for f in ropes(nodes):
+    for f in _guarded(lambda: list(ropes(nodes))) or []:
         if not claimed.intersection(f.nodes):
             found.append(f)
             claimed.update(f.nodes)
@@ -350,7 +363,7 @@ def forms(nodes: Sequence[Node]) -> list[Found]:
         if n in claimed:
             continue
         for matcher in _ROOTED:
-            rooted = matcher(n)
+            rooted = _guarded(partial(matcher, n))
             if rooted is not None and not claimed.intersection(rooted.nodes):
                 found.append(rooted)
                 claimed.update(rooted.nodes)
@@ -368,7 +381,7 @@ def computations(gm: GraphModule) -> list[Found]:
     for node in nodes:
         if node in claimed:
             continue
-        f = computation(node)
+        f = _guarded(partial(computation, node))
         if f is not None:
             found.append(f)
             claimed.update(f.nodes)

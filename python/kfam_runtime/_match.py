@@ -1,14 +1,17 @@
 # PyTorch's own annotations are full of `Any`: this module, which works in them, is exempt
 # from `--disallow-any-expr` (it passes `mypy --strict`, with torch and without).
 # mypy: disallow-any-expr=False
-"""What an FX node computes, in the words of the operation payloads (``route.py``).
+"""What an FX node computes, in the words of the operation payloads (``route.py``): ``Found``,
+the computation of one node or of a form of several (``_forms.py``), and whether a family's
+payload computes it (``payload_mismatch``).
 
 Both graph dialects are read: Dynamo's (``torch.rms_norm``, ``operator.matmul``, a method call
 ``x.softmax(-1)``) and ATen's, as ``torch.export`` gives it (``aten.rms_norm.default``). Every
 attribute a payload declares is matched exactly: operand order, axes, keepdim, eps (``None``
-is torch's default, ``finfo(dtype).eps`` for RMSNorm), accumulation. A node with an attribute
-no payload can declare (a dtype argument, ``alpha``, a rounding mode, ``approximate="tanh"``,
-an in-place flag) is not a computation of any kind.
+is torch's default, ``finfo(dtype).eps`` for RMSNorm), accumulation, a weight's layout, a bias,
+causal and scale, rotary_dim and interleaved. A node with an attribute no payload can declare
+(a dtype argument, ``alpha``, a rounding mode, an in-place flag) is not a computation of any
+kind; ``approximate="tanh"`` is the ``gelu_tanh`` operator.
 """
 
 from __future__ import annotations

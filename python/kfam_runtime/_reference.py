@@ -383,14 +383,17 @@ def _rope(op: Operation, args: _Args) -> _Results:
 
 def _linear(op: Operation, args: _Args) -> _Results:
     """``input @ weight^T + bias`` (``nk``) or ``input @ weight + bias`` (``kn``) over any
-    leading extents of ``input``."""
+    leading extents of ``input``; with a batch of weights (``enk``, ``ekn``), batch ``e`` of
+    the activations by weight ``e`` and bias ``e``."""
     assert isinstance(op, Linear)
     x, w = _wide(args[op.input]), _wide(args[op.weight])
-    if op.weight_layout is WeightLayout.NK:
+    if op.weight_layout in (WeightLayout.NK, WeightLayout.ENK):
         w = w.transpose(-1, -2)
     out = torch.matmul(x, w)
     if op.bias is not None:
-        out = out + _wide(args[op.bias])
+        bias = _wide(args[op.bias])
+        # A batch's bias [E, N] adds to each of its rows [E, T, N].
+        out = out + (bias.unsqueeze(-2) if bias.dim() == 2 else bias)
     return {op.out: out}
 
 

@@ -177,6 +177,10 @@ class Router:
             except Refused as e:
                 refusals.append(Refusal(family.name, e.rule, e.message))
                 continue
+            except Exception as e:  # fail closed: a call the router cannot describe stays
+                why = f"the router cannot describe the call: {type(e).__name__}: {e}"
+                refusals.append(Refusal(family.name, "internal", why))
+                continue
             try:
                 self.catalog.validate_call(family, tensors, scalars)
             except CallError as e:

@@ -329,6 +329,10 @@ class WeightLayout(Vocab):
     NK = 0
     #: `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`).
     KN = 1
+    #: `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`).
+    ENK = 2
+    #: `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`).
+    EKN = 3
 
 
 class Status(Vocab):

@@ -109,6 +109,31 @@ pub fn python_lines(script: &str, args: &[&str], pythonpath: &Path, input: &str)
         .collect()
 }
 
+/// `mypy` in the environment, with a cache the environment keeps for every
+/// test and test process (`<testenv>/mypy/<cache>`): cold, a run re-reads
+/// PyTorch's stubs (about 24 s); warm, it checks only what changed (under a
+/// second). Runs that use different options that mypy keys its cache by
+/// (`--python-version`, a configuration file) name different caches, so
+/// they do not invalidate each other's. One mypy runs at a time, across
+/// processes (a file lock the interpreter holds), so the cache is never
+/// written by two at once; mypy keeps its own answers correct for modules
+/// that changed or moved, by path and content. Add mypy's arguments.
+pub fn mypy(cache: &str) -> Command {
+    const SHIM: &str = "import fcntl, runpy, sys\n\
+        lock = open(sys.argv[1], 'w')\n\
+        fcntl.flock(lock, fcntl.LOCK_EX)\n\
+        sys.argv = ['mypy'] + sys.argv[2:]\n\
+        runpy.run_module('mypy', run_name='__main__', alter_sys=True)\n";
+    let root = dir().join("mypy");
+    let _ = fs::create_dir_all(&root);
+    let mut c = python();
+    c.args(["-c", SHIM])
+        .arg(root.join("lock"))
+        .arg("--cache-dir")
+        .arg(root.join(cache));
+    c
+}
+
 /// clang as a C (`cxx == false`) or C++ compiler driver: the pinned
 /// `ziglang` wheel's `zig cc` / `zig c++`, which is clang with its own libc
 /// and libc++ headers, so the tests need no system clang. It always compiles

@@ -239,4 +239,7 @@ CORRECT: dict[str, Kernel] = {
         ),
     ),
     "q_gelu_tanh_fp32": lambda x, y: _into(y, F.gelu(x, approximate="tanh")),
+    "q_linear_experts_bf16": lambda x, w, b, y: _into(
+        y, torch.baddbmm(b.float().unsqueeze(1), x.float(), w.float().transpose(1, 2))
+    ),
 }

@@ -96,6 +96,11 @@ TORCH_OPS = {
         )
     },
     "q_gelu_tanh_fp32": lambda a: {1: F.gelu(_wide(a[0]), approximate="tanh")},
+    "q_linear_experts_bf16": lambda a: {
+        3: torch.baddbmm(
+            _wide(a[2]).unsqueeze(1), _wide(a[0]), _wide(a[1]).transpose(1, 2)
+        )
+    },
 }
 
 

@@ -81,7 +81,8 @@ def cpu_kernel(fam: kfam.Family) -> Callable[..., None]:
 
         def linear(*args: Any) -> None:
             w = args[lin.weight].float()
-            w = w.t() if lin.weight_layout is kfam.WeightLayout.NK else w
+            nk = (kfam.WeightLayout.NK, kfam.WeightLayout.ENK)
+            w = w.transpose(-1, -2) if lin.weight_layout in nk else w
             y = args[lin.input].float() @ w
             if lin.bias is not None:
                 y = y + args[lin.bias].float()

@@ -94,6 +94,21 @@ const fn operand(name: &'static str, doc: &'static str, key: &'static str) -> Fi
     field(name, Ty::Param, doc).key(key)
 }
 
+/// A `linear` operand of activations (`Rows`, `K` or `N` last), or of one
+/// batch of them per weight with a batched weight (`enk`, `ekn`).
+const BATCHED_ROWS_K: &[(&str, Shape)] = &[
+    ("nk", Shape::Rows(&["K"])),
+    ("kn", Shape::Rows(&["K"])),
+    ("enk", Shape::Axes(&["E", "T", "K"])),
+    ("ekn", Shape::Axes(&["E", "T", "K"])),
+];
+const BATCHED_ROWS_N: &[(&str, Shape)] = &[
+    ("nk", Shape::Rows(&["N"])),
+    ("kn", Shape::Rows(&["N"])),
+    ("enk", Shape::Axes(&["E", "T", "N"])),
+    ("ekn", Shape::Axes(&["E", "T", "N"])),
+];
+
 /// Grouped-query heads: each KV head serves H / H_kv query heads.
 const GQA: Divides = Divides {
     multiple: "H",
@@ -422,7 +437,8 @@ pub static NORM: Record = payload(
                 Operand { key: "bias", written: false, shape: Shape::Axes(&["E"]) },
                 Operand { key: "out", written: true, shape: Shape::Like("input") },
             ],
-            extents: &[Letter { letter: "E", subject: "the normalized extent", tie: None }],
+            // E follows the payload's `axis`: the kind's own rule.
+            extents: &[],
             dtypes: &[
                 Dtypes { members: &["input", "out"], class: DtypeClass::Float, unless: None },
                 Dtypes { members: &["weight"], class: DtypeClass::Float, unless: None },
@@ -496,6 +512,7 @@ pub static PAGED_ATTENTION_DECODE: Record = payload(
                 Letter { letter: "B", subject: "the batch B", tie: Some("batch") },
                 Letter { letter: "H", subject: "the head count H", tie: None },
                 Letter { letter: "D", subject: "the head size D", tie: None },
+                Letter { letter: "max_blocks", subject: "the block table's width", tie: None },
             ],
             dtypes: &[
                 Dtypes { members: &["query", "key_cache", "value_cache", "out"], class: DtypeClass::Float, unless: None },
@@ -775,16 +792,38 @@ pub static LINEAR: Record = payload(
             code: Code::LinearMismatch,
             help: "input [.., K], weight [N, K] (weight_layout = \"nk\") or [K, N] (\"kn\"), bias [N], out [.., N] with input's leading extents; one float dtype",
             tensors: &[
-                Operand { key: "input", written: false, shape: Shape::Rows(&["K"]) },
+                Operand { key: "input", written: false, shape: Shape::ByKey("weight_layout", BATCHED_ROWS_K) },
                 Operand {
                     key: "weight",
                     written: false,
-                    shape: Shape::ByKey("weight_layout", &[("nk", &["N", "K"]), ("kn", &["K", "N"])]),
+                    shape: Shape::ByKey(
+                        "weight_layout",
+                        &[
+                            ("nk", Shape::Axes(&["N", "K"])),
+                            ("kn", Shape::Axes(&["K", "N"])),
+                            ("enk", Shape::Axes(&["E", "N", "K"])),
+                            ("ekn", Shape::Axes(&["E", "K", "N"])),
+                        ],
+                    ),
                 },
-                Operand { key: "bias", written: false, shape: Shape::Axes(&["N"]) },
-                Operand { key: "out", written: true, shape: Shape::Rows(&["N"]) },
+                Operand {
+                    key: "bias",
+                    written: false,
+                    shape: Shape::ByKey(
+                        "weight_layout",
+                        &[
+                            ("nk", Shape::Axes(&["N"])),
+                            ("kn", Shape::Axes(&["N"])),
+                            ("enk", Shape::Axes(&["E", "N"])),
+                            ("ekn", Shape::Axes(&["E", "N"])),
+                        ],
+                    ),
+                },
+                Operand { key: "out", written: true, shape: Shape::ByKey("weight_layout", BATCHED_ROWS_N) },
             ],
             extents: &[
+                Letter { letter: "E", subject: "the batch of weights E", tie: Some("experts") },
+                Letter { letter: "T", subject: "the rows of each batch T", tie: Some("rows") },
                 Letter { letter: "K", subject: "the input features K", tie: Some("in_features") },
                 Letter { letter: "N", subject: "the output features N", tie: Some("out_features") },
             ],

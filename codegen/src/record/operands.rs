@@ -66,12 +66,10 @@ pub enum Shape {
     /// reads it.
     Rule(&'static str),
     /// Chosen by the value of a vocabulary key of the payload: its member
-    /// spelling and the axes it gives. A payload that leaves the key out
-    /// holds its first case's member (code 0).
-    ByKey(
-        &'static str,
-        &'static [(&'static str, &'static [&'static str])],
-    ),
+    /// spelling and the shape it gives (not itself chosen by a key). A
+    /// payload that leaves the key out holds its first case's member
+    /// (code 0).
+    ByKey(&'static str, &'static [(&'static str, Shape)]),
 }
 
 /// One extent letter.
@@ -137,38 +135,67 @@ impl Operands {
         self.tensors.iter().find(|o| o.key == key)
     }
 
-    /// Operand `key`'s axes as letters, when its rank is fixed: a
-    /// [`Shape::ByKey`] operand's by the payload's member `chosen` (its
-    /// first case when `None`).
-    pub fn letters(&self, key: &str, chosen: Option<&str>) -> Option<&'static [&'static str]> {
+    /// Operand `key`'s shape with [`Shape::ByKey`] chosen by `member` (the
+    /// payload's member of a vocabulary key; its first case when `None`)
+    /// and [`Shape::Like`] followed to a shape of letters: `Any`, `Axes`,
+    /// `Rows`, `Rule`, or `Like` an operand of any rank.
+    pub fn resolve(
+        &self,
+        key: &str,
+        member: &dyn Fn(&str) -> Option<&'static str>,
+    ) -> Option<Shape> {
         match self.operand(key)?.shape {
-            Shape::Axes(axes) => Some(axes),
-            Shape::Like(other) => self.letters(other, chosen),
-            Shape::ByKey(_, cases) => cases
-                .iter()
-                .find(|(m, _)| chosen.is_none_or(|c| c == *m))
-                .map(|(_, axes)| *axes),
-            Shape::Any | Shape::Rows(_) | Shape::Rule(_) => None,
+            Shape::Like(other) => match self.resolve(other, member)? {
+                Shape::Any => Some(Shape::Like(other)),
+                shape => Some(shape),
+            },
+            Shape::ByKey(k, cases) => {
+                let chosen = member(k);
+                cases
+                    .iter()
+                    .find(|(m, _)| chosen.is_none_or(|c| c == *m))
+                    .or(cases.first())
+                    .map(|(_, shape)| *shape)
+            }
+            shape => Some(shape),
         }
     }
 
-    /// The shape of operand `key` as the docs show it (Markdown):
-    /// `` `[B, H, S, D]` ``, `` `[.., K]` ``, `any` or ``that of `query` ``.
-    pub fn shape_text(&self, key: &str) -> String {
-        let Some(o) = self.operand(key) else {
-            return String::new();
-        };
-        match o.shape {
+    /// A shape as messages and the docs write it (Markdown): `` `[B, H, S, D]` ``,
+    /// `` `[.., K]` ``, `any` or ``that of `query` ``.
+    pub fn shape_words(&self, shape: Shape) -> String {
+        match shape {
             Shape::Any => "any".to_owned(),
             Shape::Axes(a) => format!("`[{}]`", a.join(", ")),
             Shape::Rows(a) => format!("`[.., {}]`", a.join(", ")),
             Shape::Like(other) => format!("that of `{other}`"),
             Shape::Rule(text) => text.to_owned(),
-            Shape::ByKey(k, cases) => cases
-                .iter()
-                .map(|(m, a)| format!("`[{}]` (`{k} = \"{m}\"`)", a.join(", ")))
-                .collect::<Vec<_>>()
-                .join(" or "),
+            Shape::ByKey(k, cases) => {
+                // Members that give the same shape are named together.
+                let mut groups: Vec<(String, Vec<&str>)> = Vec::new();
+                for (m, shape) in cases {
+                    let words = self.shape_words(*shape);
+                    match groups.iter_mut().find(|g| g.0 == words) {
+                        Some(g) => g.1.push(m),
+                        None => groups.push((words, vec![m])),
+                    }
+                }
+                groups
+                    .iter()
+                    .map(|(words, members)| {
+                        let members: Vec<String> =
+                            members.iter().map(|m| format!("`{m}`")).collect();
+                        format!("{words} (`{k}` is {})", members.join(" or "))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            }
         }
+    }
+
+    /// The shape of operand `key` as the docs show it ([`Self::shape_words`]).
+    pub fn shape_text(&self, key: &str) -> String {
+        self.operand(key)
+            .map_or_else(String::new, |o| self.shape_words(o.shape))
     }
 }

@@ -683,10 +683,14 @@ typedef enum kfam_weight_layout {
     /** `[N, K]`: output features first, as `nn.Linear` and checkpoints store it (`out = input @ weight^T`). */
     KFAM_WEIGHT_LAYOUT_NK = 0,
     /** `[K, N]`: input features first (GPT-2's `Conv1D`, `x @ w`). */
-    KFAM_WEIGHT_LAYOUT_KN = 1
+    KFAM_WEIGHT_LAYOUT_KN = 1,
+    /** `[E, N, K]`: a batch of `E` weights as `nk`, the activations `[E, T, K]` (grouped expert layers, `bmm` with `w^T`). */
+    KFAM_WEIGHT_LAYOUT_ENK = 2,
+    /** `[E, K, N]`: a batch of `E` weights as `kn` (`bmm`). */
+    KFAM_WEIGHT_LAYOUT_EKN = 3
 } kfam_weight_layout;
 /** Members of kfam_weight_layout; their codes run from 0 to KFAM_WEIGHT_LAYOUT_COUNT - 1. */
-#define KFAM_WEIGHT_LAYOUT_COUNT 2
+#define KFAM_WEIGHT_LAYOUT_COUNT 4
 
 /** The spelling of a kfam_weight_layout code, or NULL for an unknown code. */
 static inline const char *kfam_weight_layout_name(int32_t code)
@@ -694,6 +698,8 @@ static inline const char *kfam_weight_layout_name(int32_t code)
     switch (code) {
     case KFAM_WEIGHT_LAYOUT_NK: return "nk";
     case KFAM_WEIGHT_LAYOUT_KN: return "kn";
+    case KFAM_WEIGHT_LAYOUT_ENK: return "enk";
+    case KFAM_WEIGHT_LAYOUT_EKN: return "ekn";
     default: return NULL;
     }
 }

@@ -49,6 +49,17 @@ pub(super) struct Held {
 /// An axis of an operand that carries a letter: (key, param, axis, span).
 type At<'s> = (&'static str, usize, usize, &'s Range<usize>);
 
+/// A present operand and its shape for one choice of the payload's
+/// vocabulary members ([`Operands::resolve`]: `Any`, `Axes`, `Rows`,
+/// `Rule`, or `Like` an operand of any rank).
+#[derive(Clone, Copy)]
+struct Placed<'s> {
+    key: &'static str,
+    param: usize,
+    span: &'s Range<usize>,
+    shape: Shape,
+}
+
 impl FamilyChecker<'_> {
     /// Check `decl` over the operands of `bound` (each resolved, with the
     /// right role, and without errors of its own).
@@ -57,148 +68,120 @@ impl FamilyChecker<'_> {
             code: decl.code,
             help: decl.help,
         };
-        let ranks = self.declared_ranks(decl, bound, &rule);
         let dtypes = self.declared_dtypes(decl, bound, &rule);
-        let mut shapes = ranks;
-        if ranks {
-            shapes &= self.declared_shapes(decl, bound, &rule);
+        if !self.wrong_case(decl, bound, &rule) {
+            return Held {
+                dtypes,
+                shapes: false,
+            };
+        }
+        let placed = place(decl, bound, None);
+        let mut shapes = self.declared_ranks(&placed, &rule);
+        if shapes {
+            shapes &= self.declared_shapes(decl, &placed, &rule);
         }
         Held { dtypes, shapes }
     }
 
-    /// The letters of each present operand of fixed rank, with its key.
-    fn lettered<'s>(
-        decl: &'static Operands,
-        bound: &Bound<'s>,
-    ) -> Vec<(
-        &'static str,
-        usize,
-        &'static [&'static str],
-        &'s Range<usize>,
-    )> {
-        Self::lettered_as(decl, bound, None)
-    }
-
-    /// [`Self::lettered`], with the vocabulary key `choice.0` holding
-    /// `choice.1` instead of the payload's member.
-    fn lettered_as<'s>(
-        decl: &'static Operands,
-        bound: &Bound<'s>,
-        choice: Option<(&str, &'static str)>,
-    ) -> Vec<(
-        &'static str,
-        usize,
-        &'static [&'static str],
-        &'s Range<usize>,
-    )> {
-        let member = |key: &str| match choice {
-            Some((k, m)) if k == key => Some(m),
-            _ => bound.member(key),
-        };
-        let chosen = |key: &str| match decl.operand(key).map(|o| o.shape) {
-            Some(Shape::ByKey(k, _)) => member(k),
-            _ => None,
-        };
-        decl.tensors
-            .iter()
-            .filter_map(|o| {
-                let (i, span) = bound.operand(o.key)?;
-                let letters = match o.shape {
-                    Shape::Like(other) => decl.letters(other, chosen(other)),
-                    _ => decl.letters(o.key, chosen(o.key)),
-                }?;
-                Some((o.key, i, letters, span))
-            })
-            .collect()
-    }
-
     /// Every axis spelled `letter`, in operand order: of the operands of
-    /// fixed rank (`lettered`), then after the leading extents of `Rows`.
-    fn axes_of<'s>(
-        &self,
-        decl: &'static Operands,
-        bound: &Bound<'s>,
-        lettered: &[(
-            &'static str,
-            usize,
-            &'static [&'static str],
-            &'s Range<usize>,
-        )],
-        letter: &str,
-    ) -> Vec<At<'s>> {
+    /// fixed rank, and after the leading extents of `Rows` ones.
+    fn axes_of<'s>(&self, placed: &[Placed<'s>], letter: &str) -> Vec<At<'s>> {
         let mut members: Vec<At<'s>> = Vec::new();
-        for &(key, i, letters, span) in lettered {
-            for (axis, _) in letters.iter().enumerate().filter(|(_, l)| **l == letter) {
-                members.push((key, i, axis, span));
-            }
-        }
-        for o in decl.tensors {
-            if let (Shape::Rows(letters), Some((i, span))) = (o.shape, bound.operand(o.key)) {
-                let lead = self.params[i].dims.len() - letters.len();
-                for (at, _) in letters.iter().enumerate().filter(|(_, l)| **l == letter) {
-                    members.push((o.key, i, lead + at, span));
-                }
+        for p in placed {
+            let (letters, lead) = match p.shape {
+                Shape::Axes(l) => (l, 0),
+                Shape::Rows(l) => (l, self.params[p.param].dims.len().saturating_sub(l.len())),
+                _ => continue,
+            };
+            for (at, _) in letters.iter().enumerate().filter(|(_, l)| **l == letter) {
+                members.push((p.key, p.param, lead + at, p.span));
             }
         }
         members
     }
 
-    /// Whether every letter's extents agree with `choice` for a
-    /// vocabulary key (nothing reported).
-    fn letters_fit(
-        &self,
-        decl: &'static Operands,
-        bound: &Bound<'_>,
-        choice: (&str, &'static str),
-    ) -> bool {
-        let lettered = Self::lettered_as(decl, bound, Some(choice));
-        decl.extents.iter().all(|letter| {
-            let extents: Vec<Extent> = self
-                .axes_of(decl, bound, &lettered, letter.letter)
-                .iter()
-                .map(|&(_, i, axis, _)| self.params[i].dims[axis])
-                .collect();
-            extents
-                .iter()
-                .all(|&e| extents.iter().all(|&f| agree(e, f)))
-        })
+    /// Whether an operand has the rank its shape gives.
+    fn rank_fits(&self, p: &Placed<'_>) -> bool {
+        let rank = self.params[p.param].dims.len();
+        match p.shape {
+            Shape::Axes(l) => rank == l.len(),
+            Shape::Rows(l) => rank > l.len(),
+            _ => true,
+        }
     }
 
-    /// An operand shaped by a vocabulary key whose shape fits another of
-    /// the key's members (a weight stored the other way round): one
-    /// error, at the key's operand, naming the member that fits.
+    /// Whether each operand has its rank and every letter's extents agree
+    /// (nothing reported).
+    fn fits(&self, decl: &'static Operands, placed: &[Placed<'_>]) -> bool {
+        placed.iter().all(|p| self.rank_fits(p))
+            && decl.extents.iter().all(|letter| {
+                let extents: Vec<Extent> = self
+                    .axes_of(placed, letter.letter)
+                    .iter()
+                    .map(|&(_, i, axis, _)| self.params[i].dims[axis])
+                    .collect();
+                extents
+                    .iter()
+                    .all(|&e| extents.iter().all(|&f| agree(e, f)))
+            })
+    }
+
+    /// Operands shaped by a vocabulary key that fit another of its
+    /// members, and not the payload's (a weight stored the other way
+    /// round, or with a batch axis): one error, at the first operand whose
+    /// shape the members set apart, naming the member that fits.
     fn wrong_case(&mut self, decl: &'static Operands, bound: &Bound<'_>, rule: &Rule) -> bool {
-        for o in decl.tensors {
-            let (Shape::ByKey(key, cases), Some((i, span))) = (o.shape, bound.operand(o.key))
-            else {
-                continue;
-            };
+        let keys = decl.tensors.iter().filter_map(|o| match o.shape {
+            Shape::ByKey(key, cases) => Some((key, cases)),
+            _ => None,
+        });
+        for (key, cases) in keys {
             let Some(&(first, _)) = cases.first() else {
                 continue;
             };
             let chosen = bound.member(key).unwrap_or(first);
-            if self.letters_fit(decl, bound, (key, chosen)) {
+            if self.fits(decl, &place(decl, bound, Some((key, chosen)))) {
                 continue;
             }
-            let Some(&(fits, axes)) = cases
+            let Some(&(fits, _)) = cases.iter().find(|(m, _)| {
+                *m != chosen && self.fits(decl, &place(decl, bound, Some((key, m))))
+            }) else {
+                continue;
+            };
+            let (have, want) = (
+                place(decl, bound, Some((key, chosen))),
+                place(decl, bound, Some((key, fits))),
+            );
+            // The operand to name: the first whose rank the payload's member
+            // cannot give, else the first that the members shape apart.
+            let differs = |h: &&Placed<'_>, w: &&Placed<'_>| {
+                decl.shape_words(h.shape) != decl.shape_words(w.shape)
+            };
+            let pairs: Vec<(&Placed<'_>, &Placed<'_>)> = have
                 .iter()
-                .find(|(m, _)| *m != chosen && self.letters_fit(decl, bound, (key, m)))
+                .zip(&want)
+                .filter(|(h, w)| differs(h, w))
+                .collect();
+            let Some(&(p, w)) = pairs
+                .iter()
+                .find(|(h, _)| !self.rank_fits(h))
+                .or(pairs.first())
             else {
                 continue;
             };
-            let declared = decl.letters(o.key, Some(chosen)).unwrap_or_default();
             let msg = format!(
-                "{} is {}: that is [{}] (`{key} = \"{fits}\"`), not [{}] (`{key} = \"{chosen}\"`)",
-                self.who(o.key, i),
-                self.shape_text(&self.params[i].dims),
-                axes.join(", "),
-                declared.join(", "),
+                "{} is {}: that is {} (`{key} = \"{fits}\"`), not {} (`{key} = \"{chosen}\"`)",
+                self.who(p.key, p.param),
+                self.shape_text(&self.params[p.param].dims),
+                decl.shape_words(w.shape),
+                decl.shape_words(p.shape),
             );
-            let d = err(rule.code, self.id, span, msg)
+            let d = err(rule.code, self.id, p.span, msg)
                 .label(format!("shaped as `{key} = \"{fits}\"` declares"))
                 .help(format!(
-                    "declare `{key} = \"{fits}\"`, or store the tensor as [{}]",
-                    declared.join(", ")
+                    "declare `{key} = \"{fits}\"`, or declare `{}` as {}",
+                    self.params[p.param].name,
+                    decl.shape_words(p.shape)
                 ));
             self.push(d);
             return false;
@@ -206,15 +189,18 @@ impl FamilyChecker<'_> {
         true
     }
 
-    fn declared_ranks(&mut self, decl: &'static Operands, bound: &Bound<'_>, rule: &Rule) -> bool {
-        let fixed: Vec<(&str, usize, usize, &Range<usize>)> = Self::lettered(decl, bound)
-            .into_iter()
-            .map(|(key, i, letters, span)| (key, i, letters.len(), span))
+    fn declared_ranks(&mut self, placed: &[Placed<'_>], rule: &Rule) -> bool {
+        let fixed: Vec<(&str, usize, usize, &Range<usize>)> = placed
+            .iter()
+            .filter_map(|p| match p.shape {
+                Shape::Axes(l) => Some((p.key, p.param, l.len(), p.span)),
+                _ => None,
+            })
             .collect();
         let mut ok = self.require_ranks(rule, &fixed);
-        for o in decl.tensors {
-            if let (Shape::Rows(letters), Some((i, span))) = (o.shape, bound.operand(o.key)) {
-                ok &= self.require_min_rank(rule, o.key, i, letters.len() + 1, span);
+        for p in placed {
+            if let Shape::Rows(letters) = p.shape {
+                ok &= self.require_min_rank(rule, p.key, p.param, letters.len() + 1, p.span);
             }
         }
         ok
@@ -247,31 +233,27 @@ impl FamilyChecker<'_> {
         ok
     }
 
-    fn declared_shapes(&mut self, decl: &'static Operands, bound: &Bound<'_>, rule: &Rule) -> bool {
+    fn declared_shapes(
+        &mut self,
+        decl: &'static Operands,
+        placed: &[Placed<'_>],
+        rule: &Rule,
+    ) -> bool {
         let mut ok = true;
         // Operands of any rank, compared whole with those shaped like them.
-        for o in decl
-            .tensors
-            .iter()
-            .filter(|o| matches!(o.shape, Shape::Any))
-        {
-            let group: Vec<(&str, usize, &Range<usize>)> = decl
-                .tensors
+        for root in placed.iter().filter(|p| matches!(p.shape, Shape::Any)) {
+            let group: Vec<(&str, usize, &Range<usize>)> = placed
                 .iter()
-                .filter(|t| t.key == o.key || matches!(t.shape, Shape::Like(k) if k == o.key))
-                .filter_map(|t| bound.operand(t.key).map(|(i, span)| (t.key, i, span)))
+                .filter(|p| p.key == root.key || matches!(p.shape, Shape::Like(k) if k == root.key))
+                .map(|p| (p.key, p.param, p.span))
                 .collect();
             if group.len() > 1 {
                 ok &= self.agree_shape(rule, &group);
             }
         }
-        ok &= self.shared_rows(decl, bound, rule);
-        if !self.wrong_case(decl, bound, rule) {
-            return false;
-        }
-        let lettered = Self::lettered(decl, bound);
+        ok &= self.shared_rows(placed, rule);
         for letter in decl.extents {
-            let members = self.axes_of(decl, bound, &lettered, letter.letter);
+            let members = self.axes_of(placed, letter.letter);
             if members.is_empty() {
                 continue;
             }
@@ -282,12 +264,7 @@ impl FamilyChecker<'_> {
             }
         }
         for d in decl.divides {
-            let first = |letter: &str| {
-                lettered.iter().find_map(|&(key, i, letters, span)| {
-                    let axis = letters.iter().position(|l| *l == letter)?;
-                    Some((key, i, axis, span))
-                })
-            };
+            let first = |letter: &str| self.axes_of(placed, letter).first().copied();
             let (Some(m), Some(v)) = (first(d.multiple), first(d.divisor)) else {
                 continue;
             };
@@ -331,15 +308,16 @@ impl FamilyChecker<'_> {
 
     /// The `Rows` operands share their leading extents: equal ranks, and
     /// each leading extent agreed and, where dynamic, named.
-    fn shared_rows(&mut self, decl: &'static Operands, bound: &Bound<'_>, rule: &Rule) -> bool {
-        let rows: Vec<(&'static str, usize, usize, &Range<usize>)> = decl
-            .tensors
+    fn shared_rows(&mut self, placed: &[Placed<'_>], rule: &Rule) -> bool {
+        let rows: Vec<(&'static str, usize, usize, &Range<usize>)> = placed
             .iter()
-            .filter_map(|o| match o.shape {
-                Shape::Rows(letters) => {
-                    let (i, span) = bound.operand(o.key)?;
-                    Some((o.key, i, self.params[i].dims.len() - letters.len(), span))
-                }
+            .filter_map(|p| match p.shape {
+                Shape::Rows(letters) => Some((
+                    p.key,
+                    p.param,
+                    self.params[p.param].dims.len() - letters.len(),
+                    p.span,
+                )),
                 _ => None,
             })
             .collect();
@@ -505,6 +483,31 @@ impl FamilyChecker<'_> {
     }
 }
 
+/// Every present operand of `bound` with its shape, the vocabulary key
+/// `choice.0` holding `choice.1` instead of the payload's member.
+fn place<'s>(
+    decl: &'static Operands,
+    bound: &Bound<'s>,
+    choice: Option<(&str, &'static str)>,
+) -> Vec<Placed<'s>> {
+    let member = |key: &str| match choice {
+        Some((k, m)) if k == key => Some(m),
+        _ => bound.member(key),
+    };
+    decl.tensors
+        .iter()
+        .filter_map(|o| {
+            let (param, span) = bound.operand(o.key)?;
+            Some(Placed {
+                key: o.key,
+                param,
+                span,
+                shape: decl.resolve(o.key, &member)?,
+            })
+        })
+        .collect()
+}
+
 /// The kinds that read their own keys (`check_operation`'s arms); every
 /// other kind is read and checked by its declaration alone.
 #[cfg(test)]
@@ -525,6 +528,35 @@ const OWN_READERS: &[OperationKind] = &[
 mod tests {
     use super::*;
     use crate::record::OPERATIONS;
+
+    /// Every letter of a shape means something: declared with its
+    /// subject, or named by one of the kind's own rules.
+    #[test]
+    fn every_letter_is_declared() {
+        for &(kind, _) in OPERATIONS {
+            let decl = crate::record::operands(kind);
+            for o in decl.tensors {
+                let letters_of = |shape: Shape| match shape {
+                    Shape::Axes(a) | Shape::Rows(a) => a.to_vec(),
+                    _ => Vec::new(),
+                };
+                let letters: Vec<&str> = match o.shape {
+                    Shape::ByKey(_, cases) => cases.iter().flat_map(|c| letters_of(c.1)).collect(),
+                    shape => letters_of(shape),
+                };
+                for l in letters {
+                    let declared = decl.extents.iter().any(|e| e.letter == l)
+                        || decl.rules.iter().any(|r| r.starts_with(&format!("{l} ")))
+                        || decl.rules.iter().any(|r| r.contains(&format!(" {l} ")));
+                    assert!(
+                        declared,
+                        "`{kind}.{}`: letter {l} is declared nowhere",
+                        o.key
+                    );
+                }
+            }
+        }
+    }
 
     /// A kind read by [`FamilyChecker::declared_kind`] declares only keys
     /// it can read, and an operand for each parameter key.

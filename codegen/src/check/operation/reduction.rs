@@ -100,10 +100,14 @@ impl FamilyChecker<'_> {
                         .help(rule.help),
                 );
             }
-            if self.agree_dtype(
-                &rule,
-                &[("input", input, &r.input.span), ("out", out, &r.out.span)],
-            ) {
+            let bound = Bound {
+                operands: vec![("input", input, &r.input.span), ("out", out, &r.out.span)],
+                members: vec![("op", r.op.value.as_str())],
+            };
+            if self
+                .constrain(record::operands(OperationKind::Reduce), &bound)
+                .dtypes
+            {
                 self.require_domain(rule.code, &r.op, ReduceOp::refusal, ("input", input));
             }
         }
@@ -178,22 +182,34 @@ impl FamilyChecker<'_> {
         }
         let bias_ok = bias.is_none_or(|(_, b, _)| b);
         if let (true, true, Some(axis)) = (ok, bias_ok, axis) {
-            let members = [("input", input, &n.input.span), ("out", out, &n.out.span)];
-            self.require_float(&rule, "input", input, &n.input.span);
-            self.agree_dtype(&rule, &members);
-            self.agree_shape(&rule, &members);
-            let mut vectors = vec![("weight", weight, &n.weight.span)];
+            let mut operands = vec![
+                ("input", input, &n.input.span),
+                ("weight", weight, &n.weight.span),
+                ("out", out, &n.out.span),
+            ];
             if let (NormKind::LayerNorm, Some((b, _, span))) = (op, bias) {
-                vectors.push(("bias", b, span));
+                operands.push(("bias", b, span));
             }
-            let mut extent = vec![("input", input, axis, &n.input.span)];
-            for &(role, i, span) in &vectors {
-                self.require_float(&rule, role, i, span);
-                if self.require_rank(&rule, role, i, 1, span) {
-                    extent.push((role, i, 0, span));
-                }
+            let bound = Bound {
+                operands,
+                members: vec![("op", op.as_str())],
+            };
+            // E, the extent of `input` along `axis` (a payload value, so not
+            // a declared letter), is `weight`'s and `bias`'s one extent.
+            if self
+                .constrain(record::operands(OperationKind::Norm), &bound)
+                .shapes
+            {
+                let extent: Vec<_> = std::iter::once(("input", input, axis, &n.input.span))
+                    .chain(
+                        bound.operands[1..]
+                            .iter()
+                            .filter(|o| o.0 != "out")
+                            .map(|&(role, i, span)| (role, i, 0, span)),
+                    )
+                    .collect();
+                self.agree_extent(&rule, "the normalized extent", &extent);
             }
-            self.agree_extent(&rule, "the normalized extent", &extent);
         }
         Some(ir::Operation::new(
             OperationKind::Norm,
