@@ -20,10 +20,21 @@
 #include "kfamrt.h"
 
 /* The catalog's description: every record the runtime decides over,
- * @LENGTH@ bytes in rows of KFAMRT_DESCRIPTION_ROW. */
+ * @LENGTH@ bytes, as base64 text in rows of KFAMRT_DESCRIPTION_ROW
+ * characters. */
+#define KFAM_GEN_DESCRIPTION_LEN @LENGTH@u
 static const unsigned char kfam_gen_description[@ROWS@][KFAMRT_DESCRIPTION_STRIDE] = {
 @DESCRIPTION@
 };
+
+/* The description's length needs exactly the rows of its array: a unit
+ * edited so that they disagree does not compile (the runtime checks the
+ * row count the descriptor hands it too). */
+typedef char kfam_gen_description_length_matches_its_rows[
+    KFAMRT_DESCRIPTION_ROWS(KFAM_GEN_DESCRIPTION_LEN)
+            == sizeof kfam_gen_description / KFAMRT_DESCRIPTION_STRIDE
+        ? 1
+        : -1];
 
 /* sizeof each C ABI record the runtime reads or writes, as this unit's
  * header lays it out; the runtime refuses a catalog whose sizes are not its
@@ -76,7 +87,7 @@ static kfamrt_catalog kfam_gen_catalog = {
     @GENERATOR@,
     @NAME_LITERAL@,
     &kfam_gen_description[0][0],
-    @LENGTH@u,
+    KFAM_GEN_DESCRIPTION_LEN,
     "@SHA256@",
     (uint32_t)(sizeof kfam_gen_record_sizes / sizeof kfam_gen_record_sizes[0]),
     kfam_gen_record_sizes,
@@ -88,6 +99,7 @@ static kfamrt_catalog kfam_gen_catalog = {
     kfam_gen_record_name,
     kfam_gen_record_identity,
     NULL,
+    sizeof kfam_gen_description / KFAMRT_DESCRIPTION_STRIDE,
 };
 
 /* Every function kfam.h declares: one call of the runtime with this

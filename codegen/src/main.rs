@@ -199,9 +199,9 @@ enum Command {
         #[arg(long, group = "only")]
         pkgconfigdir: bool,
     },
-    /// Print the long explanation of a diagnostic code.
+    /// Print the long explanation of a diagnostic code or a `kfam diff` rule.
     Explain {
-        /// A code such as KF0301.
+        /// A code such as KF0301, or a rule such as KD073.
         code: String,
     },
     /// Write a synthetic manifest of N valid families (benchmarks, scale tests).
@@ -405,16 +405,27 @@ fn main() -> ExitCode {
             let kind = OperationKind::from_str_opt(&kind).expect("clap accepts only a kind");
             new_family(&family, kind, manifest_dir.as_deref())
         }
-        Command::Explain { code } => match Code::parse(&code) {
-            Some(c) => {
+        Command::Explain { code } => {
+            if let Some(c) = Code::parse(&code) {
                 outln!("{}: {}\n\n{}", c.as_str(), c.title(), c.explanation());
                 ExitCode::SUCCESS
-            }
-            None => {
-                eprintln!("error: `{code}` is not a kfam diagnostic code");
+            } else if let Some(r) = kfam_codegen::diff::Rule::parse(&code) {
+                outln!(
+                    "{} {} ({}): {}\n\n{}",
+                    r.id(),
+                    r.name(),
+                    r.class(),
+                    r.doc(),
+                    r.explanation()
+                );
+                ExitCode::SUCCESS
+            } else {
+                eprintln!(
+                    "error: `{code}` is not a kfam diagnostic code (KFnnnn) or `kfam diff` rule (KDnnn)"
+                );
                 ExitCode::from(2)
             }
-        },
+        }
     }
 }
 

@@ -472,6 +472,10 @@ vocab! {
         NoReceipt = 5 => "no_receipt",
         /// The family was approved and then retired (`retired.toml`).
         Retired = 6 => "retired",
+        /// A profile exists, but its only receipts are placeholders (a
+        /// digest of 32 leading zero hex digits, as `kfam new` writes): no
+        /// qualified artifact exists.
+        Unqualified = 7 => "unqualified",
     }
 }
 
@@ -690,7 +694,7 @@ impl Capability {
             Capability::Supported => Status::Ok,
             Capability::UnknownFamily => Status::NotFound,
             Capability::ContractMismatch | Capability::NoProfile => Status::Unsupported,
-            Capability::NoReceipt => Status::NotApproved,
+            Capability::NoReceipt | Capability::Unqualified => Status::NotApproved,
             // Known, but in a state that allows nothing: evict, do not retry.
             Capability::Retired => Status::InvalidState,
         }

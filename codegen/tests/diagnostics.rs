@@ -434,6 +434,38 @@ fn binary_explains_every_code() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
 
+/// `kfam explain` covers every rule of `kfam diff` as it covers the
+/// diagnostic codes: `kfam explain KD073` prints the rule, its class and why.
+#[test]
+fn binary_explains_every_diff_rule() {
+    use kfam_codegen::diff::Rule;
+    for rule in Rule::ALL {
+        let out = kfam(&["explain", rule.id()]);
+        assert_eq!(out.status.code(), Some(0), "{}: {out:?}", rule.id());
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8 stdout");
+        assert!(
+            stdout.starts_with(&format!(
+                "{} {} ({}): {}",
+                rule.id(),
+                rule.name(),
+                rule.class(),
+                rule.doc()
+            )),
+            "{stdout}"
+        );
+        let why = rule.explanation();
+        assert!(
+            why.len() > 80 && stdout.contains(why),
+            "{}: {stdout}",
+            rule.id()
+        );
+    }
+    let out = kfam(&["explain", "kd073"]);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("status-changed (breaking)"));
+    let out = kfam(&["explain", "KD999"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+}
+
 #[test]
 fn severities_are_errors_except_the_three_warnings() {
     // KF0607, KF0209 and KF1207 are the only warnings; the corpus shows

@@ -231,6 +231,15 @@ fn the_runtime_refuses_generated_code_it_does_not_serve() {
     Generated::new(shipped_ir()).pytest_file("test_compat.py", &[]);
 }
 
+/// A generated package serves only the data kfam generate wrote: its data
+/// files edited at random, truncated, emptied or deleted raise
+/// `kfam_runtime.CorruptError` naming the file, at import or at the first
+/// lookup (`tests/python/test_integrity.py`, docs/python.md).
+#[test]
+fn the_package_serves_only_the_data_kfam_generate_wrote() {
+    Generated::new(shipped_ir()).pytest_file("test_integrity.py", &[]);
+}
+
 #[test]
 fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let g = Generated::new(shipped_ir());

@@ -180,9 +180,11 @@ fn edit_file(path: &Path, from: &str, to: &str) {
 const SUMMARY: &str = "Elementwise BF16 addition of two 1024-element vectors";
 
 /// A family edit regenerates only the catalog's data in the Python
-/// package: the rows (`_tables.py`), and when the catalog's identity changes
-/// (a new family), the digest in `_abi.py` (`CATALOG_DIGEST`) and the
-/// family table of the distribution's `README.md`. The metadata
+/// package: the rows (`_tables.py`) and `_abi.py`, which records their
+/// digest (`TABLES_SHA256`, and its own checksum line), and when the
+/// catalog's identity changes (a new family), the digest in `_abi.py`
+/// (`CATALOG_DIGEST`) and the family table of the distribution's
+/// `README.md`. The metadata
 /// (`pyproject.toml`: the catalog's declared version) and the catalog's own
 /// modules are the same bytes.
 #[test]
@@ -201,7 +203,11 @@ fn a_family_edit_changes_only_python_data_files() {
         );
     });
     let (py, other) = python(differing(&shipped, &summary));
-    assert_eq!(py, ["python/kfam/_tables.py"], "a changed summary");
+    assert_eq!(
+        py,
+        ["python/kfam/_abi.py", "python/kfam/_tables.py"],
+        "a changed summary"
+    );
     eprintln!("a changed summary also changes: {other:?}");
 
     // A new family changes the catalog digest too.

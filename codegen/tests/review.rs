@@ -594,6 +594,146 @@ fn revision_below_the_locked_one_is_kf1103() {
 }
 
 // ---------------------------------------------------------------------------
+// The gate: the ABI surface compiled programs depend on
+
+/// A change of the ABI surface that `kfam diff` classifies as breaking for
+/// compiled programs (a renumbered status code, a changed limit, a removed
+/// platform) fails `kfam check` and `kfam generate` with KF1110, each at
+/// the key that changed, with the approved value beside it and a help that
+/// says to raise `major`; raising `major` in the same change passes, and
+/// the lock then records the new surface.
+#[test]
+fn an_abi_break_needs_a_raised_major_kf1110() {
+    let p = Project::new();
+    p.generate();
+    assert!(
+        p.read(LOCK).contains("\n[abi]\nmajor = 1\n"),
+        "{}",
+        p.read(LOCK)
+    );
+
+    p.edit(
+        "abi.toml",
+        "invalid_argument = -1004",
+        "invalid_argument = -1014",
+    );
+    let run = p.kfam(&["check", "manifest"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    for said in [
+        "error[KF1110]: status `invalid_argument` renumbered from -1004 to -1014 without raising `major` (1)",
+        "--> manifest/abi.toml:18:20",
+        "C programs compare the code they compiled in",
+        "manifest/approved.lock:",
+        "approved here",
+        "= note: kfam diff: KD073 status-changed",
+        "= help: raise `major = 2` in abi.toml: programs compiled against the catalog's header of major 1 must be rebuilt",
+    ] {
+        assert!(run.stderr.contains(said), "`{said}` not in:\n{}", run.stderr);
+    }
+    assert_eq!(p.errors(), [Code::AbiBreakWithoutMajor]);
+    let gen = p.kfam(&["generate", "manifest"]);
+    assert_eq!(gen.code, 1, "generate passes an ABI break: {}", gen.stderr);
+    assert!(gen.stderr.contains("error[KF1110]"), "{}", gen.stderr);
+
+    // Every mistake at once: a limit (either way) and removed platforms too.
+    p.edit("abi.toml", "max_rank = 5", "max_rank = 6");
+    p.edit("abi.toml", "max_prepared = 64", "max_prepared = 32");
+    let declared = "\n[[platforms]]\nname = \"xdna2\"\ncode = 2\ndoc = \"AMD XDNA2 NPU.\"\n\
+                    backends = [\"aie\"]\nruntimes = [\"xrt_direct\"]\nlayouts = [\"nd\", \"nchw\"]\n";
+    p.write("abi.toml", &(p.read("abi.toml") + declared));
+    let run = p.kfam(&["check", "manifest"]);
+    for said in [
+        "limit `max_rank` changed from 5 to 6 without raising `major` (1)",
+        "note: kfam diff: KD072 abi-limit-raised",
+        "limit `max_prepared` changed from 64 to 32",
+        "note: kfam diff: KD071 abi-limit-lowered",
+        "platform `a2a3` was removed without raising `major` (1)",
+        "platform `a5` was removed without raising `major` (1)",
+        "note: kfam diff: KD094 target-removed",
+    ] {
+        assert!(
+            run.stderr.contains(said),
+            "`{said}` not in:\n{}",
+            run.stderr
+        );
+    }
+    assert_eq!(p.errors(), [Code::AbiBreakWithoutMajor; 5]);
+
+    // The fix the help offers: `major` raised. It passes, and the lock
+    // records the surface it approved.
+    p.edit("abi.toml", "major = 1", "major = 2");
+    assert_eq!(p.errors(), []);
+    p.generate();
+    let lock = p.read(LOCK);
+    for line in [
+        "major = 2\n",
+        "max_rank = 6\n",
+        "max_prepared = 32\n",
+        "invalid_argument = -1014\n",
+        "targets = [\"platform xdna2\", ",
+    ] {
+        assert!(lock.contains(line), "{line}: {lock}");
+    }
+    // Against it, the same surface passes; lowering `major` again does not.
+    assert_eq!(p.errors(), []);
+    p.edit("abi.toml", "major = 2", "major = 1");
+    let run = p.kfam(&["check", "manifest"]);
+    assert!(
+        run.stderr
+            .contains("error[KF1110]: `major` is 1, below the approved major 2"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A placeholder receipt is recognised by the documented rule (64 hex
+/// digits, the first 32 zeros), not only as `kfam new`'s exact value:
+/// replacing any such digest by a real receipt withdraws no artifact
+/// (KD055 placeholder-receipt, compatible), where it was KD051
+/// receipt-removed, breaking.
+#[test]
+fn any_placeholder_by_the_rule_is_kd055() {
+    let p = Project::new();
+    let placeholder = format!("{}{}", "0".repeat(32), "ab".repeat(16));
+    p.edit(ADD, ADD_DIGEST, &placeholder);
+    tree::copy_dir(&p.manifest(), &p.root().join("old"));
+    p.edit(ADD, &placeholder, NEW_DIGEST);
+    let run = kfam(p.root(), &["diff", "old", "manifest"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains(
+            "compatible KD055 add_bf16_1024: placeholder receipt (profile `xdna2_onboard`) removed"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("KD051"), "{}", run.stdout);
+}
+
+/// A lock written before it recorded the ABI surface approves the surface
+/// of the next generation, whatever it is.
+#[test]
+fn a_lock_without_the_abi_surface_approves_it_once() {
+    let p = Project::new();
+    let lock = p.read(LOCK);
+    let start = lock
+        .find("\n# The ABI surface")
+        .expect("the fixture lock records it");
+    let end = lock[start..].find("\n[[").map_or(lock.len(), |i| start + i);
+    let mut without = lock.clone();
+    without.replace_range(start..end, "\n");
+    p.write(LOCK, &without);
+    p.edit(
+        "abi.toml",
+        "invalid_argument = -1004",
+        "invalid_argument = -1014",
+    );
+    assert_eq!(p.errors(), []);
+    p.generate();
+    assert!(p.read(LOCK).contains("invalid_argument = -1014\n"));
+}
+
+// ---------------------------------------------------------------------------
 // The gate: removal is explicit
 
 #[test]
@@ -912,8 +1052,9 @@ fn approved_target_codes_are_kept() {
                 && t["code"].as_integer() == Some(1)),
         "{targets:?}"
     );
-    // Declare the platforms without `a5`: allowed (kfam diff calls it
-    // breaking), and the lock keeps `a5`'s code.
+    // Declare the platforms without `a5`: a break of compiled programs
+    // (kfam diff: KD094), refused unless `major` is raised (KF1110); with it
+    // allowed, and the lock keeps `a5`'s code.
     let platforms = |second: &str| {
         format!(
             "\n[[platforms]]\nname = \"a2a3\"\ncode = 0\ndoc = \"Ascend.\"\nbackends = [\"cce\", \"pto\"]\nruntimes = [\"host_build_graph\", \"tensormap_and_ringbuffer\"]\nlayouts = [\"nd\", \"nchw\", \"nz\"]\n\
@@ -922,6 +1063,9 @@ fn approved_target_codes_are_kept() {
     };
     let abi = p.read("abi.toml");
     p.write("abi.toml", &format!("{abi}{}", platforms("")));
+    assert_eq!(p.errors(), [Code::AbiBreakWithoutMajor]);
+    p.edit("abi.toml", "major = 1", "major = 2");
+    let abi = abi.replace("major = 1", "major = 2");
     assert_eq!(p.errors(), []);
     p.generate();
     assert!(

@@ -9,7 +9,7 @@
 //! ```
 //!
 //! TARGET is `manifest`, `manifest_structured`, `check`, `compiled_meta`,
-//! `description`,
+//! `description`, `unit`,
 //! `call`, or `check_shortcut`: the inputs of `check`, asserting that its
 //! cached parse of the shipped documents decides as `check_sources` does.
 //! A panic is a finding: the input is written to
@@ -21,6 +21,11 @@ use std::time::{Duration, Instant};
 
 use kfam_fuzz::{builtin_seeds, corpus, dictionary, mutate, Rng};
 
+/// The `unit` target's body (it needs the prebuilt runtime's crate, which
+/// the other bodies do not).
+#[path = "../src/unit.rs"]
+mod unit;
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let target = args.next().unwrap_or_else(|| usage());
@@ -31,6 +36,7 @@ fn main() {
         "check_shortcut" => kfam_fuzz::check_light_matches_full,
         "compiled_meta" => kfam_fuzz::compiled_meta,
         "description" => kfam_fuzz::description,
+        "unit" => unit::unit,
         "call" => kfam_fuzz::call,
         _ => usage(),
     };
@@ -107,6 +113,6 @@ fn main() {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: drive manifest|manifest_structured|check|check_shortcut|compiled_meta|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
+    eprintln!("usage: drive manifest|manifest_structured|check|check_shortcut|compiled_meta|description|unit|call [--iterations N] [--seconds S] [--seed N] [DIR...]");
     std::process::exit(2);
 }

@@ -1,8 +1,12 @@
 //! Target `description`: a catalog's description, as the prebuilt runtime
-//! opens it from a generated C unit (`kfam_runtime::description::open`,
+//! opens it from a generated C unit (`kfam_runtime::description`,
 //! docs/description.md). Any bytes open or are refused with a reason, never
 //! a panic, and a catalog that opens holds only references inside its own
 //! lists (the decisions index with them) and decides without panicking.
+//! Each run reads the bytes with `description::inspect`, which frees the
+//! catalog after the oracle (`open` keeps every distinct catalog for the
+//! process), and `check` must answer alike: a campaign runs in constant
+//! memory.
 //!
 //! The first byte selects the input: even, the rest as a description;
 //! odd, the shipped catalog's description with the rest applied as edits,
@@ -37,9 +41,17 @@ pub fn description(data: &[u8]) {
         }
         bytes
     };
-    let Ok(catalog) = kfam_runtime::description::open(&bytes) else {
-        return;
-    };
+    let checked = kfam_runtime::description::check(&bytes);
+    // SAFETY: nothing of the catalog leaves `decide`.
+    let read = unsafe { kfam_runtime::description::inspect(&bytes, decide) };
+    assert_eq!(checked.is_ok(), read.is_ok(), "check and inspect disagree");
+    if mode % 2 == 1 && bytes == shipped_description() {
+        assert!(read.is_ok(), "the shipped description is refused");
+    }
+}
+
+/// The oracle over an opened catalog.
+fn decide(catalog: &kfam_runtime::Catalog) {
     for f in catalog.families {
         let params = f.params.len();
         assert!(f.returns.iter().all(|&r| (r as usize) < params));
@@ -51,7 +63,20 @@ pub fn description(data: &[u8]) {
             .profiles
             .iter()
             .all(|p| p.bindings.iter().all(|b| (b.param as usize) < params)));
+        assert!(f.symbols.iter().all(|s| s.multiple_of >= 1
+            && s.uses.iter().all(|u| f
+                .params
+                .get(u.param as usize)
+                .is_some_and(|p| p.pool_index == u.tensor && (u.axis as usize) < p.shape.len()))));
+        assert!(f.params.iter().all(|p| p
+            .shape
+            .iter()
+            .chain(p.lowered_shape)
+            .all(|&d| d == -1 || (1..=i64::from(u32::MAX)).contains(&d))));
         assert!(catalog.find(f.name).is_some_and(|g| g.name == f.name));
+        if let Err(e) = catalog.validate_call(f, &[], &[]) {
+            let _ = e.describe(f);
+        }
         for p in f.profiles {
             let _ = catalog.capability(f.name, p.platform, p.execution_mode, Contract::Kernel);
         }

@@ -28,6 +28,9 @@
 //! - [`description`]: a catalog's description, as the prebuilt runtime
 //!   opens it: raw bytes, or the shipped description with bytes changed
 //!   (`description.rs`).
+//! - `unit` (`unit.rs`, a module of its own target, of the `drive`
+//!   example and of `native/tests/fuzz_unit.rs`, since it needs the
+//!   prebuilt runtime's crate): the unit's layout as the runtime reads it.
 
 #![allow(clippy::missing_panics_doc)]
 
@@ -1046,6 +1049,27 @@ pub fn builtin_seeds(target: &str) -> Vec<Vec<u8>> {
             vec![1, 0, 0, 0],
             vec![1, 12, 0, 0xff],
         ],
+        // `unit.rs`: the unit unedited, and one edit of each kind.
+        "unit" => {
+            let edit = |op: u8, v: u64| {
+                let mut e = vec![0u8, op];
+                e.extend_from_slice(&v.to_le_bytes());
+                e
+            };
+            vec![
+                vec![0],
+                vec![1],
+                edit(0, 1 << 32),
+                edit(0, 1 << 40),
+                edit(1, 8192),
+                edit(1, (-3i64) as u64),
+                edit(2, 3),
+                edit(3, 4),
+                edit(4, 168),
+                edit(5, (100 << 8) | u64::from(b'*')),
+                vec![1, 40, 0, 0xff],
+            ]
+        }
         _ => Vec::new(),
     }
 }

@@ -25,16 +25,16 @@ impl Read for Param {
             dtype: r.read()?,
             layout: r.read()?,
             pool_index: r.read()?,
-            shape: r.read()?,
-            lowered_shape: r.read()?,
-            alignment: r.appended_or(1)?,
+            shape: r.dims("Param", "shape")?,
+            lowered_shape: r.dims("Param", "lowered_shape")?,
+            alignment: r.power_of_two("Param", "alignment", Some(1), 4096)?,
         }))
     }
 }
 impl Read for Binding {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(Binding {
-            param: r.param()?,
+            param: r.param("Binding", "param")?,
             slot: r.read()?,
             kind: r.read()?,
         }))
@@ -55,7 +55,7 @@ impl Read for Profile {
 impl Read for OutputError {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(OutputError {
-            output: r.param()?,
+            output: r.param("OutputError", "output")?,
             max_abs: r.read()?,
             max_rel: r.read()?,
         }))
@@ -93,7 +93,7 @@ impl Read for Receipt {
 impl Read for DimUse {
     fn read(r: &mut Reader) -> Result<Self, Malformed> {
         r.record(|r| Ok(DimUse {
-            param: r.param()?,
+            param: r.param("DimUse", "param")?,
             tensor: r.read()?,
             axis: r.read()?,
         }))
@@ -140,6 +140,7 @@ impl Read for Retired {
             identity: r.read()?,
             reason: r.read()?,
             receipts: r.read()?,
+            approval: r.appended()?,
         }))
     }
 }
@@ -149,65 +150,65 @@ impl Read for Operation {
             OperationKind::ElementwiseBinary => {
                 r.record(|r| Ok(Operation::ElementwiseBinary {
                     op: r.read()?,
-                    lhs: r.param()?,
-                    rhs: r.param()?,
-                    out: r.param()?,
+                    lhs: r.param("ElementwiseBinary", "lhs")?,
+                    rhs: r.param("ElementwiseBinary", "rhs")?,
+                    out: r.param("ElementwiseBinary", "out")?,
                 }))
             }
             OperationKind::Matmul => {
                 r.record(|r| Ok(Operation::Matmul {
-                    m: r.read()?,
-                    k: r.read()?,
-                    n: r.read()?,
-                    a: r.param()?,
-                    b: r.param()?,
-                    c: r.param()?,
+                    m: r.extent("Matmul", "m")?,
+                    k: r.extent("Matmul", "k")?,
+                    n: r.extent("Matmul", "n")?,
+                    a: r.param("Matmul", "a")?,
+                    b: r.param("Matmul", "b")?,
+                    c: r.param("Matmul", "c")?,
                     accumulate: r.read()?,
                 }))
             }
             OperationKind::ElementwiseUnary => {
                 r.record(|r| Ok(Operation::ElementwiseUnary {
                     op: r.read()?,
-                    input: r.param()?,
-                    out: r.param()?,
+                    input: r.param("ElementwiseUnary", "input")?,
+                    out: r.param("ElementwiseUnary", "out")?,
                 }))
             }
             OperationKind::Reduce => {
                 r.record(|r| Ok(Operation::Reduce {
                     op: r.read()?,
-                    input: r.param()?,
-                    out: r.param()?,
+                    input: r.param("Reduce", "input")?,
+                    out: r.param("Reduce", "out")?,
                     keepdim: r.read()?,
                     axes: r.read()?,
                 }))
             }
             OperationKind::Softmax => {
                 r.record(|r| Ok(Operation::Softmax {
-                    input: r.param()?,
-                    out: r.param()?,
+                    input: r.param("Softmax", "input")?,
+                    out: r.param("Softmax", "out")?,
                     axis: r.read()?,
                 }))
             }
             OperationKind::Norm => {
                 r.record(|r| Ok(Operation::Norm {
                     op: r.read()?,
-                    input: r.param()?,
-                    weight: r.param()?,
-                    bias: r.opt_param()?,
-                    out: r.param()?,
+                    input: r.param("Norm", "input")?,
+                    weight: r.param("Norm", "weight")?,
+                    bias: r.opt_param("Norm", "bias")?,
+                    out: r.param("Norm", "out")?,
                     axis: r.read()?,
-                    eps: r.read()?,
+                    eps: r.scalar_ref("Norm", "eps")?,
                 }))
             }
             OperationKind::PagedAttentionDecode => {
                 r.record(|r| Ok(Operation::PagedAttentionDecode {
-                    query: r.param()?,
-                    key_cache: r.param()?,
-                    value_cache: r.param()?,
-                    block_table: r.param()?,
-                    context_lens: r.param()?,
-                    out: r.param()?,
-                    scale: r.read()?,
+                    query: r.param("PagedAttentionDecode", "query")?,
+                    key_cache: r.param("PagedAttentionDecode", "key_cache")?,
+                    value_cache: r.param("PagedAttentionDecode", "value_cache")?,
+                    block_table: r.param("PagedAttentionDecode", "block_table")?,
+                    context_lens: r.param("PagedAttentionDecode", "context_lens")?,
+                    out: r.param("PagedAttentionDecode", "out")?,
+                    scale: r.scalar_ref("PagedAttentionDecode", "scale")?,
                     layout: r.appended_or(CacheLayout::Nhd)?,
                 }))
             }
@@ -218,47 +219,47 @@ impl Read for Operation {
             }
             OperationKind::PackedAttentionPrefill => {
                 r.record(|r| Ok(Operation::PackedAttentionPrefill {
-                    query: r.param()?,
-                    key: r.param()?,
-                    value: r.param()?,
-                    cu_seqlens_q: r.param()?,
-                    cu_seqlens_k: r.param()?,
-                    out: r.param()?,
-                    max_seqlen_q: r.opt_param()?,
-                    max_seqlen_k: r.opt_param()?,
+                    query: r.param("PackedAttentionPrefill", "query")?,
+                    key: r.param("PackedAttentionPrefill", "key")?,
+                    value: r.param("PackedAttentionPrefill", "value")?,
+                    cu_seqlens_q: r.param("PackedAttentionPrefill", "cu_seqlens_q")?,
+                    cu_seqlens_k: r.param("PackedAttentionPrefill", "cu_seqlens_k")?,
+                    out: r.param("PackedAttentionPrefill", "out")?,
+                    max_seqlen_q: r.opt_param("PackedAttentionPrefill", "max_seqlen_q")?,
+                    max_seqlen_k: r.opt_param("PackedAttentionPrefill", "max_seqlen_k")?,
                     causal: r.read()?,
-                    scale: r.read()?,
+                    scale: r.scalar_ref("PackedAttentionPrefill", "scale")?,
                 }))
             }
             OperationKind::Rope => {
                 r.record(|r| Ok(Operation::Rope {
-                    query: r.param()?,
-                    key: r.param()?,
-                    cos: r.param()?,
-                    sin: r.param()?,
-                    query_out: r.param()?,
-                    key_out: r.param()?,
+                    query: r.param("Rope", "query")?,
+                    key: r.param("Rope", "key")?,
+                    cos: r.param("Rope", "cos")?,
+                    sin: r.param("Rope", "sin")?,
+                    query_out: r.param("Rope", "query_out")?,
+                    key_out: r.param("Rope", "key_out")?,
                     rotary_dim: r.read()?,
                     interleaved: r.read()?,
                 }))
             }
             OperationKind::Linear => {
                 r.record(|r| Ok(Operation::Linear {
-                    input: r.param()?,
-                    weight: r.param()?,
-                    bias: r.opt_param()?,
-                    out: r.param()?,
+                    input: r.param("Linear", "input")?,
+                    weight: r.param("Linear", "weight")?,
+                    bias: r.opt_param("Linear", "bias")?,
+                    out: r.param("Linear", "out")?,
                     weight_layout: r.read()?,
                 }))
             }
             OperationKind::DenseAttention => {
                 r.record(|r| Ok(Operation::DenseAttention {
-                    query: r.param()?,
-                    key: r.param()?,
-                    value: r.param()?,
-                    out: r.param()?,
+                    query: r.param("DenseAttention", "query")?,
+                    key: r.param("DenseAttention", "key")?,
+                    value: r.param("DenseAttention", "value")?,
+                    out: r.param("DenseAttention", "out")?,
                     causal: r.read()?,
-                    scale: r.read()?,
+                    scale: r.scalar_ref("DenseAttention", "scale")?,
                 }))
             }
         }

@@ -183,6 +183,9 @@ pub struct Retired {
     pub reason: &'static str,
     /// Every artifact digest ever approved for the family, sorted.
     pub receipts: &'static [&'static str],
+    /// The approval its last revision entered approved.lock with: a program's header of
+    /// that approval or later compiled the family in (0: not recorded).
+    pub approval: u32,
 }
 /// The typed operation payload of a family, one variant per kind;
 /// operands are indices into `Family::params`.

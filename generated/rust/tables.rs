@@ -108,7 +108,7 @@ pub static ARTIFACTS: &[(&str, u32, u32)] = {
 
 /// Every retired family (`retired.toml`), sorted by name, with every artifact digest the lock recorded for it.
 pub static RETIRED: &[::kfam_runtime::Retired] = &[
-    ::kfam_runtime::Retired { revision: 1, name: "matmul_bf16_64x64x64", identity: "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", reason: "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", receipts: &["c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"] },
+    ::kfam_runtime::Retired { revision: 1, name: "matmul_bf16_64x64x64", identity: "53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743", reason: "superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array", receipts: &["c4d2e0f8a6b4c2d0e8f6a4b2c0d8e6f4a2b0c8d6e4f2a0b8c6d4e2f0a8b6c4d2"], approval: 1 },
 ];
 
 /// Hash index of `FAMILIES` by name, for `kfam_runtime::lookup::family`.

@@ -1002,6 +1002,8 @@ pub enum Capability {
     NoReceipt = 5,
     /// The family was approved and then retired (`retired.toml`).
     Retired = 6,
+    /// A profile exists, but its only receipts are placeholders (a digest of 32 leading zero hex digits, as `kfam new` writes): no qualified artifact exists.
+    Unqualified = 7,
 }
 impl Capability {
     /// Every member, in declaration order.
@@ -1013,6 +1015,7 @@ impl Capability {
         Capability::NoProfile,
         Capability::NoReceipt,
         Capability::Retired,
+        Capability::Unqualified,
     ];
     /// The stable numeric code (the same in C and Python).
     pub const fn code(self) -> i32 {
@@ -1028,6 +1031,7 @@ impl Capability {
             4 => Some(Capability::NoProfile),
             5 => Some(Capability::NoReceipt),
             6 => Some(Capability::Retired),
+            7 => Some(Capability::Unqualified),
             _ => None,
         }
     }
@@ -1041,6 +1045,7 @@ impl Capability {
             Capability::NoProfile => "no_profile",
             Capability::NoReceipt => "no_receipt",
             Capability::Retired => "retired",
+            Capability::Unqualified => "unqualified",
         }
     }
     /// The member spelled `s` in the manifest (a `match`: the
@@ -1054,6 +1059,7 @@ impl Capability {
             "no_profile" => Some(Capability::NoProfile),
             "no_receipt" => Some(Capability::NoReceipt),
             "retired" => Some(Capability::Retired),
+            "unqualified" => Some(Capability::Unqualified),
             _ => None,
         }
     }
@@ -1337,6 +1343,7 @@ impl Capability {
             Capability::NoProfile => Status::Unsupported,
             Capability::NoReceipt => Status::NotApproved,
             Capability::Retired => Status::InvalidState,
+            Capability::Unqualified => Status::NotApproved,
         }
     }
 }

@@ -33,12 +33,21 @@ extern "C" {
  * (libkfamrt.so.1). */
 #define KFAMRT_ABI 1
 
-/* A description is held in rows of a [rows][KFAMRT_DESCRIPTION_STRIDE]
- * array, each a string literal of KFAMRT_DESCRIPTION_ROW bytes (the last
- * one shorter): the longest literal C99 requires a compiler to accept, and
- * far faster to compile than a list of numbers. */
+/* A description is held as its base64 text (RFC 4648, with padding) in
+ * rows of a [rows][KFAMRT_DESCRIPTION_STRIDE] array, each a string literal
+ * of KFAMRT_DESCRIPTION_ROW characters (the last one shorter): the longest
+ * literal C99 requires a compiler to accept, and far faster to compile
+ * than a list of numbers. KFAMRT_DESCRIPTION_TEXT(len) is the text of a
+ * description of len bytes, KFAMRT_DESCRIPTION_ROWS(len) its rows: the
+ * unit asserts at compile time that its array holds exactly those, and
+ * hands the runtime the array's row count, which the runtime checks the
+ * length against before it reads a byte. (A unit of format 1.4 or earlier
+ * holds the bytes themselves, with octal escapes, and no row count.) */
 #define KFAMRT_DESCRIPTION_ROW 4095
 #define KFAMRT_DESCRIPTION_STRIDE 4096
+#define KFAMRT_DESCRIPTION_TEXT(len) (((len) + 2u) / 3u * 4u)
+#define KFAMRT_DESCRIPTION_ROWS(len) \
+    ((KFAMRT_DESCRIPTION_TEXT(len) + (KFAMRT_DESCRIPTION_ROW - 1u)) / KFAMRT_DESCRIPTION_ROW)
 
 /* Any function pointer, as the runtime stores the embedding runtime's
  * launcher (cast back to the catalog's launch type when called). */
@@ -59,7 +68,7 @@ typedef struct kfamrt_catalog {
     const char *generator;         /* "kfam VERSION", the generator that wrote the unit */
     const char *name;              /* the catalog's name */
     const unsigned char *description; /* row 0 of the rows above */
-    size_t description_len;        /* bytes of the description, not of the rows */
+    size_t description_len;        /* bytes of the description, not of its text */
     const char *description_sha256; /* 64 lowercase hex digits */
     uint32_t record_count;         /* entries of record_sizes */
     const uint32_t *record_sizes;  /* sizeof each C ABI record, in the header's order:
@@ -76,17 +85,21 @@ typedef struct kfamrt_catalog {
     const char *(*record_name)(const void *family);
     const char *(*record_identity)(const void *family);
     void *opened;                  /* the runtime's; NULL until the first call */
+    /* Appended with description format 1.5 (struct_size tells a runtime
+     * whether it is there): */
+    size_t description_rows;       /* rows of the description's array, as sizeof counts them */
 } kfamrt_catalog;
 
 /* The layout libkfamrt was built with (64-bit targets): a unit compiled
  * otherwise does not compile. */
 #if defined(UINTPTR_MAX) && UINTPTR_MAX == 0xFFFFFFFFFFFFFFFFu
-typedef char kfamrt_layout_size[sizeof(kfamrt_catalog) == 168 ? 1 : -1];
+typedef char kfamrt_layout_size[sizeof(kfamrt_catalog) == 176 ? 1 : -1];
 typedef char kfamrt_layout_status[offsetof(kfamrt_catalog, status) == 8 ? 1 : -1];
 typedef char kfamrt_layout_generator[offsetof(kfamrt_catalog, generator) == 48 ? 1 : -1];
 typedef char kfamrt_layout_record_count[offsetof(kfamrt_catalog, record_count) == 88 ? 1 : -1];
 typedef char kfamrt_layout_table[offsetof(kfamrt_catalog, table) == 104 ? 1 : -1];
 typedef char kfamrt_layout_opened[offsetof(kfamrt_catalog, opened) == 160 ? 1 : -1];
+typedef char kfamrt_layout_rows[offsetof(kfamrt_catalog, description_rows) == 168 ? 1 : -1];
 #endif
 
 /* The runtime's version, "0.1.0". */

@@ -35,17 +35,36 @@ pub struct Descriptor {
     pub record_name: Option<unsafe extern "C" fn(*const Opaque) -> *const c_char>,
     pub record_identity: Option<unsafe extern "C" fn(*const Opaque) -> *const c_char>,
     pub opened: *mut c_void,
+    /// Appended with format 1.5: the rows of the description's array, as
+    /// the unit's `sizeof` counts them. A unit of an earlier format has no
+    /// such field (its `struct_size` is [`SIZE_1_4`]): it is never read
+    /// there.
+    pub description_rows: usize,
 }
 
 #[cfg(target_pointer_width = "64")]
 const _: () = {
-    assert!(size_of::<Descriptor>() == 168);
+    assert!(size_of::<Descriptor>() == 176);
     assert!(std::mem::offset_of!(Descriptor, status) == 8);
     assert!(std::mem::offset_of!(Descriptor, generator) == 48);
     assert!(std::mem::offset_of!(Descriptor, record_count) == 88);
     assert!(std::mem::offset_of!(Descriptor, table) == 104);
     assert!(std::mem::offset_of!(Descriptor, opened) == 160);
+    assert!(std::mem::offset_of!(Descriptor, description_rows) == SIZE_1_4);
 };
+
+/// The descriptor of a unit of format 1.4 or earlier: everything up to and
+/// including `opened`.
+pub const SIZE_1_4: usize = std::mem::offset_of!(Descriptor, description_rows);
+
+/// The first format whose unit holds its description as base64 text with
+/// the array's row count.
+pub const BASE64_MINOR: u16 = 5;
+
+/// The longest description this runtime opens: 1 GiB (a catalog of about
+/// 500,000 families), so that no length a damaged unit states is
+/// allocated before it is checked.
+pub const MAX_DESCRIPTION: usize = 1 << 30;
 
 /// A descriptor once opened: the catalog, or why it was refused (with an
 /// empty catalog in the descriptor's own status codes, over which a refused
@@ -79,19 +98,43 @@ pub unsafe fn opened(d: *mut Descriptor) -> Option<&'static Opened> {
     if !current.is_null() {
         return Some(&*current);
     }
-    let opened = match std::panic::catch_unwind(|| open(&*d)) {
+    let copy = read_descriptor(d);
+    let opened = match std::panic::catch_unwind(|| open(&copy)) {
         Ok(Ok(c)) => Opened::Ready(c),
-        Ok(Err(reason)) => refused(&*d, reason),
-        Err(_) => refused(&*d, "an internal error while opening it".to_owned()),
+        Ok(Err(reason)) => refused(&copy, reason),
+        Err(_) => refused(&copy, "an internal error while opening it".to_owned()),
     };
     let opened: &'static mut Opened = Box::leak(Box::new(opened));
     slot.store(opened, Ordering::Release);
     Some(opened)
 }
 
+/// A copy of the descriptor `d` as far as its unit laid it out: a unit of
+/// an earlier format has a shorter one (`struct_size`), whose missing
+/// fields read as zero. The copy is read, never `d` itself, so no
+/// reference ever spans past the unit's object.
+///
+/// # Safety
+/// `d` is a `kfamrt_catalog` of a generated unit, at least
+/// `min(struct_size, size_of::<Descriptor>())` bytes.
+unsafe fn read_descriptor(d: *const Descriptor) -> Descriptor {
+    let size = (&raw const (*d).struct_size).read() as usize;
+    let n = size.min(size_of::<Descriptor>());
+    let mut copy = std::mem::MaybeUninit::<Descriptor>::zeroed();
+    // A descriptor shorter than its first fields is refused by its size
+    // before anything else is read (`open`).
+    std::ptr::copy_nonoverlapping(d.cast::<u8>(), copy.as_mut_ptr().cast::<u8>(), n);
+    // Every field of the mirror is valid all-zero (NULL pointers, `None`
+    // accessors, zero numbers).
+    copy.assume_init()
+}
+
 /// The status code `status` of the descriptor's header.
-pub fn code(d: &Descriptor, status: Status) -> i32 {
-    d.status[status as usize]
+///
+/// # Safety
+/// `d` is a `kfamrt_catalog` of a generated unit.
+pub unsafe fn code(d: *const Descriptor, status: Status) -> i32 {
+    (&raw const (*d).status).read()[status as usize]
 }
 
 unsafe fn text<'a>(p: *const c_char) -> Option<&'a str> {
@@ -142,7 +185,31 @@ fn refused(d: &Descriptor, reason: String) -> Opened {
 /// Open the descriptor: every check, then the catalog over the unit's C
 /// tables; or what differs, in words.
 fn open(d: &Descriptor) -> Result<CCatalog, String> {
-    if (d.struct_size as usize) < size_of::<Descriptor>() {
+    let (bytes, shim) = verified(d)?;
+    let catalog = description::open(&bytes).map_err(|e| e.to_string())?;
+    agrees(d, catalog, &shim)?;
+    Ok(CCatalog::new(catalog, shim))
+}
+
+/// Every check [`opened`] makes of the descriptor `d`, keeping nothing
+/// (its description is read and freed, opened or not): what the fuzz
+/// target `unit` runs.
+///
+/// # Safety
+/// As for [`opened`]: `d`'s pointers are what a generated unit holds.
+pub unsafe fn check(d: &Descriptor) -> Result<(), String> {
+    let (bytes, shim) = verified(d)?;
+    // SAFETY: `agrees` keeps nothing of the catalog.
+    unsafe { description::inspect(&bytes, |c| agrees(d, c, &shim)) }.map_err(|e| e.to_string())?
+}
+
+/// The checks before the description is read: the descriptor's size, the
+/// format, the record sizes, the accessors, the description's length
+/// against its rows, its text and its SHA-256. The description's bytes and
+/// the accessors of the unit's C tables.
+fn verified(d: &Descriptor) -> Result<(Vec<u8>, Shim), String> {
+    let size = d.struct_size as usize;
+    if size < SIZE_1_4 || (size < size_of::<Descriptor>() && d.format_minor >= BASE64_MINOR) {
         return Err(format!(
             "its descriptor is {} bytes, this runtime's is {}",
             d.struct_size,
@@ -157,17 +224,19 @@ fn open(d: &Descriptor) -> Result<CCatalog, String> {
             d.format_major, d.format_minor
         ));
     }
-    let sizes = match (d.record_sizes.is_null(), d.record_count as usize) {
-        (false, n) => unsafe { std::slice::from_raw_parts(d.record_sizes, n) },
-        (true, _) => &[],
+    // The count is checked before the list is read.
+    let count = if d.record_sizes.is_null() {
+        0
+    } else {
+        d.record_count as usize
     };
-    if sizes.len() != RECORD_SIZES.len() {
+    if count != RECORD_SIZES.len() {
         return Err(format!(
-            "its header declares {} C ABI records, this runtime {}",
-            sizes.len(),
+            "its header declares {count} C ABI records, this runtime {}",
             RECORD_SIZES.len()
         ));
     }
+    let sizes = unsafe { std::slice::from_raw_parts(d.record_sizes, count) };
     for (&theirs, &(c_name, ours)) in sizes.iter().zip(RECORD_SIZES) {
         if theirs as usize != ours {
             let record = c_name.strip_prefix("kfam_").unwrap_or(c_name);
@@ -201,23 +270,15 @@ fn open(d: &Descriptor) -> Result<CCatalog, String> {
     if d.description.is_null() {
         return Err("its descriptor holds no description".to_owned());
     }
-    let bytes = unsafe { rows(d.description, d.description_len) };
-    let bytes = bytes.as_slice();
+    let bytes = unsafe { description_bytes(d) }?;
     let expected = unsafe { text(d.description_sha256) }.unwrap_or("");
-    let actual = hex(&Sha256::digest(bytes));
+    let actual = hex(&Sha256::digest(&bytes));
     if actual != expected {
         return Err(format!(
-            "its description ({} bytes) is damaged: its SHA-256 is {}, the unit records {}",
+            "its description ({} bytes) is damaged: its SHA-256 is {actual}, the unit records \
+             `{}`",
             bytes.len(),
-            &actual[..12],
-            expected.get(..12).unwrap_or(expected)
-        ));
-    }
-    let catalog = description::open(bytes).map_err(|e| e.to_string())?;
-    if catalog.abi.status != d.status {
-        return Err(format!(
-            "its header's status codes {:?} are not its description's {:?}",
-            d.status, catalog.abi.status
+            expected.escape_debug()
         ));
     }
     let shim = Shim {
@@ -229,8 +290,19 @@ fn open(d: &Descriptor) -> Result<CCatalog, String> {
         record_name,
         record_identity,
     };
-    tables_agree(catalog, &shim)?;
-    Ok(CCatalog::new(catalog, shim))
+    Ok((bytes, shim))
+}
+
+/// The checks of an opened description against the unit: the header's
+/// status codes, and the C tables family by family.
+fn agrees(d: &Descriptor, catalog: &Catalog, shim: &Shim) -> Result<(), String> {
+    if catalog.abi.status != d.status {
+        return Err(format!(
+            "its header's status codes {:?} are not its description's {:?}",
+            d.status, catalog.abi.status
+        ));
+    }
+    tables_agree(catalog, shim)
 }
 
 /// The unit's C tables hold the description's families, in its order.
@@ -247,13 +319,25 @@ fn tables_agree(catalog: &Catalog, shim: &Shim) -> Result<(), String> {
                 )
             }
         };
-        if name != Some(f.name) || identity != Some(f.identity) {
+        if name == Some(f.name) && identity != Some(f.identity) {
+            // One family, two generations: the identities differ.
+            return Err(format!(
+                "family `{}` at position {i} has identity {} in its C tables, {} in its \
+                 description: the tables and the description are of different generations of \
+                 the catalog (regenerate the unit with `kfam generate`)",
+                f.name,
+                identity.unwrap_or("(none)"),
+                f.identity
+            ));
+        }
+        if name != Some(f.name) {
             return Err(format!(
                 "its C tables hold {} at position {i}, its description family `{}` \
-                 (identity {})",
+                 (identity {}): the tables and the description are of different generations \
+                 of the catalog (regenerate the unit with `kfam generate`)",
                 name.map_or("no family".to_owned(), |n| format!("family `{n}`")),
                 f.name,
-                &f.identity[..12.min(f.identity.len())]
+                f.identity
             ));
         }
     }
@@ -270,12 +354,45 @@ fn tables_agree(catalog: &Catalog, shim: &Shim) -> Result<(), String> {
 pub const ROW: usize = 4095;
 pub const STRIDE: usize = 4096;
 
+/// The description of `d`: of format 1.5 and later, the base64 text of
+/// its rows decoded, after its length was checked against the rows the
+/// unit's array holds; of an earlier format, the bytes of its rows, its
+/// length bounded by [`MAX_DESCRIPTION`] (such a unit states no row
+/// count). No length is used before it is checked.
+///
+/// # Safety
+/// `d.description` points to `d.description_rows` rows of [`STRIDE`]
+/// bytes (format 1.5), or to the rows of `d.description_len` bytes.
+unsafe fn description_bytes(d: &Descriptor) -> Result<Vec<u8>, String> {
+    let len = d.description_len;
+    if len > MAX_DESCRIPTION {
+        return Err(format!(
+            "its description's length is {len} bytes, past the {MAX_DESCRIPTION} this runtime \
+             opens: the unit was edited (regenerate it with `kfam generate`)"
+        ));
+    }
+    if d.format_minor < BASE64_MINOR {
+        return Ok(raw_rows(d.description, len));
+    }
+    let text = len.div_ceil(3) * 4;
+    let needed = text.div_ceil(ROW).max(1);
+    if d.description_rows != needed {
+        return Err(format!(
+            "its description's length, {len} bytes ({text} characters of base64), needs {needed} \
+             rows of {ROW}, and its array holds {}: the unit was edited (regenerate it with \
+             `kfam generate`)",
+            d.description_rows
+        ));
+    }
+    decode_rows(d.description, len, text)
+}
+
 /// The `len` bytes of a description held in rows of [`ROW`] bytes, one
-/// row every [`STRIDE`] bytes from `first`.
+/// row every [`STRIDE`] bytes from `first` (format 1.4 and earlier).
 ///
 /// # Safety
 /// `first` points to `len.div_ceil(ROW)` rows.
-unsafe fn rows(first: *const u8, len: usize) -> Vec<u8> {
+unsafe fn raw_rows(first: *const u8, len: usize) -> Vec<u8> {
     let mut bytes = Vec::with_capacity(len);
     let mut at = 0;
     while bytes.len() < len {
@@ -284,6 +401,71 @@ unsafe fn rows(first: *const u8, len: usize) -> Vec<u8> {
         at += STRIDE;
     }
     bytes
+}
+
+/// The value of a base64 character, or 64 for padding, or none.
+fn sextet(c: u8) -> Option<u8> {
+    match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        b'=' => Some(64),
+        _ => None,
+    }
+}
+
+/// The `len` bytes whose base64 text of `text` characters fills rows of
+/// [`ROW`] characters from `first`, one every [`STRIDE`] bytes; a
+/// character that is not base64, or padding anywhere but at the end, is
+/// named by its row and column.
+///
+/// # Safety
+/// `first` points to `text.div_ceil(ROW)` rows of [`STRIDE`] bytes.
+unsafe fn decode_rows(first: *const u8, len: usize, text: usize) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::with_capacity(len);
+    let mut group = [0u8; 4];
+    // Each row is copied out whole before it is read (a `memcpy` of the
+    // row's length, which a sanitizer's interceptor checks against the
+    // unit's array).
+    let mut line = [0u8; ROW];
+    for i in 0..text {
+        let (row, column) = (i / ROW, i % ROW);
+        if column == 0 {
+            let n = ROW.min(text - i);
+            std::ptr::copy_nonoverlapping(first.add(row * STRIDE), line.as_mut_ptr(), n);
+        }
+        let c = line[column];
+        let bad = |what: &str| {
+            format!(
+                "its description's text holds {what} (byte {c:#04x}) at row {row}, column \
+                 {column}: the unit was edited (regenerate it with `kfam generate`)"
+            )
+        };
+        let v = sextet(c).ok_or_else(|| bad("a character that is not base64"))?;
+        // Padding: only the last one or two characters of the text, as the
+        // length says.
+        let padding = i >= text - (3 - len % 3) % 3;
+        if (v == 64) != padding {
+            return Err(bad(if v == 64 {
+                "padding before the end"
+            } else {
+                "a character where padding belongs"
+            }));
+        }
+        group[i % 4] = v & 63;
+        if i % 4 == 3 {
+            let n = (u32::from(group[0]) << 18)
+                | (u32::from(group[1]) << 12)
+                | (u32::from(group[2]) << 6)
+                | u32::from(group[3]);
+            let three = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            let keep = (len - bytes.len()).min(3);
+            bytes.extend_from_slice(&three[..keep]);
+        }
+    }
+    Ok(bytes)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -307,8 +489,20 @@ mod tests {
         kfam_codegen::emit::c::description::description(&ir, "digest")
     }
 
+    /// `bytes` as a unit holds them: base64 text in rows of [`STRIDE`].
+    fn rows_of(bytes: &[u8]) -> (&'static [u8], usize) {
+        let text: Vec<u8> = kfam_codegen::emit::c::description::base64(bytes).collect();
+        let rows = text.len().div_ceil(ROW).max(1);
+        let mut array = vec![0u8; rows * STRIDE];
+        for (i, row) in text.chunks(ROW).enumerate() {
+            array[i * STRIDE..i * STRIDE + row.len()].copy_from_slice(row);
+        }
+        (Box::leak(array.into_boxed_slice()), rows)
+    }
+
     fn descriptor(bytes: &'static [u8], sha: &'static std::ffi::CStr) -> Descriptor {
         let sizes: Vec<u32> = RECORD_SIZES.iter().map(|(_, n)| *n as u32).collect();
+        let (array, rows) = rows_of(bytes);
         Descriptor {
             struct_size: size_of::<Descriptor>() as u32,
             format_major: FORMAT_MAJOR,
@@ -316,7 +510,7 @@ mod tests {
             status: [0, -1000, -1001, -1002, -1003, -1004, -1005, -1006, -1007],
             generator: c"kfam test".as_ptr(),
             name: c"kfam".as_ptr(),
-            description: bytes.as_ptr(),
+            description: array.as_ptr(),
             description_len: bytes.len(),
             description_sha256: sha.as_ptr(),
             record_count: sizes.len() as u32,
@@ -329,6 +523,7 @@ mod tests {
             record_name: Some(Shim::NONE.record_name),
             record_identity: Some(Shim::NONE.record_identity),
             opened: std::ptr::null_mut(),
+            description_rows: rows,
         }
     }
 
@@ -352,9 +547,89 @@ mod tests {
             panic!("a short descriptor opens");
         };
         assert!(
-            message.contains("its descriptor is 8 bytes, this runtime's is 168"),
+            message.contains("its descriptor is 8 bytes, this runtime's is 176"),
             "{message}"
         );
         assert!(unsafe { opened(std::ptr::null_mut()) }.is_none());
+    }
+
+    /// The message `d` is refused with.
+    fn refusal(d: Descriptor) -> String {
+        match unsafe { opened(Box::leak(Box::new(d))) } {
+            Some(Opened::Refused { message, .. }) => message.clone(),
+            _ => panic!("opened"),
+        }
+    }
+
+    /// A length that disagrees with the rows the descriptor states is
+    /// refused before a byte is read (the array holds one row here: reading
+    /// as the length says would run past it); so is a character that is not
+    /// base64, and a length past what this runtime opens.
+    #[test]
+    fn lengths_are_checked_against_the_rows_before_reading() {
+        let bytes: &'static [u8] = Box::leak(empty_catalog().into_boxed_slice());
+        let sha: &'static std::ffi::CStr = Box::leak(
+            std::ffi::CString::new(hex(&Sha256::digest(bytes)))
+                .unwrap()
+                .into_boxed_c_str(),
+        );
+        for len in [bytes.len() + 8192, 1 << 20, (1 << 30) - 1] {
+            let mut d = descriptor(bytes, sha);
+            d.description_len = len;
+            let message = refusal(d);
+            assert!(
+                message.contains(&format!("its description's length, {len} bytes"))
+                    && message.contains("and its array holds 1: the unit was edited"),
+                "{len}: {message}"
+            );
+        }
+        for len in [1usize << 32, 1 << 40, usize::MAX] {
+            let mut d = descriptor(bytes, sha);
+            d.description_len = len;
+            let message = refusal(d);
+            assert!(
+                message.contains(&format!(
+                    "its description's length is {len} bytes, past the 1073741824 this runtime opens"
+                )),
+                "{len}: {message}"
+            );
+        }
+        // Shorter, within its row: read, and refused by its text (padding
+        // where the length puts it) or its digest.
+        for less in 1..=3 {
+            let mut d = descriptor(bytes, sha);
+            d.description_len -= less;
+            let message = refusal(d);
+            assert!(
+                message.contains("is damaged: its SHA-256 is")
+                    || message.contains("a character where padding belongs"),
+                "{message}"
+            );
+        }
+        // A character of the row edited.
+        let mut d = descriptor(bytes, sha);
+        let mut row = unsafe { std::slice::from_raw_parts(d.description, STRIDE) }.to_vec();
+        row[5] = b'*';
+        d.description = Box::leak(row.into_boxed_slice()).as_ptr();
+        let message = refusal(d);
+        assert!(
+            message.contains(
+                "its description's text holds a character that is not base64 (byte 0x2a) at row 0, column 5"
+            ),
+            "{message}"
+        );
+        // A unit of format 1.4 or earlier: a descriptor without the row
+        // count, and the bytes themselves in its rows.
+        let mut d = descriptor(bytes, sha);
+        let mut raw = bytes.to_vec();
+        raw.resize(STRIDE, 0);
+        d.description = Box::leak(raw.into_boxed_slice()).as_ptr();
+        d.struct_size = SIZE_1_4 as u32;
+        d.format_minor = BASE64_MINOR - 1;
+        d.description_rows = usize::MAX;
+        assert!(matches!(
+            unsafe { opened(Box::leak(Box::new(d))) },
+            Some(Opened::Ready(_))
+        ));
     }
 }

@@ -79,7 +79,7 @@ macro_rules! exports {
             match o {
                 Opened::Ready(c) => $call(c),
                 Opened::Refused { empty, message } => {
-                    let incompatible = code(&*d, Status::PreparedIncompatible);
+                    let incompatible = code(d, Status::PreparedIncompatible);
                     match $refusal {
                         Refusal::Empty => {
                             $call(empty);
@@ -93,7 +93,7 @@ macro_rules! exports {
                             if write_message(message, buf, cap, needed) {
                                 incompatible
                             } else {
-                                code(&*d, Status::InvalidArgument)
+                                code(d, Status::InvalidArgument)
                             }
                         }
                         Refusal::Creates(out) => {

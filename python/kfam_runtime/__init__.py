@@ -15,7 +15,10 @@ once for every catalog in the process:
   (``kfam_runtime.vocab``) and the record types (``kfam_runtime.records``) are the same for
   every catalog and exported here too.
 - ``require(package, generated_by)``: the compatibility check a catalog's package runs first
-  (``VersionError``; docs/compatibility.md).
+  (``VersionError``; docs/compatibility.md), with versions ordered as PEP 440 orders them.
+- ``check_data(package, file, data)``: the check of a catalog's data file against the digest
+  its package records, before the file is read (``CorruptError``, naming the file;
+  docs/python.md, "Integrity").
 - ``kfam_runtime.context`` (the kernel context) and ``kfam_runtime.torch`` (PyTorch, the one
   module that imports it), which a catalog's ``context`` and ``torch`` modules bind to it.
 
@@ -30,6 +33,7 @@ from ._call import ScalarArg, TensorArg
 from ._catalog import Catalog, Errors, Supported
 from ._compat import VersionError, require
 from ._errors import AdmissionError, CallError, CapabilityError, Error
+from ._integrity import CorruptError, check_data
 from ._shared import MAX_DOCUMENT_BYTES
 from ._version import __version__ as __version__
 from .records import *  # noqa: F403  (the record classes: ``records.__all__``)
@@ -52,6 +56,7 @@ __all__ = [
     "CallError",
     "CapabilityError",
     "Catalog",
+    "CorruptError",
     "Error",
     "Errors",
     "ExecutionMode",
@@ -64,6 +69,7 @@ __all__ = [
     "TensorArg",
     "VersionError",
     "Vocab",
+    "check_data",
     "is_placeholder_digest",
     "require",
 ]

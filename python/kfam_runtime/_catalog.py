@@ -22,10 +22,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Protocol, cast
 
-from ._admission import Admitted, admit as _admit
+from ._admission import Admitted, admit as _admit, is_placeholder_digest
 from ._call import ScalarArg, TensorArg, _require, validate_call as _validate_call
 from ._decode import Corrupt
 from ._errors import AdmissionError, CallError, CapabilityError, Error
+from ._integrity import CorruptError, check_data, file_name
 from .records import Family, Profile, Receipt, Retired, decode_family, decode_retired
 from .vocab import (
     Backend,
@@ -121,6 +122,7 @@ class Catalog:
         runtime: type[Runtime],
         execution_mode: type[ExecutionMode],
         errors: Errors,
+        tables_sha256: str | None = None,
     ) -> None:
         #: The import package (its ``__name__``), whose ``_tables`` module holds the rows.
         self.package: Final = package
@@ -149,6 +151,9 @@ class Catalog:
         self._families: Final[dict[str, Family]] = {}
         self._retired: Final[dict[str, Retired]] = {}
         self._loaded: Tables | None = None
+        #: The SHA-256 of ``_tables.py`` the package records (``_integrity.py``); a package
+        #: generated before it recorded one passes none.
+        self._tables_sha256: Final = tables_sha256
 
     def __repr__(self) -> str:
         return f"<kfam_runtime.Catalog {self.name!r} {self.version} of package {self.package!r}>"
@@ -156,17 +161,30 @@ class Catalog:
     # ------------------------------------------------------------ tables
 
     def _tables(self) -> Tables:
-        """The rows, imported on first use."""
+        """The rows, imported on first use, once ``_tables.py`` is checked against the digest
+        the package records for it (``CorruptError`` naming the file otherwise)."""
         tables = self._loaded
         if tables is None:
-            tables = cast(Tables, importlib.import_module(f"{self.package}._tables"))
+            if self._tables_sha256 is not None:
+                check_data(self.package, "_tables.py", self._tables_sha256)
+            try:
+                module = importlib.import_module(f"{self.package}._tables")
+            except (SyntaxError, ImportError, ValueError, EOFError) as e:
+                # The file is checked: its compiled cache, or the file since, is not.
+                raise self._corrupt("module that does not load", str(e)) from e
+            missing = [n for n in Tables.__annotations__ if not hasattr(module, n)]
+            if missing:
+                raise self._corrupt("module without", ", ".join(missing))
+            tables = cast(Tables, module)
             self._loaded = tables
         return tables
 
-    def _corrupt(self, what: str, value: object) -> RuntimeError:
+    def _corrupt(self, what: str, value: object) -> CorruptError:
         # Rows are written by the generator: a mismatch means an edited or truncated _tables.py.
-        path = self.package.replace(".", "/")
-        return RuntimeError(f"{path}/_tables.py is corrupt: unexpected {what} {value!r:.80}")
+        file = file_name(self.package, "_tables.py")
+        return CorruptError(
+            self.package, file, None, f"{file} is corrupt: unexpected {what} {value!r:.80}"
+        )
 
     def family(self, name: str) -> Family:
         """The approved family called ``name``; ``KeyError`` when there is none."""
@@ -282,7 +300,9 @@ class Catalog:
         Returns the first profile of the family for that platform and mode that has a receipt;
         raises the catalog's ``CapabilityError`` with ``UNKNOWN_FAMILY`` (``RETIRED`` for a
         retired name), ``CONTRACT_MISMATCH``, ``NO_PROFILE`` (no profile for the platform and
-        mode) or ``NO_RECEIPT`` (profiles, but none qualified), checked in that order.
+        mode), ``NO_RECEIPT`` (profiles, but no receipt) or ``UNQUALIFIED`` (its only receipts
+        there are placeholders, ``is_placeholder_digest``), checked in that order. A placeholder
+        receipt never supports a query: a real receipt beside one answers.
         """
         _require(family, str, "family")
         self._require_target(platform, self.targets.platform, "platform")
@@ -296,14 +316,21 @@ class Catalog:
             raise refused(why, *query)
         if fam.contract is not contract:
             raise refused(Capability.CONTRACT_MISMATCH, *query)
-        any_profile = False
+        any_profile = placeholder = False
         for i, profile in enumerate(fam.profiles):
             if profile.platform is not platform or profile.execution_mode is not execution_mode:
                 continue
             any_profile = True
             for receipt in fam.receipts:
-                if receipt.profile == i:
-                    return Supported(fam, profile, receipt, self.ok)
+                if receipt.profile != i:
+                    continue
+                # A placeholder approves no artifact: it never supports a query.
+                if is_placeholder_digest(receipt.sha256):
+                    placeholder = True
+                    continue
+                return Supported(fam, profile, receipt, self.ok)
+        if placeholder:
+            raise refused(Capability.UNQUALIFIED, *query)
         raise refused(Capability.NO_RECEIPT if any_profile else Capability.NO_PROFILE, *query)
 
     def admit(self, document: bytes | bytearray | memoryview, sha256: str) -> Admitted:

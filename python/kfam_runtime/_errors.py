@@ -110,6 +110,12 @@ def _capability_text(
         why = f"family `{family}` is not a `{contract.spelling}` family"
     elif outcome is Capability.NO_PROFILE:
         why = f"family `{family}` has no profile for {where}"
+    elif outcome is Capability.UNQUALIFIED:
+        why = (
+            f"family `{family}` has no qualified artifact on {where}: its receipts there are "
+            "placeholders (digests of 32 leading zeros), which approve no artifact: qualify one "
+            "and record its receipt"
+        )
     else:
         why = f"family `{family}` has no receipt on {where}"
     return f"{outcome.spelling}: {why}"

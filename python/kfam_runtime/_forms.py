@@ -248,13 +248,18 @@ def linear_form(
     nodes: Sequence[Node],
     computes: str,
 ) -> Found | None:
-    """A linear layer over ``x`` ``[.., K]`` and ``weight`` (``[N, K]`` or ``[K, N]``, or
-    batched ``[E, ..]`` with ``x`` ``[E, rows, K]``), with a bias or none."""
+    """A linear layer over ``x`` ``[.., K]`` and ``weight`` (``[N, K]`` or ``[K, N]`` by
+    ``layout``; a batch of weights ``[E, ..]``, ``enk`` or ``ekn``, with ``x`` ``[E, T, K]``),
+    with a bias (``[N]``, not for a batch) or none."""
     if not (is_tensor(x) and is_tensor(weight)) or (bias is not None and not is_tensor(bias)):
         return None
     rx, rw = rank(x), rank(weight)
     if rx is None or rw not in (2, 3) or rx < 2 or (rw == 3 and rx != 3):
         return None
+    if rw == 3:
+        if bias is not None:
+            return None  # a batch's bias [E, N] is no spelling's operand (baddbmm broadcasts)
+        layout = WeightLayout.ENK if layout is WeightLayout.NK else WeightLayout.EKN
     operands: dict[Role, object] = {Role.INPUT: x, Role.WEIGHT: weight}
     order = [Role.INPUT, Role.WEIGHT]
     if bias is not None:
@@ -283,13 +288,13 @@ def _linear_layers(root: Node) -> Found | None:
         found = linear_form(root, x, w, b, WeightLayout.NK, [root], "linear")
         single = computation(root)
         return _alternatives(found, single)
-    if name in ("addmm", "baddbmm"):
+    if name == "addmm":
         if root.kwargs.get("beta", 1) != 1 or root.kwargs.get("alpha", 1) != 1:
             return None
         if len(args_of(root)) > 3:
             return None
         b, x, w = args_of(root)[0], args_of(root)[1], args_of(root)[2]
-        if rank(b) not in (1, 2 if name == "baddbmm" else 1):
+        if rank(b) != 1:
             return None
         inner = transposed_of(w)
         if inner is not None and len(w.users) == 1:

@@ -272,7 +272,7 @@ def same_shape(operands: Sequence[torch.Tensor]) -> Sequence[Any]:
 def linear_shape(layout: WeightLayout) -> Shape:
     """The extents of a linear layer's result: the input's leading ones, then ``N`` of the
     weight (``[N, K]`` or ``[K, N]``, batched or not)."""
-    axis = -2 if layout is WeightLayout.NK else -1
+    axis = -2 if layout in (WeightLayout.NK, WeightLayout.ENK) else -1
 
     def shape(operands: Sequence[torch.Tensor]) -> Sequence[Any]:
         return (*operands[0].shape[:-1], operands[1].shape[axis])

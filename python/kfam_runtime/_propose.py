@@ -185,26 +185,37 @@ def _softmax(found: Found, out: torch.Tensor, model: str) -> _Family | None:
 def _linear(found: Found, out: torch.Tensor, model: str) -> _Family | None:
     x, w = _tensor(found, Role.INPUT), _tensor(found, Role.WEIGHT)
     layout = found.attrs.get("weight_layout")
-    if x is None or w is None or not isinstance(layout, WeightLayout) or w.dim() != 2:
+    if x is None or w is None or not isinstance(layout, WeightLayout):
         return None
-    n = _int(w.shape[0] if layout is WeightLayout.NK else w.shape[1])
+    if not all(isinstance(d, int) for d in w.shape):
+        return None  # a product of two activations (the extents vary): no weight to declare
+    nk = layout in (WeightLayout.NK, WeightLayout.ENK)
+    n = _int(w.shape[-2] if nk else w.shape[-1])
     k = _int(x.shape[-1])
-    shape, tokens = _rows(x, 1)
     dtype = _dtype(x)
     weight = [_int(d) for d in w.shape]
+    if w.dim() == 3:
+        # A batch of E weights over activations [E, T, K].
+        e = weight[0]
+        shape: list[Value] = [e, "tokens", k]
+        tokens = _int(x.shape[1])
+        result: list[Value] = [e, "tokens", n]
+    else:
+        shape, tokens = _rows(x, 1)
+        result = ["tokens", n]
     operation: dict[str, Value] = {"input": "x", "weight": "w"}
     params = [("x", "in", dtype, shape), ("w", "in", _dtype(w), weight)]
     b = _tensor(found, Role.BIAS)
     if b is not None:
         operation["bias"] = "b"
-        params.append(("b", "in", _dtype(b), [n]))
+        params.append(("b", "in", _dtype(b), [_int(d) for d in b.shape]))
     operation.update({"out": "y", "weight_layout": layout.spelling})
-    params.append(("y", "out", _dtype(out), ["tokens", n]))
+    params.append(("y", "out", _dtype(out), result))
     suffix = "_bias" if b is not None else ""
-    axes = "[N, K]" if layout is WeightLayout.NK else "[K, N]"
+    extents = "x".join(str(d) for d in weight)
     return _Family(
-        f"linear_{layout.spelling}_{dtype}_{n}x{k}{suffix}",
-        f"{dtype} linear layer, weight {axes} = {weight}"
+        f"linear_{layout.spelling}_{dtype}_{extents}{suffix}",
+        f"{dtype} linear layer, weight {layout.spelling} {weight}"
         f"{' with bias' if b is not None else ''}, proposed from {model}.",
         "linear",
         operation,

@@ -574,6 +574,8 @@ class Retired:
     reason: str
     #: Every artifact digest ever approved for the family, sorted.
     receipts: tuple[str, ...]
+    #: The approval its last revision entered approved.lock with: a program's header of that approval or later compiled the family in (0: not recorded).
+    approval: int
 
 
 # ---------------------------------------------------------------- decoders
@@ -698,13 +700,14 @@ def _kfam_decode_family(x: object, key: str, t: Targets) -> Family:
 
 
 def _kfam_decode_retired(x: object, key: str) -> Retired:
-    v = _fields(x, 4)
+    v = _fields(x, 5)
     return Retired(
         revision=_int(v[0]),
         name=key,
         identity=_str(v[1]),
         reason=_str(v[2]),
         receipts=tuple(map(_str, _items(v[3]))),
+        approval=0 if v[4] is None else _int(v[4]),
     )
 
 

@@ -318,9 +318,12 @@ def _what(found: Found) -> str:
     weight = found.operands.get(Role.WEIGHT)
     w = fake(weight) if isinstance(weight, Node) else None
     if isinstance(layout, WeightLayout) and isinstance(w, torch.Tensor):
-        axes = "[N, K]" if layout is WeightLayout.NK else "[K, N]"
-        if w.dim() == 3:
-            axes = "[E, " + axes[1:]
+        axes = {
+            WeightLayout.NK: "[N, K]",
+            WeightLayout.KN: "[K, N]",
+            WeightLayout.ENK: "[E, N, K]",
+            WeightLayout.EKN: "[E, K, N]",
+        }[layout]
         dtype, extents = describe(w).split(" ", 1)
         bias = " with bias" if Role.BIAS in found.operands else ""
         return f"linear {dtype} {axes} = {extents}{bias}"

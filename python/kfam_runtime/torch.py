@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Final, Literal, Protocol, Union
 from ._call import ScalarArg, _check_scalar
 from ._catalog import Catalog
 from ._errors import CallError
+from ._pep440 import parse
 from .records import Family, Param
 from .vocab import (
     _SCALAR_TYPES,
@@ -76,16 +77,14 @@ except ImportError as _e:
     raise _unsupported(None) from _e
 
 
-def _release(version: str) -> tuple[int, ...]:
-    """``(major, minor)`` of a version such as ``2.9.1+cu128``; ``(0,)`` when unreadable."""
-    parts = version.split("+")[0].split(".")[:2]
-    try:
-        return tuple(int(x) for x in parts)
-    except ValueError:
-        return (0,)
+def _older_than_supported(version: str) -> bool:
+    """Whether torch ``version`` (``2.9.1+cu128``) is before ``MIN_TORCH`` as PEP 440 orders
+    them (``_pep440.py``); an unreadable version is."""
+    have, least = parse(version), parse(MIN_TORCH)
+    return have is None or least is None or have.key < least.key
 
 
-if _release(str(torch.__version__)) < _release(MIN_TORCH):
+if _older_than_supported(str(torch.__version__)):
     raise _unsupported(str(torch.__version__))
 
 # These use PyTorch as they load: imported once the release is known to be supported.

@@ -282,6 +282,8 @@ class Capability(Vocab):
     NO_RECEIPT = 5
     #: The family was approved and then retired (`retired.toml`).
     RETIRED = 6
+    #: A profile exists, but its only receipts are placeholders (a digest of 32 leading zero hex digits, as `kfam new` writes): no qualified artifact exists.
+    UNQUALIFIED = 7
 
 
 @unique
@@ -413,6 +415,7 @@ _CAPABILITY_STATUS: Final[dict[Capability, str]] = {
     Capability.NO_PROFILE: "UNSUPPORTED",
     Capability.NO_RECEIPT: "NOT_APPROVED",
     Capability.RETIRED: "INVALID_STATE",
+    Capability.UNQUALIFIED: "NOT_APPROVED",
 }
 #: The C ABI status (a ``Status`` member's name) of each admission outcome.
 _ADMISSION_STATUS: Final[dict[Admission, str]] = {

@@ -1,6 +1,7 @@
 //! Capability: may family F run on platform P in execution mode M with
 //! contract C? Supported only with a profile and a receipt for it.
 
+use crate::admission::is_placeholder_digest;
 use crate::catalog::Catalog;
 use crate::targets::{ExecutionMode, Platform};
 use crate::types::{Family, Profile, Receipt};
@@ -53,6 +54,12 @@ impl core::fmt::Display for CapabilityRefused<'_> {
                 f,
                 "family `{family}` has no profile for platform `{platform}` in `{mode}` mode"
             ),
+            Capability::Unqualified => write!(
+                f,
+                "family `{family}` has no qualified artifact on platform `{platform}` in \
+                 `{mode}` mode: its receipts there are placeholders (digests of 32 leading \
+                 zeros), which approve no artifact: qualify one and record its receipt"
+            ),
             _ => write!(
                 f,
                 "family `{family}` has no receipt on platform `{platform}` in `{mode}` mode"
@@ -66,7 +73,11 @@ impl std::error::Error for CapabilityRefused<'_> {}
 impl Catalog {
     /// May `family` run on `platform` in `mode` with `contract`? The
     /// refusal says why: unknown (or retired) family, contract mismatch, no
-    /// profile, or no receipt, and names the query.
+    /// profile, no receipt, or only placeholder receipts (`unqualified`),
+    /// and names the query. A placeholder receipt
+    /// ([`is_placeholder_digest`](crate::admission::is_placeholder_digest))
+    /// never supports a query: a profile with a real receipt beside one
+    /// answers with the real one.
     pub fn capability<'q>(
         &self,
         family: &'q str,
@@ -101,13 +112,17 @@ pub(crate) fn decide<'q>(
     if family.contract != contract {
         return Err(refused(Capability::ContractMismatch));
     }
-    let mut any_profile = false;
+    let (mut any_profile, mut placeholder) = (false, false);
     for (i, profile) in family.profiles.iter().enumerate() {
         if profile.platform != platform || profile.execution_mode != mode {
             continue;
         }
         any_profile = true;
-        if let Some(receipt) = family.receipts.iter().find(|r| r.profile as usize == i) {
+        for receipt in family.receipts.iter().filter(|r| r.profile as usize == i) {
+            if is_placeholder_digest(receipt.sha256) {
+                placeholder = true;
+                continue;
+            }
             return Ok(Supported {
                 family,
                 profile,
@@ -115,9 +130,9 @@ pub(crate) fn decide<'q>(
             });
         }
     }
-    Err(refused(if any_profile {
-        Capability::NoReceipt
-    } else {
-        Capability::NoProfile
+    Err(refused(match (any_profile, placeholder) {
+        (_, true) => Capability::Unqualified,
+        (true, false) => Capability::NoReceipt,
+        (false, false) => Capability::NoProfile,
     }))
 }

@@ -16,7 +16,7 @@ use std::fmt;
 use sha2::{Digest, Sha256};
 
 use crate::catalog::Catalog;
-use crate::types::Family;
+use crate::types::{Family, Retired};
 use crate::vocab::Status;
 
 /// What a program compiled in from its header (`PREFIX_pairing`).
@@ -64,10 +64,33 @@ const LIMITS: [&str; 4] = [
 
 /// The digest of `families` (sorted by name): `kfam_codegen::ir::families_digest`.
 pub fn families_digest<'a>(families: impl IntoIterator<Item = &'a Family>) -> String {
+    digest_of(
+        families
+            .into_iter()
+            .map(|f| (f.name, f.revision, f.identity)),
+    )
+}
+
+/// Two digests that differ, each shown long enough to see that they do:
+/// 12 characters when they differ there, else through 4 characters past
+/// the first that differs (whole when they agree).
+pub fn distinct_prefixes<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
+    let first = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let n = if a == b {
+        usize::MAX
+    } else {
+        (first + 4).max(12)
+    };
+    let cut = |d: &'a str| d.get(..n.min(d.len())).unwrap_or(d);
+    (cut(a), cut(b))
+}
+
+/// [`families_digest`] of `(name, revision, identity)` rows, sorted by name.
+fn digest_of<'a>(rows: impl IntoIterator<Item = (&'a str, u32, &'a str)>) -> String {
     let mut h = Sha256::new();
     h.update(b"kfam-families-1\n");
-    for f in families {
-        h.update(format!("{} {} {}\n", f.name, f.revision, f.identity).as_bytes());
+    for (name, revision, identity) in rows {
+        h.update(format!("{name} {revision} {identity}\n").as_bytes());
     }
     h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -184,45 +207,117 @@ impl Catalog {
     }
 
     /// The library's families of the program's approval and older are the
-    /// program's.
+    /// program's. Retired families count: their tombstones keep the
+    /// approval and the last revision of what a program may have compiled
+    /// in.
     fn pair_families(&self, p: &Pairing<'_>) -> Result<(), Mismatch> {
         if p.digest == self.digest {
             // The same catalog: the same families.
             return Ok(());
         }
-        let newest = self.families.iter().map(|f| f.approval).max().unwrap_or(0);
-        if p.approval > newest {
+        let a = p.approval;
+        let newest = self
+            .families
+            .iter()
+            .map(|f| f.approval)
+            .chain(self.retired.iter().map(|r| r.approval))
+            .max()
+            .unwrap_or(0);
+        if a > newest {
             return Err(Mismatch(format!(
-                "the program's header is of approval {}, newer than this library's families \
-                 (approval {newest}): build the library from the same manifest or a newer one",
-                p.approval
+                "the program's header is of approval {a}, newer than this library's families \
+                 (approval {newest}, retired ones included): build the library from the same \
+                 manifest or a newer one"
             )));
         }
-        let known = self.families.iter().filter(|f| f.approval <= p.approval);
-        if families_digest(known) == p.families {
+        let live: Vec<(&str, u32, &str)> = self
+            .families
+            .iter()
+            .filter(|f| f.approval <= a)
+            .map(|f| (f.name, f.revision, f.identity))
+            .collect();
+        if digest_of(live.iter().copied()) == p.families {
             return Ok(());
         }
+        // Families the header compiled in and the library retired since:
+        // the header's families are then the library's of its approval
+        // with the tombstones' last revisions among them.
+        let retired: Vec<&Retired> = self
+            .retired
+            .iter()
+            .filter(|r| r.approval > 0 && r.approval <= a)
+            .collect();
+        if !retired.is_empty() {
+            let mut rows = live.clone();
+            rows.extend(retired.iter().map(|r| (r.name, r.revision, r.identity)));
+            rows.sort_unstable_by_key(|r| r.0);
+            if digest_of(rows) == p.families {
+                let r = retired[0];
+                return Err(Mismatch(format!(
+                    "family `{}`: revision {} (approval {}) is in the program's header (approval \
+                     {a}) and retired in the library ({}): rebuild the program against the \
+                     library's header, which no longer has it",
+                    r.name, r.revision, r.approval, r.reason
+                )));
+            }
+        }
         // The digests differ: name a revision newer than the header if the
-        // tables show one, else the digests.
+        // tables show one (a live family, or a retired one revised before
+        // it was retired), else the digests, in full.
         let revised = self
             .families
             .iter()
-            .find(|f| f.approval > p.approval && f.revision > 1);
-        let message = match revised {
-            Some(f) => format!(
+            .find(|f| f.approval > a && f.revision > 1);
+        let retired_revised = self
+            .retired
+            .iter()
+            .find(|r| r.approval > a && r.revision > 1);
+        let message = match (revised, retired_revised) {
+            (Some(f), _) => format!(
                 "family `{}`: revision {} (approval {}) is newer than the program's header \
-                 (approval {}), which was built against an earlier revision",
-                f.name, f.revision, f.approval, p.approval
+                 (approval {a}), which was built against an earlier revision",
+                f.name, f.revision, f.approval
             ),
-            None => format!(
-                "the program's families (approval {}, digest {}) are not the library's of that \
-                 approval (digest {}): a family was revised or retired since, or the header \
-                 comes from another history of the manifest",
-                p.approval,
-                p.families.get(..12).unwrap_or(p.families),
-                &families_digest(self.families.iter().filter(|f| f.approval <= p.approval))[..12]
+            (None, Some(r)) => format!(
+                "family `{}`: revision {} (approval {}) is newer than the program's header \
+                 (approval {a}), which was built against an earlier revision, and was retired \
+                 since ({})",
+                r.name, r.revision, r.approval, r.reason
+            ),
+            (None, None) => format!(
+                "the program's families of approval {a} have the digest {}, this library's {}: \
+                 a family was revised or retired since, or the header comes from another \
+                 history of the manifest",
+                p.families,
+                digest_of(live.iter().copied())
             ),
         };
         Err(Mismatch(message))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_prefixes;
+
+    /// Digests that differ are never shown alike: 12 characters when that
+    /// shows the difference, longer when they share a longer prefix.
+    #[test]
+    fn digests_are_shown_long_enough_to_differ() {
+        let a = "33ab6f99829a106d780f5a446376b73d8f8a7b2af8d9164b327eaa62f3362cfd";
+        let b = "4c1b96b2cc5838e383575a40d73bddc0e6046f34343b39a91b7f2ff49a9e5610";
+        assert_eq!(distinct_prefixes(a, b), ("33ab6f99829a", "4c1b96b2cc58"));
+        let c = "33ab6f99829a106d780f5a44ffffffffffffffffffffffffffffffffffffffff";
+        let (x, y) = distinct_prefixes(a, c);
+        assert_eq!(
+            (x, y),
+            (
+                "33ab6f99829a106d780f5a446376",
+                "33ab6f99829a106d780f5a44ffff"
+            )
+        );
+        assert_ne!(x, y);
+        assert_eq!(distinct_prefixes(a, a), (a, a));
+        assert_eq!(distinct_prefixes("abc", "abd"), ("abc", "abd"));
     }
 }

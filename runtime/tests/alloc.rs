@@ -23,24 +23,87 @@ struct Counting;
 
 thread_local! {
     static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+    /// Bytes allocated and not yet freed by this thread (frees of another
+    /// thread's memory count where they happen).
+    static LIVE: Cell<i64> = const { Cell::new(0) };
+}
+
+fn live(delta: i64) {
+    // `try_with`: the thread-local may be gone while a thread exits.
+    let _ = LIVE.try_with(|n| n.set(n.get() + delta));
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // `try_with`: the thread-local may be gone while a thread exits.
         let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        live(layout.size() as i64);
         System.alloc(layout)
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        live(layout.size() as i64);
         System.alloc_zeroed(layout)
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
+        live(new_size as i64 - layout.size() as i64);
         System.realloc(ptr, layout, new_size)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        live(-(layout.size() as i64));
         System.dealloc(ptr, layout)
+    }
+}
+
+/// Bytes `f` leaves allocated on this thread.
+fn kept(f: impl FnOnce()) -> i64 {
+    let before = LIVE.with(Cell::get);
+    f();
+    LIVE.with(Cell::get) - before
+}
+
+/// A catalog description leaves nothing behind unless it opens, and then
+/// once: `check` frees what it read, a refused description (damaged
+/// anywhere, truncated) frees what it read, and opening the same bytes
+/// again keeps nothing more (docs/description.md, "Memory").
+#[test]
+fn descriptions_are_freed_unless_opened_and_opened_once() {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifest");
+    let (ir, _) = kfam_codegen::check_dir(&manifest);
+    let ir = ir.expect("the shipped manifest checks");
+    let bytes = kfam_codegen::emit::c::description::description(
+        &ir,
+        &kfam_codegen::ir::catalog_digest(&ir),
+    );
+    use kfam_runtime::description;
+    assert_eq!(kept(|| description::check(&bytes).unwrap()), 0);
+    let mut refused = 0;
+    for at in (8..bytes.len()).step_by(97) {
+        let mut damaged = bytes.clone();
+        damaged[at] = 0xff;
+        let left = kept(|| {
+            if description::check(&damaged).is_err() {
+                refused += 1;
+            }
+        });
+        assert_eq!(left, 0, "checking the bytes damaged at {at} kept memory");
+    }
+    assert!(refused > 100, "{refused} refused");
+    for len in (0..bytes.len()).step_by(389) {
+        let left = kept(|| {
+            description::open(&bytes[..len]).unwrap_err();
+        });
+        assert_eq!(left, 0, "a refused open of {len} bytes kept memory");
+    }
+    let first = kept(|| {
+        description::open(&bytes).unwrap();
+    });
+    assert!(first > bytes.len() as i64, "an opened catalog is kept");
+    for _ in 0..3 {
+        let again = kept(|| {
+            description::open(&bytes).unwrap();
+        });
+        assert_eq!(again, 0);
     }
 }
 

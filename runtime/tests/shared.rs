@@ -115,3 +115,46 @@ fn the_generator_reads_documents_at_the_runtime_limits() {
     assert_eq!(generator::MAX_DOCUMENT_BYTES, admission::MAX_DOCUMENT_BYTES);
     assert_eq!(generator::MAX_COMMENT_CHARS, admission::MAX_COMMENT_CHARS);
 }
+
+/// A placeholder receipt is recognised by one documented rule everywhere
+/// (docs/manifest.md, "Receipts"): 64 hex digits whose first 32 are zeros.
+/// `kfam diff` (the generator's `init::is_placeholder_digest`), admission
+/// and capability (the runtime's) agree on every digest of the table,
+/// `kfam new`'s exact value and any other such digest alike.
+#[test]
+fn the_placeholder_rule_is_one_rule() {
+    let new = kfam_codegen::init::placeholder_sha256("scale_new");
+    let cases = [
+        (new.as_str(), true),
+        (
+            "0000000000000000000000000000000000000000000000000000000000000000",
+            true,
+        ),
+        (
+            "00000000000000000000000000000000ffffffffffffffffffffffffffffffff",
+            true,
+        ),
+        (
+            "00000000000000000000000000000001ffffffffffffffffffffffffffffffff",
+            false,
+        ),
+        ("0000000000000000000000000000000", false),
+        (
+            "5c1f0e3c8f0a4a57f0d7a3c2a7e1a4b0f6b3d5d8e2c9a1b7f4e6d3c2b1a09876",
+            false,
+        ),
+        ("", false),
+    ];
+    for (digest, placeholder) in cases {
+        assert_eq!(
+            kfam_codegen::init::is_placeholder_digest(digest),
+            placeholder,
+            "{digest}"
+        );
+        assert_eq!(
+            admission::is_placeholder_digest(digest),
+            placeholder,
+            "{digest}"
+        );
+    }
+}

@@ -19,6 +19,8 @@ import pytest
 import kfam
 import kfam_runtime
 from kfam_runtime._compat import refusal, requirement
+from kfam_runtime._pep440 import parse
+from packaging.version import Version as Reference  # pip's order (pytest depends on it)
 
 GENERATED = Path(kfam.__file__).parent
 RUNTIME = Path(kfam_runtime.__file__).parent
@@ -41,6 +43,18 @@ REQUIRE = f'_rt.require(__name__, "{kfam_runtime.__version__}")'
         ("1.2.0", "2.0.0", "another series"),
         ("1.2.1", "1.2.0", "newer than"),
         ("one", "0.1.0", "cannot compare"),
+        # Compared as PEP 440 orders them, not as text.
+        ("0.1.1rc10", "0.1.1rc2", "newer than"),
+        ("0.1.1rc2", "0.1.1rc10", None),
+        ("0.1.0.post10", "0.1.0.post9", "newer than"),
+        ("0.1.0.post9", "0.1.0.post10", None),
+        ("0.1.0", "0.1.0+local", None),
+        ("0.1.0+local", "0.1.0", "newer than"),
+        ("0.1.0.dev3", "0.1.0a1", None),
+        ("0.1.0a1", "0.1.0.dev3", "newer than"),
+        ("0.1.0", "0.1", None),
+        ("1!0.1.0", "0.9.0", "another series"),
+        ("0.1.0", "0.1.0-RC.1", "newer than"),
     ],
 )
 def test_the_series_rule(generated_by: str, runtime: str, refused: str | None) -> None:
@@ -58,6 +72,81 @@ def test_the_requirement_is_the_series() -> None:
     assert requirement("0.1.0") == "kfam-runtime>=0.1.0,<0.2"
     assert requirement("0.12.3") == "kfam-runtime>=0.12.3,<0.13"
     assert requirement("1.4.2") == "kfam-runtime>=1.4.2,<2"
+    # Normalized, and without a local label (PEP 440 allows none in a bound).
+    assert requirement("0.1.0-RC1") == "kfam-runtime>=0.1.0rc1,<0.2"
+    assert requirement("0.1.0+local") == "kfam-runtime>=0.1.0,<0.2"
+
+
+#: Pairs of versions and their order under PEP 440 (pip's): pre-, post- and development
+#: releases, local labels, epochs, and the spellings PEP 440 normalizes.
+ORDERED = [
+    ("0.1.1rc2", "<", "0.1.1rc10"),
+    ("0.1.0.post9", "<", "0.1.0.post10"),
+    ("0.1.0", "<", "0.1.0+local"),
+    ("0.1.0+local", "<", "0.1.0+local.1"),
+    ("0.1.0+abc", "<", "0.1.0+1"),
+    ("0.1.0+1", "<", "0.1.0+2"),
+    ("0.1.0+local.7", "==", "0.1.0+LOCAL-7"),
+    ("1.0.dev1", "<", "1.0a1"),
+    ("1.0a1", "<", "1.0a2"),
+    ("1.0a2", "<", "1.0b1"),
+    ("1.0b1", "<", "1.0rc1"),
+    ("1.0rc1", "<", "1.0"),
+    ("1.0", "<", "1.0.post1"),
+    ("1.0.post1", "<", "1.0.1"),
+    ("1.0a1.dev1", "<", "1.0a1"),
+    ("1.0a1", "<", "1.0a1.post1"),
+    ("1.0.post1.dev1", "<", "1.0.post1"),
+    ("1.0", "==", "1.0.0"),
+    ("1.0", "==", "1.0.0.0"),
+    ("1.0rc1", "==", "1.0c1"),
+    ("1.0rc1", "==", "1.0-pre1"),
+    ("1.0rc1", "==", "1.0preview1"),
+    ("1.0a0", "==", "1.0alpha"),
+    ("1.0b2", "==", "1.0-beta.2"),
+    ("1.0.post1", "==", "1.0-1"),
+    ("1.0.post0", "==", "1.0.rev"),
+    ("1.0.post2", "==", "1.0-r2"),
+    ("1.0.dev0", "==", "1.0-dev"),
+    ("1.0", "==", "v1.0"),
+    ("1.0", "==", " 1.0 "),
+    ("1.0", "<", "1!0.1"),
+    ("1!1.0", "<", "2!0.0"),
+    ("0!1.0", "==", "1.0"),
+    ("1.9", "<", "1.10"),
+    ("1.10.0", ">", "1.9.9"),
+    ("2.0.0a1", ">", "1.99"),
+    ("1.0.dev1", "<", "1.0.dev2"),
+    ("1.0.0", "<", "1.0.0.1"),
+]
+
+
+@pytest.mark.parametrize(("a", "order", "b"), ORDERED)
+def test_versions_are_ordered_as_pep_440_orders_them(a: str, order: str, b: str) -> None:
+    va, vb = parse(a), parse(b)
+    assert va is not None and vb is not None, (a, b)
+    ours = "<" if va.key < vb.key else ">" if va.key > vb.key else "=="
+    assert ours == order, (a, b)
+    # pip's own order agrees, and so does the normalized spelling.
+    ra, rb = Reference(a), Reference(b)
+    assert ("<" if ra < rb else ">" if ra > rb else "==") == order, (a, b)
+    assert str(va) == str(ra) and str(vb) == str(rb)
+
+
+def test_the_order_is_pips_on_every_pair_of_the_table() -> None:
+    versions = sorted({v for a, _, b in ORDERED for v in (a, b)})
+    assert len(ORDERED) >= 30
+    for a in versions:
+        for b in versions:
+            va, vb = parse(a), parse(b)
+            assert va is not None and vb is not None
+            assert (va.key < vb.key) == (Reference(a) < Reference(b)), (a, b)
+            assert (va.key == vb.key) == (Reference(a) == Reference(b)), (a, b)
+
+
+@pytest.mark.parametrize("text", ["", "one", "1.0.", "1..0", "1.0+", "1.0+a..b", "1.0-", "x1.0"])
+def test_what_is_not_a_version_is_none(text: str) -> None:
+    assert parse(text) is None
 
 
 def _copy(

@@ -224,7 +224,8 @@ def test_aot_inductor_runs_a_routed_model(ops: dict[str, Any], tmp_path: Path) -
 class Spellings(torch.nn.Module):
     """A linear layer in each spelling model code uses, over ``[rows, 64]``: ``nn.Linear``'s
     ``F.linear`` with and without bias, GPT-2's ``addmm`` over a ``[K, N]`` weight, ``addmm``
-    over a transposed ``[N, K]`` one, ``x @ w``, ``x @ w.t()`` and ``x @ w + b``."""
+    over a transposed ``[N, K]`` one, ``x @ w``, ``x @ w.t()`` and ``x @ w + b``; and a batch
+    of 4 expert weights ``[E, N, K]`` over ``[4, rows, 64]`` by ``bmm`` and by ``@``."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -234,8 +235,9 @@ class Spellings(torch.nn.Module):
             return torch.nn.Parameter((torch.randn(*shape, generator=g) / 8).to(torch.bfloat16))
 
         self.nk, self.kn, self.b = p(64, 64), p(64, 64), p(64)
+        self.experts = p(4, 32, 64)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    def forward(self, x: torch.Tensor, xe: torch.Tensor) -> tuple[torch.Tensor, ...]:
         return (
             torch.nn.functional.linear(x, self.nk),
             torch.nn.functional.linear(x, self.nk, self.b),
@@ -244,15 +246,19 @@ class Spellings(torch.nn.Module):
             x @ self.kn,
             x @ self.nk.t(),
             x @ self.kn + self.b,
+            torch.bmm(xe, self.experts.transpose(1, 2)),
+            xe @ self.experts.transpose(-1, -2),
         )
 
 
 def test_every_spelling_of_a_linear_layer_routes(ops: dict[str, Any]) -> None:
     model, r = Spellings(), target(ops)
-    x = torch.randn(10, 64, generator=torch.Generator().manual_seed(5)).to(torch.bfloat16)
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(10, 64, generator=g).to(torch.bfloat16)
+    xe = torch.randn(4, 10, 64, generator=g).to(torch.bfloat16)
     with torch.no_grad():
-        got = torch.compile(model, backend=r, fullgraph=True)(x)
-        want = model(x)
+        got = torch.compile(model, backend=r, fullgraph=True)(x, xe)
+        want = model(x, xe)
     report = r.reports[-1]
     print(report)
     assert [(d.computes, d.routed.family if d.routed else None) for d in report.decisions] == [
@@ -263,9 +269,11 @@ def test_every_spelling_of_a_linear_layer_routes(ops: dict[str, Any]) -> None:
         ("matmul", "m_linear_kn_bf16_64x64"),
         ("matmul", "m_linear_nk_bf16_64x64"),
         ("linear", "m_linear_kn_bf16_64x64_bias"),
+        ("bmm", "m_linear_enk_bf16_4x32x64"),
+        ("matmul", "m_linear_enk_bf16_4x32x64"),
     ], str(report)
     # The transposes and the bias add are the forms' own nodes.
-    assert [len(d.nodes) for d in report.decisions] == [1, 1, 1, 2, 1, 2, 2], str(report)
+    assert [len(d.nodes) for d in report.decisions] == [1, 1, 1, 2, 1, 2, 2, 2, 2], str(report)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, **TOLERANCE)
 

@@ -101,7 +101,7 @@ pub(super) fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
             }
             // A placeholder approved no artifact: replacing it with the
             // first real receipt withdraws nothing.
-            None if crate::init::is_placeholder_sha256(&f.name, &r.sha256) => d.push(
+            None if crate::init::is_placeholder_digest(&r.sha256) => d.push(
                 Rule::PlaceholderReceipt,
                 format!(
                     "placeholder receipt (profile `{}`) removed",
@@ -124,7 +124,7 @@ pub(super) fn diff_family(d: &mut Diff, f: &Family, g: &Family) {
         .filter(|s| !f.receipts.iter().any(|r| r.sha256 == s.sha256))
     {
         let profile = &g.profiles[s.profile].name;
-        if crate::init::is_placeholder_sha256(&g.name, &s.sha256) {
+        if crate::init::is_placeholder_digest(&s.sha256) {
             d.push(
                 Rule::PlaceholderReceipt,
                 format!("placeholder receipt (profile `{profile}`) added"),

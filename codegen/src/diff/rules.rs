@@ -35,8 +35,76 @@ macro_rules! rules {
             pub const fn name(self) -> &'static str { match self { $(Rule::$variant => $name,)+ } }
             pub const fn class(self) -> Class { match self { $(Rule::$variant => Class::$class,)+ } }
             pub const fn doc(self) -> &'static str { match self { $(Rule::$variant => $doc,)+ } }
+
+            /// `KDnnn` (any case).
+            pub fn parse(s: &str) -> Option<Rule> {
+                let s = s.trim();
+                Rule::ALL.iter().copied().find(|r| r.id().eq_ignore_ascii_case(s))
+            }
         }
     };
+}
+
+impl Rule {
+    /// Why the rule classes a change as it does: what a consumer sees
+    /// (`kfam explain KDnnn`).
+    pub const fn explanation(self) -> &'static str {
+        match self {
+            Rule::FamilyAdded => "A family is approved that the old manifest did not have. Nothing a consumer\nalready uses changes: programs, loaders and Python code that never named it keep\nworking, and a C program built against the old header still pairs with a library\nthat has it (it was approved later).",
+            Rule::FamilyRemoved => "A family the old manifest approved is gone, deleted or retired. Loaders refuse its\nartifacts from now on (as `retired` when a tombstone says so), capability answers\nno, and a C program compiled against a header that named it is refused by the\nlibrary's pairing check. Retire a family explicitly (`retired.toml`) so that its\nname stays reserved and its artifacts are evicted rather than unknown.",
+            Rule::RevisionChanged => "The family's revision number moved. The number alone breaks nothing: what changed\nin the contract is reported by its own rules beside this one. An approved revision\nis immutable, so any change of its identity needs a new revision (KF1101).",
+            Rule::ContractChanged => "The family moved between the `program` and `kernel` contracts. The calling rules\nare different (who allocates, who launches, what metadata an artifact carries), so\nevery loader and caller of the old contract is wrong for the new one.",
+            Rule::OperationChanged => "The operation payload changed: its kind, an operand, a matmul extent or\n`accumulate`. What the kernel computes is its contract: a caller or a reference\nthat relied on the old computation silently gets another one.",
+            Rule::TorchRemoved => "The family no longer offers a torch dispatcher schema (`torch = false`, or a\nsignature torch cannot spell). Python code that registered or called it through\ntorch stops working.",
+            Rule::TorchAdded => "The family now offers a torch dispatcher schema. Nothing existing changes;\nPyTorch users can register it.",
+            Rule::OperatorChanged => "The operator of a binary, unary, reduce or norm operation changed (`add` to `mul`,\n`rms_norm` to `layer_norm`): the same operands, another computation.",
+            Rule::OperationAxesChanged => "The axes a reduce, softmax or norm runs over, or `keepdim`, changed: the result\nhas other values, and for `keepdim` another shape.",
+            Rule::OperationScalarChanged => "`eps` or `scale` changed: a constant's value, or a constant replaced by a scalar\nparameter passed at call time (or the reverse). The results differ, and a\nparameter added or removed changes every call.",
+            Rule::SemanticsChanged => "A `custom` operation's `semantics` text is that kernel's whole contract: kfam\nchecked nothing else of what it computes. Any rewording is therefore a new\ncontract, and breaking.",
+            Rule::ParamAdded => "The signature gained a parameter: every caller must now pass it, and every\nposition after it moves (also reported as KD022).",
+            Rule::ParamRemoved => "The signature lost a parameter: every caller passes one argument too many, and\nevery position after it moves.",
+            Rule::ParamMoved => "A parameter's position changed: callers pass arguments by position (the C ABI,\nthe launch slots, torch), so every call of the old order binds the wrong\nargument.",
+            Rule::ParamDType => "A parameter's element type changed: data of the old dtype is misread, and call\nvalidation refuses the old callers' tensors.",
+            Rule::ParamShape => "A parameter's shape changed (a static extent, a static extent made dynamic or the\nreverse, or the rank): call validation refuses calls shaped as before, and a\nkernel compiled for the old shape reads the wrong bytes.",
+            Rule::ParamDirection => "A parameter's direction changed (`in`, `out`, `inout`): callers that expected the\nkernel to leave an input alone, or to write an output, are wrong, and aliasing\nrules change.",
+            Rule::ParamLayout => "A parameter's memory layout changed (`nd`, `nz`, `nchw`): data laid out as before\nis read in another order.",
+            Rule::ParamKind => "A parameter changed between tensor and scalar: it is passed in another pool,\nwith another descriptor, at another position among the tensors or scalars.",
+            Rule::ParamNarrowed => "A declared parameter attribute now refuses calls it accepted (a stricter\n`alignment`): callers whose data met the old value are refused.",
+            Rule::ParamWidened => "A declared parameter attribute now accepts calls it refused (a looser\n`alignment`): every call accepted before still is.",
+            Rule::ReturnsChanged => "The return aliases changed (which out or inout tensors the call returns, by\nname): code that reads the results by position reads other tensors.",
+            Rule::ProfileAdded => "A new artifact profile (platform, backend, runtime, execution mode). Nothing\nexisting changes; artifacts for it need receipts before they are admitted.",
+            Rule::ProfileRemoved => "A profile is gone: its artifacts are no longer admitted, and capability on its\nplatform and mode answers no.",
+            Rule::ProfileTarget => "A profile now names another platform, backend, runtime or execution mode under\nthe same name: artifacts built for the old target would be admitted for the\nnew one.",
+            Rule::BindingChanged => "A final-ABI binding slot or kind changed, or a binding was added or removed: the\nlauncher puts a parameter in another launch slot than the artifact expects.",
+            Rule::ReceiptAdded => "A new qualified artifact: loaders admit it from now on. Nothing admitted before is\nwithdrawn.",
+            Rule::ReceiptRemoved => "A qualified artifact was withdrawn: loaders refuse it from now on, and a cache\nentry built from it must be evicted. (A placeholder receipt, which approves no\nartifact, is KD055 instead.)",
+            Rule::ReceiptChanged => "A receipt kept its digest but changed its profile, codec or artifact path: the\nsame artifact is now approved for something else, or read as another wire\nformat.",
+            Rule::EvidenceRequalified => "A receipt's structured evidence changed: a new qualification run (more cases, new\ntool versions, other shapes, other worst errors, determinism measured anew).\nThe artifact and what it is approved for are unchanged.",
+            Rule::EvidenceWeakened => "A receipt's evidence got weaker: structured evidence replaced by free text, fewer\ncases passed, or a kernel shown deterministic no longer is (or is no longer\nmeasured). Consumers that relied on the evidence (a determinism requirement, a\ncase count) no longer have it.",
+            Rule::PlaceholderReceipt => "A placeholder receipt (a digest whose first 32 hex digits are zeros, as `kfam\nnew` and `kfam init` write) was removed, replaced by a real receipt, or added.\nIt approves no artifact (admission refuses placeholder digests, and capability\nanswers `unqualified` for a family with only placeholders), so nothing a loader\naccepted is withdrawn.",
+            Rule::TextChanged => "A summary, a parameter doc or the wording of qualification evidence changed.\nOnly documentation strings differ; nothing a program can observe.",
+            Rule::AbiRevision => "The native ABI revision pin changed: artifacts are built against another commit\nof the native runtime, and a loader holding artifacts of the old pin must\nrecompile them.",
+            Rule::AbiLimitLowered => "An ABI limit (`max_tensor_args`, `max_scalar_args`, `max_rank`, `max_prepared`)\nwas lowered: families or contexts that fit the old limit may not fit the new\none, and C programs compiled with the old value are refused by the library's\npairing check. `kfam check` refuses it unless `major` is raised (KF1110).",
+            Rule::AbiLimitRaised => "An ABI limit was raised. Artifacts and Python callers keep working; a C program\ncompiled with the old value is refused by the library's pairing check (C\ncompiles limits in, and `max_rank` lays out the records), so `kfam check`\nrefuses it unless `major` is raised (KF1110).",
+            Rule::StatusChanged => "A C status code has another value. C programs compare the codes they compiled in\nfrom the header: a program of the old header reads the new code as another\nstatus, or as none (a refused call taken for success, a retry taken for a\nrefusal), and the library's pairing check refuses it. `kfam check` refuses the\nchange unless `major` is raised in the same change (KF1110), which gives the\ncatalog library a new SONAME so that old programs keep the old library.",
+            Rule::AbiMajor => "The ABI major version changed: the catalog library's SONAME changes with it, and\nevery program must be rebuilt against the new header. Raising it is how a\nbreaking ABI change is approved (KF1110).",
+            Rule::AbiMinor => "The ABI minor version changed: compatible additions only (struct fields appended,\nnew functions).",
+            Rule::DimTied => "A named symbol now ties dynamic extents that were independent (a `-1` became a\nsymbol, or two symbols merged): calls that passed unequal extents are refused.",
+            Rule::DimUntied => "Dynamic extents a symbol tied are now independent: every call accepted before\nstill is.",
+            Rule::DimNarrowed => "A symbol's `[dims]` constraints now refuse extents they accepted (a constraint\nadded, `min` raised, `max` lowered or added, `multiple_of` changed to a\nnon-divisor).",
+            Rule::DimLoosened => "A symbol's constraints now accept extents they refused (a constraint removed or\nwidened): every call accepted before still is.",
+            Rule::DimRenamed => "A symbol was renamed; it ties the same extents with the same constraints. Only\nmessages and docs change.",
+            Rule::CatalogRenamed => "A name of the catalog's identity that consumers import, install, link or define\ninto changed (`name`, `python_distribution`, `python_package`,\n`torch_namespace`, `c_prefix`): imports, link lines, C identifiers and torch\noperator names of every consumer stop resolving.",
+            Rule::CatalogRelease => "The catalog's declared `version` or `license` changed: the release metadata of\nits packages, nothing they decide.",
+            Rule::OutputMoved => "An output's location below `--out` changed (`[catalog.outputs]`): paths in the\nrepository, not names consumers use.",
+            Rule::TargetAdded => "A platform, backend, runtime, execution mode or codec was declared: something new\nis offered, nothing existing changes (its code is new, KF1109).",
+            Rule::TargetRemoved => "A platform, backend, runtime, execution mode or codec was removed: profiles,\nartifacts and programs that name it stop resolving. `kfam check` refuses removing\na platform, backend, runtime or execution mode unless `major` is raised (KF1110).",
+            Rule::TargetRenumbered => "A platform, backend, runtime or execution mode has another code: C, Rust and\nPython programs compare the number, so an old program takes it for another\nmember. `kfam check` refuses it outright (KF1108).",
+            Rule::PlatformNarrowed => "A platform no longer accepts a backend, runtime, layout or dtype, or the catalog\nnow restricts its codecs (`[[codecs]]`): profiles and artifacts that used what\nwas dropped are refused.",
+            Rule::PlatformWidened => "A platform accepts another backend, runtime, layout or dtype, or the catalog no\nlonger restricts its codecs: everything accepted before still is.",
+            Rule::TargetDoc => "The `doc` of a platform, backend, runtime, execution mode or codec changed:\ndocumentation only.",
+        }
+    }
 }
 
 rules! {

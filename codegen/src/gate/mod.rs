@@ -12,6 +12,7 @@ use crate::ir;
 use crate::load::Loaded;
 use crate::model::{FamilyFile, LockEntry, Spanned};
 
+pub mod abi;
 pub mod targets;
 
 /// Lock format version.
@@ -175,6 +176,7 @@ pub fn check(
     if let Some(declared) = declared {
         targets::check(loaded, declared, report);
     }
+    abi::check(loaded, declared, report);
     let own = report.diagnostics.split_off(before);
     report
         .diagnostics
@@ -387,12 +389,19 @@ pub fn retired(loaded: &Loaded) -> Vec<ir::Retired> {
                 .collect();
             receipts.sort();
             receipts.dedup();
+            let approval = lock
+                .clone()
+                .find(|e| {
+                    e.value.name.value == t.name.value && e.value.revision.value == t.revision.value
+                })
+                .map_or(0, |e| approved(&e.value));
             ir::Retired {
                 name: t.name.value.clone(),
                 revision: t.revision.value,
                 identity: t.identity.value.clone(),
                 reason: t.reason.value.clone(),
                 receipts,
+                approval,
             }
         })
         .collect();
@@ -468,6 +477,7 @@ pub fn lock_contents(loaded: &Loaded, ir: &ir::Ir) -> String {
          # An approved platform, backend, runtime or execution mode keeps its code.\n",
     );
     let _ = writeln!(out, "version = {LOCK_VERSION}");
+    abi::lock_rows(loaded, &ir.targets, &mut out);
     targets::lock_rows(loaded, &ir.targets, &mut out);
     for ((name, revision), r) in &rows {
         let _ = writeln!(out, "\n[[family]]\nname = {}", q(name));

@@ -294,11 +294,16 @@ pub fn placeholder_sha256(family: &str) -> String {
     format!("{}{}", "0".repeat(32), &hex[..32])
 }
 
-/// Whether `sha256` is the placeholder receipt digest `kfam new` (or
-/// `kfam init`) writes for `family`: it approves no artifact, so `kfam diff`
-/// does not count its removal as a withdrawn artifact (KD055).
-pub fn is_placeholder_sha256(family: &str, sha256: &str) -> bool {
-    sha256.starts_with(&"0".repeat(32)) && sha256 == placeholder_sha256(family)
+/// Whether `sha256` is a placeholder digest by the documented rule
+/// (docs/manifest.md, "Receipts"): 64 hex digits of which the first 32 are
+/// zeros, as `kfam new` and `kfam init` write ([`placeholder_sha256`]), not
+/// only their exact value. It approves no artifact: `kfam diff` does not
+/// count its removal as a withdrawn artifact (KD055), admission refuses it,
+/// and capability answers `unqualified` for a family with only such
+/// receipts on a target. The runtimes' `is_placeholder_digest` (Rust and
+/// Python) is the same rule (`runtime/tests/shared.rs` compares).
+pub fn is_placeholder_digest(sha256: &str) -> bool {
+    sha256.len() == 64 && sha256.bytes().take(32).all(|b| b == b'0')
 }
 
 /// The C prefix `init` declares for a catalog named `name`: the name

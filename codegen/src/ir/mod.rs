@@ -61,6 +61,9 @@ pub struct Retired {
     /// Every artifact digest the lock recorded for any of its revisions,
     /// sorted.
     pub receipts: Vec<String>,
+    /// The approval the last revision entered the lock with (0 when the
+    /// lock does not record it).
+    pub approval: u32,
 }
 
 /// The version of the generator, the default version of a catalog.

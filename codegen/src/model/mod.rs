@@ -537,6 +537,27 @@ pub struct LockFile {
     /// with its code (absent from locks written before kfam 0.2).
     #[serde(default)]
     pub target: Vec<Spanned<LockTarget>>,
+    /// The ABI surface compiled programs depend on, as the catalog's major
+    /// approved it (absent from locks written before kfam 0.2's KF1110).
+    #[serde(default)]
+    pub abi: Option<Spanned<LockAbi>>,
+}
+
+/// `[abi]` of `approved.lock`: what programs compiled against the catalog's
+/// header depend on, as `major` approved it (`gate::abi`).
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockAbi {
+    pub major: Spanned<u16>,
+    pub max_tensor_args: Spanned<u32>,
+    pub max_scalar_args: Spanned<u32>,
+    pub max_rank: Spanned<u32>,
+    pub max_prepared: Spanned<u32>,
+    /// `kind name` of every declared platform, backend, runtime and
+    /// execution mode.
+    pub targets: Spanned<Vec<Spanned<String>>>,
+    /// Every status code, by status name.
+    pub status: Spanned<std::collections::BTreeMap<String, Spanned<i32>>>,
 }
 
 /// `[[target]]` of `approved.lock`: a code the catalog approved for a member

@@ -43,6 +43,13 @@ pub static RETIRED: Record = table(
             Ty::Strs,
             "Every artifact digest ever approved for the family, sorted.",
         ),
+        field(
+            "approval",
+            Ty::U32,
+            "The approval its last revision entered approved.lock with: a program's header of\n\
+             that approval or later compiled the family in (0: not recorded).",
+        )
+        .since(5),
     ],
 );
 

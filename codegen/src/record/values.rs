@@ -359,6 +359,7 @@ impl Row for ir::Retired {
             Value::Str(&self.identity),
             Value::Str(&self.reason),
             Value::Strs(&self.receipts),
+            Value::int(self.approval),
         ]
     }
 }

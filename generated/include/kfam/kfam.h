@@ -592,10 +592,12 @@ typedef enum kfam_capability_outcome {
     /** A profile exists but no artifact qualified on it. */
     KFAM_CAPABILITY_NO_RECEIPT = 5,
     /** The family was approved and then retired (`retired.toml`). */
-    KFAM_CAPABILITY_RETIRED = 6
+    KFAM_CAPABILITY_RETIRED = 6,
+    /** A profile exists, but its only receipts are placeholders (a digest of 32 leading zero hex digits, as `kfam new` writes): no qualified artifact exists. */
+    KFAM_CAPABILITY_UNQUALIFIED = 7
 } kfam_capability_outcome;
 /** Members of kfam_capability_outcome; their codes run from 0 to KFAM_CAPABILITY_COUNT - 1. */
-#define KFAM_CAPABILITY_COUNT 7
+#define KFAM_CAPABILITY_COUNT 8
 
 /** The spelling of a kfam_capability_outcome code, or NULL for an unknown code. */
 static inline const char *kfam_capability_outcome_name(int32_t code)
@@ -608,6 +610,7 @@ static inline const char *kfam_capability_outcome_name(int32_t code)
     case KFAM_CAPABILITY_NO_PROFILE: return "no_profile";
     case KFAM_CAPABILITY_NO_RECEIPT: return "no_receipt";
     case KFAM_CAPABILITY_RETIRED: return "retired";
+    case KFAM_CAPABILITY_UNQUALIFIED: return "unqualified";
     default: return NULL;
     }
 }
@@ -1225,6 +1228,11 @@ typedef struct kfam_retired {
     uint32_t receipt_count;
     /** Every artifact digest ever approved for the family, sorted. NULL when empty. */
     const char *const *receipts;
+    /**
+     * The approval its last revision entered approved.lock with: a program's header of
+     * that approval or later compiled the family in (0: not recorded).
+     */
+    uint32_t approval;
 } kfam_retired;
 
 /** The table header: ABI version, limits and every family. */
@@ -1635,7 +1643,7 @@ KFAM_GEN_OFFSET(kfam_family, packed_attention_prefill, 232u);
 KFAM_GEN_OFFSET(kfam_family, rope, 240u);
 KFAM_GEN_OFFSET(kfam_family, linear, 248u);
 KFAM_GEN_OFFSET(kfam_family, dense_attention, 256u);
-KFAM_GEN_SIZE(kfam_retired, 48u);
+KFAM_GEN_SIZE(kfam_retired, 56u);
 KFAM_GEN_OFFSET(kfam_retired, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_retired, revision, 4u);
 KFAM_GEN_OFFSET(kfam_retired, name, 8u);
@@ -1643,6 +1651,7 @@ KFAM_GEN_OFFSET(kfam_retired, identity, 16u);
 KFAM_GEN_OFFSET(kfam_retired, reason, 24u);
 KFAM_GEN_OFFSET(kfam_retired, receipt_count, 32u);
 KFAM_GEN_OFFSET(kfam_retired, receipts, 40u);
+KFAM_GEN_OFFSET(kfam_retired, approval, 48u);
 KFAM_GEN_SIZE(kfam_table, 48u);
 KFAM_GEN_OFFSET(kfam_table, struct_size, 0u);
 KFAM_GEN_OFFSET(kfam_table, abi_major, 4u);

@@ -329,9 +329,9 @@ KFAM_GEN_LINKAGE const kfam_family kfam_families[17] KFAM_GEN_MAYBE_UNUSED = {
 {KFAM_GEN_F,3,0,16,1,"swiglu_fused_bf16","a54aef7c20c8c3149000b3cc97097884890170d166c3a113c638fcf1b946632c","Fused SwiGLU gate of a transformer MLP on Ascend A2/A3 in kernel mode: the\nSiLU of the gate projection times the up projection, in one pass over a\nsymbolic number `rows` of BF16 rows. Artifact digests are placeholders: the\nartifacts are not shipped in this repository.",NULL,1,0,7,-1,{0,0,0},0,0,0,0,3,3,0,1,kfam_gen_params + 74,kfam_gen_indices,1,1,kfam_gen_profiles + 2,kfam_gen_receipts + 19,1,kfam_gen_symbols + 12,NULL,NULL,NULL,NULL,NULL,"out[r, c] = silu(gate[r, c]) * up[r, c], where silu(x) = x * sigmoid(x),\ncomputed in FP32 and rounded once to BF16.",1,NULL,NULL,NULL,NULL},
 };
 
-/* kfam_retired: struct_size, revision, name, identity, reason, receipt_count, receipts */
+/* kfam_retired: struct_size, revision, name, identity, reason, receipt_count, receipts, approval */
 KFAM_GEN_LINKAGE const kfam_retired kfam_retired_families[1] KFAM_GEN_MAYBE_UNUSED = {
-{sizeof(kfam_retired),1,"matmul_bf16_64x64x64","53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743","superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array",1,kfam_gen_texts},
+{sizeof(kfam_retired),1,"matmul_bf16_64x64x64","53e332711cb7180467cd7c58b4764691091ca9c150e1d0035cc307983507a743","superseded by matmul_bf16_128x64x128; the 64x64x64 tile underused the XDNA2 array",1,kfam_gen_texts,1},
 };
 
 KFAM_GEN_LINKAGE const kfam_table kfam_header_table KFAM_GEN_MAYBE_UNUSED =

@@ -41,6 +41,11 @@ except ModuleNotFoundError as _missing:
 # First: a runtime that does not serve code of this generator refuses it here, by name.
 _rt.require(__name__, "0.1.0")
 
+# Then: the data is what kfam generate wrote, or ``kfam_runtime.CorruptError`` names the file.
+# ``_abi.py`` ends with its own SHA-256 and records that of ``_tables.py``, which the first
+# lookup checks before it reads the file.
+_rt.check_data(__name__, "_abi.py")
+
 from kfam_runtime import (  # noqa: E402
     MAX_DOCUMENT_BYTES,
     Admitted,
@@ -71,6 +76,7 @@ from ._abi import (  # noqa: E402
     Runtime,
     Status,
     TORCH_NAMESPACE,
+    TABLES_SHA256 as _TABLES_SHA256,
     __version__ as __version__,
 )
 
@@ -105,6 +111,7 @@ CATALOG: Final = _rt.Catalog(
     backend=Backend,
     runtime=Runtime,
     execution_mode=ExecutionMode,
+    tables_sha256=_TABLES_SHA256,
     errors=_rt.Errors(
         base=KfamError,
         capability=CapabilityError,

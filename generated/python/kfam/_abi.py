@@ -32,6 +32,9 @@ CATALOG_DIGEST: Final[str] = "707b6e03155438f02f49d08226312d0a60c21925781fab137b
 TORCH_NAMESPACE: Final[str] = "kfam"
 #: The distribution's version: the catalog's declared release.
 __version__: Final[str] = "0.1.0"
+#: The SHA-256 of ``_tables.py`` as kfam generate wrote it: the runtime checks the file
+#: against it before the first lookup reads it.
+TABLES_SHA256: Final[str] = "8d834ddc7fd4fa7c52a531fefa5ec711154cf55a6319194352d97e792a6f971d"
 
 
 @unique
@@ -93,3 +96,5 @@ class ExecutionMode(_vocab.ExecutionMode):
     SIM = 0
     #: Runs on the device.
     ONBOARD = 1
+
+# kfam-sha256: 379baf0dd4aab43ba74f450c5da4fedf83537cb0e6a3a89b6cbb38dfb6a16fa6

@@ -230,14 +230,12 @@ pub unsafe fn check_catalog(
             let message = format!("ok: the library serves catalog `{name}`");
             return answer(c, &message, c.ok(), buf, cap, needed);
         }
-        let short = |d: &str| d.get(..12).unwrap_or(d).to_owned();
+        let (theirs, mine) = crate::pairing::distinct_prefixes(digest, ours.digest);
         let message = format!(
             "prepared_incompatible: the program was compiled with the header of catalog `{name}` \
-             (digest {}), but this library serves catalog `{}` (digest {}): build both from the \
-             same manifest, or link the library of `{name}`",
-            short(digest),
+             (digest {theirs}), but this library serves catalog `{}` (digest {mine}): build both \
+             from the same manifest, or link the library of `{name}`",
             ours.name,
-            short(ours.digest),
         );
         answer(
             c,

@@ -214,40 +214,66 @@ fn operation_code(record: &Record) -> i32 {
         .expect("every payload record is an operation kind's")
 }
 
-/// Bytes of the description per string literal: the longest C99 requires
-/// compilers to accept (`-pedantic` warns past it). Each literal fills one
-/// row of a `[ROWS][4096]` array; the runtime reads 4095 bytes of each
-/// (`KFAMRT_DESCRIPTION_ROW` of `kfamrt.h`). As string literals rather
-/// than a list of numbers, 10,000 families' description compiles in 1.3 s
-/// and 0.2 GB instead of 30 s and 2.9 GB (docs/performance.md).
+/// Characters of the description's text per string literal: the longest
+/// C99 requires compilers to accept (`-pedantic` warns past it). Each
+/// literal fills one row of a `[ROWS][4096]` array; the runtime reads 4095
+/// characters of each (`KFAMRT_DESCRIPTION_ROW` of `kfamrt.h`). As string
+/// literals rather than a list of numbers, 10,000 families' description
+/// compiles in about a second instead of 30 s and 2.9 GB
+/// (docs/performance.md).
 pub const ROW: usize = 4095;
+
+/// The characters of base64 (RFC 4648), by value.
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Characters of the base64 text of `len` bytes (with padding):
+/// `KFAMRT_DESCRIPTION_TEXT` of `kfamrt.h`.
+pub const fn text_len(len: usize) -> usize {
+    len.div_ceil(3) * 4
+}
+
+/// Rows of the unit's array for a description of `len` bytes:
+/// `KFAMRT_DESCRIPTION_ROWS` of `kfamrt.h` (one, empty, for no bytes).
+pub const fn rows(len: usize) -> usize {
+    let rows = text_len(len).div_ceil(ROW);
+    if rows == 0 {
+        1
+    } else {
+        rows
+    }
+}
+
+/// The base64 text of `bytes` (RFC 4648, with padding), character by
+/// character: what the unit's rows hold.
+pub fn base64(bytes: &[u8]) -> impl Iterator<Item = u8> + '_ {
+    bytes.chunks(3).flat_map(|chunk| {
+        let n = (u32::from(chunk[0]) << 16)
+            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*chunk.get(2).unwrap_or(&0));
+        (0..4).map(move |i| {
+            if i <= chunk.len() {
+                BASE64[(n >> (18 - 6 * i)) as usize & 63]
+            } else {
+                b'='
+            }
+        })
+    })
+}
+
+/// `bytes` as base64, in string literals of [`ROW`] characters, one a
+/// line. Base64 costs 4 characters for 3 bytes and needs no escape in a
+/// C string (none of its characters is `"`, `\\` or `?`), where the
+/// octal escapes of format 1.4 cost about 2.6 characters a byte.
+pub fn c_rows(text: &mut String, bytes: &[u8]) {
+    text.push_str("    \"");
+    for (i, c) in base64(bytes).enumerate() {
+        if i > 0 && i % ROW == 0 {
+            text.push_str("\",\n    \"");
+        }
+        text.push(char::from(c));
+    }
+    text.push('"');
+}
 
 /// The declared vocabularies, in the order the description lists them.
 pub const DECLARED: [&Vocabulary; 4] = [&PLATFORM, &BACKEND, &RUNTIME, &EXECUTION_MODE];
-
-/// `bytes` as string literals of [`ROW`] bytes, one a line: printable ASCII
-/// as itself, everything else (and `"`, `\\`, `?`, which could start a
-/// trigraph) as a three-digit octal escape, which no following digit can
-/// extend.
-pub fn c_rows(text: &mut String, bytes: &[u8]) {
-    if bytes.is_empty() {
-        text.push_str("    \"\"");
-    }
-    for (i, row) in bytes.chunks(ROW).enumerate() {
-        if i > 0 {
-            text.push_str(",\n");
-        }
-        text.push_str("    \"");
-        for &b in row {
-            if (b' '..=b'~').contains(&b) && !matches!(b, b'"' | b'\\' | b'?') {
-                text.push(char::from(b));
-            } else {
-                text.push('\\');
-                text.push(char::from(b'0' + (b >> 6)));
-                text.push(char::from(b'0' + ((b >> 3) & 7)));
-                text.push(char::from(b'0' + (b & 7)));
-            }
-        }
-        text.push('"');
-    }
-}

@@ -9,7 +9,7 @@
 //! description's bytes, the header's status codes and record sizes filled
 //! in from the IR and the record declarations.
 
-use super::description::{c_rows, description, FORMAT_MAJOR, FORMAT_MINOR, ROW};
+use super::description::{c_rows, description, rows, text_len, FORMAT_MAJOR, FORMAT_MINOR};
 use super::escape::c_string_literal;
 use super::prefix::Prefix;
 use crate::emit::output::GeneratedFile;
@@ -48,7 +48,7 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
         .replace("@BANNER@", banner)
         .replace("@NAME@", &ir.catalog.name)
         .replace("@HEADER@", &header)
-        .replace("@ROWS@", &bytes.len().div_ceil(ROW).max(1).to_string())
+        .replace("@ROWS@", &rows(bytes.len()).to_string())
         .replace("@LENGTH@", &bytes.len().to_string())
         .replace("@RECORD_SIZES@", &sizes.join("\n"))
         .replace("@FORMAT_MAJOR@", &FORMAT_MAJOR.to_string())
@@ -67,7 +67,9 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
     let (head, tail) = unit
         .split_once("@DESCRIPTION@")
         .expect("the unit has a place for its description");
-    let mut text = String::with_capacity(unit.len() + bytes.len() * 3);
+    // The rows' text, with each row's quotes, separator and indent.
+    let rows_text = text_len(bytes.len()) + rows(bytes.len()) * 8;
+    let mut text = String::with_capacity(unit.len() + rows_text);
     text.push_str(head);
     c_rows(&mut text, &bytes);
     text.push_str(tail);

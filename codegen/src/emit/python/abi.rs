@@ -12,8 +12,13 @@ use crate::vocab::{Member, Status};
 use super::text::py_str_literal;
 use super::vocab::{coded, vocab_class};
 
-/// `_abi.py` of `ir`.
-pub(super) fn abi_py(ir: &Ir, header: &str) -> String {
+/// The last line of a self-checked data file: the SHA-256 of every byte
+/// before it (`kfam_runtime.check_data`, docs/python.md, "Integrity").
+pub(super) const CHECKSUM: &str = "# kfam-sha256: ";
+
+/// `_abi.py` of `ir`, beside a `_tables.py` whose SHA-256 is `tables`: the
+/// file records it, and ends with its own checksum line ([`CHECKSUM`]).
+pub(super) fn abi_py(ir: &Ir, header: &str, tables: &str) -> String {
     let abi = &ir.abi;
     let mut w = Writer::new("    ");
     w.raw(header);
@@ -83,6 +88,14 @@ from kfam_runtime import vocab as _vocab
         "__version__: Final[str] = {}",
         py_str_literal(&catalog.version)
     ));
+    w.line(
+        "#: The SHA-256 of ``_tables.py`` as kfam generate wrote it: the runtime checks the file",
+    );
+    w.line("#: against it before the first lookup reads it.");
+    w.line(format_args!(
+        "TABLES_SHA256: Final[str] = {}",
+        py_str_literal(tables)
+    ));
     w.blank();
     let status: Vec<(Member, i64)> = Status::ALL
         .iter()
@@ -101,5 +114,11 @@ from kfam_runtime import vocab as _vocab
     if s.ends_with("\n\n") {
         s.pop();
     }
+    // The file checks itself: what `__init__.py` reads first.
+    s.push('\n');
+    let sum = ir::sha256_hex(s.as_bytes());
+    s.push_str(CHECKSUM);
+    s.push_str(&sum);
+    s.push('\n');
     s
 }

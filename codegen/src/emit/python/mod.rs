@@ -86,6 +86,10 @@ pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
     let header = header(banner);
     let package = &ir.catalog.python_package;
     let module = |name: &str| format!("{ROOT}/{package}/{name}");
+    // `_abi.py` records the digest of `_tables.py` and checks itself: the
+    // runtime checks each before it reads it (`kfam_runtime.check_data`).
+    let tables = tables::tables_py(ir, &header);
+    let abi = abi::abi_py(ir, &header, &crate::ir::sha256_hex(tables.as_bytes()));
     vec![
         GeneratedFile::new(format!("{ROOT}/.gitignore"), gitignore(&header)),
         GeneratedFile::new(format!("{ROOT}/pyproject.toml"), pyproject(ir, &header)),
@@ -94,8 +98,8 @@ pub fn emit(ir: &Ir, banner: &str) -> Vec<GeneratedFile> {
             module("__init__.py"),
             package::init_py(&ir.catalog, &header),
         ),
-        GeneratedFile::new(module("_abi.py"), abi::abi_py(ir, &header)),
-        GeneratedFile::new(module("_tables.py"), tables::tables_py(ir, &header)),
+        GeneratedFile::new(module("_abi.py"), abi),
+        GeneratedFile::new(module("_tables.py"), tables),
         GeneratedFile::new(
             module("context.py"),
             package::context_py(&ir.catalog, &header),

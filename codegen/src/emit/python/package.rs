@@ -193,6 +193,11 @@ except ModuleNotFoundError as _missing:
 # First: a runtime that does not serve code of this generator refuses it here, by name.
 _rt.require(__name__, "{GENERATOR_VERSION}")
 
+# Then: the data is what kfam generate wrote, or ``kfam_runtime.CorruptError`` names the file.
+# ``_abi.py`` ends with its own SHA-256 and records that of ``_tables.py``, which the first
+# lookup checks before it reads the file.
+_rt.check_data(__name__, "_abi.py")
+
 from kfam_runtime import (  # noqa: E402
 {generic}    records as _records,
     vocab as _vocab,
@@ -202,7 +207,8 @@ from kfam_runtime.records import Family, Retired  # noqa: E402
 from kfam_runtime.vocab import *  # noqa: E402, F403  (the vocabularies every catalog shares)
 
 from ._abi import (  # noqa: E402
-{abi}    __version__ as __version__,
+{abi}    TABLES_SHA256 as _TABLES_SHA256,
+    __version__ as __version__,
 )
 
 
@@ -220,7 +226,8 @@ CATALOG: Final = _rt.Catalog(
     abi_revision=ABI_REVISION,
     max_prepared=MAX_PREPARED,
     status=Status,
-{targets}    errors=_rt.Errors(
+{targets}    tables_sha256=_TABLES_SHA256,
+    errors=_rt.Errors(
         base={error},
         capability=CapabilityError,
         admission=AdmissionError,

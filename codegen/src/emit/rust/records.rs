@@ -228,23 +228,45 @@ pub(super) fn description_tokens() -> TokenStream {
         r.logical()
             .map(|f| {
                 let n = ident(f.name);
+                // Where a value is, for the reader's messages: the
+                // record's name and the field's.
+                let (rec, name) = (r.name, f.name);
                 match f.ty {
                     // Parameter references are checked against the
                     // family's parameters once it is read.
-                    Ty::Param => quote!(#n: r.param()?),
-                    Ty::OptParam => quote!(#n: r.opt_param()?),
+                    Ty::Param => quote!(#n: r.param(#rec, #name)?),
+                    Ty::OptParam => quote!(#n: r.opt_param(#rec, #name)?),
+                    Ty::ScalarRef => quote!(#n: r.scalar_ref(#rec, #name)?),
+                    // Extents are checked as they are read: `-1`, or
+                    // 1 ..= 2^32 - 1.
+                    Ty::Extent => quote!(#n: r.extent(#rec, #name)?),
+                    Ty::Dims { .. } => quote!(#n: r.dims(#rec, #name)?),
+                    // A declared attribute keeps its rule; one appended in
+                    // a later minor is its default where an earlier
+                    // writer's record ends before it.
+                    _ if f.attr.is_some() => {
+                        let a = f.attr.expect("an attribute");
+                        let default = (f.since > 0).then_some(a.default);
+                        let default = match default {
+                            Some(d) => {
+                                let d = Literal::i64_unsuffixed(d);
+                                quote!(Some(#d))
+                            }
+                            None => quote!(None),
+                        };
+                        match a.rule {
+                            crate::record::AttrRule::PowerOfTwo { max } => {
+                                let max = Literal::i64_unsuffixed(max);
+                                quote!(#n: r.power_of_two(#rec, #name, #default, #max)?)
+                            }
+                        }
+                    }
                     // Appended in a later minor: an earlier writer's
                     // record ends before it. A vocabulary's absent
                     // member is its code 0.
                     Ty::Vocab(v) if f.since > 0 => {
                         let (ty, zero) = (ident(v.name), ident(v.absent().variant));
                         quote!(#n: r.appended_or(#ty::#zero)?)
-                    }
-                    // A declared attribute's absent value is its default.
-                    _ if f.since > 0 && f.attr.is_some() => {
-                        let d = f.attr.map_or(0, |a| a.default);
-                        let d = Literal::i64_unsuffixed(d);
-                        quote!(#n: r.appended_or(#d)?)
                     }
                     _ if f.since > 0 => quote!(#n: r.appended()?),
                     _ => quote!(#n: r.read()?),
