@@ -104,44 +104,10 @@ typedef char kfamrt_layout_rows[offsetof(kfamrt_catalog, description_rows) == 16
 /* The runtime's version, "0.1.0". */
 const char *kfamrt_version(void);
 
-int32_t kfamrt_library_table(kfamrt_catalog *c, const void **out);
-int32_t kfamrt_check_catalog(kfamrt_catalog *c, const char *name, const char *digest, char *buf,
-                             size_t cap, size_t *needed);
-int32_t kfamrt_check_pairing(kfamrt_catalog *c, const void *header, char *buf, size_t cap,
-                             size_t *needed);
-int32_t kfamrt_find_family(kfamrt_catalog *c, const char *name, const void **out);
-int32_t kfamrt_find_artifact(kfamrt_catalog *c, const char *sha256_hex, void *out);
-int32_t kfamrt_capability(kfamrt_catalog *c, const char *family, int32_t platform, int32_t mode,
-                          int32_t contract, void *out);
-int32_t kfamrt_capability_message(kfamrt_catalog *c, const char *family, int32_t platform,
-                                  int32_t mode, int32_t contract, char *buf, size_t cap,
-                                  size_t *needed);
-int32_t kfamrt_admit(kfamrt_catalog *c, const char *json, size_t len, const char *sha256_hex,
-                     void *out);
-int32_t kfamrt_admit_message(kfamrt_catalog *c, const char *json, size_t len,
-                             const char *sha256_hex, char *buf, size_t cap, size_t *needed);
-int32_t kfamrt_torch_schema(kfamrt_catalog *c, const char *family, const char **out);
-int32_t kfamrt_validate_call(kfamrt_catalog *c, const void *family, const void *tensors,
-                             size_t n_tensors, const void *scalars, size_t n_scalars, void *err);
-int32_t kfamrt_validate_call_message(kfamrt_catalog *c, const void *family, const void *tensors,
-                                     size_t n_tensors, const void *scalars, size_t n_scalars,
-                                     char *buf, size_t cap, size_t *needed);
-int32_t kfamrt_context_new(kfamrt_catalog *c, void **out);
-int32_t kfamrt_context_new_with(kfamrt_catalog *c, const void *options, void **out);
-int32_t kfamrt_context_init(kfamrt_catalog *c, void *ctx, int32_t platform, int32_t mode,
-                            int32_t contract, uint64_t generation, kfamrt_fn launch, void *user);
-int32_t kfamrt_context_init_generation(kfamrt_catalog *c, void *ctx, int32_t platform,
-                                       int32_t mode, int32_t contract, uint64_t generation,
-                                       kfamrt_fn launch, void *user);
-int32_t kfamrt_context_generation(kfamrt_catalog *c, void *ctx, uint64_t *out);
-int32_t kfamrt_context_supported(kfamrt_catalog *c, void *ctx, const char *family);
-int32_t kfamrt_context_prepare(kfamrt_catalog *c, void *ctx, const char *meta, size_t len,
-                               const char *sha256, uint64_t *callable);
-int32_t kfamrt_context_launch(kfamrt_catalog *c, void *ctx, uint64_t callable, const void *tensors,
-                              size_t n_tensors, const void *scalars, size_t n_scalars,
-                              uint64_t stream);
-int32_t kfamrt_context_close(kfamrt_catalog *c, void *ctx);
-int32_t kfamrt_context_free(kfamrt_catalog *c, void *ctx);
+/* Every function of the catalog's header (<prefix>_capability, ...) as
+ * the runtime exports it: the descriptor first, then the header's
+ * arguments, their record types erased to void. */
+@FUNCTIONS@
 
 #ifdef __cplusplus
 }

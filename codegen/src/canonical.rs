@@ -16,8 +16,9 @@ use crate::ir::{
     Arg, Attrs, Binding, DimUse, Extent, Family, Operation, Param, Profile, ScalarRef, Symbol,
     TargetRef, IDENTITY_FORMAT,
 };
+use crate::record::OperationKind;
 use crate::record::{operation, Field, Ty, PARAM};
-use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, OperationKind, ParamKind};
+use crate::vocab::{BindingKind, Contract, DType, Direction, Layout, ParamKind};
 
 type Str<'a> = Cow<'a, str>;
 

@@ -19,8 +19,8 @@ use kfam_codegen::diag::{ci, Code, Report};
 use kfam_codegen::diff::Class;
 use kfam_codegen::emit::schema;
 use kfam_codegen::init;
+use kfam_codegen::record::OperationKind;
 use kfam_codegen::shell_word;
-use kfam_codegen::vocab::OperationKind;
 use kfam_codegen::write::Problem;
 use kfam_codegen::{GenerateError, GenerateOutcome};
 

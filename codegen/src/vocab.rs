@@ -135,9 +135,6 @@ macro_rules! vocab {
 }
 pub(crate) use vocab;
 
-// Declared with the kinds' payload records, and listed with the others there.
-pub use crate::record::{OperationKind, VOCABULARIES};
-
 vocab! {
     /// Element type. Codes follow the native runtime's dtype tags.
     DType {

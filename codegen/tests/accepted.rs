@@ -124,7 +124,7 @@ fn generated_families_are_legal() {
     }
     assert_eq!(
         kinds.len(),
-        kfam_codegen::vocab::OperationKind::ALL.len(),
+        kfam_codegen::record::OperationKind::ALL.len(),
         "kinds reached: {kinds:?}"
     );
 }

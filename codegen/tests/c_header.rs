@@ -15,7 +15,7 @@ use std::process::Command;
 
 use kfam_codegen::emit::c;
 use kfam_codegen::ir::{Arg, Family, Ir, ScalarRef};
-use kfam_codegen::vocab::OperationKind;
+use kfam_codegen::record::OperationKind;
 
 use crate::support::process;
 use crate::support::root;

@@ -11,9 +11,10 @@ use crate::support::root;
 use kfam_codegen::diag::Code;
 use kfam_codegen::emit::schema::{abi_schema, compiled_meta_schema, family_schema};
 use kfam_codegen::ir::sha256_hex;
+use kfam_codegen::record::{OperationKind, VOCABULARIES};
 use kfam_codegen::vocab::{
-    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind,
-    OperationKind, ParamKind, ReduceOp, UnaryOp, VOCABULARIES,
+    BinaryOp, BindingKind, CacheLayout, Contract, DType, Direction, Layout, NormKind, ParamKind,
+    ReduceOp, UnaryOp,
 };
 use serde_json::Value;
 
@@ -278,7 +279,7 @@ fn compiled_meta_reference_documents_every_field() {
 /// constraints the checker enforces. `KFAM_BLESS=1` rewrites the tables.
 #[test]
 fn operand_tables_follow_the_declarations() {
-    use kfam_codegen::vocab::OperationKind;
+    use kfam_codegen::record::OperationKind;
     let path = root().join("docs/manifest.md");
     let mut text = doc("manifest.md");
     let mut stale = Vec::new();

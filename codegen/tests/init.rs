@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kfam_codegen::vocab::OperationKind;
+use kfam_codegen::record::OperationKind;
 
 struct Run {
     code: i32,

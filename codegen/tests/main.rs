@@ -6,8 +6,10 @@ mod support;
 
 mod accepted;
 mod adopting;
+mod architecture;
 mod bounds;
 mod build_script;
+mod c_functions;
 mod c_header;
 mod c_prefix;
 mod catalog;

@@ -14,7 +14,8 @@ use std::process::{Command, Output};
 
 use kfam_codegen::emit::{python, Origin};
 use kfam_codegen::ir::{sha256_hex, Ir};
-use kfam_codegen::vocab::{DType, Status, VOCABULARIES};
+use kfam_codegen::record::VOCABULARIES;
+use kfam_codegen::vocab::{DType, Status};
 use serde_json::json;
 use tempfile::TempDir;
 

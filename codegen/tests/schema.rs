@@ -878,7 +878,7 @@ fn example_documents_do_not_grow_with_the_catalog() {
             .collect();
         families.len()
     };
-    let shapes = 2 * kfam_codegen::vocab::OperationKind::ALL.len();
+    let shapes = 2 * kfam_codegen::record::OperationKind::ALL.len();
     for n in [40, 400] {
         let sampled = count(n);
         assert!((2..=shapes).contains(&sampled), "{n} families: {sampled}");

@@ -9,7 +9,7 @@
 //! built from that declaration (`declared`). Included by
 //! `codegen/tests/accepted.rs` and by this crate, both over `kfam_codegen`.
 
-use kfam_codegen::vocab::OperationKind;
+use kfam_codegen::record::OperationKind;
 
 /// A manifest's family files: `(name, TOML text)`, checked with the
 /// shipped `abi.toml` (`max_rank = 5`, 256 tensors, 128 scalars).

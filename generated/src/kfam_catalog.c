@@ -120,19 +120,19 @@ static kfamrt_catalog kfam_gen_catalog = {
     sizeof kfam_gen_description / KFAMRT_DESCRIPTION_STRIDE,
 };
 
+/* Every function kfam.h declares: one call of the runtime with this
+ * catalog's descriptor. */
 KFAM_API int32_t kfam_library_table(const kfam_table **out)
 {
     return kfamrt_library_table(&kfam_gen_catalog, (const void **)out);
 }
 
-KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap,
-                                    size_t *needed)
+KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap, size_t *needed)
 {
     return kfamrt_check_catalog(&kfam_gen_catalog, name, digest, buf, cap, needed);
 }
 
-KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap,
-                                    size_t *needed)
+KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap, size_t *needed)
 {
     return kfamrt_check_pairing(&kfam_gen_catalog, header, buf, cap, needed);
 }
@@ -147,18 +147,14 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
     return kfamrt_find_artifact(&kfam_gen_catalog, sha256_hex, out);
 }
 
-KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
-                                 kfam_contract contract, kfam_capability_result *out)
+KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode, kfam_contract contract, kfam_capability_result *out)
 {
-    return kfamrt_capability(&kfam_gen_catalog, family, (int32_t)platform, (int32_t)mode,
-                             (int32_t)contract, out);
+    return kfamrt_capability(&kfam_gen_catalog, family, (int32_t)platform, (int32_t)mode, (int32_t)contract, out);
 }
 
-KFAM_API int32_t kfam_capability_message(const char *family, kfam_platform platform, kfam_execution_mode mode,
-                                         kfam_contract contract, char *buf, size_t cap, size_t *needed)
+KFAM_API int32_t kfam_capability_message(const char *family, kfam_platform platform, kfam_execution_mode mode, kfam_contract contract, char *buf, size_t cap, size_t *needed)
 {
-    return kfamrt_capability_message(&kfam_gen_catalog, family, (int32_t)platform, (int32_t)mode,
-                                     (int32_t)contract, buf, cap, needed);
+    return kfamrt_capability_message(&kfam_gen_catalog, family, (int32_t)platform, (int32_t)mode, (int32_t)contract, buf, cap, needed);
 }
 
 KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex, kfam_admission *out)
@@ -166,25 +162,19 @@ KFAM_API int32_t kfam_admit(const char *json, size_t len, const char *sha256_hex
     return kfamrt_admit(&kfam_gen_catalog, json, len, sha256_hex, out);
 }
 
-KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sha256_hex, char *buf,
-                                    size_t cap, size_t *needed)
+KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sha256_hex, char *buf, size_t cap, size_t *needed)
 {
     return kfamrt_admit_message(&kfam_gen_catalog, json, len, sha256_hex, buf, cap, needed);
 }
 
-KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
-                                    const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err)
+KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err)
 {
-    return kfamrt_validate_call(&kfam_gen_catalog, family, tensors, n_tensors, scalars, n_scalars,
-                                err);
+    return kfamrt_validate_call(&kfam_gen_catalog, family, tensors, n_tensors, scalars, n_scalars, err);
 }
 
-KFAM_API int32_t kfam_validate_call_message(const kfam_family *family, const kfam_tensor_arg *tensors,
-                                            size_t n_tensors, const kfam_scalar_arg *scalars,
-                                            size_t n_scalars, char *buf, size_t cap, size_t *needed)
+KFAM_API int32_t kfam_validate_call_message(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, char *buf, size_t cap, size_t *needed)
 {
-    return kfamrt_validate_call_message(&kfam_gen_catalog, family, tensors, n_tensors, scalars,
-                                        n_scalars, buf, cap, needed);
+    return kfamrt_validate_call_message(&kfam_gen_catalog, family, tensors, n_tensors, scalars, n_scalars, buf, cap, needed);
 }
 
 KFAM_API int32_t kfam_torch_schema(const char *family, const char **out)
@@ -202,20 +192,14 @@ KFAM_API int32_t kfam_context_new_with(const kfam_context_options *options, kfam
     return kfamrt_context_new_with(&kfam_gen_catalog, options, (void **)out);
 }
 
-KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode,
-                                   int32_t contract, uint64_t generation, kfam_launch_fn launch,
-                                   void *user)
+KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode, int32_t contract, uint64_t generation, kfam_launch_fn launch, void *user)
 {
-    return kfamrt_context_init(&kfam_gen_catalog, ctx, platform, execution_mode, contract,
-                               generation, (kfamrt_fn)launch, user);
+    return kfamrt_context_init(&kfam_gen_catalog, ctx, platform, execution_mode, contract, generation, (kfamrt_fn)launch, user);
 }
 
-KFAM_API int32_t kfam_context_init_generation(kfam_context *ctx, int32_t platform, int32_t execution_mode,
-                                              int32_t contract, uint64_t generation, kfam_launch_fn launch,
-                                              void *user)
+KFAM_API int32_t kfam_context_init_generation(kfam_context *ctx, int32_t platform, int32_t execution_mode, int32_t contract, uint64_t generation, kfam_launch_fn launch, void *user)
 {
-    return kfamrt_context_init_generation(&kfam_gen_catalog, ctx, platform, execution_mode,
-                                          contract, generation, (kfamrt_fn)launch, user);
+    return kfamrt_context_init_generation(&kfam_gen_catalog, ctx, platform, execution_mode, contract, generation, (kfamrt_fn)launch, user);
 }
 
 KFAM_API int32_t kfam_context_generation(kfam_context *ctx, uint64_t *out)
@@ -228,19 +212,14 @@ KFAM_API int32_t kfam_context_supported(kfam_context *ctx, const char *family)
     return kfamrt_context_supported(&kfam_gen_catalog, ctx, family);
 }
 
-KFAM_API int32_t kfam_context_prepare(kfam_context *ctx, const char *compiled_meta, size_t len,
-                                      const char *sha256, uint64_t *callable)
+KFAM_API int32_t kfam_context_prepare(kfam_context *ctx, const char *compiled_meta, size_t len, const char *sha256, uint64_t *callable)
 {
     return kfamrt_context_prepare(&kfam_gen_catalog, ctx, compiled_meta, len, sha256, callable);
 }
 
-KFAM_API int32_t kfam_context_launch(kfam_context *ctx, uint64_t callable,
-                                     const kfam_tensor_arg *tensors, size_t n_tensors,
-                                     const kfam_scalar_arg *scalars, size_t n_scalars,
-                                     uint64_t stream)
+KFAM_API int32_t kfam_context_launch(kfam_context *ctx, uint64_t callable, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream)
 {
-    return kfamrt_context_launch(&kfam_gen_catalog, ctx, callable, tensors, n_tensors, scalars,
-                                 n_scalars, stream);
+    return kfamrt_context_launch(&kfam_gen_catalog, ctx, callable, tensors, n_tensors, scalars, n_scalars, stream);
 }
 
 KFAM_API int32_t kfam_context_close(kfam_context *ctx)

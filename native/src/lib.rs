@@ -19,11 +19,11 @@ pub mod descriptor;
 use std::ffi::{c_char, c_void};
 
 use descriptor::{code, opened, Descriptor, Opened};
+use kfam_runtime::ffi::write_message;
 use kfam_runtime::ffi::{
     self, AdmissionResult, ArtifactMatch, CCallError, CCatalog, CContextOptions, CPairing,
     CScalarArg, CTensorArg, CapabilityResult, KfamContext, LaunchFn, Opaque,
 };
-use kfam_runtime::ffi_message::write_message;
 use kfam_runtime::Status;
 
 /// What a call returns when it passes no descriptor at all (a generated
@@ -121,8 +121,8 @@ exports! {
         => |c| ffi::check_pairing(c, header, buf, cap, needed);
     find_family(name: *const c_char, out: *mut *const Opaque) [Refusal::Empty]
         => |c| ffi::find_family(c, name, out);
-    find_artifact(sha256: *const c_char, out: *mut ArtifactMatch) [Refusal::Empty]
-        => |c| ffi::find_artifact(c, sha256, out);
+    find_artifact(sha256_hex: *const c_char, out: *mut ArtifactMatch) [Refusal::Empty]
+        => |c| ffi::find_artifact(c, sha256_hex, out);
     capability(family: *const c_char, platform: i32, mode: i32, contract: i32,
         out: *mut CapabilityResult) [Refusal::Empty]
         => |c| ffi::capability(c, family, platform, mode, contract, out);
@@ -131,12 +131,12 @@ exports! {
         => |c| ffi::capability_message(c, family, platform, mode, contract, buf, cap, needed);
     // Without a digest, admission refuses the call before reading the
     // document: its result reads `invalid_call`, as a refused call's.
-    admit(json: *const c_char, len: usize, sha256: *const c_char, out: *mut AdmissionResult)
+    admit(json: *const c_char, len: usize, sha256_hex: *const c_char, out: *mut AdmissionResult)
         [Refusal::Run(&|c| ffi::admit(c, json, len, std::ptr::null(), out))]
-        => |c| ffi::admit(c, json, len, sha256, out);
-    admit_message(json: *const c_char, len: usize, sha256: *const c_char, buf: *mut c_char,
+        => |c| ffi::admit(c, json, len, sha256_hex, out);
+    admit_message(json: *const c_char, len: usize, sha256_hex: *const c_char, buf: *mut c_char,
         cap: usize, needed: *mut usize) [Refusal::Message(buf, cap, needed)]
-        => |c| ffi::admit_message(c, json, len, sha256, buf, cap, needed);
+        => |c| ffi::admit_message(c, json, len, sha256_hex, buf, cap, needed);
     torch_schema(family: *const c_char, out: *mut *const c_char) [Refusal::Empty]
         => |c| ffi::torch_schema(c, family, out);
     validate_call(family: *const Opaque, tensors: *const CTensorArg, n_tensors: usize,
@@ -152,21 +152,22 @@ exports! {
     context_new_with(options: *const CContextOptions, out: *mut *mut KfamContext)
         [Refusal::Creates(out)]
         => |c| ffi::context_new_with(c, options, out);
-    context_init(ctx: *mut KfamContext, platform: i32, mode: i32, contract: i32,
+    context_init(ctx: *mut KfamContext, platform: i32, execution_mode: i32, contract: i32,
         generation: u64, launch: Option<AnyFn>, user: *mut c_void) [Refusal::Context]
-        => |c| ffi::context_init(c, ctx, platform, mode, contract, generation,
+        => |c| ffi::context_init(c, ctx, platform, execution_mode, contract, generation,
             launcher(launch), user);
-    context_init_generation(ctx: *mut KfamContext, platform: i32, mode: i32, contract: i32,
-        generation: u64, launch: Option<AnyFn>, user: *mut c_void) [Refusal::Context]
-        => |c| ffi::context_init_generation(c, ctx, platform, mode, contract, generation,
-            launcher(launch), user);
+    context_init_generation(ctx: *mut KfamContext, platform: i32, execution_mode: i32,
+        contract: i32, generation: u64, launch: Option<AnyFn>, user: *mut c_void)
+        [Refusal::Context]
+        => |c| ffi::context_init_generation(c, ctx, platform, execution_mode, contract,
+            generation, launcher(launch), user);
     context_generation(ctx: *mut KfamContext, out: *mut u64) [Refusal::Context]
         => |c| ffi::context_generation(c, ctx, out);
     context_supported(ctx: *mut KfamContext, family: *const c_char) [Refusal::Context]
         => |c| ffi::context_supported(c, ctx, family);
-    context_prepare(ctx: *mut KfamContext, meta: *const c_char, len: usize,
+    context_prepare(ctx: *mut KfamContext, compiled_meta: *const c_char, len: usize,
         sha256: *const c_char, callable: *mut u64) [Refusal::Context]
-        => |c| ffi::context_prepare(c, ctx, meta, len, sha256, callable);
+        => |c| ffi::context_prepare(c, ctx, compiled_meta, len, sha256, callable);
     context_launch(ctx: *mut KfamContext, callable: u64, tensors: *const CTensorArg,
         n_tensors: usize, scalars: *const CScalarArg, n_scalars: usize, stream: u64)
         [Refusal::Context]

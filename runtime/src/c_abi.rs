@@ -68,14 +68,14 @@ macro_rules! c_abi {
                 check_pairing(header: *const CPairing, buf: *mut c_char, cap: usize,
                     needed: *mut usize);
                 find_family(name: *const c_char, out: *mut *const Opaque);
-                find_artifact(sha256: *const c_char, out: *mut ArtifactMatch);
+                find_artifact(sha256_hex: *const c_char, out: *mut ArtifactMatch);
                 capability(family: *const c_char, platform: i32, mode: i32, contract: i32,
                     out: *mut CapabilityResult);
                 capability_message(family: *const c_char, platform: i32, mode: i32,
                     contract: i32, buf: *mut c_char, cap: usize, needed: *mut usize);
-                admit(json: *const c_char, len: usize, sha256: *const c_char,
+                admit(json: *const c_char, len: usize, sha256_hex: *const c_char,
                     out: *mut AdmissionResult);
-                admit_message(json: *const c_char, len: usize, sha256: *const c_char,
+                admit_message(json: *const c_char, len: usize, sha256_hex: *const c_char,
                     buf: *mut c_char, cap: usize, needed: *mut usize);
                 torch_schema(family: *const c_char, out: *mut *const c_char);
                 validate_call(family: *const Opaque, tensors: *const CTensorArg, n_tensors: usize,
@@ -85,13 +85,13 @@ macro_rules! c_abi {
                     buf: *mut c_char, cap: usize, needed: *mut usize);
                 context_new(out: *mut *mut KfamContext);
                 context_new_with(options: *const CContextOptions, out: *mut *mut KfamContext);
-                context_init(ctx: *mut KfamContext, platform: i32, mode: i32, contract: i32,
-                    generation: u64, launch: Option<LaunchFn>, user: *mut c_void);
-                context_init_generation(ctx: *mut KfamContext, platform: i32, mode: i32,
+                context_init(ctx: *mut KfamContext, platform: i32, execution_mode: i32,
+                    contract: i32, generation: u64, launch: Option<LaunchFn>, user: *mut c_void);
+                context_init_generation(ctx: *mut KfamContext, platform: i32, execution_mode: i32,
                     contract: i32, generation: u64, launch: Option<LaunchFn>, user: *mut c_void);
                 context_generation(ctx: *mut KfamContext, out: *mut u64);
                 context_supported(ctx: *mut KfamContext, family: *const c_char);
-                context_prepare(ctx: *mut KfamContext, meta: *const c_char, len: usize,
+                context_prepare(ctx: *mut KfamContext, compiled_meta: *const c_char, len: usize,
                     sha256: *const c_char, callable: *mut u64);
                 context_launch(ctx: *mut KfamContext, callable: u64, tensors: *const CTensorArg,
                     n_tensors: usize, scalars: *const CScalarArg, n_scalars: usize, stream: u64);

@@ -23,11 +23,6 @@ pub mod description;
 // exports. Public for those two, not an API of its own (docs/rust.md).
 #[doc(hidden)]
 pub mod ffi;
-mod ffi_catalog;
-#[doc(hidden)]
-pub mod ffi_context;
-#[doc(hidden)]
-pub mod ffi_message;
 pub mod lookup;
 pub mod pairing;
 pub mod targets;

@@ -2,7 +2,6 @@
 
 mod support;
 
-mod c_declarations;
 mod call_messages;
 mod conformance;
 mod description;

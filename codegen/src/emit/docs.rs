@@ -19,8 +19,9 @@ use crate::codes::Code;
 use crate::ir::{Extent, Family, Ir, Param, ScalarRef};
 use crate::record::values::{Row, Value};
 use crate::record::DtypeClass;
+use crate::record::OperationKind;
 use crate::record::{Ty, SYMBOL};
-use crate::vocab::{OperationKind, ParamKind};
+use crate::vocab::ParamKind;
 
 pub const FAMILIES_MD: &str = "docs/families.md";
 pub const DIAGNOSTICS_MD: &str = "docs/diagnostics.md";

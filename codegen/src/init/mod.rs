@@ -19,7 +19,7 @@ use crate::names::{
     c_prefix_problem, identifier_problem, is_reserved, python_package_problem,
     torch_namespace_problem,
 };
-use crate::vocab::{OperationKind, VOCABULARIES};
+use crate::record::{OperationKind, VOCABULARIES};
 use crate::write::{self, WriteError};
 
 /// The license `kfam init` declares unless told: the outputs of a team's

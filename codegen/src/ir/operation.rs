@@ -11,8 +11,9 @@ use serde::ser::SerializeMap;
 use serde::Serialize;
 
 use super::Extent;
+use crate::record::OperationKind;
 use crate::record::{self, Field, Record, Ty};
-use crate::vocab::{Member, OperationKind};
+use crate::vocab::Member;
 
 /// The value of one payload field; its variant is the field's [`Ty`].
 #[derive(Clone, Debug, PartialEq)]

@@ -15,8 +15,9 @@ use serde_json::{json, Map, Value};
 
 use super::dim::Dim;
 use super::spanned::Spanned;
+use crate::record::OperationKind;
 use crate::record::{Key, Ty, OPERATIONS};
-use crate::vocab::{OperationKind, Vocabulary};
+use crate::vocab::Vocabulary;
 
 /// The operation payload: exactly one table, named by its kind.
 #[derive(Debug)]

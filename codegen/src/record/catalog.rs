@@ -3,13 +3,13 @@
 //! the emitters walk, and the description format's minor they make.
 
 use super::{
-    c_only, field, struct_size, table, CForm, CValue, Field, Record, Role, Ty, BINDING, DIM_USE,
-    EVIDENCE, FAMILY, OPERATIONS, OUTPUT_ERROR, PARAM, PROFILE, RECEIPT, SYMBOL,
+    c_only, field, struct_size, table, CForm, CValue, Field, OperationKind, Record, Role, Ty,
+    BINDING, DIM_USE, EVIDENCE, FAMILY, OPERATIONS, OUTPUT_ERROR, PARAM, PROFILE, RECEIPT, SYMBOL,
 };
 use crate::vocab::{
     Admission, BinaryOp, BindingKind, CacheLayout, CallRule, Capability, Contract, DType,
-    Direction, Layout, NormKind, OperationKind, ParamKind, ReduceOp, ScalarValueKind,
-    StorageFormat, UnaryOp, Vocabulary, WeightLayout, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
+    Direction, Layout, NormKind, ParamKind, ReduceOp, ScalarValueKind, StorageFormat, UnaryOp,
+    Vocabulary, WeightLayout, BACKEND, EXECUTION_MODE, PLATFORM, RUNTIME,
 };
 
 pub static RETIRED: Record = table(

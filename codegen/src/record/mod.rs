@@ -14,6 +14,7 @@
 mod calls;
 mod catalog;
 pub mod defs;
+mod functions;
 mod layout;
 mod operands;
 mod signature;
@@ -22,6 +23,7 @@ pub mod values;
 pub use calls::*;
 pub use catalog::*;
 pub use defs::*;
+pub use functions::*;
 pub use layout::{c_fields, CField, Layout, Part};
 pub use operands::*;
 pub use signature::*;

@@ -1,6 +1,7 @@
 //! What several suites share: the workspace's root, running processes,
 //! copying trees, the property-test seed and the literal decoders.
 
+pub mod graph;
 pub mod literals;
 pub mod process;
 pub mod seeded;

@@ -1794,8 +1794,7 @@ KFAM_API int32_t kfam_library_table(const kfam_table **out);
  * KFAM_STATUS_PREPARED_INCOMPATIBLE; KFAM_STATUS_INVALID_ARGUMENT for a
  * NULL or non-UTF-8 name or digest, or a NULL buf with a nonzero cap.
  */
-KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap,
-                                    size_t *needed);
+KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *buf, size_t cap, size_t *needed);
 
 /**
  * Whether the library pairs with the header the caller was compiled with,
@@ -1813,8 +1812,7 @@ KFAM_API int32_t kfam_check_catalog(const char *name, const char *digest, char *
  * KFAM_STATUS_INVALID_ARGUMENT for a NULL or too small pairing record or a
  * NULL buf with a nonzero cap.
  */
-KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap,
-                                    size_t *needed);
+KFAM_API int32_t kfam_check_pairing(const kfam_pairing *header, char *buf, size_t cap, size_t *needed);
 
 /**
  * Look up an approved family by name.
@@ -1847,8 +1845,7 @@ KFAM_API int32_t kfam_find_artifact(const char *sha256_hex, kfam_artifact_match 
  * pointers, a too small out or an unknown enum code. Whenever out is usable
  * every field of it is written; 0 is never a decision.
  */
-KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode,
-                                 kfam_contract contract, kfam_capability_result *out);
+KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfam_execution_mode mode, kfam_contract contract, kfam_capability_result *out);
 
 /**
  * Why kfam_capability decides as it does, in words: the same decision, with
@@ -1861,8 +1858,7 @@ KFAM_API int32_t kfam_capability(const char *family, kfam_platform platform, kfa
  * kfam_capability returns (KFAM_STATUS_INVALID_ARGUMENT for bad pointers or
  * codes). Call it after a refusal: kfam_capability builds no message.
  */
-KFAM_API int32_t kfam_capability_message(const char *family, kfam_platform platform, kfam_execution_mode mode,
-                                         kfam_contract contract, char *buf, size_t cap, size_t *needed);
+KFAM_API int32_t kfam_capability_message(const char *family, kfam_platform platform, kfam_execution_mode mode, kfam_contract contract, char *buf, size_t cap, size_t *needed);
 
 /**
  * Admit a compiled artifact before any cache entry is built: `json` (`len`
@@ -1927,8 +1923,7 @@ KFAM_API int32_t kfam_admit_message(const char *json, size_t len, const char *sh
  * the library could not write (struct_size too small) reads as refused when
  * zeroed, never as KFAM_CALL_RULE_OK. `err` may be NULL.
  */
-KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors,
-                                    const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
+KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, kfam_call_error *err);
 
 /**
  * Why kfam_validate_call decides as it does, in words: the same arguments
@@ -1943,9 +1938,7 @@ KFAM_API int32_t kfam_validate_call(const kfam_family *family, const kfam_tensor
  * refusal: kfam_validate_call builds no message (and allocates nothing);
  * this function does.
  */
-KFAM_API int32_t kfam_validate_call_message(const kfam_family *family, const kfam_tensor_arg *tensors,
-                                            size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars,
-                                            char *buf, size_t cap, size_t *needed);
+KFAM_API int32_t kfam_validate_call_message(const kfam_family *family, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, char *buf, size_t cap, size_t *needed);
 
 /**
  * The torch dispatcher schema string of a family (kfam_family.torch_schema:
@@ -1977,9 +1970,7 @@ typedef struct kfam_context kfam_context;
  * kfam_context_launch, with the validated arguments (valid for the call) and
  * the caller's stream handle. Its return value is returned unchanged.
  */
-typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t generation,
-                                  const kfam_tensor_arg *tensors, size_t n_tensors,
-                                  const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream);
+typedef int32_t (*kfam_launch_fn)(void *user, uint64_t callable, uint64_t generation, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream);
 
 /**
  * A fresh context in *out, holding at most KFAM_MAX_PREPARED prepared
@@ -2005,18 +1996,14 @@ KFAM_API int32_t kfam_context_new_with(const kfam_context_options *options, kfam
  * runs on that platform and mode; KFAM_STATUS_INVALID_ARGUMENT for NULL ctx
  * or launch or an unknown code.
  */
-KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode,
-                                   int32_t contract, uint64_t generation, kfam_launch_fn launch,
-                                   void *user);
+KFAM_API int32_t kfam_context_init(kfam_context *ctx, int32_t platform, int32_t execution_mode, int32_t contract, uint64_t generation, kfam_launch_fn launch, void *user);
 
 /**
  * kfam_context_init with the caller's own generation number instead of the
  * process-wide counter's: generation 0 is reserved and refused with
  * KFAM_STATUS_INVALID_ARGUMENT, before any state changes.
  */
-KFAM_API int32_t kfam_context_init_generation(kfam_context *ctx, int32_t platform, int32_t execution_mode,
-                                              int32_t contract, uint64_t generation, kfam_launch_fn launch,
-                                              void *user);
+KFAM_API int32_t kfam_context_init_generation(kfam_context *ctx, int32_t platform, int32_t execution_mode, int32_t contract, uint64_t generation, kfam_launch_fn launch, void *user);
 
 /**
  * The generation latched by init in *out. KFAM_STATUS_INVALID_STATE before
@@ -2033,14 +2020,10 @@ KFAM_API int32_t kfam_context_supported(kfam_context *ctx, const char *family);
  * capability; *callable is its id (the same id for the same artifact).
  * KFAM_STATUS_INVALID_STATE past the context's limit of prepared callables.
  */
-KFAM_API int32_t kfam_context_prepare(kfam_context *ctx, const char *compiled_meta, size_t len,
-                                      const char *sha256, uint64_t *callable);
+KFAM_API int32_t kfam_context_prepare(kfam_context *ctx, const char *compiled_meta, size_t len, const char *sha256, uint64_t *callable);
 
 /** Validate a call of callable and hand it to the launcher with stream. */
-KFAM_API int32_t kfam_context_launch(kfam_context *ctx, uint64_t callable,
-                                     const kfam_tensor_arg *tensors, size_t n_tensors,
-                                     const kfam_scalar_arg *scalars, size_t n_scalars,
-                                     uint64_t stream);
+KFAM_API int32_t kfam_context_launch(kfam_context *ctx, uint64_t callable, const kfam_tensor_arg *tensors, size_t n_tensors, const kfam_scalar_arg *scalars, size_t n_scalars, uint64_t stream);
 
 /** Close the context (idempotent). */
 KFAM_API int32_t kfam_context_close(kfam_context *ctx);

@@ -9,7 +9,8 @@ use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg};
 use crate::model;
-use crate::vocab::{CacheLayout, OperationKind};
+use crate::record::OperationKind;
+use crate::vocab::CacheLayout;
 
 /// The shapes of every operand in `layout`, for help lines.
 const fn help(layout: CacheLayout) -> &'static str {

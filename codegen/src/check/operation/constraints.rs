@@ -13,10 +13,10 @@ use super::{agree, Rule};
 use crate::check::family::{err, FamilyChecker};
 use crate::ir::{self, Arg, Extent};
 use crate::model::{self, Spanned};
+#[cfg(test)]
+use crate::record::OperationKind;
 use crate::record::{self, DtypeClass, Operands, Shape, Ty};
 use crate::vocab::Member;
-#[cfg(test)]
-use crate::vocab::OperationKind;
 
 /// A declared kind's payload as read: each present tensor operand (its key,
 /// parameter and the span of the name in the payload) and each vocabulary

@@ -6,7 +6,8 @@ use crate::check::family::FamilyChecker;
 use crate::ir::{self, Arg};
 use crate::model;
 use crate::record;
-use crate::vocab::{BinaryOp, OperationKind, UnaryOp};
+use crate::record::OperationKind;
+use crate::vocab::{BinaryOp, UnaryOp};
 
 keys! {
     ElementwiseBinary { op: BinaryOp, lhs: text, rhs: text, out: text, }

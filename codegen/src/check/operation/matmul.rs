@@ -7,7 +7,7 @@ use crate::check::family::{err, FamilyChecker};
 use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model;
-use crate::vocab::OperationKind;
+use crate::record::OperationKind;
 
 keys! {
     Matmul { m: dim, k: dim, n: dim, a: text, b: text, c: text, }

@@ -94,7 +94,8 @@ use super::family::{err, FamilyChecker};
 use crate::diag::{Code, Diagnostic, FileId};
 use crate::ir::{self, Arg, Extent, ScalarRef};
 use crate::model::{self, ScalarOperand, Spanned};
-use crate::vocab::{DType, DTypeClass, Direction, OperationKind};
+use crate::record::OperationKind;
+use crate::vocab::{DType, DTypeClass, Direction};
 
 /// Whether two declared extents may be one extent of equal operands
 /// ([`Extent::agrees`]: equal static extents, or dynamic ones that are not

@@ -10,7 +10,8 @@ use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model::{self, Spanned};
 use crate::record;
-use crate::vocab::{OperationKind, ScalarDomain};
+use crate::record::OperationKind;
+use crate::vocab::ScalarDomain;
 
 keys! {
     PackedAttentionPrefill {

@@ -7,7 +7,8 @@ use crate::diag::Code;
 use crate::ir::{self, Arg, Extent};
 use crate::model;
 use crate::record;
-use crate::vocab::{NormKind, OperationKind, ReduceOp};
+use crate::record::OperationKind;
+use crate::vocab::{NormKind, ReduceOp};
 
 keys! {
     Reduce { op: ReduceOp, input: text, out: text, axes: ints, }

@@ -10,7 +10,7 @@ use crate::diag::Code;
 use crate::ir::{self, Arg};
 use crate::model::{self, Spanned};
 use crate::record;
-use crate::vocab::OperationKind;
+use crate::record::OperationKind;
 
 keys! {
     Rope {

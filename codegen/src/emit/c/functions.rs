@@ -1,165 +1,135 @@
-//! The runtime library's C functions: declared in `kfam.h` as written in
-//! `functions.h`, a C header fragment spliced in verbatim, and implemented by
-//! a catalog's library (`runtime/src/ffi*.rs`, exported by `c_abi!`). The
-//! names the header records for its collision check, and the declarations the runtime's test
-//! `runtime/tests/c_declarations.rs` compares with its exports, are parsed
-//! from that one text ([`runtime_declarations`]). See docs/c.md, "The
-//! runtime library's declarations".
+//! The runtime library's C functions, printed from their one declaration
+//! (`record::C_FUNCTIONS`, `record::LAUNCH_FN`): the header's prototypes
+//! with their docs (`kfam.h`, into the prose of `functions.h`), the
+//! prebuilt runtime's prototypes (`kfamrt.h`) and the generated unit's
+//! definitions (`PREFIX_catalog.c`), each one call of the runtime. See
+//! docs/c.md, "The runtime library's declarations".
 
-/// The declarations of the runtime library, as `kfam.h` carries them.
-pub(super) const FUNCTIONS: &str = include_str!("functions.h");
+use std::fmt::Write as _;
 
-/// What one declaration of `functions.h` declares.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DeclarationKind {
-    /// `KFAM_API int32_t kfam_x(...);`: a function the library exports.
-    Function,
-    /// `typedef int32_t (*kfam_x)(...);`: a function pointer type.
-    FunctionPointer,
-    /// `typedef struct kfam_x kfam_x;`: a type only the library sees inside.
-    Opaque,
+use super::out::Out;
+use crate::record::{Arg, Base, Function, Pass, Section, CONTEXT_TYPE, C_FUNCTIONS, LAUNCH_FN};
+
+/// The header's prose around the declarations: the library's conventions
+/// and the kernel context's section, with a place for each group.
+const PROSE: &str = include_str!("functions.h");
+
+/// The declarations of the runtime library, as `kfam.h` carries them, and
+/// each name they define for the header's collision check.
+pub(super) fn declare(w: &mut Out) {
+    let mut rest = PROSE;
+    for (place, print) in [
+        ("@LIBRARY@", Place::Section(Section::Library)),
+        ("@LAUNCH_FN@", Place::Launch),
+        ("@CONTEXT@", Place::Section(Section::Context)),
+    ] {
+        let (before, after) = rest
+            .split_once(place)
+            .expect("functions.h has a place for each group");
+        w.w.raw(before);
+        match print {
+            Place::Section(section) => {
+                for f in C_FUNCTIONS.iter().filter(|f| f.section == section) {
+                    w.doc(f.doc);
+                    w.line(format_args!("KFAM_API {};", f.c_signature()));
+                    w.blank();
+                }
+            }
+            Place::Launch => {
+                w.doc(LAUNCH_FN.doc);
+                w.line(format_args!(
+                    "typedef int32_t (*{})({});",
+                    LAUNCH_FN.c_name(),
+                    crate::record::c_args(LAUNCH_FN.args)
+                ));
+                w.blank();
+            }
+        }
+        rest = after.trim_start_matches('\n');
+    }
+    w.w.raw(rest);
+    for name in declared_names() {
+        w.record(&name);
+    }
 }
 
-/// One declaration of `functions.h`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Declaration {
-    pub kind: DeclarationKind,
-    pub name: String,
-    /// The return type (`int32_t`); empty for an opaque type.
-    pub returns: String,
-    /// Each parameter's type and name, the type spelled with single spaces
-    /// and its stars apart (`const kfam_family **`).
-    pub params: Vec<(String, String)>,
+enum Place {
+    Section(Section),
+    Launch,
 }
 
-/// Every declaration of the runtime library's C functions and types, in
-/// header order; `Err` names a statement of `functions.h` this reader does
-/// not understand (a test holds the shipped text to none).
-pub fn runtime_declarations() -> Result<Vec<Declaration>, String> {
-    parse(FUNCTIONS)
-}
-
-/// The names `functions.h` declares, in header order (recorded by `kfam.h`'s
-/// collision check).
-pub(super) fn declared_names() -> Vec<String> {
-    // The shipped text parses (`functions_h_parses`); were it not to, the
-    // names of the statements that did would still be recorded.
-    let text = strip_comments(FUNCTIONS);
-    statements(&text)
-        .filter_map(|s| declaration(s).ok())
-        .map(|d| d.name)
+/// The names the declarations define, in header order (recorded by
+/// `kfam.h`'s collision check).
+fn declared_names() -> Vec<String> {
+    let library = C_FUNCTIONS.iter().filter(|f| f.section == Section::Library);
+    let context = C_FUNCTIONS.iter().filter(|f| f.section == Section::Context);
+    library
+        .map(Function::c_name)
+        .chain([CONTEXT_TYPE.to_owned(), LAUNCH_FN.c_name()])
+        .chain(context.map(Function::c_name))
         .collect()
 }
 
-fn parse(text: &str) -> Result<Vec<Declaration>, String> {
-    statements(&strip_comments(text)).map(declaration).collect()
-}
-
-/// `text` without its `/* */` comments.
-fn strip_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("/*") {
-        out.push_str(&rest[..start]);
-        match rest[start + 2..].find("*/") {
-            Some(end) => rest = &rest[start + 2 + end + 2..],
-            None => rest = "",
-        }
-        out.push(' ');
+/// `kfamrt_NAME(kfamrt_catalog *c, ...)` for every function, one
+/// prototype a line: the runtime holds no catalog's types, so a record, a
+/// table record and the context are `void`, an enum is `int32_t` and the
+/// launcher is `kfamrt_fn`.
+pub(super) fn runtime_prototypes() -> String {
+    let mut out = String::new();
+    for f in C_FUNCTIONS {
+        let args: Vec<String> = f.args.iter().map(erased).collect();
+        let _ = writeln!(
+            out,
+            "int32_t kfamrt_{}(kfamrt_catalog *c, {});",
+            f.name,
+            args.join(", ")
+        );
     }
-    out.push_str(rest);
+    out.pop();
     out
 }
 
-/// The `;`-terminated statements, whitespace collapsed.
-fn statements(text: &str) -> impl Iterator<Item = String> + '_ {
-    text.split(';')
-        .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|s| !s.is_empty())
+/// The definition of every function in the generated unit: one call of
+/// `kfamrt_NAME` with the unit's descriptor.
+pub(super) fn unit_definitions() -> String {
+    let mut out = String::new();
+    for f in C_FUNCTIONS {
+        let args: Vec<String> = f.args.iter().map(handed).collect();
+        let _ = write!(
+            out,
+            "KFAM_API {}\n{{\n    return kfamrt_{}(&kfam_gen_catalog, {});\n}}\n\n",
+            f.c_signature(),
+            f.name,
+            args.join(", ")
+        );
+    }
+    out.truncate(out.trim_end().len());
+    out
 }
 
-fn declaration(s: String) -> Result<Declaration, String> {
-    let bad = || format!("not a declaration kfam reads: `{s}`");
-    if let Some(rest) = s.strip_prefix("typedef struct ") {
-        // `typedef struct kfam_x kfam_x`
-        return match rest.split(' ').collect::<Vec<_>>()[..] {
-            [tag, name] if tag == name && is_ident(name) => Ok(Declaration {
-                kind: DeclarationKind::Opaque,
-                name: name.to_owned(),
-                returns: String::new(),
-                params: Vec::new(),
-            }),
-            _ => Err(bad()),
-        };
-    }
-    if let Some(rest) = s.strip_prefix("typedef ") {
-        // `typedef RET (*NAME)(PARAMS)`
-        let (returns, rest) = rest.split_once("(*").ok_or_else(bad)?;
-        let (name, rest) = rest.split_once(')').ok_or_else(bad)?;
-        let params = rest.trim().strip_prefix('(').ok_or_else(bad)?;
-        return Ok(Declaration {
-            kind: DeclarationKind::FunctionPointer,
-            name: ident(name).ok_or_else(bad)?,
-            returns: c_type(returns).ok_or_else(bad)?,
-            params: parameters(params).ok_or_else(bad)?,
-        });
-    }
-    // `KFAM_API RET NAME(PARAMS)`
-    let rest = s.strip_prefix("KFAM_API ").ok_or_else(bad)?;
-    let (head, params) = rest.split_once('(').ok_or_else(bad)?;
-    let (returns, name) = head.trim().rsplit_once(' ').ok_or_else(bad)?;
-    Ok(Declaration {
-        kind: DeclarationKind::Function,
-        name: ident(name).ok_or_else(bad)?,
-        returns: c_type(returns).ok_or_else(bad)?,
-        params: parameters(params).ok_or_else(bad)?,
-    })
-}
-
-/// `T a, U *b)` (the text after the opening parenthesis).
-fn parameters(text: &str) -> Option<Vec<(String, String)>> {
-    let list = text.trim().strip_suffix(')')?;
-    if list.contains(['(', ')']) {
-        return None;
-    }
-    list.split(',')
-        .map(|p| {
-            let p = p.trim();
-            let at = p.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))? + 1;
-            Some((c_type(&p[..at])?, ident(&p[at..])?))
-        })
-        .collect()
-}
-
-/// A type as `[const ]BASE[ *...]`; `None` for another form (a `const`
-/// after a star, an array).
-fn c_type(text: &str) -> Option<String> {
-    let text = text.trim();
-    let tail = text.chars().rev().take_while(|&c| c == '*' || c == ' ');
-    let stars = tail.filter(|&c| c == '*').count();
-    let base = text.trim_end_matches(['*', ' ']);
-    let (konst, base) = match base.strip_prefix("const ") {
-        Some(b) => ("const ", b),
-        None => ("", base),
+/// The C parameter as `kfamrt.h` declares it.
+fn erased(a: &Arg) -> String {
+    let base = match a.base {
+        Base::Enum(_) => "int32_t".to_owned(),
+        Base::Call(_) | Base::Table(_) | Base::Context => "void".to_owned(),
+        Base::Launch => "kfamrt_fn".to_owned(),
+        other => other.c(),
     };
-    // One identifier: `unsigned char` and the like are not used.
-    let base = ident(base)?;
-    let stars = "*".repeat(stars);
-    Some(if stars.is_empty() {
-        format!("{konst}{base}")
-    } else {
-        format!("{konst}{base} {stars}")
-    })
+    crate::record::spell(a.pass, &base, a.name)
 }
 
-fn ident(text: &str) -> Option<String> {
-    let t = text.trim();
-    is_ident(t).then(|| t.to_owned())
-}
-
-fn is_ident(t: &str) -> bool {
-    t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && t.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// The argument as the unit hands it to the runtime: cast where C does not
+/// convert it implicitly (a pointer to a typed pointer, a function pointer)
+/// or where the cast says what happens (an enum passed as its code).
+fn handed(a: &Arg) -> String {
+    let cast = match (a.pass, a.base) {
+        (_, Base::Enum(_)) => "(int32_t)",
+        (_, Base::Launch) => "(kfamrt_fn)",
+        (Pass::ConstOut, Base::Call(_) | Base::Table(_) | Base::Context) => "(const void **)",
+        (Pass::MutOut, Base::Call(_) | Base::Table(_) | Base::Context) => "(void **)",
+        _ => "",
+    };
+    format!("{cast}{}", a.name)
 }
 
 #[cfg(test)]
@@ -167,38 +137,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn functions_h_parses() {
-        let all = runtime_declarations().unwrap();
-        let names: Vec<String> = all.iter().map(|d| d.name.clone()).collect();
-        assert_eq!(names, declared_names());
-        assert!(names.len() >= 20, "{names:?}");
-        let find = |n: &str| all.iter().find(|d| d.name == n).unwrap();
-        assert_eq!(
-            find("kfam_find_family").params,
-            [
-                ("const char *".to_owned(), "name".to_owned()),
-                ("const kfam_family **".to_owned(), "out".to_owned()),
-            ]
-        );
-        assert_eq!(find("kfam_context").kind, DeclarationKind::Opaque);
-        let launch = find("kfam_launch_fn");
-        assert_eq!(launch.kind, DeclarationKind::FunctionPointer);
-        assert_eq!(
-            (launch.returns.as_str(), launch.params.len()),
-            ("int32_t", 8)
-        );
-    }
-
-    #[test]
-    fn unknown_forms_are_refused() {
-        for text in [
-            "KFAM_API int32_t f(char *const *p);",
-            "int32_t g(void);",
-            "typedef struct a b;",
-            "KFAM_API int32_t h(int32_t (*cb)(void));",
-        ] {
-            assert!(parse(text).is_err(), "{text}");
-        }
-        assert_eq!(parse("/* only a comment */").unwrap(), []);
+    fn runtime_and_unit_spell_each_function_once() {
+        let prototypes = runtime_prototypes();
+        assert_eq!(prototypes.lines().count(), C_FUNCTIONS.len());
+        assert!(prototypes.contains(
+            "int32_t kfamrt_find_family(kfamrt_catalog *c, const char *name, const void **out);"
+        ));
+        assert!(prototypes.contains("kfamrt_fn launch, void *user);"));
+        let unit = unit_definitions();
+        assert!(unit.contains(
+            "KFAM_API int32_t kfam_context_new(kfam_context **out)\n{\n    \
+             return kfamrt_context_new(&kfam_gen_catalog, (void **)out);\n}\n"
+        ));
+        assert!(unit.contains("(int32_t)platform, (int32_t)mode, (int32_t)contract, out);"));
+        assert_eq!(declared_names().len(), C_FUNCTIONS.len() + 2);
     }
 }

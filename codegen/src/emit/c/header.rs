@@ -5,7 +5,6 @@
 
 use std::collections::HashMap;
 
-use super::functions::{declared_names, FUNCTIONS};
 use super::out::Out;
 use super::prefix::Prefix;
 use super::vocab::emit_vocabularies;
@@ -211,10 +210,7 @@ pub(super) fn header(w: &mut Out, ir: &Ir, extent: &HashMap<&'static str, usize>
     w.line("    ((const type *)(const void *)((const char *)(base) + (size_t)(i) * (size_t)(base)[0].struct_size))");
     w.blank();
 
-    w.w.raw(FUNCTIONS);
-    for name in declared_names() {
-        w.record(&name);
-    }
+    super::functions::declare(w);
     w.blank();
     pairing(w, ir);
 

@@ -20,6 +20,13 @@ use crate::vocab::Status;
 const UNIT: &str = include_str!("../../../c/catalog.c");
 const RUNTIME_ABI: &str = include_str!("../../../c/kfamrt.h");
 
+/// `src/kfamrt.h`: the runtime's ABI, with a prototype per function of the
+/// C ABI.
+fn runtime_abi(banner: &str) -> String {
+    let text = RUNTIME_ABI.replace("@FUNCTIONS@", &super::functions::runtime_prototypes());
+    format!("/* {banner} */\n{text}")
+}
+
 /// `src/PREFIX_catalog.c` and `src/kfamrt.h`, beside the C output's
 /// `include/` (`c_dir`, the last segment of the C output directory).
 pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<GeneratedFile> {
@@ -52,7 +59,8 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
             &c_string_literal(concat!("kfam ", env!("CARGO_PKG_VERSION"))),
         )
         .replace("@NAME_LITERAL@", &c_string_literal(&ir.catalog.name))
-        .replace("@SHA256@", &crate::ir::sha256_hex(&bytes));
+        .replace("@SHA256@", &crate::ir::sha256_hex(&bytes))
+        .replace("@FUNCTIONS@", &super::functions::unit_definitions());
     // Renamed before the description goes in: it holds no C name, and at
     // scale it is most of the file.
     let unit = prefix.apply(&unit);
@@ -67,6 +75,6 @@ pub(super) fn files(ir: &Ir, banner: &str, prefix: &Prefix, c_dir: &str) -> Vec<
     text.push_str(tail);
     vec![
         GeneratedFile::new(format!("src/{}_catalog.c", prefix.lower), text),
-        GeneratedFile::new("src/kfamrt.h", format!("/* {banner} */\n{RUNTIME_ABI}")),
+        GeneratedFile::new("src/kfamrt.h", runtime_abi(banner)),
     ]
 }

@@ -38,7 +38,6 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 
 pub use escape::{c_comment_text, c_string_literal};
-pub use functions::{runtime_declarations, Declaration, DeclarationKind};
 use out::{collisions, Out, C99_MAX_STRING_BYTES};
 use prefix::Prefix;
 

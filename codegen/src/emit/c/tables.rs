@@ -470,7 +470,7 @@ fn is_listed(record: &'static Record) -> bool {
 }
 
 /// The operation kind whose payload is `record`.
-fn kind_of(record: &'static Record) -> crate::vocab::OperationKind {
+fn kind_of(record: &'static Record) -> crate::record::OperationKind {
     OPERATIONS
         .iter()
         .find(|(_, r)| std::ptr::eq(*r, record))

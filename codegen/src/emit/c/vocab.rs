@@ -6,7 +6,8 @@ use std::collections::HashMap;
 use super::out::Out;
 use crate::ir::Ir;
 use crate::names::{shouty, vocab_snake};
-use crate::vocab::{Status, VOCABULARIES};
+use crate::record::VOCABULARIES;
+use crate::vocab::Status;
 
 /// `kfam_dtype`, `kfam_execution_mode`, `kfam_capability_outcome`.
 pub(super) fn c_type(vocab_name: &str) -> String {

@@ -6,7 +6,8 @@
 
 use crate::emit::writer::Writer;
 use crate::ir::{self, Ir};
-use crate::vocab::{Member, Status, VOCABULARIES};
+use crate::record::VOCABULARIES;
+use crate::vocab::{Member, Status};
 
 use super::text::py_str_literal;
 use super::vocab::{coded, vocab_class};

@@ -225,7 +225,7 @@ fn readme(ir: &Ir, banner: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::vocab::{OperationKind, VOCABULARIES};
+    use crate::record::{OperationKind, VOCABULARIES};
 
     /// A runtime source of the repository (not part of the crate's package:
     /// these checks run in the workspace).

@@ -13,8 +13,9 @@
 
 use crate::emit::writer::Writer;
 use crate::names;
+use crate::record::VOCABULARIES;
 use crate::vocab::{
-    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary,
 };
 
 use super::text::{data_dict, doc_comment, member, py_float, py_str_literal};

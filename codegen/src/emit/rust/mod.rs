@@ -25,8 +25,9 @@ pub use tables::tables_source;
 use super::output::GeneratedFile;
 use crate::ir::Ir;
 use crate::plan::Plan;
+use crate::record::VOCABULARIES;
 use crate::vocab::{
-    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary, VOCABULARIES,
+    Admission, CallRule, Capability, DType, Member, ScalarDomain, Status, Vocabulary,
 };
 use tokens::{doc, ident};
 

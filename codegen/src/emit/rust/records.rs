@@ -1,10 +1,10 @@
 //! `generated/rust/records.rs`: the record types of the tables; and
 //! `generated/rust/ffi_records.rs`: the `#[repr(C)]` types of the C ABI's
 //! arguments and results, printed from the same field lists as the header's
-//! structs (`emit::layout`), with const assertions of the size and field
-//! offsets [`Layout`] computes from them, the numbers `kfam.h` asserts too.
-//! The runtime includes the file into `kfam_runtime::ffi`, where `Opaque`
-//! (a table record Rust only passes along) is defined.
+//! structs (`record::c_fields`), with const assertions of the size and
+//! field offsets [`Layout`] computes from them, the numbers `kfam.h`
+//! asserts too. The runtime includes the file into its module `ffi::records`,
+//! where `Opaque` (a table record Rust only passes along) is defined.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -290,11 +290,11 @@ pub(super) fn description_tokens() -> TokenStream {
         let fields = fields(r);
         quote!(OperationKind::#kind => r.record(|r| Ok(Operation::#name { #(#fields,)* })))
     });
-    let vocabularies = crate::vocab::VOCABULARIES
+    let vocabularies = crate::record::VOCABULARIES
         .iter()
         .filter(|v| {
             // The operation's kind tags its payload.
-            let kind = v.name == crate::vocab::OperationKind::VOCABULARY.name;
+            let kind = v.name == crate::record::OperationKind::VOCABULARY.name;
             !v.declared && (kind || LOGICAL_RECORDS.iter().any(|r| uses(r, v.name)))
         })
         .map(|v| {

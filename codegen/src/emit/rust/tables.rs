@@ -965,7 +965,7 @@ mod tests {
         let mut kinds: Vec<_> = ir.families.iter().map(|f| f.operation.kind()).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        assert_eq!(kinds.len(), crate::vocab::OperationKind::ALL.len());
+        assert_eq!(kinds.len(), crate::record::OperationKind::ALL.len());
         assert!(!ir.retired.is_empty());
         let text = assert_parses(&ir);
         assert!(

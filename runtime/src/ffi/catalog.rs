@@ -1,21 +1,14 @@
-//! [`CCatalog`]: one catalog as its C ABI serves it (the functions of
-//! `ffi`, `ffi_context` and `ffi_message` take it first), with the
-//! accessors of its C tables.
+//! [`CCatalog`]: one catalog as its C ABI serves it (every function of the
+//! C ABI takes it first), with the accessors of its C tables.
 
 use std::ffi::c_char;
 use std::mem::size_of;
 use std::sync::OnceLock;
 
+use super::records::Opaque;
 use crate::catalog::Catalog;
 use crate::types::Family;
 use crate::vocab::Status;
-
-/// An opaque C record (`kfam_family`, `kfam_profile`, ...): Rust only passes
-/// pointers to it along.
-#[repr(C)]
-pub struct Opaque {
-    _private: [u8; 0],
-}
 
 /// The accessors of a catalog's C tables (`codegen/c/shim.c` compiled
 /// against its header): its records by index, in the order of its Rust

@@ -8,10 +8,10 @@
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
 
+use super::boundary::{c_str, element, guard};
+use super::catalog::CCatalog;
+use super::records::{CContextOptions, CScalarArg, CScalarValue, CTensorArg};
 use crate::context::{Context, Launch, Launcher};
-use crate::ffi::{
-    c_str, element, guard, CCatalog, CContextOptions, CScalarArg, CScalarValue, CTensorArg,
-};
 use crate::vocab::{Contract, DType, ScalarValueKind, StorageFormat};
 use crate::{OwnedTensorArg, ScalarValue, TensorArg};
 
@@ -87,7 +87,7 @@ impl Launcher for CLauncher {
     }
 }
 
-unsafe fn ctx<'a>(p: *mut KfamContext) -> Option<&'a Context> {
+unsafe fn context_of<'a>(p: *mut KfamContext) -> Option<&'a Context> {
     p.as_ref().map(|c| &c.0)
 }
 
@@ -136,9 +136,9 @@ pub unsafe fn context_new_with(
 /// `None` takes the process-wide counter.
 unsafe fn init(
     c: &CCatalog,
-    ctx_: *mut KfamContext,
+    ctx: *mut KfamContext,
     platform: i32,
-    mode: i32,
+    execution_mode: i32,
     contract: i32,
     generation: Option<u64>,
     launch: Option<LaunchFn>,
@@ -146,9 +146,9 @@ unsafe fn init(
 ) -> i32 {
     guard(c, || {
         let (Some(cx), Some(p), Some(m), Some(k), Some(launch)) = (
-            ctx(ctx_),
+            context_of(ctx),
             c.catalog.targets.platform_by_code(platform),
-            c.catalog.targets.execution_mode_by_code(mode),
+            c.catalog.targets.execution_mode_by_code(execution_mode),
             Contract::from_code(contract),
             launch,
         ) else {
@@ -166,9 +166,9 @@ unsafe fn init(
 /// `ctx` is NULL or from `kfam_context_new` and not freed.
 pub unsafe fn context_init(
     c: &CCatalog,
-    ctx_: *mut KfamContext,
+    ctx: *mut KfamContext,
     platform: i32,
-    mode: i32,
+    execution_mode: i32,
     contract: i32,
     generation: u64,
     launch: Option<LaunchFn>,
@@ -176,16 +176,25 @@ pub unsafe fn context_init(
 ) -> i32 {
     // 0 takes the process-wide counter.
     let generation = (generation != 0).then_some(generation);
-    init(c, ctx_, platform, mode, contract, generation, launch, user)
+    init(
+        c,
+        ctx,
+        platform,
+        execution_mode,
+        contract,
+        generation,
+        launch,
+        user,
+    )
 }
 
 /// # Safety
 /// As `kfam_context_init`.
 pub unsafe fn context_init_generation(
     c: &CCatalog,
-    ctx_: *mut KfamContext,
+    ctx: *mut KfamContext,
     platform: i32,
-    mode: i32,
+    execution_mode: i32,
     contract: i32,
     generation: u64,
     launch: Option<LaunchFn>,
@@ -194,9 +203,9 @@ pub unsafe fn context_init_generation(
     // The caller's own number: 0 is refused by `Context::init`.
     init(
         c,
-        ctx_,
+        ctx,
         platform,
-        mode,
+        execution_mode,
         contract,
         Some(generation),
         launch,
@@ -206,9 +215,9 @@ pub unsafe fn context_init_generation(
 
 /// # Safety
 /// As `kfam_context_init`; `out` NULL or valid for a write.
-pub unsafe fn context_generation(c: &CCatalog, ctx_: *mut KfamContext, out: *mut u64) -> i32 {
+pub unsafe fn context_generation(c: &CCatalog, ctx: *mut KfamContext, out: *mut u64) -> i32 {
     guard(c, || {
-        let (Some(cx), Some(out)) = (ctx(ctx_), out.as_mut()) else {
+        let (Some(cx), Some(out)) = (context_of(ctx), out.as_mut()) else {
             return c.invalid();
         };
         match cx.latched() {
@@ -223,13 +232,9 @@ pub unsafe fn context_generation(c: &CCatalog, ctx_: *mut KfamContext, out: *mut
 
 /// # Safety
 /// As `kfam_context_init`; `family` NULL or NUL-terminated.
-pub unsafe fn context_supported(
-    c: &CCatalog,
-    ctx_: *mut KfamContext,
-    family: *const c_char,
-) -> i32 {
+pub unsafe fn context_supported(c: &CCatalog, ctx: *mut KfamContext, family: *const c_char) -> i32 {
     guard(c, || {
-        let (Some(cx), Some(name)) = (ctx(ctx_), c_str(family)) else {
+        let (Some(cx), Some(name)) = (context_of(ctx), c_str(family)) else {
             return c.invalid();
         };
         match cx.supported(name) {
@@ -240,24 +245,25 @@ pub unsafe fn context_supported(
 }
 
 /// # Safety
-/// As `kfam_context_init`; `meta` valid for `len` bytes; `callable` NULL or
+/// As `kfam_context_init`; `compiled_meta` valid for `len` bytes; `callable` NULL or
 /// valid for a write.
 pub unsafe fn context_prepare(
     c: &CCatalog,
-    ctx_: *mut KfamContext,
-    meta: *const c_char,
+    ctx: *mut KfamContext,
+    compiled_meta: *const c_char,
     len: usize,
     sha256: *const c_char,
     callable: *mut u64,
 ) -> i32 {
     guard(c, || {
-        let (Some(cx), Some(sha), Some(out)) = (ctx(ctx_), c_str(sha256), callable.as_mut()) else {
+        let (Some(cx), Some(sha), Some(out)) = (context_of(ctx), c_str(sha256), callable.as_mut())
+        else {
             return c.invalid();
         };
-        if meta.is_null() {
+        if compiled_meta.is_null() {
             return c.invalid();
         }
-        let json = std::slice::from_raw_parts(meta as *const u8, len);
+        let json = std::slice::from_raw_parts(compiled_meta as *const u8, len);
         match cx.prepare(json, sha) {
             Ok(id) => {
                 *out = id;
@@ -272,7 +278,7 @@ pub unsafe fn context_prepare(
 /// As `kfam_context_init`; the argument arrays as for `kfam_validate_call`.
 pub unsafe fn context_launch(
     c: &CCatalog,
-    ctx_: *mut KfamContext,
+    ctx: *mut KfamContext,
     callable: u64,
     tensors: *const CTensorArg,
     n_tensors: usize,
@@ -281,7 +287,7 @@ pub unsafe fn context_launch(
     stream: u64,
 ) -> i32 {
     guard(c, || {
-        let Some(cx) = ctx(ctx_) else {
+        let Some(cx) = context_of(ctx) else {
             return c.invalid();
         };
         if (tensors.is_null() && n_tensors > 0) || (scalars.is_null() && n_scalars > 0) {
@@ -351,9 +357,9 @@ pub unsafe fn context_launch(
 
 /// # Safety
 /// As `kfam_context_init`.
-pub unsafe fn context_close(c: &CCatalog, ctx_: *mut KfamContext) -> i32 {
+pub unsafe fn context_close(c: &CCatalog, ctx: *mut KfamContext) -> i32 {
     guard(c, || {
-        let Some(cx) = ctx(ctx_) else {
+        let Some(cx) = context_of(ctx) else {
             return c.invalid();
         };
         cx.close();
@@ -363,12 +369,12 @@ pub unsafe fn context_close(c: &CCatalog, ctx_: *mut KfamContext) -> i32 {
 
 /// # Safety
 /// `ctx` NULL or from `kfam_context_new`, not used afterwards.
-pub unsafe fn context_free(c: &CCatalog, ctx_: *mut KfamContext) -> i32 {
+pub unsafe fn context_free(c: &CCatalog, ctx: *mut KfamContext) -> i32 {
     guard(c, || {
-        if ctx_.is_null() {
+        if ctx.is_null() {
             return c.invalid();
         }
-        drop(Box::from_raw(ctx_));
+        drop(Box::from_raw(ctx));
         c.ok()
     })
 }

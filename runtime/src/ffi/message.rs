@@ -14,12 +14,12 @@
 
 use std::ffi::c_char;
 
+use super::boundary::{c_str, guard};
+use super::catalog::CCatalog;
+use super::decisions::{admission_status, capability_status};
+use super::decode::{decode_call, Undecoded};
+use super::records::{CPairing, CScalarArg, CTensorArg, Opaque, RECORD_SIZES};
 use crate::call::arg_count_text;
-use crate::ffi::c_str;
-use crate::ffi::{
-    admission_status, capability_status, decode_call, guard, CCatalog, CPairing, CScalarArg,
-    CTensorArg, Opaque, Undecoded, RECORD_SIZES,
-};
 use crate::pairing::Pairing;
 use crate::vocab::{Admission, Capability, Contract, Status};
 
@@ -75,14 +75,14 @@ pub unsafe fn admit_message(
     c: &CCatalog,
     json: *const c_char,
     len: usize,
-    sha256: *const c_char,
+    sha256_hex: *const c_char,
     buf: *mut c_char,
     cap: usize,
     needed: *mut usize,
 ) -> i32 {
     guard(c, || {
         let (Some(sha), false, false) = (
-            c_str(sha256),
+            c_str(sha256_hex),
             json.is_null() && len > 0,
             buf.is_null() && cap > 0,
         ) else {
@@ -325,15 +325,5 @@ unsafe fn slice<'a, T>(p: *const T, n: u32) -> Option<&'a [T]> {
         (_, 0) => Some(&[]),
         (true, _) => None,
         (false, n) => Some(std::slice::from_raw_parts(p, n as usize)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    /// Every `extern "C"` function's body is one `guard(...)` call.
-    #[test]
-    fn every_export_is_guarded() {
-        let exports = crate::ffi::tests::guarded_exports(include_str!("ffi_message.rs"));
-        assert_eq!(exports, 5, "ffi_message.rs has five functions of the C ABI");
     }
 }
