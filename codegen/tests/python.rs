@@ -246,27 +246,25 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let consumer = tests_dir().join("consumer.py");
     let lazy = tests_dir().join("lazy_consumer.py");
     let context = tests_dir().join("context_example.py");
-    let cache = g.dir.path().join("mypy-cache");
-    let mypy_excluding_torch = |search: &Path, targets: &[&Path]| {
-        run(python()
+    // One cache per package checked: the control's untyped `kfam` would
+    // evict the real one's entries from a shared cache at every run.
+    let mypy_excluding_torch = |cache: &str, search: &Path, targets: &[&Path]| {
+        run(kfam_testenv::mypy(cache)
             .args([
-                "-m",
-                "mypy",
                 "--strict",
                 "--disallow-any-expr",
                 "--exclude",
                 "kfam/torch\\.py$",
                 "--python-version",
                 "3.10",
-                "--cache-dir",
             ])
-            .arg(&cache)
             .args(targets)
             .env("MYPYPATH", kfam_testenv::search_path(&[search])))
     };
     // `kfam.torch` is checked with real PyTorch's annotations, which are full of
     // `Any`, by `pytorch_integration`.
     let out = mypy_excluding_torch(
+        "python-strict",
         &g.root(),
         &[&g.root().join("kfam"), &consumer, &lazy, &context],
     );
@@ -277,16 +275,8 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     );
     // The conformance runner reads JSON, so `Any` is allowed there; the rest of
     // `--strict` holds.
-    let out = run(python()
-        .args([
-            "-m",
-            "mypy",
-            "--strict",
-            "--python-version",
-            "3.10",
-            "--cache-dir",
-        ])
-        .arg(&cache)
+    let out = run(kfam_testenv::mypy("python-strict")
+        .args(["--strict", "--python-version", "3.10"])
         .arg(tests_dir().join("kfam_conformance.py"))
         .arg(tests_dir().join("test_conformance.py"))
         .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));
@@ -306,7 +296,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     )
     .unwrap();
     std::fs::write(any.join("kfam/py.typed"), "").unwrap();
-    let out = mypy_excluding_torch(&any, &[&consumer]);
+    let out = mypy_excluding_torch("python-strict-untyped-control", &any, &[&consumer]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.code() == Some(1) && stdout.contains("consumer.py") && stdout.contains("Any"),
@@ -334,20 +324,24 @@ fn mypy_strict_passes_with_and_without_torch() {
         !control.status.success(),
         "the bare environment must not have torch"
     );
-    let mypy = |extra: &[&std::ffi::OsStr]| {
-        run(python()
+    // A cache for each interpreter: what mypy found of torch is cached.
+    let mypy = |cache: &str, extra: &[&std::ffi::OsStr]| {
+        run(kfam_testenv::mypy(cache)
             .current_dir(g.root())
-            .args(["-m", "mypy", "--strict", "--no-incremental", "-p", "kfam"])
+            .args(["--strict", "-p", "kfam"])
             .args(extra)
             .env("MYPYPATH", kfam_testenv::runtime_dir()))
     };
-    let with_torch = mypy(&[]);
+    let with_torch = mypy("package-with-torch", &[]);
     assert!(
         with_torch.status.success(),
         "mypy --strict -p kfam with torch:\n{}",
         text(&with_torch)
     );
-    let without = mypy(&["--python-executable".as_ref(), bare_python.as_os_str()]);
+    let without = mypy(
+        "package-without-torch",
+        &["--python-executable".as_ref(), bare_python.as_os_str()],
+    );
     assert!(
         without.status.success(),
         "mypy --strict -p kfam without torch:\n{}",
@@ -432,17 +426,13 @@ fn pytorch_integration() {
         );
     }
 
-    let out = run(python()
+    let out = run(kfam_testenv::mypy("torch-layer")
         .args([
-            "-m",
-            "mypy",
             "--strict",
             "--untyped-calls-exclude=torch.library",
             "--python-version",
             "3.10",
-            "--cache-dir",
         ])
-        .arg(g.dir.path().join("mypy-cache"))
         .arg(g.root().join("kfam"))
         .arg(&backend)
         .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));

@@ -75,7 +75,7 @@ impl Catalog {
     /// refusal says why: unknown (or retired) family, contract mismatch, no
     /// profile, no receipt, or only placeholder receipts (`unqualified`),
     /// and names the query. A placeholder receipt
-    /// ([`is_placeholder_digest`](crate::admission::is_placeholder_digest))
+    /// ([`is_placeholder_digest`])
     /// never supports a query: a profile with a real receipt beside one
     /// answers with the real one.
     pub fn capability<'q>(
