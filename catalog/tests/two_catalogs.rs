@@ -67,7 +67,7 @@ fn team_crate(dir: &Path) {
             "[package]\nname = \"npuops-kernels\"\nversion = \"0.1.0\"\nedition = \"2021\"\npublish = false\n\n\
              [lib]\ncrate-type = [\"cdylib\"]\n\n\
              [dependencies]\nkfam-runtime = {{ path = {runtime:?} }}\n\n\
-             [build-dependencies]\nkfam-codegen = {{ path = {codegen:?}, default-features = false, features = [\"cc\"] }}\n\n\
+             [build-dependencies]\nkfam-codegen = {{ path = {codegen:?}, default-features = false }}\n\n\
              [workspace]\n",
             runtime = path("runtime"),
             codegen = path("codegen"),

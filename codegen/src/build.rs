@@ -102,14 +102,13 @@ impl Builder {
         self
     }
 
-    /// Whether the crate also exports the catalog's C ABI (default: no;
-    /// feature `cc`): the functions its header declares, named with its C
+    /// Whether the crate also exports the catalog's C ABI (default: no):
+    /// the functions its header declares, named with its C
     /// prefix (`npu_capability`, ...), from the crate's `cdylib` or
     /// `staticlib`. The catalog's headers are written into
     /// `OUT_DIR/include` (`npu/npu.h`), their tables compiled into the crate
     /// with `cc`, and the tables file ends with `c_abi!` (docs/c.md, "A
     /// catalog's own library").
-    #[cfg(feature = "cc")]
     pub fn c_abi(mut self, on: bool) -> Self {
         self.c_abi = on;
         self
@@ -150,7 +149,6 @@ impl Builder {
         );
         let mut text = embedded_source(&ir, &self.runtime, &banner);
         if self.c_abi {
-            #[cfg(feature = "cc")]
             c_library(&ir, &dir)?;
             if self.cargo_directives {
                 soname(&ir);
@@ -171,7 +169,6 @@ fn cannot_write(path: &Path, e: std::io::Error) -> Error {
 
 /// The catalog's headers into `dir/include`, and its C tables compiled
 /// (`c/shim.c` against them) into the crate being built.
-#[cfg(feature = "cc")]
 fn c_library(ir: &crate::ir::Ir, dir: &Path) -> Result<(), Error> {
     let prefix = &ir.catalog.c_prefix;
     for file in crate::emit::c::emit(&crate::plan::Plan::new(ir)) {
@@ -211,7 +208,6 @@ fn c_library(ir: &crate::ir::Ir, dir: &Path) -> Result<(), Error> {
 }
 
 /// Whether the C tables compile with `-Werror`: `KFAM_C_WERROR=1`.
-#[cfg(feature = "cc")]
 fn c_werror() -> bool {
     println!("cargo:rerun-if-env-changed=KFAM_C_WERROR");
     std::env::var_os("KFAM_C_WERROR").is_some_and(|v| v == "1")
@@ -231,7 +227,6 @@ fn soname(ir: &crate::ir::Ir) {
 }
 
 /// The accessors of a catalog's C tables (real C, compiled per catalog).
-#[cfg(feature = "cc")]
 const SHIM: &str = include_str!("../c/shim.c");
 
 /// `Builder::new(manifest).compile()`: the tables of `manifest` into

@@ -313,7 +313,8 @@ fn main() -> ExitCode {
                 Err(GenerateError::LockStale { lock, report }) => {
                     print_report(&report, message_format);
                     eprintln!(
-                        "error: {} does not record every revision the manifest approves; \
+                        "error: {} does not record everything the manifest approves (its family \
+                         revisions and its ABI); \
                          a locked generate (a build) never writes it, and wrote nothing",
                         lock.display()
                     );

@@ -301,7 +301,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
     kfam_in(&proj, &["new", "scale_rows", "--kind", "elementwise_unary"]);
     let said = fails("cmake --build after kfam new", &mut build_cmd(&build));
     assert!(
-        said.contains("approved.lock does not record every revision the manifest approves"),
+        said.contains("approved.lock does not record everything the manifest approves"),
         "{said}"
     );
     assert_eq!(
@@ -510,7 +510,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
         "CI configure, lock stale",
         &mut configure(&ci, &ci.join("build")),
     );
-    assert!(said.contains("does not record every revision"), "{said}");
+    assert!(said.contains("does not record everything"), "{said}");
     assert_eq!(status(&ci), "", "the refused CI build wrote into the clone");
 
     // Workflow "committed outputs": `kfam generate` writes them beside the
@@ -567,12 +567,19 @@ pub fn cmake_team(venv: &Path, home: &Path) {
     kfam_in(&committed, &["generate"]);
     kfam_in(&committed, &["generate", "--check"]);
 
-    // A `major` bump reaches the SONAME by `cmake --build` alone: abi.toml
-    // is a configure dependency.
+    // A `major` bump is a change of the approved ABI: the build refuses it
+    // until the lock records it, as a family; then it reaches the SONAME
+    // by `cmake --build` alone (abi.toml is a configure dependency).
     edit(
         &proj.join("manifest/abi.toml"),
         &[("major = 1\n", "major = 2\n")],
     );
+    let said = fails("cmake --build after a major bump", &mut build_cmd(&build));
+    assert!(
+        said.contains("approved.lock does not record everything the manifest approves"),
+        "{said}"
+    );
+    kfam_in(&proj, &["generate", "--out", "build/xdnaops-kfam"]);
     run("cmake --build after a major bump", &mut build_cmd(&build));
     let so2 = build.join("libxdnaops_catalog.so.2");
     let dynamic = stdout(&run(
