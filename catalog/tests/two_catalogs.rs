@@ -95,6 +95,7 @@ fn build_team_library(krate: &Path) -> PathBuf {
     run(Command::new(env!("CARGO"))
         .current_dir(krate)
         .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env_remove("RUSTFLAGS")
         .args(["build", "--offline", "--quiet"]));
     target.join("debug/libnpuops_kernels.so")

@@ -280,6 +280,7 @@ fn consume_in_rust(repo: &Path, cargo_toml: &str, build_rs: &str, main_rs: &str)
             "CARGO_TARGET_DIR",
             Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates"),
         )
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env_remove("RUSTFLAGS")
         .args(["run", "--offline", "--quiet"]));
     assert_eq!(

@@ -102,6 +102,9 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
             // Outside the workspace's target directory, shared by the team
             // crates of the tests (`target/tmp/team_crates`).
             .env("CARGO_TARGET_DIR", target)
+            // Every team crate's build alike, so they share it; nothing
+            // reads its debug information.
+            .env("CARGO_PROFILE_DEV_DEBUG", "false")
             .env_remove("RUSTFLAGS")
             .args(args)
             .args(["--offline", "--quiet"]),

@@ -9,20 +9,23 @@ fn consumer_example_runs() {
     let meta =
         format!("{root}/generated/schema/examples/add_bf16_1024.xdna2_onboard.compiled_meta.json");
     let sha = kfam_catalog::families::add_bf16_1024::FAMILY.receipts[0].sha256;
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "run",
-            "-q",
-            "-p",
-            "kfam-runtime",
-            "--example",
-            "consumer",
-            "--",
-        ])
-        .arg(&meta)
-        .arg(sha)
+    // Built with the workspace's features, as `cargo test --workspace` built
+    // it (nothing to do then): `cargo run -p kfam-runtime` resolves the
+    // runtime's features alone and rebuilt its dependencies (about a minute).
+    let build = Command::new(env!("CARGO"))
+        .args(["build", "-q", "--workspace", "--example", "consumer"])
         .output()
         .unwrap();
+    assert!(
+        build.status.success(),
+        "cargo build --example consumer:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+    let target = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .parent()
+        .unwrap()
+        .join("debug/examples/consumer");
+    let out = Command::new(target).arg(&meta).arg(sha).output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

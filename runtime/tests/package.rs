@@ -27,6 +27,8 @@ fn cargo_package(extra: &[&str]) -> String {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
     cmd.current_dir(root())
         .env("CARGO_TARGET_DIR", &target)
+        // Nothing reads the verification builds' debug information.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["package", "--offline", "--allow-dirty", "--locked"]);
     for p in PUBLISHED {
         cmd.args(["-p", p]);
@@ -133,6 +135,8 @@ fn install_the_cli_from_its_package() {
     let out = Command::new(env!("CARGO"))
         .current_dir(&target)
         .env("CARGO_TARGET_DIR", target.join("package"))
+        // As the verification built them, so their builds are reused.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["install", "--offline", "--locked", "--debug", "--path"])
         .arg(&unpacked)
         .arg("--root")
