@@ -263,7 +263,13 @@ impl<'a> FamilyChecker<'a> {
         if extents.iter().all(|&e| e.tied(extents[0])) {
             return true;
         }
-        let (role, i, axis, span) = members[0];
+        // At the first member that is -1 (the label says so), not the
+        // first member, which may be named.
+        let (role, i, axis, span) = members
+            .iter()
+            .copied()
+            .find(|&(_, i, axis, _)| self.params[i].dims[axis] == Extent::Dynamic)
+            .unwrap_or(members[0]);
         let names: Vec<String> = members.iter().map(|&(r, p, _, _)| self.who(r, p)).collect();
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let msg = format!(

@@ -55,7 +55,12 @@ impl FamilyChecker<'_> {
                     code: decl.code,
                     help: decl.help,
                 };
-                self.rotary_fits(&rule, rotary_dim, (q, &r.query.span), (cos, &r.cos.span));
+                self.rotary_fits(
+                    &rule,
+                    (rotary_dim, &r.rotary_dim.span),
+                    (q, &r.query.span),
+                    (cos, &r.cos.span),
+                );
             }
         }
         Some(ir::Operation::new(
@@ -102,7 +107,7 @@ impl FamilyChecker<'_> {
     fn rotary_fits(
         &mut self,
         rule: &Rule,
-        rotary_dim: u32,
+        (rotary_dim, sr): (u32, &Range<usize>),
         (q, sq): (usize, &Range<usize>),
         (cos, sc): (usize, &Range<usize>),
     ) {
@@ -113,8 +118,10 @@ impl FamilyChecker<'_> {
                     "`rotary_dim = {rotary_dim}` exceeds the head size D = {d} of {}",
                     self.who("query", q)
                 );
-                let e = err(rule.code, self.id, sq, msg)
-                    .label(format!("D = {d}"))
+                // At the value that is too large; the head size is where
+                // `query`'s axis 2 is declared.
+                let e = err(rule.code, self.id, sr, msg)
+                    .label(format!("more than D = {d}"))
                     .help("rotate at most the whole head: `rotary_dim` is at most D");
                 let e = self.at_axis(e, q, 2);
                 self.push(e);
