@@ -92,12 +92,11 @@ fn build_team_library(krate: &Path) -> PathBuf {
     // Shared with codegen's tests of crates outside the workspace: one
     // build of the kfam crates.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
-    run(Command::new(env!("CARGO"))
-        .current_dir(krate)
-        .env("CARGO_TARGET_DIR", &target)
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env_remove("RUSTFLAGS")
-        .args(["build", "--offline", "--quiet"]));
+    run(kfam_testenv::team_cargo(&target).current_dir(krate).args([
+        "build",
+        "--offline",
+        "--quiet",
+    ]));
     target.join("debug/libnpuops_kernels.so")
 }
 

@@ -273,16 +273,13 @@ fn consume_in_rust(repo: &Path, cargo_toml: &str, build_rs: &str, main_rs: &str)
     fs::copy(root().join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
     fs::write(krate.join("build.rs"), build_rs).unwrap();
     fs::write(krate.join("src/main.rs"), main_rs).unwrap();
-    let out = ok(Command::new(env!("CARGO"))
-        .current_dir(&krate)
-        // Shared with build_script.rs: one build of the kfam crates.
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates"),
-        )
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
-        .env_remove("RUSTFLAGS")
-        .args(["run", "--offline", "--quiet"]));
+    // Shared with build_script.rs: one build of the kfam crates.
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
+    let out = ok(kfam_testenv::team_cargo(&target).current_dir(&krate).args([
+        "run",
+        "--offline",
+        "--quiet",
+    ]));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "row_sum on npu (code 0)\n\

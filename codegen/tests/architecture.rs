@@ -24,7 +24,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::support::graph::{workspace_members, Graph};
+use crate::support::graph::{rs_files, workspace_members, Graph};
 use crate::support::root;
 
 const DOC: &str = "docs/architecture.md";
@@ -153,17 +153,6 @@ fn module_files(dir: &Path) -> BTreeSet<String> {
             }
         })
         .collect()
-}
-
-fn rs_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            rs_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "rs") {
-            out.push(p);
-        }
-    }
 }
 
 /// A module of the graph as the block names it: a crate root by its file

@@ -10,7 +10,6 @@
 
 use std::fs;
 use std::path::Path;
-use std::process::Command;
 
 use crate::support::process;
 use crate::support::tree;
@@ -97,15 +96,8 @@ fn a_manifest_macro_crate_holds_only_its_own_catalog() {
 
 fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
     output(
-        Command::new(env!("CARGO"))
+        kfam_testenv::team_cargo(target)
             .current_dir(dir)
-            // Outside the workspace's target directory, shared by the team
-            // crates of the tests (`target/tmp/team_crates`).
-            .env("CARGO_TARGET_DIR", target)
-            // Every team crate's build alike, so they share it; nothing
-            // reads its debug information.
-            .env("CARGO_PROFILE_DEV_DEBUG", "false")
-            .env_remove("RUSTFLAGS")
             .args(args)
             .args(["--offline", "--quiet"]),
     )

@@ -134,6 +134,19 @@ pub fn mypy(cache: &str) -> Command {
     c
 }
 
+/// cargo for a team's crate outside this workspace, building in `target`
+/// (the tests' team crates share `target/tmp/team_crates`): the
+/// workspace's `RUSTFLAGS` do not reach it, and every such build is made
+/// alike (without debug information, which nothing reads) so that they
+/// share what they build.
+pub fn team_cargo(target: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO"));
+    c.env("CARGO_TARGET_DIR", target)
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env_remove("RUSTFLAGS");
+    c
+}
+
 /// clang as a C (`cxx == false`) or C++ compiler driver: the pinned
 /// `ziglang` wheel's `zig cc` / `zig c++`, which is clang with its own libc
 /// and libc++ headers, so the tests need no system clang. It always compiles

@@ -74,6 +74,23 @@ fn git(venv: &Path, home: &Path, repo: &Path, args: &[&str]) -> String {
     stdout(&run(&format!("git {}", args.join(" ")), &mut c))
 }
 
+/// A fresh clone of `repo` at `home/name`, as a CI job starts from; its path.
+fn clone_of(venv: &Path, home: &Path, repo: &Path, name: &str) -> PathBuf {
+    let to = home.join(name);
+    git(
+        venv,
+        home,
+        home,
+        &[
+            "clone",
+            "-q",
+            &repo.display().to_string(),
+            &to.display().to_string(),
+        ],
+    );
+    to
+}
+
 /// The lines of the ```shell blocks of docs/adopting.md's C++ section
 /// (before `## Start`), trimmed, comments removed.
 fn documented_shell() -> Vec<String> {
@@ -487,18 +504,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
     // Workflow "generated at build time": its CI check, in a fresh clone,
     // passes, and the build leaves the clone as committed; a family
     // committed without its lock entry fails it.
-    let ci = home.join("ci-build-time");
-    git(
-        venv,
-        home,
-        home,
-        &[
-            "clone",
-            "-q",
-            &proj.display().to_string(),
-            &ci.display().to_string(),
-        ],
-    );
+    let ci = clone_of(venv, home, &proj, "ci-build-time");
     run("CI configure", &mut configure(&ci, &ci.join("build")));
     run("CI build", &mut build_cmd(&ci.join("build")));
     assert_eq!(status(&ci), "", "the CI build wrote into the clone");
@@ -519,18 +525,7 @@ pub fn cmake_team(venv: &Path, home: &Path) {
     // recorded through the build directory alone leaves the committed
     // outputs stale: the build passes, the check fails, until `kfam
     // generate` rewrites them.
-    let committed = home.join("committed");
-    git(
-        venv,
-        home,
-        home,
-        &[
-            "clone",
-            "-q",
-            &proj.display().to_string(),
-            &committed.display().to_string(),
-        ],
-    );
+    let committed = clone_of(venv, home, &proj, "committed");
     kfam_in(&committed, &["generate"]);
     assert!(committed
         .join("generated/include/xdnaops/xdnaops.h")

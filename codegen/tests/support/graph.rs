@@ -332,29 +332,20 @@ impl Graph {
         for (id, m) in self.modules.iter().enumerate() {
             let mut targets = Vec::new();
             let mut uses: Vec<(&Vec<String>, String, bool)> = Vec::new();
+            let shown = |text: String, reexport: bool| {
+                if reexport {
+                    format!("pub {text}")
+                } else {
+                    text
+                }
+            };
             for (name, (path, reexport)) in &m.bindings {
                 let text = format!("use {}", path.join("::")) + &rename(name, path);
-                uses.push((
-                    path,
-                    if *reexport {
-                        format!("pub {text}")
-                    } else {
-                        text
-                    },
-                    *reexport,
-                ));
+                uses.push((path, shown(text, *reexport), *reexport));
             }
             for (path, reexport) in &m.globs {
                 let text = format!("use {}::*", path.join("::"));
-                uses.push((
-                    path,
-                    if *reexport {
-                        format!("pub {text}")
-                    } else {
-                        text
-                    },
-                    *reexport,
-                ));
+                uses.push((path, shown(text, *reexport), *reexport));
             }
             for path in &m.anonymous {
                 uses.push((path, format!("use {} as _", path.join("::")), false));
@@ -723,7 +714,8 @@ fn expand_includes(
     out
 }
 
-fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
+/// Every `.rs` file below `dir`, appended to `out`.
+pub fn rs_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
         if p.is_dir() {
