@@ -1,4 +1,4 @@
-//! runtime's integration tests: one test binary with a module per suite (docs/testing.md, "Layout"); `alloc` (its own global allocator) and `ui` (trybuild) are binaries of their own.
+//! runtime's integration tests: one test binary with a module per suite (docs/testing.md, "Layout"); `alloc` (its own global allocator) is a binary of its own; the macro's trybuild cases run in kfam-dev (`dev/tests/ui.rs`).
 
 mod support;
 

@@ -118,8 +118,10 @@ fn published_crates_package_and_build_alone() {
 /// `cargo install` of the `kfam` binary from kfam-codegen's package, as a
 /// user would from crates.io: the unpacked `.crate` alone (with its
 /// packaged `Cargo.lock`), into a fresh root, and the installed binary
-/// runs. In the target directory the verification used, with its profile,
-/// so the dependencies it built are reused.
+/// runs. In the target directory the verification built in (`debug/` of
+/// `CARGO_TARGET_DIR`; `package/` holds only the `.crate` files and their
+/// unpacked sources), with its profile, so the dependencies it built are
+/// reused.
 fn install_the_cli_from_its_package() {
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
     let unpacked = target
@@ -134,7 +136,7 @@ fn install_the_cli_from_its_package() {
     let _ = std::fs::remove_dir_all(&install);
     let out = Command::new(env!("CARGO"))
         .current_dir(&target)
-        .env("CARGO_TARGET_DIR", target.join("package"))
+        .env("CARGO_TARGET_DIR", &target)
         // As the verification built them, so their builds are reused.
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["install", "--offline", "--locked", "--debug", "--path"])

@@ -170,7 +170,7 @@ fn expand_in(base: &Path, input: &Input) -> TokenStream {
 /// in process: its `compile_error!`s and warning notes are exactly the
 /// corpus's expected rendering (`tests/diagnostics/<category>/<case>.stderr`,
 /// what `kfam check` prints). trybuild compiles a few of them through rustc
-/// (`runtime/tests/ui.rs`): one case per category and the passing ones.
+/// (`dev/tests/ui.rs`): one case per category and the passing ones.
 #[cfg(test)]
 mod tests {
     use std::collections::BTreeSet;
