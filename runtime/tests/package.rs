@@ -8,7 +8,7 @@
 //! packaged crate then works and runs.
 
 use crate::support::root;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const PUBLISHED: [&str; 4] = [
@@ -18,17 +18,21 @@ const PUBLISHED: [&str; 4] = [
     "kfam-catalog",
 ];
 
+/// Where the verification builds: not the workspace's target directory
+/// (the verification builds kfam-catalog from its package, and its shared
+/// library's file name carries no hash, so there it would replace the one
+/// the C tests link), but the one the team crates of the other suites build
+/// in (`kfam_testenv::team_cargo`: the same profile and flags), so the
+/// dependencies they share are built once. The packaged crates come from
+/// cargo's overlay registry: package ids of their own, beside the team
+/// crates' path builds of the same crates.
+fn target() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates")
+}
+
 fn cargo_package(extra: &[&str]) -> String {
-    let mut cmd = Command::new(env!("CARGO"));
-    // A target directory of its own: the verification builds kfam-catalog
-    // from its package, and its shared library's file name carries no hash,
-    // so in the workspace's target directory it would replace the one the
-    // C tests link.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
+    let mut cmd = kfam_testenv::team_cargo(&target());
     cmd.current_dir(root())
-        .env("CARGO_TARGET_DIR", &target)
-        // Nothing reads the verification builds' debug information.
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["package", "--offline", "--allow-dirty", "--locked"]);
     for p in PUBLISHED {
         cmd.args(["-p", p]);
@@ -48,12 +52,33 @@ fn cargo_package(extra: &[&str]) -> String {
 /// overlay registry of their packages). One test: two `cargo package` runs
 /// at once would share `target/package/`.
 /// cargo extracts the packages of its local overlay registry into
-/// `$CARGO_HOME/registry/src/-HASH/NAME-VERSION/` once, and builds them in
-/// the target directory as immutable registry crates: a second run with
-/// changed sources but the same version would verify the first run's code.
-/// Both are removed first, so every run verifies what is packaged now.
+/// `$CARGO_HOME/registry/src/-HASH/NAME-VERSION/` once, with the fixed
+/// timestamps of a `.crate`, so in the target directory a second run with
+/// changed sources but the same version would find the first run's builds
+/// fresh and verify the first run's code. The extracted sources, the
+/// packages and every build of a kfam crate in the target directory (the
+/// team crates' too, which rebuild theirs when they next run) are removed
+/// first, so every run verifies what is packaged now; the dependencies'
+/// builds stay.
 fn forget_earlier_packages(target: &Path) {
-    let _ = std::fs::remove_dir_all(target);
+    let _ = std::fs::remove_dir_all(target.join("package"));
+    let _ = std::fs::remove_dir_all(target.join("install-root"));
+    for dir in ["debug/.fingerprint", "debug/build"] {
+        for entry in std::fs::read_dir(target.join(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if PUBLISHED.iter().any(|p| {
+                name.strip_prefix(p)
+                    .and_then(|rest| rest.strip_prefix('-'))
+                    .is_some_and(|hash| hash.bytes().all(|b| b.is_ascii_hexdigit()))
+            }) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+    }
     let home = std::env::var_os("CARGO_HOME")
         .map(std::path::PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")));
@@ -76,7 +101,7 @@ fn forget_earlier_packages(target: &Path) {
 
 #[test]
 fn published_crates_package_and_build_alone() {
-    forget_earlier_packages(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("package"));
+    forget_earlier_packages(&target());
     let list = cargo_package(&["--list"]);
     let files: Vec<&str> = list.lines().collect();
     for needed in [
@@ -123,7 +148,7 @@ fn published_crates_package_and_build_alone() {
 /// unpacked sources), with its profile, so the dependencies it built are
 /// reused.
 fn install_the_cli_from_its_package() {
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("package");
+    let target = target();
     let unpacked = target
         .join("package")
         .join(format!("kfam-codegen-{}", env!("CARGO_PKG_VERSION")));
@@ -134,11 +159,8 @@ fn install_the_cli_from_its_package() {
     );
     let install = target.join("install-root");
     let _ = std::fs::remove_dir_all(&install);
-    let out = Command::new(env!("CARGO"))
+    let out = kfam_testenv::team_cargo(&target)
         .current_dir(&target)
-        .env("CARGO_TARGET_DIR", &target)
-        // As the verification built them, so their builds are reused.
-        .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .args(["install", "--offline", "--locked", "--debug", "--path"])
         .arg(&unpacked)
         .arg("--root")
