@@ -354,18 +354,32 @@ fn install_python(venv: &Path) -> Result<(), String> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect::<Vec<_>>()
         .join(", ");
+    // uv (pinned in the list) installs the rest: it downloads, unpacks and
+    // byte-compiles in parallel, where pip does one file after another
+    // (docs/testing.md, "The test environment"). pip puts uv itself in.
+    let uv_pin = REQUIREMENTS
+        .lines()
+        .map(str::trim)
+        .find(|l| l.starts_with("uv=="))
+        .ok_or("testenv/requirements.txt pins no `uv==` (it installs the rest)")?;
+    run(
+        &format!("installing {uv_pin}"),
+        Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-input",
+            uv_pin,
+        ]),
+    )?;
     run(
         &format!("installing {missing}"),
-        Command::new(&python)
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-                "--no-input",
-                "-r",
-            ])
+        Command::new(venv.join("bin").join("uv"))
+            .args(["pip", "install", "--quiet", "--compile-bytecode", "--python"])
+            .arg(&python)
+            .arg("-r")
             .arg(&requirements),
     )
 }
