@@ -377,7 +377,13 @@ fn install_python(venv: &Path) -> Result<(), String> {
     run(
         &format!("installing {missing}"),
         Command::new(venv.join("bin").join("uv"))
-            .args(["pip", "install", "--quiet", "--compile-bytecode", "--python"])
+            .args([
+                "pip",
+                "install",
+                "--quiet",
+                "--compile-bytecode",
+                "--python",
+            ])
             .arg(&python)
             .arg("-r")
             .arg(&requirements),
