@@ -91,13 +91,10 @@ fn team_crate(dir: &Path) {
 fn build_team_library(krate: &Path) -> PathBuf {
     // Shared with codegen's tests of crates outside the workspace: one
     // build of the kfam crates.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
-    run(kfam_testenv::team_cargo(&target).current_dir(krate).args([
-        "build",
-        "--offline",
-        "--quiet",
-    ]));
-    target.join("debug/libnpuops_kernels.so")
+    run(kfam_testenv::team_cargo()
+        .current_dir(krate)
+        .args(["build", "--offline", "--quiet"]));
+    kfam_testenv::team_target().join("debug/libnpuops_kernels.so")
 }
 
 /// An install prefix: the catalog's headers and package files (its C

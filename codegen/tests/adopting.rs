@@ -274,12 +274,10 @@ fn consume_in_rust(repo: &Path, cargo_toml: &str, build_rs: &str, main_rs: &str)
     fs::write(krate.join("build.rs"), build_rs).unwrap();
     fs::write(krate.join("src/main.rs"), main_rs).unwrap();
     // Shared with build_script.rs: one build of the kfam crates.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
-    let out = ok(kfam_testenv::team_cargo(&target).current_dir(&krate).args([
-        "run",
-        "--offline",
-        "--quiet",
-    ]));
+    let out =
+        ok(kfam_testenv::team_cargo()
+            .current_dir(&krate)
+            .args(["run", "--offline", "--quiet"]));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "row_sum on npu (code 0)\n\

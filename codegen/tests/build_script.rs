@@ -37,7 +37,7 @@ fn main() {
 /// catalog: no `kfam-catalog` in `cargo tree`, no shipped family's name
 /// in the executable.
 fn holds_no_shipped_family(krate: &Path, exe: &Path) {
-    let tree = cargo(krate, Path::new(env!("CARGO_TARGET_TMPDIR")), &["tree"]);
+    let tree = cargo(krate, &["tree"]);
     let tree = String::from_utf8_lossy(&tree.stdout);
     assert!(tree.contains("kfam-runtime"), "{tree}");
     assert!(!tree.contains("kfam-catalog"), "{tree}");
@@ -84,8 +84,8 @@ fn a_manifest_macro_crate_holds_only_its_own_catalog() {
         ),
     )
     .unwrap();
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
-    let out = cargo(&krate, &target, &["run"]);
+    let target = kfam_testenv::team_target();
+    let out = cargo(&krate, &["run"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -94,9 +94,9 @@ fn a_manifest_macro_crate_holds_only_its_own_catalog() {
     holds_no_shipped_family(&krate, &target.join("debug/team_macro"));
 }
 
-fn cargo(dir: &Path, target: &Path, args: &[&str]) -> std::process::Output {
+fn cargo(dir: &Path, args: &[&str]) -> std::process::Output {
     output(
-        kfam_testenv::team_cargo(target)
+        kfam_testenv::team_cargo()
             .current_dir(dir)
             .args(args)
             .args(["--offline", "--quiet"]),
@@ -130,9 +130,9 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
     .unwrap();
     fs::write(krate.join("src/main.rs"), MAIN).unwrap();
     // Shared with adopting.rs: one build of the kfam crates.
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates");
+    let target = kfam_testenv::team_target();
 
-    let out = cargo(&krate, &target, &["run"]);
+    let out = cargo(&krate, &["run"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -147,7 +147,7 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
         .replace("name = \"scale_fp32\"", "name = \"scale_fp32_copy\"")
         .replace(&"2".repeat(64), &"3".repeat(64));
     fs::write(families.join("scale_fp32_copy.toml"), added).unwrap();
-    let out = cargo(&krate, &target, &["run"]);
+    let out = cargo(&krate, &["run"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -162,7 +162,7 @@ fn a_build_script_embeds_a_catalog_and_watches_its_directory() {
             .replace("platform = \"a5\"", "platform = \"a6\""),
     )
     .unwrap();
-    let out = cargo(&krate, &target, &["build"]);
+    let out = cargo(&krate, &["build"]);
     assert!(!out.status.success(), "{}", text(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(

@@ -8,7 +8,7 @@
 //! packaged crate then works and runs.
 
 use crate::support::root;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 const PUBLISHED: [&str; 4] = [
@@ -18,20 +18,16 @@ const PUBLISHED: [&str; 4] = [
     "kfam-catalog",
 ];
 
-/// Where the verification builds: not the workspace's target directory
-/// (the verification builds kfam-catalog from its package, and its shared
-/// library's file name carries no hash, so there it would replace the one
-/// the C tests link), but the one the team crates of the other suites build
-/// in (`kfam_testenv::team_cargo`: the same profile and flags), so the
-/// dependencies they share are built once. The packaged crates come from
-/// cargo's overlay registry: package ids of their own, beside the team
-/// crates' path builds of the same crates.
-fn target() -> PathBuf {
-    Path::new(env!("CARGO_TARGET_TMPDIR")).join("team_crates")
-}
-
+/// The verification builds where the team crates of the other suites do
+/// (`kfam_testenv::team_cargo`: the same directory, profile and flags), so
+/// the dependencies they share are built once; not in the workspace's
+/// target directory, since it builds kfam-catalog from its package, and
+/// its shared library's file name carries no hash, so there it would
+/// replace the one the C tests link. The packaged crates come from cargo's
+/// overlay registry: package ids of their own, beside the team crates'
+/// path builds of the same crates.
 fn cargo_package(extra: &[&str]) -> String {
-    let mut cmd = kfam_testenv::team_cargo(&target());
+    let mut cmd = kfam_testenv::team_cargo();
     cmd.current_dir(root())
         .args(["package", "--offline", "--allow-dirty", "--locked"]);
     for p in PUBLISHED {
@@ -62,7 +58,6 @@ fn cargo_package(extra: &[&str]) -> String {
 /// builds stay.
 fn forget_earlier_packages(target: &Path) {
     let _ = std::fs::remove_dir_all(target.join("package"));
-    let _ = std::fs::remove_dir_all(target.join("install-root"));
     for dir in ["debug/.fingerprint", "debug/build"] {
         for entry in std::fs::read_dir(target.join(dir))
             .into_iter()
@@ -101,7 +96,7 @@ fn forget_earlier_packages(target: &Path) {
 
 #[test]
 fn published_crates_package_and_build_alone() {
-    forget_earlier_packages(&target());
+    forget_earlier_packages(&kfam_testenv::team_target());
     let list = cargo_package(&["--list"]);
     let files: Vec<&str> = list.lines().collect();
     for needed in [
@@ -148,7 +143,7 @@ fn published_crates_package_and_build_alone() {
 /// unpacked sources), with its profile, so the dependencies it built are
 /// reused.
 fn install_the_cli_from_its_package() {
-    let target = target();
+    let target = kfam_testenv::team_target();
     let unpacked = target
         .join("package")
         .join(format!("kfam-codegen-{}", env!("CARGO_PKG_VERSION")));
@@ -159,7 +154,7 @@ fn install_the_cli_from_its_package() {
     );
     let install = target.join("install-root");
     let _ = std::fs::remove_dir_all(&install);
-    let out = kfam_testenv::team_cargo(&target)
+    let out = kfam_testenv::team_cargo()
         .current_dir(&target)
         .args(["install", "--offline", "--locked", "--debug", "--path"])
         .arg(&unpacked)

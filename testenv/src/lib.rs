@@ -37,13 +37,18 @@ pub fn dir() -> PathBuf {
     if let Some(d) = std::env::var_os("KFAM_TESTENV") {
         return PathBuf::from(d);
     }
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+    target_dir().join("testenv")
+}
+
+/// cargo's target directory of the workspace: `$CARGO_TARGET_DIR`, else
+/// `target/` at the workspace's root.
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).parent();
             workspace.unwrap_or(Path::new(".")).join("target")
-        });
-    target.join("testenv")
+        })
 }
 
 /// The environment's Python interpreter (with every package of
@@ -134,14 +139,20 @@ pub fn mypy(cache: &str) -> Command {
     c
 }
 
-/// cargo for a team's crate outside this workspace, building in `target`
-/// (the tests' team crates share `target/tmp/team_crates`): the
-/// workspace's `RUSTFLAGS` do not reach it, and every such build is made
-/// alike (without debug information, which nothing reads) so that they
-/// share what they build.
-pub fn team_cargo(target: &Path) -> Command {
+/// The target directory every crate outside this workspace that the tests
+/// build shares (the team crates, the packaged crates' verification):
+/// `target/tmp/team_crates`, below the tests' `CARGO_TARGET_TMPDIR`.
+pub fn team_target() -> PathBuf {
+    target_dir().join("tmp").join("team_crates")
+}
+
+/// cargo for a team's crate outside this workspace, building in
+/// [`team_target`]: the workspace's `RUSTFLAGS` do not reach it, and every
+/// such build is made alike (without debug information, which nothing
+/// reads) so that they share what they build.
+pub fn team_cargo() -> Command {
     let mut c = Command::new(env!("CARGO"));
-    c.env("CARGO_TARGET_DIR", target)
+    c.env("CARGO_TARGET_DIR", team_target())
         .env("CARGO_PROFILE_DEV_DEBUG", "false")
         .env_remove("RUSTFLAGS");
     c
