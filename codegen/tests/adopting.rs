@@ -442,8 +442,7 @@ print("ok")
 
     let snippet = tmp.join("consumer.py");
     fs::write(&snippet, consumer).unwrap();
-    let out = run(kfam_testenv::mypy("strict-3.10")
-        .args(["--strict", "--python-version", "3.10"])
+    let out = run(kfam_testenv::mypy(kfam_testenv::Mypy::Strict310)
         .args(["--exclude", "/torch\\.py$"])
         .arg(team.join("npuops"))
         .arg(shipped.join("kfam"))

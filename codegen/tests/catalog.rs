@@ -228,8 +228,7 @@ print("ok")
         text(&out)
     );
 
-    let out = run(kfam_testenv::mypy("strict-3.10")
-        .args(["--strict", "--python-version", "3.10"])
+    let out = run(kfam_testenv::mypy(kfam_testenv::Mypy::Strict310)
         .args(["--exclude", "myrt_kernels/torch\\.py$"])
         .arg(team.join("myrt_kernels"))
         .env("MYPYPATH", kfam_testenv::search_path(&[&team])));

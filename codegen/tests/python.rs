@@ -246,25 +246,21 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     let consumer = tests_dir().join("consumer.py");
     let lazy = tests_dir().join("lazy_consumer.py");
     let context = tests_dir().join("context_example.py");
-    // One cache per package checked: the control's untyped `kfam` would
-    // evict the real one's entries from a shared cache at every run.
-    let mypy_excluding_torch = |cache: &str, search: &Path, targets: &[&Path]| {
-        run(kfam_testenv::mypy(cache)
-            .args([
-                "--strict",
-                "--disallow-any-expr",
-                "--exclude",
-                "kfam/torch\\.py$",
-                "--python-version",
-                "3.10",
-            ])
+    // `--disallow-any-expr` for the package and the consumers, set per
+    // module (tests/python/mypy_no_any.ini) so that PyTorch's modules keep
+    // the options of every other `--strict --python-version 3.10` run, and
+    // their cache entries (kfam_testenv::Mypy).
+    let mypy_excluding_torch = |search: &Path, targets: &[&Path]| {
+        run(kfam_testenv::mypy(kfam_testenv::Mypy::Strict310)
+            .arg("--config-file")
+            .arg(tests_dir().join("mypy_no_any.ini"))
+            .args(["--exclude", "kfam/torch\\.py$"])
             .args(targets)
             .env("MYPYPATH", kfam_testenv::search_path(&[search])))
     };
     // `kfam.torch` is checked with real PyTorch's annotations, which are full of
     // `Any`, by `pytorch_integration`.
     let out = mypy_excluding_torch(
-        "python-strict",
         &g.root(),
         &[&g.root().join("kfam"), &consumer, &lazy, &context],
     );
@@ -275,8 +271,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     );
     // The conformance runner reads JSON, so `Any` is allowed there; the rest of
     // `--strict` holds.
-    let out = run(kfam_testenv::mypy("python-strict")
-        .args(["--strict", "--python-version", "3.10"])
+    let out = run(kfam_testenv::mypy(kfam_testenv::Mypy::Strict310)
         .arg(tests_dir().join("kfam_conformance.py"))
         .arg(tests_dir().join("test_conformance.py"))
         .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));
@@ -296,7 +291,7 @@ fn mypy_strict_accepts_the_package_and_a_typed_consumer() {
     )
     .unwrap();
     std::fs::write(any.join("kfam/py.typed"), "").unwrap();
-    let out = mypy_excluding_torch("python-strict-untyped-control", &any, &[&consumer]);
+    let out = mypy_excluding_torch(&any, &[&consumer]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.code() == Some(1) && stdout.contains("consumer.py") && stdout.contains("Any"),
@@ -324,24 +319,20 @@ fn mypy_strict_passes_with_and_without_torch() {
         !control.status.success(),
         "the bare environment must not have torch"
     );
-    // A cache for each interpreter: what mypy found of torch is cached.
-    let mypy = |cache: &str, extra: &[&std::ffi::OsStr]| {
-        run(kfam_testenv::mypy(cache)
+    let mypy = |extra: &[&std::ffi::OsStr]| {
+        run(kfam_testenv::mypy(kfam_testenv::Mypy::Strict)
             .current_dir(g.root())
-            .args(["--strict", "-p", "kfam"])
+            .args(["-p", "kfam"])
             .args(extra)
             .env("MYPYPATH", kfam_testenv::runtime_dir()))
     };
-    let with_torch = mypy("package-with-torch", &[]);
+    let with_torch = mypy(&[]);
     assert!(
         with_torch.status.success(),
         "mypy --strict -p kfam with torch:\n{}",
         text(&with_torch)
     );
-    let without = mypy(
-        "package-without-torch",
-        &["--python-executable".as_ref(), bare_python.as_os_str()],
-    );
+    let without = mypy(&["--python-executable".as_ref(), bare_python.as_os_str()]);
     assert!(
         without.status.success(),
         "mypy --strict -p kfam without torch:\n{}",
@@ -426,13 +417,7 @@ fn pytorch_integration() {
         );
     }
 
-    let out = run(kfam_testenv::mypy("torch-layer")
-        .args([
-            "--strict",
-            "--untyped-calls-exclude=torch.library",
-            "--python-version",
-            "3.10",
-        ])
+    let out = run(kfam_testenv::mypy(kfam_testenv::Mypy::RuntimeConfig)
         .arg(g.root().join("kfam"))
         .arg(&backend)
         .env("MYPYPATH", kfam_testenv::search_path(&[&g.root()])));

@@ -54,14 +54,9 @@ fn ruff_accepts_the_python_sources() {
 
 #[test]
 fn mypy_strict_accepts_the_python_sources() {
-    let out = kfam_testenv::mypy("runtime-sources")
+    let out = kfam_testenv::mypy(kfam_testenv::Mypy::RuntimeConfig)
         .current_dir(root().join("python"))
-        .args([
-            "--strict",
-            "--config-file",
-            "pyproject.toml",
-            "kfam_runtime",
-        ])
+        .arg("kfam_runtime")
         .output()
         .expect("run mypy");
     assert!(

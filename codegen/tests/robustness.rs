@@ -775,9 +775,9 @@ proptest! {
         ])).collect();
         prop_assert_eq!(got, serde_json::Value::Array(want));
         if MYPY_DONE.fetch_add(1, Ordering::SeqCst) < MYPY_RUNS {
-            let mut mypy = kfam_testenv::mypy("strict");
+            let mut mypy = kfam_testenv::mypy(kfam_testenv::Mypy::Strict);
             mypy.env("MYPYPATH", kfam_testenv::search_path(&[&root]))
-                .args(["--strict", "--no-error-summary"])
+                .arg("--no-error-summary")
                 .arg(root.join("kfam"));
             run_ok(mypy);
         }

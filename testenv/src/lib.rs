@@ -114,16 +114,60 @@ pub fn python_lines(script: &str, args: &[&str], pythonpath: &Path, input: &str)
         .collect()
 }
 
-/// `mypy` in the environment, with a cache the environment keeps for every
-/// test and test process (`<testenv>/mypy/<cache>`): cold, a run re-reads
-/// PyTorch's stubs (about 24 s); warm, it checks only what changed (under a
-/// second). Runs that use different options that mypy keys its cache by
-/// (`--python-version`, a configuration file) name different caches, so
-/// they do not invalidate each other's. One mypy runs at a time, across
-/// processes (a file lock the interpreter holds), so the cache is never
-/// written by two at once; mypy keeps its own answers correct for modules
-/// that changed or moved, by path and content. Add mypy's arguments.
-pub fn mypy(cache: &str) -> Command {
+/// The sets of options the tests run mypy with. mypy keys each cached
+/// module by the options that affect it (`OPTIONS_AFFECTING_CACHE`:
+/// `--python-version`, every strictness flag, `--untyped-calls-exclude`),
+/// PyTorch's stubs included, which take about 12 s to read cold: each set
+/// has one cache, which every run with that set shares. A flag meant for
+/// the checked modules only (`disallow_any_expr`) goes in a per-module
+/// section of a configuration file: set globally, it would apply to
+/// PyTorch's modules too and make a set of its own (docs/testing.md).
+#[derive(Clone, Copy, Debug)]
+pub enum Mypy {
+    /// `--strict`, for the environment's Python (3.11), as a user runs it.
+    Strict,
+    /// `--strict --python-version 3.10`, the oldest Python kfam supports.
+    Strict310,
+    /// The configuration of `kfam_runtime`'s own sources
+    /// (`python/pyproject.toml`): `--strict` for Python 3.10, calls into
+    /// `torch.library` (which PyTorch leaves unannotated) exempt from
+    /// `--disallow-untyped-calls`, and `disallow_any_expr` for
+    /// `kfam_runtime` but its torch layer. The torch layers are checked with
+    /// it. (Its options given again on the command line would be read twice:
+    /// `--untyped-calls-exclude` adds to the file's list.)
+    RuntimeConfig,
+}
+
+impl Mypy {
+    fn cache(self) -> &'static str {
+        match self {
+            Mypy::Strict => "strict",
+            Mypy::Strict310 => "strict-3.10",
+            Mypy::RuntimeConfig => "runtime-config",
+        }
+    }
+
+    fn add_args(self, c: &mut Command) {
+        match self {
+            Mypy::Strict => c.arg("--strict"),
+            Mypy::Strict310 => c.args(["--strict", "--python-version", "3.10"]),
+            Mypy::RuntimeConfig => c
+                .arg("--config-file")
+                .arg(runtime_dir().join("pyproject.toml")),
+        };
+    }
+}
+
+/// `mypy` in the environment with `options`, and the cache of those
+/// options that the environment keeps for every test and test process
+/// (`<testenv>/mypy/<set>`): cold, a run re-reads PyTorch's stubs; warm,
+/// it checks only what changed (under a second). One mypy runs at a time,
+/// across processes (a file lock the interpreter holds), so a cache is
+/// never written by two at once; mypy keeps its own answers correct for
+/// modules that changed or moved, by path and content, whichever package
+/// or interpreter a run checks with. Add the files or packages to check,
+/// and no option that mypy keys its cache by.
+pub fn mypy(options: Mypy) -> Command {
     const SHIM: &str = "import fcntl, runpy, sys\n\
         lock = open(sys.argv[1], 'w')\n\
         fcntl.flock(lock, fcntl.LOCK_EX)\n\
@@ -135,7 +179,8 @@ pub fn mypy(cache: &str) -> Command {
     c.args(["-c", SHIM])
         .arg(root.join("lock"))
         .arg("--cache-dir")
-        .arg(root.join(cache));
+        .arg(root.join(options.cache()));
+    options.add_args(&mut c);
     c
 }
 
