@@ -1,6 +1,8 @@
-"""Every torch family of a generated package, defined with ``kfam.torch.define`` into a fresh
-library and checked with ``torch.library.opcheck`` (run by ``codegen/tests/accepted.rs`` with
-the package on ``PYTHONPATH``). Prints ``opcheck: N``, the number of families checked.
+"""Every torch family of each generated package, defined with ``kfam.torch.define`` into a
+fresh library and checked with ``torch.library.opcheck`` (run by ``codegen/tests/accepted.rs``
+with the directories that hold the packages, one per seed, as arguments: one interpreter, which
+imports PyTorch once, for every seed). Prints ``opcheck: N`` per package, the number of families
+checked, in the order of the arguments.
 
 The CPU kernel writes nothing (its outputs keep their values): the checks are of the schema,
 the fake kernel and the dispatcher, not of the arithmetic. Sample arguments honour each
@@ -9,13 +11,17 @@ symbol's ``[dims]`` constraints, so the call is one the family admits.
 
 from __future__ import annotations
 
+import importlib
 import sys
+from types import ModuleType
 from typing import Any
 
-import kfam
-import kfam.torch as kt
 import torch
 from torch.library import Library
+
+#: The seed's ``kfam`` package being checked, and its ``kfam.torch`` (``load``).
+kfam: Any = None
+kt: Any = None
 
 
 def symbol_extents(fam: kfam.Family) -> dict[tuple[int, int], int]:
@@ -84,9 +90,21 @@ def checks(fam: kfam.Family) -> tuple[str, ...]:
     return EVERY_CHECK
 
 
-def main() -> int:
+def load(package_dir: str) -> tuple[ModuleType, ModuleType]:
+    """``kfam`` and ``kfam.torch`` from ``package_dir``, in place of any other seed's package."""
+    for name in [m for m in sys.modules if m == "kfam" or m.startswith("kfam.")]:
+        del sys.modules[name]
+    sys.path.insert(0, package_dir)
+    try:
+        return importlib.import_module("kfam"), importlib.import_module("kfam.torch")
+    finally:
+        sys.path.remove(package_dir)
+
+
+def check_package(package_dir: str, lib: Library) -> int:
+    """Defines and checks every torch family of the ``kfam`` loaded from ``package_dir`` into
+    ``lib``: the number checked, or -1 after printing the failure."""
     checked = 0
-    lib = Library("kfam_accepted", "FRAGMENT")
     for fam in kfam.FAMILIES:
         if not fam.torch:
             continue
@@ -101,10 +119,23 @@ def main() -> int:
         result = torch.library.opcheck(op, args, test_utils=wanted)
         bad = {k: v for k, v in result.items() if v != "SUCCESS"}
         if bad:
-            print(f"{fam.name}: {bad}", file=sys.stderr)
-            return 1
+            print(f"{package_dir}: {fam.name}: {bad}", file=sys.stderr)
+            return -1
         checked += 1
-    print(f"opcheck: {checked}")
+    return checked
+
+
+def main() -> int:
+    global kfam, kt
+    libraries = []
+    for i, package_dir in enumerate(sys.argv[1:]):
+        kfam, kt = load(package_dir)
+        # A namespace per package: seeds may name their families alike.
+        libraries.append(Library(f"kfam_accepted_{i}", "FRAGMENT"))
+        checked = check_package(package_dir, libraries[-1])
+        if checked < 0:
+            return 1
+        print(f"opcheck: {checked}", flush=True)
     return 0
 
 
