@@ -118,6 +118,14 @@ fn example(generated: &Path, family: &str, profile: &str, sha256: &str) -> [Stri
 
 #[test]
 fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
+    // cmake and ninja, provisioned (on a fresh machine, the test
+    // environment's install) while the team's crate builds below.
+    let tools = std::thread::spawn(|| {
+        (
+            kfam_testenv::venv_bin("cmake"),
+            kfam_testenv::venv_bin("ninja"),
+        )
+    });
     let tmp = tempfile::tempdir().unwrap();
     let tmp = tmp.path();
 
@@ -193,8 +201,10 @@ fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
 
     // CMake: find_package of both installs.
     let build = tmp.join("build");
-    let ninja = kfam_testenv::venv_bin("ninja");
-    run(Command::new(kfam_testenv::venv_bin("cmake"))
+    let (cmake, ninja) = tools
+        .join()
+        .expect("the test environment's cmake and ninja");
+    run(Command::new(&cmake)
         .arg("-S")
         .arg(root().join("tests/c/two_catalogs"))
         .arg("-B")
@@ -207,9 +217,7 @@ fn a_cpp_program_decides_over_two_catalogs_found_with_cmake_and_pkg_config() {
             kfam_prefix.display(),
             team_prefix.display()
         )));
-    run(Command::new(kfam_testenv::venv_bin("cmake"))
-        .arg("--build")
-        .arg(&build));
+    run(Command::new(&cmake).arg("--build").arg(&build));
     let out = run(Command::new(build.join("two_catalogs"))
         .env("LD_LIBRARY_PATH", &library_path)
         .args(&args));
