@@ -219,9 +219,10 @@ fn accepted_manifests_work_in_every_consumer() {
     py.env("PYTHONPATH", kfam_testenv::search_path(&[]))
         .arg(root().join("tests/python/accepted_torch.py"))
         .args(with_torch.iter().map(|a| a.dir.join("python")));
+    let seeds: Vec<u64> = with_torch.iter().map(|a| a.seed).collect();
     let out = run(
         with_torch.first().map_or(0, |a| a.seed),
-        "torch define + opcheck",
+        &format!("torch define + opcheck (of seeds {seeds:?})"),
         py,
     );
     let want: Vec<String> = with_torch
@@ -231,7 +232,6 @@ fn accepted_manifests_work_in_every_consumer() {
             format!("opcheck: {n}")
         })
         .collect();
-    let seeds: Vec<u64> = with_torch.iter().map(|a| a.seed).collect();
     assert_eq!(out.lines().collect::<Vec<_>>(), want, "seeds {seeds:?}");
 
     rust_tables_compile(&scratch, &accepted);
