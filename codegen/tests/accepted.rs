@@ -239,7 +239,7 @@ fn accepted_manifests_work_in_every_consumer() {
 
 /// The Rust tables of every accepted seed, each in a module of one
 /// scratch crate that depends on `kfam-runtime`, checked by cargo (one
-/// build for all seeds, its target directory kept between runs).
+/// build for all seeds, in the team crates' target directory).
 fn rust_tables_compile(scratch: &Path, accepted: &[Accepted]) {
     let krate = scratch.join("rust");
     team_crate(
@@ -261,11 +261,9 @@ fn rust_tables_compile(scratch: &Path, accepted: &[Accepted]) {
         ));
     }
     std::fs::write(krate.join("src/lib.rs"), lib).unwrap();
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("accepted-rust-target");
-    let mut cargo = Command::new(env!("CARGO"));
+    let mut cargo = kfam_testenv::team_cargo();
     cargo
         .current_dir(&krate)
-        .env("CARGO_TARGET_DIR", &target)
         .args(["check", "--offline", "--quiet"]);
     run(
         accepted.first().map_or(0, |a| a.seed),
